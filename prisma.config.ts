@@ -1,0 +1,19 @@
+// Prisma CLI config. Migrations are *authored* against an in-process PGlite (the CLI cannot migrate
+// through @prisma/adapter-pg: prisma/prisma column-type `name` bug); they are *applied* to real
+// Postgres by server/db/migrator.ts. The runtime uses @prisma/adapter-pg (server/db/client.ts).
+import path from "node:path";
+import { defineConfig } from "prisma/config";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+process.env.DATABASE_URL ??= "postgresql://localhost/unused-by-cli";
+
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: "js",
+  schema: path.join("prisma", "schema.prisma"),
+  migrations: { path: path.join("prisma", "migrations") },
+  async adapter() {
+    return new PrismaPGlite(new PGlite());
+  },
+});
