@@ -3,6 +3,7 @@
 // Postgres by server/db/migrator.ts. The runtime uses @prisma/adapter-pg (server/db/client.ts).
 import path from "node:path";
 import { defineConfig } from "prisma/config";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 
@@ -14,6 +15,7 @@ export default defineConfig({
   schema: path.join("prisma", "schema.prisma"),
   migrations: { path: path.join("prisma", "migrations") },
   async adapter() {
-    return new PrismaPGlite(new PGlite());
+    // pglite-prisma-adapter bundles its own copy of @prisma/driver-adapter-utils; the shapes match at runtime.
+    return new PrismaPGlite(new PGlite()) as unknown as SqlMigrationAwareDriverAdapterFactory;
   },
 });

@@ -1,0 +1,85 @@
+// The product in one command: database, Redis, migrations, first-start seed, web build, then the web
+// app and every worker as supervised processes. Ctrl-C stops them all.
+import path from "node:path";
+import { chooseDatabase } from "./lib/database";
+import { chooseRedis } from "./lib/redis";
+import { ensureSecretKey } from "./lib/secret";
+import { ensureWebBuild } from "./lib/build";
+import { Supervisor, type ProcessSpec } from "./lib/supervisor";
+import { migrate } from "../server/db/migrator";
+import { WORKERS } from "../workers/registry";
+
+const root = path.resolve(import.meta.dirname, "..");
+const log = (s: string) => console.log(`[start] ${s}`);
+
+async function main() {
+  const dataDir = path.resolve(root, process.env.DATA_DIR ?? ".data");
+  const stops: (() => Promise<void>)[] = [];
+
+  const database = await chooseDatabase(dataDir, log);
+  if (database.stop) stops.push(database.stop);
+  log(`database: ${database.source} (${redactUrl(database.url)})`);
+  const redisChoice = await chooseRedis(dataDir, log);
+  if (redisChoice.stop) stops.push(redisChoice.stop);
+  log(`redis: ${redisChoice.source} (${redisChoice.url})`);
+
+  Object.assign(process.env, {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisChoice.url,
+    SECRET_KEY: ensureSecretKey(dataDir),
+    DATA_DIR: dataDir,
+    NODE_ENV: process.env.NODE_ENV ?? "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+  });
+
+  const migrated = await migrate(database.url, path.join(root, "prisma/migrations"), log);
+  log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already up to date`);
+
+  const { seedFirstStart } = await import("../server/bootstrap/seed");
+  const seeded = await seedFirstStart();
+  ensureWebBuild(root, log);
+
+  const webPort = process.env.WEB_PORT ?? "3000";
+  const tsx = path.join(root, "node_modules/.bin/tsx");
+  const specs: ProcessSpec[] = [
+    { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: process.env, cwd: root },
+    ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, command: tsx, args: [path.join(root, w.entry)], env: process.env, cwd: root })),
+  ];
+  const supervisor = new Supervisor(specs);
+  supervisor.start();
+
+  const proxyPort = process.env.PROXY_PORT ?? "30000";
+  const banner = [
+    "",
+    "  OpenClaw-RL Console is up",
+    `  Dashboard:  http://localhost:${webPort}`,
+    `  Proxy:      http://localhost:${proxyPort}/v1   (OpenAI-compatible; model = experiment slug, e.g. "demo")`,
+    `  API docs:   http://localhost:${webPort}/api/openapi.json`,
+  ];
+  if (seeded.admin) banner.push(`  Admin:      ${seeded.admin.email} / ${seeded.admin.password ?? "(INIT_ADMIN_PASSWORD)"}   ← shown once, save it`);
+  if (seeded.proxyKey) banner.push(`  Proxy key:  ${seeded.proxyKey}   ← shown once, save it`);
+  if (seeded.demoExperiment) banner.push(`  Demo experiment created: ${seeded.demoExperiment}`);
+  banner.push("  Press Ctrl-C to stop everything.", "");
+  console.log(banner.join("\n"));
+
+  let shuttingDown = false;
+  const shutdown = async (sig: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log(`${sig}: stopping all processes…`);
+    await supervisor.stop();
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    log("stopped");
+    process.exit(0);
+  };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]+@/, "//$1:****@");
+}
+
+main().catch((err) => {
+  console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,123 @@
+// Test orchestration: a throwaway database (migrated with our migrator) and a unique Redis prefix per run,
+// so tests never touch a running instance's data. Then Vitest; then browser tests on the system Chromium.
+import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { chooseServer, ensureDatabase, withDatabase } from "./lib/database";
+import { chooseRedis } from "./lib/redis";
+import { ensureWebBuild } from "./lib/build";
+import { Supervisor } from "./lib/supervisor";
+import { migrate } from "../server/db/migrator";
+import { WORKERS } from "../workers/registry";
+
+const root = path.resolve(import.meta.dirname, "..");
+const log = (s: string) => console.log(`[test] ${s}`);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const filtered = args.some((a) => !a.startsWith("-"));
+  const id = `${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  const dataDir = path.join(root, ".data", "test");
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const server = await chooseServer(dataDir, log);
+    if (server.stop) cleanups.push(server.stop);
+    const dbName = `ocrl_test_${id}`;
+    await ensureDatabase(server.adminUrl, dbName);
+    cleanups.unshift(async () => {
+      const c = new pg.Client({ connectionString: server.adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+      await c.end();
+    });
+    const databaseUrl = withDatabase(server.adminUrl, dbName);
+    await migrate(databaseUrl, path.join(root, "prisma/migrations"));
+    const redisChoice = await chooseRedis(dataDir, log);
+    if (redisChoice.stop) cleanups.push(redisChoice.stop);
+    const prefix = `test:${id}:`;
+    cleanups.unshift(() => deletePrefix(redisChoice.url, prefix));
+    log(`database ${dbName} on ${server.source} Postgres; Redis ${redisChoice.url} with prefix ${prefix}`);
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "test",
+      DATABASE_URL: databaseUrl,
+      TEST_ADMIN_DATABASE_URL: server.adminUrl,
+      REDIS_URL: redisChoice.url,
+      REDIS_PREFIX: prefix,
+      SECRET_KEY: randomBytes(32).toString("base64url"),
+      DATA_DIR: path.join(dataDir, id),
+    };
+    const unit = await run(path.join(root, "node_modules/.bin/vitest"), ["run", ...args], env);
+    if (filtered && !args.includes("--browser")) return unit;
+
+    if (!existsSync(CHROMIUM)) {
+      log(`SKIPPED browser tests: ${CHROMIUM} not found (install it with: apt-get install -y chromium)`);
+      return unit;
+    }
+    ensureWebBuild(root, log);
+    const webPort = String(41000 + Math.floor(Math.random() * 2000));
+    const proxyPort = String(43000 + Math.floor(Math.random() * 2000));
+    const appEnv = { ...env, NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
+    const tsx = path.join(root, "node_modules/.bin/tsx");
+    const supervisor = new Supervisor([
+      { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: appEnv, cwd: root },
+      ...WORKERS.map((w) => ({ name: w.name, command: tsx, args: [path.join(root, w.entry)], env: appEnv, cwd: root })),
+    ]);
+    supervisor.start();
+    cleanups.unshift(() => supervisor.stop());
+    await waitForHttp(`http://127.0.0.1:${webPort}/api/health`, 120_000);
+    const browser = await run(path.join(root, "node_modules/.bin/vitest"), ["run", "--config", "vitest.browser.config.ts"], {
+      ...appEnv,
+      BASE_URL: `http://127.0.0.1:${webPort}`,
+      PROXY_URL: `http://127.0.0.1:${proxyPort}`,
+      CHROMIUM_PATH: CHROMIUM,
+    });
+    return unit || browser;
+  } finally {
+    for (const c of cleanups) await c().catch((e: Error) => log(`cleanup: ${e.message}`));
+  }
+}
+
+async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url);
+  let cursor = "0";
+  do {
+    const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    if (keys.length) await r.del(...keys);
+  } while (cursor !== "0");
+  r.disconnect();
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[test] ${err instanceof Error ? err.stack : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,18 @@
+import { authedProcedure, router } from "./trpc";
+import { experimentsRouter } from "./routers/experiments";
+import { runsRouter } from "./routers/runs";
+import { apiKeysRouter, usersRouter } from "./routers/admin";
+import { permissions } from "../auth/principal";
+
+export const appRouter = router({
+  me: authedProcedure.query(({ ctx }) => ({
+    principal: ctx.principal.kind === "user" ? { kind: "user" as const, email: ctx.principal.email, role: ctx.principal.role } : { kind: "apiKey" as const, prefix: ctx.principal.prefix },
+    permissions: [...permissions(ctx.principal)],
+  })),
+  experiments: experimentsRouter,
+  runs: runsRouter,
+  users: usersRouter,
+  apiKeys: apiKeysRouter,
+});
+
+export type AppRouter = typeof appRouter;

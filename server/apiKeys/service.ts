@@ -1,0 +1,83 @@
+import type { z } from "zod";
+import { db } from "../db/client";
+import type { ApiKey } from "../db/generated/client";
+import { audit } from "../audit/log";
+import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../auth/apiKeys";
+import { hashSecret } from "../auth/password";
+import { assertCan, type Principal } from "../auth/principal";
+import { publish } from "../bus/pubsub";
+import { badRequest, notFound } from "../errors";
+import type { ApiKeyCreateInput, ApiKeyListInput } from "../users/schemas";
+
+export function apiKeyView(k: ApiKey) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    experimentId: k.experimentId,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Returns the plaintext key exactly once; only its hash is stored. */
+export async function createApiKey(p: Principal | null, input: z.output<typeof ApiKeyCreateInput>, plaintextOverride?: string) {
+  if (p) assertCan(p, "admin");
+  const key = plaintextOverride ? await keyFromPlaintext(plaintextOverride) : await generateApiKey();
+  const row = await db().$transaction(async (tx) => {
+    if (input.experimentId && !(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } }))) {
+      throw notFound("Experiment", input.experimentId);
+    }
+    const created = await tx.apiKey.create({
+      data: {
+        name: input.name,
+        prefix: key.prefix,
+        secretHash: key.secretHash,
+        scopes: [...new Set(input.scopes)],
+        experimentId: input.experimentId,
+        expiresAt: input.expiresAt,
+        createdById: p?.kind === "user" ? p.userId : (p?.createdById ?? null),
+      },
+    });
+    await audit(tx, p, "apiKey.create", "apiKey", created.id, null, apiKeyView(created));
+    return created;
+  });
+  return { ...apiKeyView(row), key: key.plaintext };
+}
+
+/** INIT_API_KEY lets scripts choose the key; it must have our format so the prefix lookup works. */
+async function keyFromPlaintext(plaintext: string) {
+  const prefix = parseKeyPrefix(plaintext);
+  if (!prefix) throw badRequest("INIT_API_KEY must look like ocrl_<8 hex>_<20+ url-safe chars>");
+  return { plaintext, prefix, secretHash: await hashSecret(plaintext) };
+}
+
+export async function listApiKeys(p: Principal, input: z.output<typeof ApiKeyListInput>) {
+  assertCan(p, "admin");
+  const rows = await db().apiKey.findMany({
+    where: input.includeRevoked ? {} : { revokedAt: null },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+  });
+  const items = rows.slice(0, input.limit).map(apiKeyView);
+  return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null };
+}
+
+export async function revokeApiKey(p: Principal, id: string) {
+  assertCan(p, "admin");
+  const row = await db().$transaction(async (tx) => {
+    const before = await tx.apiKey.findUnique({ where: { id } });
+    if (!before) throw notFound("API key", id);
+    if (before.revokedAt) return before;
+    const after = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    await audit(tx, p, "apiKey.revoke", "apiKey", id, { revokedAt: null }, { revokedAt: after.revokedAt });
+    return after;
+  });
+  forgetApiKey(row.prefix);
+  await publish("apiKeyRevoked", { prefix: row.prefix }).catch(() => {});
+  return apiKeyView(row);
+}

@@ -1,0 +1,74 @@
+// The one list of every Redis queue, channel and key family, each with its payload schema.
+// Producers call `encode`, consumers `decode`: a malformed payload fails loudly at the boundary.
+import { z } from "zod";
+
+export const QUEUES = {
+  /** A main turn whose next state arrived (or whose session ended); the judge worker consumes it. */
+  judgeTurn: {
+    name: "judge-turn",
+    payload: z.object({ turnId: z.string(), experimentId: z.string() }),
+  },
+} as const;
+
+export const CHANNELS = {
+  /** A new policy version is live (or was promoted / rolled back); servers switch to it. */
+  policyVersion: {
+    name: "policy-version",
+    payload: z.object({
+      experimentId: z.string(),
+      version: z.number().int().nonnegative(),
+      checkpointPath: z.string().nullable(),
+    }),
+  },
+  /** Metric points, fanned out to open dashboards (persisted separately in Postgres). */
+  metrics: {
+    name: "metrics",
+    payload: z.object({
+      experimentId: z.string(),
+      runId: z.string().nullable(),
+      points: z.array(z.object({ name: z.string(), value: z.number(), step: z.number().int().nullable(), ts: z.number() })),
+    }),
+  },
+  /** Run lifecycle changes (start/stop/pause), so workers react without polling. */
+  runControl: {
+    name: "run-control",
+    payload: z.object({ runId: z.string(), experimentId: z.string(), action: z.enum(["start", "stop", "pause", "resume"]) }),
+  },
+  /** API-key revocation, so processes drop cached verifications at once. */
+  apiKeyRevoked: {
+    name: "api-key-revoked",
+    payload: z.object({ prefix: z.string() }),
+  },
+} as const;
+
+export const KEYS = {
+  /** Hash with TTL: one per live worker process. */
+  heartbeat: {
+    pattern: "hb:*",
+    key: (kind: string, id: string) => `hb:${kind}:${id}`,
+    payload: z.object({
+      kind: z.string(),
+      id: z.string(),
+      pid: z.number().int(),
+      host: z.string(),
+      startedAt: z.number(),
+      at: z.number(),
+      activity: z.string(),
+      stats: z.record(z.string(), z.number()).default({}),
+    }),
+  },
+} as const;
+
+export type QueueName = keyof typeof QUEUES;
+export type ChannelName = keyof typeof CHANNELS;
+export type QueuePayload<Q extends QueueName> = z.infer<(typeof QUEUES)[Q]["payload"]>;
+export type ChannelPayload<C extends ChannelName> = z.infer<(typeof CHANNELS)[C]["payload"]>;
+export type Heartbeat = z.infer<typeof KEYS.heartbeat.payload>;
+
+export function encodeChannel<C extends ChannelName>(channel: C, payload: ChannelPayload<C>): string {
+  return JSON.stringify(CHANNELS[channel].payload.parse(payload));
+}
+
+export function decodeChannel<C extends ChannelName>(channel: C, raw: string): ChannelPayload<C> {
+  return CHANNELS[channel].payload.parse(JSON.parse(raw)) as ChannelPayload<C>;
+}

@@ -1,0 +1,226 @@
+// Experiment CRUD. Every mutation runs in a transaction together with its audit entry.
+import type { z } from "zod";
+import { db, type Prisma } from "../db/client";
+import type { Experiment } from "../db/generated/client";
+import { audit } from "../audit/log";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
+import { conflict, notFound } from "../errors";
+import { ExperimentConfigSchema, type ExperimentConfig } from "./config";
+import { diffConfigs } from "./diff";
+import { sealSecrets, secretsSet, type SealedSecrets } from "./secrets";
+import type {
+  ConfigDiffInput,
+  ExperimentCloneInput,
+  ExperimentCreateInput,
+  ExperimentListInput,
+  ExperimentUpdateInput,
+} from "./schemas";
+
+export interface ExperimentView {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  status: "ACTIVE" | "ARCHIVED";
+  demo: boolean;
+  config: ExperimentConfig;
+  secretsSet: string[];
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  activeRun: { id: string; number: number; status: string } | null;
+  counts?: { runs: number; sessions: number; turns: number };
+}
+
+type Row = Experiment & { runs?: { id: string; number: number; status: string }[]; _count?: { runs: number; sessions: number; turns: number } };
+
+export function toView(e: Row): ExperimentView {
+  return {
+    id: e.id,
+    slug: e.slug,
+    name: e.name,
+    description: e.description,
+    status: e.status,
+    demo: e.demo,
+    config: ExperimentConfigSchema.parse(e.config),
+    secretsSet: secretsSet(e.secrets as SealedSecrets),
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+    archivedAt: e.archivedAt?.toISOString() ?? null,
+    activeRun: e.runs?.[0] ?? null,
+    counts: e._count,
+  };
+}
+
+const ACTIVE_RUN = {
+  where: { status: { in: ["PENDING", "RUNNING", "PAUSED"] } },
+  orderBy: { number: "desc" },
+  take: 1,
+  select: { id: true, number: true, status: true },
+} satisfies Prisma.Experiment$runsArgs;
+
+function slugify(name: string): string {
+  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50);
+  return s.length >= 2 ? s : `exp-${s || "x"}`;
+}
+
+async function uniqueSlug(tx: Prisma.TransactionClient, base: string): Promise<string> {
+  for (let i = 0; i < 50; i++) {
+    const candidate = i === 0 ? base : `${base}-${i + 1}`;
+    if (!(await tx.experiment.findUnique({ where: { slug: candidate }, select: { id: true } }))) return candidate;
+  }
+  return `${base}-${Date.now().toString(36)}`;
+}
+
+export async function getExperiment(p: Principal, idOrSlug: string): Promise<ExperimentView> {
+  assertCan(p, "read");
+  const e = await db().experiment.findFirst({
+    where: { OR: [{ id: idOrSlug }, { slug: idOrSlug }] },
+    include: { runs: ACTIVE_RUN, _count: { select: { runs: true, sessions: true, turns: true } } },
+  });
+  if (!e) throw notFound("Experiment", idOrSlug);
+  assertExperimentAccess(p, e.id);
+  return toView(e);
+}
+
+export async function listExperiments(p: Principal, input: z.output<typeof ExperimentListInput>) {
+  assertCan(p, "read");
+  const bound = boundExperimentId(p);
+  const where: Prisma.ExperimentWhereInput = {
+    ...(bound ? { id: bound } : {}),
+    ...(input.status !== "ALL" ? { status: input.status } : {}),
+    ...(input.method ? { config: { path: ["method"], equals: input.method } } : {}),
+    ...(input.search
+      ? { OR: [{ name: { contains: input.search, mode: "insensitive" } }, { slug: { contains: input.search, mode: "insensitive" } }, { description: { contains: input.search, mode: "insensitive" } }] }
+      : {}),
+  };
+  const rows = await db().experiment.findMany({
+    where,
+    orderBy: [{ [input.sort]: input.order }, { id: input.order }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+    include: { runs: ACTIVE_RUN, _count: { select: { runs: true, sessions: true, turns: true } } },
+  });
+  const hasMore = rows.length > input.limit;
+  const items = rows.slice(0, input.limit).map(toView);
+  return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+export async function createExperiment(p: Principal, input: z.output<typeof ExperimentCreateInput>, opts: { demo?: boolean } = {}) {
+  assertCan(p, "write");
+  if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
+  const { config, secrets } = sealSecrets(input.config);
+  const created = await db().$transaction(async (tx) => {
+    if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
+      throw conflict(`Slug '${input.slug}' is already taken`);
+    }
+    const slug = input.slug ?? (await uniqueSlug(tx, slugify(input.name)));
+    const e = await tx.experiment.create({
+      data: {
+        slug,
+        name: input.name,
+        description: input.description,
+        config: config as unknown as Prisma.InputJsonValue,
+        secrets,
+        demo: opts.demo ?? false,
+        createdById: p.kind === "user" ? p.userId : p.createdById,
+      },
+    });
+    await audit(tx, p, "experiment.create", "experiment", e.id, null, { slug, name: e.name, config });
+    return e;
+  });
+  return toView(created);
+}
+
+export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
+  assertCan(p, "write");
+  assertExperimentAccess(p, input.id);
+  const updated = await db().$transaction(async (tx) => {
+    const before = await tx.experiment.findUnique({ where: { id: input.id } });
+    if (!before) throw notFound("Experiment", input.id);
+    if (before.status === "ARCHIVED") throw conflict("Archived experiments are read-only: clone it to make changes");
+    const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets) : null;
+    const e = await tx.experiment.update({
+      where: { id: input.id },
+      data: {
+        name: input.name,
+        description: input.description,
+        ...(sealed ? { config: sealed.config as unknown as Prisma.InputJsonValue, secrets: sealed.secrets } : {}),
+      },
+    });
+    await audit(tx, p, "experiment.update", "experiment", e.id,
+      { name: before.name, description: before.description, config: before.config },
+      { name: e.name, description: e.description, config: e.config });
+    return e;
+  });
+  return toView(updated);
+}
+
+export async function cloneExperiment(p: Principal, input: z.output<typeof ExperimentCloneInput>) {
+  assertCan(p, "write");
+  assertExperimentAccess(p, input.id);
+  const created = await db().$transaction(async (tx) => {
+    const src = await tx.experiment.findUnique({ where: { id: input.id } });
+    if (!src) throw notFound("Experiment", input.id);
+    const name = input.name ?? `${src.name} (copy)`;
+    if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
+      throw conflict(`Slug '${input.slug}' is already taken`);
+    }
+    const slug = input.slug ?? (await uniqueSlug(tx, slugify(name)));
+    const e = await tx.experiment.create({
+      data: { slug, name, description: src.description, config: src.config as Prisma.InputJsonValue, secrets: src.secrets as Prisma.InputJsonValue, createdById: p.kind === "user" ? p.userId : p.createdById },
+    });
+    await audit(tx, p, "experiment.clone", "experiment", e.id, { sourceId: src.id }, { slug, name });
+    return e;
+  });
+  return toView(created);
+}
+
+export async function archiveExperiment(p: Principal, id: string, archived = true) {
+  assertCan(p, "write");
+  assertExperimentAccess(p, id);
+  const e = await db().$transaction(async (tx) => {
+    const before = await tx.experiment.findUnique({ where: { id }, include: { runs: ACTIVE_RUN } });
+    if (!before) throw notFound("Experiment", id);
+    if (archived && before.runs.length) throw conflict(`Stop run #${before.runs[0]!.number} before archiving`);
+    const after = await tx.experiment.update({ where: { id }, data: { status: archived ? "ARCHIVED" : "ACTIVE", archivedAt: archived ? new Date() : null } });
+    await audit(tx, p, archived ? "experiment.archive" : "experiment.unarchive", "experiment", id, { status: before.status }, { status: after.status });
+    return after;
+  });
+  return toView(e);
+}
+
+/** Deletes only an experiment that holds no data; otherwise the caller is told to archive it. */
+export async function deleteExperiment(p: Principal, id: string) {
+  assertCan(p, "write");
+  assertExperimentAccess(p, id);
+  await db().$transaction(async (tx) => {
+    const e = await tx.experiment.findUnique({ where: { id }, include: { _count: { select: { runs: true, sessions: true, turns: true } } } });
+    if (!e) throw notFound("Experiment", id);
+    const { runs, sessions, turns } = e._count;
+    if (runs + sessions + turns > 0) {
+      throw conflict(`Experiment '${e.slug}' holds data (${runs} runs, ${sessions} sessions, ${turns} turns): archive it instead`);
+    }
+    await tx.experiment.delete({ where: { id } });
+    await audit(tx, p, "experiment.delete", "experiment", id, { slug: e.slug, name: e.name, config: e.config }, null);
+  });
+  return { id, deleted: true as const };
+}
+
+export async function diffExperimentsOrRuns(p: Principal, input: z.output<typeof ConfigDiffInput>) {
+  assertCan(p, "read");
+  const load = async (id: string) => {
+    if (input.kind === "experiment") {
+      const e = await db().experiment.findFirst({ where: { OR: [{ id }, { slug: id }] } });
+      if (!e) throw notFound("Experiment", id);
+      assertExperimentAccess(p, e.id);
+      return { id: e.id, label: e.slug, config: e.config };
+    }
+    const r = await db().run.findUnique({ where: { id }, include: { experiment: { select: { slug: true } } } });
+    if (!r) throw notFound("Run", id);
+    assertExperimentAccess(p, r.experimentId);
+    return { id: r.id, label: `${r.experiment.slug}#${r.number}`, config: r.config };
+  };
+  const [a, b] = await Promise.all([load(input.a), load(input.b)]);
+  return { a: { id: a.id, label: a.label }, b: { id: b.id, label: b.label }, changes: diffConfigs(a.config, b.config) };
+}

@@ -1,0 +1,48 @@
+// The whole /api surface as one Fetch handler: Next's catch-all route and the test server both call it,
+// so tests drive real HTTP through exactly the code that production serves.
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter } from "../api/root";
+import { resolveContext } from "../api/context";
+import { dispatchRest, errorResponse, jsonError } from "../rest/dispatch";
+import { openApiDocument } from "../rest/openapi";
+import { LoginInput } from "../users/schemas";
+import { authenticate } from "../users/service";
+import { clearSessionCookie, sealSession, sessionCookie } from "../auth/session";
+import { fromZod } from "../errors";
+import { healthReport } from "./health";
+
+async function login(req: Request): Promise<Response> {
+  try {
+    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
+    if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
+    const user = await authenticate(parsed.data.email, parsed.data.password);
+    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+export async function handleApi(req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  const path = url.pathname;
+  if (path === "/api/health") return Response.json(await healthReport());
+  if (path === "/api/openapi.json") return Response.json(openApiDocument(url.origin));
+  if (path === "/api/auth/login" && req.method === "POST") return login(req);
+  if (path === "/api/auth/logout" && req.method === "POST") {
+    return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
+  }
+  if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
+    return fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      createContext: async () => resolveContext(req),
+      onError({ error, path: p }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
+      },
+    }).catch(errorResponse);
+  }
+  if (path.startsWith("/api/v1/") || path === "/api/v1") return dispatchRest(req, path.slice("/api/v1".length) || "/");
+  return jsonError(404, "NOT_FOUND", `No API route ${path}`);
+}

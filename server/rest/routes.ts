@@ -1,0 +1,60 @@
+// Every REST route under /api/v1: one table, used by the dispatcher, the OpenAPI document and the
+// access-control tests. Inputs reuse the same zod schemas as tRPC; handlers call the same services.
+import { z } from "zod";
+import * as experiments from "../experiments/service";
+import * as runs from "../runs/service";
+import * as users from "../users/service";
+import * as apiKeys from "../apiKeys/service";
+import * as trajectories from "../trajectories/service";
+import {
+  ConfigDiffInput,
+  ExperimentCloneInput,
+  ExperimentCreateInput,
+  ExperimentListInput,
+  ExperimentUpdateInput,
+  IdSchema,
+  RunActionInput,
+  RunListInput,
+  RunStartInput,
+} from "../experiments/schemas";
+import { ApiKeyCreateInput, ApiKeyListInput, UserCreateInput, UserListInput, UserUpdateInput } from "../users/schemas";
+import { LabelCreateInput, LabelListInput, MetricsQueryInput, SessionListInput, TurnListInput } from "../trajectories/schemas";
+import { route, type RouteDef } from "./define";
+
+const ById = z.object({ id: IdSchema });
+
+export const routes: RouteDef[] = [
+  route({ method: "GET", path: "/experiments", tag: "experiments", summary: "List experiments", permission: "read", query: ExperimentListInput, handler: (p, i) => experiments.listExperiments(p, i.query) }),
+  route({ method: "POST", path: "/experiments", tag: "experiments", summary: "Create an experiment", permission: "write", body: ExperimentCreateInput, successStatus: 201, handler: (p, i) => experiments.createExperiment(p, i.body) }),
+  route({ method: "GET", path: "/experiments/:id", tag: "experiments", summary: "Get an experiment by id or slug", permission: "read", params: ById, handler: (p, i) => experiments.getExperiment(p, i.params.id) }),
+  route({ method: "PATCH", path: "/experiments/:id", tag: "experiments", summary: "Edit an experiment", permission: "write", params: ById, body: ExperimentUpdateInput.omit({ id: true }), handler: (p, i) => experiments.updateExperiment(p, { ...i.body, id: i.params.id }) }),
+  route({ method: "DELETE", path: "/experiments/:id", tag: "experiments", summary: "Delete an experiment that holds no data (else 409: archive it)", permission: "write", params: ById, handler: (p, i) => experiments.deleteExperiment(p, i.params.id) }),
+  route({ method: "POST", path: "/experiments/:id/clone", tag: "experiments", summary: "Clone an experiment", permission: "write", params: ById, body: ExperimentCloneInput.omit({ id: true }), successStatus: 201, handler: (p, i) => experiments.cloneExperiment(p, { ...i.body, id: i.params.id }) }),
+  route({ method: "POST", path: "/experiments/:id/archive", tag: "experiments", summary: "Archive (or unarchive) an experiment", permission: "write", params: ById, body: z.object({ archived: z.boolean().default(true) }), handler: (p, i) => experiments.archiveExperiment(p, i.params.id, i.body.archived) }),
+  route({ method: "GET", path: "/config-diff", tag: "experiments", summary: "Config diff between two experiments or runs", permission: "read", query: ConfigDiffInput, handler: (p, i) => experiments.diffExperimentsOrRuns(p, i.query) }),
+
+  route({ method: "GET", path: "/runs", tag: "runs", summary: "List runs", permission: "read", query: RunListInput, handler: (p, i) => runs.listRuns(p, i.query) }),
+  route({ method: "POST", path: "/runs", tag: "runs", summary: "Start a run of an experiment", permission: "write", body: RunStartInput, successStatus: 201, handler: (p, i) => runs.startRun(p, i.body.experimentId) }),
+  route({ method: "GET", path: "/runs/:id", tag: "runs", summary: "Get a run", permission: "read", params: ById, handler: (p, i) => runs.getRun(p, i.params.id) }),
+  route({ method: "POST", path: "/runs/:id/actions", tag: "runs", summary: "Stop, pause or resume a run", permission: "write", params: ById, body: RunActionInput.omit({ id: true }), handler: (p, i) => runs.actOnRun(p, { ...i.body, id: i.params.id }) }),
+
+  route({ method: "GET", path: "/sessions", tag: "trajectories", summary: "List recorded sessions", permission: "read", query: SessionListInput, handler: (p, i) => trajectories.listSessions(p, i.query) }),
+  route({ method: "GET", path: "/sessions/:id", tag: "trajectories", summary: "A session with its turns", permission: "read", params: ById, handler: (p, i) => trajectories.getSession(p, i.params.id) }),
+  route({ method: "GET", path: "/turns", tag: "trajectories", summary: "List turns", permission: "read", query: TurnListInput, handler: (p, i) => trajectories.listTurns(p, i.query) }),
+  route({ method: "GET", path: "/turns/:id", tag: "trajectories", summary: "A turn with its full request, judgments, votes and labels", permission: "read", params: ById, handler: (p, i) => trajectories.getTurn(p, i.params.id) }),
+  route({ method: "GET", path: "/labels", tag: "labels", summary: "List labels", permission: "read", query: LabelListInput, handler: (p, i) => trajectories.listLabels(p, i.query) }),
+  route({ method: "POST", path: "/labels", tag: "labels", summary: "Relabel a turn (reviewer label; feeds training)", permission: "review", body: LabelCreateInput, successStatus: 201, handler: (p, i) => trajectories.createLabel(p, i.body) }),
+  route({ method: "GET", path: "/metrics", tag: "metrics", summary: "Metric points of a run or experiment", permission: "read", query: MetricsQueryInput, handler: (p, i) => trajectories.queryMetrics(p, i.query) }),
+
+  route({ method: "GET", path: "/users", tag: "admin", summary: "List users", permission: "admin", query: UserListInput, handler: (p, i) => users.listUsers(p, i.query) }),
+  route({ method: "POST", path: "/users", tag: "admin", summary: "Create a user", permission: "admin", body: UserCreateInput, successStatus: 201, handler: (p, i) => users.createUser(p, i.body) }),
+  route({ method: "PATCH", path: "/users/:id", tag: "admin", summary: "Change a user's role, name, password or disabled flag", permission: "admin", params: ById, body: UserUpdateInput.omit({ id: true }), handler: (p, i) => users.updateUser(p, { ...i.body, id: i.params.id }) }),
+  route({ method: "GET", path: "/api-keys", tag: "admin", summary: "List API keys (never their secrets)", permission: "admin", query: ApiKeyListInput, handler: (p, i) => apiKeys.listApiKeys(p, i.query) }),
+  route({ method: "POST", path: "/api-keys", tag: "admin", summary: "Create an API key (the secret is returned once)", permission: "admin", body: ApiKeyCreateInput, successStatus: 201, handler: (p, i) => apiKeys.createApiKey(p, i.body) }),
+  route({ method: "DELETE", path: "/api-keys/:id", tag: "admin", summary: "Revoke an API key", permission: "admin", params: ById, handler: (p, i) => apiKeys.revokeApiKey(p, i.params.id) }),
+];
+
+/** Later features add their routes here (e.g. batch leases for the slime integration). */
+export function registerRoutes(extra: RouteDef[]): void {
+  routes.push(...extra);
+}

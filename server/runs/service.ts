@@ -1,0 +1,120 @@
+// Run lifecycle: PENDING → RUNNING ⇄ PAUSED → FINISHED | FAILED | CRASHED | KILLED.
+// The control plane records intent; trainer workers act on it (and report CRASHED when heartbeats stop).
+import type { z } from "zod";
+import { db, type Prisma } from "../db/client";
+import type { Run, RunStatus } from "../db/generated/client";
+import { audit } from "../audit/log";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
+import { publish } from "../bus/pubsub";
+import { conflict, notFound } from "../errors";
+import { ExperimentConfigSchema } from "../experiments/config";
+import type { RunActionInput, RunListInput } from "../experiments/schemas";
+
+export const LIVE_RUN_STATUSES: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
+
+const TRANSITIONS: Record<z.output<typeof RunActionInput>["action"], { from: RunStatus[]; to: RunStatus }> = {
+  stop: { from: ["PENDING", "RUNNING", "PAUSED"], to: "KILLED" },
+  pause: { from: ["RUNNING"], to: "PAUSED" },
+  resume: { from: ["PAUSED"], to: "RUNNING" },
+};
+
+export function runView(r: Run) {
+  return {
+    id: r.id,
+    experimentId: r.experimentId,
+    number: r.number,
+    status: r.status,
+    trainerBackend: r.trainerBackend,
+    externalJobId: r.externalJobId,
+    statusMessage: r.statusMessage,
+    config: ExperimentConfigSchema.parse(r.config),
+    createdAt: r.createdAt.toISOString(),
+    startedAt: r.startedAt?.toISOString() ?? null,
+    endedAt: r.endedAt?.toISOString() ?? null,
+    heartbeatAt: r.heartbeatAt?.toISOString() ?? null,
+    lastStep: r.lastStep,
+  };
+}
+
+/** Publishing is best-effort: workers also poll, so a Redis outage delays but never loses a command. */
+async function notify(payload: { runId: string; experimentId: string; action: "start" | "stop" | "pause" | "resume" }) {
+  await publish("runControl", payload).catch(() => {});
+}
+
+export async function startRun(p: Principal, experimentId: string) {
+  assertCan(p, "write");
+  assertExperimentAccess(p, experimentId);
+  const run = await db().$transaction(
+    async (tx) => {
+      const e = await tx.experiment.findUnique({ where: { id: experimentId } });
+      if (!e) throw notFound("Experiment", experimentId);
+      if (e.status === "ARCHIVED") throw conflict("Archived experiments cannot start runs");
+      const live = await tx.run.findFirst({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } });
+      if (live) throw conflict(`Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
+      const last = await tx.run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
+      const config = ExperimentConfigSchema.parse(e.config);
+      const r = await tx.run.create({
+        data: {
+          experimentId,
+          number: (last?.number ?? 0) + 1,
+          config: config as unknown as Prisma.InputJsonValue,
+          trainerBackend: config.trainer.backend,
+          createdById: p.kind === "user" ? p.userId : p.createdById,
+        },
+      });
+      await audit(tx, p, "run.start", "run", r.id, null, { experimentId, number: r.number, trainerBackend: r.trainerBackend });
+      return r;
+    },
+    { isolationLevel: "Serializable" },
+  );
+  await notify({ runId: run.id, experimentId, action: "start" });
+  return runView(run);
+}
+
+export async function actOnRun(p: Principal, input: z.output<typeof RunActionInput>) {
+  assertCan(p, "write");
+  const t = TRANSITIONS[input.action];
+  const run = await db().$transaction(async (tx) => {
+    const before = await tx.run.findUnique({ where: { id: input.id } });
+    if (!before) throw notFound("Run", input.id);
+    assertExperimentAccess(p, before.experimentId);
+    if (!t.from.includes(before.status)) {
+      throw conflict(`Cannot ${input.action} a run that is ${before.status.toLowerCase()}`);
+    }
+    const after = await tx.run.update({
+      where: { id: input.id },
+      data: {
+        status: t.to,
+        ...(t.to === "KILLED" ? { endedAt: new Date(), statusMessage: "stopped by user" } : {}),
+      },
+    });
+    await audit(tx, p, `run.${input.action}`, "run", after.id, { status: before.status }, { status: after.status });
+    return after;
+  });
+  await notify({ runId: run.id, experimentId: run.experimentId, action: input.action });
+  return runView(run);
+}
+
+export async function getRun(p: Principal, id: string) {
+  assertCan(p, "read");
+  const r = await db().run.findUnique({ where: { id } });
+  if (!r) throw notFound("Run", id);
+  assertExperimentAccess(p, r.experimentId);
+  return runView(r);
+}
+
+export async function listRuns(p: Principal, input: z.output<typeof RunListInput>) {
+  assertCan(p, "read");
+  const bound = boundExperimentId(p);
+  if (bound && input.experimentId && input.experimentId !== bound) assertExperimentAccess(p, input.experimentId);
+  const experimentId = bound ?? input.experimentId;
+  const rows = await db().run.findMany({
+    where: experimentId ? { experimentId } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
+  });
+  const hasMore = rows.length > input.limit;
+  const items = rows.slice(0, input.limit).map(runView);
+  return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { PageInput } from "../experiments/schemas";
+
+export const EmailSchema = z.string().trim().toLowerCase().email("must be a valid email address").max(254);
+export const PasswordSchema = z.string().min(8, "password must be at least 8 characters").max(200);
+export const RoleSchema = z.enum(["ADMIN", "REVIEWER", "VIEWER"]);
+
+export const LoginInput = z.object({ email: EmailSchema, password: z.string().min(1, "password is required").max(200) });
+export const UserCreateInput = z.object({ email: EmailSchema, name: z.string().max(120).optional(), password: PasswordSchema, role: RoleSchema.default("VIEWER") });
+export const UserUpdateInput = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().max(120).optional(),
+  role: RoleSchema.optional(),
+  disabled: z.boolean().optional(),
+  password: PasswordSchema.optional(),
+});
+export const UserListInput = PageInput;
+
+export const ApiKeyCreateInput = z.object({
+  name: z.string().trim().min(1, "name is required").max(120),
+  scopes: z.array(z.enum(["proxy", "read", "write", "admin"])).min(1, "pick at least one scope").max(4),
+  experimentId: z.string().min(1).max(64).optional(),
+  expiresAt: z.coerce.date().optional(),
+});
+export const ApiKeyListInput = PageInput.extend({ includeRevoked: z.coerce.boolean().default(false) });

@@ -1,0 +1,7 @@
+import { handleApi } from "../../server/http/handler";
+import { serveFetch } from "./httpAdapter";
+
+/** The real /api surface (tRPC, REST, auth) over HTTP, without building Next. */
+export function startApiServer() {
+  return serveFetch(handleApi);
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { diffConfigs } from "../../../server/experiments/diff";
+
+const issuesOf = (input: unknown) => {
+  const r = ExperimentConfigSchema.safeParse(input);
+  return r.success ? [] : r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+};
+
+describe("experiment config", () => {
+  it("fills OpenClaw-RL's defaults", () => {
+    const c = ExperimentConfigSchema.parse({});
+    expect(c.hyper).toMatchObject({ lr: 1e-5, epsClip: 0.2, epsClipHigh: 0.28, klCoef: 0, batchSize: 16, wOpd: 1, wRl: 1 });
+    expect(c.judge).toMatchObject({ votes: 3, temperature: 0.6, includeRequest: false });
+    expect(c.lora).toMatchObject({ enabled: false, rank: 16, alpha: 32 });
+    expect(c.policy.kind).toBe("embedded");
+    expect(c.trainer.backend).toBe("embedded");
+  });
+
+  it("names the field and what to change", () => {
+    expect(issuesOf({ hyper: { epsClip: 0.3, epsClipHigh: 0.2 } })).toContainEqual({ path: "hyper.epsClipHigh", message: expect.stringContaining("must be ≥ eps-clip") });
+    expect(issuesOf({ hyper: { lr: -1 } })).toContainEqual({ path: "hyper.lr", message: "learning rate must be > 0" });
+    expect(issuesOf({ policy: { kind: "openai", baseUrl: "ftp://x", model: "m" } })[0]?.path).toBe("policy.baseUrl");
+    expect(issuesOf({ method: "ppo" })[0]?.path).toBe("method");
+    expect(issuesOf({ judge: { votes: 0 } })).toContainEqual({ path: "judge.votes", message: "at least one vote" });
+  });
+
+  it("validates the GPU split for GPU trainers and explains errors", () => {
+    const base = { policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } };
+    expect(issuesOf(base)).toEqual([]);
+    const bad = issuesOf({ ...base, trainer: { backend: "local-process", gpu: { nodes: 1, gpusPerNode: 4, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } } });
+    expect(bad.length).toBeGreaterThan(0);
+    expect(bad.every((i) => i.path.startsWith("trainer.gpu"))).toBe(true);
+    expect(issuesOf({ ...base, trainer: { backend: "ray-slime" } })).toContainEqual({ path: "trainer.rayAddress", message: expect.stringContaining("Ray dashboard address") });
+  });
+
+  it("diffs configs leaf by leaf", () => {
+    const a = ExperimentConfigSchema.parse({});
+    const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });
+    expect(diffConfigs(a, b)).toEqual([
+      { path: "hyper.lr", before: 1e-5, after: 2e-5 },
+      { path: "method", before: "combine", after: "grpo" },
+    ]);
+    expect(diffConfigs(a, a)).toEqual([]);
+  });
+});
