@@ -1,0 +1,178 @@
+// A fake PRM/teacher server on 127.0.0.1 that follows the documented wire contracts:
+// OpenAI `/v1/chat/completions`, SGLang `/generate` and `/tokenize`, vLLM `/v1/completions`.
+// Chat replies are scripted per call (text, HTTP errors, delays for timeouts, garbage). Log-prob
+// endpoints compute a deterministic fake model: char-level tokens (id = code point) and
+// logprob(position i) = fakeLogprob(ids[i-1], ids[i]); position 0 has none (null), as in the servers.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Socket } from "node:net";
+
+export type FakeReply =
+  | { text: string; reasoning?: string; delayMs?: number }
+  | { status: number; body?: string; delayMs?: number }
+  | { raw: string; delayMs?: number };
+
+export type ChatHandler = (body: ChatRequestBody, call: number) => FakeReply;
+
+export type ChatRequestBody = {
+  model?: string;
+  messages: { role: string; content: string }[];
+  temperature?: number;
+  max_tokens?: number;
+};
+
+export type RecordedRequest = { path: string; body: unknown; headers: http.IncomingHttpHeaders };
+
+/** The fake model's log-prob of token `id` after token `prev`; tests compute expectations with it. */
+export function fakeLogprob(prev: number, id: number): number {
+  return -(((prev * 31 + id) % 97) + 1) / 100;
+}
+
+/** Char-level tokenizer of the fake: one token per code point. */
+export function fakeTokenize(text: string): number[] {
+  return [...text].map((c) => c.codePointAt(0) as number);
+}
+
+/** What the fake's chat template produces for messages (used by vLLM-style chat /tokenize). */
+export function fakeChatTemplate(messages: { role: string; content?: unknown }[]): string {
+  return messages.map((m) => `<${m.role}>${typeof m.content === "string" ? m.content : ""}</${m.role}>`).join("") + "<assistant>";
+}
+
+export type FakePrmServer = {
+  url: string;
+  requests: RecordedRequest[];
+  /** Queue scripted chat replies (used in order; when empty the handler, if any, answers). */
+  push(...replies: FakeReply[]): void;
+  setChatHandler(handler: ChatHandler): void;
+  /** Queue scripted replies for the log-prob endpoints (/generate, /v1/completions, /tokenize) instead of the fake model. */
+  pushNative(path: string, ...replies: FakeReply[]): void;
+  close(): Promise<void>;
+};
+
+function chatCompletion(reply: { text: string; reasoning?: string }) {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: 0,
+    model: "fake-prm",
+    choices: [
+      {
+        index: 0,
+        finish_reason: "stop",
+        message: { role: "assistant", content: reply.text, ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}) },
+      },
+    ],
+  };
+}
+
+function inputLogprobs(ids: number[]): (number | null)[] {
+  return ids.map((id, i) => (i === 0 ? null : fakeLogprob(ids[i - 1], id)));
+}
+
+function nativeAnswer(path: string, body: Record<string, unknown>): { status: number; json: unknown } {
+  if (path === "/tokenize") {
+    const text = Array.isArray(body.messages)
+      ? fakeChatTemplate(body.messages as { role: string; content?: unknown }[])
+      : String(body.prompt ?? "");
+    const tokens = fakeTokenize(text);
+    return { status: 200, json: { tokens, count: tokens.length, max_model_len: 32768 } };
+  }
+  if (path === "/generate") {
+    const ids = body.input_ids as number[];
+    const start = Number(body.logprob_start_len ?? 0);
+    const entries = inputLogprobs(ids)
+      .map((lp, i) => [lp, ids[i], null] as const)
+      .slice(start);
+    return { status: 200, json: { text: "", meta_info: { input_token_logprobs: entries, output_token_logprobs: [] } } };
+  }
+  if (path === "/v1/completions") {
+    const ids = body.prompt as number[];
+    const maxTokens = Number(body.max_tokens ?? 16);
+    // Echo: prompt log-probs, then the generated token(s) (the fake always generates id 0).
+    const generated = maxTokens > 0 ? [fakeLogprob(ids[ids.length - 1], 0)] : [];
+    const tokenLogprobs = [...inputLogprobs(ids), ...generated];
+    return { status: 200, json: { choices: [{ index: 0, text: "", logprobs: { token_logprobs: tokenLogprobs } }] } };
+  }
+  return { status: 404, json: { error: "not found" } };
+}
+
+export async function startFakePrmServer(): Promise<FakePrmServer> {
+  const requests: RecordedRequest[] = [];
+  const chatQueue: FakeReply[] = [];
+  const nativeQueues = new Map<string, FakeReply[]>();
+  let chatHandler: ChatHandler | null = null;
+  let chatCalls = 0;
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const send = (res: http.ServerResponse, status: number, body: string) => {
+    if (res.destroyed) return;
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(body);
+  };
+  const later = (ms: number | undefined, fn: () => void) => {
+    if (!ms) return fn();
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+  const answer = (res: http.ServerResponse, reply: FakeReply) =>
+    later(reply.delayMs, () => {
+      if ("status" in reply) send(res, reply.status, reply.body ?? JSON.stringify({ error: { message: "scripted error" } }));
+      else if ("raw" in reply) send(res, 200, reply.raw);
+      else send(res, 200, JSON.stringify(chatCompletion(reply)));
+    });
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = (req.url ?? "/").split("?")[0];
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
+      } catch {
+        return send(res, 400, JSON.stringify({ error: "bad json" }));
+      }
+      requests.push({ path, body, headers: req.headers });
+      if (req.method !== "POST") return send(res, 405, "{}");
+      if (path === "/v1/chat/completions") {
+        const call = chatCalls++;
+        const reply = chatQueue.shift() ?? chatHandler?.(body as ChatRequestBody, call);
+        if (!reply) return send(res, 500, JSON.stringify({ error: "no scripted reply" }));
+        return answer(res, reply);
+      }
+      const scripted = nativeQueues.get(path)?.shift();
+      if (scripted) return answer(res, scripted);
+      const { status, json } = nativeAnswer(path, body);
+      send(res, status, JSON.stringify(json));
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    push: (...replies) => chatQueue.push(...replies),
+    setChatHandler: (handler) => {
+      chatHandler = handler;
+    },
+    pushNative: (path, ...replies) => {
+      const q = nativeQueues.get(path) ?? [];
+      q.push(...replies);
+      nativeQueues.set(path, q);
+    },
+    close: async () => {
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { VoteValue } from "../../../server/judge/schemas";
+import { majorityVote, meanVote, selectBestHint } from "../../../server/judge/vote";
+
+describe("majorityVote", () => {
+  it.each<[(VoteValue | null)[], VoteValue]>([
+    [[1, 1, -1], 1],
+    [[-1, -1, 1], -1],
+    [[0, 0, 1], 0],
+    [[1, 1, 1], 1],
+    [[1, -1], 0], // tie for the top count
+    [[1, -1, 0], 0], // three-way tie
+    [[1, 1, -1, -1, 0], 0],
+    [[-1, null, null], -1], // failed votes are dropped
+    [[null, null, null], 0], // no valid vote
+    [[], 0],
+    [[1, null, -1], 0],
+    [[-1, -1, 1, 1, 1], 1],
+  ])("%j → %i", (votes, expected) => {
+    expect(majorityVote(votes)).toBe(expected);
+  });
+
+  it("a value held by more than half of the valid votes always wins", () => {
+    const vote = fc.constantFrom<VoteValue | null>(1, -1, 0, null);
+    fc.assert(
+      fc.property(fc.array(vote, { maxLength: 9 }), (votes) => {
+        const valid = votes.filter((v) => v !== null);
+        for (const candidate of [1, -1, 0] as const) {
+          if (valid.filter((v) => v === candidate).length * 2 > valid.length) return majorityVote(votes) === candidate;
+        }
+        return [1, -1, 0].includes(majorityVote(votes));
+      }),
+    );
+  });
+});
+
+describe("meanVote", () => {
+  it("averages the valid votes only", () => {
+    expect(meanVote([1, -1, 1, null])).toBeCloseTo(1 / 3, 12);
+    expect(meanVote([0, 0])).toBe(0);
+    expect(meanVote([null])).toBeNull();
+  });
+});
+
+describe("selectBestHint", () => {
+  it("picks the longest hint among positive votes", () => {
+    const best = selectBestHint([
+      { value: 1, hint: "Answer in two sentences." },
+      { value: 1, hint: "Answer in at most two sentences and skip the preamble." },
+      { value: -1, hint: "A much, much longer hint that came with a negative decision and must be ignored." },
+    ]);
+    expect(best).toEqual({ index: 1, hint: "Answer in at most two sentences and skip the preamble." });
+  });
+
+  it("rejects hints of 10 characters or fewer after trimming", () => {
+    expect(selectBestHint([{ value: 1, hint: "   0123456789   " }])).toBeNull();
+    expect(selectBestHint([{ value: 1, hint: "0123456789A" }])).toEqual({ index: 0, hint: "0123456789A" });
+    expect(selectBestHint([{ value: 1, hint: null }, { value: null, hint: "long enough hint text" }])).toBeNull();
+  });
+
+  it("keeps the first of equally long hints", () => {
+    const [a, b] = ["Use the metric system.", "Use metric units only."];
+    expect(a.length).toBe(b.length);
+    expect(selectBestHint([{ value: 1, hint: a }, { value: 1, hint: b }])?.index).toBe(0);
+  });
+});
