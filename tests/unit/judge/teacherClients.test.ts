@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BadResponseError } from "../../../server/judge/http";
+import type { ChatMessage } from "../../../server/judge/schemas";
+import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML } from "../../../server/judge/teacherClients";
+import { fakeChatTemplate, fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
+
+let fake: FakePrmServer;
+beforeAll(async () => {
+  fake = await startFakePrmServer();
+});
+afterAll(() => fake.close());
+
+const messages: ChatMessage[] = [
+  { role: "system", content: "Be brief." },
+  { role: "user", content: "Capital of France?\n\n[user's hint / instruction]\nAnswer in one word." },
+];
+
+/** Independent expectation: log-probs of the response tokens right after the prompt tokens. */
+function expected(promptIds: number[], respIds: number[]): number[] {
+  const all = [...promptIds, ...respIds];
+  return respIds.map((id, k) => fakeLogprob(all[promptIds.length + k - 1], id));
+}
+
+describe("renderChatML", () => {
+  it("renders Qwen-style ChatML with the generation prompt", () => {
+    expect(renderChatML(messages)).toBe(
+      "<|im_start|>system\nBe brief.<|im_end|>\n" +
+        "<|im_start|>user\nCapital of France?\n\n[user's hint / instruction]\nAnswer in one word.<|im_end|>\n" +
+        "<|im_start|>assistant\n",
+    );
+  });
+
+  it("renders tools, tool calls and grouped tool results", () => {
+    const tools = [{ type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } }];
+    const out = renderChatML(
+      [
+        { role: "user", content: "time?" },
+        { role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "get_time", arguments: "{\"tz\": \"UTC\"}" } }] },
+        { role: "tool", content: "12:00" },
+        { role: "tool", content: "ok" },
+      ],
+      tools,
+    );
+    expect(out).toContain('<tools>\n{"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}}\n</tools>');
+    expect(out).toContain('<|im_start|>assistant\n<tool_call>\n{"name": "get_time", "arguments": {"tz": "UTC"}}\n</tool_call><|im_end|>\n');
+    expect(out).toContain("<|im_start|>user\n<tool_response>\n12:00\n</tool_response>\n<tool_response>\nok\n</tool_response><|im_end|>\n");
+    expect(out.endsWith("<|im_start|>assistant\n")).toBe(true);
+  });
+});
+
+describe("SGLang teacher", () => {
+  it("sends input_ids with max_new_tokens 0, temperature 0, return_logprob and logprob_start_len = prompt length", async () => {
+    const teacher = createSglangTeacher({ baseUrl: fake.url });
+    const respIds = [80, 97, 114, 105, 115]; // "Paris"
+    const before = fake.requests.length;
+    const lps = await teacher.score(messages, respIds);
+    const promptIds = fakeTokenize(renderChatML(messages));
+    expect(lps).toEqual(expected(promptIds, respIds));
+
+    const [tok, gen] = fake.requests.slice(before);
+    expect(tok).toMatchObject({ path: "/tokenize", body: { prompt: renderChatML(messages), add_special_tokens: false } });
+    expect(gen.path).toBe("/generate");
+    expect(gen.body).toEqual({
+      input_ids: [...promptIds, ...respIds],
+      sampling_params: { max_new_tokens: 0, temperature: 0 },
+      return_logprob: true,
+      logprob_start_len: promptIds.length,
+    });
+  });
+
+  it("tokenizes a text response separately and scores the same span", async () => {
+    const teacher = createSglangTeacher({ baseUrl: `${fake.url}/v1` });
+    const lps = await teacher.score(messages, "Paris");
+    expect(lps).toEqual(expected(fakeTokenize(renderChatML(messages)), fakeTokenize("Paris")));
+    expect(await teacher.score(messages, [])).toEqual([]);
+  });
+
+  it("rejects a reply that is too short or has a null in the response span", async () => {
+    const teacher = createSglangTeacher({ baseUrl: fake.url });
+    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[-0.1, 1, null]] } }) });
+    await expect(teacher.score(messages, [1, 2])).rejects.toBeInstanceOf(BadResponseError);
+    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[null, 1, null], [-0.5, 2, null]] } }) });
+    await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/no log-prob/);
+    fake.pushNative("/generate", { status: 500 });
+    await expect(teacher.score(messages, [1])).rejects.toMatchObject({ status: 500 });
+  });
+});
+
+describe("vLLM teacher", () => {
+  it("uses the server chat template, echoes the prompt and reads the response span (max_tokens 1)", async () => {
+    const teacher = createVllmTeacher({ baseUrl: fake.url, model: "teacher", apiKey: "k" });
+    const respIds = [79, 75]; // "OK"
+    const before = fake.requests.length;
+    const lps = await teacher.score(messages, respIds, { tools: [{ type: "function", function: { name: "f" } }] });
+    const promptIds = fakeTokenize(fakeChatTemplate(messages));
+    expect(lps).toEqual(expected(promptIds, respIds));
+
+    const [tok, comp] = fake.requests.slice(before);
+    expect(tok.body).toEqual({ model: "teacher", messages, add_generation_prompt: true, tools: [{ type: "function", function: { name: "f" } }] });
+    expect(comp.path).toBe("/v1/completions");
+    expect(comp.headers.authorization).toBe("Bearer k");
+    expect(comp.body).toEqual({ model: "teacher", prompt: [...promptIds, ...respIds], echo: true, logprobs: 1, max_tokens: 1, temperature: 0 });
+  });
+
+  it("with max_tokens 0 and a local ChatML template scores the same span", async () => {
+    const teacher = createVllmTeacher({ baseUrl: `${fake.url}/v1`, model: "teacher", template: "chatml", maxTokens: 0 });
+    const lps = await teacher.score(messages, "OK");
+    expect(lps).toEqual(expected(fakeTokenize(renderChatML(messages)), fakeTokenize("OK")));
+  });
+
+  it("rejects a truncated log-prob list", async () => {
+    const teacher = createVllmTeacher({ baseUrl: fake.url, model: "teacher" });
+    fake.pushNative("/v1/completions", { raw: JSON.stringify({ choices: [{ logprobs: { token_logprobs: [null, -0.2] } }] }) });
+    await expect(teacher.score(messages, [1, 2, 3])).rejects.toBeInstanceOf(BadResponseError);
+  });
+});
+
+describe("createTeacherScorer", () => {
+  it("builds clients from settings and returns null without a remote teacher", () => {
+    expect(createTeacherScorer({ kind: "none", vllmMaxTokens: 1, timeoutMs: 1000, retries: 0, concurrency: 1 })).toBeNull();
+    expect(createTeacherScorer({ kind: "sglang", baseUrl: fake.url, vllmMaxTokens: 1, timeoutMs: 1000, retries: 0, concurrency: 1 })?.kind).toBe("sglang");
+    expect(
+      createTeacherScorer({ kind: "vllm", baseUrl: fake.url, model: "t", vllmMaxTokens: 0, timeoutMs: 1000, retries: 0, concurrency: 1 })?.kind,
+    ).toBe("vllm");
+  });
+});
