@@ -1,0 +1,206 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
+import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/trainers/backend";
+import { buildSlimeCommand, formatCommand, shellQuote, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/trainers/slime/args";
+
+function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
+  return RunLaunchSchema.parse({
+    runId: "run_abc123",
+    experimentSlug: "my-exp",
+    config: {
+      controlPlaneUrl: "http://console:3000",
+      apiKey: "ocrl_secret_key_value",
+      slime: { hfCheckpoint: "/models/Qwen3-4B" },
+      ...(gpu ? { gpu } : {}),
+      ...config,
+    },
+  });
+}
+
+/** Values following `flag` up to the next flag; undefined when the flag is absent. */
+function flag(argv: string[], name: string): string[] | undefined {
+  const i = argv.indexOf(name);
+  if (i < 0) return undefined;
+  const values: string[] = [];
+  for (let j = i + 1; j < argv.length && !argv[j].startsWith("--"); j++) values.push(argv[j]);
+  return values;
+}
+
+const presetSplit = (id: string) => GPU_SPLIT_PRESETS.find((p) => p.id === id)!.split;
+
+describe("GPU flags per preset", () => {
+  it("8-GPU full fine-tune matches the reference script's flags", () => {
+    const { argv } = buildSlimeCommand(launch({}, presetSplit("openclaw-8gpu-full")));
+    expect(argv.slice(0, 2)).toEqual(["python3", "train_async.py"]);
+    expect(flag(argv, "--actor-num-nodes")).toEqual(["1"]);
+    expect(flag(argv, "--actor-num-gpus-per-node")).toEqual(["4"]);
+    expect(flag(argv, "--rollout-num-gpus")).toEqual(["2"]);
+    expect(flag(argv, "--rollout-num-gpus-per-engine")).toEqual(["2"]);
+    expect(flag(argv, "--num-gpus-per-node")).toEqual(["8"]);
+    expect(flag(argv, "--prm-enable")).toEqual([]);
+    expect(flag(argv, "--prm-num-gpus")).toEqual(["2"]);
+    expect(flag(argv, "--prm-num-gpus-per-engine")).toEqual(["2"]);
+    expect(flag(argv, "--prm-model-path")).toEqual(["/models/Qwen3-4B"]);
+    expect(flag(argv, "--colocate")).toBeUndefined();
+    expect(flag(argv, "--train-backend")).toBeUndefined();
+  });
+
+  it("LoRA 4-GPU preset: 2/1/1, TP 1, FSDP backend and the scripts' LoRA flags", () => {
+    const { argv } = buildSlimeCommand(launch({ lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")));
+    expect(flag(argv, "--actor-num-gpus-per-node")).toEqual(["2"]);
+    expect(flag(argv, "--rollout-num-gpus")).toEqual(["1"]);
+    expect(flag(argv, "--rollout-num-gpus-per-engine")).toEqual(["1"]);
+    expect(flag(argv, "--num-gpus-per-node")).toEqual(["4"]);
+    expect(flag(argv, "--prm-num-gpus")).toEqual(["1"]);
+    expect(flag(argv, "--prm-num-gpus-per-engine")).toEqual(["1"]);
+    expect(flag(argv, "--train-backend")).toEqual(["fsdp"]);
+    expect(flag(argv, "--use-lora")).toEqual([]);
+    expect(flag(argv, "--lora-rank")).toEqual(["16"]);
+    expect(flag(argv, "--lora-alpha")).toEqual(["32"]);
+    expect(flag(argv, "--lora-target-modules")).toEqual(["q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"]);
+  });
+
+  it("2 nodes × 8 and a 2-node actor", () => {
+    const two = buildSlimeCommand(launch({}, presetSplit("2-nodes-x-8"))).argv;
+    expect([flag(two, "--actor-num-nodes"), flag(two, "--actor-num-gpus-per-node")]).toEqual([["1"], ["8"]]);
+    expect([flag(two, "--rollout-num-gpus"), flag(two, "--prm-num-gpus")]).toEqual([["4"], ["4"]]);
+
+    const big = buildSlimeCommand(launch({}, { nodes: 4, actorGpus: 16, rolloutGpus: 8, prmGpus: 8 })).argv;
+    expect([flag(big, "--actor-num-nodes"), flag(big, "--actor-num-gpus-per-node")]).toEqual([["2"], ["8"]]);
+  });
+
+  it("colocate runs the synchronous train.py with --colocate; an external PRM drops the PRM flags", () => {
+    const { argv } = buildSlimeCommand(launch({}, { colocate: true, actorGpus: 4, rolloutGpus: 4, prmGpus: 0 }));
+    expect(argv[1]).toBe("train.py");
+    expect(flag(argv, "--colocate")).toEqual([]);
+    expect(argv.some((a) => a.startsWith("--prm-"))).toBe(false);
+  });
+
+  it("an invalid split throws with the planner's field errors", () => {
+    expect(() => buildSlimeCommand(launch({}, { rolloutGpus: 3, prmGpus: 0 }))).toThrowError(GpuSplitError);
+    expect(() => buildSlimeCommand(launch({}, { rolloutGpus: 3, prmGpus: 0 }))).toThrowError(/rollout GPUs \(3\) must be a multiple/);
+  });
+});
+
+describe("algorithm flags", () => {
+  it("defaults (combine): GRPO advantages, custom combine loss, clip 0.2/0.28, KL loss, lr, batch", () => {
+    const { argv } = buildSlimeCommand(launch());
+    expect(flag(argv, "--advantage-estimator")).toEqual(["grpo"]);
+    expect(flag(argv, "--disable-rewards-normalization")).toEqual([]);
+    expect(flag(argv, "--loss-type")).toEqual(["custom_loss"]);
+    expect(flag(argv, "--custom-loss-function-path")).toEqual(["integrations.slime.combine_loss.combine_loss_function"]);
+    expect(flag(argv, "--eps-clip")).toEqual(["0.2"]);
+    expect(flag(argv, "--eps-clip-high")).toEqual(["0.28"]);
+    expect(flag(argv, "--use-kl-loss")).toEqual([]);
+    expect(flag(argv, "--kl-loss-coef")).toEqual(["0"]);
+    expect(flag(argv, "--kl-loss-type")).toEqual(["low_var_kl"]);
+    expect(flag(argv, "--lr")).toEqual(["1e-5"]);
+    expect(flag(argv, "--rollout-batch-size")).toEqual(["16"]);
+    expect(flag(argv, "--rollout-function-path")).toEqual([SLIME_ROLLOUT_FUNCTION_PATH]);
+    expect(flag(argv, "--disable-rollout-global-dataset")).toEqual([]);
+    expect(flag(argv, "--ref-load")).toEqual(["/models/Qwen3-4B"]);
+  });
+
+  it("grpo, opd and topk", () => {
+    const hyper = { lr: 2.5e-6, epsClip: 0.1, epsClipHigh: 0.3, klCoef: 0.02, batchSize: 4 };
+    const grpo = buildSlimeCommand(launch({ method: "grpo", hyperparameters: hyper })).argv;
+    expect(flag(grpo, "--loss-type")).toBeUndefined();
+    expect([flag(grpo, "--lr"), flag(grpo, "--kl-loss-coef"), flag(grpo, "--rollout-batch-size")]).toEqual([["2.5e-6"], ["0.02"], ["4"]]);
+    expect([flag(grpo, "--eps-clip"), flag(grpo, "--eps-clip-high")]).toEqual([["0.1"], ["0.3"]]);
+
+    const opd = buildSlimeCommand(launch({ method: "opd" })).argv;
+    expect(flag(opd, "--advantage-estimator")).toEqual(["on_policy_distillation"]);
+
+    const topk = buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } })).argv;
+    expect(flag(topk, "--custom-loss-function-path")).toEqual(["integrations.slime.topk_loss.topk_distillation_loss_function"]);
+    expect(flag(topk, "--distill-topk")).toEqual(["20"]);
+    expect(flag(topk, "--disable-compute-advantages-and-returns")).toEqual([]);
+    expect(flag(topk, "--advantage-estimator")).toBeUndefined();
+  });
+
+  it("checkpointing, dynamic batching, a custom loss override and extra args (last, so they win)", () => {
+    const { argv } = buildSlimeCommand(
+      launch({
+        slime: {
+          hfCheckpoint: "/m",
+          refLoad: "/ref",
+          saveDir: "/ckpt",
+          saveInterval: 5,
+          maxTokensPerGpu: 8192,
+          customLossFunctionPath: "my.loss",
+          extraArgs: ["--rollout-temperature", "0.6"],
+        },
+      }),
+    );
+    expect([flag(argv, "--save"), flag(argv, "--save-interval"), flag(argv, "--ref-load")]).toEqual([["/ckpt"], ["5"], ["/ref"]]);
+    expect([flag(argv, "--use-dynamic-batch-size"), flag(argv, "--max-tokens-per-gpu")]).toEqual([[], ["8192"]]);
+    expect(flag(argv, "--custom-loss-function-path")).toEqual(["my.loss"]);
+    expect(argv.slice(-2)).toEqual(["--rollout-temperature", "0.6"]);
+  });
+});
+
+describe("environment, entrypoint and display", () => {
+  it("passes what the rollout integration needs", () => {
+    const { env } = buildSlimeCommand(launch({ hyperparameters: { wOpd: 0.5, wRl: 2, maxStaleness: 3 }, ray: { address: "http://h:8265", pythonEnv: { pythonPath: ["/opt/Megatron-LM", "/srv/console"] } } }));
+    expect(env).toMatchObject({
+      CONTROL_PLANE_URL: "http://console:3000",
+      CONTROL_PLANE_API_KEY: "ocrl_secret_key_value",
+      RUN_ID: "run_abc123",
+      OPENCLAW_COMBINE_W_OPD: "0.5",
+      OPENCLAW_COMBINE_W_RL: "2",
+      OPENCLAW_MAX_STALENESS: "3",
+      PYTHONPATH: "/opt/Megatron-LM:/srv/console",
+    });
+  });
+
+  it("the entrypoint is one shell line that a real shell splits back into argv", () => {
+    const cmd = buildSlimeCommand(
+      launch({
+        slime: { hfCheckpoint: "/models/My Model's dir", extraArgs: ["--note", "a;b $(x) \"q\"", "--empty", ""] },
+        ray: { address: "http://h:8265", workingDir: "/opt/slime root" },
+      }),
+    );
+    expect(cmd.entrypoint.startsWith("cd '/opt/slime root' && python3 train_async.py ")).toBe(true);
+    const line = cmd.entrypoint.slice(cmd.entrypoint.indexOf("&& ") + 3);
+    const out = execFileSync("sh", ["-c", `printf '%s\\0' ${line}`]).toString("utf8").split("\0").slice(0, -1);
+    expect(out).toEqual(cmd.argv);
+  });
+
+  it("a remote working_dir is not cd-ed into", () => {
+    const cmd = buildSlimeCommand(launch({ ray: { address: "http://h:8265", workingDir: "s3://bucket/slime.zip" } }));
+    expect(cmd.cwd).toBeUndefined();
+    expect(cmd.entrypoint.startsWith("python3 train_async.py ")).toBe(true);
+  });
+
+  it("formatCommand: one flag per line, secrets hidden unless revealed", () => {
+    const cmd = buildSlimeCommand(
+      launch({ slime: { hfCheckpoint: "/m", extraArgs: ["--wandb-key", "wk_123"] }, ray: { address: "http://h:8265", workingDir: "/opt/slime" } }),
+    );
+    const text = formatCommand(cmd);
+    const lines = text.split("\n");
+    expect(lines[0]).toBe("cd /opt/slime");
+    expect(lines).toContain("export CONTROL_PLANE_API_KEY=<hidden>");
+    expect(lines).toContain("export RUN_ID=run_abc123");
+    expect(lines).toContain("python3 train_async.py \\");
+    expect(lines).toContain("  --actor-num-gpus-per-node 4 \\");
+    expect(lines[lines.length - 1]).toBe("  --wandb-key <hidden>");
+    expect(text).not.toContain("ocrl_secret_key_value");
+    expect(text).not.toContain("wk_123");
+
+    const revealed = formatCommand(cmd, { revealSecrets: true });
+    expect(revealed).toContain("export CONTROL_PLANE_API_KEY=ocrl_secret_key_value");
+    expect(revealed).toContain("  --wandb-key wk_123");
+  });
+
+  it("shellQuote leaves plain words bare and quotes the rest", () => {
+    expect(shellQuote("--lr")).toBe("--lr");
+    expect(shellQuote("/a/b:c,d=e")).toBe("/a/b:c,d=e");
+    expect(shellQuote("")).toBe("''");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+  });
+
+  it("a launch without slime settings is refused", () => {
+    expect(() => buildSlimeCommand(launch({ slime: undefined }))).toThrowError(/slime settings/);
+  });
+});
