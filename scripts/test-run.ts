@@ -82,7 +82,7 @@ async function main(): Promise<number> {
     ensureWebBuild(root, log);
     const webPort = String(41000 + Math.floor(Math.random() * 2000));
     const proxyPort = String(43000 + Math.floor(Math.random() * 2000));
-    const appEnv = { ...env, NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
+    const appEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
     const tsx = path.join(root, "node_modules/.bin/tsx");
     const supervisor = new Supervisor([
       { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: appEnv, cwd: root },
@@ -93,7 +93,7 @@ async function main(): Promise<number> {
     await waitForHttp(`http://127.0.0.1:${webPort}/api/health`, 120_000);
     const browser = await run(path.join(root, "node_modules/.bin/vitest"), ["run", "--config", "vitest.browser.config.ts"], {
       ...appEnv,
-      BASE_URL: `http://127.0.0.1:${webPort}`,
+      APP_URL: `http://127.0.0.1:${webPort}`,
       PROXY_URL: `http://127.0.0.1:${proxyPort}`,
       CHROMIUM_PATH: CHROMIUM,
     });

@@ -3,6 +3,7 @@ import { experimentsRouter } from "./routers/experiments";
 import { runsRouter } from "./routers/runs";
 import { apiKeysRouter, usersRouter } from "./routers/admin";
 import { permissions } from "../auth/principal";
+import { workersRouter } from "./routers/workers";
 
 export const appRouter = router({
   me: authedProcedure.query(({ ctx }) => ({
@@ -13,6 +14,7 @@ export const appRouter = router({
   runs: runsRouter,
   users: usersRouter,
   apiKeys: apiKeysRouter,
+  workers: workersRouter,
 });
 
 export type AppRouter = typeof appRouter;

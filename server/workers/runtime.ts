@@ -56,8 +56,10 @@ export async function runWorker(kind: string, body: (ctx: WorkerContext) => Prom
 /** Resolves after `ms`, or early when the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+    if (signal?.aborted) return resolve();
+    const onAbort = () => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal?.removeEventListener("abort", onAbort), resolve()), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

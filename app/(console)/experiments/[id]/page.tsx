@@ -1,0 +1,111 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useState } from "react";
+import { useTRPC } from "../../../_lib/trpc";
+import { messageOf } from "../../../_lib/errors";
+
+export default function ExperimentDetailPage() {
+  const { id } = useParams<{ id: string }>();
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
+  const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: exp.data?.id, limit: 20 }), enabled: !!exp.data, refetchInterval: 3000 });
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.experiments.pathKey() }).then(() => qc.invalidateQueries({ queryKey: trpc.runs.pathKey() }));
+  const act = (fn: () => Promise<unknown>) => async () => {
+    setError(null);
+    try {
+      await fn();
+      await refresh();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const start = useMutation(trpc.runs.start.mutationOptions());
+  const runAct = useMutation(trpc.runs.act.mutationOptions());
+  const clone = useMutation(trpc.experiments.clone.mutationOptions());
+  const archive = useMutation(trpc.experiments.archive.mutationOptions());
+  const del = useMutation(trpc.experiments.delete.mutationOptions());
+
+  if (exp.error) return <div className="form-error">{exp.error.message}</div>;
+  if (!exp.data) return <div className="muted">Loading…</div>;
+  const e = exp.data;
+  const c = e.config;
+  const live = e.activeRun;
+  const archived = e.status === "ARCHIVED";
+
+  return (
+    <>
+      <div className="toolbar">
+        <h1 style={{ margin: 0 }}>{e.name}</h1>
+        <span className={`badge ${e.status}`}>{e.status.toLowerCase()}</span>
+        <span className="spacer" />
+        {!archived && <Link className="button" href={`/experiments/${e.id}/edit`}>Edit</Link>}
+        <button onClick={act(async () => { const n = await clone.mutateAsync({ id: e.id }); router.push(`/experiments/${n.id}`); })}>Clone</button>
+        <button onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>{archived ? "Unarchive" : "Archive"}</button>
+        <button className="danger" onClick={act(async () => {
+          if (!confirm(`Delete ${e.slug}? Only possible while it holds no data.`)) return;
+          await del.mutateAsync({ id: e.id });
+          router.push("/experiments");
+        })}>Delete</button>
+      </div>
+      {error && <div className="form-error" role="alert">{error}</div>}
+      {e.description && <p className="muted">{e.description}</p>}
+
+      <div className="card">
+        <div className="toolbar">
+          <h3 style={{ margin: 0 }}>Runs</h3>
+          <span className="spacer" />
+          {live ? (
+            <>
+              {live.status === "RUNNING" && <button onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>Pause</button>}
+              {live.status === "PAUSED" && <button onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>Resume</button>}
+              <button className="danger" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "stop" }))}>Stop run #{live.number}</button>
+            </>
+          ) : (
+            !archived && <button className="primary" onClick={act(() => start.mutateAsync({ experimentId: e.id }))}>Start run</button>
+          )}
+        </div>
+        <table className="list">
+          <thead><tr><th>#</th><th>Status</th><th>Trainer</th><th>Step</th><th>Started</th><th>Ended</th><th>Message</th></tr></thead>
+          <tbody>
+            {runs.data?.items.map((r) => (
+              <tr key={r.id}>
+                <td>{r.number}</td>
+                <td><span className={`badge ${r.status}`}>{r.status.toLowerCase()}</span></td>
+                <td>{r.trainerBackend}</td>
+                <td>{r.lastStep}</td>
+                <td className="muted">{r.startedAt ? new Date(r.startedAt).toLocaleString() : "—"}</td>
+                <td className="muted">{r.endedAt ? new Date(r.endedAt).toLocaleString() : "—"}</td>
+                <td className="muted">{r.statusMessage ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
+      </div>
+
+      <div className="card">
+        <h3>Configuration</h3>
+        <dl className="kv">
+          <dt>Slug / proxy model</dt><dd className="mono">{e.slug}</dd>
+          <dt>Method</dt><dd>{c.method}</dd>
+          <dt>Policy</dt><dd>{c.policy.kind === "embedded" ? `embedded (${c.policy.checkpoint})` : `${c.policy.kind} ${c.policy.model} @ ${c.policy.baseUrl}`}</dd>
+          <dt>Judge</dt><dd>{c.judge.backend.kind === "heuristic" ? "heuristic (embedded, rule-based)" : c.judge.backend.kind === "custom" ? `custom reward ${c.judge.backend.modulePath}` : `${c.judge.backend.kind} ${c.judge.backend.model}`} · m={c.judge.votes} · T={c.judge.temperature}</dd>
+          <dt>Trainer</dt><dd>{c.trainer.backend}</dd>
+          <dt>Hyperparameters</dt><dd className="mono">lr {c.hyper.lr} · batch {c.hyper.batchSize} · clip {c.hyper.epsClip}/{c.hyper.epsClipHigh} · KL {c.hyper.klCoef} · w_opd {c.hyper.wOpd} · w_rl {c.hyper.wRl} · max staleness {c.hyper.maxStaleness} ({c.hyper.stalePolicy})</dd>
+          <dt>LoRA</dt><dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
+          <dt>Secrets set</dt><dd>{e.secretsSet.length ? e.secretsSet.join(", ") : "none"}</dd>
+          <dt>Data</dt><dd>{e.counts?.sessions ?? 0} sessions · {e.counts?.turns ?? 0} turns · {e.counts?.runs ?? 0} runs</dd>
+        </dl>
+        <details style={{ marginTop: 12 }}>
+          <summary className="muted">Full config (JSON)</summary>
+          <pre>{JSON.stringify(c, null, 2)}</pre>
+        </details>
+      </div>
+    </>
+  );
+}

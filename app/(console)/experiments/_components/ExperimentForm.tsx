@@ -1,0 +1,187 @@
+"use client";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { ExperimentConfigSchema } from "../../../../server/experiments/config";
+import type { FieldIssue } from "../../../_lib/errors";
+import { getAt, setAt, type Json } from "./formState";
+import { GpuGrid } from "./GpuGrid";
+
+export interface ExperimentFormValues {
+  name: string;
+  slug: string;
+  description: string;
+  config: Json;
+}
+
+interface Props {
+  initial: ExperimentFormValues;
+  secretsSet?: string[];
+  submitLabel: string;
+  slugEditable: boolean;
+  onSubmit: (values: { name: string; slug?: string; description: string; config: unknown }) => Promise<FieldIssue[] | string | null>;
+}
+
+export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEditable, onSubmit }: Props) {
+  const [values, setValues] = useState(initial);
+  const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const cfg = values.config;
+  const issueAt = (path: string) => issues.find((i) => i.path === path || i.path.startsWith(path + "."))?.message;
+  const setCfg = (path: string, v: unknown) => setValues((s) => ({ ...s, config: setAt(s.config, path, v) }));
+
+  const field = (label: string, path: string, input: ReactNode, hint?: string) => {
+    const err = issueAt(path);
+    return (
+      <label className={`field${err ? " invalid" : ""}`} data-path={path}>
+        <span>{label}</span>
+        {input}
+        {err ? <span className="field-error" role="alert">{err}</span> : hint ? <span className="muted" style={{ fontSize: 11 }}>{hint}</span> : null}
+      </label>
+    );
+  };
+  const num = (label: string, path: string, step = "any", hint?: string) =>
+    field(label, `config.${path}`,
+      <input type="number" step={step} name={path} value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : Number(e.target.value))} />, hint);
+  const text = (label: string, path: string, placeholder = "", type = "text") =>
+    field(label, `config.${path}`,
+      <input type={type} name={path} placeholder={placeholder} value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value)} />);
+  const select = (label: string, path: string, options: string[], onChange?: (v: string) => void) =>
+    field(label, `config.${path}`,
+      <select name={path} value={String(getAt(cfg, path) ?? options[0])} onChange={(e) => (onChange ? onChange(e.target.value) : setCfg(path, e.target.value))}>
+        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>);
+  const secret = (path: string) => {
+    const id = path;
+    const isSet = secretsSet.includes(id);
+    return field(isSet ? "API key (set — leave empty to keep)" : "API key", `config.${path}`,
+      <input type="password" name={path} autoComplete="off" value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : e.target.value)} />);
+  };
+
+  const policyKind = String(getAt(cfg, "policy.kind") ?? "embedded");
+  const judgeKind = String(getAt(cfg, "judge.backend.kind") ?? "heuristic");
+  const trainerBackend = String(getAt(cfg, "trainer.backend") ?? "embedded");
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setFormError(null);
+    const nameIssue: FieldIssue[] = values.name.trim() ? [] : [{ path: "name", message: "name is required" }];
+    const local = ExperimentConfigSchema.safeParse(values.config);
+    const localIssues = local.success ? [] : local.error.issues.map((i) => ({ path: ["config", ...i.path.map(String)].join("."), message: i.message }));
+    if (nameIssue.length || localIssues.length) {
+      setIssues([...nameIssue, ...localIssues]);
+      setFormError("Please fix the highlighted fields.");
+      return;
+    }
+    setBusy(true);
+    const result = await onSubmit({ name: values.name, slug: values.slug || undefined, description: values.description, config: values.config });
+    setBusy(false);
+    if (typeof result === "string") setFormError(result);
+    else if (result?.length) {
+      setIssues(result);
+      setFormError("Please fix the highlighted fields.");
+    } else setIssues([]);
+  }
+
+  return (
+    <form onSubmit={submit} noValidate>
+      {formError && <div className="form-error" role="alert">{formError}</div>}
+      <div className="card">
+        <h3>Experiment</h3>
+        <div className="grid2">
+          {field("Name", "name", <input name="name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} />)}
+          {field("Slug (the proxy's model name)", "slug",
+            <input name="slug" value={values.slug} disabled={!slugEditable} placeholder="derived from the name"
+              onChange={(e) => setValues({ ...values, slug: e.target.value })} />)}
+          {select("Method", "method", ["combine", "grpo", "opd"])}
+        </div>
+        <br />
+        {field("Description", "description", <textarea name="description" rows={2} value={values.description} onChange={(e) => setValues({ ...values, description: e.target.value })} />)}
+      </div>
+
+      <div className="card">
+        <h3>Policy (served model)</h3>
+        <div className="grid2">
+          {select("Backend", "policy.kind", ["embedded", "openai", "sglang"], (v) => setCfg("policy", v === "embedded" ? { kind: v, checkpoint: "models/base" } : { kind: v, baseUrl: "", model: "" }))}
+          {policyKind === "embedded" ? text("Checkpoint", "policy.checkpoint", "models/base") : (
+            <>
+              {text("Base URL", "policy.baseUrl", "http://127.0.0.1:30001/v1")}
+              {text("Model", "policy.model", "Qwen3-4B")}
+              {secret("policy.apiKey")}
+            </>
+          )}
+          {num("Max new tokens per reply", "serving.maxTokens", "1")}
+          {select("Turn type when the client sends none", "serving.defaultTurnType", ["main", "side"])}
+        </div>
+      </div>
+
+      <div className="card">
+        <h3>Judge (PRM) and teacher</h3>
+        <div className="grid2">
+          {select("Backend", "judge.backend.kind", ["heuristic", "openai", "sglang", "custom"], (v) =>
+            setCfg("judge.backend", v === "heuristic" ? { kind: v } : v === "custom" ? { kind: v, modulePath: "" } : { kind: v, baseUrl: "", model: "" }))}
+          {judgeKind === "custom" && text("Custom reward module", "judge.backend.modulePath", "examples/custom-reward.ts")}
+          {(judgeKind === "openai" || judgeKind === "sglang") && (
+            <>
+              {text("Base URL", "judge.backend.baseUrl", "http://127.0.0.1:30002/v1")}
+              {text("Model", "judge.backend.model", "Qwen3-4B-Thinking")}
+              {secret("judge.backend.apiKey")}
+            </>
+          )}
+          {num("Votes (m)", "judge.votes", "1")}
+          {num("Temperature", "judge.temperature")}
+          {num("Max tokens", "judge.maxTokens", "1")}
+        </div>
+      </div>
+
+      <div className="card">
+        <h3>Training</h3>
+        <div className="grid2">
+          {num("Learning rate", "hyper.lr", "any", "OpenClaw-RL default 1e-5")}
+          {num("Batch size", "hyper.batchSize", "1", "samples per optimizer step")}
+          {num("eps-clip", "hyper.epsClip")}
+          {num("eps-clip-high", "hyper.epsClipHigh")}
+          {num("KL coefficient", "hyper.klCoef")}
+          {num("w_opd", "hyper.wOpd")}
+          {num("w_rl", "hyper.wRl")}
+          {num("Max staleness (versions)", "hyper.maxStaleness", "1")}
+          {select("Stale samples", "hyper.stalePolicy", ["drop", "importance-weight"])}
+          {num("Checkpoints kept", "hyper.keepCheckpoints", "1")}
+          {field("LoRA", "config.lora.enabled", <select name="lora.enabled" value={String(getAt(cfg, "lora.enabled") ?? false)} onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}><option value="false">off</option><option value="true">on</option></select>)}
+          {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
+          {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}
+        </div>
+      </div>
+
+      <div className="card">
+        <h3>Trainer backend and GPU split</h3>
+        <div className="grid2">
+          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process"])}
+          {trainerBackend === "ray-slime" && text("Ray dashboard address", "trainer.rayAddress", "http://head-node:8265")}
+        </div>
+        {trainerBackend !== "embedded" && (
+          <>
+            <br />
+            <div className="grid2">
+              {num("Nodes", "trainer.gpu.nodes", "1")}
+              {num("GPUs per node", "trainer.gpu.gpusPerNode", "1")}
+              {num("Actor GPUs", "trainer.gpu.actorGpus", "1")}
+              {num("Rollout GPUs", "trainer.gpu.rolloutGpus", "1")}
+              {num("PRM GPUs (0 = external)", "trainer.gpu.prmGpus", "1")}
+              {num("GPUs per rollout engine", "trainer.gpu.rolloutGpusPerEngine", "1")}
+              {num("GPUs per PRM engine", "trainer.gpu.prmGpusPerEngine", "1")}
+            </div>
+            <br />
+            <GpuGrid split={getAt(cfg, "trainer.gpu") ?? {}} />
+          </>
+        )}
+      </div>
+
+      <div className="toolbar">
+        <button className="primary" type="submit" disabled={busy}>{busy ? "Saving…" : submitLabel}</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,96 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { issuesOf, messageOf } from "../../../_lib/errors";
+import { useTRPC } from "../../../_lib/trpc";
+
+const SCOPES = [
+  { id: "proxy", help: "call the OpenAI-compatible proxy" },
+  { id: "read", help: "read experiments, trajectories, metrics" },
+  { id: "write", help: "read + change experiments, runs, labels" },
+  { id: "admin", help: "everything, including users and keys" },
+] as const;
+
+export default function KeysPage() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [showRevoked, setShowRevoked] = useState(false);
+  const keys = useQuery(trpc.apiKeys.list.queryOptions({ limit: 200, includeRevoked: showRevoked }));
+  const experiments = useQuery(trpc.experiments.list.queryOptions({ limit: 200 }));
+  const create = useMutation(trpc.apiKeys.create.mutationOptions());
+  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
+  const expName = (id: string | null) => (id ? (experiments.data?.items.find((e) => e.id === id)?.slug ?? id) : "all");
+
+  async function onCreate(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const f = new FormData(form);
+    setError(null);
+    try {
+      const k = await create.mutateAsync({
+        name: String(f.get("name")),
+        scopes: f.getAll("scopes").map(String) as ("proxy" | "read" | "write" | "admin")[],
+        experimentId: String(f.get("experimentId") || "") || undefined,
+      });
+      setCreated({ name: k.name, key: k.key });
+      form.reset();
+      await refresh();
+    } catch (err) {
+      const issues = issuesOf(err);
+      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+    }
+  }
+
+  return (
+    <>
+      <h1>API keys</h1>
+      {created && (
+        <div className="notice" role="status">
+          Key <b>{created.name}</b> — copy it now, it will not be shown again:
+          <pre data-testid="new-key">{created.key}</pre>
+          <button onClick={() => setCreated(null)}>Done</button>
+        </div>
+      )}
+      {error && <div className="form-error" role="alert">{error}</div>}
+      <form className="card" onSubmit={onCreate}>
+        <h3>Create a key</h3>
+        <div className="grid2">
+          <label className="field"><span>Name</span><input name="name" required placeholder="e.g. laptop OpenClaw" /></label>
+          <label className="field"><span>Bound to experiment (optional)</span>
+            <select name="experimentId" defaultValue=""><option value="">All experiments</option>{experiments.data?.items.map((e) => <option key={e.id} value={e.id}>{e.slug}</option>)}</select>
+          </label>
+        </div>
+        <div style={{ display: "flex", gap: 16, margin: "12px 0", flexWrap: "wrap" }}>
+          {SCOPES.map((s) => (
+            <label key={s.id} title={s.help} style={{ display: "flex", gap: 6, alignItems: "center" }}>
+              <input type="checkbox" name="scopes" value={s.id} defaultChecked={s.id === "proxy"} /> {s.id} <span className="muted" style={{ fontSize: 11 }}>({s.help})</span>
+            </label>
+          ))}
+        </div>
+        <button className="primary" type="submit">Create key</button>
+      </form>
+      <label style={{ display: "flex", gap: 6, alignItems: "center", marginBottom: 8 }}>
+        <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
+      </label>
+      <table className="list">
+        <thead><tr><th>Name</th><th>Prefix</th><th>Scopes</th><th>Experiment</th><th>Last used</th><th>Created</th><th /></tr></thead>
+        <tbody>
+          {keys.data?.items.map((k) => (
+            <tr key={k.id}>
+              <td>{k.name}</td>
+              <td className="mono">{k.prefix}_…</td>
+              <td>{k.scopes.join(", ")}</td>
+              <td>{expName(k.experimentId)}</td>
+              <td className="muted">{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+              <td className="muted">{new Date(k.createdAt).toLocaleDateString()}</td>
+              <td>{k.revokedAt ? <span className="badge KILLED">revoked</span> : <button className="danger" onClick={async () => { await revoke.mutateAsync({ id: k.id }); await refresh(); }}>Revoke</button>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

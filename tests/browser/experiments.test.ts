@@ -1,0 +1,71 @@
+import { mkdirSync } from "node:fs";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniq } from "../helpers/fixtures";
+import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+describe("experiments in the browser", () => {
+  it("redirects anonymous visitors to the login page", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${BASE_URL}/experiments`);
+    await page.waitForURL(/\/login/);
+    expect(await page.getByRole("button", { name: "Sign in" }).isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it("creates an experiment through the form, sees a validation error, fixes it and finds it in the list", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.getByRole("link", { name: "New experiment" }).click();
+    await page.waitForURL(/\/experiments\/new/);
+
+    const name = uniq("Browser experiment");
+    await page.locator('input[name="name"]').fill(name);
+    await page.locator('select[name="method"]').selectOption("grpo");
+    await page.locator('input[name="hyper.lr"]').fill("-1");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    const lrError = page.locator('[data-path="config.hyper.lr"] .field-error');
+    await lrError.waitFor();
+    expect(await lrError.textContent()).toBe("learning rate must be > 0");
+    expect(page.url()).toMatch(/\/experiments\/new/);
+
+    await page.locator('input[name="hyper.lr"]').fill("0.00002");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    await page.getByRole("heading", { name }).waitFor();
+    expect(await page.getByText("lr 0.00002").count()).toBe(1);
+
+    await page.getByRole("link", { name: "Experiments" }).click();
+    await page.getByLabel("Search experiments").fill(name);
+    const row = page.getByTestId("experiments-table").getByRole("link", { name });
+    await row.waitFor();
+    expect(await row.count()).toBe(1);
+    mkdirSync("docs/screenshots", { recursive: true });
+    await page.getByLabel("Search experiments").fill("");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="experiments-table"] tbody tr').length >= 1);
+    await page.screenshot({ path: "docs/screenshots/experiments.png" });
+    await page.close();
+  });
+
+  it("starts and stops a run from the detail page", async () => {
+    const page = await browser.newPage();
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Run lifecycle");
+    await page.locator('input[name="name"]').fill(name);
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.getByRole("heading", { name }).waitFor();
+    await page.getByRole("button", { name: "Start run" }).click();
+    await page.getByRole("button", { name: "Stop run #1" }).waitFor();
+    await page.getByRole("button", { name: "Stop run #1" }).click();
+    await page.getByText("stopped by user").waitFor();
+    expect(await page.getByRole("button", { name: "Start run" }).isVisible()).toBe(true);
+    await page.close();
+  });
+});
