@@ -38,7 +38,8 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  const args = process.argv.slice(2);
+  const wantBrowser = process.argv.includes("--browser");
+  const args = process.argv.slice(2).filter((a) => a !== "--browser");
   const filtered = args.some((a) => !a.startsWith("-"));
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const dataDir = path.join(root, ".data", "test");
@@ -72,8 +73,13 @@ async function main(): Promise<number> {
       SECRET_KEY: randomBytes(32).toString("base64url"),
       DATA_DIR: path.join(dataDir, id),
     };
+    if (!filtered) {
+      log("type-checking and linting the whole repository");
+      if ((await run(path.join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], env)) !== 0) return 1;
+      if ((await run(path.join(root, "node_modules/.bin/eslint"), ["."], env)) !== 0) return 1;
+    }
     const unit = await run(path.join(root, "node_modules/.bin/vitest"), ["run", ...args], env);
-    if (filtered && !args.includes("--browser")) return unit;
+    if (filtered && !wantBrowser) return unit;
 
     if (!existsSync(CHROMIUM)) {
       log(`SKIPPED browser tests: ${CHROMIUM} not found (install it with: apt-get install -y chromium)`);
