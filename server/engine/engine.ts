@@ -1,0 +1,161 @@
+/**
+ * The embedded policy engine a proxy serves from: chat (streaming or not) with token ids and
+ * behaviour log-probs, scoring of a given response (teacher / behaviour log-probs), and hot swap
+ * of weights.
+ *
+ * Hot swap: every generation pins the loaded weights it started on (reference-counted); `swap`
+ * installs the new version for later requests and disposes the old weights only once the last
+ * generation pinned to them has finished. A generation started on version v finishes on v.
+ */
+import { initBackend } from "./backend";
+import { loadCheckpoint } from "./checkpoint";
+import {
+  generateStream, type GenerationResult, type SampleOptions, type TokenEvent,
+} from "./generate";
+import { disposeModel, type ModelConfig, type PolicyModel } from "./model";
+import { scoreResponse } from "./score";
+import { encode, END_ID, renderChat, type ChatMessage, type RenderOptions } from "./tokenizer";
+
+interface Loaded {
+  model: PolicyModel;
+  version: number;
+  pins: number;
+  retired: boolean;
+}
+
+export interface ChatOptions extends SampleOptions {
+  tools?: RenderOptions["tools"];
+  onToken?: (ev: TokenEvent) => void;
+}
+
+export interface ChatResult extends GenerationResult {
+  /** weights version the whole response was generated with */
+  version: number;
+}
+
+export interface ScoreResult {
+  /** response ids that were scored (text responses get the end-of-turn token appended) */
+  tokenIds: number[];
+  logprobs: number[];
+  /** prompt ids actually used (left-truncated when prompt + response exceed the context) */
+  promptIds: number[];
+  version: number;
+}
+
+export class EmbeddedEngine {
+  private current: Loaded | null = null;
+
+  /** Load a checkpoint directory (replacing any loaded one, like `swap`). */
+  async load(checkpointPath: string, version?: number): Promise<void> {
+    await this.swap(checkpointPath, version);
+  }
+
+  /**
+   * Load `checkpointPath` and make it current; in-flight generations keep their weights.
+   * `version` defaults to the checkpoint's own meta.version.
+   */
+  async swap(checkpointPath: string, version?: number): Promise<void> {
+    await initBackend();
+    const { model, meta } = await loadCheckpoint(checkpointPath);
+    const prev = this.current;
+    this.current = { model, version: version ?? meta.version, pins: 0, retired: false };
+    if (prev) this.retire(prev);
+  }
+
+  get version(): number {
+    return this.require().version;
+  }
+
+  get config(): ModelConfig {
+    return this.require().model.config;
+  }
+
+  get loaded(): boolean {
+    return this.current !== null;
+  }
+
+  /** Prompt token ids for a chat request (with the generation prompt). */
+  promptIds(messages: readonly ChatMessage[], tools?: RenderOptions["tools"]): number[] {
+    return renderChat(messages, { addGenerationPrompt: true, tools });
+  }
+
+  /** Streaming chat: yields tokens as they are sampled; the iterator's return value is the result. */
+  async *chatStream(messages: readonly ChatMessage[], opts: ChatOptions = {}): AsyncGenerator<TokenEvent, ChatResult> {
+    const { tools, onToken, ...sampling } = opts;
+    const prompt = this.promptIds(messages, tools);
+    const pinned = this.pin();
+    const gen = generateStream(pinned.model, prompt, sampling);
+    let finished = false;
+    try {
+      for (;;) {
+        const it = await gen.next();
+        if (it.done) {
+          finished = true;
+          return { ...it.value, version: pinned.version };
+        }
+        onToken?.(it.value);
+        yield it.value;
+      }
+    } finally {
+      // A consumer that stops early (or a throwing onToken) must still free the KV cache.
+      if (!finished) await gen.return(undefined as never);
+      this.unpin(pinned);
+    }
+  }
+
+  /** Non-streaming chat (tokens still reach `opts.onToken` as they are sampled). */
+  async chat(messages: readonly ChatMessage[], opts: ChatOptions = {}): Promise<ChatResult> {
+    const gen = this.chatStream(messages, opts);
+    for (;;) {
+      const it = await gen.next();
+      if (it.done) return it.value;
+    }
+  }
+
+  /**
+   * Per-token log-probs of a response under the current weights. A string response is encoded and
+   * closed with the end-of-turn token (as the policy would emit it); ids are scored as given.
+   */
+  async scoreChat(
+    messages: readonly ChatMessage[], response: string | readonly number[], opts: { tools?: RenderOptions["tools"] } = {},
+  ): Promise<ScoreResult> {
+    const tokenIds = typeof response === "string" ? [...encode(response), END_ID] : [...response];
+    const prompt = this.promptIds(messages, opts.tools);
+    const pinned = this.pin();
+    try {
+      const ctx = pinned.model.config.ctx;
+      const promptIds = prompt.slice(Math.max(0, prompt.length - (ctx - tokenIds.length)));
+      const logprobs = scoreResponse(pinned.model, promptIds, tokenIds);
+      return { tokenIds, logprobs, promptIds, version: pinned.version };
+    } finally {
+      this.unpin(pinned);
+    }
+  }
+
+  /** Free the current weights once nothing is generating on them. */
+  dispose(): void {
+    if (this.current) this.retire(this.current);
+    this.current = null;
+  }
+
+  private require(): Loaded {
+    if (!this.current) throw new Error("EmbeddedEngine: no checkpoint loaded");
+    return this.current;
+  }
+
+  private pin(): Loaded {
+    const l = this.require();
+    l.pins += 1;
+    return l;
+  }
+
+  private unpin(l: Loaded): void {
+    l.pins -= 1;
+    if (l.retired && l.pins === 0) disposeModel(l.model);
+  }
+
+  private retire(l: Loaded): void {
+    l.retired = true;
+    if (l.pins === 0) disposeModel(l.model);
+  }
+}
