@@ -11,7 +11,7 @@ export interface RedisChoice {
   stop?: () => Promise<void>;
 }
 
-const SPAWNED_PORT = 63790;
+const SPAWNED_PORT = Number(process.env.SPAWNED_REDIS_PORT ?? 63790);
 
 export async function pingRedis(url: string, timeoutMs = 2000): Promise<boolean> {
   const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, retryStrategy: () => null });
@@ -38,27 +38,26 @@ export const REDIS_INSTALL_HELP = [
 
 export async function chooseRedis(dataDir: string, log: (s: string) => void): Promise<RedisChoice> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, source: "env" };
-  const local = "redis://127.0.0.1:6379";
+  const local = process.env.PROBE_REDIS_URL ?? "redis://127.0.0.1:6379";
   if (await pingRedis(local)) return { url: local, source: "local" };
   if (spawnSync("redis-server", ["--version"]).status !== 0) throw new Error(REDIS_INSTALL_HELP);
-  const dir = path.resolve(dataDir, "redis");
+  log(`no Redis on 127.0.0.1:6379: starting redis-server on port ${SPAWNED_PORT} with its data in ${path.resolve(dataDir, "redis")}`);
+  return spawnRedis(path.resolve(dataDir, "redis"), SPAWNED_PORT);
+}
+
+export async function spawnRedis(dir: string, port: number): Promise<RedisChoice> {
   mkdirSync(dir, { recursive: true });
-  log(`no Redis on 127.0.0.1:6379: starting redis-server on port ${SPAWNED_PORT} with data under .data/redis`);
-  const child: ChildProcess = spawn("redis-server", ["--port", String(SPAWNED_PORT), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""], { stdio: "ignore" });
-  const url = `redis://127.0.0.1:${SPAWNED_PORT}`;
+  const child: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""], { stdio: "ignore" });
+  const url = `redis://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  };
   for (let i = 0; i < 50; i++) {
-    if (await pingRedis(url, 500)) {
-      return {
-        url,
-        source: "spawned",
-        stop: async () => {
-          child.kill("SIGTERM");
-          await new Promise((r) => child.once("exit", r));
-        },
-      };
-    }
+    if (await pingRedis(url, 500)) return { url, source: "spawned", stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill("SIGKILL");
-  throw new Error("redis-server was started but did not answer on port " + SPAWNED_PORT);
+  throw new Error(`redis-server was started but did not answer on port ${port}`);
 }
