@@ -28,8 +28,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * CSRF defence for cookie-authenticated writes: the cookie is SameSite=Lax, and the request must come
- * from our own origin (Origin or Referer) and carry a JSON body or our custom header, which cross-site
- * forms cannot send without a CORS preflight we never grant.
+ * from our own origin (Origin or Referer), and a POST must carry a JSON body or our custom header, which
+ * cross-site forms cannot send without a CORS preflight we never grant.
  */
 export function assertSameOrigin(ctx: RequestContext): void {
   if (!ctx.viaCookie || SAFE_METHODS.has(ctx.req.method)) return;
@@ -44,8 +44,9 @@ export function assertSameOrigin(ctx: RequestContext): void {
     }
     if (originHost !== host) throw forbidden("Cross-site request refused (CSRF protection)");
   }
+  // Only POST is a "simple" cross-site method; PATCH/PUT/DELETE always need a CORS preflight.
   const ct = ctx.req.headers.get("content-type") ?? "";
-  if (!ct.includes("application/json") && !ctx.req.headers.get("x-ocrl-csrf")) {
+  if (ctx.req.method === "POST" && !ct.includes("application/json") && !ctx.req.headers.get("x-ocrl-csrf")) {
     throw forbidden("State-changing requests must send JSON (CSRF protection)");
   }
 }

@@ -18,7 +18,12 @@ const TRPC_CODE = {
   INTERNAL: "INTERNAL_SERVER_ERROR",
 } as const;
 
-const t = initTRPC.context<RequestContext>().create({
+/** Each procedure declares the permission it needs; the access-control test enumerates them. */
+export interface ProcedureMeta {
+  permission?: Permission | "authenticated";
+}
+
+const t = initTRPC.context<RequestContext>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     const issues: Issue[] | null =
@@ -41,14 +46,14 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
-export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+export const authedProcedure = publicProcedure.meta({ permission: "authenticated" }).use(({ ctx, next }) => {
   if (!ctx.principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in or send an API key" });
   assertSameOrigin(ctx);
   return next({ ctx: { ...ctx, principal: ctx.principal } });
 });
 
 export const scopedProcedure = (perm: Permission) =>
-  authedProcedure.use(({ ctx, next }) => {
+  authedProcedure.meta({ permission: perm }).use(({ ctx, next }) => {
     assertCan(ctx.principal, perm);
     return next();
   });
