@@ -10,9 +10,18 @@ import { authenticate } from "../users/service";
 import { clearSessionCookie, sealSession, sessionCookie } from "../auth/session";
 import { fromZod } from "../errors";
 import { healthReport } from "./health";
+import { callerIdentity, hitRateLimit, rateLimitHeaders } from "./rateLimit";
+
+const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
+const LOGIN_LIMIT_PER_MIN = Number(process.env.LOGIN_RATE_LIMIT_PER_MIN ?? 20);
 
 async function login(req: Request): Promise<Response> {
   try {
+    const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
+    const limited = await hitRateLimit("login", ip, LOGIN_LIMIT_PER_MIN);
+    if (!limited.allowed) {
+      return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
+    }
     const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
     if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
     const user = await authenticate(parsed.data.email, parsed.data.password);
@@ -21,6 +30,19 @@ async function login(req: Request): Promise<Response> {
   } catch (err) {
     return errorResponse(err);
   }
+}
+
+/** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
+async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
+  const decision = await hitRateLimit("api", callerIdentity(req), API_LIMIT_PER_MIN);
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    return jsonError(429, "TOO_MANY_REQUESTS", `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, [], headers);
+  }
+  const res = await serve();
+  const out = new Response(res.body, res);
+  for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  return out;
 }
 
 export async function handleApi(req: Request): Promise<Response> {
@@ -33,7 +55,7 @@ export async function handleApi(req: Request): Promise<Response> {
     return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
   }
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
-    return fetchRequestHandler({
+    return limited(req, () => fetchRequestHandler({
       endpoint: "/api/trpc",
       req,
       router: appRouter,
@@ -41,8 +63,8 @@ export async function handleApi(req: Request): Promise<Response> {
       onError({ error, path: p }) {
         if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
       },
-    }).catch(errorResponse);
+    }).catch(errorResponse));
   }
-  if (path.startsWith("/api/v1/") || path === "/api/v1") return dispatchRest(req, path.slice("/api/v1".length) || "/");
+  if (path.startsWith("/api/v1/") || path === "/api/v1") return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
   return jsonError(404, "NOT_FOUND", `No API route ${path}`);
 }
