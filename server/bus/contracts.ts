@@ -41,7 +41,35 @@ export const CHANNELS = {
   },
 } as const;
 
+/** One second of a proxy's serving metrics for one experiment (latest snapshot, TTL'd). */
+export const ProxyMetricsSchema = z.object({
+  experimentId: z.string(),
+  runId: z.string().nullable(),
+  at: z.number(),
+  requestsPerS: z.number(),
+  errorsPerS: z.number(),
+  latencyP50Ms: z.number().nullable(),
+  latencyP99Ms: z.number().nullable(),
+  ttftP50Ms: z.number().nullable(),
+  tokensPerS: z.number(),
+  activeSessions: z.number().int(),
+  bufferDepth: z.number().int(),
+  policyVersion: z.number().int(),
+});
+
 export const KEYS = {
+  /** String with TTL: the latest ProxyMetrics snapshot of an experiment (written every second by workers/serve). */
+  proxyMetrics: {
+    pattern: "metrics:proxy:*",
+    key: (experimentId: string) => `metrics:proxy:${experimentId}`,
+    payload: ProxyMetricsSchema,
+  },
+  /** String with TTL: stitch hash → session, so header-less conversations survive a proxy restart. */
+  stitch: {
+    pattern: "stitch:*",
+    key: (hash: string) => `stitch:${hash}`,
+    payload: z.object({ sessionKey: z.string(), seq: z.number().int() }),
+  },
   /** Hash with TTL: one per live worker process. */
   heartbeat: {
     pattern: "hb:*",
@@ -64,6 +92,7 @@ export type ChannelName = keyof typeof CHANNELS;
 export type QueuePayload<Q extends QueueName> = z.infer<(typeof QUEUES)[Q]["payload"]>;
 export type ChannelPayload<C extends ChannelName> = z.infer<(typeof CHANNELS)[C]["payload"]>;
 export type Heartbeat = z.infer<typeof KEYS.heartbeat.payload>;
+export type ProxyMetrics = z.infer<typeof ProxyMetricsSchema>;
 
 export function encodeChannel<C extends ChannelName>(channel: C, payload: ChannelPayload<C>): string {
   return JSON.stringify(CHANNELS[channel].payload.parse(payload));

@@ -1,7 +1,20 @@
-// Placeholder loop until this worker's issue lands: it heartbeats so the Workers page shows it alive.
+// The OpenAI-compatible recording proxy (server/proxy) as a worker process on PROXY_PORT.
+import { startProxy } from "../../server/proxy/server";
 import { runWorker, sleep } from "../../server/workers/runtime";
 
 await runWorker("serve", async (ctx) => {
-  ctx.setActivity("idle: not implemented yet");
-  while (!ctx.signal.aborted) await sleep(1000, ctx.signal);
+  const proxy = await startProxy({ log: (m) => ctx.log(`[proxy] ${m}`) });
+  ctx.log(`recording proxy listening on ${proxy.url} (POST /v1/chat/completions)`);
+  while (!ctx.signal.aborted) {
+    const w = proxy.writer;
+    ctx.setActivity(w.degraded ? `serving; Postgres unreachable, ${w.depth} turns buffered` : `serving on :${proxy.port}`);
+    ctx.setStat("sessions", proxy.sessions.size);
+    ctx.setStat("bufferDepth", w.depth);
+    ctx.setStat("turnsWritten", w.stats.turns);
+    ctx.setStat("rejected", w.stats.rejected);
+    ctx.setStat("judgeBacklog", proxy.judge.backlog);
+    await sleep(1000, ctx.signal);
+  }
+  ctx.setActivity("draining");
+  await proxy.close();
 });

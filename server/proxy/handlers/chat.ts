@@ -1,0 +1,214 @@
+// POST /v1/chat/completions: authenticate, validate, decide session and turn type, forward to the
+// experiment's upstream (real SSE pass-through when streaming), answer, then record — recording happens
+// after the response is complete and only pushes an event to the writer, so it never delays the client.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
+import { badRequest, fromZodError, ProxyError, UPSTREAM_RETRY_AFTER_S, upstreamTimeout, upstreamUnavailable } from "../errors";
+import type { ExperimentContext } from "../experiments";
+import { header, readBody, sendError, sendJson } from "../http";
+import { ChatRequestSchema, type ChatRequest } from "../schemas";
+import { extractSessionMeta } from "../sessionMeta";
+import { newId, type TurnPlan } from "../turns";
+import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
+import type { ProxyDeps } from "./deps";
+
+interface ClientWants {
+  logprobs: boolean;
+  usage: boolean;
+  tokenIds: boolean;
+}
+
+type Obj = Record<string, unknown>;
+
+/** The experiment's serving settings applied to what is forwarded (and recorded as the turn's params). */
+function applyServing(body: ChatRequest, ex: ExperimentContext): Obj {
+  const out: Obj = { ...body };
+  const serving = ex.config.serving;
+  if (out.max_tokens == null && out.max_completion_tokens == null) out.max_tokens = serving.maxTokens;
+  if (serving.temperature !== undefined) out.temperature = serving.temperature;
+  return out;
+}
+
+/** Strips what the proxy asked for on its own behalf (log-probs, token ids, usage) unless the client asked too. */
+function clientChoices(choices: unknown, wants: ClientWants): { choices: unknown; changed: boolean } {
+  if (!Array.isArray(choices)) return { choices, changed: false };
+  let changed = false;
+  const out = choices.map((c: Obj) => {
+    if (!c || typeof c !== "object") return c;
+    const strip = (!wants.logprobs && c.logprobs != null) || (!wants.tokenIds && ("token_ids" in c || "prompt_token_ids" in c));
+    if (!strip) return c;
+    changed = true;
+    const copy: Obj = { ...c };
+    if (!wants.logprobs) copy.logprobs = null;
+    if (!wants.tokenIds) {
+      delete copy.token_ids;
+      delete copy.prompt_token_ids;
+    }
+    return copy;
+  });
+  return { choices: out, changed };
+}
+
+function clientChunk(chunk: StreamChunk, wants: ClientWants): string | null {
+  const j = chunk.json;
+  const usageOnly = Array.isArray(j.choices) && j.choices.length === 0 && j.usage != null;
+  if (usageOnly && !wants.usage) return null;
+  const { choices, changed } = clientChoices(j.choices, wants);
+  const dropUsage = !wants.usage && j.usage != null;
+  if (!changed && !dropUsage) return chunk.raw;
+  const copy: Obj = { ...j, choices };
+  if (dropUsage) delete copy.usage;
+  return JSON.stringify(copy);
+}
+
+function upstreamErrorMessage(body: unknown): string {
+  if (body && typeof body === "object") {
+    const e = (body as Obj).error;
+    if (e && typeof e === "object" && typeof (e as Obj).message === "string") return (e as Obj).message as string;
+    if (typeof e === "string") return e;
+    if (typeof (body as Obj).message === "string") return (body as Obj).message as string;
+  }
+  return typeof body === "string" ? body.slice(0, 500) : "upstream error";
+}
+
+function toProxyError(err: unknown): ProxyError {
+  if (err instanceof ProxyError) return err;
+  if (err instanceof UpstreamTimeoutError) return upstreamTimeout(err.ms);
+  if (err instanceof UpstreamUnavailableError) return upstreamUnavailable(err.message);
+  return upstreamUnavailable((err as Error)?.message ?? String(err));
+}
+
+export async function handleChat(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
+  const t0 = performance.now();
+  const createdAt = Date.now();
+  const principal = await deps.auth.authenticate(header(req, "authorization"));
+  const raw = await readBody(req, deps.maxBodyBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString("utf8"));
+  } catch (err) {
+    throw badRequest(`Malformed JSON body: ${(err as Error).message}`, null, "invalid_json");
+  }
+  const parsed = ChatRequestSchema.safeParse(json);
+  if (!parsed.success) throw fromZodError(parsed.error, "Invalid chat completion request");
+  const { meta, forward } = extractSessionMeta(req, parsed.data);
+  const ex = await deps.experiments.resolve(principal, forward.model);
+  const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
+  const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);
+
+  const turnId = newId("turn_");
+  const idem = header(req, "idempotency-key") ?? header(req, "x-request-id");
+  const requestId = idem ? `${ex.id}:${idem.slice(0, 200)}` : turnId;
+  const stream = forward.stream === true;
+  const wants: ClientWants = {
+    logprobs: forward.logprobs === true,
+    usage: forward.stream_options?.include_usage === true,
+    tokenIds: (forward as Obj).return_token_ids === true,
+  };
+  const upstreamBody = applyServing(forward, ex);
+  const upstream = ex.upstream;
+  const version = ex.policyVersion;
+  const aborted = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  const headers: Record<string, string> = {
+    "x-session-id": plan.session.externalId,
+    "x-turn-id": turnId,
+    "x-turn-type": plan.turnType.toLowerCase(),
+    "x-policy-version": String(version),
+  };
+
+  const finish = (status: "OK" | "FAILED", output: RecordedOutput | null, error: string | null, ttftMs: number | null, policyVersion: number) => {
+    const latencyMs = Math.round(performance.now() - t0);
+    const { messages, ...rest } = upstreamBody;
+    recordTurn(deps, ex, plan, {
+      turnId,
+      requestId,
+      messages: messages as ChatRequest["messages"],
+      rest,
+      output,
+      status,
+      error,
+      ttftMs,
+      latencyMs,
+      policyVersion,
+      upstreamModel: output?.model ?? upstream.model,
+      createdAt,
+    });
+    deps.metrics.observe(ex.id, { latencyMs, ttftMs, completionTokens: output?.completionTokens ?? 0, error: status === "FAILED" });
+  };
+
+  let resp;
+  try {
+    resp = await upstream.send({ body: upstreamBody, stream, signal: aborted.signal });
+  } catch (err) {
+    const pe = toProxyError(err);
+    finish("FAILED", null, pe.message, null, version);
+    sendError(res, pe, headers);
+    return;
+  }
+
+  if (resp.kind === "error") {
+    const message = upstreamErrorMessage(resp.body);
+    finish("FAILED", null, `upstream ${resp.status}: ${message}`, null, version);
+    if (resp.status >= 500) {
+      sendError(res, new ProxyError(502, "upstream_error", `The policy backend failed (${resp.status}): ${message}`, "upstream_error", null, UPSTREAM_RETRY_AFTER_S), headers);
+    } else {
+      const e = resp.body && typeof resp.body === "object" && (resp.body as Obj).error && typeof (resp.body as Obj).error === "object" ? (resp.body as Obj).error as Obj : null;
+      const pe = new ProxyError(resp.status, (e?.type as ProxyError["type"]) ?? "invalid_request_error", message, (e?.code as string) ?? null, (e?.param as string) ?? null,
+        resp.status === 429 ? Number(resp.retryAfter) || UPSTREAM_RETRY_AFTER_S : null);
+      sendError(res, pe, headers);
+    }
+    return;
+  }
+
+  const servedBy = resp.policyVersion ?? version;
+  headers["x-policy-version"] = String(servedBy);
+
+  if (resp.kind === "json") {
+    const output = fromCompletion(resp.body);
+    const { choices, changed } = clientChoices(resp.body.choices, wants);
+    const body: Obj = { ...resp.body, ...(changed ? { choices } : {}), session_id: plan.session.externalId };
+    sendJson(res, 200, body, headers);
+    finish("OK", output, null, null, servedBy);
+    return;
+  }
+
+  const acc = new StreamAccumulator();
+  let ttftMs: number | null = null;
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...headers });
+  };
+  try {
+    for await (const chunk of resp.chunks) {
+      if (acc.push(chunk.json) && ttftMs === null) ttftMs = Math.round(performance.now() - t0);
+      const text = clientChunk(chunk, wants);
+      if (text === null) continue;
+      start();
+      res.write(`data: ${text}\n\n`);
+    }
+    if (aborted.signal.aborted) throw new UpstreamUnavailableError("client disconnected");
+    start();
+    res.end("data: [DONE]\n\n");
+    finish("OK", acc.result(), null, ttftMs, servedBy);
+  } catch (err) {
+    const pe = aborted.signal.aborted ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed") : toProxyError(err);
+    if (!started) sendError(res, pe, headers);
+    else res.end(`data: ${JSON.stringify(pe.body())}\n\n`);
+    finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
+  }
+}
+
+function recordTurn(deps: ProxyDeps, ex: ExperimentContext, plan: TurnPlan, input: Parameters<ProxyDeps["planner"]["record"]>[2]): void {
+  try {
+    deps.writer.push(deps.planner.record(ex, plan, input));
+  } catch (err) {
+    // Never let recording break serving; this is a bug worth seeing in the logs.
+    console.error(`[proxy] could not record turn ${input.turnId}:`, err);
+  }
+}

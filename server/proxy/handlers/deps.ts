@@ -1,0 +1,19 @@
+import type { ProxyAuth } from "../auth";
+import type { ExperimentDirectory } from "../experiments";
+import type { ServingMetrics } from "../metrics";
+import type { RecordEvent } from "../recorder/events";
+import type { SessionTable } from "../sessions";
+import type { TurnPlanner } from "../turns";
+import type { Db } from "../../db/client";
+
+/** What the request handlers use; assembled by server.ts. */
+export interface ProxyDeps {
+  maxBodyBytes: number;
+  auth: ProxyAuth;
+  experiments: ExperimentDirectory;
+  planner: TurnPlanner;
+  sessions: SessionTable;
+  writer: { push(e: RecordEvent): void; readonly depth: number; readonly degraded: boolean; readonly bufferFull: boolean };
+  metrics: ServingMetrics;
+  db: () => Db;
+}

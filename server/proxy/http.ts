@@ -1,0 +1,52 @@
+// Small node:http helpers: bounded body reading and JSON/error responses.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ProxyError } from "./errors";
+
+const tooLarge = (limit: number) =>
+  new ProxyError(413, "invalid_request_error", `Request body exceeds the ${limit}-byte limit`, "request_too_large");
+
+/** Reads the whole body, refusing (413) as soon as it passes `limit` bytes. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on("data", (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => !failed && resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on("error", (err) => !failed && ((failed = true), reject(err)));
+  });
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}
+
+export function sendError(res: ServerResponse, err: ProxyError, headers: Record<string, string> = {}): void {
+  const extra: Record<string, string> = { ...headers };
+  if (err.retryAfterS !== null) extra["retry-after"] = String(err.retryAfterS);
+  // After a 413 the rest of the body may still be arriving: close instead of reading it.
+  if (err.status === 413) extra.connection = "close";
+  sendJson(res, err.status, err.body(), extra);
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,394 @@
+// The recording writer: the request path pushes events and returns; this loop writes them to Postgres in
+// batches (group commit: whatever queued while the previous batch was written forms the next one).
+// When Postgres is unreachable — or slower than the traffic — events go to the on-disk buffer in order and
+// are replayed when it answers again. Every write is idempotent (turns by requestId, labels by id, next
+// states only onto unlinked turns), so a batch replayed after an unknown outcome records nothing twice.
+import path from "node:path";
+import { appendFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { DiskBuffer } from "./diskBuffer";
+import type { LabelEvent, RecordEvent, TurnEvent } from "./events";
+import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, updateSessions, type JudgeItem } from "./sql";
+
+export interface WriterOptions {
+  databaseUrl: string;
+  /** Directory of the durable buffer (segments, and rejected.jsonl for events Postgres refused). */
+  bufferDir: string;
+  bufferMaxBytes: number;
+  batchSize?: number;
+  /** In-memory events beyond this go to disk even while Postgres is up (backpressure). */
+  maxQueue?: number;
+  probeIntervalMs?: number;
+  /** Turns ready for the judge (next state linked, or session ended), after their batch committed. */
+  onJudge: (items: JudgeItem[]) => void;
+  /** A turn Postgres refused: its session's compact-storage chain must restart. */
+  onTurnRejected?: (e: TurnEvent) => void;
+  log?: (msg: string) => void;
+}
+
+interface SessionInfo {
+  rowId: string;
+  nextIndex: number;
+  done: boolean;
+}
+
+const sessionKey = (experimentId: string, externalId: string) => `${experimentId}\u0000${externalId}`;
+
+/** Postgres errors about the data (class 22 data exception, 23 integrity) versus everything else. */
+function sqlState(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+}
+
+export function isConnectionError(err: unknown): boolean {
+  const state = sqlState(err);
+  if (state) return state.startsWith("08") || state.startsWith("57P") || state === "53300";
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code.startsWith("E")) return true; // ECONNREFUSED, ECONNRESET, ETIMEDOUT…
+  return /connect|terminat|timeout|closed|ended/i.test((err as Error)?.message ?? "");
+}
+
+const isIndexConflict = (err: unknown) => sqlState(err) === "23505" && /turns_sessionId_index_key/.test((err as Error).message + String((err as { constraint?: string }).constraint));
+const isTransient = (err: unknown) => ["40001", "40P01", "55P03"].includes(sqlState(err) ?? "");
+
+export class RecordingWriter {
+  private readonly pool: pg.Pool;
+  private readonly disk: DiskBuffer;
+  private queue: RecordEvent[] = [];
+  private inFlight = 0;
+  private mode: "memory" | "disk" = "memory";
+  private diskPending: RecordEvent[] = [];
+  private diskFlushScheduled = false;
+  private diskWrites = 0;
+  private readonly sessions = new Map<string, SessionInfo>();
+  private readonly shipped = new Set<string>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private syncTimer: NodeJS.Timeout | null = null;
+  private readonly batchSize: number;
+  private readonly maxQueue: number;
+  private readonly probeMs: number;
+  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0 };
+  lastError: string | null = null;
+
+  constructor(private readonly opts: WriterOptions) {
+    this.pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, query_timeout: 30_000 });
+    this.pool.on("error", () => {}); // an idle client lost its connection: the next checkout reconnects
+    this.disk = new DiskBuffer(opts.bufferDir, opts.bufferMaxBytes);
+    this.batchSize = opts.batchSize ?? 256;
+    this.maxQueue = opts.maxQueue ?? 20_000;
+    this.probeMs = opts.probeIntervalMs ?? 1000;
+  }
+
+  private log(msg: string) {
+    (this.opts.log ?? ((m: string) => console.warn(`[recorder] ${m}`)))(msg);
+  }
+
+  async start(): Promise<void> {
+    await this.disk.open();
+    // Leftovers of an earlier process are written before anything new, so per-session order holds.
+    if (!this.disk.empty) {
+      this.log(`replaying ${this.disk.depth} buffered events from an earlier run`);
+      this.mode = "disk";
+    }
+    this.running = true;
+    this.syncTimer = setInterval(() => void this.disk.sync().catch(() => {}), 1000);
+    this.syncTimer.unref();
+    this.loop = this.run();
+  }
+
+  /** Queue depth: in memory, being written, and on disk. */
+  get depth(): number {
+    return this.queue.length + this.inFlight + this.diskPending.length + this.disk.depth;
+  }
+
+  get degraded(): boolean {
+    return this.mode === "disk";
+  }
+
+  get bufferFull(): boolean {
+    return this.disk.full;
+  }
+
+  get dropped(): number {
+    return this.disk.dropped;
+  }
+
+  get bufferBytes(): number {
+    return this.disk.bytes;
+  }
+
+  /** True the first time this process sees a blob: that event must carry its content. */
+  shipBlob(hash: string): boolean {
+    if (this.shipped.has(hash)) return false;
+    this.shipped.add(hash);
+    if (this.shipped.size > 100_000) this.shipped.delete(this.shipped.values().next().value!);
+    return true;
+  }
+
+  push(e: RecordEvent): void {
+    if (this.mode === "memory" && this.queue.length >= this.maxQueue) this.toDisk([]);
+    if (this.mode === "disk") {
+      this.diskPending.push(e);
+      this.scheduleDiskFlush();
+      return;
+    }
+    this.queue.push(e);
+    this.kick();
+  }
+
+  private kick() {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  private scheduleDiskFlush() {
+    if (this.diskFlushScheduled) return;
+    this.diskFlushScheduled = true;
+    setImmediate(() => {
+      this.diskFlushScheduled = false;
+      this.appendToDisk(this.diskPending.splice(0));
+    });
+  }
+
+  private appendToDisk(events: RecordEvent[]) {
+    if (!events.length) return;
+    this.diskWrites++;
+    this.stats.spilled += events.length;
+    void this.disk
+      .append(events)
+      .catch((err: Error) => this.log(`could not write the buffer: ${err.message}`))
+      .finally(() => {
+        this.diskWrites--;
+        this.notifyIdle();
+      });
+  }
+
+  /** Switches to disk mode; `first` (a failed batch) goes before everything still queued. */
+  private toDisk(first: RecordEvent[]) {
+    if (this.mode !== "disk") this.log(`Postgres unavailable or behind: buffering to ${this.disk.dir}`);
+    this.mode = "disk";
+    const events = [...first, ...this.queue, ...this.diskPending.splice(0)];
+    this.queue = [];
+    this.appendToDisk(events);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      if (this.mode === "memory") {
+        if (!this.queue.length) {
+          this.notifyIdle();
+          await new Promise<void>((r) => (this.wake = r));
+          continue;
+        }
+        const batch = this.queue.splice(0, this.batchSize);
+        this.inFlight = batch.length;
+        try {
+          await this.write(batch);
+        } catch (err) {
+          this.noteDbError(err);
+          this.toDisk(batch);
+        } finally {
+          this.inFlight = 0;
+        }
+      } else {
+        await this.replay();
+      }
+    }
+  }
+
+  private noteDbError(err: unknown) {
+    this.stats.dbErrors++;
+    this.lastError = (err as Error)?.message ?? String(err);
+    this.sessions.clear(); // the outcome of the failed batch is unknown: re-read indices next time
+  }
+
+  private async probe(): Promise<boolean> {
+    try {
+      await this.pool.query("SELECT 1");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(r, ms);
+      this.wake = () => (clearTimeout(t), r());
+    });
+  }
+
+  /** Disk mode: wait for Postgres, write segments oldest first, and go back to memory once caught up. */
+  private async replay(): Promise<void> {
+    if (!(await this.probe())) {
+      await this.sleep(this.probeMs);
+      return;
+    }
+    this.appendToDisk(this.diskPending.splice(0));
+    await this.disk.rotate();
+    try {
+      for (let seg = this.disk.oldest(); seg && this.running; seg = this.disk.oldest()) {
+        const { events, skipped } = await this.disk.read(seg.file);
+        if (skipped) this.log(`${skipped} unreadable line(s) in ${path.basename(seg.file)} (torn write) skipped`);
+        for (let i = 0; i < events.length; i += this.batchSize) {
+          const batch = events.slice(i, i + this.batchSize);
+          this.inFlight = batch.length;
+          await this.write(batch);
+          this.inFlight = 0;
+        }
+        this.stats.replayed += events.length;
+        await this.disk.remove(seg.file);
+      }
+    } catch (err) {
+      this.inFlight = 0;
+      this.noteDbError(err);
+      await this.sleep(this.probeMs);
+      return;
+    }
+    if (!this.diskPending.length && !this.diskFlushScheduled && this.diskWrites === 0 && this.disk.empty) {
+      this.mode = "memory";
+      this.log("Postgres is back: buffer replayed");
+    }
+  }
+
+  /** Writes a batch; data errors are isolated to single events, which are set aside in rejected.jsonl. */
+  private async write(events: RecordEvent[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.transaction(events);
+        return;
+      } catch (err) {
+        if (isConnectionError(err)) throw err;
+        if ((isIndexConflict(err) || isTransient(err)) && attempt < 3) {
+          this.sessions.clear();
+          continue;
+        }
+        if (events.length > 1) {
+          for (const e of events) await this.write([e]);
+          return;
+        }
+        await this.reject(events[0]!, err);
+        return;
+      }
+    }
+  }
+
+  private async reject(e: RecordEvent, err: unknown): Promise<void> {
+    this.stats.rejected++;
+    const reason = (err as Error)?.message ?? String(err);
+    this.log(`Postgres refused a ${e.t} event (${reason}); kept in rejected.jsonl`);
+    await appendFile(path.join(this.disk.dir, "rejected.jsonl"), `${JSON.stringify({ reason, event: e })}\n`).catch(() => {});
+    if (e.t === "turn") {
+      // Later turns may reference its blobs: store them on their own.
+      if (e.blobs.length) {
+        const c = await this.pool.connect();
+        await insertBlobs(c, e.blobs).catch(() => {});
+        c.release();
+      }
+      this.opts.onTurnRejected?.(e);
+    }
+  }
+
+  private async transaction(events: RecordEvent[]): Promise<void> {
+    const turns = events.filter((e): e is TurnEvent => e.t === "turn");
+    const labels = events.filter((e): e is LabelEvent => e.t === "label");
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      await client.query("BEGIN");
+      await insertBlobs(client, turns.flatMap((t) => t.blobs));
+
+      const staged = new Map<string, SessionInfo>();
+      const missing = new Map<string, { id: string; experimentId: string; externalId: string; idSource: string; at: number }>();
+      for (const t of turns) {
+        const key = sessionKey(t.experimentId, t.session.externalId);
+        const known = this.sessions.get(key);
+        if (known) staged.set(key, { ...known });
+        else if (!missing.has(key)) missing.set(key, { id: `ses_${randomBytes(10).toString("hex")}`, experimentId: t.experimentId, externalId: t.session.externalId, idSource: t.session.idSource, at: t.createdAt });
+      }
+      for (const row of await resolveSessions(client, [...missing.values()])) {
+        staged.set(sessionKey(row.experimentId, row.externalId), { rowId: row.id, nextIndex: row.maxIndex + 1, done: row.done });
+      }
+
+      const rows: { e: TurnEvent; sessionId: string; index: number }[] = [];
+      const lookups: { sessionId: string; index: number; link: NonNullable<TurnEvent["link"]> }[] = [];
+      const links: NonNullable<TurnEvent["link"]>[] = [];
+      const finals: string[] = [];
+      const touched = new Map<string, { id: string; last: number; done: boolean }>();
+      for (const t of turns) {
+        const s = staged.get(sessionKey(t.experimentId, t.session.externalId))!;
+        const index = s.nextIndex++;
+        rows.push({ e: t, sessionId: s.rowId, index });
+        if (t.link) {
+          // A session that had ended starts a new episode: its last turn keeps "no next state".
+          if (t.link.target !== "lookup") links.push(t.link);
+          else if (!s.done) lookups.push({ sessionId: s.rowId, index, link: t.link });
+        }
+        s.done = t.done;
+        if (t.finalTurnId) finals.push(t.finalTurnId);
+        const prev = touched.get(s.rowId);
+        touched.set(s.rowId, { id: s.rowId, last: Math.max(prev?.last ?? 0, t.createdAt), done: t.done });
+      }
+      await insertTurns(client, rows);
+      const judge: JudgeItem[] = [...(await linkTurns(client, links))];
+      for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
+      await updateSessions(client, [...touched.values()]);
+      const skipped = await insertLabels(client, labels);
+      if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
+      judge.push(...(await judgeableFinals(client, finals)));
+      await client.query("COMMIT");
+
+      for (const [k, v] of staged) this.sessions.set(k, v);
+      if (this.sessions.size > 50_000) for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
+      this.stats.turns += turns.length;
+      this.stats.labels += labels.length - skipped;
+      this.stats.batches++;
+      if (judge.length) this.opts.onJudge(judge);
+    } catch (err) {
+      broken = isConnectionError(err) ? err : undefined;
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release(broken as Error | undefined);
+    }
+  }
+
+  private notifyIdle() {
+    if (this.depth > 0 || this.diskWrites > 0) return;
+    const waiters = this.idleWaiters.splice(0);
+    for (const w of waiters) w();
+  }
+
+  /** Resolves once everything pushed so far is in Postgres (or rejects after `timeoutMs`). */
+  drain(timeoutMs = 30_000): Promise<void> {
+    if (this.depth === 0 && this.diskWrites === 0 && this.mode === "memory") return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)), timeoutMs);
+      this.idleWaiters.push(() => (clearTimeout(t), resolve()));
+      this.kick();
+    });
+  }
+
+  /** For the judge sweeper and metric points: a query on the writer's own pool. */
+  query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(sql, params);
+  }
+
+  /** Writes what it can within `graceMs`; the rest stays on disk for the next start. */
+  async close(graceMs = 5000): Promise<void> {
+    if (this.mode === "memory" && this.depth > 0) await this.drain(graceMs).catch(() => {});
+    this.running = false;
+    this.kick();
+    await this.loop?.catch(() => {});
+    if (this.queue.length || this.diskPending.length) this.toDisk([]);
+    await this.disk.idle();
+    await this.disk.close();
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    await this.pool.end().catch(() => {});
+  }
+}

@@ -1,0 +1,200 @@
+// The recording proxy as one object: a node:http server (no framework on the hot path) plus the writer,
+// judge enqueuer, metrics reporter and subscriptions it owns. workers/serve runs it; tests start it
+// in-process on an ephemeral port.
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { Redis } from "ioredis";
+import { db as defaultDb, type Db } from "../db/client";
+import { env } from "../env";
+import { createRedis } from "../redis/client";
+import { subscribe } from "../bus/pubsub";
+import { ProxyAuth } from "./auth";
+import { proxyEnv } from "./config";
+import { ProxyError } from "./errors";
+import { ExperimentDirectory } from "./experiments";
+import { handleChat } from "./handlers/chat";
+import type { ProxyDeps } from "./handlers/deps";
+import { handleFeedback } from "./handlers/feedback";
+import { handleHealth, handleModels, handleReady } from "./handlers/misc";
+import { sendError, sendJson } from "./http";
+import { JudgeEnqueuer, SWEEP_SQL, type EnqueueFn } from "./judgeQueue";
+import { ServingMetrics, type MetricPointRow } from "./metrics";
+import { RecordingWriter } from "./recorder/writer";
+import type { JudgeItem } from "./recorder/sql";
+import { SessionTable } from "./sessions";
+import { StitchIndex } from "./stitch";
+import { redisStitchStore } from "./stitchStore";
+import { TurnPlanner } from "./turns";
+import type { UpstreamFactory } from "./upstreams/factory";
+
+export interface ProxyOptions {
+  /** 0 picks a free port. Default PROXY_PORT. */
+  port?: number;
+  host?: string;
+  /** The writer's database (default DATABASE_URL); reads (keys, experiments) use `db`. */
+  databaseUrl?: string;
+  db?: () => Db;
+  /** The recording buffer lives in `<dataDir>/proxy-buffer`. Default DATA_DIR. */
+  dataDir?: string;
+  maxBodyBytes?: number;
+  upstreamTimeoutMs?: number;
+  bufferMaxBytes?: number;
+  /** Redis for metrics, stitch hashes, the judge queue and the policyVersion channel (default true). */
+  redis?: boolean;
+  enqueueJudge?: EnqueueFn;
+  makeUpstream?: UpstreamFactory;
+  auth?: ProxyAuth;
+  metricsIntervalMs?: number;
+  judgeRetryMs?: number;
+  sweepEveryMs?: number;
+  writerProbeMs?: number;
+  log?: (msg: string) => void;
+}
+
+export interface ProxyServer {
+  url: string;
+  port: number;
+  server: http.Server;
+  writer: RecordingWriter;
+  judge: JudgeEnqueuer;
+  metrics: ServingMetrics;
+  experiments: ExperimentDirectory;
+  sessions: SessionTable;
+  planner: TurnPlanner;
+  close(): Promise<void>;
+}
+
+const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+
+export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> {
+  const e = env();
+  const penv = proxyEnv();
+  const log = opts.log ?? ((m: string) => console.log(`[proxy] ${m}`));
+  const getDb = opts.db ?? defaultDb;
+  const useRedis = opts.redis ?? true;
+  // Fails fast while Redis is down instead of queueing commands in memory.
+  const fastRedis: Redis | null = useRedis ? createRedis({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+  fastRedis?.on("error", () => {});
+
+  const sessions = new SessionTable();
+  const stitch = new StitchIndex({ maxEntries: 200_000, ttlMs: 24 * 3600_000, store: fastRedis ? redisStitchStore(fastRedis) : null });
+  let planner: TurnPlanner | null = null;
+  let judge: JudgeEnqueuer | null = null;
+  const writer = new RecordingWriter({
+    databaseUrl: opts.databaseUrl ?? e.DATABASE_URL,
+    bufferDir: path.resolve(opts.dataDir ?? e.DATA_DIR, "proxy-buffer"),
+    bufferMaxBytes: opts.bufferMaxBytes ?? penv.PROXY_BUFFER_MAX_BYTES,
+    probeIntervalMs: opts.writerProbeMs,
+    onJudge: (items: JudgeItem[]) => judge?.submit(items),
+    onTurnRejected: (ev) => planner?.resetLane(ev),
+    log,
+  });
+  planner = new TurnPlanner({ sessions, stitch, blobs: writer });
+  judge = new JudgeEnqueuer({
+    enqueue: opts.enqueueJudge ?? (useRedis ? undefined : async () => {}),
+    sweepQuery: async (days, limit) => (await writer.query<JudgeItem>(SWEEP_SQL, [days, limit])).rows,
+    retryMs: opts.judgeRetryMs,
+    sweepEveryMs: opts.sweepEveryMs,
+    log,
+  });
+  const experiments = new ExperimentDirectory({ db: getDb, upstreamTimeoutMs: opts.upstreamTimeoutMs ?? penv.PROXY_UPSTREAM_TIMEOUT_MS, makeUpstream: opts.makeUpstream, log });
+  const metrics = new ServingMetrics({
+    redis: fastRedis,
+    intervalMs: opts.metricsIntervalMs,
+    sources: {
+      activeSessions: (id) => sessions.activeCount(id),
+      bufferDepth: () => writer.depth,
+      experimentState: (id) => {
+        const ctx = experiments.get(id);
+        return ctx ? { runId: ctx.runId, policyVersion: ctx.policyVersion } : null;
+      },
+    },
+    persist: (rows) => persistMetricPoints(writer, rows),
+  });
+  const auth = opts.auth ?? new ProxyAuth();
+
+  await writer.start();
+  judge.start();
+  metrics.start();
+
+  const unsubscribers: Promise<(() => Promise<void>) | null>[] = [];
+  if (useRedis) {
+    // Not awaited: with Redis down at start the subscriptions complete once it is back.
+    unsubscribers.push(
+      subscribe("policyVersion", (m) => void experiments.switchTo(m.experimentId, m.version, m.checkpointPath)).catch(() => null),
+      subscribe("apiKeyRevoked", (m) => auth.revoke(m.prefix)).catch(() => null),
+    );
+  }
+
+  const deps: ProxyDeps = { maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES, auth, experiments, planner, sessions, writer, metrics, db: getDb };
+  let closing = false;
+  let inflight = 0;
+  let idle: (() => void) | null = null;
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const p = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "POST" && CHAT_PATHS.has(p)) return handleChat(req, res, deps);
+    if (req.method === "GET" && (p === "/v1/models" || p === "/models")) return handleModels(req, res, deps);
+    if (req.method === "POST" && p === "/v1/feedback") return handleFeedback(req, res, deps);
+    if (req.method === "GET" && p === "/healthz") return handleHealth(res);
+    if (req.method === "GET" && p === "/readyz") return handleReady(res, deps, closing);
+    throw new ProxyError(404, "invalid_request_error", `Unknown route ${req.method} ${p}`, "unknown_route");
+  };
+
+  const server = http.createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
+    inflight++;
+    res.on("close", () => {
+      if (--inflight === 0) idle?.();
+    });
+    route(req, res).catch((err: unknown) => {
+      if (err instanceof ProxyError) return sendError(res, err);
+      log(`unhandled error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+      sendJson(res, 500, { error: { message: "Internal proxy error", type: "api_error", param: null, code: "internal_error" } });
+    });
+  });
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 0; // streams may legitimately run for minutes; the upstream timeout bounds silence
+
+  const host = opts.host ?? penv.PROXY_HOST;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? e.PROXY_PORT, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+
+  return {
+    url,
+    port,
+    server,
+    writer,
+    judge,
+    metrics,
+    experiments,
+    sessions,
+    planner,
+    async close() {
+      closing = true;
+      server.close();
+      server.closeIdleConnections();
+      if (inflight > 0) await new Promise<void>((r) => ((idle = r), setTimeout(r, 10_000).unref()));
+      server.closeAllConnections();
+      metrics.stop();
+      judge!.stop();
+      await writer.close();
+      for (const u of await Promise.all(unsubscribers)) await u?.().catch(() => {});
+      fastRedis?.disconnect();
+      await experiments.close();
+    },
+  };
+}
+
+async function persistMetricPoints(writer: RecordingWriter, rows: MetricPointRow[]): Promise<void> {
+  await writer.query(
+    `INSERT INTO metric_points ("experimentId", "runId", name, value, ts)
+     SELECT v.e, v.r, v.n, v.v, v.ts FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::timestamp[]) AS v(e, r, n, v, ts)
+     WHERE EXISTS (SELECT 1 FROM experiments x WHERE x.id = v.e)`,
+    [rows.map((r) => r.experimentId), rows.map((r) => r.runId), rows.map((r) => r.name), rows.map((r) => r.value), rows.map((r) => new Date(r.ts).toISOString())],
+  );
+}

@@ -1,0 +1,40 @@
+// Session metadata exactly as OpenClaw-RL reads it: headers first, body fields as fallbacks, and the body
+// fields are always removed before the request is forwarded (reference §2 "Session metadata").
+import type { IncomingMessage } from "node:http";
+import type { ChatRequest } from "./schemas";
+import { header } from "./http";
+
+export type MetaSource = "header" | "body";
+
+export interface SessionMeta {
+  sessionId: { value: string; source: MetaSource } | null;
+  turnType: { main: boolean; source: MetaSource } | null;
+  done: boolean;
+}
+
+const TRUTHY = new Set(["1", "true", "yes", "on"]);
+
+function truthy(v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (typeof v === "number") return v === 1;
+  return typeof v === "string" && TRUTHY.has(v.trim().toLowerCase());
+}
+
+/** Returns the metadata and a copy of the body without the session fields. */
+export function extractSessionMeta(req: IncomingMessage, body: ChatRequest): { meta: SessionMeta; forward: ChatRequest } {
+  const { session_id, turn_type, session_done, ...forward } = body;
+  const hSession = header(req, "x-session-id")?.trim();
+  const hType = header(req, "x-turn-type")?.trim();
+  const hDone = header(req, "x-session-done");
+
+  const bodySession = session_id === null || session_id === undefined ? "" : String(session_id).trim();
+  const sessionId = hSession
+    ? { value: hSession.slice(0, 200), source: "header" as const }
+    : bodySession
+      ? { value: bodySession.slice(0, 200), source: "body" as const }
+      : null;
+  const typeValue = hType || (typeof turn_type === "string" && turn_type.trim() ? turn_type.trim() : null);
+  const turnType = typeValue ? { main: typeValue.toLowerCase() === "main", source: (hType ? "header" : "body") as MetaSource } : null;
+  const done = hDone !== undefined ? truthy(hDone) : truthy(session_done);
+  return { meta: { sessionId, turnType, done }, forward };
+}

@@ -1,0 +1,240 @@
+// Deciding, for one request, which session it belongs to, whether it is a main or side turn, and which
+// earlier turn it gives a next state to (plan); then turning the served request into a compact,
+// idempotent record event (record). Precedence for the session: header, body field, stitching; for the
+// type: header, body field, "continues a conversation" (main), side-call pattern (side), the
+// experiment's default.
+import { randomBytes } from "node:crypto";
+import type { RecordedOutput } from "./accumulate";
+import { Lru } from "./lru";
+import { blobOf, encodeDelta, messageDigests, splitSystem, type BlobRecord } from "./compact";
+import type { ExperimentContext } from "./experiments";
+import { extractNextState, leadingText, normalizeAll, normalizedText, normalizeMessage } from "./normalize";
+import type { TurnEvent } from "./recorder/events";
+import type { ChatMessage } from "./schemas";
+import { sessionKey, type Lane, type SessionState, type SessionTable } from "./sessions";
+import type { SessionMeta } from "./sessionMeta";
+import { chainHashes, chainSeed, extendChain, type StitchIndex } from "./stitch";
+
+export interface TurnPlan {
+  session: SessionState;
+  turnType: Lane;
+  typeSource: "header" | "body" | "stitched" | "summary" | "pattern" | "default";
+  /** How the session was decided: header, body, stitched (continuation), summary (after compaction), side-call, new. */
+  sessionSource: "header" | "body" | "stitched" | "summary" | "side-call" | "new";
+  link: TurnEvent["link"];
+  /** Chain hashes of the normalized request (stitching only). */
+  chain: string[] | null;
+  done: boolean;
+}
+
+export interface RecordInput {
+  turnId: string;
+  requestId: string;
+  messages: ChatMessage[];
+  /** The forwarded body without messages (tools included); stored as params + the tools blob. */
+  rest: Record<string, unknown>;
+  output: RecordedOutput | null;
+  status: "OK" | "FAILED";
+  error: string | null;
+  ttftMs: number | null;
+  latencyMs: number;
+  policyVersion: number;
+  upstreamModel: string | null;
+  createdAt: number;
+}
+
+export interface BlobShipper {
+  shipBlob(hash: string): boolean;
+}
+
+const SIDE_ATTACH_MS = 30 * 60_000;
+const MIN_SUMMARY_CHARS = 40;
+
+export const newId = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomBytes(9).toString("base64url")}`;
+
+export class TurnPlanner {
+  /** Turn → experiment/session, for feedback that names a turn not yet written. */
+  readonly recentTurns = new Lru<string, { experimentId: string; sessionKey: string }>(200_000);
+  /** Session → its latest successful main turn (outlives the session's in-memory state). */
+  readonly lastMain = new Lru<string, string>(100_000);
+
+  constructor(
+    private readonly deps: { sessions: SessionTable; stitch: StitchIndex; blobs: BlobShipper },
+  ) {}
+
+  async plan(ex: ExperimentContext, keyId: string | null, meta: SessionMeta, messages: ChatMessage[], hasTools: boolean): Promise<TurnPlan> {
+    const { sessions } = this.deps;
+    const isSideCall = () => !hasTools && ex.sidePatterns.some((p) => p.test(leadingText(messages)));
+    let session: SessionState | undefined;
+    let sessionSource: TurnPlan["sessionSource"];
+    let chain: string[] | null = null;
+
+    if (meta.sessionId) {
+      const key = sessionKey(ex.id, meta.sessionId.value);
+      session = sessions.get(key) ?? sessions.create({ experimentId: ex.id, externalId: meta.sessionId.value, idSource: meta.sessionId.source, keyId, cold: true });
+      sessionSource = meta.sessionId.source;
+    } else {
+      const normalized = normalizeAll(messages, ex.contexts);
+      chain = chainHashes(ex.id, normalized);
+      const match = await this.deps.stitch.lookup(chain);
+      if (match) {
+        const known = sessions.get(match.target.sessionKey);
+        if (known && known.stitchSeq === match.target.seq) session = known;
+        else if (!known) {
+          // Known to the shared store only (restart, other replica): continue it cold.
+          const externalId = match.target.sessionKey.slice(match.target.sessionKey.indexOf("\u0000") + 1);
+          session = sessions.create({ experimentId: ex.id, externalId, idSource: "stitched", keyId, cold: true });
+        }
+        // else: it continues an older turn of a live session (a retry or an edit) — a new branch, new session.
+      }
+      sessionSource = "stitched";
+      if (!session && keyId) {
+        session = this.afterCompaction(keyId, ex.id, normalized);
+        if (session) sessionSource = "summary";
+      }
+      if (!session && keyId && isSideCall()) {
+        session = this.sideCallOwner(keyId, ex.id, messages, ex);
+        if (session) sessionSource = "side-call";
+      }
+      if (!session) {
+        session = sessions.create({ experimentId: ex.id, externalId: newId("st_"), idSource: "stitched", keyId, cold: false });
+        sessionSource = "new";
+      }
+    }
+
+    const continued = sessionSource === "stitched" || sessionSource === "summary";
+    let turnType: Lane;
+    let typeSource: TurnPlan["typeSource"];
+    if (meta.turnType) {
+      turnType = meta.turnType.main ? "MAIN" : "SIDE";
+      typeSource = meta.turnType.source;
+    } else if (continued) {
+      turnType = "MAIN";
+      typeSource = sessionSource === "summary" ? "summary" : "stitched";
+    } else if (isSideCall()) {
+      turnType = "SIDE";
+      typeSource = "pattern";
+    } else {
+      turnType = ex.config.serving.defaultTurnType === "main" ? "MAIN" : "SIDE";
+      typeSource = "default";
+    }
+
+    let link: TurnEvent["link"] = null;
+    if (turnType === "MAIN") {
+      const next = extractNextState(messages, ex.contexts);
+      if (next && (session.pendingMain || session.cold)) {
+        link = { target: session.pendingMain ?? "lookup", nextState: next, role: next.role, at: Date.now() };
+        session.pendingMain = null;
+      }
+    }
+    session.cold = false;
+    sessions.touch(session);
+    return { session, turnType, typeSource, sessionSource, link, chain, done: meta.done };
+  }
+
+  /** The conversation a post-compaction request resumes: one whose side call produced a summary it quotes. */
+  private afterCompaction(keyId: string, experimentId: string, normalized: string[]): SessionState | undefined {
+    const candidates = this.deps.sessions.recentForKey(keyId, experimentId, SIDE_ATTACH_MS).filter((s) => s.summaries.length);
+    if (!candidates.length) return undefined;
+    const texts = normalized.slice(0, 5).map(normalizedText);
+    return candidates.find((s) => s.summaries.some((sum) => texts.some((t) => t.includes(sum))));
+  }
+
+  /** The conversation a side call (e.g. a compaction) is about: a recent session whose last user message it quotes. */
+  private sideCallOwner(keyId: string, experimentId: string, messages: ChatMessage[], ex: ExperimentContext): SessionState | undefined {
+    const text = normalizeAll(messages, ex.contexts).map(normalizedText).join("\n");
+    return this.deps.sessions
+      .recentForKey(keyId, experimentId, SIDE_ATTACH_MS)
+      .find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText));
+  }
+
+  record(ex: ExperimentContext, plan: TurnPlan, r: RecordInput): TurnEvent {
+    const { session, turnType } = plan;
+    const { system, body } = splitSystem(r.messages);
+    const digests = messageDigests(body);
+    const { messagesOffset, messagesDelta } = encodeDelta(session.lanes[turnType] ?? null, digests, body);
+    session.lanes[turnType] = digests;
+
+    const blobs: BlobRecord[] = [];
+    const sys = system ? blobOf("system", system) : null;
+    const { tools, ...params } = r.rest;
+    const toolsBlob = Array.isArray(tools) && tools.length ? blobOf("tools", tools) : null;
+    if (!toolsBlob && tools !== undefined) params.tools = tools; // [] or null round-trip through params
+    for (const b of [sys, toolsBlob]) if (b && this.deps.blobs.shipBlob(b.hash)) blobs.push(b);
+
+    const ok = r.status === "OK";
+    const out = r.output;
+    if (turnType === "MAIN") {
+      const lastUser = [...r.messages].reverse().find((m) => m.role === "user" && !ex.contexts.isContextMessage(m));
+      const n = lastUser ? normalizeMessage(lastUser, ex.contexts) : null;
+      if (n) session.lastUserText = normalizedText(n);
+      if (ok) {
+        session.pendingMain = r.turnId;
+        this.lastMain.set(session.key, r.turnId);
+        if (plan.chain) this.registerContinuation(ex, plan, out);
+      }
+    } else if (ok && plan.sessionSource === "side-call" && out?.content) {
+      const text = out.content.trim();
+      if (text.length >= MIN_SUMMARY_CHARS) session.summaries = [text, ...session.summaries].slice(0, 3);
+    }
+
+    this.recentTurns.set(r.turnId, { experimentId: ex.id, sessionKey: session.key });
+    let finalTurnId: string | null = null;
+    if (plan.done) {
+      finalTurnId = turnType === "MAIN" && ok ? r.turnId : session.pendingMain;
+      session.pendingMain = null;
+      this.deps.sessions.delete(session.key);
+      this.deps.stitch.forgetSession(session.key);
+    }
+
+    return {
+      t: "turn",
+      id: r.turnId,
+      requestId: r.requestId,
+      experimentId: ex.id,
+      runId: ex.runId,
+      session: { externalId: session.externalId, idSource: session.idSource },
+      turnType,
+      typeSource: plan.typeSource,
+      status: r.status,
+      systemHash: sys?.hash ?? null,
+      toolsHash: toolsBlob?.hash ?? null,
+      blobs,
+      messagesOffset,
+      messagesDelta,
+      params,
+      content: out?.content ?? null,
+      toolCalls: out?.toolCalls ?? null,
+      reasoning: out?.reasoning ?? null,
+      finishReason: out?.finishReason ?? null,
+      tokenIds: out?.tokenIds ?? [],
+      logprobs: out?.logprobs ?? [],
+      promptTokens: out?.promptTokens ?? null,
+      completionTokens: out?.completionTokens ?? null,
+      ttftMs: r.ttftMs,
+      latencyMs: r.latencyMs,
+      policyVersion: r.policyVersion,
+      upstreamModel: r.upstreamModel,
+      error: r.error,
+      createdAt: r.createdAt,
+      link: plan.link,
+      done: plan.done,
+      finalTurnId,
+    };
+  }
+
+  private registerContinuation(ex: ExperimentContext, plan: TurnPlan, out: RecordedOutput | null) {
+    const chain = plan.chain!;
+    const base = chain.length ? chain[chain.length - 1]! : chainSeed(ex.id);
+    const reply = normalizeMessage({ role: "assistant", content: out?.content ?? null, tool_calls: (out?.toolCalls ?? null) as ChatMessage["tool_calls"] }, ex.contexts);
+    const hash = reply ? extendChain(base, reply) : base;
+    plan.session.stitchSeq++;
+    this.deps.stitch.register(hash, { sessionKey: plan.session.key, seq: plan.session.stitchSeq });
+  }
+
+  /** The writer refused a turn: the next turn of that lane stores its whole body. */
+  resetLane(e: TurnEvent): void {
+    const s = this.deps.sessions.get(sessionKey(e.experimentId, e.session.externalId));
+    if (s) delete s.lanes[e.turnType];
+  }
+}

@@ -1,0 +1,36 @@
+// Which Upstream serves an experiment: its policy backend (from the live run's frozen config, else the
+// experiment's), with secrets unsealed.
+import path from "node:path";
+import type { ExperimentConfig } from "../../experiments/config";
+import { EmbeddedUpstream } from "./embedded";
+import { OpenAiHttpUpstream } from "./openaiHttp";
+import type { Upstream } from "./types";
+
+export interface UpstreamContext {
+  policy: ExperimentConfig["policy"];
+  /** The active policy version's checkpoint (embedded), when there is one. */
+  checkpointPath: string | null;
+  version: number;
+  timeoutMs: number;
+  defaultMaxTokens: number;
+}
+
+export type UpstreamFactory = (ctx: UpstreamContext) => Upstream;
+
+/** Two contexts with the same signature can share one upstream instance. */
+export function upstreamSignature(policy: ExperimentConfig["policy"]): string {
+  return JSON.stringify(policy);
+}
+
+export const createUpstream: UpstreamFactory = (ctx) => {
+  const p = ctx.policy;
+  if (p.kind === "embedded") {
+    return new EmbeddedUpstream({
+      model: "embedded",
+      checkpointPath: path.resolve(ctx.checkpointPath ?? p.checkpoint),
+      version: ctx.version,
+      defaultMaxTokens: ctx.defaultMaxTokens,
+    });
+  }
+  return new OpenAiHttpUpstream({ kind: p.kind, baseUrl: p.baseUrl, model: p.model, apiKey: p.apiKey || undefined, timeoutMs: ctx.timeoutMs });
+};

@@ -1,0 +1,238 @@
+// An OpenAI-compatible HTTP backend (SGLang, vLLM, Ollama, OpenAI). node:http with keep-alive instead of
+// fetch: fewer allocations per request, and real pass-through of SSE chunks as they arrive.
+// Log-probs are requested so behaviour log-probs (and token ids, where the server returns them) are
+// recorded; a backend that rejects them is asked again without, and never again.
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+import { SseParser } from "./sse";
+import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk, type Upstream, type UpstreamRequest, type UpstreamResponse } from "./types";
+
+export interface OpenAiHttpOptions {
+  kind: "openai" | "sglang";
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Time to response headers, and the longest gap between two stream chunks. */
+  timeoutMs: number;
+}
+
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 512 }), https: new https.Agent({ keepAlive: true, maxSockets: 512 }) };
+
+export class OpenAiHttpUpstream implements Upstream {
+  readonly kind: "openai" | "sglang";
+  readonly model: string;
+  private readonly url: URL;
+  private logprobsSupported = true;
+
+  constructor(private readonly opts: OpenAiHttpOptions) {
+    this.kind = opts.kind;
+    this.model = opts.model;
+    this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
+  }
+
+  private outgoing(req: UpstreamRequest, withLogprobs: boolean): string {
+    const body: Record<string, unknown> = { ...req.body, model: this.model, stream: req.stream };
+    if (withLogprobs && body.logprobs == null) {
+      body.logprobs = true;
+      // The reference asks SGLang for top_logprobs=1; the sampled token's log-prob is all we keep.
+      body.top_logprobs = this.kind === "sglang" ? 1 : 0;
+    }
+    if (req.stream) body.stream_options = { ...((body.stream_options as object | null) ?? {}), include_usage: true };
+    else delete body.stream_options;
+    return JSON.stringify(body);
+  }
+
+  async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const askLogprobs = this.logprobsSupported && req.body.logprobs == null;
+    let res = await this.post(this.outgoing(req, askLogprobs), req.signal);
+    if (askLogprobs && res.statusCode === 400) {
+      const text = await readAll(res);
+      if (!/logprob/i.test(text)) return errorResponse(res, text);
+      this.logprobsSupported = false;
+      res = await this.post(this.outgoing(req, false), req.signal);
+    }
+    if ((res.statusCode ?? 500) >= 400) return errorResponse(res, await readAll(res));
+    const type = String(res.headers["content-type"] ?? "");
+    if (req.stream && type.includes("text/event-stream")) return { kind: "stream", chunks: this.chunks(res, req.signal) };
+    const text = await this.readWithTimeout(res);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new UpstreamUnavailableError(`upstream sent invalid JSON (${text.slice(0, 120)})`);
+    }
+    if (typeof json !== "object" || json === null) throw new UpstreamUnavailableError("upstream sent a non-object JSON body");
+    const body = json as Record<string, unknown>;
+    // Asked to stream but answered with one JSON completion: replay it as a stream.
+    if (req.stream) return { kind: "stream", chunks: completionAsChunks(body) };
+    return { kind: "json", body };
+  }
+
+  private post(payload: string, signal: AbortSignal): Promise<IncomingMessage> {
+    const u = this.url;
+    const mod = u.protocol === "https:" ? https : http;
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(payload), accept: "application/json, text/event-stream" };
+      if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+      const r = mod.request(
+        { protocol: u.protocol, hostname: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers, agent: u.protocol === "https:" ? agents.https : agents.http },
+        (res) => {
+          clearTimeout(timer);
+          resolve(res);
+        },
+      );
+      const timer = setTimeout(() => {
+        r.destroy();
+        reject(new UpstreamTimeoutError(this.opts.timeoutMs));
+      }, this.opts.timeoutMs);
+      const onAbort = () => {
+        clearTimeout(timer);
+        r.destroy();
+        reject(new UpstreamUnavailableError("request aborted"));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      r.on("close", () => signal.removeEventListener("abort", onAbort));
+      r.on("error", (err) => {
+        clearTimeout(timer);
+        reject(new UpstreamUnavailableError(err.message || (err as NodeJS.ErrnoException).code || "connection failed"));
+      });
+      r.end(payload);
+    });
+  }
+
+  private readWithTimeout(res: IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let text = "";
+      let timer = setTimeout(fail, this.opts.timeoutMs);
+      const ms = this.opts.timeoutMs;
+      function fail() {
+        res.destroy();
+        reject(new UpstreamTimeoutError(ms));
+      }
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => {
+        text += c;
+        clearTimeout(timer);
+        timer = setTimeout(fail, ms);
+      });
+      res.on("end", () => (clearTimeout(timer), resolve(text)));
+      res.on("error", (err) => (clearTimeout(timer), reject(new UpstreamUnavailableError(err.message))));
+      res.on("aborted", () => (clearTimeout(timer), reject(new UpstreamUnavailableError("upstream closed the connection"))));
+    });
+  }
+
+  private async *chunks(res: IncomingMessage, signal: AbortSignal): AsyncIterable<StreamChunk> {
+    const parser = new SseParser();
+    res.setEncoding("utf8");
+    const queue: string[] = [];
+    let ended = false;
+    let failure: Error | null = null;
+    let wake: (() => void) | null = null;
+    const ms = this.opts.timeoutMs;
+    let timer = setTimeout(onIdle, ms);
+    function notify() {
+      const w = wake;
+      wake = null;
+      w?.();
+    }
+    function onIdle() {
+      failure = new UpstreamTimeoutError(ms);
+      res.destroy();
+      notify();
+    }
+    res.on("data", (c: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(onIdle, ms);
+      queue.push(...parser.push(c));
+      notify();
+    });
+    res.on("end", () => {
+      clearTimeout(timer);
+      queue.push(...parser.flush());
+      ended = true;
+      notify();
+    });
+    res.on("error", (err) => {
+      clearTimeout(timer);
+      failure ??= new UpstreamUnavailableError(err.message);
+      notify();
+    });
+    res.on("aborted", () => {
+      failure ??= new UpstreamUnavailableError("upstream closed the stream");
+      notify();
+    });
+    const onAbort = () => {
+      clearTimeout(timer);
+      res.destroy();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (;;) {
+        while (queue.length) {
+          const data = queue.shift()!;
+          if (data === "[DONE]") return;
+          let json: unknown;
+          try {
+            json = JSON.parse(data);
+          } catch {
+            continue; // not JSON: nothing a client could use either
+          }
+          if (json && typeof json === "object") yield { json: json as Record<string, unknown>, raw: data };
+        }
+        if (failure) throw failure;
+        if (ended) {
+          // A stream that ends without [DONE] is complete only if it finished its choice.
+          return;
+        }
+        await new Promise<void>((r) => (wake = r));
+      }
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      if (!res.complete) res.destroy();
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    res.setEncoding("utf8");
+    res.on("data", (c: string) => (text += c));
+    res.on("end", () => resolve(text));
+    res.on("error", () => resolve(text));
+  });
+}
+
+function errorResponse(res: IncomingMessage, text: string): UpstreamResponse {
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* keep the text */
+  }
+  const ra = res.headers["retry-after"];
+  return { kind: "error", status: res.statusCode ?? 502, body, retryAfter: typeof ra === "string" ? ra : null };
+}
+
+/** A non-streamed completion re-expressed as chunks: one with the whole message, then usage. */
+async function* completionAsChunks(body: Record<string, unknown>): AsyncIterable<StreamChunk> {
+  const choices = Array.isArray(body.choices) ? (body.choices as Record<string, unknown>[]) : [];
+  const base = { id: body.id, object: "chat.completion.chunk", created: body.created, model: body.model };
+  const json: Record<string, unknown> = {
+    ...base,
+    choices: choices.map((c) => {
+      const msg = (c.message ?? {}) as Record<string, unknown>;
+      const toolCalls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as object[]).map((t, index) => ({ index, ...t })) : undefined;
+      return { index: c.index ?? 0, delta: { ...msg, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, logprobs: c.logprobs ?? null, finish_reason: c.finish_reason ?? null };
+    }),
+  };
+  yield { json, raw: JSON.stringify(json) };
+  if (body.usage) {
+    const usage = { ...base, choices: [], usage: body.usage };
+    yield { json: usage, raw: JSON.stringify(usage) };
+  }
+}

@@ -1,0 +1,48 @@
+// The policy backend behind the proxy. Two kinds implement it: any OpenAI-compatible HTTP server
+// (SGLang, vLLM, Ollama, OpenAI) and the embedded engine. Both answer in OpenAI's wire format, so the
+// proxy streams, strips and records them the same way.
+
+export interface UpstreamRequest {
+  /** The client's body without session fields; `model` is replaced by the upstream's own. */
+  body: Record<string, unknown>;
+  stream: boolean;
+  signal: AbortSignal;
+}
+
+export interface StreamChunk {
+  json: Record<string, unknown>;
+  /** The chunk's JSON text as received, forwarded unchanged when nothing in it must be stripped. */
+  raw: string;
+}
+
+export type UpstreamResponse =
+  | { kind: "json"; body: Record<string, unknown>; policyVersion?: number }
+  | { kind: "stream"; chunks: AsyncIterable<StreamChunk>; policyVersion?: number }
+  /** The upstream answered with an HTTP error (passed on: 4xx are the client's, 5xx become 502). */
+  | { kind: "error"; status: number; body: unknown; retryAfter: string | null };
+
+/** Connection refused/reset, or a broken stream. */
+export class UpstreamUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UpstreamUnavailableError";
+  }
+}
+
+/** No answer (or no next chunk) within the timeout. */
+export class UpstreamTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = "UpstreamTimeoutError";
+  }
+}
+
+export interface Upstream {
+  readonly kind: "openai" | "sglang" | "embedded";
+  /** The model name the upstream serves (recorded per turn). */
+  readonly model: string;
+  send(req: UpstreamRequest): Promise<UpstreamResponse>;
+  /** A new policy version is live: an embedded engine loads it (and keeps serving the old one meanwhile). */
+  switchVersion?(version: number, checkpointPath: string | null): Promise<void>;
+  close(): Promise<void>;
+}
