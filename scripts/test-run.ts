@@ -72,6 +72,8 @@ async function main(): Promise<number> {
       REDIS_PREFIX: prefix,
       SECRET_KEY: randomBytes(32).toString("base64url"),
       DATA_DIR: path.join(dataDir, id),
+      // Fake upstreams in tests listen on loopback; every other private range stays refused.
+      UPSTREAM_ALLOWLIST: process.env.UPSTREAM_ALLOWLIST ?? "127.0.0.1,localhost",
     };
     if (!filtered) {
       log("type-checking and linting the whole repository");

@@ -8,6 +8,8 @@ import { conflict, notFound } from "../errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "./config";
 import { diffConfigs } from "./diff";
 import { sealSecrets, secretsSet, type SealedSecrets } from "./secrets";
+import { assertEgressAllowed, EgressRefusedError } from "../net/egress";
+import { badRequest } from "../errors";
 import type {
   ConfigDiffInput,
   ExperimentCloneInput,
@@ -59,6 +61,26 @@ const ACTIVE_RUN = {
   select: { id: true, number: true, status: true },
 } satisfies Prisma.Experiment$runsArgs;
 
+/** Upstream URLs must pass the egress policy before they are saved (and again before every call). */
+async function assertConfigEgress(config: ExperimentConfig): Promise<void> {
+  const urls: [string, string | undefined][] = [
+    ["config.policy.baseUrl", "baseUrl" in config.policy ? config.policy.baseUrl : undefined],
+    ["config.judge.backend.baseUrl", "baseUrl" in config.judge.backend ? config.judge.backend.baseUrl : undefined],
+    ["config.trainer.rayAddress", config.trainer.rayAddress],
+  ];
+  const issues = [];
+  for (const [path, url] of urls) {
+    if (!url) continue;
+    try {
+      await assertEgressAllowed(url, undefined, { allowUnresolvable: true });
+    } catch (err) {
+      if (!(err instanceof EgressRefusedError)) throw err;
+      issues.push({ path, message: err.message });
+    }
+  }
+  if (issues.length) throw badRequest(`Upstream address refused: ${issues.map((i) => i.message).join("; ")}`, issues);
+}
+
 function slugify(name: string): string {
   const s = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50);
   return s.length >= 2 ? s : `exp-${s || "x"}`;
@@ -109,6 +131,7 @@ export async function listExperiments(p: Principal, input: z.output<typeof Exper
 export async function createExperiment(p: Principal, input: z.output<typeof ExperimentCreateInput>, opts: { demo?: boolean } = {}) {
   assertCan(p, "write");
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
+  await assertConfigEgress(input.config);
   const { config, secrets } = sealSecrets(input.config);
   const created = await db().$transaction(async (tx) => {
     if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
@@ -135,6 +158,7 @@ export async function createExperiment(p: Principal, input: z.output<typeof Expe
 export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
   assertCan(p, "write");
   assertExperimentAccess(p, input.id);
+  if (input.config) await assertConfigEgress(input.config);
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);

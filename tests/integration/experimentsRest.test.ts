@@ -65,6 +65,15 @@ describe("REST /api/v1/experiments", () => {
     expect((await malformed.json()).error.message).toMatch(/Malformed JSON/);
   });
 
+  it("refuses upstream URLs on private ranges that the operator did not allow (SSRF)", async () => {
+    const res = await admin("POST", "/api/v1/experiments", {
+      name: uniq("ssrf"),
+      config: { method: "grpo", judge: { backend: { kind: "openai", baseUrl: "http://169.254.169.254/latest", model: "m" } } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error!.issues).toContainEqual({ path: "config.judge.backend.baseUrl", message: expect.stringContaining("UPSTREAM_ALLOWLIST") });
+  });
+
   it("refuses to delete an experiment with data (409: archive instead) and keeps it", async () => {
     const e = await admin("POST", "/api/v1/experiments", { name: uniq("withdata") });
     const run = await admin("POST", "/api/v1/runs", { experimentId: e.body.id });

@@ -1,0 +1,89 @@
+// Outbound-call policy for user-configured upstream URLs (policy servers, judges, teachers, Ray).
+// Loopback, private, link-local and metadata addresses are refused unless the operator allows them,
+// so the control plane cannot be turned into an SSRF tool. Checked at save time and again at call time
+// (after DNS resolution, which also catches names that resolve to private addresses).
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+
+export interface EgressPolicy {
+  /** UPSTREAM_ALLOW_PRIVATE=1: allow every address (single-user setups with local SGLang). */
+  allowPrivate: boolean;
+  /** UPSTREAM_ALLOWLIST: comma-separated hosts, host:port pairs or CIDRs that are allowed even if private. */
+  allowlist: string[];
+}
+
+export class EgressRefusedError extends Error {}
+
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
+  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
+] as const) PRIVATE.addSubnet(net, bits, "ipv4");
+for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) PRIVATE.addSubnet(net, bits, "ipv6");
+
+export function policyFromEnv(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
+  return {
+    allowPrivate: ["1", "true", "yes"].includes((env.UPSTREAM_ALLOW_PRIVATE ?? "").toLowerCase()),
+    allowlist: (env.UPSTREAM_ALLOWLIST ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+  };
+}
+
+function isPrivate(address: string): boolean {
+  const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  return mapped ? PRIVATE.check(mapped, "ipv4") : PRIVATE.check(address, family);
+}
+
+function allowlisted(policy: EgressPolicy, host: string, port: string, address: string): boolean {
+  return policy.allowlist.some((entry) => {
+    if (entry.includes("/")) {
+      const [net, bits] = entry.split("/");
+      const list = new BlockList();
+      const family = isIP(net!) === 6 ? "ipv6" : "ipv4";
+      try {
+        list.addSubnet(net!, Number(bits), family);
+      } catch {
+        return false;
+      }
+      return isIP(address) === (family === "ipv6" ? 6 : 4) && list.check(address, family);
+    }
+    const [h, p] = entry.includes("]:") || /^[^:]+:\d+$/.test(entry) ? [entry.slice(0, entry.lastIndexOf(":")), entry.slice(entry.lastIndexOf(":") + 1)] : [entry, undefined];
+    const hostMatches = h!.replace(/^\[|\]$/g, "").toLowerCase() === host || h === address;
+    return hostMatches && (p === undefined || p === port);
+  });
+}
+
+/** Throws EgressRefusedError with a message saying how to allow the address, or resolves. */
+export async function assertEgressAllowed(
+  rawUrl: string,
+  policy: EgressPolicy = policyFromEnv(),
+  /** At save time a name that does not resolve *yet* is accepted; the call-time check still applies. */
+  opts: { allowUnresolvable?: boolean } = {},
+): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new EgressRefusedError(`'${rawUrl}' is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new EgressRefusedError(`only http(s) upstreams are allowed, not ${url.protocol}`);
+  if (url.username || url.password) throw new EgressRefusedError("credentials in the URL are not allowed: put the key in the API key field");
+  if (policy.allowPrivate) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    if (opts.allowUnresolvable) return;
+    throw new EgressRefusedError(`cannot resolve host '${host}'`);
+  }
+  for (const address of addresses) {
+    if (isPrivate(address) && !allowlisted(policy, host, port, address)) {
+      throw new EgressRefusedError(
+        `${host}:${port} resolves to ${address}, a loopback/private address; an operator must allow it with ` +
+          `UPSTREAM_ALLOWLIST=${host}:${port} (or UPSTREAM_ALLOW_PRIVATE=1)`,
+      );
+    }
+  }
+}
