@@ -2,6 +2,7 @@
 // plus the zod schemas of the launch config the control plane hands to a backend.
 import { z } from "zod";
 import { GpuSplitSchema } from "../gpu/plan";
+import { HyperparamsSchema, LoraSchema } from "../experiments/config";
 
 const httpUrl = z
   .string()
@@ -12,29 +13,16 @@ const httpUrl = z
 export const TrainingMethodSchema = z.enum(["grpo", "opd", "combine", "topk"]);
 export type TrainingMethod = z.output<typeof TrainingMethodSchema>;
 
-// Defaults follow OpenClaw-RL's run_qwen3_4b_openclaw_rl.sh (reference §5).
-export const TrainerHyperparametersSchema = z.object({
-  lr: z.number().positive().max(1).default(1e-5),
-  epsClip: z.number().min(0).max(1).default(0.2),
-  epsClipHigh: z.number().min(0).max(1).default(0.28),
-  klCoef: z.number().min(0).default(0),
-  entropyCoef: z.number().min(0).default(0),
-  /** Samples per train step (slime --rollout-batch-size with one sample per prompt, one step per rollout). */
-  batchSize: z.number().int().min(1).max(4096).default(16),
-  wOpd: z.number().min(0).default(1),
-  wRl: z.number().min(0).default(1),
-  /** Policy versions a sample may lag before the rollout integration drops it. */
-  maxStaleness: z.number().int().min(0).default(4),
+// The experiment's own hyperparameter and LoRA schemas (OpenClaw-RL defaults), plus top-K for method topk.
+export const TrainerHyperparametersSchema = HyperparamsSchema.pick({
+  lr: true, epsClip: true, epsClipHigh: true, klCoef: true, entropyCoef: true, batchSize: true, wOpd: true, wRl: true, maxStaleness: true,
+}).extend({
   /** Teacher top-K for method topk (slime --distill-topk). */
   distillTopK: z.number().int().min(1).max(1024).default(50),
 });
 export type TrainerHyperparameters = z.output<typeof TrainerHyperparametersSchema>;
 
-export const TrainerLoraSchema = z.object({
-  enabled: z.boolean().default(false),
-  rank: z.number().int().min(1).max(1024).default(16),
-  alpha: z.number().int().min(1).max(4096).default(32),
-});
+export const TrainerLoraSchema = LoraSchema;
 export type TrainerLora = z.output<typeof TrainerLoraSchema>;
 
 /** Where and how the Ray job runs. */
