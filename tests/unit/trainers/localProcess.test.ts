@@ -176,8 +176,8 @@ describe("LocalProcessBackend", () => {
     await backend.start(run);
     await vi.waitFor(async () => expect((await backend.status(run)).state).toBe("FINISHED"), WAIT);
     await vi.waitFor(() => expect(liveMarked(marker)).toEqual([]), WAIT);
-    // The actor's and the engine's exit lines may land in either order under load.
-    expect(await backend.logs(run, { tail: 2 })).toMatch(/^\[rollout-0\] (exited with code|was killed by SIGTERM)/m);
+    // The engine's exit is logged when its 'exit' event arrives, which can trail the process's death.
+    await vi.waitFor(async () => expect(await backend.logs(run, { tail: 2 })).toMatch(/^\[rollout-0\] (exited with code|was killed by SIGTERM)/m), WAIT);
     backend.forget(run.runId);
     expect((await backend.status(run)).message).toMatch(/no local processes are tracked for run run_local_4/);
   });
