@@ -197,6 +197,9 @@ export class LocalProcessBackend implements TrainerBackend {
   private async cleanup(run: LocalRun): Promise<void> {
     for (const p of run.procs) p.terminated ??= terminateGroup(p.pgid, run.graceMs);
     const results = await Promise.all(run.procs.map((p) => p.terminated));
+    // The group is gone; wait for each role's own 'exit' event too, so its exit line is logged when stop() returns.
+    const exited = (p: RoleProcess) => !!p.exit || p.child.exitCode !== null || p.child.signalCode !== null;
+    await Promise.all(run.procs.map((p, i) => (!results[i] || exited(p) ? undefined : new Promise((r) => p.child.once("exit", r)))));
     const stuck = run.procs.filter((_, i) => !results[i]).map((p) => p.group.label);
     if (stuck.length > 0) this.appendLog(run, `[control-plane] processes survived SIGKILL in the groups of: ${stuck.join(", ")}`);
   }
