@@ -4,6 +4,9 @@ import { runsRouter } from "./routers/runs";
 import { apiKeysRouter, usersRouter } from "./routers/admin";
 import { permissions } from "../auth/principal";
 import { workersRouter } from "./routers/workers";
+import { labelsRouter, sessionsRouter, turnsRouter } from "./routers/trajectories";
+import { reviewRouter } from "./routers/review";
+import { metricsRouter } from "./routers/metrics";
 
 export const appRouter = router({
   me: authedProcedure.query(({ ctx }) => ({
@@ -15,6 +18,11 @@ export const appRouter = router({
   users: usersRouter,
   apiKeys: apiKeysRouter,
   workers: workersRouter,
+  sessions: sessionsRouter,
+  turns: turnsRouter,
+  labels: labelsRouter,
+  review: reviewRouter,
+  metrics: metricsRouter,
 });
 
 export type AppRouter = typeof appRouter;

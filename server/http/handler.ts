@@ -10,6 +10,7 @@ import { authenticate } from "../users/service";
 import { clearSessionCookie, sealSession, sessionCookie } from "../auth/session";
 import { fromZod } from "../errors";
 import { healthReport } from "./health";
+import { metricsStream } from "../metrics/sse";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "./rateLimit";
 
 const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
@@ -54,6 +55,7 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path === "/api/auth/logout" && req.method === "POST") {
     return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
   }
+  if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
     return limited(req, () => fetchRequestHandler({
       endpoint: "/api/trpc",

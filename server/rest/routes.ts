@@ -18,7 +18,12 @@ import {
   RunStartInput,
 } from "../experiments/schemas";
 import { ApiKeyCreateInput, ApiKeyListInput, UserCreateInput, UserListInput, UserUpdateInput } from "../users/schemas";
-import { LabelCreateInput, LabelListInput, MetricsQueryInput, SessionListInput, TurnListInput } from "../trajectories/schemas";
+import * as review from "../review/service";
+import * as metrics from "../metrics/service";
+import { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnListInput } from "../trajectories/schemas";
+import { MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "../metrics/schemas";
+import { QueueAddTurnsInput, QueueCreateInput, QueueListInput, QueueUpdateInput, SubmitInput } from "../review/schemas";
+import { QueryBool } from "../trajectories/schemas";
 import { route, type RouteDef } from "./define";
 
 const ById = z.object({ id: IdSchema });
@@ -44,7 +49,21 @@ export const routes: RouteDef[] = [
   route({ method: "GET", path: "/turns/:id", tag: "trajectories", summary: "A turn with its full request, judgments, votes and labels", permission: "read", params: ById, handler: (p, i) => trajectories.getTurn(p, i.params.id) }),
   route({ method: "GET", path: "/labels", tag: "labels", summary: "List labels", permission: "read", query: LabelListInput, handler: (p, i) => trajectories.listLabels(p, i.query) }),
   route({ method: "POST", path: "/labels", tag: "labels", summary: "Relabel a turn (reviewer label; feeds training)", permission: "review", body: LabelCreateInput, successStatus: 201, handler: (p, i) => trajectories.createLabel(p, i.body) }),
-  route({ method: "GET", path: "/metrics", tag: "metrics", summary: "Metric points of a run or experiment", permission: "read", query: MetricsQueryInput, handler: (p, i) => trajectories.queryMetrics(p, i.query) }),
+  route({ method: "GET", path: "/sessions/:id/conversation", tag: "trajectories", summary: "A page of a session's turns with messages, judgments, labels and training use", permission: "read", params: ById, query: ConversationInput.omit({ sessionId: true }), handler: (p, i) => trajectories.getConversation(p, { ...i.query, sessionId: i.params.id }) }),
+  route({ method: "GET", path: "/audit/relabels", tag: "labels", summary: "Audit log of relabels (effective training label before and after)", permission: "read", query: AuditListInput, handler: (p, i) => trajectories.listTurnAudit(p, i.query) }),
+  route({ method: "GET", path: "/metrics", tag: "metrics", summary: "Metric points of a run or experiment", permission: "read", query: MetricsQueryInput, handler: (p, i) => metrics.queryMetricPoints(p, i.query) }),
+  route({ method: "GET", path: "/metrics/series", tag: "metrics", summary: "Series bucketed to at most maxPoints points each (min/max/last/mean per bucket); x by step or time", permission: "read", query: MetricsSeriesInput, handler: (p, i) => metrics.querySeries(p, i.query) }),
+  route({ method: "GET", path: "/metrics/catalog", tag: "metrics", summary: "The metric series of an experiment, with counts and latest values", permission: "read", query: MetricsCatalogInput, handler: (p, i) => metrics.metricCatalog(p, i.query) }),
+
+  route({ method: "GET", path: "/review/queues", tag: "review", summary: "List review queues with their pending / done / disputed counts", permission: "read", query: QueueListInput.extend({ includeArchived: QueryBool.default(false) }), handler: (p, i) => review.listQueues(p, i.query) }),
+  route({ method: "POST", path: "/review/queues", tag: "review", summary: "Create a review queue (turn filter, assignees, reviewers per item, lock TTL)", permission: "write", body: QueueCreateInput, successStatus: 201, handler: (p, i) => review.createQueue(p, i.body) }),
+  route({ method: "GET", path: "/review/queues/:id", tag: "review", summary: "A review queue", permission: "read", params: ById, handler: (p, i) => review.getQueue(p, i.params.id) }),
+  route({ method: "PATCH", path: "/review/queues/:id", tag: "review", summary: "Edit a review queue (assignees, reviewers per item, archive)", permission: "write", params: ById, body: QueueUpdateInput.omit({ id: true }), handler: (p, i) => review.updateQueue(p, { ...i.body, id: i.params.id }) }),
+  route({ method: "POST", path: "/review/queues/:id/turns", tag: "review", summary: "Add turns to a review queue", permission: "review", params: ById, body: QueueAddTurnsInput.omit({ queueId: true }), handler: (p, i) => review.addTurns(p, { ...i.body, queueId: i.params.id }) }),
+  route({ method: "POST", path: "/review/queues/:id/next", tag: "review", summary: "Fetch and lock the next item (disputed first, skipping what you have seen); null when none is left", permission: "review", params: ById, handler: (p, i) => review.fetchNext(p, i.params.id) }),
+  route({ method: "POST", path: "/review/items/:id/submit", tag: "review", summary: "Accept, fix & accept, or reject the item (writes an audited reviewer label)", permission: "review", params: ById, body: SubmitInput.omit({ itemId: true }), handler: (p, i) => review.submitReview(p, { ...i.body, itemId: i.params.id }) }),
+  route({ method: "POST", path: "/review/items/:id/skip", tag: "review", summary: "Skip an item (not offered to you again) and release its lock", permission: "review", params: ById, handler: (p, i) => review.skipItem(p, i.params.id) }),
+  route({ method: "POST", path: "/review/items/:id/release", tag: "review", summary: "Release your lock on an item", permission: "review", params: ById, handler: (p, i) => review.releaseItem(p, i.params.id) }),
 
   route({ method: "GET", path: "/users", tag: "admin", summary: "List users", permission: "admin", query: UserListInput, handler: (p, i) => users.listUsers(p, i.query) }),
   route({ method: "POST", path: "/users", tag: "admin", summary: "Create a user", permission: "admin", body: UserCreateInput, successStatus: 201, handler: (p, i) => users.createUser(p, i.body) }),

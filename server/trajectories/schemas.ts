@@ -1,19 +1,57 @@
 import { z } from "zod";
 import { IdSchema, PageInput } from "../experiments/schemas";
 
+/** Booleans from JSON or a query string ("true"/"false"/"1"/"0"); z.coerce.boolean would read "false" as true. */
+export const QueryBool = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+
+/** Opaque keyset cursor (see cursor.ts); longer than an id, so not PageInput's. */
+export const CursorSchema = z.string().max(200);
+
 export const SessionListInput = PageInput.extend({
+  cursor: CursorSchema.optional(),
   experimentId: IdSchema.optional(),
   externalId: z.string().max(200).optional(),
-  simulated: z.coerce.boolean().optional(),
+  simulated: QueryBool.optional(),
+  done: QueryBool.optional(),
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
 });
 
-export const TurnListInput = PageInput.extend({
+/** Every filter of the trajectory browser; review queues store one of these to pick their turns. */
+export const TurnFilterSchema = z.object({
   experimentId: IdSchema.optional(),
-  sessionId: IdSchema.optional(),
   runId: IdSchema.optional(),
+  /** Our session id, or the client's (external) session id. */
+  sessionId: z.string().min(1).max(200).optional(),
   turnType: z.enum(["MAIN", "SIDE"]).optional(),
   status: z.enum(["OK", "FAILED"]).optional(),
+  /** Score of the latest judgment; "unjudged" = no judgment yet. */
+  score: z.enum(["1", "0", "-1", "unjudged"]).optional(),
+  /** Eval votes of the latest judgment: all valid votes agree, or not. */
+  agreement: z.enum(["unanimous", "split"]).optional(),
+  /** Has (or has no) reviewer label. */
+  relabeled: QueryBool.optional(),
+  /** Disputed: split eval votes, or the user's feedback disagrees with the judge. */
+  disputed: QueryBool.optional(),
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
   policyVersion: z.coerce.number().int().min(0).optional(),
+  /** Full-text search (web-search syntax: words, "phrases", -excluded, or) over messages, response and next state. */
+  q: z.string().trim().max(300).optional(),
+});
+export type TurnFilter = z.output<typeof TurnFilterSchema>;
+
+export const TurnListInput = TurnFilterSchema.extend({
+  cursor: CursorSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const ConversationInput = z.object({
+  sessionId: IdSchema,
+  /** Turns with a larger index than this (pagination through long sessions). */
+  cursor: z.coerce.number().int().min(-1).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  lane: z.enum(["MAIN", "SIDE", "ALL"]).default("MAIN"),
 });
 
 export const LabelCreateInput = z.object({
@@ -26,10 +64,8 @@ export const LabelCreateInput = z.object({
 
 export const LabelListInput = PageInput.extend({ turnId: IdSchema.optional(), experimentId: IdSchema.optional() });
 
-export const MetricsQueryInput = z.object({
+export const AuditListInput = PageInput.extend({
   experimentId: IdSchema.optional(),
-  runId: IdSchema.optional(),
-  names: z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : v.split(",")).filter(Boolean)).optional(),
-  since: z.coerce.date().optional(),
-  limit: z.coerce.number().int().min(1).max(100_000).default(5000),
-}).refine((v) => v.experimentId || v.runId, { message: "give experimentId or runId", path: ["runId"] });
+  turnId: IdSchema.optional(),
+  action: z.string().max(100).optional(),
+});

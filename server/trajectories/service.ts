@@ -1,12 +1,20 @@
-// Read side of recorded conversations, and human labels. Compact storage is reassembled here.
+// Read side of recorded conversations (sessions, turns, the conversation view) and human labels.
+// Compact storage is reassembled here; lists are keyset-paginated raw SQL (see query.ts).
 import type { z } from "zod";
-import { db, type Prisma } from "../db/client";
-import { audit } from "../audit/log";
+import { db } from "../db/client";
+import { Prisma } from "../db/generated/client";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
 import { forbidden, notFound } from "../errors";
-import type { LabelCreateInput, LabelListInput, MetricsQueryInput, SessionListInput, TurnListInput } from "./schemas";
+import { assembleMessages } from "../proxy/compact";
+import { effectiveLabelsForTurns } from "../review/effectiveLabels";
+import { decodeCursor, keysetPage } from "./cursor";
+import { opdHeatmap } from "./heatmap";
+import { RELABEL_ACTION, writeReviewerLabel } from "./labels";
+import { sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
+import type { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnFilter, TurnListInput } from "./schemas";
 
-function scopeExperiment(p: Principal, experimentId: string | undefined): string | undefined {
+/** The experiment a list may show: a bound key's own, whatever the caller asked for. */
+export function scopeExperiment(p: Principal, experimentId: string | undefined): string | undefined {
   const bound = boundExperimentId(p);
   if (bound && experimentId && experimentId !== bound) throw forbidden("This API key is bound to a different experiment");
   return bound ?? experimentId;
@@ -20,13 +28,20 @@ function page<T extends { id: string }>(rows: T[], limit: number) {
 export async function listSessions(p: Principal, input: z.output<typeof SessionListInput>) {
   assertCan(p, "read");
   const experimentId = scopeExperiment(p, input.experimentId);
+  const k = input.cursor ? decodeCursor(input.cursor) : null;
   const rows = await db().agentSession.findMany({
-    where: { experimentId, externalId: input.externalId, simulated: input.simulated },
+    where: {
+      experimentId,
+      externalId: input.externalId,
+      simulated: input.simulated,
+      done: input.done,
+      lastTurnAt: input.from || input.to ? { gte: input.from, lt: input.to } : undefined,
+      ...(k ? { OR: [{ lastTurnAt: { lt: k.at } }, { lastTurnAt: k.at, id: { lt: k.id } }] } : {}),
+    },
     orderBy: [{ lastTurnAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
   });
-  return page(rows, input.limit);
+  return keysetPage(rows, input.limit, (r) => ({ at: r.lastTurnAt, id: r.id }));
 }
 
 const TURN_SUMMARY = {
@@ -37,82 +52,158 @@ const TURN_SUMMARY = {
 
 export async function getSession(p: Principal, id: string) {
   assertCan(p, "read");
-  const s = await db().agentSession.findUnique({ where: { id }, include: { turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY } } });
+  const s = await db().agentSession.findUnique({
+    where: { id },
+    include: { experiment: { select: { name: true, slug: true } }, turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 } },
+  });
   if (!s) throw notFound("Session", id);
   assertExperimentAccess(p, s.experimentId);
   return s;
 }
 
+/** Keyset-paginated turns with their latest judgment, vote agreement and labels. */
 export async function listTurns(p: Principal, input: z.output<typeof TurnListInput>) {
   assertCan(p, "read");
-  const experimentId = scopeExperiment(p, input.experimentId);
-  const rows = await db().turn.findMany({
-    where: { experimentId, sessionId: input.sessionId, runId: input.runId, turnType: input.turnType, status: input.status, policyVersion: input.policyVersion },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: input.limit + 1,
-    ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
-    select: TURN_SUMMARY,
-  });
-  return page(rows, input.limit);
+  const filter: TurnFilter = { ...input, experimentId: scopeExperiment(p, input.experimentId) };
+  const k = input.cursor ? decodeCursor(input.cursor) : null;
+  const after = k ? Prisma.sql`AND (t."createdAt", t.id) < (${sqlTime(k.at)}, ${k.id})` : Prisma.empty;
+  const rows = await db().$queryRaw<TurnRow[]>`
+    SELECT ${TURN_COLUMNS} FROM ${TURN_FROM}
+    WHERE ${turnWhere(filter)} ${after}
+    ORDER BY t."createdAt" DESC, t.id DESC
+    LIMIT ${input.limit + 1}`;
+  return keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
 }
 
-/** Full request of a turn, reassembled from the content-addressed blobs and the per-turn deltas. */
-export async function reassembleMessages(turn: { sessionId: string; index: number; systemHash: string | null }): Promise<unknown[]> {
+/**
+ * Full request of a turn, reassembled from the content-addressed blobs and the per-turn deltas. Deltas chain
+ * within a lane (main or side turns of the session), as the proxy writes them (server/proxy/compact.ts).
+ */
+export async function reassembleMessages(turn: { sessionId: string; index: number; systemHash: string | null; turnType?: "MAIN" | "SIDE" }): Promise<unknown[]> {
+  const turnType =
+    turn.turnType ??
+    (await db().turn.findUnique({ where: { sessionId_index: { sessionId: turn.sessionId, index: turn.index } }, select: { turnType: true } }))?.turnType ??
+    "MAIN";
   const [prior, system] = await Promise.all([
-    db().turn.findMany({ where: { sessionId: turn.sessionId, index: { lte: turn.index } }, orderBy: { index: "asc" }, select: { messagesDelta: true, messagesOffset: true } }),
+    db().turn.findMany({ where: { sessionId: turn.sessionId, turnType, index: { lte: turn.index } }, orderBy: { index: "asc" }, select: { messagesDelta: true, messagesOffset: true } }),
     turn.systemHash ? db().blob.findUnique({ where: { hash: turn.systemHash } }) : null,
   ]);
-  const messages: unknown[] = system ? [system.content] : [];
-  for (const t of prior) {
-    messages.length = Math.min(messages.length, t.messagesOffset);
-    messages.push(...(t.messagesDelta as unknown[]));
-  }
-  return messages;
+  return assembleMessages(system ? system.content : null, prior);
+}
+
+/** The experiment's serving version now: the active one, else the newest. */
+async function currentPolicyVersion(experimentId: string): Promise<number | null> {
+  const v =
+    (await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, orderBy: { version: "desc" }, select: { version: true } })) ??
+    (await db().policyVersion.findFirst({ where: { experimentId }, orderBy: { version: "desc" }, select: { version: true } }));
+  return v?.version ?? null;
+}
+
+const JUDGMENT_INCLUDE = {
+  votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] },
+} satisfies Prisma.JudgmentInclude;
+
+const LABEL_INCLUDE = { user: { select: { email: true } }, apiKey: { select: { prefix: true } } } satisfies Prisma.LabelInclude;
+
+const SAMPLE_INCLUDE = { step: { select: { step: true, policyVersion: true, createdAt: true } } } satisfies Prisma.SampleInclude;
+
+function voteAgreement(votes: { kind: string; value: number | null }[], score: number) {
+  const valid = votes.filter((v) => v.kind === "eval" && v.value !== null);
+  return { valid: valid.length, agree: valid.filter((v) => v.value === score).length };
+}
+
+/** Everything the conversation view shows beside one assistant turn. */
+async function annotate<T extends { id: string; experimentId: string; tokenIds: number[]; logprobs: number[]; policyVersion: number }>(turns: T[]) {
+  const ids = turns.map((t) => t.id);
+  const [judgments, labels, samples, training] = await Promise.all([
+    db().judgment.findMany({ where: { turnId: { in: ids } }, include: JUDGMENT_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+    db().label.findMany({ where: { turnId: { in: ids } }, include: LABEL_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+    db().sample.findMany({ where: { turnId: { in: ids } }, include: SAMPLE_INCLUDE, orderBy: { createdAt: "desc" } }),
+    effectiveLabelsForTurns(ids),
+  ]);
+  const current = turns.length ? await currentPolicyVersion(turns[0]!.experimentId) : null;
+  return turns.map(({ tokenIds, logprobs, ...t }) => {
+    const own = judgments.filter((j) => j.turnId === t.id);
+    const latest = own[0] ?? null;
+    return {
+      ...t,
+      responseTokens: tokenIds.length,
+      staleness: current === null ? null : Math.max(0, current - t.policyVersion),
+      currentPolicyVersion: current,
+      judgment: latest && { ...latest, agreement: voteAgreement(latest.votes, latest.score) },
+      olderJudgments: own.slice(1),
+      labels: labels.filter((l) => l.turnId === t.id),
+      samples: samples.filter((s) => s.turnId === t.id),
+      training: training.get(t.id) ?? null,
+      opd: latest ? opdHeatmap(tokenIds, logprobs, latest.teacherLogprobs) : null,
+    };
+  });
+}
+
+const CONVERSATION_SELECT = {
+  ...TURN_SUMMARY, messagesDelta: true, messagesOffset: true, toolCalls: true, reasoning: true, nextState: true,
+  tokenIds: true, logprobs: true, upstreamModel: true, systemHash: true, toolsHash: true,
+} satisfies Prisma.TurnSelect;
+
+/** A page of a session's turns (one lane) with their delta messages and annotations. */
+export async function getConversation(p: Principal, input: z.output<typeof ConversationInput>) {
+  assertCan(p, "read");
+  const session = await db().agentSession.findUnique({ where: { id: input.sessionId }, select: { id: true, experimentId: true } });
+  if (!session) throw notFound("Session", input.sessionId);
+  assertExperimentAccess(p, session.experimentId);
+  const rows = await db().turn.findMany({
+    where: { sessionId: session.id, ...(input.lane === "ALL" ? {} : { turnType: input.lane }), index: input.cursor === undefined ? undefined : { gt: input.cursor } },
+    orderBy: { index: "asc" },
+    take: input.limit + 1,
+    select: CONVERSATION_SELECT,
+  });
+  const items = rows.slice(0, input.limit);
+  const firstPage = input.cursor === undefined;
+  const first = items[0];
+  const [system, tools] = await Promise.all([
+    firstPage && first?.systemHash ? db().blob.findUnique({ where: { hash: first.systemHash } }).then((b) => b?.content ?? null) : null,
+    firstPage && first?.toolsHash ? db().blob.findUnique({ where: { hash: first.toolsHash } }).then((b) => b?.content ?? null) : null,
+  ]);
+  return {
+    system,
+    tools,
+    turns: await annotate(items),
+    nextCursor: rows.length > input.limit ? items[items.length - 1]!.index : null,
+  };
 }
 
 export async function getTurn(p: Principal, id: string) {
   assertCan(p, "read");
   const t = await db().turn.findUnique({
     where: { id },
-    include: {
-      judgments: { include: { votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] } }, orderBy: { createdAt: "desc" } },
-      labels: { orderBy: { createdAt: "desc" } },
-      samples: true,
-    },
+    include: { session: { select: { externalId: true, done: true } }, experiment: { select: { name: true, slug: true, config: true } } },
   });
   if (!t) throw notFound("Turn", id);
   assertExperimentAccess(p, t.experimentId);
-  const [messages, tools] = await Promise.all([
+  const [annotated, messages, tools, auditEntries] = await Promise.all([
+    annotate([t]),
     reassembleMessages(t),
     t.toolsHash ? db().blob.findUnique({ where: { hash: t.toolsHash } }).then((b) => b?.content ?? null) : null,
+    turnAudit(t.id),
   ]);
-  return { ...t, messages, tools };
+  const { experiment, ...a } = annotated[0]!;
+  return { ...a, experiment: { name: experiment.name, slug: experiment.slug }, messages, tools, audit: auditEntries, method: (experiment.config as { method?: string }).method ?? null };
+}
+
+async function turnAudit(turnId: string) {
+  const rows = await db().auditLog.findMany({
+    where: { resourceType: "turn", resourceId: turnId },
+    include: { actor: { select: { email: true } } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 100,
+  });
+  return rows.map((r) => ({ id: r.id, action: r.action, actor: r.actor?.email ?? null, actorKeyId: r.actorKeyId, before: r.before, after: r.after, createdAt: r.createdAt }));
 }
 
 export async function createLabel(p: Principal, input: z.output<typeof LabelCreateInput>) {
   assertCan(p, "review");
-  return db().$transaction(async (tx) => {
-    const turn = await tx.turn.findUnique({ where: { id: input.turnId }, select: { id: true, experimentId: true } });
-    if (!turn) throw notFound("Turn", input.turnId);
-    assertExperimentAccess(p, turn.experimentId);
-    const previous = await tx.label.findFirst({ where: { turnId: turn.id, source: "REVIEWER" }, orderBy: { createdAt: "desc" } });
-    const label = await tx.label.create({
-      data: {
-        turnId: turn.id,
-        source: "REVIEWER",
-        value: input.value,
-        hint: input.hint,
-        exclude: input.exclude,
-        comment: input.comment,
-        userId: p.kind === "user" ? p.userId : null,
-        apiKeyId: p.kind === "apiKey" ? p.keyId : null,
-      },
-    });
-    await audit(tx, p, "label.create", "turn", turn.id,
-      previous ? { value: previous.value, hint: previous.hint, exclude: previous.exclude } : null,
-      { value: label.value, hint: label.hint, exclude: label.exclude, labelId: label.id });
-    return label;
-  });
+  const { label } = await db().$transaction((tx) => writeReviewerLabel(tx, p, input, { via: "relabel" }));
+  return label;
 }
 
 export async function listLabels(p: Principal, input: z.output<typeof LabelListInput>) {
@@ -127,19 +218,22 @@ export async function listLabels(p: Principal, input: z.output<typeof LabelListI
   return page(rows, input.limit);
 }
 
-export async function queryMetrics(p: Principal, input: z.output<typeof MetricsQueryInput>) {
+/** Audit entries about turns (relabels), newest first; readers see them, as they see the labels. */
+export async function listTurnAudit(p: Principal, input: z.output<typeof AuditListInput>) {
   assertCan(p, "read");
-  let experimentId = scopeExperiment(p, input.experimentId);
-  if (input.runId) {
-    const run = await db().run.findUnique({ where: { id: input.runId }, select: { experimentId: true } });
-    if (!run) throw notFound("Run", input.runId);
-    assertExperimentAccess(p, run.experimentId);
-    experimentId = run.experimentId;
+  const experimentId = scopeExperiment(p, input.experimentId);
+  if (input.turnId) {
+    const turn = await db().turn.findUnique({ where: { id: input.turnId }, select: { experimentId: true } });
+    if (turn) assertExperimentAccess(p, turn.experimentId);
   }
-  const rows = await db().metricPoint.findMany({
-    where: { experimentId, runId: input.runId, name: input.names?.length ? { in: input.names } : undefined, ts: input.since ? { gt: input.since } : undefined },
-    orderBy: { ts: "asc" },
-    take: input.limit,
-  });
-  return { points: rows.map((r) => ({ name: r.name, runId: r.runId, step: r.step, value: r.value, ts: r.ts.toISOString() })) };
+  const turnIds = experimentId && !input.turnId ? Prisma.sql`AND a."resourceId" IN (SELECT id FROM turns WHERE "experimentId" = ${experimentId})` : Prisma.empty;
+  const k = input.cursor ? await db().auditLog.findUnique({ where: { id: input.cursor }, select: { createdAt: true, id: true } }) : null;
+  const rows = await db().$queryRaw<{ id: string; action: string; resourceId: string; before: unknown; after: unknown; createdAt: Date; actor: string | null; actorKeyId: string | null }[]>`
+    SELECT a.id, a.action, a."resourceId", a.before, a.after, a."createdAt", u.email AS actor, a."actorKeyId"
+    FROM audit_logs a LEFT JOIN users u ON u.id = a."actorUserId"
+    WHERE a."resourceType" = 'turn' ${input.turnId ? Prisma.sql`AND a."resourceId" = ${input.turnId}` : Prisma.empty}
+      AND a.action = ${input.action ?? RELABEL_ACTION} ${turnIds}
+      ${k ? Prisma.sql`AND (a."createdAt", a.id) < (${sqlTime(k.createdAt)}, ${k.id})` : Prisma.empty}
+    ORDER BY a."createdAt" DESC, a.id DESC LIMIT ${input.limit + 1}`;
+  return page(rows, input.limit);
 }
