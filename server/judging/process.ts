@@ -1,7 +1,7 @@
 // One judge job: load the turn, skip what is never judged, reuse a judgment already stored under the
 // current judge version (a redelivered job makes no calls), judge, and store idempotently.
-// A result that only says "the endpoint was unavailable" is not stored until the last attempt:
-// stored, the (turn, judgeVersion) dedup would lock the degraded verdict in for good.
+// A result that only says "the endpoint was unavailable" is never stored: stored, the (turn,
+// judgeVersion) dedup would lock the degraded verdict in for good.
 import { db } from "../db/client";
 import { judgeTurn } from "../judge/judgeTurn";
 import type { JudgmentResult } from "../judge/schemas";
@@ -25,18 +25,34 @@ export type JudgeOutcome =
 const UNPARSABLE = "unparsable answer";
 
 /**
- * Why a result reflects an outage rather than a verdict, or null: every call of one vote kind failed
- * (an unparsable answer is a verdict, a failed call is not), or an accepted hint's teacher scoring
- * failed while a teacher is configured ("no teacher" is permanent, so it is stored as is).
+ * Failures that say "the endpoint is down or overloaded", as judgeTurn's describeError words them:
+ * timeouts, open circuits, network errors, 408/425/429 and 5xx. Anything else (a 4xx, a malformed
+ * answer, a response that does not fit the teacher) will not get better by waiting.
  */
-export function unavailability(result: JudgmentResult, hasTeacher: boolean): string | null {
+const TRANSIENT = /^(timeout after |circuit open|http (408|425|429|5\d\d)\b)|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i;
+
+export function isTransientFailure(error: string): boolean {
+  return TRANSIENT.test(error);
+}
+
+export type Unavailability = { reason: string; transient: boolean };
+
+/**
+ * Why a result reflects a failure to judge rather than a verdict, or null: every call of one vote
+ * kind failed (an unparsable answer is a verdict, a failed call is not), or an accepted hint's teacher
+ * scoring failed while a teacher is configured ("no teacher" is permanent, so it is stored as is).
+ */
+export function unavailability(result: JudgmentResult, hasTeacher: boolean): Unavailability | null {
   for (const kind of ["eval", "hint"] as const) {
-    const votes = result.votes.filter((v) => v.kind === kind);
-    if (votes.length > 0 && votes.every((v) => v.error !== null && v.error !== UNPARSABLE)) {
-      return `every ${kind} call failed (${votes[0].error})`;
+    const errors = result.votes.filter((v) => v.kind === kind).map((v) => v.error);
+    if (errors.length > 0 && errors.every((e) => e !== null && e !== UNPARSABLE)) {
+      return { reason: `every ${kind} call failed (${errors[0]})`, transient: errors.every((e) => isTransientFailure(e as string)) };
     }
   }
-  if (hasTeacher && result.hintAccepted && result.teacherLogprobs === null) return `teacher scoring failed (${result.teacherError})`;
+  if (hasTeacher && result.hintAccepted && result.teacherLogprobs === null) {
+    const error = result.teacherError ?? "unknown error";
+    return { reason: `teacher scoring failed (${error})`, transient: isTransientFailure(error) };
+  }
   return null;
 }
 
@@ -55,8 +71,11 @@ export async function judgeTurnJob(
   if (existing) return { status: "duplicate", judgmentId: existing.id, experimentId: loaded.experimentId };
 
   const result = await judgeTurn(loaded.input, await runtime.deps(judge, opts.signal));
-  const degraded = unavailability(result, judge.teacher !== null);
-  if (degraded && !opts.finalAttempt) throw new JudgeUnavailableError(degraded);
+  // Retried with backoff while attempts remain; after the last one an outage still is not stored (the
+  // job fails and the sweeper re-queues it later), while a permanent failure is stored as it is.
+  const problem = unavailability(result, judge.teacher !== null);
+  if (problem && (!opts.finalAttempt || problem.transient)) throw new JudgeUnavailableError(problem.reason);
+  const degraded = problem?.reason ?? null;
   const teacherError = result.hintAccepted && result.teacherLogprobs === null ? result.teacherError : null;
   const saved = await saveJudgment(turnId, result, { teacherError });
   if (!saved.created) return { status: "duplicate", judgmentId: saved.id, experimentId: loaded.experimentId };

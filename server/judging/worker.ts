@@ -5,12 +5,17 @@ import type { Job } from "bullmq";
 import { publish } from "../bus/pubsub";
 import { consume, queue } from "../bus/queues";
 import { db } from "../db/client";
+import { withTimeout } from "../judge/resilience";
 import { LIVE_RUN_STATUSES } from "../runs/service";
+import { sleep } from "../workers/runtime";
 import { activeExperiments, backlogOf } from "./backlog";
 import { JudgeMetricsWindow, sampleOf, summarize } from "./metrics";
 import { judgeTurnJob, JudgeUnavailableError } from "./process";
 import { JudgeRuntime, type JudgeRuntimeOptions } from "./runtime";
 import { sweepUnjudged } from "./sweeper";
+
+/** ioredis queues commands while Redis is down; calls outside the job path give up after this. */
+const REDIS_TIMEOUT_MS = 5000;
 
 export type JudgeWorkerOptions = {
   /** Jobs judged at once by this process. */
@@ -22,6 +27,8 @@ export type JudgeWorkerOptions = {
   /** 0 disables the sweeper. */
   sweepIntervalMs: number;
   sweepMinAgeMs: number;
+  /** The sweeper re-queues a job that failed for good (e.g. a long outage) this long after it failed. */
+  failedRetryAfterMs: number;
   metricsIntervalMs: number;
   /** Restrict the sweeper and metrics to these experiments (all active ones when absent). */
   experimentIds?: readonly string[];
@@ -90,7 +97,7 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
     const { queued } = await sweepUnjudged({
       minAgeMs: opts.sweepMinAgeMs,
       limit: 500,
-      failedRetryAfterMs: 10 * 60_000,
+      failedRetryAfterMs: opts.failedRetryAfterMs,
       experimentIds: opts.experimentIds,
     });
     if (queued) log(`sweeper queued ${queued} unjudged turn(s)`);
@@ -109,27 +116,29 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
       const run = await db().run.findFirst({ where: { experimentId: e.id, status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, select: { id: true } });
       const runId = run?.id ?? null;
       await db().metricPoint.createMany({ data: points.map((p) => ({ experimentId: e.id, runId, name: p.name, value: p.value, ts: new Date(now) })) });
-      await publish("metrics", { experimentId: e.id, runId, points: points.map((p) => ({ ...p, step: null, ts: now })) }).catch(() => {});
+      // Live fan-out is best effort: Postgres has the points, and a Redis outage must not stall the loop.
+      await withTimeout(REDIS_TIMEOUT_MS, () => publish("metrics", { experimentId: e.id, runId, points: points.map((p) => ({ ...p, step: null, ts: now })) })).catch(() => {});
     }
     reported = emitted;
-    const counts = await queue("judgeTurn").getJobCounts("waiting", "active", "delayed", "failed", "prioritized");
+    const counts = await withTimeout(REDIS_TIMEOUT_MS, () => queue("judgeTurn").getJobCounts("waiting", "active", "delayed", "failed", "prioritized"));
     for (const [state, n] of Object.entries(counts)) opts.setStat?.(`queue_${state}`, n);
     for (const [name, n] of Object.entries(totals)) opts.setStat?.(`${name}_total`, n);
   };
 
+  /** Runs `fn` every `ms` (never overlapping itself: a slow pass while Postgres or Redis is down skips ticks). */
   const every = (ms: number, what: string, fn: () => Promise<void>) => {
-    if (ms <= 0) return null;
-    let running = false;
-    const timer = setInterval(() => {
-      if (running) return; // a slow pass (Postgres or Redis down) never overlaps the next
-      running = true;
-      fn()
-        .catch((err: Error) => log(`${what} failed: ${err.message}`))
-        .finally(() => (running = false));
-    }, ms);
-    return timer;
+    const loop = { timer: null as NodeJS.Timeout | null, running: null as Promise<void> | null };
+    if (ms > 0) {
+      loop.timer = setInterval(() => {
+        if (loop.running) return;
+        loop.running = fn()
+          .catch((err: Error) => log(`${what} failed: ${err.message}`))
+          .finally(() => (loop.running = null));
+      }, ms);
+    }
+    return loop;
   };
-  const timers = [every(opts.sweepIntervalMs, "sweep", sweep), every(opts.metricsIntervalMs, "metrics", flushMetrics)];
+  const loops = [every(opts.sweepIntervalMs, "sweep", sweep), every(opts.metricsIntervalMs, "metrics", flushMetrics)];
   showActivity();
 
   return {
@@ -138,7 +147,9 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
     sweep,
     flushMetrics,
     async close() {
-      for (const t of timers) if (t) clearInterval(t);
+      for (const l of loops) if (l.timer) clearInterval(l.timer);
+      // A pass stuck on a Redis outage must not hold the shutdown forever.
+      await Promise.race([Promise.all(loops.map((l) => l.running)), sleep(REDIS_TIMEOUT_MS)]);
       // Waits for in-flight jobs; a job cut off by a harder stop is re-delivered after its lock expires.
       await bull.close();
       await flushMetrics().catch((err: Error) => log(`final metrics flush failed: ${err.message}`));

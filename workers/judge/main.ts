@@ -6,22 +6,24 @@ import { db } from "../../server/db/client";
 import { startJudgeWorker } from "../../server/judging/worker";
 import { runWorker } from "../../server/workers/runtime";
 
-const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 
 const JudgeEnvSchema = z.object({
   /** Jobs (turns) judged at once by this process. */
   JUDGE_CONCURRENCY: int(4, 1),
-  /** Judge calls in flight at once across those jobs (each turn makes m, or 2m, calls). */
-  JUDGE_CALL_CONCURRENCY: int(16, 1),
-  JUDGE_TIMEOUT_MS: int(120_000, 50),
-  JUDGE_RETRIES: int(2),
-  TEACHER_CONCURRENCY: int(1, 1),
-  TEACHER_TIMEOUT_MS: int(120_000, 50),
-  TEACHER_RETRIES: int(2),
+  /** Judge calls in flight at once across those jobs (each turn makes m, or 2m, calls). Limits as in the judge settings. */
+  JUDGE_CALL_CONCURRENCY: int(16, 1, 64),
+  JUDGE_TIMEOUT_MS: int(120_000, 50, 600_000),
+  JUDGE_RETRIES: int(2, 0, 10),
+  TEACHER_CONCURRENCY: int(1, 1, 64),
+  TEACHER_TIMEOUT_MS: int(120_000, 50, 600_000),
+  TEACHER_RETRIES: int(2, 0, 10),
   JUDGE_JOB_TIMEOUT_MS: int(10 * 60_000, 1000),
   JUDGE_LOCK_MS: int(30_000, 1000),
   JUDGE_SWEEP_INTERVAL_MS: int(10_000),
   JUDGE_SWEEP_MIN_AGE_MS: int(30_000),
+  /** A job that exhausted its attempts during an outage is re-queued by the sweeper after this long. */
+  JUDGE_FAILED_RETRY_MS: int(10 * 60_000),
   JUDGE_METRICS_INTERVAL_MS: int(5_000, 100),
   /** Comma-separated experiment ids: limit the sweeper and metrics to them (tests, partial deployments). */
   JUDGE_EXPERIMENTS: z.string().optional(),
@@ -36,6 +38,7 @@ await runWorker("judge", async (ctx) => {
     jobTimeoutMs: cfg.JUDGE_JOB_TIMEOUT_MS,
     sweepIntervalMs: cfg.JUDGE_SWEEP_INTERVAL_MS,
     sweepMinAgeMs: cfg.JUDGE_SWEEP_MIN_AGE_MS,
+    failedRetryAfterMs: cfg.JUDGE_FAILED_RETRY_MS,
     metricsIntervalMs: cfg.JUDGE_METRICS_INTERVAL_MS,
     experimentIds: cfg.JUDGE_EXPERIMENTS?.split(",").map((s) => s.trim()).filter(Boolean),
     runtime: {

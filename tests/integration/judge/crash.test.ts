@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { boxed, isolateRedis, makeExperiment, makeTurn, PrmScript, waitFor } from "./helpers";
+import { deleteExperiments, boxed, isolateRedis, makeExperiment, makeTurn, PrmScript, waitFor } from "./helpers";
 
 const prefix = isolateRedis("judge-crash");
 
@@ -27,6 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await deleteExperiments();
   await closeQueues();
   await fake?.close();
 });

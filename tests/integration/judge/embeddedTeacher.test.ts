@@ -14,7 +14,7 @@ import { encode, END_ID, VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { hintedTeacherMessages } from "../../../server/judge/teacher";
 import { judgeTurnJob } from "../../../server/judging/process";
 import { JudgeRuntime } from "../../../server/judging/runtime";
-import { judgmentsOf, makeExperiment, makeTurn } from "./helpers";
+import { deleteExperiments, judgmentsOf, makeExperiment, makeTurn } from "./helpers";
 
 let dir: string;
 let checkpoint: string;
@@ -36,6 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await deleteExperiments();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

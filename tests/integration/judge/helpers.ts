@@ -18,12 +18,24 @@ export function isolateRedis(name: string): string {
   return prefix;
 }
 
+const created: string[] = [];
+
 export async function makeExperiment(config: ExperimentConfigInput): Promise<{ id: string }> {
   const parsed = ExperimentConfigSchema.parse(config);
-  return db().experiment.create({
+  const e = await db().experiment.create({
     data: { slug: uniq("judge"), name: "judge test", config: parsed as unknown as Prisma.InputJsonValue },
     select: { id: true },
   });
+  created.push(e.id);
+  return e;
+}
+
+/**
+ * Deletes this file's experiments (turns cascade): their fake endpoints are gone, so the sweepers of
+ * workers started later in the same test run (browser tests) must not find deliberately unjudged turns.
+ */
+export async function deleteExperiments(): Promise<void> {
+  await db().experiment.deleteMany({ where: { id: { in: created } } });
 }
 
 export type TurnSpec = {

@@ -2,7 +2,7 @@
 // delivery, retry with backoff while the endpoint is down, the sweeper, and the metrics it publishes
 // and persists. Everything is polled against Postgres with a deadline.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolateRedis, judgmentsOf, makeExperiment, makeTurn, PrmScript, boxed, waitFor } from "./helpers";
+import { deleteExperiments, isolateRedis, judgmentsOf, makeExperiment, makeTurn, PrmScript, boxed, waitFor } from "./helpers";
 
 const prefix = isolateRedis("judge-queue");
 
@@ -45,6 +45,7 @@ beforeAll(async () => {
     jobTimeoutMs: 60_000,
     sweepIntervalMs: 0, // driven by hand below
     sweepMinAgeMs: 30_000,
+    failedRetryAfterMs: 0,
     metricsIntervalMs: 250,
     experimentIds: [heuristic, model, metricsExp],
     runtime: { judgeCalls: { timeoutMs: 2000, retries: 0 } },
@@ -54,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close();
+  await deleteExperiments();
   await unsubscribe?.();
   await closeQueues();
   await fake?.close();
@@ -106,6 +108,18 @@ describe("retries", () => {
     const job = await queue("judgeTurn").getJob(id);
     expect(job?.attemptsMade).toBe(2); // one failed attempt, then the one that stored
     expect(prm.calls.get(tag)).toBe(6);
+  });
+
+  it("a job that ran out of attempts during an outage fails without a judgment; the sweeper brings it back", async () => {
+    const tag = prm.script([{ status: 503 }, { status: 503 }, { status: 503 }]);
+    const id = await makeTurn({ experimentId: model, content: `Answer [${tag}]`, readyAt: new Date(Date.now() - 120_000) });
+    await queue("judgeTurn").add("judgeTurn", { turnId: id, experimentId: model }, { jobId: id, attempts: 1 });
+    await waitFor("the job failed", async () => (await queue("judgeTurn").getJob(id))?.isFailed());
+    expect(await judgmentsOf(id)).toHaveLength(0);
+
+    prm.add(tag, [boxed(1), boxed(1), boxed(1)]);
+    await worker.sweep();
+    expect(await judged(id)).toMatchObject({ score: 1 });
   });
 });
 

@@ -9,7 +9,7 @@ import { renderChatML } from "../../../server/judge/teacherClients";
 import { judgeTurnJob, JudgeUnavailableError } from "../../../server/judging/process";
 import { JudgeRuntime } from "../../../server/judging/runtime";
 import { fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
-import { boxed, judgmentsOf, makeExperiment, makeTurn, PrmScript, type TurnSpec } from "./helpers";
+import { deleteExperiments, boxed, judgmentsOf, makeExperiment, makeTurn, PrmScript, type TurnSpec } from "./helpers";
 
 let fake: FakePrmServer;
 let prm: PrmScript;
@@ -48,7 +48,10 @@ beforeAll(async () => {
   grpo = (await makeExperiment({ method: "grpo", judge: { backend }, policy })).id;
   combine = (await makeExperiment({ method: "combine", judge: { backend }, policy })).id;
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await deleteExperiments();
+  await fake.close();
+});
 
 describe("PRM votes (grpo)", () => {
   it("a clear majority wins; every vote is stored with raw text, value, latency, and the judge's identity", async () => {
@@ -124,13 +127,17 @@ describe("PRM votes (grpo)", () => {
     expect(j.votes.map((v) => [v.value, v.error])).toEqual([[1, null], [1, null], [0, null]]);
   });
 
-  it("on the last attempt an all-failed result is stored as it is (score 0, excluded, errors kept)", async () => {
-    const id = await turn(grpo, prm.script([{ status: 503 }, { status: 502 }, { ...boxed(1), delayMs: TIMEOUT_MS * 10 }]));
+  it("after the last attempt an outage is still not stored, while a permanent failure is (score 0, errors kept)", async () => {
+    const outage = await turn(grpo, prm.script([{ status: 503 }, { status: 502 }, { ...boxed(1), delayMs: TIMEOUT_MS * 10 }]));
+    await expect(judge(outage, true)).rejects.toThrow("every eval call failed (http 503)");
+    expect(await judgmentsOf(outage)).toHaveLength(0);
+
+    const id = await turn(grpo, prm.script([{ status: 404 }, { raw: "<html>not an API</html>" }, { status: 400 }]));
     const out = await judge(id, true);
-    expect(out).toMatchObject({ status: "stored", degraded: "every eval call failed (http 503)" });
+    expect(out).toMatchObject({ status: "stored", degraded: "every eval call failed (http 404)" });
     const j = await only(id);
     expect(j).toMatchObject({ score: 0, evalScore: null, excluded: true, excludeReason: "zero_score" });
-    expect(j.votes.map((v) => v.error)).toEqual(["http 503", "http 502", `timeout after ${TIMEOUT_MS} ms`]);
+    expect(j.votes.map((v) => v.error)).toEqual(["http 404", expect.stringMatching(/^BadResponseError: non-JSON body/), "http 400"]);
   });
 });
 
@@ -165,6 +172,34 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     expect(generate.input_ids.slice(generate.logprob_start_len)).toEqual(fakeTokenize(content));
   });
 
+  it("the teacher context is the turn's whole request as recorded in compact form (system blob, deltas, tools)", async () => {
+    const tag = prm.script([boxed(-1), boxed(-1), boxed(-1)], [boxed(1, longHint), boxed(-1), boxed(-1)]);
+    const system = { role: "system", content: "You are a shell expert." };
+    // Keys already in jsonb's storage order (shorter keys first): Postgres does not keep key order.
+    const tools = [{ type: "function", function: { name: "ls", parameters: { type: "object" } } }];
+    const hash = `sys_${tag}`;
+    const toolsHash = `tools_${tag}`;
+    await db().blob.createMany({ data: [{ hash, kind: "system", content: system, bytes: 1 }, { hash: toolsHash, kind: "tools", content: tools, bytes: 1 }] });
+    const session = await db().agentSession.create({ data: { experimentId: combine, externalId: `s-${tag}` } });
+    const q1 = { role: "user", content: "List files." };
+    const a1 = { role: "assistant", content: "ls" };
+    const q2 = { role: "user", content: "Now with hidden ones." };
+    const base = { experimentId: combine, sessionId: session.id, systemHash: hash, toolsHash };
+    await db().turn.create({ data: { ...base, requestId: `r0-${tag}`, index: 0, messagesOffset: 0, messagesDelta: [q1], content: "ls", nextState: q2, nextStateRole: "user", nextStateAt: new Date() } });
+    // A side call in between chains in its own lane and must not leak into the main conversation.
+    await db().turn.create({ data: { ...base, requestId: `rs-${tag}`, index: 1, turnType: "SIDE", messagesOffset: 0, messagesDelta: [{ role: "user", content: "summarise" }], content: "…" } });
+    const content = `ls -a [${tag}]`;
+    const id = (
+      await db().turn.create({
+        data: { ...base, requestId: `r1-${tag}`, index: 2, messagesOffset: 1, messagesDelta: [a1, q2], content, tokenIds: fakeTokenize(content), nextState: { role: "user", content: "no, use -la" }, nextStateRole: "user", nextStateAt: new Date() },
+      })
+    ).id;
+    await judge(id);
+    expect(await only(id)).toMatchObject({ hint: longHint, dispatch: "BOTH" });
+    const tokenize = fake.requests.filter((r) => r.path === "/tokenize").at(-1)!.body as { prompt: string };
+    expect(tokenize.prompt).toBe(renderChatML(hintedTeacherMessages([system, q1, a1, q2], longHint), tools));
+  });
+
   it("hint only (eval tie) → an OPD sample with reward 0", async () => {
     const id = await turn(combine, prm.script([boxed(1), boxed(-1), boxed(0)], [boxed(-1), boxed(1, longHint), { text: "no idea" }]));
     await judge(id);
@@ -181,7 +216,7 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     expect(await only(none)).toMatchObject({ score: 0, hintAccepted: false, dispatch: null, excluded: true, excludeReason: "no_hint_and_zero_eval" });
   });
 
-  it("a failed teacher call is retried, not stored; on the last attempt the hint is kept without an OPD sample", async () => {
+  it("a failed teacher call is retried, not stored; a permanent failure keeps the hint without an OPD sample", async () => {
     const hints = () => [boxed(1, longHint), boxed(1, longHint), boxed(1, longHint)];
     const tag = prm.script([boxed(-1), boxed(-1), boxed(-1)], hints());
     const id = await turn(combine, tag);
@@ -192,12 +227,16 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     await judge(id);
     expect(await only(id)).toMatchObject({ dispatch: "BOTH", hintAccepted: true });
 
-    const last = await turn(combine, prm.script([boxed(-1), boxed(-1), boxed(-1)], hints()));
+    // After the last attempt: an unreachable teacher is still retried later; a malformed answer is final.
+    const down = await turn(combine, prm.script([boxed(-1), boxed(-1), boxed(-1)], hints()));
     fake.pushNative("/generate", { status: 500 });
+    await expect(judge(down, true)).rejects.toThrow(/teacher scoring failed \(http 500\)/);
+    const last = await turn(combine, prm.script([boxed(-1), boxed(-1), boxed(-1)], hints()));
+    fake.pushNative("/generate", { raw: "{}" });
     await judge(last, true);
     const j = await only(last);
     expect(j).toMatchObject({ score: -1, hint: longHint, hintAccepted: true, teacherLogprobs: [], dispatch: "RL", excluded: false });
-    expect(j.settings).toMatchObject({ teacherError: "http 500" });
+    expect(j.settings).toMatchObject({ teacherError: expect.stringMatching(/^BadResponseError: unexpected \/generate shape/) });
   });
 });
 

@@ -8,7 +8,7 @@ import { judgeTurn } from "../../../server/judge/judgeTurn";
 import type { JudgmentResult } from "../../../server/judge/schemas";
 import { nextStateMessage } from "../../../server/judging/load";
 import { sampleOf, summarize, type JudgedSample } from "../../../server/judging/metrics";
-import { unavailability } from "../../../server/judging/process";
+import { isTransientFailure, unavailability } from "../../../server/judging/process";
 import { expectedJudgeVersion, judgeSettingsFor, teacherPlanFor } from "../../../server/judging/settings";
 
 const cfg = (c: ExperimentConfigInput) => ExperimentConfigSchema.parse(c);
@@ -103,14 +103,32 @@ describe("metrics", () => {
   });
 });
 
-describe("what counts as an outage rather than a verdict", () => {
-  it("all calls of one kind failed, or the configured teacher failed on an accepted hint", () => {
-    expect(unavailability(result({ votes: [vote("eval", null, 1, "http 503"), vote("eval", null, 1, "timeout after 5 ms")] }), false)).toBe("every eval call failed (http 503)");
+describe("what counts as a failure to judge rather than a verdict", () => {
+  it("all calls of one kind failed, or the configured teacher failed on an accepted hint; transient when every cause is", () => {
+    expect(unavailability(result({ votes: [vote("eval", null, 1, "http 503"), vote("eval", null, 1, "timeout after 5 ms")] }), false)).toEqual({
+      reason: "every eval call failed (http 503)",
+      transient: true,
+    });
+    expect(unavailability(result({ votes: [vote("eval", null, 1, "http 503"), vote("eval", null, 1, "http 404")] }), false)).toEqual({
+      reason: "every eval call failed (http 503)",
+      transient: false,
+    });
     expect(unavailability(result({ votes: [vote("eval", null, 1, "unparsable answer"), vote("eval", null, 1, "http 503")] }), false)).toBeNull();
-    expect(unavailability(result({ votes: [vote("eval", 1, 1), vote("hint", null, 1, "circuit open")] }), false)).toBe("every hint call failed (circuit open)");
-    const hinted = result({ votes: [vote("hint", 1, 1)], hintAccepted: true, teacherError: "http 500" });
-    expect(unavailability(hinted, true)).toBe("teacher scoring failed (http 500)");
+    expect(unavailability(result({ votes: [vote("eval", 1, 1), vote("hint", null, 1, "circuit open")] }), false)).toEqual({
+      reason: "every hint call failed (circuit open)",
+      transient: true,
+    });
+    const hinted = result({ votes: [vote("hint", 1, 1)], hintAccepted: true, teacherError: "TypeError: fetch failed" });
+    expect(unavailability(hinted, true)).toEqual({ reason: "teacher scoring failed (TypeError: fetch failed)", transient: true });
+    expect(unavailability({ ...hinted, teacherError: "teacher returned 3 log-probs for 4 tokens" }, true)?.transient).toBe(false);
     expect(unavailability(hinted, false)).toBeNull();
     expect(unavailability(result({}), true)).toBeNull();
+  });
+
+  it("classifies describeError's wording", () => {
+    for (const e of ["timeout after 300 ms", "circuit open", "http 429", "http 500", "http 503", "TypeError: fetch failed"]) expect(isTransientFailure(e), e).toBe(true);
+    for (const e of ["http 400", "http 404", "http 5000x", "BadResponseError: non-JSON body", "Error: response of 300 tokens does not fit context 256"]) {
+      expect(isTransientFailure(e), e).toBe(false);
+    }
   });
 });
