@@ -4,6 +4,7 @@ import { runsRouter } from "./routers/runs";
 import { apiKeysRouter, usersRouter } from "./routers/admin";
 import { permissions } from "../auth/principal";
 import { workersRouter } from "./routers/workers";
+import { policyVersionsRouter } from "./routers/policyVersions";
 import { labelsRouter, sessionsRouter, turnsRouter } from "./routers/trajectories";
 import { reviewRouter } from "./routers/review";
 import { metricsRouter } from "./routers/metrics";
@@ -18,6 +19,7 @@ export const appRouter = router({
   users: usersRouter,
   apiKeys: apiKeysRouter,
   workers: workersRouter,
+  policyVersions: policyVersionsRouter,
   sessions: sessionsRouter,
   turns: turnsRouter,
   labels: labelsRouter,

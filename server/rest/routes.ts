@@ -26,6 +26,8 @@ import { QueueAddTurnsInput, QueueCreateInput, QueueListInput, QueueUpdateInput,
 import { QueryBool } from "../trajectories/schemas";
 import { route, type RouteDef } from "./define";
 import { batchRoutes } from "../batches/routes";
+import * as policyVersions from "../policyVersions/service";
+import { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "../policyVersions/schemas";
 
 const ById = z.object({ id: IdSchema });
 
@@ -72,6 +74,11 @@ export const routes: RouteDef[] = [
   route({ method: "GET", path: "/api-keys", tag: "admin", summary: "List API keys (never their secrets)", permission: "admin", query: ApiKeyListInput, handler: (p, i) => apiKeys.listApiKeys(p, i.query) }),
   route({ method: "POST", path: "/api-keys", tag: "admin", summary: "Create an API key (the secret is returned once)", permission: "admin", body: ApiKeyCreateInput, successStatus: 201, handler: (p, i) => apiKeys.createApiKey(p, i.body) }),
   route({ method: "DELETE", path: "/api-keys/:id", tag: "admin", summary: "Revoke an API key", permission: "admin", params: ById, handler: (p, i) => apiKeys.revokeApiKey(p, i.params.id) }),
+
+  route({ method: "GET", path: "/policy-versions", tag: "policy-versions", summary: "Policy versions of an experiment (newest first) and the one served", permission: "read", query: PolicyVersionListInput, handler: (p, i) => policyVersions.listPolicyVersions(p, i.query) }),
+  route({ method: "GET", path: "/policy-versions/:version", tag: "policy-versions", summary: "One policy version with the training step that made it", permission: "read", params: PolicyVersionGetInput.pick({ version: true }), query: PolicyVersionGetInput.pick({ experimentId: true }), handler: (p, i) => policyVersions.getPolicyVersion(p, { ...i.query, ...i.params }) }),
+  route({ method: "POST", path: "/policy-versions/promote", tag: "policy-versions", summary: "Serve a policy version (the previous one is retired); proxies switch at once", permission: "write", body: PromoteInput, handler: (p, i) => policyVersions.promotePolicyVersion(p, i.body) }),
+  route({ method: "POST", path: "/policy-versions/rollback", tag: "policy-versions", summary: "Roll back the served version (to its parent by default, 0 = base checkpoint)", permission: "write", body: RollbackInput, handler: (p, i) => policyVersions.rollbackPolicyVersion(p, i.body) }),
 
   ...batchRoutes,
 ];

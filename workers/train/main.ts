@@ -1,15 +1,73 @@
-// Trainer worker. For now it owns the run life cycle of embedded runs (PENDING → RUNNING, heartbeats on
-// the run row) so the UI's start/stop is real; the training loop itself arrives with the training issue.
-import { db } from "../../server/db/client";
+// Trainer worker: owns the life cycle of embedded runs (PENDING → RUNNING, heartbeats on the run row) and
+// runs the embedded training loop (server/training/loop.ts) for every live one. It runs at a lower CPU
+// priority than the proxy, and rests between steps, so serving stays responsive while it trains.
+//
+// TRAINER_EXPERIMENTS (optional, comma-separated experiment ids) limits this process to those
+// experiments, to shard runs over several trainer processes.
+import os from "node:os";
+import { db, type Prisma } from "../../server/db/client";
+import { Trainer } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/workers/runtime";
 
+const IDLE_MS = 1000;
+const REST_AFTER_STEP_MS = 250;
+const NICE = 10;
+
+const shard = (process.env.TRAINER_EXPERIMENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const mine: Prisma.RunWhereInput = { trainerBackend: "embedded", ...(shard.length ? { experimentId: { in: shard } } : {}) };
+
+try {
+  os.setPriority(NICE);
+} catch {
+  // Not permitted here: the trainer still yields between micro-batches and rests between steps.
+}
+
 await runWorker("train", async (ctx) => {
-  while (!ctx.signal.aborted) {
-    const now = new Date();
-    const started = await db().run.updateMany({ where: { status: "PENDING", trainerBackend: "embedded" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
-    if (started.count) ctx.log(`started ${started.count} run(s)`);
-    const live = await db().run.updateMany({ where: { status: "RUNNING", trainerBackend: "embedded" }, data: { heartbeatAt: now } });
-    ctx.setActivity(live.count ? `supervising ${live.count} run(s)` : "idle: no running runs");
-    await sleep(2000, ctx.signal);
+  const trainer = new Trainer({ log: ctx.log });
+  const failures = new Map<string, { count: number; retryAt: number }>();
+  let steps = 0;
+  try {
+    while (!ctx.signal.aborted) {
+      const now = new Date();
+      const started = await db().run.updateMany({ where: { ...mine, status: "PENDING" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
+      if (started.count) ctx.log(`started ${started.count} run(s)`);
+      await db().run.updateMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, data: { heartbeatAt: now } });
+      const live = await db().run.findMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
+      const liveIds = new Set(live.map((r) => r.id));
+      for (const id of trainer.runIds) if (!liveIds.has(id)) trainer.release(id); // stopped runs stop
+
+      let stepped = false;
+      const fills: string[] = [];
+      for (const run of live) {
+        if (ctx.signal.aborted) break;
+        // A run that keeps failing (e.g. its base checkpoint is missing) is retried with a growing pause.
+        const fails = failures.get(run.id);
+        if (fails && Date.now() < fails.retryAt) continue;
+        try {
+          const r = await trainer.tick(run.id);
+          if (fails) {
+            failures.delete(run.id);
+            await db().run.update({ where: { id: run.id }, data: { statusMessage: null } });
+          }
+          if (r.fill) fills.push(`#${run.number} ${r.fill.ready}/${r.fill.needed}`);
+          if (r.step && r.step.outcome !== "discarded") {
+            stepped = true;
+            steps += 1;
+            ctx.setStat("steps", steps);
+          }
+        } catch (e) {
+          const count = (fails?.count ?? 0) + 1;
+          failures.set(run.id, { count, retryAt: Date.now() + Math.min(2 ** count, 60) * 1000 });
+          const message = `trainer: ${(e as Error).message}`.slice(0, 500);
+          ctx.log(`run ${run.id}: ${(e as Error).stack ?? message}`);
+          await db().run.update({ where: { id: run.id }, data: { statusMessage: message } }).catch(() => {});
+        }
+      }
+      ctx.setStat("runs", live.length);
+      ctx.setActivity(live.length ? `training ${live.length} run(s): batch ${fills.join(", ")}` : "idle: no running runs");
+      await sleep(stepped ? REST_AFTER_STEP_MS : IDLE_MS, ctx.signal);
+    }
+  } finally {
+    trainer.close();
   }
 });

@@ -1,0 +1,176 @@
+// From Sample rows to the engine's TrainSample: the prompt exactly as the proxy's embedded upstream
+// rendered it when it served the turn, the recorded response ids and behaviour log-probs, the reward and
+// kind the loss needs, and the teacher log-probs (the judgment's, or a reviewer hint scored now).
+import { z } from "zod";
+import { db } from "../db/client";
+import type { PolicyModel } from "../engine/model";
+import { scoreBatch } from "../engine/score";
+import { chatMessageSchema, renderChat, toolDefSchema, type ChatMessage, type ToolDef } from "../engine/tokenizer";
+import type { TrainSample } from "../engine/train";
+import type { ExperimentConfig } from "../experiments/config";
+import { ChatMessageSchema } from "../judge/schemas";
+import { hintedTeacherMessages } from "../judge/teacher";
+import type { TeacherScorer } from "../judge/teacherClients";
+import { effectiveLabelsForTurns, type TrainingLabel } from "../review/effectiveLabels";
+import { reassembleMessages } from "../trajectories/service";
+import { decideSample, type SampleDecision } from "./decide";
+import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
+import { importanceWeight, isTooStale } from "./staleness";
+
+/**
+ * The prompt ids the embedded upstream generated from: the request parsed as it parses it ("function"
+ * messages are tool messages, invalid tool definitions are skipped), rendered with the generation
+ * prompt, then cut from the left to the `promptTokens` it reported (the engine left-truncates a prompt
+ * that leaves too little room in the context). null when the request does not render.
+ */
+export function servedPromptIds(messages: readonly unknown[], tools: unknown, promptTokens: number | null): number[] | null {
+  const parsed: ChatMessage[] = [];
+  for (const m of messages) {
+    const obj = (m ?? {}) as Record<string, unknown>;
+    const r = chatMessageSchema.safeParse({ ...obj, role: obj.role === "function" ? "tool" : obj.role });
+    if (!r.success) return null;
+    parsed.push(r.data);
+  }
+  let toolDefs: ToolDef[] | undefined;
+  if (Array.isArray(tools)) {
+    toolDefs = [];
+    for (const t of tools) {
+      const r = toolDefSchema.safeParse(t);
+      if (r.success) toolDefs.push(r.data);
+    }
+  }
+  const ids = renderChat(parsed, { addGenerationPrompt: true, tools: toolDefs });
+  return promptTokens !== null && promptTokens > 0 && promptTokens < ids.length ? ids.slice(ids.length - promptTokens) : ids;
+}
+
+export interface BatchSampleRow {
+  id: string;
+  turnId: string;
+}
+
+export interface BuiltBatch {
+  samples: TrainSample[];
+  trace: TraceEntry[];
+  /** the decisions actually trained (written back to the Sample rows at commit) */
+  decisions: Map<string, SampleDecision>;
+  /** samples that turned out not to be trainable now, with the reason (the step is then not taken) */
+  dropped: { id: string; decision: SampleDecision }[];
+  responseLens: number[];
+  /** judgment eval score (grpo: the PRM score) per sample that has a judgment */
+  evalScores: number[];
+  /** samples beyond maxStaleness trained with an importance weight */
+  importanceWeighted: number;
+}
+
+export interface BuildContext {
+  runId: string;
+  config: ExperimentConfig;
+  /** the version the model below is at */
+  currentVersion: number;
+  model: PolicyModel;
+  /** scores reviewer hints (the frozen base, as the judge's embedded teacher) */
+  teacher: () => TeacherScorer;
+}
+
+const MessagesSchema = z.array(z.unknown());
+const JudgeMessagesSchema = z.array(ChatMessageSchema);
+
+const LOSS_KIND: Record<ExperimentConfig["method"], TrainSample["kind"]> = { grpo: "RL", opd: "OPD", combine: "BOTH" };
+
+async function toolsOf(toolsHash: string | null): Promise<unknown> {
+  if (!toolsHash) return undefined;
+  return (await db().blob.findUnique({ where: { hash: toolsHash } }))?.content ?? undefined;
+}
+
+export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildContext): Promise<BuiltBatch> {
+  const { config } = ctx;
+  const turnIds = rows.map((r) => r.turnId);
+  const [turns, labels, judgments] = await Promise.all([
+    db().turn.findMany({
+      where: { id: { in: turnIds } },
+      select: { id: true, sessionId: true, index: true, systemHash: true, toolsHash: true, turnType: true, tokenIds: true, logprobs: true, promptTokens: true, policyVersion: true },
+    }),
+    effectiveLabelsForTurns(turnIds),
+    db().judgment.findMany({ where: { turnId: { in: turnIds } }, select: { id: true, score: true, evalScore: true } }),
+  ]);
+  const turnById = new Map(turns.map((t) => [t.id, t]));
+  const judgmentById = new Map(judgments.map((j) => [j.id, j]));
+
+  const out: BuiltBatch = { samples: [], trace: [], decisions: new Map(), dropped: [], responseLens: [], evalScores: [], importanceWeighted: 0 };
+  const stale: number[] = [];
+  for (const row of rows) {
+    const turn = turnById.get(row.turnId)!;
+    const label = labels.get(row.turnId) as TrainingLabel;
+    const decision = decideSample(label, {
+      method: config.method,
+      currentVersion: ctx.currentVersion,
+      servedVersion: turn.policyVersion,
+      maxStaleness: config.hyper.maxStaleness,
+      stalePolicy: config.hyper.stalePolicy,
+      tokenCount: turn.tokenIds.length,
+      logprobCount: turn.logprobs.length,
+    });
+    if (!decision || decision.excluded) {
+      if (decision) out.dropped.push({ id: row.id, decision });
+      continue;
+    }
+    const [messages, tools] = await Promise.all([reassembleMessages(turn), toolsOf(turn.toolsHash)]);
+    const promptIds = servedPromptIds(MessagesSchema.parse(messages), tools, turn.promptTokens);
+    if (!promptIds) {
+      out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable } });
+      continue;
+    }
+    let teacherLogprobs: number[] | undefined;
+    let teacherSource: TraceEntry["teacher"] = "none";
+    if (decision.teacher === "judgment") {
+      teacherLogprobs = label.teacherLogprobs!;
+      teacherSource = "judgment";
+    } else if (decision.teacher === "rescore") {
+      const hinted = hintedTeacherMessages(JudgeMessagesSchema.parse(messages), label.hint!);
+      teacherLogprobs = await ctx.teacher().score(hinted, turn.tokenIds, { tools: Array.isArray(tools) ? tools : undefined });
+      if (teacherLogprobs.length !== turn.tokenIds.length) {
+        out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.teacherMismatch } });
+        continue;
+      }
+      teacherSource = "rescored";
+    }
+    // The loss by method: grpo trains A = r; opd A = teacher − old; combine always uses the combine
+    // estimator, an RL-only sample with the behaviour log-probs as its teacher (reference §4).
+    const kind = LOSS_KIND[config.method];
+    if (config.method === "combine" && decision.kind === "RL") {
+      teacherLogprobs = turn.logprobs;
+      teacherSource = "behaviour";
+    }
+    if (isTooStale(decision.staleness, config.hyper.maxStaleness)) stale.push(out.samples.length);
+    out.samples.push({ promptIds, responseIds: turn.tokenIds, oldLogprobs: turn.logprobs, reward: decision.reward, teacherLogprobs, kind, weight: 1 });
+    out.decisions.set(row.id, decision);
+    out.responseLens.push(turn.tokenIds.length);
+    const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;
+    if (judgment) out.evalScores.push(judgment.evalScore ?? judgment.score);
+    out.trace.push({
+      sampleId: row.id,
+      turnId: row.turnId,
+      judgmentId: label.judgmentId,
+      labelId: label.labelId,
+      labelSource: decision.labelSource,
+      kind: decision.kind,
+      reward: decision.reward,
+      staleness: decision.staleness,
+      weight: 1,
+      teacher: teacherSource,
+    });
+  }
+  // Importance-weighted stale samples (stalePolicy "importance-weight"): ratio to the current policy,
+  // whole-sample weight = truncated importance ratio current/behaviour (see staleness.ts).
+  out.importanceWeighted = stale.length;
+  if (stale.length) {
+    const current = scoreBatch(ctx.model, stale.map((i) => out.samples[i]));
+    stale.forEach((i, k) => {
+      const s = out.samples[i];
+      const w = importanceWeight(current[k], s.oldLogprobs);
+      out.samples[i] = { ...s, oldLogprobs: current[k], weight: w };
+      out.trace[i].weight = w;
+    });
+  }
+  return out;
+}

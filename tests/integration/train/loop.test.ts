@@ -1,0 +1,279 @@
+// The embedded training loop against Postgres, Redis and real checkpoints: a step at exactly batchSize,
+// traces, the losses it used checked against values computed here, metrics, version announcements,
+// pruning, promote/rollback, paused/stopped runs, reviewer hints, custom losses and stale samples.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+import { db } from "../../../server/db/client";
+import { loadCheckpoint, readCheckpointMeta } from "../../../server/engine/checkpoint";
+import { disposeModel } from "../../../server/engine/model";
+import { scoreResponse } from "../../../server/engine/score";
+import { promotePolicyVersion, rollbackPolicyVersion } from "../../../server/policyVersions/service";
+import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
+import { Trainer } from "../../../server/training/loop";
+import { StepRecordSchema } from "../../../server/training/schemas";
+import { servedPromptIds } from "../../../server/training/trainInputs";
+import { reassembleMessages } from "../../../server/trajectories/service";
+import { experimentCheckpointDir } from "../../../server/training/checkpoints";
+import {
+  admin, collect, isolateDataDir, isolateRedis, judge, label, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, type Message, type ServeSpec,
+} from "./helpers";
+
+isolateRedis("train-loop");
+let dataDir = "";
+let base = "";
+let upstream: EmbeddedUpstream;
+let trainer: Trainer;
+let seed = 100;
+
+beforeAll(async () => {
+  dataDir = await isolateDataDir("loop");
+  base = await makeBaseCheckpoint(dataDir, 5);
+  upstream = upstreamFor(base, 0);
+  trainer = new Trainer({ dataDir, fillEveryMs: 0 });
+});
+afterAll(async () => {
+  trainer.close();
+  await upstream.close();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const ask = (experimentId: string, runId: string, over: Partial<ServeSpec> = {}, via = upstream) =>
+  serveTurn(via, { experimentId, runId, messages: [{ role: "user", content: `Plan my week, please (${seed}).` }], seed: ++seed, ...over });
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** A judged (score ±1) turn; returns its id, behaviour log-probs and judgment id. */
+async function judgedTurn(experimentId: string, runId: string, score: number, over: Partial<ServeSpec> = {}, via = upstream) {
+  const { turnId, served } = await ask(experimentId, runId, over, via);
+  return { turnId, served, judgmentId: await judge(turnId, { score }) };
+}
+
+describe("a step at exactly batchSize", () => {
+  it("trains the batch once it is full, commits version 1, and every sample traces to its turn, judgment and label", async () => {
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 4, lr: 1e-3 } });
+    const runId = await makeRun(exp);
+    const versions = await collect("policyVersion");
+    const metrics = await collect("metrics");
+    try {
+      // A long conversation with a system prompt and tools: the engine cut the prompt to fit its context.
+      const system: Message = { role: "system", content: "You are a planner. Keep answers short." };
+      const long: Message[] = [system, { role: "user", content: "I have a lot to do this week: ".repeat(4) + "help?" }];
+      const tools = [{ type: "function", function: { name: "calendar", description: "read the calendar", parameters: { type: "object" } } }];
+      const a = await judgedTurn(exp, runId, 1, { messages: long, tools });
+      const b = await judgedTurn(exp, runId, -1);
+      const c = await judgedTurn(exp, runId, 1);
+      const zero = await judgedTurn(exp, runId, 0); // excluded: never fills the batch
+      const first = await trainer.tick(runId);
+      expect(first).toEqual({ fill: { ready: 3, needed: 4 }, step: null });
+
+      // The recorded prompt reproduces the served one: scoring it gives the behaviour log-probs back.
+      const turnA = await db().turn.findUniqueOrThrow({ where: { id: a.turnId } });
+      const tools2 = (await db().blob.findUniqueOrThrow({ where: { hash: turnA.toolsHash! } })).content;
+      const prompt = servedPromptIds(await reassembleMessages(turnA), tools2, turnA.promptTokens)!;
+      expect(turnA.promptTokens).toBeLessThan(servedPromptIds(await reassembleMessages(turnA), tools2, null)!.length);
+      const baseModel = (await loadCheckpoint(base)).model;
+      const rescored = scoreResponse(baseModel, prompt, turnA.tokenIds);
+      disposeModel(baseModel);
+      expect(Math.max(...rescored.map((x, i) => Math.abs(x - turnA.logprobs[i])))).toBeLessThan(1e-4);
+
+      // A reviewer overrules the judge on c; d completes the batch.
+      const relabel = await label(c.turnId, "REVIEWER", -1);
+      const d = await judgedTurn(exp, runId, 1);
+      const r = await trainer.tick(runId);
+      expect(r.step).toMatchObject({ step: 1, version: 1, parentVersion: 0, outcome: "ACTIVE" });
+
+      const step = await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } }, include: { samples: true } });
+      expect(step.policyVersion).toBe(1);
+      expect(step.samples.map((s) => s.turnId).sort()).toEqual([a, b, c, d].map((t) => t.turnId).sort());
+      const record = StepRecordSchema.parse(step.metrics);
+      expect(record.parentVersion).toBe(0);
+      const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
+      expect(byTurn.get(a.turnId)).toMatchObject({ judgmentId: a.judgmentId, labelId: null, labelSource: "JUDGE", kind: "RL", reward: 1, staleness: 0, weight: 1 });
+      expect(byTurn.get(b.turnId)).toMatchObject({ judgmentId: b.judgmentId, labelSource: "JUDGE", reward: -1 });
+      expect(byTurn.get(c.turnId)).toMatchObject({ judgmentId: c.judgmentId, labelId: relabel, labelSource: "REVIEWER", reward: -1 });
+      expect(step.samples.find((s) => s.turnId === c.turnId)).toMatchObject({ reward: -1, labelSource: "REVIEWER" });
+      expect(await db().sample.findFirst({ where: { turnId: zero.turnId } })).toMatchObject({ excluded: true, excludeReason: "zero_score", stepId: null });
+
+      // Fresh samples (served by the very weights trained): ratio 1 everywhere, so the PPO loss is
+      // −mean(reward) exactly and nothing is clipped.
+      const v = record.values;
+      expect(v["train/pg_loss"]).toBeCloseTo(-mean([1, -1, -1, 1]), 5);
+      expect(Math.abs(v["train/ppo_kl"])).toBeLessThan(1e-5);
+      expect(v["train/pg_clipfrac"]).toBe(0);
+      expect(v["train/kl_loss"]).toBeCloseTo(0, 6); // the policy is still the reference
+      expect(v).toMatchObject({ "samples/accepted": 4, "samples/excluded": 1, "samples/rl_only": 4, "samples/both": 0, "samples/opd_only": 0, "staleness/max": 0, "rollout/reward_mean": 0 });
+      expect(v["rollout/response_len/mean"]).toBeCloseTo(mean([a, b, c, d].map((t) => t.served.tokenIds.length)), 9);
+      for (const name of ["train/loss", "train/entropy", "train/grad_norm", "perf/train_step_ms", "perf/tokens_per_s", "rollout/prm_eval_score"]) expect(v[name]).toBeTypeOf("number");
+
+      // Version row, checkpoint on disk, run position, announcements.
+      const pv = await db().policyVersion.findUniqueOrThrow({ where: { experimentId_version: { experimentId: exp, version: 1 } } });
+      expect(pv).toMatchObject({ status: "ACTIVE", parentVersion: 0, step: 1, runId });
+      const meta = await readCheckpointMeta(pv.checkpointPath!);
+      expect(meta).toMatchObject({ version: 1, step: 1, sha256: pv.checkpointSha });
+      expect(meta.optimizer?.step).toBe(1);
+      expect((await db().run.findUniqueOrThrow({ where: { id: runId } })).lastStep).toBe(1);
+      expect(versions.messages).toContainEqual({ experimentId: exp, version: 1, checkpointPath: pv.checkpointPath });
+      const persisted = await db().metricPoint.findMany({ where: { runId, step: 1, name: { not: { startsWith: "batch/" } } } });
+      expect(new Set(persisted.map((p) => p.name))).toEqual(new Set(Object.keys(v)));
+      const published = metrics.messages.flatMap((m) => m.points.filter((p) => p.step === 1 && m.runId === runId).map((p) => p.name));
+      expect(new Set(published)).toEqual(new Set([...Object.keys(v), "batch/fill", "batch/eta_s"]));
+      const fills = await db().metricPoint.findMany({ where: { runId, name: "batch/fill" }, orderBy: { id: "asc" } });
+      expect(fills.map((f) => [f.step, f.value])).toEqual([[0, 3], [0, 4], [1, 0]]); // changes only, then the step empties it
+      // Nothing is left to train: another tick does nothing.
+      expect((await trainer.tick(runId)).step).toBeNull();
+    } finally {
+      await versions.close();
+      await metrics.close();
+    }
+  });
+});
+
+describe("versions", () => {
+  it("keeps the last K checkpoints; promote and roll back switch the served version and announce it", async () => {
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, keepCheckpoints: 2 } });
+    const runId = await makeRun(exp);
+    const orphan = path.join(experimentCheckpointDir(exp, dataDir), "v42-deadbe"); // a dead trainer's uncommitted attempt
+    await fs.mkdir(orphan, { recursive: true });
+    for (let i = 0; i < 3; i++) {
+      await judgedTurn(exp, runId, 1);
+      await judgedTurn(exp, runId, -1);
+      expect((await trainer.tick(runId)).step).toMatchObject({ step: i + 1, version: i + 1, parentVersion: i, outcome: "ACTIVE" });
+    }
+    const rows = await db().policyVersion.findMany({ where: { experimentId: exp }, orderBy: { version: "asc" } });
+    expect(rows.map((r) => [r.version, r.status, r.checkpointPath !== null])).toEqual([[1, "RETIRED", false], [2, "RETIRED", true], [3, "ACTIVE", true]]);
+    expect(rows[0].checkpointSha).toMatch(/^[0-9a-f]{64}$/); // the row keeps its identity
+    expect((await fs.readdir(experimentCheckpointDir(exp, dataDir))).sort()).toEqual([rows[1], rows[2]].map((r) => path.basename(r.checkpointPath!)).sort());
+    expect(existsSync(orphan)).toBe(false);
+
+    const versions = await collect("policyVersion");
+    try {
+      const back = await rollbackPolicyVersion(admin, { experimentId: exp });
+      expect(back.active).toEqual({ version: 2, checkpointPath: rows[1].checkpointPath });
+      expect(back.previous).toBe(3);
+      await expect(promotePolicyVersion(admin, { experimentId: exp, version: 1 })).rejects.toThrow(/pruned/);
+
+      // The trainer continues from what is served now: version 4 is trained from version 2.
+      const t1 = await judgedTurn(exp, runId, 1);
+      await judgedTurn(exp, runId, 1);
+      expect((await trainer.tick(runId)).step).toMatchObject({ step: 4, version: 4, parentVersion: 2, outcome: "ACTIVE" });
+      expect((await db().sample.findFirstOrThrow({ where: { turnId: t1.turnId } })).staleness).toBe(2); // served by 0, trained from 2
+
+      const promoted = await promotePolicyVersion(admin, { experimentId: exp, version: 3 });
+      expect(promoted.active.version).toBe(3);
+      const toBase = await rollbackPolicyVersion(admin, { experimentId: exp, toVersion: 0 });
+      expect(toBase.active).toEqual({ version: 0, checkpointPath: base });
+      await expect(rollbackPolicyVersion(admin, { experimentId: exp })).rejects.toThrow(/nothing to roll back/);
+      await new Promise((r) => setTimeout(r, 200)); // let the subscriber drain
+      expect(versions.messages.filter((m) => m.experimentId === exp)).toEqual([
+        { experimentId: exp, version: 2, checkpointPath: rows[1].checkpointPath },
+        { experimentId: exp, version: 4, checkpointPath: expect.any(String) },
+        { experimentId: exp, version: 3, checkpointPath: rows[2].checkpointPath },
+        { experimentId: exp, version: 0, checkpointPath: base },
+      ]);
+      const final = await db().policyVersion.findMany({ where: { experimentId: exp }, orderBy: { version: "asc" } });
+      expect(final.map((r) => r.status)).toEqual(["RETIRED", "RETIRED", "ROLLED_BACK", "RETIRED"]);
+    } finally {
+      await versions.close();
+    }
+  });
+
+  it("a step whose parent was superseded meanwhile is kept as a CANDIDATE, not served", async () => {
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 1, lr: 1e-3 } });
+    const runId = await makeRun(exp);
+    await judgedTurn(exp, runId, 1);
+    expect((await trainer.tick(runId)).step).toMatchObject({ version: 1, outcome: "ACTIVE" });
+    await judgedTurn(exp, runId, 1);
+    // The trainer reads ACTIVE = 1 and trains; an operator rolls back before the commit lands.
+    const trainerTick = trainer.tick(runId);
+    await rollbackPolicyVersion(admin, { experimentId: exp });
+    const r = await trainerTick;
+    // Either the rollback landed first (the step trains from the base: version 2 ACTIVE from parent 0)
+    // or during the step (version 2 from parent 1 becomes a CANDIDATE). Never is a superseded parent served.
+    const v2 = await db().policyVersion.findUniqueOrThrow({ where: { experimentId_version: { experimentId: exp, version: 2 } } });
+    expect(r.step?.version).toBe(2);
+    if (v2.parentVersion === 1) expect(v2.status).toBe("CANDIDATE");
+    else expect(v2).toMatchObject({ parentVersion: 0, status: "ACTIVE" });
+  });
+});
+
+describe("run states", () => {
+  it("paused runs collect but do not step; stopped runs stop", async () => {
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 } });
+    const runId = await makeRun(exp, "PAUSED");
+    await judgedTurn(exp, runId, 1);
+    await judgedTurn(exp, runId, 1);
+    expect(await trainer.tick(runId)).toEqual({ fill: { ready: 2, needed: 2 }, step: null });
+    await db().run.update({ where: { id: runId }, data: { status: "RUNNING" } });
+    expect((await trainer.tick(runId)).step).toMatchObject({ step: 1 });
+    await judgedTurn(exp, runId, 1);
+    await judgedTurn(exp, runId, 1);
+    await db().run.update({ where: { id: runId }, data: { status: "KILLED", endedAt: new Date() } });
+    expect(await trainer.tick(runId)).toEqual({ fill: null, step: null });
+    expect(trainer.runIds).not.toContain(runId);
+    expect(await db().trainingStep.count({ where: { runId } })).toBe(1);
+  });
+});
+
+describe("losses through the loop", () => {
+  it("combine: a reviewer's hint is scored by the frozen teacher; RL-only samples get w_rl·r", async () => {
+    const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5 } });
+    const runId = await makeRun(exp);
+    const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
+    const hinted = await ask(exp, runId);
+    const j = await judge(hinted.turnId, { score: 1 });
+    await label(hinted.turnId, "REVIEWER", -1, { hint: "Ask which days are free before planning." });
+    const r = await trainer.tick(runId);
+    expect(r.step).toMatchObject({ step: 1, outcome: "ACTIVE" });
+    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } } })).metrics);
+    const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
+    expect(byTurn.get(rl.turnId)).toMatchObject({ kind: "RL", reward: 1, teacher: "behaviour" });
+    expect(byTurn.get(hinted.turnId)).toMatchObject({ kind: "BOTH", reward: -1, teacher: "rescored", labelSource: "REVIEWER", judgmentId: j });
+    expect(record.values).toMatchObject({ "samples/rl_only": 1, "samples/both": 1 });
+  });
+
+  it("a custom loss module replaces the PPO surrogate (examples/custom-loss.ts, CISPO)", async () => {
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 }, customLossPath: "examples/custom-loss.ts" });
+    const runId = await makeRun(exp);
+    const a = await judgedTurn(exp, runId, 1);
+    const b = await judgedTurn(exp, runId, -1);
+    const r = await trainer.tick(runId);
+    // Fresh samples: ratio 1, so CISPO = −mean_i( r_i · mean_t log π ), with log π the behaviour log-probs.
+    const expected = -mean([mean(a.served.logprobs), -mean(b.served.logprobs)]);
+    expect(r.step?.metrics["train/pg_loss"]).toBeCloseTo(expected, 4);
+    expect(r.step?.metrics["train/loss"]).toBeCloseTo(expected, 4);
+  });
+
+  it("stale samples: importance-weighted by min(1, exp(mean(current − behaviour))) with the ratio to the current policy", async () => {
+    const { id: exp } = await makeExperiment({
+      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight" },
+    });
+    const runId = await makeRun(exp);
+    await judgedTurn(exp, runId, 1);
+    await judgedTurn(exp, runId, -1);
+    const first = await trainer.tick(runId);
+    expect(first.step).toMatchObject({ version: 1 });
+    // Two more turns served by version 0 (one version stale now).
+    const s1 = await judgedTurn(exp, runId, 1);
+    const s2 = await judgedTurn(exp, runId, -1);
+    const v1 = (await loadCheckpoint(first.step!.checkpointPath)).model;
+    const expectedWeights = await Promise.all([s1, s2].map(async (t) => {
+      const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+      const prompt = servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!;
+      const current = scoreResponse(v1, prompt, turn.tokenIds);
+      return Math.min(1, Math.exp(mean(current.map((x, i) => x - turn.logprobs[i]))));
+    }));
+    disposeModel(v1);
+    expect(Math.min(...expectedWeights)).toBeLessThan(1); // the case exercises a real down-weighting
+    const r = await trainer.tick(runId);
+    expect(r.step).toMatchObject({ step: 2, version: 2 });
+    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics);
+    const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
+    expect(byTurn.get(s1.turnId)!.staleness).toBe(1);
+    expect(byTurn.get(s1.turnId)!.weight).toBeCloseTo(expectedWeights[0], 4);
+    expect(byTurn.get(s2.turnId)!.weight).toBeCloseTo(expectedWeights[1], 4);
+    // The ratio is to the current policy: nothing is clipped and the surrogate is −Σ w_i r_i / N.
+    expect(record.values["train/pg_clipfrac"]).toBe(0);
+    expect(record.values["train/pg_loss"]).toBeCloseTo(-(expectedWeights[0] - expectedWeights[1]) / 2, 4);
+  });
+});
