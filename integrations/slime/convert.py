@@ -1,0 +1,116 @@
+"""Leased samples (the control plane's JSON) -> the fields of a slime ``Sample``.
+
+The prompt is rendered with the policy's own chat template (the control plane does not hold the policy
+tokenizer), as the reference proxy does. The response keeps the token ids the rollout engine actually
+sampled when the control plane recorded them, so behaviour log-probs line up with no re-tokenisation
+drift; otherwise it is the full render minus the prompt render, re-tokenised, and log-probs are cut or
+zero-padded to fit (the reference's behaviour).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+
+class Tokenizer(Protocol):
+    """The part of a Hugging Face tokenizer this module uses."""
+
+    def apply_chat_template(self, conversation: list[dict[str, Any]], **kwargs: Any) -> Any: ...
+
+    def __call__(self, text: str, **kwargs: Any) -> Any: ...
+
+
+def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """``developer`` becomes ``system``; multimodal content lists keep only their text parts."""
+    out = []
+    for message in messages:
+        m = dict(message) if isinstance(message, dict) else {"role": "user", "content": str(message)}
+        if m.get("role") == "developer":
+            m["role"] = "system"
+        content = m.get("content")
+        if isinstance(content, list):
+            m["content"] = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        elif content is not None and not isinstance(content, str):
+            m["content"] = str(content)
+        out.append(m)
+    return out
+
+
+def fit(values: Sequence[float] | None, n: int, pad: float = 0.0) -> list[float]:
+    """``values`` cut or padded with ``pad`` to length ``n``."""
+    vals = [float(v) for v in (values or [])][:n]
+    return vals + [pad] * (n - len(vals))
+
+
+def _ids(tokenizer: Tokenizer, text: str) -> list[int]:
+    return [int(t) for t in tokenizer(text, add_special_tokens=False)["input_ids"]]
+
+
+def _response_message(leased: dict[str, Any]) -> dict[str, Any]:
+    r = leased.get("response") or {}
+    message: dict[str, Any] = {"role": "assistant", "content": r.get("content") or ""}
+    if r.get("toolCalls"):
+        message["tool_calls"] = r["toolCalls"]
+    return message
+
+
+def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int) -> dict[str, Any]:
+    """Keyword fields for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's)."""
+    messages = normalize_messages(leased.get("messages") or [])
+    tools = leased.get("tools") or None
+    prompt_text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
+    prompt_ids = _ids(tokenizer, prompt_text)
+
+    recorded = [int(t) for t in leased.get("responseTokenIds") or []]
+    if recorded:
+        response_ids = recorded
+        decode = getattr(tokenizer, "decode", None)
+        response_text = decode(recorded) if callable(decode) else (leased.get("response") or {}).get("content") or ""
+        loss_mask = [int(m) for m in fit(leased.get("lossMask"), len(recorded), pad=1.0)]
+    else:
+        full = tokenizer.apply_chat_template(messages + [_response_message(leased)], tools=tools, tokenize=False, add_generation_prompt=False)
+        response_text = full[len(prompt_text):] if full.startswith(prompt_text) else full
+        response_ids = _ids(tokenizer, response_text)
+        loss_mask = [1] * len(response_ids)
+    n = len(response_ids)
+    rollout_lp = fit(leased.get("rolloutLogprobs"), n)
+
+    kind = leased.get("kind", "RL")
+    teacher: list[float] | None = None
+    if method != "grpo":
+        if kind == "RL":
+            # Combine trains RL-only samples with the behaviour log-probs as teacher (its OPD term is ~0).
+            teacher = rollout_lp
+        elif leased.get("teacherLogprobs") is not None:
+            teacher = fit(leased["teacherLogprobs"], n)
+        elif method == "combine":
+            # A reviewer's hint not scored by a teacher yet: keep the RL term, no OPD term.
+            teacher = rollout_lp
+        else:
+            # OPD with no teacher log-probs has nothing to distil: the sample trains no token.
+            teacher = rollout_lp
+            loss_mask = [0] * n
+
+    return {
+        "index": index,
+        "group_index": index,
+        "prompt": prompt_text,
+        "tokens": prompt_ids + response_ids,
+        "response": response_text,
+        "response_length": n,
+        "reward": float(leased.get("reward", 0.0)),
+        "loss_mask": loss_mask,
+        "rollout_log_probs": rollout_lp,
+        "teacher_log_probs": teacher,
+        "weight_versions": [str(leased.get("policyVersion", 0))],
+        "session_id": leased.get("sessionId"),
+        "metadata": {
+            "sample_id": leased.get("sampleId"),
+            "turn_id": leased.get("turnId"),
+            "kind": kind,
+            "label_source": leased.get("labelSource"),
+            "policy_version": leased.get("policyVersion"),
+            "staleness": leased.get("staleness"),
+            "attempt": leased.get("attempt"),
+        },
+    }

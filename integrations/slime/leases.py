@@ -1,0 +1,187 @@
+"""The leases one trainer job holds, and when to acknowledge them.
+
+A batch is leased for a rollout id and acknowledged once the step that trained it is over (slime:
+step = rollout id + 1, so steps count from 1 as in the embedded trainer). Acknowledging is idempotent on
+the control plane, so re-acknowledging after a restart never trains or counts a sample twice; a lease
+the job never acknowledges (it died mid-step) expires and its samples return to the pool.
+
+With a state file (slime: ``<save dir>/openclaw_leases.json``) a job restarted from a checkpoint
+acknowledges the leases its checkpoint already trained on; the rest are left to expire.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from typing import Any, Callable
+
+from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError
+
+log = logging.getLogger("openclaw.slime")
+
+
+class RunStopped(RuntimeError):
+    """The control plane says the run is over (stopped, finished, failed or crashed): stop training."""
+
+
+class LeaseBook:
+    def __init__(
+        self,
+        client: ControlPlaneClient,
+        state_path: str | None = None,
+        lease_seconds: int = DEFAULT_LEASE_SECONDS,
+        instance_id: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.client = client
+        self.state_path = state_path
+        self.lease_seconds = lease_seconds
+        # Request keys are unique per process, so a retried request finds its lease and a restarted job never does.
+        self.instance_id = instance_id or uuid.uuid4().hex[:12]
+        self.pending: dict[int, str] = {}
+        self.stop_requested = False
+        self.paused = False
+        self._lock = threading.Lock()
+        self._sleep = sleep
+        self._clock = clock
+
+    # -- leasing ---------------------------------------------------------------------------------------
+
+    def acquire(
+        self,
+        rollout_id: int,
+        size: int,
+        poll_s: float = 2.0,
+        max_wait_s: float | None = None,
+        on_wait: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Blocks until a full batch of ``size`` samples is leased for ``rollout_id``; returns the lease response."""
+        started = self._clock()
+        key = f"{self.instance_id}:{rollout_id}"
+        while True:
+            if self.stop_requested:
+                raise RunStopped("the control plane asked this trainer to stop")
+            try:
+                res = self.client.lease(size=size, min_size=size, lease_seconds=self.lease_seconds, request_key=key)
+            except ControlPlaneError as err:
+                if err.status == 409:
+                    raise RunStopped(str(err)) from None
+                if not err.retryable:
+                    raise
+                log.warning("lease failed, retrying: %s", err)
+                res = None
+            if res is not None:
+                self.paused = bool(res.get("paused"))
+                if res.get("leaseId"):
+                    with self._lock:
+                        self.pending[rollout_id] = res["leaseId"]
+                    self._save()
+                    return res
+                if on_wait:
+                    on_wait(res)
+            if max_wait_s is not None and self._clock() - started > max_wait_s:
+                raise TimeoutError(f"no batch of {size} samples within {max_wait_s:.0f}s")
+            self._sleep(poll_s)
+
+    def outstanding(self) -> list[str]:
+        with self._lock:
+            return list(self.pending.values())
+
+    # -- acknowledging ---------------------------------------------------------------------------------
+
+    def acknowledge_through(self, last_trained_rollout: int, metrics: dict[str, float] | None = None) -> list[dict[str, Any]]:
+        """Acknowledges every pending lease whose rollout id is ≤ ``last_trained_rollout``."""
+        results = []
+        with self._lock:
+            due = sorted((r, lid) for r, lid in self.pending.items() if r <= last_trained_rollout)
+        for rollout_id, lease_id in due:
+            try:
+                res = self.client.ack(lease_id, step=rollout_id + 1, metrics=metrics, weight_version=rollout_id + 1)
+            except ControlPlaneError as err:
+                if err.retryable:
+                    log.warning("acknowledging lease %s failed, will retry: %s", lease_id, err)
+                    continue
+                # 404/409: the control plane cannot take this acknowledgement (the step was recorded another
+                # way, or the lease is gone); keeping it would only repeat the error.
+                log.error("dropping lease %s of rollout %d: %s", lease_id, rollout_id, err)
+                res = None
+            with self._lock:
+                self.pending.pop(rollout_id, None)
+            if res is not None:
+                results.append(res)
+        if due:
+            self._save()
+        return results
+
+    # -- restarts --------------------------------------------------------------------------------------
+
+    def recover(self, start_rollout_id: int) -> list[dict[str, Any]]:
+        """After a restart: acknowledges the previous process's leases its checkpoint trained (< start id)."""
+        previous = self._load()
+        if not previous:
+            return []
+        with self._lock:
+            for r, lease_id in previous.items():
+                if r < start_rollout_id:
+                    self.pending[r] = lease_id
+        return self.acknowledge_through(start_rollout_id - 1)
+
+    def _save(self) -> None:
+        if not self.state_path:
+            return
+        with self._lock:
+            data = {"instance": self.instance_id, "pending": {str(r): lid for r, lid in self.pending.items()}}
+        tmp = f"{self.state_path}.tmp"
+        os.makedirs(os.path.dirname(os.path.abspath(self.state_path)), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        os.replace(tmp, self.state_path)
+
+    def _load(self) -> dict[int, str]:
+        if not self.state_path or not os.path.exists(self.state_path):
+            return {}
+        try:
+            with open(self.state_path, encoding="utf-8") as f:
+                data = json.load(f)
+            return {int(r): str(lid) for r, lid in data.get("pending", {}).items()}
+        except (OSError, ValueError) as err:
+            log.warning("ignoring unreadable lease state %s: %s", self.state_path, err)
+            return {}
+
+
+class Heartbeat(threading.Thread):
+    """Reports every ``interval_s``: keeps the run alive, renews held leases, learns about stop/pause."""
+
+    def __init__(self, book: LeaseBook, interval_s: float = 30.0, message: Callable[[], str] | None = None):
+        super().__init__(name="openclaw-heartbeat", daemon=True)
+        self.book = book
+        self.interval_s = interval_s
+        self.message = message
+        self._stop_event = threading.Event()
+
+    def beat(self) -> dict[str, Any] | None:
+        try:
+            res = self.book.client.report(
+                renew_lease_ids=self.book.outstanding(),
+                lease_seconds=self.book.lease_seconds,
+                message=self.message() if self.message else None,
+            )
+        except ControlPlaneError as err:
+            log.warning("heartbeat failed: %s", err)
+            return None
+        self.book.paused = bool(res.get("paused"))
+        if res.get("stop"):
+            self.book.stop_requested = True
+        return res
+
+    def run(self) -> None:
+        while not self._stop_event.wait(self.interval_s):
+            self.beat()
+
+    def stop(self) -> None:
+        self._stop_event.set()
