@@ -6,15 +6,15 @@
  * sample's behaviour log-probs are comparable with its old/teacher log-probs. (Sampling still
  * uses the requested temperature/top-p.)
  *
- * Several prompts can be generated together (left-padded, with padded keys masked out); each row
- * draws from its own RNG stream `rowSeed(seed, row)`, so a row of a batch samples the same way as a
- * single generation seeded with that row's seed.
+ * The forward pass runs in plain JS (decoder.ts; ~10× faster than tfjs for one token at a time).
+ * Several prompts can be generated together; each row draws from its own RNG stream
+ * `rowSeed(seed, row)`, so a row of a batch is exactly a single generation seeded with that seed.
  */
-import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
-import { disposeCache, forwardCached, type KVCache, type PolicyModel } from "./model";
+import { decoderFor } from "./decoder";
+import type { PolicyModel } from "./model";
 import { mulberry32 } from "./rng";
-import { createStreamDecoder, END_ID, PAD_ID } from "./tokenizer";
+import { createStreamDecoder, END_ID } from "./tokenizer";
 
 export const sampleOptionsSchema = z.object({
   maxTokens: z.number().int().positive().default(128),
@@ -50,14 +50,12 @@ export interface GenerationResult {
   promptIds: number[];
 }
 
-const MASKED = -1e9;
-
 export function rowSeed(seed: number, row: number): number {
   return (seed + Math.imul(row, 0x9e3779b1)) >>> 0;
 }
 
 /** Log-softmax in float64 of one row of logits. */
-function logSoftmaxRow(logits: Float32Array, off: number, V: number): Float64Array {
+export function logSoftmaxRow(logits: Float32Array, off: number, V: number): Float64Array {
   let max = -Infinity;
   for (let i = 0; i < V; i++) max = Math.max(max, logits[off + i]);
   let sum = 0;
@@ -116,83 +114,58 @@ export function fitPrompt(promptIds: readonly number[], ctx: number, maxTokens: 
 
 /**
  * Core generator: yields every sampled token of every row as it is produced and returns one result
- * per prompt. Breaking out of the iteration early frees the cache.
+ * per prompt. Rows are independent (each has its own KV cache and position), so a row of a batch is
+ * computed exactly as a single generation would be.
  */
 export async function* generateEvents(
   model: PolicyModel, prompts: ReadonlyArray<readonly number[]>, options: SampleOptions = {},
 ): AsyncGenerator<TokenEvent, GenerationResult[]> {
   const opts = sampleOptionsSchema.parse(options);
-  const ctx = model.config.ctx;
-  const B = prompts.length;
-  if (B === 0) return [];
-  const fitted = prompts.map((p) => fitPrompt(p, ctx, opts.maxTokens));
-  const P = Math.max(...fitted.map((f) => f.prompt.length));
-  const pad = fitted.map((f) => P - f.prompt.length);
-  const maxTokens = Math.min(...fitted.map((f) => f.maxTokens), ctx - P);
-  const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const rngs = fitted.map((_, r) => mulberry32(rowSeed(seed, r)));
-  const decoders = fitted.map(() => createStreamDecoder());
-  const stop = new Set(opts.stopIds);
-  const results: GenerationResult[] = fitted.map((f) => ({ tokenIds: [], logprobs: [], text: "", finishReason: "length", promptIds: f.prompt }));
-  const done = new Array<boolean>(B).fill(false);
+  const decoder = decoderFor(model);
   const V = model.config.vocabSize;
+  const fitted = prompts.map((p) => fitPrompt(p, model.config.ctx, opts.maxTokens));
+  const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const rows = fitted.map((f, r) => ({
+    state: decoder.newState(),
+    rng: mulberry32(rowSeed(seed, r)),
+    text: createStreamDecoder(),
+    maxTokens: f.maxTokens,
+    logits: new Float32Array(0) as Float32Array<ArrayBufferLike>,
+    result: { tokenIds: [], logprobs: [], text: "", finishReason: "length", promptIds: f.prompt } as GenerationResult,
+  }));
+  const stop = new Set(opts.stopIds);
 
-  // Prefill: left-padded prompts, causal mask plus masked padding keys.
-  const ids = new Int32Array(B * P).fill(PAD_ID);
-  const pos = new Int32Array(B * P);
-  const bias = new Float32Array(B * P * P);
-  for (let r = 0; r < B; r++) {
-    ids.set(fitted[r].prompt, r * P + pad[r]);
-    for (let i = 0; i < P; i++) {
-      pos[r * P + i] = Math.max(0, i - pad[r]);
-      for (let j = 0; j < P; j++) if (j > i || j < pad[r]) bias[(r * P + i) * P + j] = MASKED;
-    }
+  // Prefill row by row (prompts differ in length), yielding between rows.
+  for (const row of rows) {
+    for (const id of row.result.promptIds) row.logits = decoder.step([row.state], [id]);
+    await yieldToEventLoop();
   }
-  let cache: KVCache | null = null;
-  let logits: tf.Tensor2D | null = null;
-  try {
-    ({ logits, cache } = forwardCached(model, B, P, ids, pos, bias, null));
-    for (let step = 0; ; step++) {
-      const lv = (logits as tf.Tensor2D).dataSync() as Float32Array;
-      const next = new Int32Array(B).fill(PAD_ID);
-      for (let r = 0; r < B; r++) {
-        if (done[r]) continue;
-        const logp = logSoftmaxRow(lv, r * V, V);
-        const tok = sampleToken(logp, opts.temperature, opts.topP, rngs[r]);
-        const res = results[r];
-        res.tokenIds.push(tok);
-        res.logprobs.push(logp[tok]);
-        next[r] = tok;
-        const isStop = stop.has(tok);
-        let text = decoders[r].push(tok);
-        if (isStop || res.tokenIds.length >= maxTokens) {
-          text += decoders[r].flush();
-          done[r] = true;
-          res.finishReason = isStop ? "stop" : "length";
-        }
-        res.text += text;
-        yield { row: r, index: res.tokenIds.length - 1, tokenId: tok, text, logprob: logp[tok] };
-      }
-      if (done.every(Boolean)) break;
-      await yieldToEventLoop();
-      const S = P + step + 1; // keys after appending this step's token
-      const stepPos = new Int32Array(B);
-      const stepBias = new Float32Array(B * S);
-      for (let r = 0; r < B; r++) {
-        stepPos[r] = S - 1 - pad[r];
-        for (let j = 0; j < pad[r]; j++) stepBias[r * S + j] = MASKED;
-      }
-      const prev = cache;
-      const prevLogits = logits;
-      ({ logits, cache } = forwardCached(model, B, 1, next, stepPos, stepBias, prev));
-      disposeCache(prev);
-      prevLogits?.dispose();
+  let active = rows.map((_, r) => r);
+  while (active.length) {
+    const next: number[] = [];
+    for (const r of active) {
+      const row = rows[r];
+      const logp = logSoftmaxRow(row.logits, 0, V);
+      const tok = sampleToken(logp, opts.temperature, opts.topP, row.rng);
+      const res = row.result;
+      res.tokenIds.push(tok);
+      res.logprobs.push(logp[tok]);
+      let text = row.text.push(tok);
+      const isStop = stop.has(tok);
+      if (isStop || res.tokenIds.length >= row.maxTokens) {
+        text += row.text.flush();
+        res.finishReason = isStop ? "stop" : "length";
+      } else next.push(r);
+      res.text += text;
+      yield { row: r, index: res.tokenIds.length - 1, tokenId: tok, text, logprob: logp[tok] };
     }
-  } finally {
-    disposeCache(cache);
-    logits?.dispose();
+    active = next;
+    if (!active.length) break;
+    await yieldToEventLoop();
+    const logits = decoder.step(active.map((r) => rows[r].state), active.map((r) => rows[r].result.tokenIds.at(-1) as number));
+    active.forEach((r, i) => (rows[r].logits = logits.subarray(i * V, (i + 1) * V)));
   }
-  return results;
+  return rows.map((r) => r.result);
 }
 
 /** Streaming generation of one prompt: an async iterator of tokens whose return value is the result. */

@@ -162,7 +162,8 @@ function causalBias(T: number): tf.Tensor2D {
 }
 
 /**
- * Full causal forward over right-padded rows starting at position 0 (training and scoring).
+ * Full causal forward over right-padded rows starting at position 0 (training and scoring;
+ * generation uses the equivalent JS decoder in decoder.ts).
  * ids: int32 [B,T]. Returns logits [B*T, V]. Differentiable w.r.t. `params`.
  */
 export function forward(config: ModelConfig, params: Params, ids: tf.Tensor2D): tf.Tensor2D {
@@ -181,54 +182,4 @@ export function forward(config: ModelConfig, params: Params, ids: tf.Tensor2D): 
     x = mlpAndResidual(params, l, x, a);
   }
   return head(params, x);
-}
-
-/** Per-layer key/value cache, each [B, H, S, hd]. */
-export interface KVCache {
-  k: tf.Tensor4D[];
-  v: tf.Tensor4D[];
-}
-
-export function disposeCache(c: KVCache | null): void {
-  if (!c) return;
-  tf.dispose([...c.k, ...c.v]);
-}
-
-/**
- * Incremental forward for generation (no gradients needed, so `gather` is fine here).
- * ids, positions: int32 [B,t] row-major; bias: additive attention bias [B,1,t,S+t] where S is the
- * cached length. Returns the last position's logits [B,V] and the extended cache; the caller owns
- * both (the input cache is not disposed).
- */
-export function forwardCached(
-  model: PolicyModel, B: number, t: number, ids: Int32Array, positions: Int32Array, bias: Float32Array, cache: KVCache | null,
-): { logits: tf.Tensor2D; cache: KVCache } {
-  const { config, params } = model;
-  const d = config.nEmbd;
-  const H = config.nHead;
-  const S = (cache ? cache.k[0].shape[2] : 0) + t;
-  const out = tf.tidy(() => {
-    const flatIds = tf.tensor1d(ids, "int32");
-    const biasT = tf.tensor4d(bias, [B, 1, t, S]);
-    let x: tf.Tensor = tf.add(tf.gather(params.wte, flatIds), tf.gather(params.wpe, tf.tensor1d(positions, "int32")));
-    const kv: tf.Tensor[] = [];
-    for (let l = 0; l < config.nLayer; l++) {
-      const h = layerNorm(x, params[`h${l}.ln1.g`], params[`h${l}.ln1.b`]);
-      const [q, kNew, vNew] = qkv(params, l, h).map((z) => toHeads(z, B, t, H));
-      const k = cache ? tf.concat([cache.k[l], kNew], 2) : kNew;
-      const v = cache ? tf.concat([cache.v[l], vNew], 2) : vNew;
-      kv.push(k, v);
-      const a = fromHeads(attend(q, k, v, biasT), B, t, d);
-      x = mlpAndResidual(params, l, x, a);
-    }
-    const last = t === 1 ? x : tf.reshape(tf.slice(tf.reshape(x, [B, t, d]), [0, t - 1, 0], [B, 1, d]), [B, d]);
-    return [head(params, last), ...kv];
-  });
-  const [logits, ...kv] = out;
-  const next: KVCache = { k: [], v: [] };
-  for (let l = 0; l < config.nLayer; l++) {
-    next.k.push(kv[2 * l] as tf.Tensor4D);
-    next.v.push(kv[2 * l + 1] as tf.Tensor4D);
-  }
-  return { logits: logits as tf.Tensor2D, cache: next };
 }

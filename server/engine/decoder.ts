@@ -1,0 +1,194 @@
+/**
+ * Pure-JS incremental decoder with a KV cache: the same network as model.ts, evaluated one token
+ * at a time on Float32Array copies of the weights.
+ *
+ * Why not tfjs here: a decode step is ~120 tiny ops, and on wasm each op costs ~18 µs of dispatch
+ * (≈2.3 ms per token at L2/d64), while the arithmetic is only ~0.13 M multiply-adds. Plain loops do
+ * the same step ~10× faster and need no padding to batch rows of different lengths. Training and
+ * scoring stay on tfjs (they need gradients and large products); tests check that generation
+ * log-probs reproduce tfjs scoring.
+ */
+import type { ModelConfig, PolicyModel } from "./model";
+import { paramNames } from "./model";
+
+const LN_EPS = 1e-5;
+
+interface Layer {
+  ln1g: Float32Array; ln1b: Float32Array;
+  wqkv: Float32Array; bqkv: Float32Array;
+  wo: Float32Array; bo: Float32Array;
+  ln2g: Float32Array; ln2b: Float32Array;
+  w1: Float32Array; b1: Float32Array;
+  w2: Float32Array; b2: Float32Array;
+}
+
+/** Per-row cache: keys/values of every layer for positions 0..len-1, laid out [pos][d]. */
+export interface DecoderState {
+  k: Float32Array[];
+  v: Float32Array[];
+  len: number;
+}
+
+/**
+ * out[r, j] = bias[j] + Σ_i x[r, i]·w[i, j] for `rows` rows (w row-major [nIn, nOut]). Four input
+ * rows per pass over the accumulator: ~2.5× faster than one (fewer accumulator loads and stores).
+ */
+function linear(x: Float32Array, rows: number, nIn: number, w: Float32Array, bias: Float32Array, nOut: number): Float32Array {
+  const out = new Float32Array(rows * nOut);
+  const acc = new Float64Array(nOut);
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < nOut; j++) acc[j] = bias[j];
+    const xo = r * nIn;
+    let i = 0;
+    for (; i + 4 <= nIn; i += 4) {
+      const x0 = x[xo + i], x1 = x[xo + i + 1], x2 = x[xo + i + 2], x3 = x[xo + i + 3];
+      const w0 = i * nOut, w1 = w0 + nOut, w2 = w1 + nOut, w3 = w2 + nOut;
+      for (let j = 0; j < nOut; j++) acc[j] += x0 * w[w0 + j] + x1 * w[w1 + j] + x2 * w[w2 + j] + x3 * w[w3 + j];
+    }
+    for (; i < nIn; i++) {
+      const xi = x[xo + i];
+      const wo = i * nOut;
+      for (let j = 0; j < nOut; j++) acc[j] += xi * w[wo + j];
+    }
+    for (let j = 0; j < nOut; j++) out[r * nOut + j] = acc[j];
+  }
+  return out;
+}
+
+function layerNorm(x: Float32Array, rows: number, d: number, g: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(rows * d);
+  for (let r = 0; r < rows; r++) {
+    const o = r * d;
+    let mean = 0;
+    for (let i = 0; i < d; i++) mean += x[o + i];
+    mean /= d;
+    let v = 0;
+    for (let i = 0; i < d; i++) v += (x[o + i] - mean) ** 2;
+    const inv = 1 / Math.sqrt(v / d + LN_EPS);
+    for (let i = 0; i < d; i++) out[o + i] = (x[o + i] - mean) * inv * g[i] + b[i];
+  }
+  return out;
+}
+
+export class Decoder {
+  readonly config: ModelConfig;
+  private readonly wte: Float32Array;
+  private readonly wpe: Float32Array;
+  private readonly layers: Layer[];
+  private readonly lnfg: Float32Array;
+  private readonly lnfb: Float32Array;
+
+  constructor(model: PolicyModel) {
+    const c = model.config;
+    const get = (n: string) => Float32Array.from(model.params[n].dataSync() as Float32Array);
+    this.config = c;
+    this.wte = get("wte");
+    this.wpe = get("wpe");
+    this.layers = Array.from({ length: c.nLayer }, (_, l) => ({
+      ln1g: get(`h${l}.ln1.g`), ln1b: get(`h${l}.ln1.b`),
+      wqkv: get(`h${l}.attn.wqkv`), bqkv: get(`h${l}.attn.bqkv`),
+      wo: get(`h${l}.attn.wo`), bo: get(`h${l}.attn.bo`),
+      ln2g: get(`h${l}.ln2.g`), ln2b: get(`h${l}.ln2.b`),
+      w1: get(`h${l}.mlp.w1`), b1: get(`h${l}.mlp.b1`),
+      w2: get(`h${l}.mlp.w2`), b2: get(`h${l}.mlp.b2`),
+    }));
+    this.lnfg = get("lnf.g");
+    this.lnfb = get("lnf.b");
+  }
+
+  newState(): DecoderState {
+    const size = this.config.ctx * this.config.nEmbd;
+    return {
+      k: this.layers.map(() => new Float32Array(size)),
+      v: this.layers.map(() => new Float32Array(size)),
+      len: 0,
+    };
+  }
+
+  /**
+   * Append one token to each row's sequence and return the next-token logits, [rows, V] row-major.
+   * Rows are independent (each at its own position); weights are streamed once for all rows.
+   */
+  step(states: readonly DecoderState[], tokens: readonly number[]): Float32Array {
+    const { nEmbd: d, nHead: H, vocabSize: V, ctx } = this.config;
+    const R = states.length;
+    const hd = d / H;
+    const scale = 1 / Math.sqrt(hd);
+    let x = new Float32Array(R * d);
+    for (let r = 0; r < R; r++) {
+      const pos = states[r].len;
+      if (pos >= ctx) throw new Error(`context ${ctx} exhausted`);
+      const t = tokens[r] * d;
+      const p = pos * d;
+      for (let i = 0; i < d; i++) x[r * d + i] = this.wte[t + i] + this.wpe[p + i];
+    }
+    for (let l = 0; l < this.layers.length; l++) {
+      const L = this.layers[l];
+      const qkv = linear(layerNorm(x, R, d, L.ln1g, L.ln1b), R, d, L.wqkv, L.bqkv, 3 * d);
+      const att = new Float32Array(R * d);
+      for (let r = 0; r < R; r++) {
+        const s = states[r];
+        const pos = s.len;
+        const K = s.k[l];
+        const Vc = s.v[l];
+        const base = r * 3 * d;
+        K.set(qkv.subarray(base + d, base + 2 * d), pos * d);
+        Vc.set(qkv.subarray(base + 2 * d, base + 3 * d), pos * d);
+        const scores = new Float64Array(pos + 1);
+        for (let h = 0; h < H; h++) {
+          const qo = base + h * hd;
+          let max = -Infinity;
+          for (let j = 0; j <= pos; j++) {
+            let dot = 0;
+            const ko = j * d + h * hd;
+            for (let i = 0; i < hd; i++) dot += qkv[qo + i] * K[ko + i];
+            scores[j] = dot * scale;
+            if (scores[j] > max) max = scores[j];
+          }
+          let sum = 0;
+          for (let j = 0; j <= pos; j++) sum += scores[j] = Math.exp(scores[j] - max);
+          const out = new Float64Array(hd);
+          for (let j = 0; j <= pos; j++) {
+            const p = scores[j] / sum;
+            const vo = j * d + h * hd;
+            for (let i = 0; i < hd; i++) out[i] += p * Vc[vo + i];
+          }
+          att.set(out, r * d + h * hd);
+        }
+      }
+      const y = linear(att, R, d, L.wo, L.bo, d);
+      for (let i = 0; i < x.length; i++) x[i] += y[i];
+      const m = linear(layerNorm(x, R, d, L.ln2g, L.ln2b), R, d, L.w1, L.b1, 4 * d);
+      for (let i = 0; i < m.length; i++) m[i] = m[i] / (1 + Math.exp(-1.702 * m[i])); // quick-GELU
+      const z = linear(m, R, 4 * d, L.w2, L.b2, d);
+      const next = new Float32Array(x.length);
+      for (let i = 0; i < x.length; i++) next[i] = x[i] + z[i];
+      x = next;
+    }
+    for (const s of states) s.len += 1;
+    const h = layerNorm(x, R, d, this.lnfg, this.lnfb);
+    const logits = new Float32Array(R * V);
+    for (let r = 0; r < R; r++) {
+      for (let v = 0; v < V; v++) {
+        let dot = 0;
+        const wo = v * d;
+        for (let i = 0; i < d; i++) dot += h[r * d + i] * this.wte[wo + i];
+        logits[r * V + v] = dot;
+      }
+    }
+    return logits;
+  }
+}
+
+// Generations on the same (unchanged) weights share one decoder; the cache entry is keyed on the
+// parameter tensors themselves, which training replaces on every update.
+const cache = new WeakMap<PolicyModel, { tensors: unknown[]; decoder: Decoder }>();
+
+export function decoderFor(model: PolicyModel): Decoder {
+  const tensors = paramNames(model.config).map((n) => model.params[n]);
+  const hit = cache.get(model);
+  if (hit && hit.tensors.every((t, i) => t === tensors[i])) return hit.decoder;
+  const decoder = new Decoder(model);
+  cache.set(model, { tensors, decoder });
+  return decoder;
+}
