@@ -26,10 +26,11 @@ const UNPARSABLE = "unparsable answer";
 
 /**
  * Failures that say "the endpoint is down or overloaded", as judgeTurn's describeError words them:
- * timeouts, open circuits, network errors, 408/425/429 and 5xx. Anything else (a 4xx, a malformed
- * answer, a response that does not fit the teacher) will not get better by waiting.
+ * timeouts (per call, or the job's deadline aborting it), open circuits, network errors, 408/425/429
+ * and 5xx. Anything else (a 4xx, a malformed answer, a response that does not fit the teacher) will
+ * not get better by waiting.
  */
-const TRANSIENT = /^(timeout after |circuit open|http (408|425|429|5\d\d)\b)|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i;
+const TRANSIENT = /^(timeout after |circuit open|http (408|425|429|5\d\d)\b|(TimeoutError|AbortError): )|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i;
 
 export function isTransientFailure(error: string): boolean {
   return TRANSIENT.test(error);

@@ -126,7 +126,7 @@ describe("what counts as a failure to judge rather than a verdict", () => {
   });
 
   it("classifies describeError's wording", () => {
-    for (const e of ["timeout after 300 ms", "circuit open", "http 429", "http 500", "http 503", "TypeError: fetch failed"]) expect(isTransientFailure(e), e).toBe(true);
+    for (const e of ["timeout after 300 ms", "circuit open", "http 429", "http 500", "http 503", "TypeError: fetch failed", "TimeoutError: The operation was aborted due to timeout"]) expect(isTransientFailure(e), e).toBe(true);
     for (const e of ["http 400", "http 404", "http 5000x", "BadResponseError: non-JSON body", "Error: response of 300 tokens does not fit context 256"]) {
       expect(isTransientFailure(e), e).toBe(false);
     }
