@@ -7,7 +7,7 @@ import { ensureSecretKey } from "./lib/secret";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor, type ProcessSpec } from "./lib/supervisor";
 import { migrate } from "../server/db/migrator";
-import { WORKERS } from "../workers/registry";
+import { WORKERS, workerCommand } from "../workers/registry";
 
 const root = path.resolve(import.meta.dirname, "..");
 const log = (s: string) => console.log(`[start] ${s}`);
@@ -40,10 +40,9 @@ async function main() {
   ensureWebBuild(root, log);
 
   const webPort = process.env.WEB_PORT ?? "3000";
-  const tsx = path.join(root, "node_modules/.bin/tsx");
   const specs: ProcessSpec[] = [
     { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: process.env, cwd: root },
-    ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, command: tsx, args: [path.join(root, w.entry)], env: process.env, cwd: root })),
+    ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, ...workerCommand(root, w), env: process.env, cwd: root })),
   ];
   const supervisor = new Supervisor(specs);
   supervisor.start();

@@ -11,7 +11,7 @@ import { chooseRedis } from "./lib/redis";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor } from "./lib/supervisor";
 import { migrate } from "../server/db/migrator";
-import { WORKERS } from "../workers/registry";
+import { WORKERS, workerCommand } from "../workers/registry";
 
 const root = path.resolve(import.meta.dirname, "..");
 const log = (s: string) => console.log(`[test] ${s}`);
@@ -91,10 +91,9 @@ async function main(): Promise<number> {
     const webPort = String(41000 + Math.floor(Math.random() * 2000));
     const proxyPort = String(43000 + Math.floor(Math.random() * 2000));
     const appEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
-    const tsx = path.join(root, "node_modules/.bin/tsx");
     const supervisor = new Supervisor([
       { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: appEnv, cwd: root },
-      ...WORKERS.map((w) => ({ name: w.name, command: tsx, args: [path.join(root, w.entry)], env: appEnv, cwd: root })),
+      ...WORKERS.map((w) => ({ name: w.name, ...workerCommand(root, w), env: appEnv, cwd: root })),
     ]);
     supervisor.start();
     cleanups.unshift(() => supervisor.stop());

@@ -15,3 +15,11 @@ export const WORKERS: WorkerSpec[] = [
   { name: "train", entry: "workers/train/main.ts", description: "Trainer: turns judged samples into policy versions", enabled: flag("train") },
   { name: "simulate", entry: "workers/simulate/main.ts", description: "Simulated users driving conversations", enabled: flag("simulate") },
 ];
+
+/**
+ * How to run a worker: one plain node process with the tsx loader. (The `tsx` CLI wraps the worker in a second
+ * process that SIGKILLs it ~30 ms after relaying SIGTERM, which would cut graceful shutdown short.)
+ */
+export function workerCommand(root: string, spec: WorkerSpec): { command: string; args: string[] } {
+  return { command: process.execPath, args: ["--import", "tsx", `${root}/${spec.entry}`] };
+}
