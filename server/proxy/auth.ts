@@ -11,6 +11,8 @@ type Verify = (token: string) => Promise<Principal | null>;
 
 interface Entry {
   principal: Principal | null;
+  /** can(principal, "proxy"), computed once per verification. */
+  allowed: boolean;
   at: number;
   refreshing: boolean;
 }
@@ -28,7 +30,7 @@ export class ProxyAuth {
   private async check(token: string, digest: string): Promise<Principal | null> {
     try {
       const principal = await this.verify(token);
-      this.cache.set(digest, { principal, at: Date.now(), refreshing: false });
+      this.cache.set(digest, { principal, allowed: !!principal && can(principal, "proxy"), at: Date.now(), refreshing: false });
       return principal;
     } catch (err) {
       const known = this.cache.get(digest);
@@ -47,17 +49,20 @@ export class ProxyAuth {
     const hit = this.cache.get(digest);
     const now = Date.now();
     let principal: Principal | null;
+    let allowed: boolean;
     if (hit && (hit.principal ? true : now - hit.at < NEGATIVE_MS)) {
       principal = hit.principal;
+      allowed = hit.allowed;
       if (principal && now - hit.at > FRESH_MS && !hit.refreshing) {
         hit.refreshing = true;
         void this.check(token, digest).catch(() => {});
       }
     } else {
       principal = await this.check(token, digest);
+      allowed = !!principal && can(principal, "proxy");
     }
     if (!principal || principal.kind !== "apiKey") throw unauthorized("Invalid, expired or revoked API key");
-    if (!can(principal, "proxy")) throw new ProxyError(403, "permission_error", "This API key lacks the 'proxy' scope", "insufficient_scope");
+    if (!allowed) throw new ProxyError(403, "permission_error", "This API key lacks the 'proxy' scope", "insufficient_scope");
     return principal;
   }
 

@@ -3,13 +3,29 @@
 // enqueue failed are retried, and a sweeper finds ready-but-unjudged turns in Postgres — after a Redis
 // outage, or at start for whatever a crashed process had not queued. Job ids are turn ids, so queueing
 // a turn twice is a no-op while its job exists.
-import { enqueue as busEnqueue } from "../bus/queues";
+import type { Queue } from "bullmq";
+import { QUEUES } from "../bus/contracts";
+import { enqueue as busEnqueue, queue } from "../bus/queues";
 import type { JudgeItem } from "./recorder/sql";
 
 export type EnqueueFn = (item: JudgeItem) => Promise<void>;
+export type EnqueueManyFn = (items: JudgeItem[]) => Promise<void>;
 export type SweepQuery = (sinceDays: number, limit: number) => Promise<JudgeItem[]>;
 
 export const defaultEnqueue: EnqueueFn = (item) => busEnqueue("judgeTurn", { turnId: item.turnId, experimentId: item.experimentId }, item.turnId);
+
+/**
+ * One round trip for a committed batch's turns (BullMQ addBulk). Job options are those of
+ * server/bus/queues.ts `enqueue`, which remains the path for single retries and the sweeper.
+ */
+export const defaultEnqueueMany: EnqueueManyFn = async (items) => {
+  const jobs = items.map((i) => ({
+    name: "judgeTurn",
+    data: QUEUES.judgeTurn.payload.parse({ turnId: i.turnId, experimentId: i.experimentId }),
+    opts: { jobId: i.turnId, attempts: 8, backoff: { type: "exponential", delay: 1000 }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 24 * 3600 } },
+  }));
+  await (queue("judgeTurn") as unknown as Queue).addBulk(jobs);
+};
 
 /** Main, successful turns with a next state (or whose session ended) and no judgment yet. */
 export const SWEEP_SQL = `
@@ -31,6 +47,8 @@ export class JudgeEnqueuer {
   constructor(
     private readonly opts: {
       enqueue?: EnqueueFn;
+      /** Batch path for fresh turns (production); without it each item goes through `enqueue`. */
+      enqueueMany?: EnqueueManyFn;
       sweepQuery: SweepQuery;
       timeoutMs?: number;
       retryMs?: number;
@@ -56,7 +74,35 @@ export class JudgeEnqueuer {
   }
 
   submit(items: readonly JudgeItem[]): void {
-    for (const item of items) void this.one(item);
+    const many = this.opts.enqueueMany;
+    if (!many || items.length < 2) {
+      for (const item of items) void this.one(item);
+      return;
+    }
+    const fresh = items.filter((i) => !this.inFlight.has(i.turnId));
+    for (const i of fresh) this.inFlight.add(i.turnId);
+    let timer: NodeJS.Timeout | undefined;
+    const call = many(fresh);
+    void Promise.race([call, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("enqueue timed out")), this.opts.timeoutMs ?? 2000)))])
+      .then(
+        () => {
+          this.stats.enqueued += fresh.length;
+          for (const i of fresh) this.inFlight.delete(i.turnId);
+        },
+        () => {
+          // Retried one by one (and swept) like any failed enqueue, once the bulk call has settled.
+          this.stats.failed += fresh.length;
+          this.needsSweep = true;
+          const release = () => {
+            for (const i of fresh) {
+              this.inFlight.delete(i.turnId);
+              this.pending.set(i.turnId, i);
+            }
+          };
+          void call.then(release, release);
+        },
+      )
+      .finally(() => clearTimeout(timer));
   }
 
   private async one(item: JudgeItem): Promise<boolean> {

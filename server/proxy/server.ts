@@ -18,7 +18,7 @@ import type { ProxyDeps } from "./handlers/deps";
 import { handleFeedback } from "./handlers/feedback";
 import { handleHealth, handleModels, handleReady } from "./handlers/misc";
 import { sendError, sendJson } from "./http";
-import { JudgeEnqueuer, SWEEP_SQL, type EnqueueFn } from "./judgeQueue";
+import { defaultEnqueueMany, JudgeEnqueuer, SWEEP_SQL, type EnqueueFn } from "./judgeQueue";
 import { ServingMetrics, type MetricPointRow } from "./metrics";
 import { RecordingWriter } from "./recorder/writer";
 import type { JudgeItem } from "./recorder/sql";
@@ -93,6 +93,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   planner = new TurnPlanner({ sessions, stitch, blobs: writer });
   judge = new JudgeEnqueuer({
     enqueue: opts.enqueueJudge ?? (useRedis ? undefined : async () => {}),
+    enqueueMany: opts.enqueueJudge || !useRedis ? undefined : defaultEnqueueMany,
     sweepQuery: async (days, limit) => (await writer.query<JudgeItem>(SWEEP_SQL, [days, limit])).rows,
     retryMs: opts.judgeRetryMs,
     sweepEveryMs: opts.sweepEveryMs,

@@ -3,7 +3,7 @@
 // idempotent record event (record). Precedence for the session: header, body field, stitching; for the
 // type: header, body field, "continues a conversation" (main), side-call pattern (side), the
 // experiment's default.
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { RecordedOutput } from "./accumulate";
 import { Lru } from "./lru";
 import { blobOf, encodeDelta, messageDigests, splitSystem, type BlobRecord } from "./compact";
@@ -50,7 +50,8 @@ export interface BlobShipper {
 const SIDE_ATTACH_MS = 30 * 60_000;
 const MIN_SUMMARY_CHARS = 40;
 
-export const newId = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomBytes(9).toString("base64url")}`;
+/** Time-ordered prefix + 122 random bits (randomUUID draws from a cached entropy pool: no syscall per id). */
+export const newId = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomUUID().replace(/-/g, "")}`;
 
 export class TurnPlanner {
   /** Turn → experiment/session, for feedback that names a turn not yet written. */

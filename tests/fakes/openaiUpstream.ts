@@ -44,6 +44,8 @@ export interface FakeUpstreamOptions {
   /** Return vLLM-style `token_ids` on choices. */
   tokenIds?: boolean;
   model?: string;
+  /** Keep received requests in `requests` (default true; a benchmark turns it off). */
+  recordRequests?: boolean;
 }
 
 function lastUserText(body: Obj): string {
@@ -166,7 +168,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
         res.writeHead(400, { "content-type": "application/json" });
         return res.end(JSON.stringify({ error: { message: "invalid JSON", type: "invalid_request_error", param: null, code: null } }));
       }
-      requests.push({ path, headers: req.headers, body });
+      if (opts.recordRequests !== false) requests.push({ path, headers: req.headers, body });
       void chat(req, res, body).catch(() => res.destroy());
     });
   });

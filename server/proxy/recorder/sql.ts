@@ -61,8 +61,9 @@ const TURN_COLUMNS = [
   ["error", ""], ["createdAt", "::timestamp"],
 ] as const;
 
-export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionId: string; index: number }[]): Promise<void> {
-  if (!turns.length) return;
+/** Inserts turns (a requestId already stored is skipped); returns the session id of each row actually inserted. */
+export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionId: string; index: number }[]): Promise<string[]> {
+  if (!turns.length) return [];
   const params: unknown[] = [];
   const rows = turns.map(({ e, sessionId, index }) => {
     const values: unknown[] = [
@@ -75,10 +76,11 @@ export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionI
     params.push(...values);
     return `(${TURN_COLUMNS.map(([, cast], i) => `$${start + i + 1}${cast}`).join(", ")})`;
   });
-  await c.query(
-    `INSERT INTO turns (${TURN_COLUMNS.map(([n]) => `"${n}"`).join(", ")}) VALUES ${rows.join(", ")} ON CONFLICT ("requestId") DO NOTHING`,
+  const { rows: inserted } = await c.query<{ sessionId: string }>(
+    `INSERT INTO turns (${TURN_COLUMNS.map(([n]) => `"${n}"`).join(", ")}) VALUES ${rows.join(", ")} ON CONFLICT ("requestId") DO NOTHING RETURNING "sessionId"`,
     params,
   );
+  return inserted.map((r) => r.sessionId);
 }
 
 export interface JudgeItem {
@@ -111,17 +113,18 @@ export async function linkLatest(c: PoolClient, sessionId: string, index: number
   return rows.map((r) => ({ turnId: r.id, experimentId: r.experimentId }));
 }
 
-export async function updateSessions(c: PoolClient, updates: { id: string; last: number; done: boolean }[]): Promise<void> {
+/** `added` counts only rows this batch really inserted, so a replayed batch does not count twice. */
+export async function updateSessions(c: PoolClient, updates: { id: string; last: number; done: boolean; added: number }[]): Promise<void> {
   if (!updates.length) return;
   await c.query(
     `UPDATE agent_sessions s SET
        "lastTurnAt" = GREATEST(s."lastTurnAt", v.last),
        done = v.done,
        "doneAt" = CASE WHEN v.done THEN v.last ELSE NULL END,
-       "turnCount" = (SELECT count(*) FROM turns t WHERE t."sessionId" = s.id)
-     FROM unnest($1::text[], $2::timestamp[], $3::boolean[]) AS v(id, last, done)
+       "turnCount" = s."turnCount" + v.added
+     FROM unnest($1::text[], $2::timestamp[], $3::boolean[], $4::int[]) AS v(id, last, done, added)
      WHERE s.id = v.id`,
-    [updates.map((u) => u.id), updates.map((u) => iso(u.last)), updates.map((u) => u.done)],
+    [updates.map((u) => u.id), updates.map((u) => iso(u.last)), updates.map((u) => u.done), updates.map((u) => u.added)],
   );
 }
 

@@ -19,6 +19,8 @@ export interface WriterOptions {
   batchSize?: number;
   /** In-memory events beyond this go to disk even while Postgres is up (backpressure). */
   maxQueue?: number;
+  /** How long a small batch waits for more events: one transaction per ~lingerMs instead of per turn. */
+  lingerMs?: number;
   probeIntervalMs?: number;
   /** Turns ready for the judge (next state linked, or session ended), after their batch committed. */
   onJudge: (items: JudgeItem[]) => void;
@@ -71,6 +73,8 @@ export class RecordingWriter {
   private readonly batchSize: number;
   private readonly maxQueue: number;
   private readonly probeMs: number;
+  private readonly lingerMs: number;
+  private draining = 0;
   readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0 };
   lastError: string | null = null;
 
@@ -81,6 +85,7 @@ export class RecordingWriter {
     this.batchSize = opts.batchSize ?? 256;
     this.maxQueue = opts.maxQueue ?? 20_000;
     this.probeMs = opts.probeIntervalMs ?? 1000;
+    this.lingerMs = opts.lingerMs ?? 10;
   }
 
   private log(msg: string) {
@@ -137,7 +142,7 @@ export class RecordingWriter {
       return;
     }
     this.queue.push(e);
-    this.kick();
+    if (this.queue.length === 1 || this.queue.length >= this.batchSize) this.kick();
   }
 
   private kick() {
@@ -185,6 +190,7 @@ export class RecordingWriter {
           await new Promise<void>((r) => (this.wake = r));
           continue;
         }
+        if (this.queue.length < this.batchSize && this.lingerMs > 0 && !this.draining) await this.sleep(this.lingerMs);
         const batch = this.queue.splice(0, this.batchSize);
         this.inFlight = batch.length;
         try {
@@ -319,7 +325,7 @@ export class RecordingWriter {
       const lookups: { sessionId: string; index: number; link: NonNullable<TurnEvent["link"]> }[] = [];
       const links: NonNullable<TurnEvent["link"]>[] = [];
       const finals: string[] = [];
-      const touched = new Map<string, { id: string; last: number; done: boolean }>();
+      const touched = new Map<string, { id: string; last: number; done: boolean; added: number }>();
       for (const t of turns) {
         const s = staged.get(sessionKey(t.experimentId, t.session.externalId))!;
         const index = s.nextIndex++;
@@ -332,11 +338,12 @@ export class RecordingWriter {
         s.done = t.done;
         if (t.finalTurnId) finals.push(t.finalTurnId);
         const prev = touched.get(s.rowId);
-        touched.set(s.rowId, { id: s.rowId, last: Math.max(prev?.last ?? 0, t.createdAt), done: t.done });
+        touched.set(s.rowId, { id: s.rowId, last: Math.max(prev?.last ?? 0, t.createdAt), done: t.done, added: 0 });
       }
-      await insertTurns(client, rows);
+      const inserted = await insertTurns(client, rows);
       const judge: JudgeItem[] = [...(await linkTurns(client, links))];
       for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
+      for (const sessionId of inserted) touched.get(sessionId)!.added++;
       await updateSessions(client, [...touched.values()]);
       const skipped = await insertLabels(client, labels);
       if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
@@ -367,11 +374,12 @@ export class RecordingWriter {
   /** Resolves once everything pushed so far is in Postgres (or rejects after `timeoutMs`). */
   drain(timeoutMs = 30_000): Promise<void> {
     if (this.depth === 0 && this.diskWrites === 0 && this.mode === "memory") return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    this.draining++;
+    return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)), timeoutMs);
       this.idleWaiters.push(() => (clearTimeout(t), resolve()));
       this.kick();
-    });
+    }).finally(() => this.draining--);
   }
 
   /** For the judge sweeper and metric points: a query on the writer's own pool. */

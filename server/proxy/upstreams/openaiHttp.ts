@@ -4,6 +4,7 @@
 // recorded; a backend that rejects them is asked again without, and never again.
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
+import { assertEgressAllowed } from "../../net/egress";
 import { SseParser } from "./sse";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk, type Upstream, type UpstreamRequest, type UpstreamResponse } from "./types";
 
@@ -16,6 +17,7 @@ export interface OpenAiHttpOptions {
   timeoutMs: number;
 }
 
+const EGRESS_RECHECK_MS = 60_000;
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 512 }), https: new https.Agent({ keepAlive: true, maxSockets: 512 }) };
 
 export class OpenAiHttpUpstream implements Upstream {
@@ -23,6 +25,7 @@ export class OpenAiHttpUpstream implements Upstream {
   readonly model: string;
   private readonly url: URL;
   private logprobsSupported = true;
+  private egressCheckedAt = 0;
 
   constructor(private readonly opts: OpenAiHttpOptions) {
     this.kind = opts.kind;
@@ -42,7 +45,19 @@ export class OpenAiHttpUpstream implements Upstream {
     return JSON.stringify(body);
   }
 
+  /** The egress policy again at call time (names may resolve elsewhere since the config was saved); once a minute. */
+  private async checkEgress(): Promise<void> {
+    if (Date.now() - this.egressCheckedAt < EGRESS_RECHECK_MS) return;
+    try {
+      await assertEgressAllowed(this.url.toString());
+    } catch (err) {
+      throw new UpstreamUnavailableError(`egress refused: ${(err as Error).message}`);
+    }
+    this.egressCheckedAt = Date.now();
+  }
+
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    await this.checkEgress();
     const askLogprobs = this.logprobsSupported && req.body.logprobs == null;
     let res = await this.post(this.outgoing(req, askLogprobs), req.signal);
     if (askLogprobs && res.statusCode === 400) {
