@@ -94,14 +94,28 @@ class LeaseBook:
 
     # -- acknowledging ---------------------------------------------------------------------------------
 
-    def acknowledge_through(self, last_trained_rollout: int, metrics: dict[str, float] | None = None) -> list[dict[str, Any]]:
-        """Acknowledges every pending lease whose rollout id is ≤ ``last_trained_rollout``."""
+    def acknowledge_through(
+        self,
+        last_trained_rollout: int,
+        metrics: dict[str, float] | None = None,
+        checkpoint_path: str | None = None,
+        duration_ms: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Acknowledges every pending lease whose rollout id is ≤ ``last_trained_rollout`` (the details
+        given describe the latest step, so callers acknowledging one step at a time pass them)."""
         results = []
         with self._lock:
             due = sorted((r, lid) for r, lid in self.pending.items() if r <= last_trained_rollout)
         for rollout_id, lease_id in due:
             try:
-                res = self.client.ack(lease_id, step=rollout_id + 1, metrics=metrics, weight_version=rollout_id + 1)
+                res = self.client.ack(
+                    lease_id,
+                    step=rollout_id + 1,
+                    metrics=metrics,
+                    weight_version=rollout_id + 1,
+                    checkpoint_path=checkpoint_path,
+                    duration_ms=duration_ms,
+                )
             except ControlPlaneError as err:
                 if err.retryable:
                     log.warning("acknowledging lease %s failed, will retry: %s", lease_id, err)

@@ -16,10 +16,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function runPython(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PYTHONDONTWRITEBYTECODE: "1", ...env };
   return new Promise((resolve, reject) => {
     const child = spawn("python3", ["-m", "unittest", "discover", "-v", "-s", "integrations/slime/tests"], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PYTHONDONTWRITEBYTECODE: "1", ...env },
+      // Next's typings make NODE_ENV a required key of ProcessEnv; the suite deliberately gets a minimal env.
+      env: childEnv as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,0 +1,1 @@
+"""Tinker integration: a bridge that trains a run on Tinker from batches leased from the control plane."""

@@ -1,0 +1,171 @@
+"""Tinker bridge: trains a run on Tinker (remote LoRA training) from batches leased from the control plane.
+
+    python3 -m integrations.tinker.bridge
+
+One synchronous loop, like the reference's Tinker trainer: lease a full batch → build one ``Datum`` per
+sample → ``forward_backward`` with a built-in RL loss → ``optim_step`` → ``save_weights_and_get_sampling_client``
+→ acknowledge the lease as the step (its sampler path becomes the policy version's checkpoint) → repeat
+until the control plane says the run is over.
+
+Per response token t the advantage is w_rl·r + w_opd·(teacher_lp_t − behaviour_lp_t) (grpo: r; opd: the
+teacher gap), masked by the loss mask; prompt positions carry zero advantage. ``logprobs`` are the
+behaviour log-probs the proxy recorded, so importance_sampling / ppo / cispo correct for staleness.
+
+Environment: CONTROL_PLANE_URL, CONTROL_PLANE_API_KEY, RUN_ID (set by the control plane), TINKER_API_KEY
+(the user's own key, read by the SDK), TINKER_BASE_MODEL, TINKER_LORA_RANK (32), TINKER_LEARNING_RATE
+(1e-4), TINKER_BATCH_SIZE (16), TINKER_LOSS (importance_sampling), OPENCLAW_METHOD (combine),
+OPENCLAW_COMBINE_W_OPD / _W_RL (1). The Tinker SDK (``pip install tinker``) is imported only here.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from integrations.slime.client import ControlPlaneClient, Settings
+from integrations.slime.convert import sample_fields
+from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped
+
+log = logging.getLogger("openclaw.tinker")
+
+
+@dataclass
+class BridgeConfig:
+    base_model: str
+    lora_rank: int = 32
+    learning_rate: float = 1e-4
+    batch_size: int = 16
+    loss: str = "importance_sampling"
+    method: str = "combine"
+    w_opd: float = 1.0
+    w_rl: float = 1.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> "BridgeConfig":
+        if not env.get("TINKER_BASE_MODEL"):
+            raise SystemExit("TINKER_BASE_MODEL is not set: the control plane passes the experiment's policy model")
+        return cls(
+            base_model=env["TINKER_BASE_MODEL"],
+            lora_rank=int(env.get("TINKER_LORA_RANK", "32")),
+            learning_rate=float(env.get("TINKER_LEARNING_RATE", "1e-4")),
+            batch_size=int(env.get("TINKER_BATCH_SIZE", "16")),
+            loss=env.get("TINKER_LOSS", "importance_sampling"),
+            method=env.get("OPENCLAW_METHOD", "combine"),
+            w_opd=float(env.get("OPENCLAW_COMBINE_W_OPD", "1")),
+            w_rl=float(env.get("OPENCLAW_COMBINE_W_RL", "1")),
+        )
+
+
+def token_advantages(fields: Mapping[str, Any], method: str, w_opd: float, w_rl: float) -> list[float]:
+    """Advantage per response token (see the module docstring), zero where the loss mask is 0."""
+    n = fields["response_length"]
+    reward = float(fields["reward"])
+    behaviour = fields["rollout_log_probs"]
+    teacher = fields["teacher_log_probs"]
+    out = []
+    for t in range(n):
+        gap = (teacher[t] - behaviour[t]) if teacher is not None else 0.0
+        if method == "grpo":
+            a = reward
+        elif method == "opd":
+            a = gap
+        else:
+            a = w_rl * reward + w_opd * gap
+        out.append(a * fields["loss_mask"][t])
+    return out
+
+
+def build_datum(types: Any, fields: Mapping[str, Any], advantages: list[float]) -> Any:
+    """Next-token alignment: position i of the input predicts token i+1, so response token t of a sequence
+    with prompt length P is the target at position P+t−1; prompt positions get zero advantage."""
+    tokens = fields["tokens"]
+    n = fields["response_length"]
+    prompt_len = len(tokens) - n
+    if prompt_len < 1:
+        raise ValueError("a sample needs at least one prompt token")
+    pad = [0.0] * (prompt_len - 1)
+    targets = tokens[1:]
+    logprobs = pad + [float(x) for x in fields["rollout_log_probs"]]
+    advs = pad + advantages
+
+    def tensor(data: list, dtype: str) -> Any:
+        return types.TensorData(data=data, dtype=dtype, shape=[len(data)])
+
+    return types.Datum(
+        model_input=types.ModelInput.from_ints(tokens[:-1]),
+        loss_fn_inputs={"target_tokens": tensor(targets, "int64"), "logprobs": tensor(logprobs, "float32"), "advantages": tensor(advs, "float32")},
+    )
+
+
+def _metrics(result: Any) -> dict[str, float]:
+    metrics = dict(getattr(result, "metrics", None) or {})
+    loss = getattr(result, "loss", None)
+    if loss is not None:
+        metrics.setdefault("train/loss", loss)
+    return {f"tinker/{k}" if "/" not in k else k: v for k, v in metrics.items() if isinstance(v, (int, float))}
+
+
+def train(tinker: Any, book: LeaseBook, cfg: BridgeConfig, run_id: str, max_steps: int | None = None, poll_s: float = 2.0) -> int:
+    """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``."""
+    types = tinker.types
+    service = tinker.ServiceClient()
+    training = service.create_lora_training_client(base_model=cfg.base_model, rank=cfg.lora_rank)
+    tokenizer = training.get_tokenizer()
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        try:
+            lease = book.acquire(steps, cfg.batch_size, poll_s=poll_s)
+        except RunStopped as stopped:
+            log.info("stopping: %s", stopped)
+            break
+        started = time.monotonic()
+        data = []
+        for i, item in enumerate(lease["samples"]):
+            fields = sample_fields(item, tokenizer, cfg.method, i)
+            data.append(build_datum(types, fields, token_advantages(fields, cfg.method, cfg.w_opd, cfg.w_rl)))
+        fwd_bwd = training.forward_backward(data, cfg.loss)
+        optim = training.optim_step(types.AdamParams(learning_rate=cfg.learning_rate))
+        result = fwd_bwd.result()
+        optim.result()
+        sampler = training.save_weights_and_get_sampling_client(name=f"{run_id}-step-{steps + 1}")
+        metrics = _metrics(result)
+        metrics["tinker/batch_size"] = float(len(data))
+        book.acknowledge_through(
+            steps,
+            metrics=metrics,
+            checkpoint_path=getattr(sampler, "model_path", None),
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        steps += 1
+    return steps
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        import tinker  # type: ignore[import-not-found]
+    except ImportError:
+        print("the Tinker SDK is not installed: pip install tinker", file=sys.stderr)
+        return 2
+    if not os.environ.get("TINKER_API_KEY"):
+        print("TINKER_API_KEY is not set: Tinker trains on your own account and needs your service key", file=sys.stderr)
+        return 2
+    cfg = BridgeConfig.from_env(os.environ)
+    client = ControlPlaneClient(Settings.from_env())
+    book = LeaseBook(client)
+    heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
+    heartbeat.start()
+    try:
+        steps = train(tinker, book, cfg, client.settings.run_id)
+    finally:
+        heartbeat.stop()
+    log.info("finished after %d step(s)", steps)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+import os
+import sys
+import unittest
+from unittest import mock
+
+from integrations.slime.client import ControlPlaneError
+from integrations.slime.leases import LeaseBook
+from integrations.tinker import bridge
+from fake_tinker import Datum, make_module
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "slime", "tests"))
+from fakes import CharTokenizer  # noqa: E402
+
+
+def leased(i, kind="RL", reward=1.0, teacher=None):
+    return {
+        "sampleId": f"s{i}", "turnId": f"t{i}", "kind": kind, "reward": reward, "messages": [{"role": "user", "content": "q"}],
+        "tools": None, "response": {"content": "ab"}, "responseTokenIds": [7, 8], "lossMask": [1, 1],
+        "rolloutLogprobs": [-1.0, -2.0], "teacherLogprobs": teacher, "policyVersion": 0, "staleness": 0, "attempt": 1,
+    }
+
+
+class FakeControlPlane:
+    """The batch API's lease/ack/report in memory; an empty pool answers 409 like a stopped run does."""
+
+    def __init__(self, samples):
+        self.pool = list(samples)
+        self.acks = []
+        self.leases = 0
+
+    def lease(self, size, min_size=1, lease_seconds=600, request_key=None):
+        if len(self.pool) < min_size:
+            raise ControlPlaneError("409: run is killed", status=409, code="CONFLICT")
+        batch, self.pool = self.pool[:size], self.pool[size:]
+        self.leases += 1
+        return {"leaseId": f"lease-{self.leases}", "samples": batch, "paused": False, "available": len(self.pool)}
+
+    def ack(self, lease_id, step, metrics=None, weight_version=None, checkpoint_path=None, duration_ms=None):
+        self.acks.append({"leaseId": lease_id, "step": step, "metrics": metrics, "checkpointPath": checkpoint_path})
+        return {"leaseId": lease_id, "step": step, "replayed": False}
+
+    def report(self, **kwargs):
+        return {"stop": False, "paused": False, "renewed": []}
+
+
+FIELDS = {"tokens": [1, 2, 3, 4, 5], "response_length": 2, "reward": 1.0, "rollout_log_probs": [-1.0, -2.0], "teacher_log_probs": [-0.5, -2.5], "loss_mask": [1, 1]}
+
+
+class AdvantageTest(unittest.TestCase):
+    def test_per_method(self):
+        # gap = teacher − behaviour = [0.5, −0.5]
+        self.assertEqual(bridge.token_advantages(FIELDS, "grpo", 1, 1), [1.0, 1.0])
+        self.assertEqual(bridge.token_advantages(FIELDS, "opd", 1, 1), [0.5, -0.5])
+        self.assertEqual(bridge.token_advantages(FIELDS, "combine", 2.0, 0.5), [0.5 + 1.0, 0.5 - 1.0])
+        self.assertEqual(bridge.token_advantages({**FIELDS, "loss_mask": [0, 1]}, "grpo", 1, 1), [0.0, 1.0])
+
+
+class DatumTest(unittest.TestCase):
+    def test_response_tokens_are_targets_one_position_earlier(self):
+        module, _ = make_module(CharTokenizer())
+        d = bridge.build_datum(module.types, FIELDS, [0.25, -0.75])
+        self.assertIsInstance(d, Datum)
+        self.assertEqual(d.model_input.tokens, [1, 2, 3, 4])
+        self.assertEqual(d.loss_fn_inputs["target_tokens"].data, [2, 3, 4, 5])
+        self.assertEqual(d.loss_fn_inputs["logprobs"].data, [0.0, 0.0, -1.0, -2.0])
+        self.assertEqual(d.loss_fn_inputs["advantages"].data, [0.0, 0.0, 0.25, -0.75])
+        self.assertEqual(d.loss_fn_inputs["advantages"].shape, [4])
+
+
+class TrainLoopTest(unittest.TestCase):
+    def test_each_batch_is_trained_saved_and_acknowledged_until_the_run_stops(self):
+        module, service = make_module(CharTokenizer())
+        cp = FakeControlPlane([leased(i) for i in range(4)])
+        cfg = bridge.BridgeConfig(base_model="Qwen/Qwen3-4B-Instruct-2507", lora_rank=16, learning_rate=3e-5, batch_size=2, loss="ppo", method="grpo")
+        steps = bridge.train(module, LeaseBook(cp), cfg, "run-1", poll_s=0)
+        self.assertEqual(steps, 2)
+        self.assertEqual(service.created, [("Qwen/Qwen3-4B-Instruct-2507", 16)])
+        self.assertEqual([c[0] for c in service.calls], ["forward_backward", "optim_step", "save_weights_and_get_sampling_client"] * 2)
+        self.assertEqual(service.calls[0][1], "ppo")
+        self.assertEqual(len(service.calls[0][2]), 2)
+        self.assertEqual(service.calls[1][1], 3e-5)
+        self.assertEqual([(a["leaseId"], a["step"], a["checkpointPath"]) for a in cp.acks], [
+            ("lease-1", 1, "tinker://fake/run-1-step-1"),
+            ("lease-2", 2, "tinker://fake/run-1-step-2"),
+        ])
+        self.assertEqual(cp.acks[0]["metrics"]["tinker/loss:sum"], 1.5)
+        self.assertEqual(cp.acks[0]["metrics"]["tinker/batch_size"], 2.0)
+
+    def test_main_refuses_to_start_without_the_users_own_key(self):
+        module, _ = make_module(CharTokenizer())
+        with mock.patch.dict(sys.modules, {"tinker": module}), mock.patch.dict(os.environ, {"TINKER_API_KEY": ""}):
+            self.assertEqual(bridge.main(), 2)
+
+    def test_main_explains_a_missing_sdk(self):
+        with mock.patch.dict(sys.modules, {"tinker": None}):
+            self.assertEqual(bridge.main(), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
