@@ -23,8 +23,19 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on("end", () => !failed && resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on("error", (err) => !failed && ((failed = true), reject(err)));
+    let ended = false;
+    req.on("end", () => {
+      ended = true;
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+    // The client went away mid-body ('close' without 'end'), or the socket failed.
+    const fail = (err: Error) => {
+      if (failed || ended) return;
+      failed = true;
+      reject(err);
+    };
+    req.on("error", fail);
+    req.on("close", () => fail(new ProxyError(400, "invalid_request_error", "The client closed the connection before sending the whole body", "incomplete_body")));
   });
 }
 

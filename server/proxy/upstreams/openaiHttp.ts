@@ -133,7 +133,7 @@ export class OpenAiHttpUpstream implements Upstream {
       });
       res.on("end", () => (clearTimeout(timer), resolve(text)));
       res.on("error", (err) => (clearTimeout(timer), reject(new UpstreamUnavailableError(err.message))));
-      res.on("aborted", () => (clearTimeout(timer), reject(new UpstreamUnavailableError("upstream closed the connection"))));
+      res.on("close", () => (clearTimeout(timer), reject(new UpstreamUnavailableError("upstream closed the connection"))));
     });
   }
 
@@ -173,8 +173,10 @@ export class OpenAiHttpUpstream implements Upstream {
       failure ??= new UpstreamUnavailableError(err.message);
       notify();
     });
-    res.on("aborted", () => {
-      failure ??= new UpstreamUnavailableError("upstream closed the stream");
+    // A destroyed response (client gone, idle timeout, reset) emits 'close' without 'end'.
+    res.on("close", () => {
+      clearTimeout(timer);
+      if (!ended) failure ??= new UpstreamUnavailableError("upstream closed the stream");
       notify();
     });
     const onAbort = () => {
@@ -218,7 +220,7 @@ function readAll(res: IncomingMessage): Promise<string> {
     res.setEncoding("utf8");
     res.on("data", (c: string) => (text += c));
     res.on("end", () => resolve(text));
-    res.on("error", () => resolve(text));
+    res.on("close", () => resolve(text));
   });
 }
 

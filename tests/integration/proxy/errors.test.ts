@@ -139,6 +139,36 @@ describe("upstream failures", () => {
   });
 });
 
+describe("client disconnects", () => {
+  it("stops the upstream stream and keeps the partial answer as a failed turn", async () => {
+    h.fake.enqueue({ content: "one two three four five six seven eight nine ten", chunkDelayMs: 40 });
+    const abort = new AbortController();
+    const { data, response } = await h.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "long" }], stream: true }, { signal: abort.signal })
+      .withResponse();
+    let got = "";
+    try {
+      for await (const c of data) {
+        got += c.choices[0]?.delta.content ?? "";
+        if (got.split(" ").length > 2) abort.abort();
+      }
+    } catch {
+      /* the client's own abort */
+    }
+    await h.proxy.writer.drain();
+    const id = response.headers.get("x-turn-id")!;
+    let turn = await db().turn.findUnique({ where: { id } });
+    for (let i = 0; !turn && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      await h.proxy.writer.drain();
+      turn = await db().turn.findUnique({ where: { id } });
+    }
+    expect(turn).toMatchObject({ status: "FAILED", error: expect.stringMatching(/client disconnected/) });
+    expect("one two three four five six seven eight nine ten".startsWith(turn!.content ?? "x")).toBe(true);
+    expect(turn!.content!.length).toBeLessThan("one two three four five six seven eight nine ten".length);
+  });
+});
+
 describe("log-probs", () => {
   it("asks again without log-probs when the upstream rejects them, and stops asking", async () => {
     const r = await harness({ fake: { rejectLogprobs: true } });
