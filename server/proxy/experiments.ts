@@ -105,6 +105,9 @@ export class ExperimentDirectory {
     if (e.status === "ARCHIVED") throw new ProxyError(403, "permission_error", `Experiment '${e.slug}' is archived`, "experiment_archived", "model");
     const run = e.runs[0] ?? null;
     const config = unsealConfig(ExperimentConfigSchema.parse(run ? run.config : e.config), e.secrets as SealedSecrets);
+    // An external trainer (slime) reports where its rollout engine serves the weights it trains: the
+    // live run's traffic goes there rather than to the configured URL.
+    if (run?.rolloutUrl && config.policy.kind !== "embedded") config.policy = { ...config.policy, baseUrl: run.rolloutUrl };
     const active = e.policyVersions[0] ?? null;
     const version = active?.version ?? 0;
     const checkpointPath = active?.checkpointPath ?? null;
@@ -173,10 +176,6 @@ export class ExperimentDirectory {
       this.models = { at: Date.now(), items: rows.map((r) => ({ slug: r.slug, created: Math.floor(r.createdAt.getTime() / 1000) })) };
     }
     return this.models.items;
-  }
-
-  contextsFor(id: string): ExperimentContext | undefined {
-    return this.byId.get(id)?.ctx;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,7 @@ import { EmbeddedEngine } from "../../../server/engine/engine";
 import { VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { startProxy } from "../../../server/proxy/server";
 import { makeKey, uniq } from "../../helpers/fixtures";
+import { startFakeUpstream } from "../../fakes/openaiUpstream";
 import { adminPrincipal, harness, tempDataDir, type Harness } from "./setup";
 
 async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
@@ -92,6 +93,24 @@ describe("weight updates", () => {
       expect(points.length).toBeGreaterThan(0);
     } finally {
       await unsubscribe();
+    }
+  });
+});
+
+describe("external trainer", () => {
+  it("forwards a live run's traffic to the rollout URL the run reported", async () => {
+    const r = await harness();
+    const rollout = await startFakeUpstream({ model: "slime-router" });
+    try {
+      const run = await startRun(await adminPrincipal(), r.experiment.id);
+      await db().run.update({ where: { id: run.id }, data: { rolloutUrl: rollout.url } });
+      const res = await r.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "to the rollout engine" }] });
+      expect(res.choices[0]!.message.content).toBe("echo: to the rollout engine");
+      expect(rollout.requests).toHaveLength(1);
+      expect(r.fake.requests).toHaveLength(0);
+    } finally {
+      await r.close();
+      await rollout.close();
     }
   });
 });
