@@ -4,6 +4,11 @@ import { usePathname, useRouter } from "next/navigation";
 
 const LINKS = [
   { href: "/experiments", label: "Experiments" },
+  { href: "/trajectories", label: "Trajectories" },
+  { href: "/sessions", label: "Sessions" },
+  { href: "/review", label: "Review" },
+  { href: "/metrics", label: "Metrics" },
+  { href: "/playground", label: "Playground" },
   { href: "/workers", label: "Workers" },
 ];
 const ADMIN_LINKS = [

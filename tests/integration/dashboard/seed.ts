@@ -87,13 +87,15 @@ export interface JudgmentSpec {
   dispatch?: "RL" | "OPD" | "BOTH" | null;
   excluded?: boolean;
   excludeReason?: string | null;
+  /** Defaults to a random version; pass the experiment's current one to keep a running judge worker away. */
+  judgeVersion?: string;
 }
 
 export async function seedJudgment(turnId: string, j: JudgmentSpec) {
   return db().judgment.create({
     data: {
       turnId,
-      judgeVersion: rid("jv"),
+      judgeVersion: j.judgeVersion ?? rid("jv"),
       judgeKind: "heuristic",
       model: "heuristic",
       promptVersion: "test",

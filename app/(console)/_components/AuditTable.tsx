@@ -1,0 +1,38 @@
+"use client";
+import { fmtScore, fmtTime } from "./format";
+
+type Snapshot = { value?: number | null; source?: string | null; kind?: string | null; reward?: number; excluded?: boolean; excludeReason?: string | null; hint?: string | null; via?: string; verdict?: string };
+export type AuditEntry = { id: string; action: string; actor: string | null; before?: unknown; after?: unknown; createdAt: Date | string; resourceId?: string | null };
+
+function describe(s: unknown): string {
+  if (!s || typeof s !== "object") return "—";
+  const x = s as Snapshot;
+  const label = x.value === null || x.value === undefined ? "no label" : `${fmtScore(x.value)} (${(x.source ?? "").toLowerCase()})`;
+  const use = x.excluded ? `excluded: ${x.excludeReason ?? ""}` : `${x.kind ?? "—"} r=${fmtScore(x.reward)}`;
+  return `${label} → ${use}`;
+}
+
+/** Relabels with the effective training label before and after each one. */
+export function AuditTable({ entries, showTurn = false }: { entries: AuditEntry[]; showTurn?: boolean }) {
+  if (!entries.length) return <div className="empty">No relabels yet.</div>;
+  return (
+    <table className="list" data-testid="audit-table">
+      <thead><tr><th>When</th><th>Who</th>{showTurn && <th>Turn</th>}<th>Via</th><th>Before</th><th>After</th></tr></thead>
+      <tbody>
+        {entries.map((e) => {
+          const after = (e.after ?? {}) as Snapshot;
+          return (
+            <tr key={e.id}>
+              <td className="muted">{fmtTime(e.createdAt)}</td>
+              <td>{e.actor ?? "API key"}</td>
+              {showTurn && <td><a className="mono" href={`/trajectories/${e.resourceId}`}>{e.resourceId?.slice(0, 10)}…</a></td>}
+              <td className="muted">{after.via ?? ""}{after.verdict ? ` · ${after.verdict.toLowerCase()}` : ""}</td>
+              <td className="diff-before">{describe(e.before)}</td>
+              <td className="diff-after">{describe(e.after)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { useTRPC } from "../../_lib/trpc";
+import { issuesOf, messageOf } from "../../_lib/errors";
+import { ExperimentSelect } from "../_components/ExperimentSelect";
+
+function CreateQueue({ onCreated }: { onCreated: () => void }) {
+  const trpc = useTRPC();
+  const create = useMutation(trpc.review.createQueue.mutationOptions());
+  const [experimentId, setExperimentId] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    setError(null);
+    const f = new FormData(e.currentTarget);
+    const str = (k: string) => String(f.get(k) ?? "");
+    try {
+      await create.mutateAsync({
+        experimentId,
+        name: str("name"),
+        description: str("description"),
+        reviewersPerItem: Number(str("reviewersPerItem") || 1),
+        lockTtlS: Number(str("lockTtlS") || 300),
+        assignees: str("assignees").split(/[,\s]+/).filter(Boolean),
+        filter: {
+          turnType: "MAIN",
+          ...(str("score") ? { score: str("score") as "1" | "0" | "-1" | "unjudged" } : {}),
+          ...(f.get("disputedOnly") ? { disputed: true } : {}),
+          ...(f.get("unreviewedOnly") ? { relabeled: false } : {}),
+          ...(str("q") ? { q: str("q") } : {}),
+        },
+      });
+      e.currentTarget.reset();
+      onCreated();
+    } catch (err) {
+      const issues = issuesOf(err);
+      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+    }
+  }
+  return (
+    <form className="card" onSubmit={onSubmit} aria-label="New review queue">
+      <h3 style={{ marginTop: 0 }}>New queue</h3>
+      {error && <div className="form-error" role="alert">{error}</div>}
+      <div className="grid2">
+        <ExperimentSelect value={experimentId} onChange={setExperimentId} allowAll={false} />
+        <label className="field"><span>Name</span><input name="name" aria-label="Queue name" required /></label>
+        <label className="field"><span>Reviewers per item</span><input name="reviewersPerItem" type="number" min={1} max={10} defaultValue={1} /></label>
+        <label className="field"><span>Lock expires after (s)</span><input name="lockTtlS" type="number" min={30} defaultValue={300} /></label>
+        <label className="field"><span>Assignees (emails; empty = every reviewer)</span><input name="assignees" placeholder="a@x.org, b@x.org" /></label>
+        <label className="field"><span>Only judged score</span>
+          <select name="score" defaultValue=""><option value="">Any</option><option value="1">+1</option><option value="0">0</option><option value="-1">−1</option><option value="unjudged">Not judged</option></select>
+        </label>
+        <label className="field"><span>Only turns matching</span><input name="q" placeholder="full-text search" /></label>
+        <label className="field"><span>Description</span><input name="description" /></label>
+      </div>
+      <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
+        <label><input type="checkbox" name="disputedOnly" /> disputed only</label>
+        <label><input type="checkbox" name="unreviewedOnly" defaultChecked /> not yet relabeled</label>
+        <span className="spacer" />
+        <button className="primary" disabled={!experimentId || create.isPending}>Create queue</button>
+      </div>
+    </form>
+  );
+}
+
+export default function ReviewPage() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const me = useQuery(trpc.me.queryOptions());
+  const [experimentId, setExperimentId] = useState("");
+  const queues = useQuery({ ...trpc.review.queues.queryOptions({ experimentId: experimentId || undefined }), refetchInterval: 5000 });
+  const canWrite = me.data?.permissions.includes("write") ?? false;
+  return (
+    <>
+      <div className="toolbar">
+        <h1 style={{ margin: 0 }}>Review</h1>
+        <span className="spacer" />
+        <Link className="button" href="/review/audit">Relabel audit log</Link>
+      </div>
+      <p className="muted">Fetch-next hands you one turn at a time under a lock that expires; disputed turns (split judge votes, or user feedback against the judge) come first, and you never see a turn twice. Every verdict becomes a reviewer label, which training uses ahead of user feedback and the judge.</p>
+      <div className="toolbar"><div style={{ width: 260 }}><ExperimentSelect value={experimentId} onChange={setExperimentId} /></div></div>
+      {queues.error && <div className="form-error">{queues.error.message}</div>}
+      <table className="list" data-testid="queues-table">
+        <thead><tr><th>Queue</th><th>Experiment</th><th>Pending</th><th>Disputed</th><th>Locked</th><th>Done</th><th>Reviewers / item</th><th>Assignees</th><th /></tr></thead>
+        <tbody>
+          {queues.data?.map((q) => (
+            <tr key={q.id}>
+              <td>{q.name}{q.description && <div className="muted">{q.description}</div>}</td>
+              <td>{q.experimentName}</td>
+              <td>{q.pending}</td>
+              <td>{q.disputed ? <span className="badge disputed">{q.disputed}</span> : 0}</td>
+              <td>{q.locked}</td>
+              <td>{q.done}</td>
+              <td>{q.reviewersPerItem}</td>
+              <td className="muted">{q.assignees.length ? q.assignees.join(", ") : "everyone"}</td>
+              <td><Link className="button primary" href={`/review/${q.id}`}>Review</Link></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {queues.data && !queues.data.length && <div className="empty">No review queues yet.{canWrite ? " Create one below." : ""}</div>}
+      {canWrite && <div style={{ marginTop: 16 }}><CreateQueue onCreated={() => void qc.invalidateQueries({ queryKey: trpc.review.pathKey() })} /></div>}
+    </>
+  );
+}
