@@ -97,9 +97,10 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
   const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);
 
+  // Every request is a turn of its own (a client's retry is a new turn); the id doubles as the requestId
+  // that makes the writer's retries and replays idempotent.
   const turnId = newId("turn_");
-  const idem = header(req, "idempotency-key") ?? header(req, "x-request-id");
-  const requestId = idem ? `${ex.id}:${idem.slice(0, 200)}` : turnId;
+  const requestId = turnId;
   const stream = forward.stream === true;
   const wants: ClientWants = {
     logprobs: forward.logprobs === true,
