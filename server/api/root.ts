@@ -8,6 +8,7 @@ import { policyVersionsRouter } from "./routers/policyVersions";
 import { labelsRouter, sessionsRouter, turnsRouter } from "./routers/trajectories";
 import { reviewRouter } from "./routers/review";
 import { metricsRouter } from "./routers/metrics";
+import { fleetRouter } from "./routers/fleet";
 
 export const appRouter = router({
   me: authedProcedure.query(({ ctx }) => ({
@@ -25,6 +26,7 @@ export const appRouter = router({
   labels: labelsRouter,
   review: reviewRouter,
   metrics: metricsRouter,
+  fleet: fleetRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,6 +20,7 @@ import {
 import { ApiKeyCreateInput, ApiKeyListInput, UserCreateInput, UserListInput, UserUpdateInput } from "../users/schemas";
 import * as review from "../review/service";
 import * as metrics from "../metrics/service";
+import { fleetOverview } from "../metrics/fleet";
 import { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnListInput } from "../trajectories/schemas";
 import { MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "../metrics/schemas";
 import { QueueAddTurnsInput, QueueCreateInput, QueueListInput, QueueUpdateInput, SubmitInput } from "../review/schemas";
@@ -57,6 +58,7 @@ export const routes: RouteDef[] = [
   route({ method: "GET", path: "/metrics", tag: "metrics", summary: "Metric points of a run or experiment", permission: "read", query: MetricsQueryInput, handler: (p, i) => metrics.queryMetricPoints(p, i.query) }),
   route({ method: "GET", path: "/metrics/series", tag: "metrics", summary: "Series bucketed to at most maxPoints points each (min/max/last/mean per bucket); x by step or time", permission: "read", query: MetricsSeriesInput, handler: (p, i) => metrics.querySeries(p, i.query) }),
   route({ method: "GET", path: "/metrics/catalog", tag: "metrics", summary: "The metric series of an experiment, with counts and latest values", permission: "read", query: MetricsCatalogInput, handler: (p, i) => metrics.metricCatalog(p, i.query) }),
+  route({ method: "GET", path: "/fleet", tag: "metrics", summary: "Queue depths and lag, judge backlog, and each live run's training backlog and GPU plan", permission: "read", handler: (p) => fleetOverview(p) }),
 
   route({ method: "GET", path: "/review/queues", tag: "review", summary: "List review queues with their pending / done / disputed counts", permission: "read", query: QueueListInput.extend({ includeArchived: QueryBool.default(false) }), handler: (p, i) => review.listQueues(p, i.query) }),
   route({ method: "POST", path: "/review/queues", tag: "review", summary: "Create a review queue (turn filter, assignees, reviewers per item, lock TTL)", permission: "write", body: QueueCreateInput, successStatus: 201, handler: (p, i) => review.createQueue(p, i.body) }),

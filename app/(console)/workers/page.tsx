@@ -1,10 +1,16 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "../../_lib/trpc";
+import { GpuGrid } from "../experiments/_components/GpuGrid";
+
+const ago = (ms: number) => (ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 export default function WorkersPage() {
   const trpc = useTRPC();
   const workers = useQuery({ ...trpc.workers.list.queryOptions(), refetchInterval: 2000 });
+  const fleet = useQuery({ ...trpc.fleet.overview.queryOptions(), refetchInterval: 3000 });
+  const f = fleet.data;
   return (
     <>
       <h1>Workers</h1>
@@ -26,6 +32,65 @@ export default function WorkersPage() {
         </tbody>
       </table>
       {workers.data && !workers.data.length && <div className="empty">No worker is running. Start them with <code>npm start</code>.</div>}
+
+      {fleet.error && <div className="form-error">{fleet.error.message}</div>}
+      <h2>Queues</h2>
+      <table className="list" data-testid="queues-depth">
+        <thead><tr><th>Queue</th><th>Waiting</th><th>Active</th><th>Delayed (retrying)</th><th>Failed</th><th>Lag (oldest waiting)</th></tr></thead>
+        <tbody>
+          {f?.queues.map((q) => (
+            <tr key={q.name}>
+              <td className="mono">{q.name}</td><td>{q.waiting}</td><td>{q.active}</td><td>{q.delayed}</td>
+              <td className={q.failed ? "field-error" : undefined}>{q.failed}</td><td>{q.waiting ? ago(q.lagMs) : "—"}</td>
+            </tr>
+          ))}
+          {f?.backlogs.map((b) => (
+            <tr key={b.experimentId}>
+              <td>judge backlog · <Link href={`/trajectories?experimentId=${b.experimentId}&score=unjudged&turnType=MAIN`}>{b.experimentName}</Link></td>
+              <td>{b.judgeDepth}</td><td /><td /><td /><td>{ago(b.judgeLagMs)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {f && f.gauges.length > 0 && (
+        <>
+          <h3>Reported by the workers (last 5 minutes)</h3>
+          <table className="list">
+            <thead><tr><th>Experiment</th><th>Metric</th><th>Value</th><th>At</th></tr></thead>
+            <tbody>
+              {f.gauges.map((g) => (
+                <tr key={`${g.experimentId}|${g.runId}|${g.name}`}>
+                  <td><Link href={`/metrics?experimentId=${g.experimentId}`}>{g.experimentName}</Link></td>
+                  <td className="mono">{g.name}</td><td>{Number.isInteger(g.value) ? g.value : g.value.toFixed(3)}</td>
+                  <td className="muted">{new Date(g.at).toLocaleTimeString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+
+      <h2>Live runs</h2>
+      {f && !f.runs.length && <div className="empty">No run is running.</div>}
+      {f?.runs.map((r) => (
+        <div className="card" key={r.id} data-testid={`live-run-${r.id}`}>
+          <div className="toolbar" style={{ marginBottom: 8 }}>
+            <strong><Link href={`/experiments/${r.experimentId}`}>{r.experimentName}</Link> · run #{r.number}</strong>
+            <span className={`badge ${r.status}`}>{r.status.toLowerCase()}</span>
+            <span className="muted">trainer {r.trainerBackend}</span>
+            <span className="spacer" />
+            <Link className="button" href={`/metrics?experimentId=${r.experimentId}&runId=${r.id}`}>Metrics</Link>
+          </div>
+          <dl className="kv">
+            <dt>Batch fill</dt>
+            <dd>{r.pendingSamples}{r.batchSize ? ` / ${r.batchSize} samples (${Math.min(100, Math.round((100 * r.pendingSamples) / r.batchSize))} %)` : " samples waiting"}</dd>
+            <dt>Last step</dt>
+            <dd>{r.lastStep ? `step ${r.lastStep}${r.lastStepAt ? `, ${ago(Date.now() - new Date(r.lastStepAt).getTime())} ago` : ""}` : "no step yet"}</dd>
+            <dt>GPU plan</dt>
+            <dd>{r.gpu ? <GpuGrid split={r.gpu} /> : <span className="muted">embedded trainer: CPU only, no GPU plan</span>}</dd>
+          </dl>
+        </div>
+      ))}
     </>
   );
 }

@@ -1,0 +1,49 @@
+// The Workers page's data: queue stats, judge backlog, live runs with their training backlog and GPU plan,
+// and the latest gauges the workers publish.
+import { afterAll, describe, expect, it } from "vitest";
+import { db } from "../../../server/db/client";
+import { closeQueues } from "../../../server/bus/queues";
+import { fleetOverview } from "../../../server/metrics/fleet";
+import type { Principal } from "../../../server/auth/principal";
+import { seedExperiment, seedJudgment, seedSession } from "./seed";
+
+const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };
+
+afterAll(() => closeQueues());
+
+describe("fleet overview", () => {
+  it("reports judge backlog, a live run's batch fill and GPU plan, and fresh gauges", async () => {
+    const config = {
+      method: "grpo" as const,
+      policy: { kind: "sglang" as const, baseUrl: "http://127.0.0.1:30001/v1", model: "policy" },
+      trainer: { backend: "ray-slime" as const, rayAddress: "http://127.0.0.1:8265", gpu: { nodes: 1, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } },
+      hyper: { batchSize: 8 },
+    };
+    const exp = await seedExperiment(config);
+    const run = await db().run.create({ data: { experimentId: exp.id, number: 1, config: exp.config ?? {}, status: "RUNNING", trainerBackend: "ray-slime", startedAt: new Date() } });
+    const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b" }, { user: "c", reply: "d" }, { user: "e", reply: "f" }]);
+    // Turns 0 and 1 have next states; 0 is judged, 1 waits for the judge; 2 has none (session open).
+    await seedJudgment(turns[0]!.id, { score: 1, votes: [1] });
+    await db().sample.createMany({
+      data: [
+        { runId: run.id, turnId: turns[0]!.id, kind: "RL", reward: 1, labelSource: "JUDGE" },
+        { runId: run.id, turnId: turns[1]!.id, kind: "RL", reward: -1, labelSource: "JUDGE" },
+        { runId: run.id, turnId: turns[2]!.id, kind: "RL", reward: 0, labelSource: "JUDGE", excluded: true, excludeReason: "zero_score" },
+      ],
+    });
+    await db().metricPoint.create({ data: { experimentId: exp.id, name: "proxy/buffer_depth", value: 7 } });
+    await db().metricPoint.create({ data: { experimentId: exp.id, name: "proxy/requests_per_s", value: 3 } });
+
+    const f = await fleetOverview(reader);
+    expect(f.queues.map((q) => q.name)).toContain("judge-turn");
+    for (const q of f.queues) expect(q.waiting).toBeGreaterThanOrEqual(0);
+    // Turn 1 is ready (next state arrived) and unjudged under the experiment's judge version; so is turn 0,
+    // whose seeded judgment carries another version.
+    expect(f.backlogs.find((b) => b.experimentId === exp.id)).toMatchObject({ judgeDepth: 2 });
+    const live = f.runs.find((r) => r.id === run.id)!;
+    expect(live).toMatchObject({ pendingSamples: 2, batchSize: 8, trainerBackend: "ray-slime", gpu: { actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } });
+    expect(live.gpuSummary).toContain("actor 4");
+    const gauges = f.gauges.filter((g) => g.experimentId === exp.id);
+    expect(gauges.map((g) => [g.name, g.value])).toEqual([["proxy/buffer_depth", 7]]);
+  });
+});
