@@ -70,6 +70,53 @@ function layerNorm(x: Float32Array, rows: number, d: number, g: Float32Array, b:
   return out;
 }
 
+/** Σ_i a[ao+i]·b[bo+i], four accumulators. */
+function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, n: number): number {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[ao + i] * b[bo + i];
+    s1 += a[ao + i + 1] * b[bo + i + 1];
+    s2 += a[ao + i + 2] * b[bo + i + 2];
+    s3 += a[ao + i + 3] * b[bo + i + 3];
+  }
+  for (; i < n; i++) s0 += a[ao + i] * b[bo + i];
+  return s0 + s1 + (s2 + s3);
+}
+
+const scratch = { scores: new Float64Array(0), out: new Float64Array(0) };
+
+/**
+ * Causal self-attention of one new query (at qkv[qo..qo+d)) over `n` cached positions of K, V
+ * ([pos][d] layout), all heads; writes the d outputs at out[oo..].
+ */
+function attendRow(qkv: Float32Array, qo: number, K: Float32Array, V: Float32Array, n: number, d: number, H: number, out: Float32Array, oo: number): void {
+  const hd = d / H;
+  const scale = 1 / Math.sqrt(hd);
+  if (scratch.scores.length < n) scratch.scores = new Float64Array(Math.max(n, 2 * scratch.scores.length));
+  if (scratch.out.length < hd) scratch.out = new Float64Array(hd);
+  const scores = scratch.scores;
+  const acc = scratch.out;
+  for (let h = 0; h < H; h++) {
+    const ho = h * hd;
+    let max = -Infinity;
+    for (let j = 0; j < n; j++) {
+      const sc = dot(qkv, qo + ho, K, j * d + ho, hd) * scale;
+      scores[j] = sc;
+      if (sc > max) max = sc;
+    }
+    let sum = 0;
+    for (let j = 0; j < n; j++) sum += scores[j] = Math.exp(scores[j] - max);
+    acc.fill(0, 0, hd);
+    for (let j = 0; j < n; j++) {
+      const p = scores[j] / sum;
+      const vo = j * d + ho;
+      for (let i = 0; i < hd; i++) acc[i] += p * V[vo + i];
+    }
+    for (let i = 0; i < hd; i++) out[oo + ho + i] = acc[i];
+  }
+}
+
 export class Decoder {
   readonly config: ModelConfig;
   private readonly wte: Float32Array;
@@ -112,8 +159,6 @@ export class Decoder {
   step(states: readonly DecoderState[], tokens: readonly number[]): Float32Array {
     const { nEmbd: d, nHead: H, vocabSize: V, ctx } = this.config;
     const R = states.length;
-    const hd = d / H;
-    const scale = 1 / Math.sqrt(hd);
     let x = new Float32Array(R * d);
     for (let r = 0; r < R; r++) {
       const pos = states[r].len;
@@ -127,34 +172,11 @@ export class Decoder {
       const qkv = linear(layerNorm(x, R, d, L.ln1g, L.ln1b), R, d, L.wqkv, L.bqkv, 3 * d);
       const att = new Float32Array(R * d);
       for (let r = 0; r < R; r++) {
-        const s = states[r];
-        const pos = s.len;
-        const K = s.k[l];
-        const Vc = s.v[l];
+        const st = states[r];
         const base = r * 3 * d;
-        K.set(qkv.subarray(base + d, base + 2 * d), pos * d);
-        Vc.set(qkv.subarray(base + 2 * d, base + 3 * d), pos * d);
-        const scores = new Float64Array(pos + 1);
-        for (let h = 0; h < H; h++) {
-          const qo = base + h * hd;
-          let max = -Infinity;
-          for (let j = 0; j <= pos; j++) {
-            let dot = 0;
-            const ko = j * d + h * hd;
-            for (let i = 0; i < hd; i++) dot += qkv[qo + i] * K[ko + i];
-            scores[j] = dot * scale;
-            if (scores[j] > max) max = scores[j];
-          }
-          let sum = 0;
-          for (let j = 0; j <= pos; j++) sum += scores[j] = Math.exp(scores[j] - max);
-          const out = new Float64Array(hd);
-          for (let j = 0; j <= pos; j++) {
-            const p = scores[j] / sum;
-            const vo = j * d + h * hd;
-            for (let i = 0; i < hd; i++) out[i] += p * Vc[vo + i];
-          }
-          att.set(out, r * d + h * hd);
-        }
+        st.k[l].set(qkv.subarray(base + d, base + 2 * d), st.len * d);
+        st.v[l].set(qkv.subarray(base + 2 * d, base + 3 * d), st.len * d);
+        attendRow(qkv, base, st.k[l], st.v[l], st.len + 1, d, H, att, r * d);
       }
       const y = linear(att, R, d, L.wo, L.bo, d);
       for (let i = 0; i < x.length; i++) x[i] += y[i];
@@ -167,14 +189,11 @@ export class Decoder {
     }
     for (const s of states) s.len += 1;
     const h = layerNorm(x, R, d, this.lnfg, this.lnfb);
+    const wte = this.wte;
     const logits = new Float32Array(R * V);
     for (let r = 0; r < R; r++) {
-      for (let v = 0; v < V; v++) {
-        let dot = 0;
-        const wo = v * d;
-        for (let i = 0; i < d; i++) dot += h[r * d + i] * this.wte[wo + i];
-        logits[r * V + v] = dot;
-      }
+      const ho = r * d;
+      for (let v = 0; v < V; v++) logits[r * V + v] = dot(h, ho, wte, v * d, d);
     }
     return logits;
   }

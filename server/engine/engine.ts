@@ -28,6 +28,11 @@ export interface ChatOptions extends SampleOptions {
   onToken?: (ev: TokenEvent) => void;
 }
 
+/** A token stream bound to the weights version it was started on. */
+export interface ChatStream extends AsyncGenerator<TokenEvent, ChatResult> {
+  readonly version: number;
+}
+
 export interface ChatResult extends GenerationResult {
   /** weights version the whole response was generated with */
   version: number;
@@ -79,11 +84,49 @@ export class EmbeddedEngine {
     return renderChat(messages, { addGenerationPrompt: true, tools });
   }
 
-  /** Streaming chat: yields tokens as they are sampled; the iterator's return value is the result. */
-  async *chatStream(messages: readonly ChatMessage[], opts: ChatOptions = {}): AsyncGenerator<TokenEvent, ChatResult> {
+  /**
+   * Streaming chat: an async iterator of tokens whose return value is the result. The weights are
+   * pinned when this is called (not at the first `next()`), and `stream.version` says which version
+   * the whole response will come from, so a swap can never slip in between. A stream that is never
+   * iterated must be closed with `return()` to release its pin.
+   */
+  chatStream(messages: readonly ChatMessage[], opts: ChatOptions = {}): ChatStream {
     const { tools, onToken, ...sampling } = opts;
     const prompt = this.promptIds(messages, tools);
     const pinned = this.pin();
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.unpin(pinned);
+      }
+    };
+    const inner = this.run(pinned, prompt, sampling, onToken, release);
+    let started = false;
+    const stream: ChatStream = {
+      version: pinned.version,
+      next: (...args) => {
+        started = true;
+        return inner.next(...args);
+      },
+      return: (value) => {
+        if (!started) release(); // the generator body never ran, so its finally will not
+        return inner.return(value);
+      },
+      throw: (err) => {
+        if (!started) release();
+        return inner.throw(err);
+      },
+      [Symbol.asyncIterator]() {
+        return stream;
+      },
+    };
+    return stream;
+  }
+
+  private async *run(
+    pinned: Loaded, prompt: number[], sampling: SampleOptions, onToken: ChatOptions["onToken"], release: () => void,
+  ): AsyncGenerator<TokenEvent, ChatResult> {
     const gen = generateStream(pinned.model, prompt, sampling);
     let finished = false;
     try {
@@ -97,9 +140,9 @@ export class EmbeddedEngine {
         yield it.value;
       }
     } finally {
-      // A consumer that stops early (or a throwing onToken) must still free the KV cache.
+      // A consumer that stops early (or a throwing onToken) must still free the generation.
       if (!finished) await gen.return(undefined as never);
-      this.unpin(pinned);
+      release();
     }
   }
 

@@ -55,15 +55,13 @@ export function rowSeed(seed: number, row: number): number {
 }
 
 /** Log-softmax in float64 of one row of logits. */
-export function logSoftmaxRow(logits: Float32Array, off: number, V: number): Float64Array {
+function logSoftmax(logits: Float32Array): Float64Array {
   let max = -Infinity;
-  for (let i = 0; i < V; i++) max = Math.max(max, logits[off + i]);
+  for (const x of logits) max = Math.max(max, x);
   let sum = 0;
-  for (let i = 0; i < V; i++) sum += Math.exp(logits[off + i] - max);
+  for (const x of logits) sum += Math.exp(x - max);
   const lse = max + Math.log(sum);
-  const out = new Float64Array(V);
-  for (let i = 0; i < V; i++) out[i] = logits[off + i] - lse;
-  return out;
+  return Float64Array.from(logits, (x) => x - lse);
 }
 
 /** Draw a token id from log-probs with temperature and nucleus (top-p) truncation. */
@@ -145,7 +143,7 @@ export async function* generateEvents(
     const next: number[] = [];
     for (const r of active) {
       const row = rows[r];
-      const logp = logSoftmaxRow(row.logits, 0, V);
+      const logp = logSoftmax(row.logits);
       const tok = sampleToken(logp, opts.temperature, opts.topP, row.rng);
       const res = row.result;
       res.tokenIds.push(tok);

@@ -149,16 +149,16 @@ function head(p: Params, x: tf.Tensor): tf.Tensor2D {
 }
 
 const causalCache = new Map<number, tf.Tensor2D>();
-/** [T,T] additive causal mask, cached per length (kept out of tidy scopes). */
-function causalBias(T: number): tf.Tensor2D {
-  let m = causalCache.get(T);
+/** [T,T] additive causal mask: a slice of one cached [ctx,ctx] mask per context size. */
+function causalBias(T: number, ctx: number): tf.Tensor2D {
+  let m = causalCache.get(ctx);
   if (!m || m.isDisposed) {
-    const v = new Float32Array(T * T);
-    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) v[i * T + j] = MASKED;
-    m = tf.keep(tf.tensor2d(v, [T, T]));
-    causalCache.set(T, m);
+    const v = new Float32Array(ctx * ctx);
+    for (let i = 0; i < ctx; i++) for (let j = i + 1; j < ctx; j++) v[i * ctx + j] = MASKED;
+    m = tf.keep(tf.tensor2d(v, [ctx, ctx]));
+    causalCache.set(ctx, m);
   }
-  return m;
+  return tf.slice(m, [0, 0], [T, T]);
 }
 
 /**
@@ -174,7 +174,7 @@ export function forward(config: ModelConfig, params: Params, ids: tf.Tensor2D): 
   const emb = tf.matMul(oneHotF32(tf.reshape(ids, [B * T]), config.vocabSize) as tf.Tensor2D, params.wte as tf.Tensor2D);
   const pos = tf.slice(params.wpe, [0, 0], [T, d]);
   let x: tf.Tensor = tf.reshape(tf.add(tf.reshape(emb, [B, T, d]), pos), [B * T, d]);
-  const bias = causalBias(T);
+  const bias = causalBias(T, config.ctx);
   for (let l = 0; l < config.nLayer; l++) {
     const h = layerNorm(x, params[`h${l}.ln1.g`], params[`h${l}.ln1.b`]);
     const [q, k, v] = qkv(params, l, h).map((t) => toHeads(t, B, T, H));

@@ -103,9 +103,30 @@ describe("EmbeddedEngine", () => {
     expect(maxAbsDiff(second.logprobs, scoreResponse(v2, second.promptIds, second.tokenIds))).toBeLessThan(1e-4);
   });
 
+  it("pins the version when the stream is created, before the first token", async () => {
+    const engine = new EmbeddedEngine();
+    const baseline = tf.memory().numTensors;
+    await engine.load(path.join(dir, "v1"));
+    const early = engine.chatStream(messages, sampling);
+    const abandoned = engine.chatStream(messages, sampling);
+    await engine.swap(path.join(dir, "v2"));
+    expect(early.version).toBe(1);
+    let it = await early.next();
+    while (!it.done) it = await early.next();
+    expect(it.value.version).toBe(1);
+    expect(it.value.tokenIds).toEqual((await generate(v1, it.value.promptIds, sampling)).tokenIds);
+    // A stream closed without ever being iterated releases its pin, so v1 can be freed.
+    const perModel = paramNames(v1.config).length;
+    expect(tf.memory().numTensors).toBe(baseline + 2 * perModel);
+    await abandoned.return(undefined as never);
+    expect(tf.memory().numTensors).toBe(baseline + perModel);
+    engine.dispose();
+  });
+
   it("refuses to serve before a checkpoint is loaded", async () => {
     const engine = new EmbeddedEngine();
     expect(engine.loaded).toBe(false);
     await expect(engine.chat(messages)).rejects.toThrow(/no checkpoint/);
+    expect(() => engine.chatStream(messages)).toThrow(/no checkpoint/);
   });
 });
