@@ -157,7 +157,9 @@ export class EmbeddedEngine {
 
   /**
    * Per-token log-probs of a response under the current weights. A string response is encoded and
-   * closed with the end-of-turn token (as the policy would emit it); ids are scored as given.
+   * closed with the end-of-turn token (as the policy would emit it); ids are scored as given. A prompt
+   * too long for the context keeps as many trailing tokens as fit (generation may have kept fewer;
+   * to reproduce a generation exactly, score its `promptIds` with score.ts).
    */
   async scoreChat(
     messages: readonly ChatMessage[], response: string | readonly number[], opts: { tools?: RenderOptions["tools"] } = {},
