@@ -24,7 +24,7 @@ const arg = (name: string, dflt: number) => {
 const SECONDS = arg("seconds", 5);
 const CONVERSATIONS = arg("conversations", 4);
 const TURNS = arg("turns", 50);
-/** --only json|stream: one half of the fixed-reply table (profiling). */
+/** --only json|stream|openclaw: one part of the benchmark (profiling). */
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 const log = (s: string) => console.error(`[bench] ${s}`);
 
@@ -83,7 +83,7 @@ async function main() {
     const body = (stream: boolean) => JSON.stringify({ model: "m", messages: [{ role: "user", content: "Say something short." }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
     const rows: string[][] = [];
     let proxied = 0;
-    for (const stream of [false, true].filter((s) => !ONLY || (ONLY === "stream") === s)) {
+    for (const stream of [false, true].filter((s) => !ONLY || (ONLY === "stream" && s) || (ONLY === "json" && !s))) {
       for (const concurrency of [1, 16, 64]) {
         const direct: Target = { url: `${fixed.url}/chat/completions`, headers: {} };
         const through: Target = { url: `${proxy.url}/v1/chat/completions`, headers: { authorization: `Bearer ${simple.key}`, "x-turn-type": "main" } };
@@ -114,6 +114,7 @@ async function main() {
     };
     const agents: Record<"direct" | "proxy", OpenClawAgent[]> = { direct: [], proxy: [] };
     for (const mode of ["direct", "proxy"] as const) {
+      if (ONLY && ONLY !== "openclaw") break;
       agents[mode] = Array.from({ length: CONVERSATIONS }, () => new OpenClawAgent("2026.9.6", sendVia(mode), { systemChars: 48_000, tools: 20 }));
       await Promise.all(agents[mode].map(async (a, k) => {
         for (let t = 0; t < TURNS; t++) await a.say(t % 7 === 3 ? `What's the weather for stop ${t}?` : `Conversation ${k}, step ${t}: please continue the plan.`);
