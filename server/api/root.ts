@@ -8,6 +8,7 @@ import { policyVersionsRouter } from "./routers/policyVersions";
 import { labelsRouter, sessionsRouter, turnsRouter } from "./routers/trajectories";
 import { reviewRouter } from "./routers/review";
 import { metricsRouter } from "./routers/metrics";
+import { runOpsRouter } from "./routers/runOps";
 import { fleetRouter } from "./routers/fleet";
 
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   labels: labelsRouter,
   review: reviewRouter,
   metrics: metricsRouter,
+  runOps: runOpsRouter,
   fleet: fleetRouter,
 });
 

@@ -1,11 +1,13 @@
-// REST routes external trainers call (integrations/slime, integrations/tinker); appended to the route
-// table in server/rest/routes.ts, so they are dispatched, access-tested and in the OpenAPI document.
+// REST routes external trainers call (integrations/slime, integrations/tinker), plus the run operations
+// around them (logs tail, launch preview); appended to the route table in server/rest/routes.ts, so they
+// are dispatched, access-tested and in the OpenAPI document.
 import { z } from "zod";
 import { IdSchema } from "../experiments/schemas";
 import { route, type RouteDef } from "../rest/define";
 import { collectRunSamples } from "./fill";
-import { AckInput, LeaseInput, LeaseListInput, LeaseParams, ReportInput } from "./schemas";
+import { AckInput, LeaseInput, LeaseListInput, LeaseParams, LogsQuery, ReportInput } from "./schemas";
 import * as batches from "./service";
+import { launchPreview, runLogs } from "../runs/supervisor";
 
 const ById = z.object({ id: IdSchema });
 
@@ -32,5 +34,15 @@ export const batchRoutes: RouteDef[] = [
     summary: "Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), lease renewals; answers whether to stop",
     permission: "write", params: ById, body: ReportInput,
     handler: (p, i) => batches.reportRun(p, i.params.id, i.body),
+  }),
+  route({
+    method: "GET", path: "/runs/:id/logs", tag: "runs", summary: "The last `tail` lines of the run's trainer logs (Ray job logs, or the saved output of local trainer processes)",
+    permission: "read", params: ById, query: LogsQuery,
+    handler: (p, i) => runLogs(p, i.params.id, i.query.tail),
+  }),
+  route({
+    method: "GET", path: "/experiments/:id/launch-preview", tag: "runs", summary: "The exact trainer command a run of this experiment would launch (secrets hidden), or why it cannot",
+    permission: "read", params: ById,
+    handler: (p, i) => launchPreview(p, i.params.id),
   }),
 ];

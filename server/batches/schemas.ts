@@ -61,6 +61,7 @@ export type ReportInputT = z.output<typeof ReportInput>;
 
 export const LeaseParams = z.object({ id: IdSchema, leaseId: IdSchema });
 export const LeaseListInput = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const LogsQuery = z.object({ tail: z.coerce.number().int().min(1).max(5000).default(200) });
 
 export interface LeasedSample {
   sampleId: string;

@@ -8,6 +8,7 @@ import os from "node:os";
 import { db, type Prisma } from "../../server/db/client";
 import { Trainer } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/workers/runtime";
+import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
 
 const IDLE_MS = 1000;
 const REST_AFTER_STEP_MS = 250;
