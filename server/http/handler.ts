@@ -11,6 +11,7 @@ import { clearSessionCookie, sealSession, sessionCookie } from "../auth/session"
 import { fromZod } from "../errors";
 import { healthReport } from "./health";
 import { metricsStream } from "../metrics/sse";
+import { playgroundChat, playgroundFeedback } from "../playground/relay";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "./rateLimit";
 
 const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
@@ -56,6 +57,8 @@ export async function handleApi(req: Request): Promise<Response> {
     return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
   }
   if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
+  if (path === "/api/playground/chat" && req.method === "POST") return playgroundChat(req);
+  if (path === "/api/playground/feedback" && req.method === "POST") return playgroundFeedback(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
     return limited(req, () => fetchRequestHandler({
       endpoint: "/api/trpc",
