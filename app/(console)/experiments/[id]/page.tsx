@@ -5,6 +5,8 @@ import { useParams, useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
 import { messageOf } from "../../../_lib/errors";
+import { RunLaunchPreview } from "../_components/RunLaunchPreview";
+import { RunLogs } from "../_components/RunLogs";
 
 export default function ExperimentDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -87,6 +89,8 @@ export default function ExperimentDetailPage() {
         </table>
         {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
       </div>
+      {runs.data?.items[0] && <RunLogs run={runs.data.items[0]} />}
+      {!live && !archived && <RunLaunchPreview experimentId={e.id} />}
 
       <div className="card">
         <h3>Configuration</h3>
