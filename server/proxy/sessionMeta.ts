@@ -10,7 +10,11 @@ export interface SessionMeta {
   sessionId: { value: string; source: MetaSource } | null;
   turnType: { main: boolean; source: MetaSource } | null;
   done: boolean;
+  /** `X-Simulated-Persona` (our simulated users, workers/simulate): the turn is simulated traffic from this persona. */
+  persona: string | null;
 }
+
+const PERSONA = /^[\w.-]{1,64}$/;
 
 const TRUTHY = new Set(["1", "true", "yes", "on"]);
 
@@ -36,5 +40,7 @@ export function extractSessionMeta(req: IncomingMessage, body: ChatRequest): { m
   const typeValue = hType || (typeof turn_type === "string" && turn_type.trim() ? turn_type.trim() : null);
   const turnType = typeValue ? { main: typeValue.toLowerCase() === "main", source: (hType ? "header" : "body") as MetaSource } : null;
   const done = hDone !== undefined ? truthy(hDone) : truthy(session_done);
-  return { meta: { sessionId, turnType, done }, forward };
+  const hPersona = header(req, "x-simulated-persona")?.trim();
+  const persona = hPersona && PERSONA.test(hPersona) ? hPersona : null;
+  return { meta: { sessionId, turnType, done, persona }, forward };
 }

@@ -25,6 +25,8 @@ export interface TurnPlan {
   /** Chain hashes of the normalized request (stitching only). */
   chain: string[] | null;
   done: boolean;
+  /** Simulated traffic from this persona (X-Simulated-Persona, from a key allowed to set it). */
+  persona: string | null;
 }
 
 export interface RecordInput {
@@ -130,7 +132,7 @@ export class TurnPlanner {
     }
     session.cold = false;
     sessions.touch(session);
-    return { session, turnType, typeSource, sessionSource, link, chain, done: meta.done };
+    return { session, turnType, typeSource, sessionSource, link, chain, done: meta.done, persona: meta.persona };
   }
 
   /** The conversation a post-compaction request resumes: one whose side call produced a summary it quotes. */
@@ -221,6 +223,8 @@ export class TurnPlanner {
       link: plan.link,
       done: plan.done,
       finalTurnId,
+      simulated: plan.persona !== null,
+      persona: plan.persona,
     };
   }
 

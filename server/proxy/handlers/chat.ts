@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
+import { can } from "../../auth/principal";
 import { badRequest, fromZodError, ProxyError, UPSTREAM_RETRY_AFTER_S, upstreamTimeout, upstreamUnavailable } from "../errors";
 import type { ExperimentContext } from "../experiments";
 import { header, readBody, sendError, sendJson } from "../http";
@@ -93,6 +94,9 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) throw fromZodError(parsed.error, "Invalid chat completion request");
   const { meta, forward } = extractSessionMeta(req, parsed.data);
+  // Only a key that may change experiments can mark traffic as simulated: a plain proxy key cannot hide
+  // real users' turns behind the simulated flag.
+  if (meta.persona && !can(principal, "write")) meta.persona = null;
   const ex = await deps.experiments.resolve(principal, forward.model);
   const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
   const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);

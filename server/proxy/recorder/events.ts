@@ -49,6 +49,9 @@ export const TurnEventSchema = z.object({
   done: z.boolean(),
   /** The main turn to judge without a next state because the session ended. */
   finalTurnId: z.string().nullable(),
+  /** Simulated-user traffic (optional: events buffered by an older proxy have neither). */
+  simulated: z.boolean().optional(),
+  persona: z.string().max(64).nullable().optional(),
 });
 
 export const LabelEventSchema = z.object({

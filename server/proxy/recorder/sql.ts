@@ -31,17 +31,25 @@ export interface SessionRow {
   maxIndex: number;
 }
 
+export interface NewSession {
+  id: string;
+  experimentId: string;
+  externalId: string;
+  idSource: string;
+  at: number;
+  /** simulated traffic from this persona; null for real users */
+  persona: string | null;
+}
+
 /** Creates missing sessions and returns every requested one with its highest turn index. */
-export async function resolveSessions(
-  c: PoolClient,
-  wanted: { id: string; experimentId: string; externalId: string; idSource: string; at: number }[],
-): Promise<SessionRow[]> {
+export async function resolveSessions(c: PoolClient, wanted: NewSession[]): Promise<SessionRow[]> {
   if (!wanted.length) return [];
   await c.query(
-    `INSERT INTO agent_sessions (id, "experimentId", "externalId", "idSource", "createdAt", "lastTurnAt")
-     SELECT v.id, v.e, v.x, v.src, v.at, v.at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[]) AS v(id, e, x, src, at)
+    `INSERT INTO agent_sessions (id, "experimentId", "externalId", "idSource", "createdAt", "lastTurnAt", simulated, persona)
+     SELECT v.id, v.e, v.x, v.src, v.at, v.at, v.persona IS NOT NULL, v.persona
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[], $6::text[]) AS v(id, e, x, src, at, persona)
      ON CONFLICT ("experimentId", "externalId") DO NOTHING`,
-    [wanted.map((w) => w.id), wanted.map((w) => w.experimentId), wanted.map((w) => w.externalId), wanted.map((w) => w.idSource), wanted.map((w) => iso(w.at))],
+    [wanted.map((w) => w.id), wanted.map((w) => w.experimentId), wanted.map((w) => w.externalId), wanted.map((w) => w.idSource), wanted.map((w) => iso(w.at)), wanted.map((w) => w.persona)],
   );
   const { rows } = await c.query<SessionRow>(
     `SELECT s.id, s."experimentId", s."externalId", s.done,
@@ -58,7 +66,7 @@ const TURN_COLUMNS = [
   ["messagesOffset", "::int"], ["messagesDelta", "::jsonb"], ["params", "::jsonb"], ["content", ""], ["toolCalls", "::jsonb"],
   ["reasoning", ""], ["finishReason", ""], ["tokenIds", "::int[]"], ["logprobs", "::float8[]"], ["promptTokens", "::int"],
   ["completionTokens", "::int"], ["ttftMs", "::int"], ["latencyMs", "::int"], ["policyVersion", "::int"], ["upstreamModel", ""],
-  ["error", ""], ["createdAt", "::timestamp"],
+  ["error", ""], ["createdAt", "::timestamp"], ["simulated", "::boolean"],
 ] as const;
 
 /** Inserts turns (a requestId already stored is skipped); returns the session id of each row actually inserted. */
@@ -70,7 +78,7 @@ export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionI
       e.id, e.requestId, e.experimentId, sessionId, e.runId, index, e.turnType, e.typeSource, e.status, e.systemHash, e.toolsHash,
       e.messagesOffset, pgSafeJson(e.messagesDelta), pgSafeJson(e.params), pgSafeText(e.content), e.toolCalls === null ? null : pgSafeJson(e.toolCalls),
       pgSafeText(e.reasoning), e.finishReason, e.tokenIds, e.logprobs, e.promptTokens, e.completionTokens, e.ttftMs, e.latencyMs,
-      e.policyVersion, e.upstreamModel, pgSafeText(e.error), iso(e.createdAt),
+      e.policyVersion, e.upstreamModel, pgSafeText(e.error), iso(e.createdAt), e.simulated ?? false,
     ];
     const start = params.length;
     params.push(...values);

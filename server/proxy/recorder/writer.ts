@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { DiskBuffer } from "./diskBuffer";
 import type { LabelEvent, RecordEvent, TurnEvent } from "./events";
-import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, updateSessions, type JudgeItem } from "./sql";
+import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, updateSessions, type JudgeItem, type NewSession } from "./sql";
 
 export interface WriterOptions {
   databaseUrl: string;
@@ -310,12 +310,12 @@ export class RecordingWriter {
       await insertBlobs(client, turns.flatMap((t) => t.blobs));
 
       const staged = new Map<string, SessionInfo>();
-      const missing = new Map<string, { id: string; experimentId: string; externalId: string; idSource: string; at: number }>();
+      const missing = new Map<string, NewSession>();
       for (const t of turns) {
         const key = sessionKey(t.experimentId, t.session.externalId);
         const known = this.sessions.get(key);
         if (known) staged.set(key, { ...known });
-        else if (!missing.has(key)) missing.set(key, { id: `ses_${randomBytes(10).toString("hex")}`, experimentId: t.experimentId, externalId: t.session.externalId, idSource: t.session.idSource, at: t.createdAt });
+        else if (!missing.has(key)) missing.set(key, { id: `ses_${randomBytes(10).toString("hex")}`, experimentId: t.experimentId, externalId: t.session.externalId, idSource: t.session.idSource, at: t.createdAt, persona: t.persona ?? null });
       }
       for (const row of await resolveSessions(client, [...missing.values()])) {
         staged.set(sessionKey(row.experimentId, row.externalId), { rowId: row.id, nextIndex: row.maxIndex + 1, done: row.done });
