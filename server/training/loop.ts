@@ -75,6 +75,10 @@ export interface TickResult {
   step: StepSummary | null;
 }
 
+/** The worker's CPU manners (workers/train/main.ts; bench/train/serving.ts reproduces them). */
+export const TRAINER_NICE = 19;
+export const REST_AFTER_STEP_MS = 250;
+
 const LIVE = new Set(["RUNNING", "PAUSED"]);
 const PERSIST_FILL_EVERY_MS = 30_000;
 

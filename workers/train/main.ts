@@ -6,19 +6,17 @@
 // experiments, to shard runs over several trainer processes.
 import os from "node:os";
 import { db, type Prisma } from "../../server/db/client";
-import { Trainer } from "../../server/training/loop";
+import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/workers/runtime";
 import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
 
 const IDLE_MS = 1000;
-const REST_AFTER_STEP_MS = 250;
-const NICE = 10;
 
 const shard = (process.env.TRAINER_EXPERIMENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const mine: Prisma.RunWhereInput = { trainerBackend: "embedded", ...(shard.length ? { experimentId: { in: shard } } : {}) };
 
 try {
-  os.setPriority(NICE);
+  os.setPriority(TRAINER_NICE);
 } catch {
   // Not permitted here: the trainer still yields between micro-batches and rests between steps.
 }
