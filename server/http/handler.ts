@@ -12,6 +12,7 @@ import { fromZod } from "../errors";
 import { healthReport } from "./health";
 import { metricsStream } from "../metrics/sse";
 import { playgroundChat, playgroundFeedback } from "../playground/relay";
+import { exportTurns, importRecords } from "../exports/http";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "./rateLimit";
 
 const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
@@ -59,6 +60,8 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
   if (path === "/api/playground/chat" && req.method === "POST") return playgroundChat(req);
   if (path === "/api/playground/feedback" && req.method === "POST") return playgroundFeedback(req);
+  if (path === "/api/export/turns" && req.method === "GET") return exportTurns(req);
+  if (path === "/api/import/openclaw" && req.method === "POST") return importRecords(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
     return limited(req, () => fetchRequestHandler({
       endpoint: "/api/trpc",

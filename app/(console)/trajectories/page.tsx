@@ -6,6 +6,7 @@ import { Suspense, useCallback, useEffect, useMemo, useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { VirtualList } from "../_components/VirtualList";
+import { ImportRecords } from "../_components/ImportRecords";
 import { fmtScore, scoreClass } from "../_components/format";
 
 const KEYS = ["experimentId", "runId", "sessionId", "turnType", "status", "score", "agreement", "relabeled", "disputed", "from", "to", "policyVersion", "q"] as const;
@@ -67,6 +68,8 @@ function Browser() {
   const router = useRouter();
   const [f, set] = useUrlFilters();
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: f.experimentId, limit: 50 }), enabled: !!f.experimentId });
+  const me = useQuery(trpc.me.queryOptions());
+  const canWrite = me.data?.permissions.includes("write") ?? false;
   const input = useMemo(
     () => ({
       experimentId: f.experimentId || undefined,
@@ -125,6 +128,9 @@ function Browser() {
         </div>
         <span className="muted" data-testid="turn-count">{rows.length}{list.hasNextPage ? "+" : ""} turns{list.isFetching ? " · loading…" : ""}</span>
         <span className="spacer" />
+        {f.experimentId && (
+          <a className="button" href={`/api/export/turns?${new URLSearchParams(Object.entries(f).filter(([, v]) => v) as [string, string][]).toString()}`} download>Export JSONL</a>
+        )}
         <button onClick={() => router.replace("/trajectories")}>Clear filters</button>
       </div>
       {list.error && <div className="form-error">{list.error.message}</div>}
@@ -157,6 +163,7 @@ function Browser() {
         )}
       />
       {list.data && !rows.length && <div className="empty">No turns match these filters.</div>}
+      {f.experimentId && canWrite && <div style={{ marginTop: 16 }}><ImportRecords experimentId={f.experimentId} /></div>}
     </>
   );
 }
