@@ -93,7 +93,9 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   }
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) throw fromZodError(parsed.error, "Invalid chat completion request");
-  const { meta, forward } = extractSessionMeta(req, parsed.data);
+  // Validated, then used as the client sent it: zod's output lists known keys first, and the recorded
+  // request must keep the client's key order to reassemble byte for byte (the schema has no transforms).
+  const { meta, forward } = extractSessionMeta(req, json as ChatRequest);
   // Only a key that may change experiments can mark traffic as simulated: a plain proxy key cannot hide
   // real users' turns behind the simulated flag.
   if (meta.persona && !can(principal, "write")) meta.persona = null;

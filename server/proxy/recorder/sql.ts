@@ -13,11 +13,12 @@ export function pgSafeJson(v: unknown): string {
 
 export const pgSafeText = (s: string | null) => (s !== null && s.includes("\0") ? s.replace(/\0/g, "\ufffd") : s);
 
+// Request content goes in as `json` (never via jsonb, which would reorder keys): see the exact_json migration.
 export async function insertBlobs(c: PoolClient, blobs: TurnEvent["blobs"]): Promise<void> {
   if (!blobs.length) return;
   await c.query(
     `INSERT INTO blobs (hash, kind, content, bytes)
-     SELECT v.hash, v.kind, v.content::jsonb, v.bytes FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS v(hash, kind, content, bytes)
+     SELECT v.hash, v.kind, v.content::json, v.bytes FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS v(hash, kind, content, bytes)
      ON CONFLICT (hash) DO NOTHING`,
     [blobs.map((b) => b.hash), blobs.map((b) => b.kind), blobs.map((b) => pgSafeJson(b.content)), blobs.map((b) => b.bytes)],
   );
@@ -63,7 +64,7 @@ export async function resolveSessions(c: PoolClient, wanted: NewSession[]): Prom
 const TURN_COLUMNS = [
   ["id", ""], ["requestId", ""], ["experimentId", ""], ["sessionId", ""], ["runId", ""], ["index", "::int"],
   ["turnType", '::"TurnType"'], ["typeSource", ""], ["status", '::"TurnStatus"'], ["systemHash", ""], ["toolsHash", ""],
-  ["messagesOffset", "::int"], ["messagesDelta", "::jsonb"], ["params", "::jsonb"], ["content", ""], ["toolCalls", "::jsonb"],
+  ["messagesOffset", "::int"], ["messagesDelta", "::json"], ["params", "::jsonb"], ["content", ""], ["toolCalls", "::json"],
   ["reasoning", ""], ["finishReason", ""], ["tokenIds", "::int[]"], ["logprobs", "::float8[]"], ["promptTokens", "::int"],
   ["completionTokens", "::int"], ["ttftMs", "::int"], ["latencyMs", "::int"], ["policyVersion", "::int"], ["upstreamModel", ""],
   ["error", ""], ["createdAt", "::timestamp"], ["simulated", "::boolean"],
@@ -100,7 +101,7 @@ export interface JudgeItem {
 export async function linkTurns(c: PoolClient, links: { target: string; nextState: unknown; role: string; at: number }[]): Promise<JudgeItem[]> {
   if (!links.length) return [];
   const { rows } = await c.query<{ id: string; experimentId: string }>(
-    `UPDATE turns t SET "nextState" = v.ns::jsonb, "nextStateRole" = v.role, "nextStateAt" = v.at
+    `UPDATE turns t SET "nextState" = v.ns::json, "nextStateRole" = v.role, "nextStateAt" = v.at
      FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp[]) AS v(id, ns, role, at)
      WHERE t.id = v.id AND t."nextStateAt" IS NULL AND t."turnType" = 'MAIN' AND t.status = 'OK'
      RETURNING t.id, t."experimentId"`,
@@ -112,7 +113,7 @@ export async function linkTurns(c: PoolClient, links: { target: string; nextStat
 /** A session this process had not seen: its latest unlinked main turn before `index` takes the next state. */
 export async function linkLatest(c: PoolClient, sessionId: string, index: number, link: { nextState: unknown; role: string; at: number }): Promise<JudgeItem[]> {
   const { rows } = await c.query<{ id: string; experimentId: string }>(
-    `UPDATE turns t SET "nextState" = $3::jsonb, "nextStateRole" = $4, "nextStateAt" = $5::timestamp
+    `UPDATE turns t SET "nextState" = $3::json, "nextStateRole" = $4, "nextStateAt" = $5::timestamp
      WHERE t.id = (SELECT id FROM turns WHERE "sessionId" = $1 AND "turnType" = 'MAIN' AND status = 'OK' AND "nextStateAt" IS NULL AND index < $2
                    ORDER BY index DESC LIMIT 1)
      RETURNING t.id, t."experimentId"`,

@@ -66,9 +66,12 @@ describe("header-less OpenClaw conversations", () => {
         expect(turn.nextState).toEqual(req.kind === "main" ? req.nextState : null);
         if (req.reply.toolCalls.length) expect(turn.nextStateRole).toBe("tool");
 
-        // Byte-exact reassembly (up to JSON key order) of the full request: params + messages + tools.
+        // Byte-exact reassembly of the messages and tools (key order included: stored as json, not jsonb),
+        // and of the whole request up to the order of its top-level parameters.
         const messages = await reassembleMessages(turn);
         const tools = turn.toolsHash ? (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash } })).content : undefined;
+        expect(JSON.stringify(messages)).toBe(JSON.stringify((req.body as { messages: unknown }).messages));
+        if (tools) expect(JSON.stringify(tools)).toBe(JSON.stringify((req.body as { tools: unknown }).tools));
         const rebuilt = { ...(turn.params as object), messages, ...(tools ? { tools } : {}) };
         expect(stableStringify(rebuilt)).toBe(stableStringify(req.body));
         // …which is also exactly what the policy was sent.
