@@ -112,7 +112,7 @@ export class ExperimentDirectory {
     const version = active?.version ?? 0;
     const checkpointPath = active?.checkpointPath ?? null;
     const previous = this.byId.get(e.id);
-    const upstream = this.upstreamFor(config, checkpointPath, version);
+    const upstream = this.upstreamFor(e.id, config, checkpointPath, version);
     const ctx: ExperimentContext = {
       id: e.id,
       slug: e.slug,
@@ -132,8 +132,10 @@ export class ExperimentDirectory {
     return ctx;
   }
 
-  private upstreamFor(config: ExperimentConfig, checkpointPath: string | null, version: number): Upstream {
-    const sig = upstreamSignature(config.policy);
+  private upstreamFor(experimentId: string, config: ExperimentConfig, checkpointPath: string | null, version: number): Upstream {
+    // An embedded policy's weights move with its own experiment's training: two experiments on the same base
+    // checkpoint must not share one engine (a version swap for one would serve the other's weights).
+    const sig = config.policy.kind === "embedded" ? `${experimentId}\u0000${upstreamSignature(config.policy)}` : upstreamSignature(config.policy);
     let u = this.upstreams.get(sig);
     if (!u) {
       u = (this.deps.makeUpstream ?? createUpstream)({
