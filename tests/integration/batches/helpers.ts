@@ -3,7 +3,9 @@
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
 import { randomBytes } from "node:crypto";
 import { db, type Prisma } from "../../../server/db/client";
+import type { Principal } from "../../../server/auth/principal";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
+import { createExperiment } from "../../../server/experiments/service";
 import { blobOf } from "../../../server/proxy/compact";
 import { makeKey } from "../../helpers/fixtures";
 
@@ -15,9 +17,11 @@ export const SLIME_EXPERIMENT: ExperimentConfigInput = {
   trainer: { backend: "ray-slime", rayAddress: "http://127.0.0.1:8265" },
 };
 
+const admin: Principal = { kind: "apiKey", keyId: "batches-test", prefix: "batches", scopes: ["admin"], experimentId: null, createdById: null };
+
+/** Through the service (with its audit entry), as the UI creates them. */
 export async function makeExperiment(config: ExperimentConfigInput = SLIME_EXPERIMENT) {
-  const parsed = ExperimentConfigSchema.parse(config);
-  return db().experiment.create({ data: { slug: uniq("batches"), name: "batch lease test", config: parsed as unknown as Prisma.InputJsonValue } });
+  return createExperiment(admin, { name: "batch lease test", slug: uniq("batches"), description: "", config: ExperimentConfigSchema.parse(config) });
 }
 
 export async function makeRun(experimentId: string, opts: { status?: "PENDING" | "RUNNING" | "PAUSED"; trainerBackend?: string } = {}) {
