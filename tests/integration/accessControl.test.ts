@@ -62,7 +62,7 @@ describe("REST access control", () => {
 
 describe("tRPC access control", () => {
   it("allows or denies every procedure for every role and scope as its meta says", async () => {
-    const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: string; meta?: ProcedureMeta } }>);
+    const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: ProcedureMeta } }>);
     expect(procedures.length).toBeGreaterThan(10);
     const mismatches: string[] = [];
     for (const [name, proc] of procedures) {

@@ -29,9 +29,9 @@ function processesOfThisStart(): number[] {
 describe("npm start on a fresh machine", () => {
   it("brings everything up on embedded Postgres + spawned Redis, admin logs in and creates an experiment, Ctrl-C stops all", async () => {
     const webPort = 45000 + Math.floor(Math.random() * 1000);
-    const env = {
+    // A clean environment: nothing of the test runner's database, Redis or secret leaks in.
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
-      DATABASE_URL: "", REDIS_URL: "", SECRET_KEY: "", NODE_ENV: "",
       DATA_DIR: dataDir,
       PROBE_POSTGRES_URL: "postgresql://postgres@127.0.0.1:1/postgres",
       PROBE_REDIS_URL: "redis://127.0.0.1:1",
@@ -40,7 +40,7 @@ describe("npm start on a fresh machine", () => {
       WEB_PORT: String(webPort),
       PROXY_PORT: String(webPort + 3000),
     };
-    for (const k of ["DATABASE_URL", "REDIS_URL", "SECRET_KEY", "NODE_ENV"] as const) delete env[k];
+    for (const k of ["DATABASE_URL", "REDIS_URL", "SECRET_KEY", "NODE_ENV", "REDIS_PREFIX"]) delete env[k];
     const child = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => (output += d));

@@ -14,7 +14,8 @@ export interface EngineLike {
   readonly version: number;
   load(checkpointPath: string, version?: number): Promise<void>;
   swap(checkpointPath: string, version?: number): Promise<void>;
-  chatStream(messages: readonly ChatMessage[], opts?: ChatOptions): AsyncGenerator<TokenEvent, ChatResult>;
+  /** Pins the current weights when called; the returned stream says which version it will finish on. */
+  chatStream(messages: readonly ChatMessage[], opts?: ChatOptions): AsyncGenerator<TokenEvent, ChatResult> & { readonly version: number };
   dispose(): void;
 }
 
@@ -64,9 +65,9 @@ export class EmbeddedUpstream implements Upstream {
     await this.ready();
     const id = `chatcmpl-${randomBytes(12).toString("hex")}`;
     const created = Math.floor(Date.now() / 1000);
-    // chatStream pins the current weights synchronously inside its first next(): read the version first.
-    const version = this.engine.version;
+    // chatStream pins the weights when it is called: the stream's own version is the one that answers.
     const gen = this.engine.chatStream(parsed.messages, parsed.options);
+    const version = gen.version;
     if (req.stream) return { kind: "stream", policyVersion: version, chunks: this.streamChunks(gen, id, created, req.signal) };
     const tokens: TokenEvent[] = [];
     let result: ChatResult;

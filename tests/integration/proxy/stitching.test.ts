@@ -70,8 +70,8 @@ describe("header-less OpenClaw conversations", () => {
         // and of the whole request up to the order of its top-level parameters.
         const messages = await reassembleMessages(turn);
         const tools = turn.toolsHash ? (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash } })).content : undefined;
-        expect(JSON.stringify(messages)).toBe(JSON.stringify((req.body as { messages: unknown }).messages));
-        if (tools) expect(JSON.stringify(tools)).toBe(JSON.stringify((req.body as { tools: unknown }).tools));
+        expect(JSON.stringify(messages)).toBe(JSON.stringify((req.body as unknown as { messages: unknown }).messages));
+        if (tools) expect(JSON.stringify(tools)).toBe(JSON.stringify((req.body as unknown as { tools: unknown }).tools));
         const rebuilt = { ...(turn.params as object), messages, ...(tools ? { tools } : {}) };
         expect(stableStringify(rebuilt)).toBe(stableStringify(req.body));
         // …which is also exactly what the policy was sent.
