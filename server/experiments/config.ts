@@ -61,7 +61,8 @@ export const LoraSchema = z.object({
 });
 
 export const TrainerSchema = z.object({
-  backend: z.enum(["embedded", "ray-slime", "local-process"]).default("embedded"),
+  /** tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host. */
+  backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]).default("embedded"),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
   rayAddress: httpUrl.optional(),
 });
@@ -104,7 +105,7 @@ export const ExperimentConfigSchema = z
         message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
       });
     }
-    if (cfg.trainer.backend !== "embedded") {
+    if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
       const plan = planGpuSplit(cfg.trainer.gpu);
       if (!plan.ok) for (const e of plan.errors) ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
       if (cfg.trainer.backend === "ray-slime" && !cfg.trainer.rayAddress) {

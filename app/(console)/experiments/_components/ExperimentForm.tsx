@@ -158,10 +158,11 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <div className="card">
         <h3>Trainer backend and GPU split</h3>
         <div className="grid2">
-          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process"])}
+          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker"])}
+          {trainerBackend === "tinker" && <div className="notice">Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (<code>TINKER_API_KEY</code> on the trainer host). No local GPUs are used.</div>}
           {trainerBackend === "ray-slime" && text("Ray dashboard address", "trainer.rayAddress", "http://head-node:8265")}
         </div>
-        {trainerBackend !== "embedded" && (
+        {(trainerBackend === "ray-slime" || trainerBackend === "local-process") && (
           <>
             <br />
             <div className="grid2">
