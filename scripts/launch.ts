@@ -57,7 +57,10 @@ async function main() {
   ];
   if (seeded.admin) banner.push(`  Admin:      ${seeded.admin.email} / ${seeded.admin.password ?? "(INIT_ADMIN_PASSWORD)"}   ← shown once, save it`);
   if (seeded.proxyKey) banner.push(`  Proxy key:  ${seeded.proxyKey}   ← shown once, save it`);
-  if (seeded.demoExperiment) banner.push(`  Demo experiment created: ${seeded.demoExperiment}`);
+  if (seeded.demoExperiments?.length) {
+    banner.push(`  Demo:       ${seeded.demoExperiments.join(", ")} (GRPO, OPD, Combine) with simulated users; watch it learn at http://localhost:${webPort}/simulation`);
+    banner.push("              (SIMULATE=0, or the switch on that page, turns the simulated traffic off)");
+  }
   banner.push("  Press Ctrl-C to stop everything.", "");
   console.log(banner.join("\n"));
 

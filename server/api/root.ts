@@ -9,6 +9,7 @@ import { labelsRouter, sessionsRouter, turnsRouter } from "./routers/trajectorie
 import { reviewRouter } from "./routers/review";
 import { metricsRouter } from "./routers/metrics";
 import { runOpsRouter } from "./routers/runOps";
+import { simulationRouter } from "./routers/simulation";
 import { fleetRouter } from "./routers/fleet";
 
 export const appRouter = router({
@@ -28,6 +29,7 @@ export const appRouter = router({
   review: reviewRouter,
   metrics: metricsRouter,
   runOps: runOpsRouter,
+  simulation: simulationRouter,
   fleet: fleetRouter,
 });
 

@@ -1,21 +1,25 @@
-// First-start initialisation: an admin, a proxy API key and a demo experiment. Idempotent; headless
-// setups pass INIT_ADMIN_EMAIL / INIT_ADMIN_PASSWORD / INIT_API_KEY (as Langfuse's LANGFUSE_INIT_*).
+// First-start initialisation: an admin, a proxy API key and the demo (three experiments, one per method, each
+// with a run and simulated users on; server/simulation/demo.ts). Idempotent; headless setups pass
+// INIT_ADMIN_EMAIL / INIT_ADMIN_PASSWORD / INIT_API_KEY (as Langfuse's LANGFUSE_INIT_*).
 import { randomBytes } from "node:crypto";
 import { db } from "../db/client";
 import { createUser } from "../users/service";
 import { createApiKey } from "../apiKeys/service";
 import { createExperiment } from "../experiments/service";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { startRun } from "../runs/service";
+import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
+import { enableSimulation } from "../simulation/service";
 import type { Principal } from "../auth/principal";
 
 export interface SeedResult {
   admin?: { email: string; password: string | null };
   proxyKey?: string;
   initKey?: string;
-  demoExperiment?: string;
+  /** slugs of the demo experiments created now */
+  demoExperiments?: string[];
 }
 
-export async function seedFirstStart(envVars: NodeJS.ProcessEnv = process.env): Promise<SeedResult> {
+export async function seedFirstStart(envVars: Record<string, string | undefined> = process.env): Promise<SeedResult> {
   const result: SeedResult = {};
   if ((await db().user.count()) === 0) {
     const email = envVars.INIT_ADMIN_EMAIL ?? "admin@localhost";
@@ -31,17 +35,14 @@ export async function seedFirstStart(envVars: NodeJS.ProcessEnv = process.env): 
     result.initKey = envVars.INIT_API_KEY;
   }
   if (!(await db().experiment.findFirst({ where: { demo: true } })) && actor) {
-    const e = await createExperiment(
-      actor,
-      {
-        name: "Demo: personal assistant (combine)",
-        slug: "demo",
-        description: "Embedded policy, heuristic judge and CPU trainer: learns simulated users' preferences from their replies.",
-        config: ExperimentConfigSchema.parse({ method: "combine", hyper: { lr: 3e-4, batchSize: 16 } }),
-      },
-      { demo: true },
-    );
-    result.demoExperiment = e.slug;
+    result.demoExperiments = [];
+    for (const d of DEMO_EXPERIMENTS) {
+      if (await db().experiment.findUnique({ where: { slug: d.slug }, select: { id: true } })) continue; // the user's own
+      const e = await createExperiment(actor, { name: d.name, slug: d.slug, description: d.description, config: demoConfig(d) }, { demo: true });
+      await startRun(actor, e.id); // PENDING until the trainer worker picks it up (RUNNING within a second or two)
+      await enableSimulation(e.id, DEMO_SIMULATION); // SIMULATE=0 still keeps the worker quiet
+      result.demoExperiments.push(e.slug);
+    }
   }
   if (!(await db().apiKey.findFirst({ where: { name: "default proxy key" } }))) {
     const k = await createApiKey(null, { name: "default proxy key", scopes: ["proxy"] });

@@ -39,7 +39,31 @@ export const CHANNELS = {
     name: "api-key-revoked",
     payload: z.object({ prefix: z.string() }),
   },
+  /** Simulated-user settings changed (an experiment's, or "*" for the global switch): workers/simulate reloads at once. */
+  simulationControl: {
+    name: "simulation-control",
+    payload: z.object({ experimentId: z.string() }),
+  },
 } as const;
+
+/** What an experiment's simulated users have done (workers/simulate, every couple of seconds; TTL'd). */
+export const SimulationStatsSchema = z.object({
+  experimentId: z.string(),
+  at: z.number(),
+  /** conversations in progress */
+  active: z.number().int(),
+  /** conversations started since the worker started this experiment's simulation */
+  sessions: z.number().int(),
+  /** requests answered by the proxy */
+  turns: z.number().int(),
+  turnsPerS: z.number(),
+  /** replies the persona approved / corrected */
+  approvals: z.number().int(),
+  corrections: z.number().int(),
+  toolCalls: z.number().int(),
+  errors: z.number().int(),
+  lastError: z.string().nullable(),
+});
 
 /** One second of a proxy's serving metrics for one experiment (latest snapshot, TTL'd). */
 export const ProxyMetricsSchema = z.object({
@@ -70,6 +94,12 @@ export const KEYS = {
     key: (hash: string) => `stitch:${hash}`,
     payload: z.object({ sessionKey: z.string(), seq: z.number().int() }),
   },
+  /** String with TTL: the latest SimulationStats of an experiment. */
+  simulationStats: {
+    pattern: "sim:stats:*",
+    key: (experimentId: string) => `sim:stats:${experimentId}`,
+    payload: SimulationStatsSchema,
+  },
   /** Hash with TTL: one per live worker process. */
   heartbeat: {
     pattern: "hb:*",
@@ -93,6 +123,7 @@ export type QueuePayload<Q extends QueueName> = z.infer<(typeof QUEUES)[Q]["payl
 export type ChannelPayload<C extends ChannelName> = z.infer<(typeof CHANNELS)[C]["payload"]>;
 export type Heartbeat = z.infer<typeof KEYS.heartbeat.payload>;
 export type ProxyMetrics = z.infer<typeof ProxyMetricsSchema>;
+export type SimulationStats = z.infer<typeof SimulationStatsSchema>;
 
 export function encodeChannel<C extends ChannelName>(channel: C, payload: ChannelPayload<C>): string {
   return JSON.stringify(CHANNELS[channel].payload.parse(payload));

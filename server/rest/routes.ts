@@ -29,6 +29,8 @@ import { route, type RouteDef } from "./define";
 import { batchRoutes } from "../batches/routes";
 import * as policyVersions from "../policyVersions/service";
 import { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "../policyVersions/schemas";
+import * as simulation from "../simulation/service";
+import { SimulationGlobalInput, SimulationProgressInput, SimulationUpdateInput } from "../simulation/schemas";
 
 const ById = z.object({ id: IdSchema });
 
@@ -81,6 +83,11 @@ export const routes: RouteDef[] = [
   route({ method: "GET", path: "/policy-versions/:version", tag: "policy-versions", summary: "One policy version with the training step that made it", permission: "read", params: PolicyVersionGetInput.pick({ version: true }), query: PolicyVersionGetInput.pick({ experimentId: true }), handler: (p, i) => policyVersions.getPolicyVersion(p, { ...i.query, ...i.params }) }),
   route({ method: "POST", path: "/policy-versions/promote", tag: "policy-versions", summary: "Serve a policy version (the previous one is retired); proxies switch at once", permission: "write", body: PromoteInput, handler: (p, i) => policyVersions.promotePolicyVersion(p, i.body) }),
   route({ method: "POST", path: "/policy-versions/rollback", tag: "policy-versions", summary: "Roll back the served version (to its parent by default, 0 = base checkpoint)", permission: "write", body: RollbackInput, handler: (p, i) => policyVersions.rollbackPolicyVersion(p, i.body) }),
+
+  route({ method: "GET", path: "/simulation", tag: "simulation", summary: "Simulated users of every active experiment: settings, live stats, and the global switch", permission: "read", handler: (p) => simulation.listSimulations(p) }),
+  route({ method: "PATCH", path: "/simulation/experiments/:id", tag: "simulation", summary: "Start/stop an experiment's simulated users or change their rate, concurrency, personas, seed or turn limit", permission: "write", params: ById, body: SimulationUpdateInput.omit({ experimentId: true }), handler: (p, i) => simulation.updateSimulation(p, { ...i.body, experimentId: i.params.id }) }),
+  route({ method: "GET", path: "/simulation/experiments/:id/progress", tag: "simulation", summary: "Judged reward per policy version (mean judge score of the main turns each version served)", permission: "read", params: ById, query: SimulationProgressInput.omit({ experimentId: true }), handler: (p, i) => simulation.simulationProgress(p, { ...i.query, experimentId: i.params.id }) }),
+  route({ method: "POST", path: "/simulation/global", tag: "simulation", summary: "Turn all simulated traffic on or off (SIMULATE=0 in the workers' environment wins)", permission: "admin", body: SimulationGlobalInput, handler: (p, i) => simulation.setGlobalSimulation(p, i.body) }),
 
   ...batchRoutes,
 ];

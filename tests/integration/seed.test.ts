@@ -8,7 +8,7 @@ import { authenticate } from "../../server/users/service";
 describe("first-start seed", () => {
   it("creates the INIT admin, the INIT admin-scope key and the demo experiments once, and is idempotent", async () => {
     const hadUsers = (await db().user.count()) > 0;
-    const env = { INIT_ADMIN_EMAIL: "init-admin@example.test", INIT_ADMIN_PASSWORD: "init-password-123", INIT_API_KEY: "ocrl_0123abcd_initkeyinitkeyinitkeyinit" } as NodeJS.ProcessEnv;
+    const env = { INIT_ADMIN_EMAIL: "init-admin@example.test", INIT_ADMIN_PASSWORD: "init-password-123", INIT_API_KEY: "ocrl_0123abcd_initkeyinitkeyinitkeyinit" };
     const first = await seedFirstStart(env);
     if (!hadUsers) {
       expect(first.admin).toEqual({ email: env.INIT_ADMIN_EMAIL, password: null });

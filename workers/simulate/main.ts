@@ -1,7 +1,115 @@
-// Placeholder loop until this worker's issue lands: it heartbeats so the Workers page shows it alive.
+// Simulated users (server/simulation): for every experiment whose simulation is on, personas hold seeded
+// multi-turn conversations with the agent through the proxy, at the configured rate and concurrency. Settings
+// live in Postgres (changed from the UI or the API, announced on the simulationControl channel, polled as a
+// fallback); SIMULATE=0 or the global switch turns all simulated traffic off.
+import { z } from "zod";
+import { env } from "../../server/env";
+import { subscribe } from "../../server/bus/pubsub";
+import { proxyChat, proxyClient } from "../../server/simulation/client";
+import { mintSimulationKey, revokeSimulationKey, type SimulationKey } from "../../server/simulation/key";
+import { ExperimentSimulation, type ChatFactory } from "../../server/simulation/runner";
+import { activeSimulations, simulationAllowedByEnv, writeStats } from "../../server/simulation/service";
 import { runWorker, sleep } from "../../server/workers/runtime";
 
-await runWorker("simulate", async (ctx) => {
-  ctx.setActivity("idle: not implemented yet");
-  while (!ctx.signal.aborted) await sleep(1000, ctx.signal);
+const SimEnvSchema = z.object({
+  /** The proxy the users talk to (default: this host's PROXY_PORT). */
+  SIMULATE_PROXY_URL: z.string().url().optional(),
+  /** How often settings are re-read when no change is announced. */
+  SIMULATE_POLL_MS: z.coerce.number().int().min(100).default(5000),
 });
+
+const TICK_MS = 250;
+const STATS_EVERY_MS = 2000;
+const ROTATE_BEFORE_MS = 3600_000;
+
+const cfg = SimEnvSchema.parse(process.env);
+const baseURL = cfg.SIMULATE_PROXY_URL ?? `http://127.0.0.1:${env().PROXY_PORT}/v1`;
+
+await runWorker("simulate", async (ctx) => {
+  if (!simulationAllowedByEnv()) {
+    ctx.setActivity("off: SIMULATE=0");
+    while (!ctx.signal.aborted) await sleep(5000, ctx.signal);
+    return;
+  }
+  let key: SimulationKey | null = null;
+  let client: ReturnType<typeof proxyClient> | null = null;
+  const chatFor = (slug: string): ChatFactory => (conv) => proxyChat(client!, { model: slug, ...conv });
+  const nonce = Date.now().toString(36);
+  const runners = new Map<string, { sim: ExperimentSimulation; slug: string }>();
+  let reloadAt = 0;
+  let statsAt = 0;
+  let offReason: string | null = null;
+  const unsubscribe = subscribe("simulationControl", () => void (reloadAt = 0)).catch((err: Error) => {
+    ctx.log(`no live settings changes (${err.message}); polling every ${cfg.SIMULATE_POLL_MS} ms`);
+    return null;
+  });
+
+  const reconcile = async () => {
+    const desired = await activeSimulations();
+    offReason = desired.on ? null : desired.reason;
+    const wanted = new Map(desired.items.map((d) => [d.experimentId, d]));
+    for (const [id, r] of runners) {
+      const d = wanted.get(id);
+      if (d && d.slug === r.slug && r.sim.sameSequence(d.settings)) continue;
+      runners.delete(id);
+      void r.sim.stop(); // unwinds in the background; a new seed starts a new sequence at once
+      ctx.log(`simulation of ${r.slug} stopped`);
+    }
+    for (const d of desired.items) {
+      const r = runners.get(d.experimentId);
+      if (r) r.sim.update(d.settings);
+      else {
+        runners.set(d.experimentId, { slug: d.slug, sim: new ExperimentSimulation(d.experimentId, d.settings, chatFor(d.slug), nonce, (m) => ctx.log(`[${d.slug}] ${m}`)) });
+        ctx.log(`simulating users on ${d.slug}: ${d.settings.personas.join(", ")} at ${d.settings.perMinute}/min, ${d.settings.concurrency} at once, seed ${d.settings.seed}`);
+      }
+    }
+  };
+
+  try {
+    while (!ctx.signal.aborted) {
+      const now = Date.now();
+      try {
+        if (!key || key.expiresAt.getTime() - now < ROTATE_BEFORE_MS) {
+          const old = key;
+          key = await mintSimulationKey();
+          client = proxyClient({ baseURL, apiKey: key.key });
+          if (old) await revokeSimulationKey(old.id).catch(() => {});
+        }
+        if (now >= reloadAt) {
+          reloadAt = now + cfg.SIMULATE_POLL_MS;
+          await reconcile();
+        }
+      } catch (err) {
+        ctx.setActivity(`waiting for Postgres: ${(err as Error).message}`.slice(0, 200));
+        reloadAt = now + cfg.SIMULATE_POLL_MS;
+      }
+      for (const { sim } of runners.values()) sim.tick();
+
+      if (now - statsAt >= STATS_EVERY_MS) {
+        statsAt = now;
+        const all = [...runners.values()].map((r) => r.sim.stats());
+        await Promise.all(all.map((s) => writeStats(s).catch(() => {})));
+        const sum = (f: (s: (typeof all)[number]) => number) => all.reduce((a, s) => a + f(s), 0);
+        ctx.setStat("experiments", all.length);
+        ctx.setStat("active", sum((s) => s.active));
+        ctx.setStat("sessions", sum((s) => s.sessions));
+        ctx.setStat("turns", sum((s) => s.turns));
+        ctx.setStat("turnsPerS", Math.round(sum((s) => s.turnsPerS) * 100) / 100);
+        ctx.setStat("errors", sum((s) => s.errors));
+        ctx.setActivity(
+          offReason ? `off: ${offReason}`
+            : all.length ? `simulating users on ${all.length} experiment(s): ${sum((s) => s.active)} in conversation, ${sum((s) => s.turnsPerS).toFixed(2)} turns/s`
+              : "idle: no experiment has simulated users on",
+        );
+      }
+      await sleep(TICK_MS, ctx.signal);
+    }
+  } finally {
+    ctx.setActivity("stopping: ending conversations");
+    await Promise.all([...runners.values()].map((r) => r.sim.stop()));
+    if (key) await revokeSimulationKey(key.id).catch(() => {});
+    await (await unsubscribe)?.();
+  }
+});
+// Open handles (pg pool) must not keep a stopped worker alive.
+process.exit(0);

@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/review", label: "Review" },
   { href: "/metrics", label: "Metrics" },
   { href: "/playground", label: "Playground" },
+  { href: "/simulation", label: "Simulated users" },
   { href: "/workers", label: "Workers" },
 ];
 const ADMIN_LINKS = [

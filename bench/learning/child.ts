@@ -1,0 +1,80 @@
+// One method of the learning benchmark, in its own process (the parent sets DATABASE_URL, REDIS_URL, a Redis
+// prefix of its own, SECRET_KEY and DATA_DIR): the demo experiment's config for that method, a RUNNING run, the
+// real proxy, judge worker and trainer in-process, and simulated users in lockstep (server/simulation/lockstep).
+// Prints one JSON line per step and a final result line.
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import OpenAI from "openai";
+import { db, type Prisma } from "../../server/db/client";
+import { createApiKey } from "../../server/apiKeys/service";
+import { closeQueues } from "../../server/bus/queues";
+import { startJudgeWorker } from "../../server/judging/worker";
+import { startProxy } from "../../server/proxy/server";
+import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
+import { runLockstep } from "../../server/simulation/lockstep";
+import { simulationProgress } from "../../server/simulation/service";
+import type { SimulationSettings } from "../../server/simulation/schemas";
+import { Trainer } from "../../server/training/loop";
+import type { Principal } from "../../server/auth/principal";
+
+export interface ChildResult {
+  method: string;
+  steps: number;
+  conversations: number;
+  wallS: number;
+  /** judged reward of the turns each policy version served (version v = after step v) */
+  versions: { version: number; turns: number; reward: number }[];
+  stepMs: number[];
+}
+
+const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
+
+export async function runChild(method: string, steps: number, settings: SimulationSettings, lr: number | null): Promise<void> {
+  const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
+  if (!demo) throw new Error(`no demo experiment for method ${method}`);
+  const config = demoConfig(demo);
+  if (lr !== null) config.hyper.lr = lr;
+  config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
+  const e = await db().experiment.create({
+    data: { slug: `bench-${method}-${randomBytes(3).toString("hex")}`, name: `learning bench (${method})`, config: config as unknown as Prisma.InputJsonValue },
+  });
+  const run = await db().run.create({
+    data: { experimentId: e.id, number: 1, config: config as unknown as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() },
+  });
+  const key = await createApiKey(null, { name: "learning bench", scopes: ["proxy", "write"] });
+  const proxy = await startProxy({ port: 0, host: "127.0.0.1", metricsIntervalMs: 3_600_000, log: () => {} });
+  const judge = startJudgeWorker({
+    concurrency: 4, lockDurationMs: 30_000, jobTimeoutMs: 120_000, sweepIntervalMs: 0, sweepMinAgeMs: 30_000,
+    failedRetryAfterMs: 600_000, metricsIntervalMs: 3_600_000, experimentIds: [e.id],
+  });
+  const trainer = new Trainer({});
+  const client = new OpenAI({ apiKey: key.key, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+  const t0 = performance.now();
+  let last = t0;
+  const stepMs: number[] = [];
+  try {
+    const done = await runLockstep({
+      experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings, steps, nonce: method,
+      timeoutMs: 300_000,
+      onStep: (s) => {
+        const now = performance.now();
+        stepMs.push(now - last);
+        last = now;
+        emit({ type: "step", method, step: s.step, conversations: s.conversations, reward: s.metrics["rollout/reward_mean"] ?? null, evalScore: s.metrics["rollout/prm_eval_score"] ?? null, ms: Math.round(stepMs.at(-1)!) });
+      },
+    });
+    const admin: Principal = { kind: "apiKey", keyId: "bench", prefix: "bench", scopes: ["admin"], experimentId: null, createdById: null };
+    const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });
+    const result: ChildResult = {
+      method, steps: done.length, conversations: done.at(-1)?.conversations ?? 0, wallS: (performance.now() - t0) / 1000,
+      versions: progress.versions.map((v) => ({ version: v.version, turns: v.turns, reward: v.reward })), stepMs,
+    };
+    emit({ type: "result", ...result });
+  } finally {
+    trainer.close();
+    await judge.close();
+    await proxy.close();
+    await closeQueues();
+    await db().$disconnect();
+  }
+}

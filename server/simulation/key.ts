@@ -1,0 +1,37 @@
+// The simulate worker's own API key: proxy scope to talk to the proxy, write scope so the proxy accepts its
+// X-Simulated-Persona header. Minted at start, held only in the worker's memory, short-lived (rotated before it
+// expires) and revoked on shutdown; a crashed worker's key simply expires.
+import { db } from "../db/client";
+import { createApiKey } from "../apiKeys/service";
+import { audit } from "../audit/log";
+import { forgetApiKey } from "../auth/apiKeys";
+import { publish } from "../bus/pubsub";
+
+export const SIMULATION_KEY_NAME = "simulated users (workers/simulate)";
+export const SIMULATION_KEY_TTL_MS = 24 * 3600_000;
+
+export interface SimulationKey {
+  id: string;
+  key: string;
+  expiresAt: Date;
+}
+
+export async function mintSimulationKey(ttlMs = SIMULATION_KEY_TTL_MS): Promise<SimulationKey> {
+  const expiresAt = new Date(Date.now() + ttlMs);
+  const k = await createApiKey(null, { name: SIMULATION_KEY_NAME, scopes: ["proxy", "write"], expiresAt });
+  return { id: k.id, key: k.key, expiresAt };
+}
+
+/** Revoked by the system (no principal: the worker is not a user), audited and announced like any revocation. */
+export async function revokeSimulationKey(id: string): Promise<void> {
+  const row = await db().$transaction(async (tx) => {
+    const before = await tx.apiKey.findUnique({ where: { id } });
+    if (!before || before.revokedAt) return null;
+    const after = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    await audit(tx, null, "apiKey.revoke", "apiKey", id, { revokedAt: null }, { revokedAt: after.revokedAt });
+    return after;
+  });
+  if (!row) return;
+  forgetApiKey(row.prefix);
+  await publish("apiKeyRevoked", { prefix: row.prefix }).catch(() => {});
+}

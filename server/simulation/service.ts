@@ -1,0 +1,193 @@
+// Simulated-user controls (Postgres, audited) and what the UI shows about them: per experiment on/off,
+// rate, concurrency, personas, seed and turn limit; a global switch (the "*" row, and SIMULATE=0 in the
+// environment, which wins); live stats from the worker (Redis); and the judged reward per policy version —
+// the answer to "is the model improving?".
+import type { z } from "zod";
+import { db } from "../db/client";
+import { audit } from "../audit/log";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
+import { publish } from "../bus/pubsub";
+import { KEYS, type SimulationStats } from "../bus/contracts";
+import { ExperimentConfigSchema } from "../experiments/config";
+import { badRequest, fromZod, notFound } from "../errors";
+import { redis, rkey } from "../redis/client";
+import type { SimulationControl } from "../db/generated/client";
+import {
+  DEFAULT_SETTINGS, GLOBAL_KEY, SimulationSettingsSchema,
+  type SimulationGlobalInput, type SimulationProgressInput, type SimulationSettings, type SimulationUpdateInput,
+} from "./schemas";
+
+const OFF = new Set(["0", "false", "off", "no"]);
+
+/** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
+export function simulationAllowedByEnv(source: NodeJS.ProcessEnv = process.env): boolean {
+  return !OFF.has((source.SIMULATE ?? "1").trim().toLowerCase());
+}
+
+export function settingsOf(row: SimulationControl | null): SimulationSettings {
+  if (!row) return { ...DEFAULT_SETTINGS };
+  return { perMinute: row.perMinute, concurrency: row.concurrency, personas: row.personas, seed: row.seed, maxTurns: row.maxTurns };
+}
+
+/** Best-effort wake-up: the worker also polls, so a Redis outage delays a change, never loses it. */
+async function notify(experimentId: string): Promise<void> {
+  await publish("simulationControl", { experimentId }).catch(() => {});
+}
+
+export async function globalEnabled(): Promise<boolean> {
+  const row = await db().simulationControl.findUnique({ where: { experimentId: GLOBAL_KEY } });
+  return row?.enabled ?? true;
+}
+
+export interface ActiveSimulation {
+  experimentId: string;
+  slug: string;
+  settings: SimulationSettings;
+}
+
+/** What the worker should run now: enabled simulations of active experiments (none when switched off). */
+export async function activeSimulations(source: NodeJS.ProcessEnv = process.env): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
+  if (!simulationAllowedByEnv(source)) return { on: false, reason: "SIMULATE=0", items: [] };
+  if (!(await globalEnabled())) return { on: false, reason: "switched off in the UI", items: [] };
+  const rows = await db().simulationControl.findMany({ where: { enabled: true, experimentId: { not: GLOBAL_KEY } } });
+  if (!rows.length) return { on: true, reason: null, items: [] };
+  const experiments = await db().experiment.findMany({
+    where: { id: { in: rows.map((r) => r.experimentId) }, status: "ACTIVE" },
+    select: { id: true, slug: true },
+  });
+  const slugs = new Map(experiments.map((e) => [e.id, e.slug]));
+  return {
+    on: true,
+    reason: null,
+    items: rows.flatMap((r) => (slugs.has(r.experimentId) ? [{ experimentId: r.experimentId, slug: slugs.get(r.experimentId)!, settings: settingsOf(r) }] : [])),
+  };
+}
+
+export async function readStats(experimentIds: readonly string[]): Promise<Map<string, SimulationStats>> {
+  const out = new Map<string, SimulationStats>();
+  if (!experimentIds.length) return out;
+  const values = await redis().mget(experimentIds.map((id) => rkey(KEYS.simulationStats.key(id)))).catch(() => [] as (string | null)[]);
+  values.forEach((v) => {
+    if (!v) return;
+    const parsed = KEYS.simulationStats.payload.safeParse(JSON.parse(v));
+    if (parsed.success) out.set(parsed.data.experimentId, parsed.data);
+  });
+  return out;
+}
+
+export async function writeStats(stats: SimulationStats, ttlS = 15): Promise<void> {
+  await redis().set(rkey(KEYS.simulationStats.key(stats.experimentId)), JSON.stringify(KEYS.simulationStats.payload.parse(stats)), "EX", ttlS);
+}
+
+export async function listSimulations(p: Principal) {
+  assertCan(p, "read");
+  const bound = boundExperimentId(p);
+  const experiments = await db().experiment.findMany({
+    where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) },
+    orderBy: [{ demo: "desc" }, { createdAt: "asc" }],
+    include: { runs: { where: { status: { in: ["PENDING", "RUNNING", "PAUSED"] } }, orderBy: { number: "desc" }, take: 1, select: { id: true, number: true, status: true, lastStep: true } } },
+  });
+  const ids = experiments.map((e) => e.id);
+  const [rows, global, stats] = await Promise.all([
+    db().simulationControl.findMany({ where: { experimentId: { in: ids } } }),
+    globalEnabled(),
+    readStats(ids),
+  ]);
+  const byId = new Map(rows.map((r) => [r.experimentId, r]));
+  return {
+    envEnabled: simulationAllowedByEnv(),
+    globalEnabled: global,
+    items: experiments.map((e) => {
+      const row = byId.get(e.id) ?? null;
+      return {
+        experiment: { id: e.id, slug: e.slug, name: e.name, demo: e.demo, method: ExperimentConfigSchema.parse(e.config).method, activeRun: e.runs[0] ?? null },
+        enabled: row?.enabled ?? false,
+        settings: settingsOf(row),
+        updatedAt: row?.updatedAt.toISOString() ?? null,
+        stats: stats.get(e.id) ?? null,
+      };
+    }),
+  };
+}
+
+async function resolveExperiment(p: Principal, idOrSlug: string) {
+  const e = await db().experiment.findFirst({ where: { OR: [{ id: idOrSlug }, { slug: idOrSlug }] }, select: { id: true, slug: true, status: true } });
+  if (!e) throw notFound("Experiment", idOrSlug);
+  assertExperimentAccess(p, e.id);
+  return e;
+}
+
+export async function updateSimulation(p: Principal, input: z.output<typeof SimulationUpdateInput>) {
+  assertCan(p, "write");
+  const { experimentId: idOrSlug, enabled, ...changes } = input;
+  if (enabled === undefined && Object.keys(changes).length === 0) throw badRequest("Nothing to change: send enabled and/or settings");
+  const e = await resolveExperiment(p, idOrSlug);
+  const row = await db().$transaction(async (tx) => {
+    const before = await tx.simulationControl.findUnique({ where: { experimentId: e.id } });
+    const merged = SimulationSettingsSchema.safeParse({ ...settingsOf(before), ...changes });
+    if (!merged.success) throw fromZod(merged.error, "Invalid simulation settings");
+    const data = { ...merged.data, enabled: enabled ?? before?.enabled ?? false, updatedById: p.kind === "user" ? p.userId : p.createdById };
+    const after = await tx.simulationControl.upsert({ where: { experimentId: e.id }, create: { experimentId: e.id, ...data }, update: data });
+    await audit(tx, p, "simulation.update", "experiment", e.id, before && { enabled: before.enabled, ...settingsOf(before) }, { enabled: after.enabled, ...settingsOf(after) });
+    return after;
+  });
+  await notify(e.id);
+  return { experimentId: e.id, enabled: row.enabled, settings: settingsOf(row), updatedAt: row.updatedAt.toISOString() };
+}
+
+export async function setGlobalSimulation(p: Principal, input: z.output<typeof SimulationGlobalInput>) {
+  assertCan(p, "admin");
+  const row = await db().$transaction(async (tx) => {
+    const before = await tx.simulationControl.findUnique({ where: { experimentId: GLOBAL_KEY } });
+    const after = await tx.simulationControl.upsert({
+      where: { experimentId: GLOBAL_KEY },
+      create: { experimentId: GLOBAL_KEY, enabled: input.enabled, personas: [] },
+      update: { enabled: input.enabled },
+    });
+    await audit(tx, p, "simulation.global", "simulation", GLOBAL_KEY, { enabled: before?.enabled ?? true }, { enabled: after.enabled });
+    return after;
+  });
+  await notify(GLOBAL_KEY);
+  return { globalEnabled: row.enabled, envEnabled: simulationAllowedByEnv() };
+}
+
+/** Seeding (first start): enable simulated users for an experiment without a principal (no audit actor). */
+export async function enableSimulation(experimentId: string, settings: SimulationSettings): Promise<void> {
+  const data = { ...SimulationSettingsSchema.parse(settings), enabled: true };
+  await db().simulationControl.upsert({ where: { experimentId }, create: { experimentId, ...data }, update: data });
+}
+
+export interface VersionReward {
+  version: number;
+  /** judged main turns served by this version that have a next state */
+  turns: number;
+  /** mean judge score of those turns (−1…1) */
+  reward: number;
+  firstAt: string;
+}
+
+/**
+ * Judged reward per policy version: the mean score of the main turns each version served that have a next
+ * state (the latest judgment per turn), oldest version first. Real and simulated traffic alike.
+ */
+export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
+  assertCan(p, "read");
+  const e = await resolveExperiment(p, input.experimentId);
+  const rows = await db().$queryRaw<{ version: number; turns: number; reward: number; firstAt: Date }[]>`
+    SELECT t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
+    FROM turns t
+    JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
+    WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL
+    GROUP BY t."policyVersion"
+    ORDER BY t."policyVersion" DESC
+    LIMIT ${input.versions}`;
+  const [active, steps] = await Promise.all([
+    db().policyVersion.findFirst({ where: { experimentId: e.id, status: "ACTIVE" }, orderBy: { version: "desc" }, select: { version: true } }),
+    db().trainingStep.count({ where: { run: { experimentId: e.id } } }),
+  ]);
+  const versions: VersionReward[] = rows.reverse().map((r) => ({ version: r.version, turns: r.turns, reward: r.reward, firstAt: r.firstAt.toISOString() }));
+  return { experimentId: e.id, servedVersion: active?.version ?? 0, steps, versions };
+}
+
+export type SimulationList = Awaited<ReturnType<typeof listSimulations>>;
+export type SimulationProgress = Awaited<ReturnType<typeof simulationProgress>>;
