@@ -27,11 +27,20 @@ await runWorker("train", async (ctx) => {
   let steps = 0;
   try {
     while (!ctx.signal.aborted) {
-      const now = new Date();
-      const started = await db().run.updateMany({ where: { ...mine, status: "PENDING" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
-      if (started.count) ctx.log(`started ${started.count} run(s)`);
-      await db().run.updateMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, data: { heartbeatAt: now } });
-      const live = await db().run.findMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
+      let live: { id: string; number: number }[];
+      try {
+        const now = new Date();
+        const started = await db().run.updateMany({ where: { ...mine, status: "PENDING" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
+        if (started.count) ctx.log(`started ${started.count} run(s)`);
+        await db().run.updateMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, data: { heartbeatAt: now } });
+        live = await db().run.findMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
+      } catch (e) {
+        // Postgres unreachable (outage, failover): wait it out in this process, weights still loaded,
+        // instead of dying on the rejection.
+        ctx.setActivity(`waiting for Postgres: ${(e as Error).message}`.slice(0, 200));
+        await sleep(IDLE_MS, ctx.signal);
+        continue;
+      }
       const liveIds = new Set(live.map((r) => r.id));
       for (const id of trainer.runIds) if (!liveIds.has(id)) trainer.release(id); // stopped runs stop
 
