@@ -6,7 +6,7 @@
  * and writes a PNG chart of the three curves.
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--steps 100] [--window 5] [--target 0.6]
- *                                 [--parallel 2] [--seed 7] [--out bench/learning/learning-curves.png]
+ *                                 [--parallel 2] [--seed 7] [--lr X] [--batch N] [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -37,6 +37,7 @@ const ArgsSchema = z.object({
   parallel: z.coerce.number().int().min(1).default(2),
   seed: z.coerce.number().int().min(0).optional(),
   lr: z.coerce.number().positive().optional(),
+  batch: z.coerce.number().int().min(1).optional(),
   out: z.string().default("bench/learning/learning-curves.png"),
   child: z.enum(["grpo", "opd", "combine"]).optional(),
 });
@@ -71,6 +72,7 @@ function runChildProcess(method: string, args: Args, env: NodeJS.ProcessEnv): Pr
     const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps)];
     if (args.seed !== undefined) argv.push("--seed", String(args.seed));
     if (args.lr !== undefined) argv.push("--lr", String(args.lr));
+    if (args.batch !== undefined) argv.push("--batch", String(args.batch));
     const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     let result: ChildResult | null = null;
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -80,7 +82,7 @@ function runChildProcess(method: string, args: Args, env: NodeJS.ProcessEnv): Pr
       } catch {
         return; // a log line
       }
-      if (msg.type === "step") console.log(`  ${LABELS[method]} step ${msg.step}: ${msg.conversations} conversations, batch reward ${Number(msg.reward).toFixed(2)}, ${msg.ms} ms`);
+      if (msg.type === "step") console.log(`  ${LABELS[method]} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`);
       if (msg.type === "result") result = msg as unknown as ChildResult;
     });
     child.on("exit", (code) => {
@@ -167,7 +169,7 @@ async function main() {
   if (args.child) {
     const { runChild } = await import("./child");
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
-    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed }, args.lr ?? null);
+    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed }, { lr: args.lr, batchSize: args.batch });
     return;
   }
   await parent(args);

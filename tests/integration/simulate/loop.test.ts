@@ -1,0 +1,107 @@
+// The whole loop, end to end: simulated users (the official OpenAI client, session headers) → the recording proxy
+// (embedded policy on the committed base checkpoint) → the judge worker (BullMQ, heuristic judge) → the trainer
+// (GRPO steps, checkpoints, version announcements) → the proxy serving each new version. Run in lockstep with a
+// fixed seed, so the outcome is reproducible: versions advance, every trained sample traces back to a recorded
+// turn and its judgment, and the judged reward of the last window of versions beats the first window's.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import OpenAI from "openai";
+import { db, type Prisma } from "../../../server/db/client";
+import { closeQueues } from "../../../server/bus/queues";
+import { startJudgeWorker, type JudgeWorker } from "../../../server/judging/worker";
+import { startProxy, type ProxyServer } from "../../../server/proxy/server";
+import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
+import { runLockstep } from "../../../server/simulation/lockstep";
+import { simulationProgress } from "../../../server/simulation/service";
+import { StepRecordSchema } from "../../../server/training/schemas";
+import { Trainer } from "../../../server/training/loop";
+import { makeKey, uniq } from "../../helpers/fixtures";
+import { tempDataDir } from "../proxy/setup";
+import { admin, isolateDataDir, isolateRedis } from "../train/helpers";
+
+isolateRedis("sim-loop");
+
+// The GRPO demo experiment, with smaller batches and a bolder learning rate so a handful of steps show learning.
+const STEPS = 10;
+const BATCH = 8;
+const LR = 3e-3;
+const WINDOW = 3;
+
+let dataDir = "";
+let proxy: ProxyServer;
+let judge: JudgeWorker;
+let trainer: Trainer;
+
+beforeAll(async () => {
+  dataDir = await isolateDataDir("sim-loop");
+  proxy = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), metricsIntervalMs: 3_600_000, log: () => {} });
+  trainer = new Trainer({ dataDir });
+});
+afterAll(async () => {
+  trainer?.close();
+  await judge?.close();
+  await proxy?.close();
+  await closeQueues();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const mean = (xs: { turns: number; reward: number }[]) => xs.reduce((a, v) => a + v.reward * v.turns, 0) / xs.reduce((a, v) => a + v.turns, 0);
+
+describe("simulated users → proxy → judge → trainer → new version served", () => {
+  it("learns the simulated user's preference in lockstep, and every trained sample traces back to a turn and its judgment", async () => {
+    const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
+    config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
+    config.hyper = { ...config.hyper, batchSize: BATCH, lr: LR };
+    const e = await db().experiment.create({ data: { slug: uniq("loop"), name: "loop test", config: config as unknown as Prisma.InputJsonValue } });
+    const run = await db().run.create({
+      data: { experimentId: e.id, number: 1, config: config as unknown as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() },
+    });
+    judge = startJudgeWorker({
+      concurrency: 4, lockDurationMs: 30_000, jobTimeoutMs: 60_000, sweepIntervalMs: 0, sweepMinAgeMs: 30_000,
+      failedRetryAfterMs: 600_000, metricsIntervalMs: 3_600_000, experimentIds: [e.id],
+    });
+    const client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+
+    const steps = await runLockstep({ experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings: DEMO_SIMULATION, steps: STEPS, timeoutMs: 60_000 });
+
+    // Versions advanced, one per step, and the proxy serves the last one.
+    expect(steps.map((s) => s.version)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+    expect(proxy.experiments.get(e.id)!.policyVersion).toBe(STEPS);
+    const versions = await db().policyVersion.findMany({ where: { experimentId: e.id }, orderBy: { version: "asc" } });
+    expect(versions.map((v) => v.version)).toEqual(steps.map((s) => s.version));
+    expect(versions.at(-1)!.status).toBe("ACTIVE");
+
+    // Every trained sample: a recorded, simulated main turn served by an earlier version, with the user's reaction as
+    // its next state, and the judgment whose score became its reward.
+    const records = await db().trainingStep.findMany({ where: { runId: run.id }, orderBy: { step: "asc" }, include: { samples: true } });
+    expect(records).toHaveLength(STEPS);
+    for (const r of records) {
+      const { trace, parentVersion } = StepRecordSchema.parse(r.metrics);
+      expect(trace).toHaveLength(BATCH);
+      expect(new Set(trace.map((t) => t.sampleId))).toEqual(new Set(r.samples.map((s) => s.id)));
+      for (const t of trace) {
+        const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId }, include: { session: true, judgments: true } });
+        const sample = r.samples.find((s) => s.id === t.sampleId)!;
+        expect(sample.turnId).toBe(turn.id);
+        expect(turn).toMatchObject({ experimentId: e.id, turnType: "MAIN", status: "OK", simulated: true, session: { simulated: true, persona: "leo" } });
+        expect(turn.policyVersion).toBeLessThanOrEqual(parentVersion);
+        expect(turn.tokenIds.length).toBeGreaterThan(0);
+        expect(turn.nextStateRole).toBe("user");
+        const judgment = turn.judgments.find((j) => j.id === t.judgmentId);
+        expect(judgment, `judgment of turn ${turn.id}`).toBeDefined();
+        expect(t).toMatchObject({ kind: "RL", labelSource: "JUDGE", reward: judgment!.score });
+        expect(sample.reward).toBe(judgment!.score);
+      }
+    }
+
+    // The judged reward (the user's reactions) of the last window of versions beats the first window's.
+    const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });
+    const byVersion = progress.versions;
+    const first = mean(byVersion.slice(0, WINDOW));
+    const last = mean(byVersion.slice(-WINDOW));
+    console.log(`judged reward per version: ${byVersion.map((v) => `v${v.version}=${v.reward.toFixed(2)}(${v.turns})`).join(" ")}; first ${first.toFixed(2)}, last ${last.toFixed(2)}`);
+    expect(byVersion[0].version).toBe(0);
+    expect(last).toBeGreaterThan(first);
+  }, 300_000);
+});
