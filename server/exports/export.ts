@@ -70,10 +70,10 @@ export async function exportTurnsJsonl(p: Principal, filter: z.output<typeof Tur
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return controller.close();
-      const keyset: Prisma.Sql = after ? Prisma.sql`AND (t."createdAt", t.id) > (${sqlTime(after.at)}, ${after.id})` : Prisma.empty;
+      const keyset: Prisma.Sql = after ? Prisma.sql`AND (f."createdAt", f."turnId") > (${sqlTime(after.at)}, ${after.id})` : Prisma.empty;
       const page = await db().$queryRaw<{ id: string; createdAt: Date }[]>`
-        SELECT t.id, t."createdAt" FROM ${TURN_FROM} WHERE ${where} ${keyset}
-        ORDER BY t."createdAt", t.id LIMIT ${BATCH}`;
+        SELECT f."turnId" AS id, f."createdAt" FROM ${TURN_FROM} WHERE ${where} ${keyset}
+        ORDER BY f."createdAt", f."turnId" LIMIT ${BATCH}`;
       if (page.length < BATCH) done = true;
       if (!page.length) return controller.close();
       after = { at: page[page.length - 1]!.createdAt, id: page[page.length - 1]!.id };

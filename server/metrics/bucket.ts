@@ -1,29 +1,16 @@
-// Server-side downsampling of one metric series to at most `maxPoints` points that keep each bucket's
-// min, max and last value (the W&B "full fidelity" idea: spikes survive, the line shows the last value).
-// Sources are the pre-aggregated rollups (widths 16^k) or raw points; output buckets are whole multiples
-// of the source width and aligned to it, so no source row ever straddles two output buckets.
+// Planning the server-side downsampling of one metric series to at most `maxPoints` points that keep each
+// bucket's min, max and last value (the W&B "full fidelity" idea: spikes survive, the line shows the last
+// value). Sources are the pre-aggregated rollups (widths 16^k) or raw points; output buckets are whole
+// multiples of the source width and aligned to it, so no source row ever straddles two output buckets.
 import type { Axis } from "./schemas";
 
 /** Bucket width of each rollup level (index 0 = level 1), as the migration's trigger computes them. */
 export const LEVEL_WIDTHS: Record<Axis, readonly number[]> = {
   step: [16, 256, 4096, 65536],
-  time: [1000, 16000, 256000, 4096000, 65536000],
+  time: [16_000, 256_000, 4_096_000, 65_536_000],
 };
 
 export const TOP_LEVEL: Record<Axis, number> = { step: LEVEL_WIDTHS.step.length, time: LEVEL_WIDTHS.time.length };
-
-/** A rollup row, or a raw point (firstX = lastX = x, min = max = sum = last = value, count = 1). */
-export interface SourceRow {
-  firstX: number;
-  lastX: number;
-  min: number;
-  max: number;
-  sum: number;
-  count: number;
-  last: number;
-  lastTs: Date;
-  lastStep: number | null;
-}
 
 export interface BucketPoint {
   /** x of the bucket's last value (step, or epoch ms). */
@@ -60,35 +47,4 @@ export function planBuckets(axis: Axis, lo: number, hi: number, maxPoints: numbe
   // Aligning the origin down can add one bucket at the end; widen until the count fits.
   while (Math.floor((hi - origin) / width) + 1 > maxPoints) width += sourceWidth;
   return { level, sourceWidth, width, origin };
-}
-
-/** Folds rows (sorted by x) into output buckets of `plan.width` starting at `plan.origin`. */
-export function mergeBuckets(rows: readonly SourceRow[], plan: Pick<BucketPlan, "width" | "origin">): BucketPoint[] {
-  const out: BucketPoint[] = [];
-  let key = Number.NaN;
-  let cur: (BucketPoint & { sum: number }) | null = null;
-  const flush = () => {
-    if (cur) out.push({ x: cur.x, last: cur.last, min: cur.min, max: cur.max, mean: cur.sum / cur.count, count: cur.count, step: cur.step, ts: cur.ts });
-  };
-  for (const r of rows) {
-    const k = Math.floor((r.firstX - plan.origin) / plan.width);
-    if (k !== key || !cur) {
-      flush();
-      key = k;
-      cur = { x: r.lastX, last: r.last, min: r.min, max: r.max, mean: 0, sum: r.sum, count: r.count, step: r.lastStep, ts: r.lastTs.getTime() };
-      continue;
-    }
-    cur.min = Math.min(cur.min, r.min);
-    cur.max = Math.max(cur.max, r.max);
-    cur.sum += r.sum;
-    cur.count += r.count;
-    if (r.lastX >= cur.x) {
-      cur.x = r.lastX;
-      cur.last = r.last;
-      cur.step = r.lastStep;
-      cur.ts = r.lastTs.getTime();
-    }
-  }
-  flush();
-  return out;
 }

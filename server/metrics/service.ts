@@ -6,7 +6,7 @@ import { Prisma } from "../db/generated/client";
 import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
 import { notFound } from "../errors";
 import { scopeExperiment } from "../trajectories/service";
-import { mergeBuckets, planBuckets, TOP_LEVEL, type BucketPoint, type SourceRow } from "./bucket";
+import { planBuckets, TOP_LEVEL, type BucketPlan, type BucketPoint } from "./bucket";
 import type { Axis, MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "./schemas";
 
 async function assertExperiment(p: Principal, experimentId: string): Promise<void> {
@@ -14,10 +14,6 @@ async function assertExperiment(p: Principal, experimentId: string): Promise<voi
   assertExperimentAccess(p, experimentId);
   if (!(await db().experiment.findUnique({ where: { id: experimentId }, select: { id: true } }))) throw notFound("Experiment", experimentId);
 }
-
-type RollupRow = Omit<SourceRow, "firstX" | "lastX"> & { firstX: bigint | number; lastX: bigint | number };
-
-const toSource = (r: RollupRow): SourceRow => ({ ...r, firstX: Number(r.firstX), lastX: Number(r.lastX), count: Number(r.count) });
 
 export interface SeriesKey {
   experimentId: string;
@@ -37,7 +33,14 @@ export interface Series {
   points: BucketPoint[];
 }
 
-/** One series, bucketed to at most `maxPoints` points (min/max/last/mean per bucket). */
+type BucketRow = { x: bigint; last: number; min: number; max: number; sum: number; count: bigint | number; step: number | null; ts: Date };
+
+const toPoint = (r: BucketRow): BucketPoint => {
+  const count = Number(r.count);
+  return { x: Number(r.x), last: r.last, min: r.min, max: r.max, mean: r.sum / count, count, step: r.step, ts: r.ts.getTime() };
+};
+
+/** One series, bucketed in SQL to at most `maxPoints` points (min/max/last/mean per bucket). */
 export async function bucketSeries(key: SeriesKey, opts: { from?: number; to?: number; maxPoints: number }): Promise<Series> {
   const where = Prisma.sql`"experimentId" = ${key.experimentId} AND "runKey" = ${key.runKey} AND name = ${key.name} AND axis = ${key.axis}`;
   const [range] = await db().$queryRaw<{ lo: bigint | null; hi: bigint | null; total: bigint | null }[]>`
@@ -49,35 +52,39 @@ export async function bucketSeries(key: SeriesKey, opts: { from?: number; to?: n
   const hi = Math.min(Number(range.hi), opts.to ?? Infinity);
   if (lo > hi) return empty;
   const plan = planBuckets(key.axis, lo, hi, opts.maxPoints);
-  const rows = plan.level === 0 ? await rawRows(key, lo, hi) : await rollupRows(where, plan.level, plan.sourceWidth, lo, hi);
-  const points = mergeBuckets(rows, plan);
+  const rows = plan.level === 0 ? await rawBuckets(key, lo, hi, plan) : await rollupBuckets(where, lo, hi, plan);
+  const points = rows.map(toPoint);
   const ranged = opts.from !== undefined || opts.to !== undefined;
   return { ...empty, total: ranged ? points.reduce((n, p) => n + p.count, 0) : Number(range.total ?? 0), level: plan.level, width: plan.width, points };
 }
 
-async function rollupRows(where: Prisma.Sql, level: number, width: number, lo: number, hi: number): Promise<SourceRow[]> {
-  const rows = await db().$queryRaw<RollupRow[]>`
-    SELECT "firstX", "lastX", min, max, sum, count, last, "lastTs", "lastStep" FROM metric_rollups
-    WHERE ${where} AND level = ${level}::int AND bucket BETWEEN ${Math.floor(lo / width)}::bigint AND ${Math.floor(hi / width)}::bigint
-    ORDER BY bucket`;
-  return rows.map(toSource);
+/** Rollup rows of the plan's level folded into output buckets (a rollup row never straddles two). */
+async function rollupBuckets(where: Prisma.Sql, lo: number, hi: number, plan: BucketPlan): Promise<BucketRow[]> {
+  const w = plan.sourceWidth;
+  return db().$queryRaw<BucketRow[]>`
+    SELECT max("lastX") AS x, (array_agg(last ORDER BY "lastX" DESC))[1] AS last, min(min) AS min, max(max) AS max,
+           sum(sum) AS sum, sum(count)::bigint AS count,
+           (array_agg("lastStep" ORDER BY "lastX" DESC))[1] AS step, (array_agg("lastTs" ORDER BY "lastX" DESC))[1] AS ts
+    FROM metric_rollups
+    WHERE ${where} AND level = ${plan.level}::int AND bucket BETWEEN ${Math.floor(lo / w)}::bigint AND ${Math.floor(hi / w)}::bigint
+    GROUP BY floor((bucket * ${w}::bigint - ${plan.origin}::bigint) / ${plan.width}::numeric)
+    ORDER BY 1`;
 }
 
-async function rawRows(key: SeriesKey, lo: number, hi: number): Promise<SourceRow[]> {
+async function rawBuckets(key: SeriesKey, lo: number, hi: number, plan: BucketPlan): Promise<BucketRow[]> {
   const run = key.runKey ? Prisma.sql`"runId" = ${key.runKey}` : Prisma.sql`"experimentId" = ${key.experimentId} AND "runId" IS NULL`;
   const x = key.axis === "step" ? Prisma.sql`step::bigint` : Prisma.sql`floor(extract(epoch FROM ts) * 1000)::bigint`;
   const range =
     key.axis === "step"
       ? Prisma.sql`step BETWEEN ${lo}::int AND ${hi}::int`
       : Prisma.sql`ts BETWEEN ${new Date(lo).toISOString()}::timestamp AND ${new Date(hi).toISOString()}::timestamp`;
-  const rows = await db().$queryRaw<{ x: bigint; value: number; ts: Date; step: number | null }[]>`
-    SELECT ${x} AS x, value, ts, step FROM metric_points
-    WHERE ${run} AND name = ${key.name} AND ${range}
-    ORDER BY x, id LIMIT 100000`;
-  return rows.map((r) => {
-    const xv = Number(r.x);
-    return { firstX: xv, lastX: xv, min: r.value, max: r.value, sum: r.value, count: 1, last: r.value, lastTs: r.ts, lastStep: r.step };
-  });
+  return db().$queryRaw<BucketRow[]>`
+    SELECT max(x) AS x, (array_agg(value ORDER BY x DESC, id DESC))[1] AS last, min(value) AS min, max(value) AS max,
+           sum(value) AS sum, count(*)::bigint AS count,
+           (array_agg(step ORDER BY x DESC, id DESC))[1] AS step, (array_agg(ts ORDER BY x DESC, id DESC))[1] AS ts
+    FROM (SELECT ${x} AS x, value, step, ts, id FROM metric_points WHERE ${run} AND name = ${key.name} AND ${range}) p
+    GROUP BY floor((x - ${plan.origin}::bigint) / ${plan.width}::numeric)
+    ORDER BY 1`;
 }
 
 /** Every requested (run, name) series of an experiment, bucketed for charts. */

@@ -9,7 +9,7 @@ import { audit } from "../audit/log";
 import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { scopeExperiment } from "../trajectories/service";
-import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FROM, turnWhere } from "../trajectories/query";
+import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
 import { writeReviewerLabel } from "../trajectories/labels";
 import { effectiveLabelsForTurns } from "./effectiveLabels";
 import { QueueFilterSchema, type QueueAddTurnsInput, type QueueCreateInput, type QueueListInput, type QueueUpdateInput, type SubmitInput } from "./schemas";
@@ -147,10 +147,10 @@ export async function fillQueue(tx: Tx, q: { id: string; experimentId: string; f
   const filter = { ...QueueFilterSchema.parse(q.filter), experimentId: q.experimentId };
   return tx.$executeRaw`
     INSERT INTO review_items (id, "queueId", "turnId", disputed, "disputeReason")
-    SELECT gen_random_uuid()::text, ${q.id}, t.id, ${DISPUTED_SQL}, ${DISPUTE_REASON_SQL}
+    SELECT gen_random_uuid()::text, ${q.id}, f."turnId", ${DISPUTED_SQL}, ${DISPUTE_REASON_SQL}
     FROM ${TURN_FROM}
-    WHERE ${turnWhere(filter)} AND NOT EXISTS (SELECT 1 FROM review_items x WHERE x."queueId" = ${q.id} AND x."turnId" = t.id)
-    ORDER BY 4 DESC, t."createdAt" DESC, t.id
+    WHERE ${turnWhere(filter)} AND NOT EXISTS (SELECT 1 FROM review_items x WHERE x."queueId" = ${q.id} AND x."turnId" = f."turnId")
+    ORDER BY 4 DESC, ${TURN_ORDER}
     LIMIT ${limit}
     ON CONFLICT ("queueId", "turnId") DO NOTHING`;
 }
@@ -160,9 +160,9 @@ export async function addTurns(p: Principal, input: z.output<typeof QueueAddTurn
   const q = await loadQueue(p, input.queueId);
   const added = await db().$executeRaw`
     INSERT INTO review_items (id, "queueId", "turnId", disputed, "disputeReason")
-    SELECT gen_random_uuid()::text, ${q.id}, t.id, ${DISPUTED_SQL}, ${DISPUTE_REASON_SQL}
+    SELECT gen_random_uuid()::text, ${q.id}, f."turnId", ${DISPUTED_SQL}, ${DISPUTE_REASON_SQL}
     FROM ${TURN_FROM}
-    WHERE t."experimentId" = ${q.experimentId} AND t.id IN (${P.join(input.turnIds)})
+    WHERE f."experimentId" = ${q.experimentId} AND f."turnId" IN (${P.join(input.turnIds)})
     ON CONFLICT ("queueId", "turnId") DO NOTHING`;
   return { added };
 }

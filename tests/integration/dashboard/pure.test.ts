@@ -2,7 +2,7 @@
 // and heat-map edge cases, each against hand-computed values.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LEVEL_WIDTHS, mergeBuckets, planBuckets } from "../../../server/metrics/bucket";
+import { LEVEL_WIDTHS, planBuckets } from "../../../server/metrics/bucket";
 import { emaSmooth } from "../../../server/metrics/ema";
 import { agreementOf } from "../../../server/review/service";
 import { decodeCursor, encodeCursor } from "../../../server/trajectories/cursor";
@@ -29,15 +29,6 @@ describe("planBuckets", () => {
     expect(planBuckets("step", 0, 15_999, 1000)).toEqual({ level: 1, sourceWidth: 16, width: 16, origin: 0 });
     // 5 steps per bucket needed: raw points, width 5.
     expect(planBuckets("step", 3, 4_999, 1000)).toMatchObject({ level: 0, width: 5, origin: 3 });
-  });
-
-  it("merges rows into buckets keeping min, max, last (by x) and the count", () => {
-    const row = (x: number, v: number) => ({ firstX: x, lastX: x, min: v, max: v, sum: v, count: 1, last: v, lastTs: new Date(x), lastStep: x });
-    const pts = mergeBuckets([row(0, 5), row(1, -2), row(2, 9), row(3, 1), row(4, 4)], { origin: 0, width: 3 });
-    expect(pts.map(({ x, min, max, last, count, mean }) => ({ x, min, max, last, count, mean }))).toEqual([
-      { x: 2, min: -2, max: 9, last: 9, count: 3, mean: 4 },
-      { x: 4, min: 1, max: 4, last: 4, count: 2, mean: 2.5 },
-    ]);
   });
 });
 
