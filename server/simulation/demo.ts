@@ -24,7 +24,7 @@ const common = (method: "grpo" | "opd" | "combine", lr: number): ExperimentConfi
   policy: { kind: "embedded", checkpoint: "models/base" },
   judge: { backend: { kind: "heuristic" } },
   trainer: { backend: "embedded" },
-  hyper: { lr, batchSize: 16, keepCheckpoints: 5 },
+  hyper: { lr, batchSize: 8, keepCheckpoints: 5 },
   serving: { maxTokens: 96 },
 });
 
@@ -33,19 +33,19 @@ export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
     slug: "demo-grpo",
     name: "Demo: personal assistant (GRPO)",
     description: "Learns Leo's hidden preference (bullet lists) from the judge's ±1 scores of his replies. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("grpo", 1e-3),
+    config: common("grpo", 3e-3),
   },
   {
     slug: "demo-opd",
     name: "Demo: personal assistant (OPD)",
     description: "Learns Leo's hidden preference from the hints in his corrections (on-policy distillation from the hinted base model). Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("opd", 3e-3),
+    config: common("opd", 1e-3),
   },
   {
     slug: "demo",
     name: "Demo: personal assistant (combine)",
     description: "Learns Leo's hidden preference from both: ±1 scores and the hints in his corrections. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("combine", 1e-3),
+    config: common("combine", 3e-3),
   },
 ];
 
