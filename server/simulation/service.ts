@@ -20,7 +20,7 @@ import {
 const OFF = new Set(["0", "false", "off", "no"]);
 
 /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
-export function simulationAllowedByEnv(source: NodeJS.ProcessEnv = process.env): boolean {
+export function simulationAllowedByEnv(source: Record<string, string | undefined> = process.env): boolean {
   return !OFF.has((source.SIMULATE ?? "1").trim().toLowerCase());
 }
 
@@ -46,7 +46,7 @@ export interface ActiveSimulation {
 }
 
 /** What the worker should run now: enabled simulations of active experiments (none when switched off). */
-export async function activeSimulations(source: NodeJS.ProcessEnv = process.env): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
+export async function activeSimulations(source: Record<string, string | undefined> = process.env): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
   if (!simulationAllowedByEnv(source)) return { on: false, reason: "SIMULATE=0", items: [] };
   if (!(await globalEnabled())) return { on: false, reason: "switched off in the UI", items: [] };
   const rows = await db().simulationControl.findMany({ where: { enabled: true, experimentId: { not: GLOBAL_KEY } } });
