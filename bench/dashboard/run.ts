@@ -106,7 +106,7 @@ async function seed(pool: pg.Pool, experimentId: string, runId: string) {
        FROM turns t WHERE (hashtext(t.id) & 1023) % 100 < 4`,
     );
     log("VACUUM ANALYZE");
-    for (const t of ["agent_sessions", "turns", "judgments", "judge_votes", "labels"]) await c.query(`VACUUM ANALYZE ${t}`);
+    for (const t of ["agent_sessions", "turns", "turn_facets", "judgments", "judge_votes", "labels"]) await c.query(`VACUUM ANALYZE ${t}`);
   } finally {
     c.release();
   }

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { Markdown } from "../_components/Markdown";
 
@@ -40,7 +40,9 @@ export default function PlaygroundPage() {
   const [msgs, setMsgs] = useState<Msg[]>([]);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
-  const [sessionId, setSessionId] = useState(newSessionId);
+  // Chosen in the browser after hydration (a random id rendered on the server would not match the client's).
+  const [sessionId, setSessionId] = useState("");
+  useEffect(() => setSessionId(newSessionId()), []);
   const abort = useRef<AbortController | null>(null);
 
   const patchLast = (patch: Partial<Msg> | ((m: Msg) => Partial<Msg>)) =>
@@ -48,7 +50,7 @@ export default function PlaygroundPage() {
 
   async function send() {
     const text = input.trim();
-    if (!text || !experimentId || busy) return;
+    if (!text || !experimentId || !sessionId || busy) return;
     const history = [...msgs.filter((m) => !m.error), { role: "user" as const, content: text }];
     setMsgs([...history, { role: "assistant", content: "", streaming: true }]);
     setInput("");
@@ -109,7 +111,7 @@ export default function PlaygroundPage() {
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Playground</h1>
         <span className="spacer" />
-        <span className="muted mono">session {sessionId}</span>
+        {sessionId && <span className="muted mono">session {sessionId}</span>}
         {msgs.length > 0 && <Link className="button" href={`/trajectories?sessionId=${encodeURIComponent(sessionId)}`}>This session&apos;s turns</Link>}
         <button onClick={reset}>New conversation</button>
       </div>
