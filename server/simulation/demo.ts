@@ -33,7 +33,7 @@ export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
     slug: "demo-grpo",
     name: "Demo: personal assistant (GRPO)",
     description: "Learns Leo's hidden preference (bullet lists) from the judge's ±1 scores of his replies. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("grpo", 3e-3),
+    config: common("grpo", 1e-3),
   },
   {
     slug: "demo-opd",
@@ -45,7 +45,7 @@ export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
     slug: "demo",
     name: "Demo: personal assistant (combine)",
     description: "Learns Leo's hidden preference from both: ±1 scores and the hints in his corrections. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("combine", 3e-3),
+    config: common("combine", 1e-3),
   },
 ];
 

@@ -1,0 +1,165 @@
+/**
+ * The first-start demo, timed: runs `npm start` (scripts/start.mjs) against a throwaway database, a Redis prefix
+ * and a data directory of its own, then watches what a newcomer would see — the first simulated trajectory, the
+ * first judged turn, the first training step and the first reply from a new policy version in each demo experiment
+ * — while sampling the dashboard's latency (the /simulation page's own tRPC query, signed in) and the CPU time each
+ * process used. Stops everything after `--minutes`.
+ *
+ *   npx tsx bench/learning/demo.ts [--minutes 6]
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
+import { chooseRedis } from "../../scripts/lib/redis";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const { values } = parseArgs({ options: { minutes: { type: "string", default: "6" } } });
+const minutes = Number(values.minutes);
+const log = (s: string) => console.log(`[demo] ${s}`);
+
+const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
+
+/** user+system CPU seconds of every process whose environment carries our DATA_DIR, by command. */
+function cpuByProcess(dataDir: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const tick = 100; // USER_HZ
+  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`)) continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cpu = (Number(fields[11]) + Number(fields[12])) / tick;
+      const name = cmd.find((a) => /workers\/\w+\/main\.ts$/.test(a))?.match(/workers\/(\w+)\//)?.[1] ?? (cmd.some((a) => a.includes("next")) ? "web" : path.basename(cmd[1] ?? cmd[0] ?? "?"));
+      out.set(name, (out.get(name) ?? 0) + cpu);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "ocrl-demo-"));
+  const server = await chooseServer(path.join(root, ".data", "bench"), log);
+  const dbName = `ocrl_demo_${Date.now().toString(36)}_${randomBytes(2).toString("hex")}`;
+  await ensureDatabase(server.adminUrl, dbName);
+  const databaseUrl = withDatabase(server.adminUrl, dbName);
+  const redis = await chooseRedis(path.join(root, ".data", "bench"), log);
+  const webPort = 46000 + Math.floor(Math.random() * 1000);
+  const email = "demo@example.test";
+  const password = randomBytes(9).toString("base64url");
+  // A fresh first start: nothing of the caller's secret or mode leaks in.
+  const { SECRET_KEY: _secret, NODE_ENV: _mode, ...inherited } = process.env;
+  const env: Record<string, string | undefined> = {
+    ...inherited,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: `demo:${randomBytes(3).toString("hex")}:`,
+    DATA_DIR: dataDir,
+    WEB_PORT: String(webPort),
+    PROXY_PORT: String(webPort + 1000),
+    INIT_ADMIN_EMAIL: email,
+    INIT_ADMIN_PASSWORD: password,
+  };
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const db = new pg.Client({ connectionString: databaseUrl });
+  const events = new Map<string, number>();
+  const mark = (what: string) => {
+    if (events.has(what)) return;
+    events.set(what, (Date.now() - t0) / 1000);
+    log(`${events.get(what)!.toFixed(0).padStart(4)} s  ${what}`);
+  };
+  const latencies: number[] = [];
+  try {
+    const base = `http://127.0.0.1:${webPort}`;
+    while (!(await fetch(`${base}/api/health`).then((r) => r.ok, () => false))) {
+      if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+      if (Date.now() - t0 > 15 * 60_000) throw new Error(`the dashboard did not come up:\n${output}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    mark("dashboard up");
+    await db.connect();
+    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const deadline = Date.now() + minutes * 60_000;
+    const sample = async () => {
+      const t = performance.now();
+      const r = await fetch(`${base}/api/trpc/simulation.list`, { headers: { cookie, origin: base } });
+      await r.text();
+      if (r.ok) latencies.push(performance.now() - t);
+    };
+    while (Date.now() < deadline) {
+      await sample();
+      const { rows } = await db.query<{ slug: string; sessions: number; turns: number; judged: number; steps: number; version: number; newer: number }>(
+        `SELECT e.slug,
+           (SELECT count(*)::int FROM agent_sessions s WHERE s."experimentId" = e.id AND s.simulated) AS sessions,
+           (SELECT count(*)::int FROM turns t WHERE t."experimentId" = e.id) AS turns,
+           (SELECT count(*)::int FROM judgments j JOIN turns t ON t.id = j."turnId" WHERE t."experimentId" = e.id) AS judged,
+           (SELECT count(*)::int FROM training_steps ts JOIN runs r ON r.id = ts."runId" WHERE r."experimentId" = e.id) AS steps,
+           COALESCE((SELECT max(version) FROM policy_versions p WHERE p."experimentId" = e.id AND p.status = 'ACTIVE'), 0) AS version,
+           (SELECT count(*)::int FROM turns t WHERE t."experimentId" = e.id AND t."policyVersion" > 0) AS newer
+         FROM experiments e WHERE e.demo ORDER BY e.slug`,
+      ).catch(() => ({ rows: [] }));
+      for (const r of rows) {
+        if (r.turns) mark(`${r.slug}: first trajectory`);
+        if (r.judged) mark(`${r.slug}: first judged turn`);
+        if (r.steps) mark(`${r.slug}: first training step`);
+        if (r.newer) mark(`${r.slug}: first reply from a new policy version`);
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const cpu = cpuByProcess(dataDir);
+    const wall = (Date.now() - t0) / 1000;
+    const { rows } = await db.query<{ slug: string; version: number; turns: number; reward: number }>(
+      `SELECT e.slug, t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward
+       FROM experiments e JOIN turns t ON t."experimentId" = e.id
+       JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
+       WHERE e.demo AND t."turnType" = 'MAIN' AND t."nextStateAt" IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    console.log(`\nafter ${(wall / 60).toFixed(1)} min: judged reward per served policy version`);
+    for (const slug of [...new Set(rows.map((r) => r.slug))]) {
+      console.log(`  ${slug.padEnd(13)} ${rows.filter((r) => r.slug === slug).map((r) => `v${r.version} ${r.reward >= 0 ? "+" : ""}${r.reward.toFixed(2)} (${r.turns})`).join(", ")}`);
+    }
+    console.log(`dashboard /api/trpc/simulation.list while the demo runs: p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (${latencies.length} requests)`);
+    console.log(`CPU seconds per process over ${wall.toFixed(0)} s of wall time (2 cores = ${(2 * wall).toFixed(0)} s available):`);
+    for (const [name, s] of [...cpu].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(10)} ${s.toFixed(0).padStart(5)} s  (${((100 * s) / wall).toFixed(0)}% of one core)`);
+  } finally {
+    child.kill("SIGINT");
+    await new Promise((r) => child.once("exit", r));
+    await db.end().catch(() => {});
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+    const r = new Redis(redis.url);
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${env.REDIS_PREFIX}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== "0");
+    r.disconnect();
+    await redis.stop?.();
+    await server.stop?.();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err instanceof Error ? err.stack : String(err));
+    process.exit(1);
+  },
+);
