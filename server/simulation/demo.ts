@@ -2,11 +2,11 @@
 // policy, the heuristic judge and the CPU trainer, each with simulated users running. The same settings drive
 // bench/learning, so the README's learning curves are the demo's.
 //
-// Why these numbers (measured on the 2-core box, see README "Demo"): one simulated user, Leo, whose hidden
-// preference (bullet lists) the base model meets only ~15% of the time, so the reward visibly climbs; replies
-// capped at 96 tokens (a bullet list fits; generation is the main CPU cost); batches of 16 judged turns, so a
-// step comes every few conversations; learning rates per method, because OPD's token-level advantages
-// (teacher − behaviour log-prob) are smaller than GRPO's ±1 rewards.
+// Why these numbers (measured on the 2-core box with bench/learning; see the README's "Demo" section): one
+// simulated user, Leo, whose hidden preference (bullet lists) the base model meets only ~15% of the time, so the
+// reward has room to climb; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost);
+// batches of 8 judged turns, so a step comes every two or three conversations; lr 1e-3 for every method (3e-3
+// learns GRPO in half the steps, then collapses the policy a few steps later).
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../experiments/config";
 import type { SimulationSettings } from "./schemas";
 
