@@ -1,6 +1,7 @@
 // POST /v1/chat/completions: authenticate, validate, decide session and turn type, forward to the
-// experiment's upstream (real SSE pass-through when streaming), answer, then record — recording happens
-// after the response is complete and only pushes an event to the writer, so it never delays the client.
+// experiment's upstream (real SSE pass-through when streaming), record, then send the last bytes. Recording
+// is one synchronous journal append plus an in-memory push (the writer batches the Postgres write), done
+// before the response completes so that a client never holds a 2xx for a turn a crash could lose.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
@@ -178,8 +179,8 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     const output = fromCompletion(resp.body);
     const { choices, changed } = clientChoices(resp.body.choices, wants);
     const body: Obj = { ...resp.body, ...(changed ? { choices } : {}), session_id: plan.session.externalId };
-    sendJson(res, 200, body, headers);
     finish("OK", output, null, null, servedBy);
+    sendJson(res, 200, body, headers);
     return;
   }
 
@@ -191,6 +192,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     started = true;
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...headers });
   };
+  let failure: unknown = null;
   try {
     for await (const chunk of resp.chunks) {
       if (acc.push(chunk.json) && ttftMs === null) ttftMs = Math.round(performance.now() - t0);
@@ -200,15 +202,19 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       res.write(`data: ${text}\n\n`);
     }
     if (aborted.signal.aborted) throw new UpstreamUnavailableError("client disconnected");
-    start();
-    res.end("data: [DONE]\n\n");
-    finish("OK", acc.result(), null, ttftMs, servedBy);
   } catch (err) {
-    const pe = aborted.signal.aborted ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed") : toProxyError(err);
-    if (!started) sendError(res, pe, headers);
-    else res.end(`data: ${JSON.stringify(pe.body())}\n\n`);
-    finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
+    failure = err;
   }
+  if (failure === null) {
+    start();
+    finish("OK", acc.result(), null, ttftMs, servedBy);
+    res.end("data: [DONE]\n\n");
+    return;
+  }
+  const pe = aborted.signal.aborted ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed") : toProxyError(failure);
+  finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
+  if (!started) sendError(res, pe, headers);
+  else res.end(`data: ${JSON.stringify(pe.body())}\n\n`);
 }
 
 function recordTurn(deps: ProxyDeps, ex: ExperimentContext, plan: TurnPlan, input: Parameters<ProxyDeps["planner"]["record"]>[2]): void {

@@ -128,19 +128,8 @@ export class DiskBuffer {
   }
 
   /** Events of a closed segment; unparsable lines (a torn write) are skipped and reported. */
-  async read(file: string): Promise<{ events: RecordEvent[]; skipped: number }> {
-    const text = await fs.readFile(file, "utf8");
-    const events: RecordEvent[] = [];
-    let skipped = 0;
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        events.push(RecordEventSchema.parse(JSON.parse(line)));
-      } catch {
-        skipped++;
-      }
-    }
-    return { events, skipped };
+  read(file: string): Promise<{ events: RecordEvent[]; skipped: number }> {
+    return readEvents(file);
   }
 
   remove(file: string): Promise<void> {
@@ -158,4 +147,20 @@ export class DiskBuffer {
   close(): Promise<void> {
     return this.run(() => this.closeActive());
   }
+}
+
+/** The events of a JSON-lines file (a segment or a journal); unparsable lines (a torn write) are skipped and counted. */
+export async function readEvents(file: string): Promise<{ events: RecordEvent[]; skipped: number }> {
+  const text = await fs.readFile(file, "utf8");
+  const events: RecordEvent[] = [];
+  let skipped = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      events.push(RecordEventSchema.parse(JSON.parse(line)));
+    } catch {
+      skipped++;
+    }
+  }
+  return { events, skipped };
 }

@@ -70,6 +70,13 @@ const TURN_COLUMNS = [
   ["error", ""], ["createdAt", "::timestamp"], ["simulated", "::boolean"],
 ] as const;
 
+/** Of these request ids, those whose turn is already stored. */
+export async function storedRequestIds(c: PoolClient, requestIds: string[]): Promise<Set<string>> {
+  if (!requestIds.length) return new Set();
+  const { rows } = await c.query<{ requestId: string }>(`SELECT "requestId" FROM turns WHERE "requestId" = ANY($1::text[])`, [requestIds]);
+  return new Set(rows.map((r) => r.requestId));
+}
+
 /** Inserts turns (a requestId already stored is skipped); returns the session id of each row actually inserted. */
 export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionId: string; index: number }[]): Promise<string[]> {
   if (!turns.length) return [];

@@ -3,17 +3,21 @@
 // When Postgres is unreachable — or slower than the traffic — events go to the on-disk buffer in order and
 // are replayed when it answers again. Every write is idempotent (turns by requestId, labels by id, next
 // states only onto unlinked turns), so a batch replayed after an unknown outcome records nothing twice.
+// Every pushed event is first appended to the write-ahead journal (recorder/journal.ts), synchronously, so a
+// turn the client got a 2xx for survives a SIGKILL before its batch commits: at start, journals of dead
+// processes are moved into the disk buffer (behind older segments, ahead of anything new) and replayed.
 import path from "node:path";
-import { appendFile } from "node:fs/promises";
+import { appendFile, rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { DiskBuffer } from "./diskBuffer";
+import { DiskBuffer, readEvents } from "./diskBuffer";
+import { Journal, leftoverJournals } from "./journal";
 import type { LabelEvent, RecordEvent, TurnEvent } from "./events";
-import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, updateSessions, type JudgeItem, type NewSession } from "./sql";
+import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, storedRequestIds, updateSessions, type JudgeItem, type NewSession } from "./sql";
 
 export interface WriterOptions {
   databaseUrl: string;
-  /** Directory of the durable buffer (segments, and rejected.jsonl for events Postgres refused). */
+  /** Directory of the durable buffer (segments, the write-ahead journals, rejected.jsonl for events Postgres refused). */
   bufferDir: string;
   bufferMaxBytes: number;
   batchSize?: number;
@@ -57,6 +61,7 @@ const isTransient = (err: unknown) => ["40001", "40P01", "55P03"].includes(sqlSt
 export class RecordingWriter {
   private readonly pool: pg.Pool;
   private readonly disk: DiskBuffer;
+  private readonly journal: Journal;
   private queue: RecordEvent[] = [];
   private inFlight = 0;
   private mode: "memory" | "disk" = "memory";
@@ -75,13 +80,14 @@ export class RecordingWriter {
   private readonly probeMs: number;
   private readonly lingerMs: number;
   private draining = 0;
-  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0 };
+  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0 };
   lastError: string | null = null;
 
   constructor(private readonly opts: WriterOptions) {
     this.pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, query_timeout: 30_000 });
     this.pool.on("error", () => {}); // an idle client lost its connection: the next checkout reconnects
     this.disk = new DiskBuffer(opts.bufferDir, opts.bufferMaxBytes);
+    this.journal = new Journal(opts.bufferDir);
     this.batchSize = opts.batchSize ?? 256;
     this.maxQueue = opts.maxQueue ?? 20_000;
     this.probeMs = opts.probeIntervalMs ?? 1000;
@@ -94,6 +100,7 @@ export class RecordingWriter {
 
   async start(): Promise<void> {
     await this.disk.open();
+    await this.recoverJournals();
     // Leftovers of an earlier process are written before anything new, so per-session order holds.
     if (!this.disk.empty) {
       this.log(`replaying ${this.disk.depth} buffered events from an earlier run`);
@@ -103,6 +110,29 @@ export class RecordingWriter {
     this.syncTimer = setInterval(() => void this.disk.sync().catch(() => {}), 1000);
     this.syncTimer.unref();
     this.loop = this.run();
+  }
+
+  /**
+   * Journals of processes that died (SIGKILL, crash) before their events settled: appended to the disk buffer
+   * (after the segments already there, which are older) and fsynced before they are deleted. Many of their
+   * events were committed already; the replay skips those by requestId / label id.
+   */
+  private async recoverJournals(): Promise<void> {
+    const files = await leftoverJournals(this.disk.dir);
+    if (!files.length) return;
+    const dropped = this.disk.dropped;
+    let events = 0;
+    for (const file of files) {
+      const read = await readEvents(file);
+      if (read.skipped) this.log(`${read.skipped} unreadable line(s) in ${path.basename(file)} (torn write) skipped`);
+      await this.disk.append(read.events);
+      events += read.events.length;
+    }
+    await this.disk.rotate();
+    for (const file of files) await rm(file, { force: true });
+    this.stats.recovered += events;
+    this.log(`recovered ${events} journaled events from ${files.length} file(s) of stopped processes`);
+    if (this.disk.dropped > dropped) this.log(`${this.disk.dropped - dropped} recovered events did not fit in the buffer (PROXY_BUFFER_MAX_BYTES): lost`);
   }
 
   /** Queue depth: in memory, being written, and on disk. */
@@ -134,7 +164,14 @@ export class RecordingWriter {
     return true;
   }
 
+  /** Journals the event synchronously (it survives a SIGKILL from here on), then queues it. */
   push(e: RecordEvent): void {
+    try {
+      this.journal.append(e);
+    } catch (err) {
+      // Serving goes on (the event is still queued); the count and the log say the guarantee is off.
+      if (this.stats.journalErrors++ === 0) this.log(`could not write the journal (${(err as Error).message}): turns are not crash-safe until it works again`);
+    }
     if (this.mode === "memory" && this.queue.length >= this.maxQueue) this.toDisk([]);
     if (this.mode === "disk") {
       this.diskPending.push(e);
@@ -166,6 +203,7 @@ export class RecordingWriter {
     this.stats.spilled += events.length;
     void this.disk
       .append(events)
+      .then(() => this.journal.settle(events))
       .catch((err: Error) => this.log(`could not write the buffer: ${err.message}`))
       .finally(() => {
         this.diskWrites--;
@@ -195,6 +233,7 @@ export class RecordingWriter {
         this.inFlight = batch.length;
         try {
           await this.write(batch);
+          this.journal.settle(batch);
         } catch (err) {
           this.noteDbError(err);
           this.toDisk(batch);
@@ -301,13 +340,18 @@ export class RecordingWriter {
   }
 
   private async transaction(events: RecordEvent[]): Promise<void> {
-    const turns = events.filter((e): e is TurnEvent => e.t === "turn");
+    const all = events.filter((e): e is TurnEvent => e.t === "turn");
     const labels = events.filter((e): e is LabelEvent => e.t === "label");
     const client = await this.pool.connect();
     let broken: unknown;
     try {
       await client.query("BEGIN");
-      await insertBlobs(client, turns.flatMap((t) => t.blobs));
+      await insertBlobs(client, all.flatMap((t) => t.blobs));
+      // A replay (journal after a crash, batch of unknown outcome) repeats turns already stored: they take no
+      // index, and their links, "lookup" next states and session updates were applied with them — re-applying
+      // a lookup would hand this turn's next state to a later turn of the session.
+      const stored = await storedRequestIds(client, all.map((t) => t.requestId));
+      const turns = stored.size ? all.filter((t) => !stored.has(t.requestId)) : all;
 
       const staged = new Map<string, SessionInfo>();
       const missing = new Map<string, NewSession>();
@@ -396,6 +440,7 @@ export class RecordingWriter {
     if (this.queue.length || this.diskPending.length) this.toDisk([]);
     await this.disk.idle();
     await this.disk.close();
+    this.journal.close();
     if (this.syncTimer) clearInterval(this.syncTimer);
     await this.pool.end().catch(() => {});
   }
