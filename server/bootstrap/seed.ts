@@ -22,7 +22,7 @@ export interface SeedResult {
 export async function seedFirstStart(envVars: Record<string, string | undefined> = process.env): Promise<SeedResult> {
   const result: SeedResult = {};
   if ((await db().user.count()) === 0) {
-    const email = envVars.INIT_ADMIN_EMAIL ?? "admin@localhost";
+    const email = envVars.INIT_ADMIN_EMAIL ?? "admin@openclaw.local";
     const password = envVars.INIT_ADMIN_PASSWORD ?? randomBytes(9).toString("base64url");
     await createUser(null, { email, password, role: "ADMIN" });
     result.admin = { email, password: envVars.INIT_ADMIN_PASSWORD ? null : password };

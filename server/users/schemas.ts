@@ -5,7 +5,9 @@ export const EmailSchema = z.string().trim().toLowerCase().email("must be a vali
 export const PasswordSchema = z.string().min(8, "password must be at least 8 characters").max(200);
 export const RoleSchema = z.enum(["ADMIN", "REVIEWER", "VIEWER"]);
 
-export const LoginInput = z.object({ email: EmailSchema, password: z.string().min(1, "password is required").max(200) });
+// Sign-in accepts any stored address (e.g. an INIT_ADMIN_EMAIL without a dot in its domain); the format is
+// enforced when users are created.
+export const LoginInput = z.object({ email: z.string().trim().toLowerCase().min(1, "email is required").max(254), password: z.string().min(1, "password is required").max(200) });
 export const UserCreateInput = z.object({ email: EmailSchema, name: z.string().max(120).optional(), password: PasswordSchema, role: RoleSchema.default("VIEWER") });
 export const UserUpdateInput = z.object({
   id: z.string().min(1).max(64),
