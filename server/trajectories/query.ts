@@ -24,6 +24,22 @@ export const TURN_FROM = Prisma.sql`
 /** Newest first; the facet indexes all end in createdAt, so each filter's index yields this order. */
 export const TURN_ORDER = Prisma.sql`f."createdAt" DESC, f."turnId" DESC`;
 
+/**
+ * The same order on the turn's own columns (equal values), used with full-text search: the planner can then
+ * either walk turns by time checking the tsvector (common words) or take the GIN matches and sort them
+ * (rare words and phrases), where the facet order would force the walk.
+ */
+export const SEARCH_ORDER = Prisma.sql`t."createdAt" DESC, t.id DESC`;
+
+/** ORDER BY and keyset condition for a list (keyset rows strictly after `after`). */
+export function listOrder(search: boolean, after: { at: Date; id: string } | null): { order: Prisma.Sql; after: Prisma.Sql } {
+  const [at, id] = search ? [Prisma.sql`t."createdAt"`, Prisma.sql`t.id`] : [Prisma.sql`f."createdAt"`, Prisma.sql`f."turnId"`];
+  return {
+    order: search ? SEARCH_ORDER : TURN_ORDER,
+    after: after ? Prisma.sql`AND (${at}, ${id}) < (${sqlTime(after.at)}, ${after.id})` : Prisma.empty,
+  };
+}
+
 /** Split eval votes, or user feedback that contradicts the judge. */
 export const DISPUTED_SQL = Prisma.sql`f.disputed`;
 

@@ -10,7 +10,7 @@ import { effectiveLabelsForTurns } from "../review/effectiveLabels";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
 import { RELABEL_ACTION, writeReviewerLabel } from "./labels";
-import { sqlTime, TURN_COLUMNS, TURN_FROM, TURN_ORDER, turnWhere, type TurnRow } from "./query";
+import { listOrder, sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
 import type { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnFilter, TurnListInput } from "./schemas";
 
 /** The experiment a list may show: a bound key's own, whatever the caller asked for. */
@@ -65,12 +65,11 @@ export async function getSession(p: Principal, id: string) {
 export async function listTurns(p: Principal, input: z.output<typeof TurnListInput>) {
   assertCan(p, "read");
   const filter: TurnFilter = { ...input, experimentId: scopeExperiment(p, input.experimentId) };
-  const k = input.cursor ? decodeCursor(input.cursor) : null;
-  const after = k ? Prisma.sql`AND (f."createdAt", f."turnId") < (${sqlTime(k.at)}, ${k.id})` : Prisma.empty;
+  const { order, after } = listOrder(!!input.q, input.cursor ? decodeCursor(input.cursor) : null);
   const rows = await db().$queryRaw<TurnRow[]>`
     SELECT ${TURN_COLUMNS} FROM ${TURN_FROM}
     WHERE ${turnWhere(filter)} ${after}
-    ORDER BY ${TURN_ORDER}
+    ORDER BY ${order}
     LIMIT ${input.limit + 1}`;
   return keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
 }

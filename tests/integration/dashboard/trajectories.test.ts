@@ -108,6 +108,15 @@ describe("trajectory browser", () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual([sideId, ids[3], ids[2], ids[1], ids[0]]);
+    // Search lists page the same way.
+    const found: string[] = [];
+    cursor = null;
+    do {
+      const page: Page = await list({ q: "profit", limit: "1", ...(cursor ? { cursor } : {}) });
+      found.push(...idsOf(page));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(found).toEqual([ids[2], ids[1], ids[0]]);
     const bad = await call("GET", `/api/v1/turns?experimentId=${exp.id}&cursor=nonsense`);
     expect(bad.status).toBe(400);
   });
