@@ -50,6 +50,9 @@ export async function runWorker(kind: string, body: (ctx: WorkerContext) => Prom
     clearInterval(timer);
     await redis().del(rkey(KEYS.heartbeat.key(kind, id))).catch(() => {});
     redis().disconnect();
+    // A worker process ends when its body has finished: pooled connections (Prisma, BullMQ, keep-alive
+    // sockets) must not keep it alive past a graceful stop and force the supervisor's SIGKILL.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
   }
 }
 
