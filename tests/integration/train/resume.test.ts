@@ -9,6 +9,7 @@ import { db } from "../../../server/db/client";
 import { readCheckpointMeta } from "../../../server/engine/checkpoint";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
+import { WORKERS, workerCommand } from "../../../workers/registry";
 import { isolateDataDir, isolateRedis, judge, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, waitFor } from "./helpers";
 
 isolateRedis("train-resume");
@@ -31,7 +32,10 @@ afterAll(async () => {
 
 /** A trainer process for this experiment only; `lines` collects its output. */
 function startWorker(experimentId: string): { child: ChildProcess; lines: string[] } {
-  const child = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "workers/train/main.ts")], {
+  // As the product runs it (one node process with the tsx loader): the tsx CLI would SIGKILL a busy worker
+  // ~30 ms after relaying SIGTERM, which makes the clean-exit assertion below flaky under load.
+  const { command, args } = workerCommand(root, WORKERS.find((w) => w.name === "train")!);
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, TRAINER_EXPERIMENTS: experimentId, DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
