@@ -1,5 +1,5 @@
 // Dashboard benchmark (issue 6). Not a test: it prints tables.
-//   npx tsx bench/dashboard/run.ts [--turns 1000000] [--points 1000000] [--reps 40] [--keep]
+//   npx tsx bench/dashboard/run.ts [--turns 1000000] [--points 1000000] [--reps 40] [--keep] [--db <kept database>]
 // Seeds a throwaway database with `--turns` turns (sessions of 50 main turns, judged with 3 votes, some
 // split, reviewer and user labels, English-like text for full-text search) and a `--points`-point metric
 // series, then times the trajectory list / filter / search API and the bucketed metrics API over real HTTP
@@ -23,6 +23,8 @@ const TURNS = arg("turns", 1_000_000);
 const POINTS = arg("points", 1_000_000);
 const REPS = arg("reps", 40);
 const KEEP = process.argv.includes("--keep");
+/** --db <name>: time the queries again on a database kept by an earlier --keep run (no seeding). */
+const REUSE = process.argv.includes("--db") ? process.argv[process.argv.indexOf("--db") + 1]! : null;
 const log = (s: string) => console.error(`[bench] ${new Date().toISOString().slice(11, 19)} ${s}`);
 
 /** ~400 words, drawn with a skew toward the first ones (as natural text is), so terms range from common to rare. */
@@ -116,10 +118,12 @@ async function main() {
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const dataDir = path.join(root, ".data", "bench", id);
   const server = await chooseServer(path.join(root, ".data", "bench"), log);
-  const dbName = `ocrl_bench_dash_${id}`;
-  await ensureDatabase(server.adminUrl, dbName);
+  const dbName = REUSE ?? `ocrl_bench_dash_${id}`;
   const databaseUrl = withDatabase(server.adminUrl, dbName);
-  await migrate(databaseUrl, path.join(root, "prisma/migrations"));
+  if (!REUSE) {
+    await ensureDatabase(server.adminUrl, dbName);
+    await migrate(databaseUrl, path.join(root, "prisma/migrations"));
+  }
   const redisChoice = await chooseRedis(dataDir, log);
   const prefix = `bench:${id}:`;
   Object.assign(process.env, { DATABASE_URL: databaseUrl, REDIS_URL: redisChoice.url, REDIS_PREFIX: prefix, SECRET_KEY: randomBytes(32).toString("base64url"), DATA_DIR: dataDir, NODE_ENV: "production", API_RATE_LIMIT_PER_MIN: "1000000" });
@@ -132,26 +136,27 @@ async function main() {
     const { serveFetch } = await import("../../tests/helpers/httpAdapter");
     const { handleApi } = await import("../../server/http/handler");
     const experimentId = "bench-exp";
-    await pool.query(`INSERT INTO experiments (id, slug, name, config, "updatedAt") VALUES ($1, $1, 'Bench', $2, now())`, [experimentId, JSON.stringify(ExperimentConfigSchema.parse({ method: "grpo" }))]);
-    await pool.query(`INSERT INTO runs (id, "experimentId", number, config, status, "trainerBackend") VALUES ('bench-run', $1, 1, '{}', 'RUNNING', 'embedded')`, [experimentId]);
-    const t0 = Date.now();
-    await seed(pool, experimentId, "bench-run");
-    results.seedTurnsS = (Date.now() - t0) / 1000;
+    if (!REUSE) {
+      await pool.query(`INSERT INTO experiments (id, slug, name, config, "updatedAt") VALUES ($1, $1, 'Bench', $2, now())`, [experimentId, JSON.stringify(ExperimentConfigSchema.parse({ method: "grpo" }))]);
+      await pool.query(`INSERT INTO runs (id, "experimentId", number, config, status, "trainerBackend") VALUES ('bench-run', $1, 1, '{}', 'RUNNING', 'embedded')`, [experimentId]);
+      const t0 = Date.now();
+      await seed(pool, experimentId, "bench-run");
+      results.seedTurnsS = (Date.now() - t0) / 1000;
 
-    log(`metric series of ${POINTS} points (trigger-maintained rollups)`);
-    const m0 = Date.now();
-    for (let from = 1; from <= POINTS; from += 200_000) {
-      await pool.query(
-        `INSERT INTO metric_points ("experimentId", "runId", name, step, value, ts)
-         SELECT $1, 'bench-run', 'train/loss', g, 1.0 / (1 + g * 0.001) + random() * 0.05, now() - ($3::int - g) * interval '1 second'
-         FROM generate_series($2::int, $4::int) g`,
-        [experimentId, from, POINTS, Math.min(POINTS, from + 199_999)],
-      );
+      log(`metric series of ${POINTS} points (trigger-maintained rollups)`);
+      const m0 = Date.now();
+      for (let from = 1; from <= POINTS; from += 200_000) {
+        await pool.query(
+          `INSERT INTO metric_points ("experimentId", "runId", name, step, value, ts)
+           SELECT $1, 'bench-run', 'train/loss', g, 1.0 / (1 + g * 0.001) + random() * 0.05, now() - ($3::int - g) * interval '1 second'
+           FROM generate_series($2::int, $4::int) g`,
+          [experimentId, from, POINTS, Math.min(POINTS, from + 199_999)],
+        );
+      }
+      results.ingestPointsPerS = Math.round(POINTS / ((Date.now() - m0) / 1000));
+      await pool.query("VACUUM ANALYZE metric_points");
+      await pool.query("VACUUM ANALYZE metric_rollups");
     }
-    results.ingestPointsPerS = Math.round(POINTS / ((Date.now() - m0) / 1000));
-    await pool.query("VACUUM ANALYZE metric_points");
-    await pool.query("VACUUM ANALYZE metric_rollups");
-
     const key = (await createApiKey(null, { name: "bench", scopes: ["read"] })).key;
     const http = await serveFetch(handleApi);
     const get = async (p: string) => {
@@ -226,7 +231,7 @@ async function main() {
       for (const r of rows) console.log(`${r.label.padEnd(44)} ${String(r.p50).padStart(8)} ${String(r.p95).padStart(8)} ${String(r.items ?? "-").padStart(6)} ${String(r.kb).padStart(7)}`);
     };
     console.log(`\nDashboard benchmark: ${TURNS} turns, ${POINTS}-point series, ${REPS} timed requests each (after one warm-up), over HTTP.`);
-    console.log(`Seeding took ${results.seedTurnsS} s; metric ingest with rollups: ${results.ingestPointsPerS} points/s.`);
+    if (!REUSE) console.log(`Seeding took ${results.seedTurnsS} s; metric ingest with rollups: ${results.ingestPointsPerS} points/s.`);
     table("Trajectory list and filters (target p95 ≤ 50 ms)", list);
     table("Full-text search (target p95 ≤ 200 ms)", search);
     table("Metrics bucketing (target ≤ 100 ms for a 1M-point chart)", charts);
@@ -238,7 +243,7 @@ async function main() {
     await db().$disconnect();
     const { redis } = await import("../../server/redis/client");
     redis().disconnect();
-    if (!KEEP) {
+    if (!KEEP && !REUSE) {
       const c = new pg.Client({ connectionString: server.adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);

@@ -109,6 +109,11 @@ export function turnWhere(f: TurnFilter): Prisma.Sql {
   if (f.from) c.push(Prisma.sql`f."createdAt" >= ${sqlTime(f.from)}`);
   if (f.to) c.push(Prisma.sql`f."createdAt" < ${sqlTime(f.to)}`);
   if (f.policyVersion !== undefined) c.push(Prisma.sql`f."policyVersion" = ${f.policyVersion}::int`);
-  if (f.q) c.push(Prisma.sql`t.search @@ websearch_to_tsquery('english', ${f.q})`);
+  if (f.q) {
+    c.push(Prisma.sql`t.search @@ websearch_to_tsquery('english', ${f.q})`);
+    // Search lists walk turns in their own order (SEARCH_ORDER): repeat the scope on t so its indexes apply.
+    if (f.experimentId) c.push(Prisma.sql`t."experimentId" = ${f.experimentId}`);
+    if (f.runId) c.push(Prisma.sql`t."runId" = ${f.runId}`);
+  }
   return c.length ? Prisma.join(c, " AND ") : Prisma.sql`true`;
 }
