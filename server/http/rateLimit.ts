@@ -1,7 +1,11 @@
 // Fixed-window rate limits in Redis, keyed by the caller's credential (never the secret itself).
 // Fails open when Redis is unreachable: availability of the API beats precise throttling.
 import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
 import { redis, rkey } from "../redis/client";
+
+/** A limiter never holds a request up: past this, the answer is "allowed". */
+const DECISION_TIMEOUT_MS = 100;
 
 export interface RateDecision {
   allowed: boolean;
@@ -10,17 +14,28 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export async function hitRateLimit(bucket: string, identity: string, limit: number, windowSeconds = 60): Promise<RateDecision> {
+export async function hitRateLimit(bucket: string, identity: string, limit: number, windowSeconds = 60, client: Redis = redis()): Promise<RateDecision> {
   const now = Math.floor(Date.now() / 1000);
   const window = Math.floor(now / windowSeconds);
   const resetSeconds = (window + 1) * windowSeconds - now;
   const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
   const key = rkey(`rl:${bucket}:${id}:${window}`);
+  const open: RateDecision = { allowed: true, limit, remaining: limit, resetSeconds };
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const [[, count]] = (await redis().multi().incr(key).expire(key, windowSeconds + 1).exec()) as [[Error | null, number]];
+    const counted = client.multi().incr(key).expire(key, windowSeconds + 1).exec() as Promise<[[Error | null, number]]>;
+    const timedOut = new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS)));
+    const result = await Promise.race([counted, timedOut]);
+    if (!result) {
+      counted.catch(() => {});
+      return open;
+    }
+    const count = result[0][1];
     return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
   } catch {
-    return { allowed: true, limit, remaining: limit, resetSeconds };
+    return open;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

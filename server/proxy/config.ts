@@ -9,6 +9,10 @@ const ProxyEnvSchema = z.object({
   /** Bound of the on-disk recording buffer used while Postgres is unreachable. */
   PROXY_BUFFER_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   PROXY_HOST: z.string().default("0.0.0.0"),
+  /** Chat requests per API key per minute (429 with Retry-After and X-RateLimit-* above it). */
+  PROXY_RATE_LIMIT_PER_MIN: z.coerce.number().int().positive().default(6000),
+  /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
+  PROXY_MAX_MESSAGES: z.coerce.number().int().positive().default(5000),
 });
 
 export type ProxyEnv = z.infer<typeof ProxyEnvSchema>;

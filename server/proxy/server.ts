@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { db as defaultDb, type Db } from "../db/client";
 import { env } from "../env";
 import { createRedis } from "../redis/client";
+import { hitRateLimit, rateLimitHeaders } from "../http/rateLimit";
 import { subscribe } from "../bus/pubsub";
 import { ProxyAuth } from "./auth";
 import { proxyEnv } from "./config";
@@ -128,7 +129,16 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     );
   }
 
-  const deps: ProxyDeps = { maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES, auth, experiments, planner, sessions, writer, metrics, db: getDb };
+  const rateLimit = async (keyId: string) => {
+    if (!fastRedis) return {};
+    const d = await hitRateLimit("proxy", keyId, penv.PROXY_RATE_LIMIT_PER_MIN, 60, fastRedis);
+    if (!d.allowed) throw new ProxyError(429, "rate_limit_error", `Rate limit of ${d.limit} requests per minute for this key exceeded`, "rate_limit_exceeded", null, d.resetSeconds);
+    return rateLimitHeaders(d);
+  };
+  const deps: ProxyDeps = {
+    maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES, maxMessages: penv.PROXY_MAX_MESSAGES, rateLimit,
+    auth, experiments, planner, sessions, writer, metrics, db: getDb,
+  };
   let closing = false;
   let inflight = 0;
   let idle: (() => void) | null = null;

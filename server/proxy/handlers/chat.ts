@@ -85,6 +85,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const t0 = performance.now();
   const createdAt = Date.now();
   const principal = await deps.auth.authenticate(header(req, "authorization"));
+  const limitHeaders = await deps.rateLimit(principal.keyId);
   const raw = await readBody(req, deps.maxBodyBytes);
   let json: unknown;
   try {
@@ -94,6 +95,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   }
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) throw fromZodError(parsed.error, "Invalid chat completion request");
+  if (parsed.data.messages.length > deps.maxMessages) throw badRequest(`messages holds ${parsed.data.messages.length} messages; at most ${deps.maxMessages} are accepted`, "messages");
   // Validated, then used as the client sent it: zod's output lists known keys first, and the recorded
   // request must keep the client's key order to reassemble byte for byte (the schema has no transforms).
   const { meta, forward } = extractSessionMeta(req, json as ChatRequest);
@@ -122,6 +124,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     if (!res.writableFinished) aborted.abort();
   });
   const headers: Record<string, string> = {
+    ...limitHeaders,
     "x-session-id": plan.session.externalId,
     "x-turn-id": turnId,
     "x-turn-type": plan.turnType.toLowerCase(),

@@ -16,4 +16,7 @@ export interface ProxyDeps {
   writer: { push(e: RecordEvent): void; readonly depth: number; readonly degraded: boolean; readonly bufferFull: boolean };
   metrics: ServingMetrics;
   db: () => Db;
+  /** Per-key request budget; resolves to the headers to send, or throws a 429 ProxyError. */
+  rateLimit: (keyId: string) => Promise<Record<string, string>>;
+  maxMessages: number;
 }
