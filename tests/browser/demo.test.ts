@@ -1,0 +1,91 @@
+// The demo, live: the three demo experiments (GRPO, OPD, Combine) with their runs and simulated users on, served,
+// judged and trained by the running workers (scripts/test-run.ts starts them all). The /simulation page shows the
+// users talking, training steps, new versions served and the judged reward per version; the trajectory browser
+// marks the traffic as simulated. The README's dashboard screenshot is taken here.
+import { mkdirSync } from "node:fs";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../server/db/client";
+import { createExperiment } from "../../server/experiments/service";
+import { startRun } from "../../server/runs/service";
+import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../server/simulation/demo";
+import { enableSimulation, simulationProgress, updateSimulation } from "../../server/simulation/service";
+import type { Principal } from "../../server/auth/principal";
+import { makeUser, uniq } from "../helpers/fixtures";
+import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+
+/** Steps every demo experiment must have taken before the screenshot. */
+const MIN_STEPS = 3;
+/** The GRPO demo's judged reward (mean of its last 5 versions) shown in the screenshot. */
+const LEARNED = 0.5;
+
+let browser: Browser;
+let actor: Principal;
+const demos: { id: string; slug: string }[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  const u = await makeUser("ADMIN");
+  actor = { kind: "user", userId: u.id, email: u.email, role: "ADMIN" };
+  const suffix = uniq("b");
+  for (const d of DEMO_EXPERIMENTS) {
+    const e = await createExperiment(actor, { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config: demoConfig(d) }, { demo: true });
+    await startRun(actor, e.id);
+    await enableSimulation(e.id, DEMO_SIMULATION);
+    demos.push({ id: e.id, slug: e.slug });
+  }
+});
+
+afterAll(async () => {
+  for (const d of demos) await updateSimulation(actor, { experimentId: d.id, enabled: false }).catch(() => {});
+  await browser?.close();
+});
+
+describe("the live demo", () => {
+  it("shows simulated users, training steps, new versions served and the reward per version; takes the README screenshot", async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/simulation`);
+    for (const d of demos) await page.getByTestId(`simulation-${d.slug}`).waitFor();
+
+    // The workers do the rest: simulated conversations through the proxy, judgments, steps, versions.
+    const deadline = Date.now() + 720_000;
+    for (;;) {
+      const steps = await Promise.all(demos.map((d) => db().trainingStep.count({ where: { run: { experimentId: d.id } } })));
+      if (steps.every((s) => s >= MIN_STEPS)) break;
+      if (Date.now() > deadline) throw new Error(`the demo did not reach ${MIN_STEPS} steps per experiment in time: ${steps.join(", ")}`);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    for (const d of demos) {
+      const card = page.getByTestId(`simulation-${d.slug}`);
+      // The page polls: wait for it to show what the database says.
+      await expect.poll(async () => Number(await card.getByTestId("sim-steps").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(MIN_STEPS);
+      await expect.poll(async () => Number(await card.getByTestId("sim-version").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      await card.locator("svg[aria-label='judged reward per policy version'] circle").first().waitFor();
+      expect(await card.getByText("users on").count()).toBeGreaterThan(0);
+    }
+    const served = await db().turn.findMany({ where: { experimentId: { in: demos.map((d) => d.id) }, policyVersion: { gt: 0 } }, take: 1 });
+    expect(served).toHaveLength(1); // a new version answered simulated users
+
+    // The reward curve moves: GRPO learns Leo's preference within a few minutes (bench/learning: ~20 steps).
+    const grpo = demos.find((d) => d.slug.startsWith("demo-grpo"))!;
+    const windowMean = (vs: { turns: number; reward: number }[]) => vs.reduce((a, v) => a + v.reward * v.turns, 0) / vs.reduce((a, v) => a + v.turns, 0);
+    let progress = await simulationProgress(actor, { experimentId: grpo.id, versions: 500 });
+    while (progress.versions.length < 6 || windowMean(progress.versions.slice(-5)) < LEARNED) {
+      if (Date.now() > deadline) throw new Error(`GRPO did not reach +${LEARNED}: ${progress.versions.map((v) => v.reward.toFixed(2)).join(" ")}`);
+      await new Promise((r) => setTimeout(r, 3000));
+      progress = await simulationProgress(actor, { experimentId: grpo.id, versions: 500 });
+    }
+    expect(windowMean(progress.versions.slice(-5))).toBeGreaterThan(windowMean(progress.versions.slice(0, 1)));
+    const grpoCard = page.getByTestId(`simulation-${grpo.slug}`);
+    await expect.poll(async () => Number(await grpoCard.getByTestId("sim-steps").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(progress.steps);
+
+    mkdirSync("docs/screenshots", { recursive: true });
+    await page.screenshot({ path: "docs/screenshots/dashboard.png", fullPage: true });
+
+    // The trajectory browser marks the traffic as simulated, with the persona.
+    await page.goto(`${BASE_URL}/sessions`);
+    await page.getByText("simulated · leo").first().waitFor();
+    await page.close();
+  }, 900_000);
+});
