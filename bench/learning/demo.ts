@@ -36,7 +36,8 @@ function cpuByProcess(dataDir: string): Map<string, number> {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const cpu = (Number(fields[11]) + Number(fields[12])) / tick;
-      const name = cmd.find((a) => /workers\/\w+\/main\.ts$/.test(a))?.match(/workers\/(\w+)\//)?.[1] ?? (cmd.some((a) => a.includes("next")) ? "web" : path.basename(cmd[1] ?? cmd[0] ?? "?"));
+      const worker = cmd.find((a) => /workers\/\w+\/main\.ts$/.test(a))?.match(/workers\/(\w+)\//)?.[1];
+      const name = worker ?? (cmd.some((a) => a.includes("next")) ? "web" : cmd.some((a) => a.endsWith("launch.ts") || a.endsWith("start.mjs")) ? "launcher" : path.basename(cmd[0] ?? "?"));
       out.set(name, (out.get(name) ?? 0) + cpu);
     } catch {
       /* gone */
@@ -121,15 +122,22 @@ async function main() {
     }
     const cpu = cpuByProcess(dataDir);
     const wall = (Date.now() - t0) / 1000;
-    const { rows } = await db.query<{ slug: string; version: number; turns: number; reward: number }>(
-      `SELECT e.slug, t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward
+    const { rows } = await db.query<{ slug: string; version: number; turns: number; reward: number; firstAt: Date }>(
+      `SELECT e.slug, t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
        FROM experiments e JOIN turns t ON t."experimentId" = e.id
        JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
        WHERE e.demo AND t."turnType" = 'MAIN' AND t."nextStateAt" IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`,
     );
     console.log(`\nafter ${(wall / 60).toFixed(1)} min: judged reward per served policy version`);
     for (const slug of [...new Set(rows.map((r) => r.slug))]) {
-      console.log(`  ${slug.padEnd(13)} ${rows.filter((r) => r.slug === slug).map((r) => `v${r.version} ${r.reward >= 0 ? "+" : ""}${r.reward.toFixed(2)} (${r.turns})`).join(", ")}`);
+      const mine = rows.filter((r) => r.slug === slug);
+      console.log(`  ${slug.padEnd(13)} ${mine.map((r) => `v${r.version} ${r.reward >= 0 ? "+" : ""}${r.reward.toFixed(2)} (${r.turns})`).join(", ")}`);
+      // When the turn-weighted mean of the last 5 versions first reached +0.6, in time since npm start.
+      const hit = mine.findIndex((_, i) => {
+        const span = mine.slice(Math.max(0, i - 4), i + 1);
+        return i >= 4 && span.reduce((a, v) => a + v.reward * v.turns, 0) / span.reduce((a, v) => a + v.turns, 0) >= 0.6;
+      });
+      console.log(`  ${"".padEnd(13)} 5-version window ≥ +0.6: ${hit < 0 ? "not yet" : `at version ${mine[hit].version}, ${((mine[hit].firstAt.getTime() - t0) / 1000).toFixed(0)} s after npm start`}`);
     }
     console.log(`dashboard /api/trpc/simulation.list while the demo runs: p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (${latencies.length} requests)`);
     console.log(`CPU seconds per process over ${wall.toFixed(0)} s of wall time (2 cores = ${(2 * wall).toFixed(0)} s available):`);

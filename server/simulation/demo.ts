@@ -50,7 +50,7 @@ export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
 ];
 
 /** The simulated users of every demo experiment: the same seed, so the three methods see the same users. */
-export const DEMO_SIMULATION: SimulationSettings = { personas: [PERSONA], perMinute: 12, concurrency: 2, seed: 7, maxTurns: 4 };
+export const DEMO_SIMULATION: SimulationSettings = { personas: [PERSONA], perMinute: 24, concurrency: 2, seed: 7, maxTurns: 4 };
 
 export function demoConfig(d: DemoExperiment) {
   return ExperimentConfigSchema.parse(d.config);

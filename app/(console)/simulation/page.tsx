@@ -10,6 +10,8 @@ import { issuesOf, messageOf } from "../../_lib/errors";
 import { PERSONAS } from "../../../server/simulate/personas";
 import { RewardChart, windowMeans } from "./RewardChart";
 
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
+
 type Item = NonNullable<ReturnType<typeof useSimulations>["data"]>["items"][number];
 type Settings = Item["settings"];
 
@@ -108,23 +110,24 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         </button>
       </div>
       {error && <div className="form-error" role="alert">{error}</div>}
-      <div className="grid2">
-        <dl className="kv">
+      <div style={{ display: "grid", gridTemplateColumns: "minmax(300px, 1fr) minmax(380px, 1.4fr)", gap: 16, alignItems: "start" }}>
+        <dl className="kv" style={{ gridTemplateColumns: "170px 1fr" }}>
           <dt>In conversation</dt><dd data-testid="sim-active">{s ? s.active : "—"}</dd>
           <dt>Conversations</dt><dd>{s ? s.sessions : "—"}</dd>
           <dt>Turns</dt><dd>{s ? `${s.turns} (${s.turnsPerS.toFixed(2)}/s)` : "—"}</dd>
           <dt>Approved / corrected</dt><dd>{s ? `${s.approvals} / ${s.corrections}` : "—"}</dd>
           <dt>Tool calls</dt><dd>{s ? s.toolCalls : "—"}</dd>
           {s?.errors ? <><dt>Errors</dt><dd className="field-error" title={s.lastError ?? ""}>{s.errors}: {s.lastError}</dd></> : null}
-        </dl>
-        <dl className="kv">
           <dt>Policy version served</dt><dd data-testid="sim-version">{p ? p.servedVersion : "—"}</dd>
           <dt>Training steps</dt><dd data-testid="sim-steps">{p ? p.steps : "—"}</dd>
           <dt>Judged reward</dt>
-          <dd data-testid="sim-reward">{first && latest ? `${first.reward.toFixed(2)} (base) → ${latest.reward.toFixed(2)} (latest 5 versions)` : "no judged turns yet"}</dd>
+          <dd data-testid="sim-reward">{first && latest ? `${signed(first.reward)} at the base → ${signed(latest.reward)} now` : "no judged turns yet"}</dd>
         </dl>
+        <div>
+          <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>Judged reward per policy version (dots; line: mean of the last 5 versions)</div>
+          {p && p.versions.length > 0 ? <RewardChart points={p.versions} /> : <div className="empty">Waiting for the first judged turns…</div>}
+        </div>
       </div>
-      {p && p.versions.length > 0 && <RewardChart points={p.versions} />}
       <details style={{ marginTop: 8 }}>
         <summary className="muted">Settings: {item.settings.personas.join(", ")} · {item.settings.perMinute}/min · {item.settings.concurrency} at once · seed {item.settings.seed} · {item.settings.maxTurns} turns</summary>
         <SettingsForm key={item.updatedAt ?? "new"} settings={item.settings} pending={update.isPending} onSave={(v) => save(v)} />
