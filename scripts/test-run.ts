@@ -4,10 +4,8 @@ import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import pg from "pg";
-import { Redis } from "ioredis";
-import { chooseServer, ensureDatabase, withDatabase } from "./lib/database";
-import { chooseRedis } from "./lib/redis";
+import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "./lib/database";
+import { chooseRedis, deleteRedisPrefix } from "./lib/redis";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor } from "./lib/supervisor";
 import { migrate } from "../server/db/migrator";
@@ -49,18 +47,13 @@ async function main(): Promise<number> {
     if (server.stop) cleanups.push(server.stop);
     const dbName = `ocrl_test_${id}`;
     await ensureDatabase(server.adminUrl, dbName);
-    cleanups.unshift(async () => {
-      const c = new pg.Client({ connectionString: server.adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-      await c.end();
-    });
+    cleanups.unshift(() => dropDatabase(server.adminUrl, dbName));
     const databaseUrl = withDatabase(server.adminUrl, dbName);
     await migrate(databaseUrl, path.join(root, "prisma/migrations"));
     const redisChoice = await chooseRedis(dataDir, log);
     if (redisChoice.stop) cleanups.push(redisChoice.stop);
     const prefix = `test:${id}:`;
-    cleanups.unshift(() => deletePrefix(redisChoice.url, prefix));
+    cleanups.unshift(() => deleteRedisPrefix(redisChoice.url, prefix));
     log(`database ${dbName} on ${server.source} Postgres; Redis ${redisChoice.url} with prefix ${prefix}`);
 
     const env: NodeJS.ProcessEnv = {
@@ -108,17 +101,6 @@ async function main(): Promise<number> {
   } finally {
     for (const c of cleanups) await c().catch((e: Error) => log(`cleanup: ${e.message}`));
   }
-}
-
-async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const r = new Redis(url);
-  let cursor = "0";
-  do {
-    const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length) await r.del(...keys);
-  } while (cursor !== "0");
-  r.disconnect();
 }
 
 main().then(

@@ -9,9 +9,8 @@ import http from "node:http";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { Redis } from "ioredis";
-import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
-import { chooseRedis } from "../../scripts/lib/redis";
+import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "../../scripts/lib/database";
+import { chooseRedis, deleteRedisPrefix } from "../../scripts/lib/redis";
 import { migrate } from "../../server/db/migrator";
 import { OpenClawAgent, type Body, type Reply } from "../../tests/integration/proxy/openclawShapes";
 import { pct, request, runLoad, type LoadResult, type Target } from "./load";
@@ -173,18 +172,8 @@ async function main() {
     console.log(`  ${clawStored} of ${clawSent} OpenClaw turns recorded in ${st.sessions} stitched sessions (${CONVERSATIONS} conversations)`);
   } finally {
     for (const p of procs) await stop(p);
-    const c = new pg.Client({ connectionString: server.adminUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-    await c.end();
-    const r = new Redis(redisChoice.url);
-    let cursor = "0";
-    do {
-      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length) await r.del(...keys);
-    } while (cursor !== "0");
-    r.disconnect();
+    await dropDatabase(server.adminUrl, dbName);
+    await deleteRedisPrefix(redisChoice.url, prefix);
     await server.stop?.();
     await redisChoice.stop?.();
   }

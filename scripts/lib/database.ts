@@ -101,3 +101,14 @@ export async function chooseDatabase(dataDir: string, log: (s: string) => void):
   await ensureDatabase(server.adminUrl, DB_NAME);
   return { url: withDatabase(server.adminUrl, DB_NAME), source: server.source, stop: server.stop };
 }
+
+/** Drops a throwaway database (tests, benches), disconnecting whoever still uses it. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
+}

@@ -61,3 +61,18 @@ export async function spawnRedis(dir: string, port: number): Promise<RedisChoice
   child.kill("SIGKILL");
   throw new Error(`redis-server was started but did not answer on port ${port}`);
 }
+
+/** Deletes every key under a throwaway prefix (tests, benches). */
+export async function deleteRedisPrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    r.disconnect();
+  }
+}
