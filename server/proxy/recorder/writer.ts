@@ -86,6 +86,9 @@ export class RecordingWriter {
   constructor(private readonly opts: WriterOptions) {
     this.pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, query_timeout: 30_000 });
     this.pool.on("error", () => {}); // an idle client lost its connection: the next checkout reconnects
+    // A checked-out client whose socket resets between queries emits 'error' on itself, not on the pool;
+    // unhandled, that would crash the proxy during a Postgres outage. The failing query reports it instead.
+    this.pool.on("connect", (client) => client.on("error", () => {}));
     this.disk = new DiskBuffer(opts.bufferDir, opts.bufferMaxBytes);
     this.journal = new Journal(opts.bufferDir);
     this.batchSize = opts.batchSize ?? 256;
