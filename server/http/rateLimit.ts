@@ -4,8 +4,11 @@ import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redis, rkey } from "../redis/client";
 
-/** A limiter never holds a request up: past this, the answer is "allowed". */
-const DECISION_TIMEOUT_MS = 100;
+/**
+ * A limiter never holds a request up for long: past this, the answer is "allowed" (the shared client queues
+ * commands while Redis is down). Generous, so a busy but healthy Redis still gets to decide.
+ */
+const DECISION_TIMEOUT_MS = 1000;
 
 export interface RateDecision {
   allowed: boolean;
