@@ -2,7 +2,7 @@ import tseslint from "typescript-eslint";
 import nextPlugin from "@next/eslint-plugin-next";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".next/", ".data/", "server/db/generated/", "integrations/", "next-env.d.ts", "bench/out/", "public/"] },
+  { ignores: ["node_modules/", ".next/", ".data/", "server/platform/db/generated/", "integrations/", "next-env.d.ts", "bench/out/", "public/"] },
   ...tseslint.configs.recommended,
   {
     plugins: { "@next/next": nextPlugin },

@@ -1,6 +1,6 @@
 // Prisma CLI config. Migrations are *authored* against an in-process PGlite (the CLI cannot migrate
 // through @prisma/adapter-pg: prisma/prisma column-type `name` bug); they are *applied* to real
-// Postgres by server/db/migrator.ts. The runtime uses @prisma/adapter-pg (server/db/client.ts).
+// Postgres by server/platform/db/migrator.ts. The runtime uses @prisma/adapter-pg (server/platform/db/client.ts).
 import path from "node:path";
 import { defineConfig } from "prisma/config";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";

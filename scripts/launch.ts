@@ -6,7 +6,7 @@ import { chooseRedis } from "./lib/redis";
 import { ensureSecretKey } from "./lib/secret";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor, type ProcessSpec } from "./lib/supervisor";
-import { migrate } from "../server/db/migrator";
+import { migrate } from "../server/platform/db/migrator";
 import { WORKERS, workerCommand } from "../workers/registry";
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -1,7 +1,7 @@
 // `npm run db:migrate`: apply the committed migrations to DATABASE_URL with our migrator (deployments that
 // do not use `npm start`, which migrates by itself).
 import path from "node:path";
-import { migrate } from "../server/db/migrator";
+import { migrate } from "../server/platform/db/migrator";
 
 const url = process.env.DATABASE_URL;
 if (!url) {

@@ -26,7 +26,7 @@ import { packBatch, tokenLogprobs } from "../server/engine/score";
 import { renderChat, type ChatMessage } from "../server/engine/tokenizer";
 import {
   PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type ReplyStyle,
-} from "../server/simulate/personas";
+} from "../server/simulation/personas";
 
 const argsSchema = z.object({
   seed: z.coerce.number().int().default(1),

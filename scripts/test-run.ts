@@ -8,7 +8,7 @@ import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "./lib/
 import { chooseRedis, deleteRedisPrefix } from "./lib/redis";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor } from "./lib/supervisor";
-import { migrate } from "../server/db/migrator";
+import { migrate } from "../server/platform/db/migrator";
 import { WORKERS, workerCommand } from "../workers/registry";
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -2,7 +2,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
-import type { AppRouter } from "../../server/api/root";
+import type { AppRouter } from "../../server/gateway/trpc/root";
 import { TRPCProvider } from "./trpc";
 
 export function Providers({ children }: { children: ReactNode }) {

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { principalFromSessionCookie } from "../../server/auth/session";
-import { permissions, type Principal } from "../../server/auth/principal";
+import { principalFromSessionCookie } from "../../server/access/session";
+import { permissions, type Principal } from "../../server/access/principal";
 
 /** Server components: the signed-in user, or a redirect to /login. */
 export async function requireUser(): Promise<Extract<Principal, { kind: "user" }> & { permissions: string[] }> {

@@ -1,5 +1,5 @@
 "use client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import type { AppRouter } from "../../server/api/root";
+import type { AppRouter } from "../../server/gateway/trpc/root";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

@@ -12,7 +12,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis } from "../../scripts/lib/redis";
-import { migrate } from "../../server/db/migrator";
+import { migrate } from "../../server/platform/db/migrator";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const arg = (name: string, dflt: number) => {
@@ -134,7 +134,7 @@ async function main() {
     const { createApiKey } = await import("../../server/apiKeys/service");
     const { ExperimentConfigSchema } = await import("../../server/experiments/config");
     const { serveFetch } = await import("../../tests/helpers/httpAdapter");
-    const { handleApi } = await import("../../server/http/handler");
+    const { handleApi } = await import("../../server/gateway/handler");
     const experimentId = "bench-exp";
     if (!REUSE) {
       await pool.query(`INSERT INTO experiments (id, slug, name, config, "updatedAt") VALUES ($1, $1, 'Bench', $2, now())`, [experimentId, JSON.stringify(ExperimentConfigSchema.parse({ method: "grpo" }))]);
@@ -239,9 +239,9 @@ async function main() {
     writeFileSync(path.join(root, "bench/out/dashboard.json"), JSON.stringify(results, null, 2));
   } finally {
     await pool.end();
-    const { db } = await import("../../server/db/client");
+    const { db } = await import("../../server/platform/db/client");
     await db().$disconnect();
-    const { redis } = await import("../../server/redis/client");
+    const { redis } = await import("../../server/platform/redis");
     redis().disconnect();
     if (!KEEP && !REUSE) {
       const c = new pg.Client({ connectionString: server.adminUrl });

@@ -1,21 +1,21 @@
 // One method of the learning benchmark, in its own process (the parent sets DATABASE_URL, REDIS_URL, a Redis
 // prefix of its own, SECRET_KEY and DATA_DIR): the demo experiment's config for that method, a RUNNING run, the
-// real proxy, judge worker and trainer in-process, and simulated users in lockstep (server/simulation/lockstep).
+// real proxy, judge worker and trainer in-process, and simulated users in lockstep (bench/lib/lockstep).
 // Prints one JSON line per step and a final result line.
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
-import { db, type Prisma } from "../../server/db/client";
+import { db, type Prisma } from "../../server/platform/db/client";
 import { createApiKey } from "../../server/apiKeys/service";
-import { closeQueues } from "../../server/bus/queues";
-import { startJudgeWorker } from "../../server/judging/worker";
+import { closeQueues } from "../../server/platform/bus/queues";
+import { startJudgeWorker } from "../../server/judge/worker/worker";
 import { startProxy } from "../../server/proxy/server";
 import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
-import { runLockstep } from "../../server/simulation/lockstep";
+import { runLockstep } from "../lib/lockstep";
 import { simulationProgress } from "../../server/simulation/service";
 import type { SimulationSettings } from "../../server/simulation/schemas";
 import { Trainer } from "../../server/training/loop";
-import type { Principal } from "../../server/auth/principal";
+import type { Principal } from "../../server/access/principal";
 
 export interface ChildResult {
   method: string;

@@ -23,7 +23,7 @@ import pg from "pg";
 import { z } from "zod";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis } from "../../scripts/lib/redis";
-import { migrate } from "../../server/db/migrator";
+import { migrate } from "../../server/platform/db/migrator";
 import { renderLineChart, type Rgb } from "./png";
 import type { ChildResult } from "./child";
 

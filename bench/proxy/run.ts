@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis, deleteRedisPrefix } from "../../scripts/lib/redis";
-import { migrate } from "../../server/db/migrator";
+import { migrate } from "../../server/platform/db/migrator";
 import { OpenClawAgent, type Body, type Reply } from "../../tests/integration/proxy/openclawShapes";
 import { pct, request, runLoad, type LoadResult, type Target } from "./load";
 

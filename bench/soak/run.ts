@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { z } from "zod";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
-import { migrate } from "../../server/db/migrator";
+import { migrate } from "../../server/platform/db/migrator";
 
 const args = z
   .object({
@@ -61,7 +61,7 @@ async function main() {
   const { Traffic } = await import("../../tests/faults/traffic");
   const { checkInvariants } = await import("../../tests/faults/invariants");
   const { table } = await import("../../tests/faults/report");
-  const { db } = await import("../../server/db/client");
+  const { db } = await import("../../server/platform/db/client");
   const { DEFAULT_SETTINGS } = await import("../../server/simulation/schemas");
 
   const sys = await startSystem({ batchSize: args.batch });
@@ -141,7 +141,7 @@ async function main() {
   } finally {
     await cluster.stopAll(10_000);
     await sys.close();
-    const { db } = await import("../../server/db/client");
+    const { db } = await import("../../server/platform/db/client");
     await db().$disconnect();
     const c = new pg.Client({ connectionString: server.adminUrl });
     await c.connect();

@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import { db } from "../db/client";
-import type { ApiKey } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../auth/apiKeys";
-import { hashSecret } from "../auth/password";
-import { assertCan, type Principal } from "../auth/principal";
-import { publish } from "../bus/pubsub";
-import { badRequest, notFound } from "../errors";
+import { db } from "../platform/db/client";
+import type { ApiKey } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../access/apiKeys";
+import { hashSecret } from "../access/password";
+import { assertCan, type Principal } from "../access/principal";
+import { publish } from "../platform/bus/pubsub";
+import { badRequest, notFound } from "../platform/errors";
 import type { ApiKeyCreateInput, ApiKeyListInput } from "../users/schemas";
 
 export function apiKeyView(k: ApiKey) {

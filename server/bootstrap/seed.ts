@@ -2,14 +2,14 @@
 // with a run and simulated users on; server/simulation/demo.ts). Idempotent; headless setups pass
 // INIT_ADMIN_EMAIL / INIT_ADMIN_PASSWORD / INIT_API_KEY (as Langfuse's LANGFUSE_INIT_*).
 import { randomBytes } from "node:crypto";
-import { db } from "../db/client";
+import { db } from "../platform/db/client";
 import { createUser } from "../users/service";
 import { createApiKey } from "../apiKeys/service";
 import { createExperiment } from "../experiments/service";
 import { startRun } from "../runs/service";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
 import { enableSimulation } from "../simulation/service";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../access/principal";
 
 export interface SeedResult {
   admin?: { email: string; password: string | null };

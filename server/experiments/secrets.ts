@@ -1,6 +1,6 @@
 // Secrets never leave the server: they are stripped from configs on write (encrypted into
 // Experiment.secrets) and reported only as "set" on read.
-import { decryptSecret, encryptSecret } from "../auth/crypto";
+import { decryptSecret, encryptSecret } from "../access/crypto";
 import { SECRET_PATHS, type ExperimentConfig } from "./config";
 
 export type SealedSecrets = Record<string, string>;

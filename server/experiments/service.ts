@@ -1,15 +1,15 @@
 // Experiment CRUD. Every mutation runs in a transaction together with its audit entry.
 import type { z } from "zod";
-import { db, type Prisma } from "../db/client";
-import type { Experiment } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
-import { conflict, notFound } from "../errors";
+import { db, type Prisma } from "../platform/db/client";
+import type { Experiment } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "./config";
 import { diffConfigs } from "./diff";
 import { sealSecrets, secretsSet, type SealedSecrets } from "./secrets";
-import { assertEgressAllowed, EgressRefusedError } from "../net/egress";
-import { badRequest } from "../errors";
+import { assertEgressAllowed, EgressRefusedError } from "../platform/egress";
+import { badRequest } from "../platform/errors";
 import type {
   ConfigDiffInput,
   ExperimentCloneInput,

@@ -3,13 +3,13 @@
 // or OPD/combine shape), and everything else we know under `ocrl`: ids, policy version, token ids and
 // log-probs, the full judgment with votes, the label history and the effective training label.
 import type { z } from "zod";
-import { db } from "../db/client";
-import { Prisma } from "../db/generated/client";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
+import { db } from "../platform/db/client";
+import { Prisma } from "../platform/db/generated/client";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { decode, renderChat, chatMessageSchema, toolDefSchema } from "../engine/tokenizer";
-import { notFound } from "../errors";
-import { effectiveLabelsForTurns } from "../review/effectiveLabels";
-import { scopeExperiment } from "../trajectories/service";
+import { notFound } from "../platform/errors";
+import { effectiveLabelsForTurns } from "../labels/effective";
+import { scopeExperiment } from "../access/scope";
 import { TURN_FROM, turnWhere, sqlTime } from "../trajectories/query";
 import type { TurnFilterSchema } from "../trajectories/schemas";
 import { messagesForTurns } from "./lanes";

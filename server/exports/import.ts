@@ -3,13 +3,13 @@
 // (system blob + per-lane deltas) and are idempotent: a turn's request id derives from (experiment,
 // session, lane, turn), and a PRM record becomes one judgment per (turn, judge version), so importing a
 // file twice adds nothing. Turns without a PRM record but with a next state are left for the judge.
-import { db, type Prisma } from "../db/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
-import { dispatchTurn } from "../judge/dispatch";
-import { meanVote } from "../judge/vote";
-import { notFound } from "../errors";
-import { blobOf, encodeDelta, messageDigests, splitSystem } from "../proxy/compact";
+import { db, type Prisma } from "../platform/db/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { dispatchTurn } from "../judge/core/dispatch";
+import { meanVote } from "../judge/core/vote";
+import { notFound } from "../platform/errors";
+import { blobOf, encodeDelta, messageDigests, splitSystem } from "../recording/compact";
 import { parseLine, voteIn, type PrmRecord, type TurnRecord } from "./openclaw";
 
 export const IMPORT_JUDGE_VERSION = "openclaw-import";

@@ -1,6 +1,6 @@
 // Full request messages for many turns at once: one query per (session, lane) instead of one per turn,
 // folding the lane's deltas once and keeping the body at each wanted index.
-import { db } from "../db/client";
+import { db } from "../platform/db/client";
 
 export interface LaneTurn {
   id: string;

@@ -1,15 +1,15 @@
 // The Workers page beyond heartbeats: Redis queue depth and lag, the judge's backlog in Postgres (the
 // source of truth, so lost queue messages still show), each live run's training backlog and GPU plan, and
 // the latest queue/lag/buffer gauges the workers publish as metrics.
-import { db } from "../db/client";
-import { Prisma } from "../db/generated/client";
-import { assertCan, boundExperimentId, type Principal } from "../auth/principal";
-import { QUEUES, type QueueName } from "../bus/contracts";
-import { queue } from "../bus/queues";
+import { db } from "../platform/db/client";
+import { Prisma } from "../platform/db/generated/client";
+import { assertCan, boundExperimentId, type Principal } from "../access/principal";
+import { QUEUES, type QueueName } from "../platform/bus/contracts";
+import { queue } from "../platform/bus/queues";
 import { ExperimentConfigSchema } from "../experiments/config";
 import { planGpuSplit } from "../gpu/plan";
-import { backlogOf } from "../judging/backlog";
-import { expectedJudgeVersion } from "../judging/settings";
+import { backlogOf } from "../judge/worker/backlog";
+import { expectedJudgeVersion } from "../judge/worker/settings";
 import { TOP_LEVEL } from "./bucket";
 
 export interface QueueStats {

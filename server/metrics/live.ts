@@ -1,8 +1,8 @@
 // Live metric points for open dashboards: one Redis subscription per web process, fanned out to every
 // open SSE stream (a connection per browser tab would not scale). The subscription is opened by the
 // first listener and closed with the last one.
-import type { ChannelPayload } from "../bus/contracts";
-import { subscribe } from "../bus/pubsub";
+import type { ChannelPayload } from "../platform/bus/contracts";
+import { subscribe } from "../platform/bus/pubsub";
 
 export type MetricsMessage = ChannelPayload<"metrics">;
 type Listener = (m: MetricsMessage) => void;

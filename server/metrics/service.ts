@@ -1,11 +1,11 @@
 // Metric reads for the dashboard: bucketed series for charts (from metric_rollups, maintained by a trigger
 // on metric_points), the catalogue of series an experiment has, and the raw points for the REST API.
 import type { z } from "zod";
-import { db } from "../db/client";
-import { Prisma } from "../db/generated/client";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
-import { notFound } from "../errors";
-import { scopeExperiment } from "../trajectories/service";
+import { db } from "../platform/db/client";
+import { Prisma } from "../platform/db/generated/client";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { notFound } from "../platform/errors";
+import { scopeExperiment } from "../access/scope";
 import { planBuckets, TOP_LEVEL, type BucketPlan, type BucketPoint } from "./bucket";
 import type { Axis, MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "./schemas";
 

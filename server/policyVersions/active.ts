@@ -1,7 +1,7 @@
 // The version an experiment serves (and the trainer trains from): its ACTIVE PolicyVersion, or version 0
 // (the configured base checkpoint) when there is none.
-import type { Prisma } from "../db/client";
-import { db } from "../db/client";
+import type { Prisma } from "../platform/db/client";
+import { db } from "../platform/db/client";
 
 type Reader = Pick<Prisma.TransactionClient, "policyVersion">;
 

@@ -5,12 +5,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { db, type Prisma } from "../db/client";
-import type { PolicyVersion } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
-import { publish } from "../bus/pubsub";
-import { conflict, notFound } from "../errors";
+import { db, type Prisma } from "../platform/db/client";
+import type { PolicyVersion } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { publish } from "../platform/bus/pubsub";
+import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../experiments/config";
 import { LIVE_RUN_STATUSES } from "../runs/service";
 import type { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "./schemas";

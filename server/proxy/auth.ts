@@ -3,8 +3,8 @@
 // a Postgres outage does not lock out keys that were working. Revocations arrive on the apiKeyRevoked
 // channel and take effect at once; unknown tokens are remembered briefly (no scrypt per bad request).
 import { createHash } from "node:crypto";
-import { bearerToken, forgetApiKey, verifyApiKey } from "../auth/apiKeys";
-import { can, type Principal } from "../auth/principal";
+import { bearerToken, forgetApiKey, verifyApiKey } from "../access/apiKeys";
+import { can, type Principal } from "../access/principal";
 import { ProxyError } from "./errors";
 
 type Verify = (token: string) => Promise<Principal | null>;

@@ -1,4 +1,4 @@
-// Proxy settings from the environment (server/env.ts holds the shared ones: PROXY_PORT, DATA_DIR, …).
+// Proxy settings from the environment (server/platform/env.ts holds the shared ones: PROXY_PORT, DATA_DIR, …).
 import { z } from "zod";
 
 const ProxyEnvSchema = z.object({

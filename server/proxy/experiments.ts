@@ -3,8 +3,8 @@
 // a Postgres outage keeps the last known contexts serving. Policy versions switch on the policyVersion
 // channel (and on refresh, should a message be missed); an embedded engine loads the new weights first
 // and keeps answering with the old ones meanwhile — never a 503.
-import type { Db } from "../db/client";
-import type { Principal } from "../auth/principal";
+import type { Db } from "../platform/db/client";
+import type { Principal } from "../access/principal";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
 import { unsealConfig, type SealedSecrets } from "../experiments/secrets";
 import { LIVE_RUN_STATUSES } from "../runs/service";

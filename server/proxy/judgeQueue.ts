@@ -4,8 +4,8 @@
 // outage, or at start for whatever a crashed process had not queued. Job ids are turn ids, so queueing
 // a turn twice is a no-op while its job exists.
 import type { Queue } from "bullmq";
-import { QUEUES } from "../bus/contracts";
-import { enqueue as busEnqueue, queue } from "../bus/queues";
+import { QUEUES } from "../platform/bus/contracts";
+import { enqueue as busEnqueue, queue } from "../platform/bus/queues";
 import type { JudgeItem } from "./recorder/sql";
 
 export type EnqueueFn = (item: JudgeItem) => Promise<void>;
@@ -16,7 +16,7 @@ export const defaultEnqueue: EnqueueFn = (item) => busEnqueue("judgeTurn", { tur
 
 /**
  * One round trip for a committed batch's turns (BullMQ addBulk). Job options are those of
- * server/bus/queues.ts `enqueue`, which remains the path for single retries and the sweeper.
+ * server/platform/bus/queues.ts `enqueue`, which remains the path for single retries and the sweeper.
  */
 export const defaultEnqueueMany: EnqueueManyFn = async (items) => {
   const jobs = items.map((i) => ({

@@ -3,8 +3,8 @@
 // are stored as MetricPoint rows so the dashboard can chart history. Redis and Postgres failures are
 // swallowed: metrics never hold up serving.
 import type { Redis } from "ioredis";
-import { CHANNELS, encodeChannel, KEYS, type ProxyMetrics } from "../bus/contracts";
-import { rkey } from "../redis/client";
+import { CHANNELS, encodeChannel, KEYS, type ProxyMetrics } from "../platform/bus/contracts";
+import { rkey } from "../platform/redis";
 
 export interface Observation {
   latencyMs: number;

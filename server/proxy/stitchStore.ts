@@ -2,8 +2,8 @@
 // replicas. Reads are bounded by a short timeout and the connection fails fast while Redis is down:
 // stitching then falls back to this process's memory.
 import type { Redis } from "ioredis";
-import { KEYS } from "../bus/contracts";
-import { rkey } from "../redis/client";
+import { KEYS } from "../platform/bus/contracts";
+import { rkey } from "../platform/redis";
 import type { StitchStore, StitchTarget } from "./stitch";
 
 export function redisStitchStore(redis: Redis, opts: { ttlS?: number; timeoutMs?: number } = {}): StitchStore {

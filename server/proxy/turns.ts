@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { RecordedOutput } from "./accumulate";
 import { Lru } from "./lru";
-import { blobOf, encodeDelta, messageDigests, splitSystem, type BlobRecord } from "./compact";
+import { blobOf, encodeDelta, messageDigests, splitSystem, type BlobRecord } from "../recording/compact";
 import type { ExperimentContext } from "./experiments";
 import { extractNextState, leadingText, normalizeAll, normalizedText, normalizeMessage } from "./normalize";
 import type { TurnEvent } from "./recorder/events";

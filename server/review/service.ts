@@ -3,15 +3,15 @@
 // race-free: the candidate row is taken FOR UPDATE SKIP LOCKED, and its capacity is re-checked by a fresh
 // statement while the row lock is held (every lock insert and submission happens under that row lock).
 import type { z } from "zod";
-import { db, type Prisma } from "../db/client";
-import { Prisma as P } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
-import { badRequest, conflict, forbidden, notFound } from "../errors";
-import { scopeExperiment } from "../trajectories/service";
+import { db, type Prisma } from "../platform/db/client";
+import { Prisma as P } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
+import { scopeExperiment } from "../access/scope";
 import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
-import { writeReviewerLabel } from "../trajectories/labels";
-import { effectiveLabelsForTurns } from "./effectiveLabels";
+import { writeReviewerLabel } from "../labels/reviewerLabels";
+import { effectiveLabelsForTurns } from "../labels/effective";
 import { QueueFilterSchema, type QueueAddTurnsInput, type QueueCreateInput, type QueueListInput, type QueueUpdateInput, type SubmitInput } from "./schemas";
 
 type Tx = Prisma.TransactionClient;

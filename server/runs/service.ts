@@ -1,12 +1,12 @@
 // Run lifecycle: PENDING → RUNNING ⇄ PAUSED → FINISHED | FAILED | CRASHED | KILLED.
 // The control plane records intent; trainer workers act on it (and report CRASHED when heartbeats stop).
 import type { z } from "zod";
-import { db, type Prisma } from "../db/client";
-import type { Run, RunStatus } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
-import { publish } from "../bus/pubsub";
-import { conflict, notFound } from "../errors";
+import { db, type Prisma } from "../platform/db/client";
+import type { Run, RunStatus } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { publish } from "../platform/bus/pubsub";
+import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../experiments/config";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 

@@ -12,12 +12,12 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { createApiKey } from "../apiKeys/service";
-import { forgetApiKey } from "../auth/apiKeys";
-import { assertCan, assertExperimentAccess, type Principal } from "../auth/principal";
-import { db } from "../db/client";
-import type { RunStatus } from "../db/generated/client";
-import { env } from "../env";
-import { notFound } from "../errors";
+import { forgetApiKey } from "../access/apiKeys";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { db } from "../platform/db/client";
+import type { RunStatus } from "../platform/db/generated/client";
+import { env } from "../platform/env";
+import { notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
 import { assertGpuPlan, planRoleGroups } from "../gpu/plan";
 import {
@@ -29,12 +29,12 @@ import {
   type RunLaunch,
   type TrainerBackend,
   type TrainerRunState,
-} from "../trainers/backend";
-import { LOCAL_PROCESS_BACKEND_KIND, LocalProcessBackend } from "../trainers/localProcess/backend";
-import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "../trainers/ray/backend";
-import { RayJobsError } from "../trainers/ray/client";
-import { buildSlimeCommand, formatCommand, shellQuote } from "../trainers/slime/args";
-import { TINKER_BACKEND_KIND, TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "../trainers/tinker/backend";
+} from "./backends/backend";
+import { LOCAL_PROCESS_BACKEND_KIND, LocalProcessBackend } from "./backends/localProcess/backend";
+import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "./backends/ray/backend";
+import { RayJobsError } from "./backends/ray/client";
+import { buildSlimeCommand, formatCommand, shellQuote } from "./backends/slime/args";
+import { TINKER_BACKEND_KIND, TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "./backends/tinker/backend";
 
 const LIVE: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
 

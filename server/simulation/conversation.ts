@@ -10,7 +10,7 @@
 import { mulberry32, pick, type Rng } from "../engine/rng";
 import {
   feedbackFor, questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question,
-} from "../simulate/personas";
+} from "./personas";
 
 export interface ToolCall {
   id: string;

@@ -1,11 +1,11 @@
 // The simulate worker's own API key: proxy scope to talk to the proxy, write scope so the proxy accepts its
 // X-Simulated-Persona header. Minted at start, held only in the worker's memory, short-lived (rotated before it
 // expires) and revoked on shutdown; a crashed worker's key simply expires.
-import { db } from "../db/client";
+import { db } from "../platform/db/client";
 import { createApiKey } from "../apiKeys/service";
-import { audit } from "../audit/log";
-import { forgetApiKey } from "../auth/apiKeys";
-import { publish } from "../bus/pubsub";
+import { audit } from "../access/audit";
+import { forgetApiKey } from "../access/apiKeys";
+import { publish } from "../platform/bus/pubsub";
 
 export const SIMULATION_KEY_NAME = "simulated users (workers/simulate)";
 export const SIMULATION_KEY_TTL_MS = 24 * 3600_000;

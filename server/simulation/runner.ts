@@ -2,9 +2,9 @@
 // bursts above `concurrency`), never more than `concurrency` at once, and backs off while conversations fail
 // (the proxy not up yet, the experiment archived). Conversation k is fully determined by (seed, k) and the
 // policy's replies, so a given seed replays the same users, questions and reactions.
-import { getPersona } from "../simulate/personas";
+import { getPersona } from "./personas";
 import { pick } from "../engine/rng";
-import type { SimulationStats } from "../bus/contracts";
+import type { SimulationStats } from "../platform/bus/contracts";
 import { conversationRng, runConversation, type ChatFn, type ConversationResult } from "./conversation";
 import type { SimulationSettings } from "./schemas";
 

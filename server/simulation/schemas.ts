@@ -1,7 +1,7 @@
 // Inputs and views of the simulated-user controls (tRPC, REST, the worker). Every mutating input names
 // what it changes: an empty body is a 400, never a silent reset.
 import { z } from "zod";
-import { PERSONAS } from "../simulate/personas";
+import { PERSONAS } from "./personas";
 import { IdSchema } from "../experiments/schemas";
 
 export const PERSONA_IDS = PERSONAS.map((p) => p.id) as [string, ...string[]];

@@ -3,15 +3,15 @@
 // environment, which wins); live stats from the worker (Redis); and the judged reward per policy version —
 // the answer to "is the model improving?".
 import type { z } from "zod";
-import { db } from "../db/client";
-import { audit } from "../audit/log";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
-import { publish } from "../bus/pubsub";
-import { KEYS, type SimulationStats } from "../bus/contracts";
+import { db } from "../platform/db/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { publish } from "../platform/bus/pubsub";
+import { KEYS, type SimulationStats } from "../platform/bus/contracts";
 import { ExperimentConfigSchema } from "../experiments/config";
-import { badRequest, fromZod, notFound } from "../errors";
-import { redis, rkey } from "../redis/client";
-import type { SimulationControl } from "../db/generated/client";
+import { badRequest, fromZod, notFound } from "../platform/errors";
+import { redis, rkey } from "../platform/redis";
+import type { SimulationControl } from "../platform/db/generated/client";
 import {
   DEFAULT_SETTINGS, GLOBAL_KEY, SimulationSettingsSchema,
   type SimulationGlobalInput, type SimulationProgressInput, type SimulationSettings, type SimulationUpdateInput,

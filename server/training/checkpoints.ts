@@ -5,8 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { db } from "../db/client";
-import { env } from "../env";
+import { db } from "../platform/db/client";
+import { env } from "../platform/env";
 
 export function checkpointRoot(dataDir = env().DATA_DIR): string {
   return path.resolve(dataDir, "checkpoints");

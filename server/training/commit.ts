@@ -6,7 +6,7 @@
 // Concurrency: the experiment row is locked (promote/rollback lock it too). A step whose parent is no
 // longer ACTIVE (someone promoted or rolled back meanwhile) is kept as a CANDIDATE, not made live: the
 // operator's choice wins, and the trainer continues from the version now ACTIVE.
-import { db, type Prisma } from "../db/client";
+import { db, type Prisma } from "../platform/db/client";
 import { activeVersion, nextVersion } from "../policyVersions/active";
 import type { SampleDecision } from "./decide";
 import { metricRows, type Point } from "./metrics";

@@ -1,9 +1,9 @@
 // What one turn becomes for one run: the effective label (reviewer > user > judge, with the judge's
-// combine dispatch; server/review/effectiveLabels) plus what only the trainer knows: staleness against
+// combine dispatch; server/labels/effective) plus what only the trainer knows: staleness against
 // the version it trains, whether the recorded tokens are usable, and a reviewer hint that the teacher
 // still has to score (the dispatch treats such a hint as usable: the trainer rescores it at step time).
-import { dispatchTurn } from "../judge/dispatch";
-import { EXCLUDE, type TrainingLabel } from "../review/effectiveLabels";
+import { dispatchTurn } from "../judge/core/dispatch";
+import { EXCLUDE, type TrainingLabel } from "../labels/effective";
 import type { HyperparamsSchema } from "../experiments/config";
 import type { z } from "zod";
 import { TRAINER_EXCLUDE } from "./schemas";

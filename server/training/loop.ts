@@ -6,8 +6,8 @@
 // simply happens again. Paused runs collect (so the batch fill stays visible) but never step.
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { db } from "../db/client";
-import { publish } from "../bus/pubsub";
+import { db } from "../platform/db/client";
+import { publish } from "../platform/bus/pubsub";
 import { initBackend } from "../engine/backend";
 import { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from "../engine/checkpoint";
 import { loadCustomLoss, type CustomLossFn } from "../engine/losses";
@@ -15,8 +15,8 @@ import { disposeModel, type PolicyModel } from "../engine/model";
 import { Adam } from "../engine/optimizer";
 import { trainStep, type TrainHyper } from "../engine/train";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
-import type { TeacherScorer } from "../judge/teacherClients";
-import { createEmbeddedTeacher } from "../judging/embeddedTeacher";
+import type { TeacherScorer } from "../judge/core/teacherClients";
+import { createEmbeddedTeacher } from "../judge/worker/embeddedTeacher";
 import { activeVersion, nextVersion, type ActiveVersion } from "../policyVersions/active";
 import { dirBytes, newCheckpointDir, pruneCheckpoints } from "./checkpoints";
 import { commitStep, type CommitOutcome } from "./commit";

@@ -1,7 +1,7 @@
 // Trainer metrics: persisted as MetricPoint rows (Postgres is the source of truth) and fanned out on the
 // `metrics` channel for open dashboards. Names follow slime where it has one (reference §7).
-import { db, type Prisma } from "../db/client";
-import { publish } from "../bus/pubsub";
+import { db, type Prisma } from "../platform/db/client";
+import { publish } from "../platform/bus/pubsub";
 
 export interface Point {
   name: string;

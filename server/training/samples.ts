@@ -3,11 +3,11 @@
 // relabel, or the policy moving on, changes its reward, kind, exclusion or staleness), frozen once a
 // step took it (`stepId` is set once). Excluded samples are kept with their reason, never trained.
 // Exported for every trainer backend (the embedded loop here; the Ray/slime batch lease later).
-import { db, type Prisma } from "../db/client";
-import { notFound } from "../errors";
+import { db, type Prisma } from "../platform/db/client";
+import { notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../experiments/config";
 import { activeVersion } from "../policyVersions/active";
-import { effectiveLabelsForTurns } from "../review/effectiveLabels";
+import { effectiveLabelsForTurns } from "../labels/effective";
 import { decideSample, type SampleDecision } from "./decide";
 import type { BatchFill } from "./schemas";
 

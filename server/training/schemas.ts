@@ -2,7 +2,7 @@
 // JSON stored in TrainingStep.metrics (numeric metrics plus the trace of every sample the step trained).
 import { z } from "zod";
 
-/** Exclusions decided by the trainer (the judge's and the reviewer's come from server/review/effectiveLabels). */
+/** Exclusions decided by the trainer (the judge's and the reviewer's come from server/labels/effective). */
 export const TRAINER_EXCLUDE = {
   /** staler than hyper.maxStaleness with stalePolicy "drop" */
   stale: "stale",

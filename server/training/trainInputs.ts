@@ -2,17 +2,17 @@
 // rendered it when it served the turn, the recorded response ids and behaviour log-probs, the reward and
 // kind the loss needs, and the teacher log-probs (the judgment's, or a reviewer hint scored now).
 import { z } from "zod";
-import { db } from "../db/client";
+import { db } from "../platform/db/client";
 import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
 import { chatMessageSchema, renderChat, toolDefSchema, type ChatMessage, type ToolDef } from "../engine/tokenizer";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../experiments/config";
-import { ChatMessageSchema } from "../judge/schemas";
-import { hintedTeacherMessages } from "../judge/teacher";
-import type { TeacherScorer } from "../judge/teacherClients";
-import { effectiveLabelsForTurns, type TrainingLabel } from "../review/effectiveLabels";
-import { reassembleMessages } from "../trajectories/service";
+import { ChatMessageSchema } from "../judge/core/schemas";
+import { hintedTeacherMessages } from "../judge/core/teacher";
+import type { TeacherScorer } from "../judge/core/teacherClients";
+import { effectiveLabelsForTurns, type TrainingLabel } from "../labels/effective";
+import { reassembleMessages } from "../recording/reassemble";
 import { decideSample, type SampleDecision } from "./decide";
 import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
 import { importanceWeight, isTooStale } from "./staleness";

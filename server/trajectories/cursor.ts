@@ -1,6 +1,6 @@
 // Keyset cursors for lists ordered by (time DESC, id DESC): stable under inserts, and O(limit) at any depth,
 // where OFFSET would scan everything before the page.
-import { badRequest } from "../errors";
+import { badRequest } from "../platform/errors";
 
 export interface Keyset {
   at: Date;

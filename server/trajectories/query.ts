@@ -1,7 +1,7 @@
 // The trajectory browser's SQL: one turn row joined to its session, its latest judgment with the eval-vote
 // agreement, and its latest reviewer and user labels, filtered by any TurnFilter. Review queues reuse the
 // same FROM and WHERE to pick their turns, so "what the browser shows" and "what a queue holds" agree.
-import { Prisma } from "../db/generated/client";
+import { Prisma } from "../platform/db/generated/client";
 import type { TurnFilter } from "./schemas";
 
 /**

@@ -1,24 +1,18 @@
 // Read side of recorded conversations (sessions, turns, the conversation view) and human labels.
 // Compact storage is reassembled here; lists are keyset-paginated raw SQL (see query.ts).
 import type { z } from "zod";
-import { db } from "../db/client";
-import { Prisma } from "../db/generated/client";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../auth/principal";
-import { forbidden, notFound } from "../errors";
-import { assembleMessages } from "../proxy/compact";
-import { effectiveLabelsForTurns } from "../review/effectiveLabels";
+import { db } from "../platform/db/client";
+import { Prisma } from "../platform/db/generated/client";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { notFound } from "../platform/errors";
+import { reassembleMessages } from "../recording/reassemble";
+import { scopeExperiment } from "../access/scope";
+import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
-import { RELABEL_ACTION, writeReviewerLabel } from "./labels";
+import { RELABEL_ACTION, writeReviewerLabel } from "../labels/reviewerLabels";
 import { listOrder, sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
 import type { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnFilter, TurnListInput } from "./schemas";
-
-/** The experiment a list may show: a bound key's own, whatever the caller asked for. */
-export function scopeExperiment(p: Principal, experimentId: string | undefined): string | undefined {
-  const bound = boundExperimentId(p);
-  if (bound && experimentId && experimentId !== bound) throw forbidden("This API key is bound to a different experiment");
-  return bound ?? experimentId;
-}
 
 function page<T extends { id: string }>(rows: T[], limit: number) {
   const items = rows.slice(0, limit);
@@ -72,22 +66,6 @@ export async function listTurns(p: Principal, input: z.output<typeof TurnListInp
     ORDER BY ${order}
     LIMIT ${input.limit + 1}`;
   return keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
-}
-
-/**
- * Full request of a turn, reassembled from the content-addressed blobs and the per-turn deltas. Deltas chain
- * within a lane (main or side turns of the session), as the proxy writes them (server/proxy/compact.ts).
- */
-export async function reassembleMessages(turn: { sessionId: string; index: number; systemHash: string | null; turnType?: "MAIN" | "SIDE" }): Promise<unknown[]> {
-  const turnType =
-    turn.turnType ??
-    (await db().turn.findUnique({ where: { sessionId_index: { sessionId: turn.sessionId, index: turn.index } }, select: { turnType: true } }))?.turnType ??
-    "MAIN";
-  const [prior, system] = await Promise.all([
-    db().turn.findMany({ where: { sessionId: turn.sessionId, turnType, index: { lte: turn.index } }, orderBy: { index: "asc" }, select: { messagesDelta: true, messagesOffset: true } }),
-    turn.systemHash ? db().blob.findUnique({ where: { hash: turn.systemHash } }) : null,
-  ]);
-  return assembleMessages(system ? system.content : null, prior);
 }
 
 /** The experiment's serving version now: the active one, else the newest. */

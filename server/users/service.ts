@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { db } from "../db/client";
-import type { User } from "../db/generated/client";
-import { audit } from "../audit/log";
-import { hashSecret, verifySecret } from "../auth/password";
-import { assertCan, type Principal } from "../auth/principal";
-import { conflict, notFound, unauthorized } from "../errors";
+import { db } from "../platform/db/client";
+import type { User } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { hashSecret, verifySecret } from "../access/password";
+import { assertCan, type Principal } from "../access/principal";
+import { conflict, notFound, unauthorized } from "../platform/errors";
 import type { UserCreateInput, UserListInput, UserUpdateInput } from "./schemas";
 
 export function userView(u: User) {

@@ -4,11 +4,11 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
-import { publish } from "../../server/bus/pubsub";
-import { effectiveLabelsForTurns } from "../../server/review/effectiveLabels";
+import { db } from "../../server/platform/db/client";
+import { publish } from "../../server/platform/bus/pubsub";
+import { effectiveLabelsForTurns } from "../../server/labels/effective";
 import { ExperimentConfigSchema } from "../../server/experiments/config";
-import { expectedJudgeVersion } from "../../server/judging/settings";
+import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 

@@ -5,12 +5,12 @@
 import { mkdirSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 import { createExperiment } from "../../server/experiments/service";
 import { startRun } from "../../server/runs/service";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../server/simulation/demo";
 import { enableSimulation, simulationProgress, updateSimulation } from "../../server/simulation/service";
-import type { Principal } from "../../server/auth/principal";
+import type { Principal } from "../../server/access/principal";
 import { makeUser, uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 

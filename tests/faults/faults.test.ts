@@ -4,7 +4,7 @@
 // show: every 2xx has exactly one turn, every ready turn is judged exactly once per judge version, no
 // sample trains twice, steps and policy versions are contiguous. Recovery times are printed, not asserted.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 import { Cluster } from "./cluster";
 import { checkInvariants } from "./invariants";
 import { formatRecovery, type Recovery } from "./report";

@@ -1,7 +1,7 @@
 // What must hold after any fault, read from the database alone: no 2xx without exactly one turn, every
 // ready turn judged exactly once per judge version, no sample trained twice, contiguous policy versions.
 // Returns violations as sentences (empty = all hold) so the soak bench can print them as well.
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 
 export interface InvariantReport {
   violations: string[];

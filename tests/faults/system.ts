@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Principal } from "../../server/auth/principal";
-import { env } from "../../server/env";
+import type { Principal } from "../../server/access/principal";
+import { env } from "../../server/platform/env";
 import { createExperiment } from "../../server/experiments/service";
 import { ExperimentConfigSchema } from "../../server/experiments/config";
 import { startRun } from "../../server/runs/service";

@@ -3,8 +3,8 @@
 import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
-import { routes } from "../../server/rest/routes";
+import { db } from "../../server/platform/db/client";
+import { routes } from "../../server/gateway/rest/routes";
 import { startApiServer } from "../helpers/apiServer";
 import { makeKey } from "../helpers/fixtures";
 
@@ -91,7 +91,7 @@ describe("REST fuzz", () => {
 
 describe("tRPC fuzz", () => {
   it("answers random inputs to every procedure with 2xx/4xx only", async () => {
-    const { appRouter } = await import("../../server/api/root");
+    const { appRouter } = await import("../../server/gateway/trpc/root");
     const procs = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...procs), fc.anything({ maxDepth: 3 }), async ([name, p], input) => {

@@ -4,7 +4,7 @@
 import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 import { harness, type Harness } from "../integration/proxy/setup";
 
 let h: Harness;

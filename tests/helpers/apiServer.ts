@@ -1,4 +1,4 @@
-import { handleApi } from "../../server/http/handler";
+import { handleApi } from "../../server/gateway/handler";
 import { serveFetch } from "./httpAdapter";
 
 /** The real /api surface (tRPC, REST, auth) over HTTP, without building Next. */

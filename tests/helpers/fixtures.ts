@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { createUser } from "../../server/users/service";
 import { createApiKey } from "../../server/apiKeys/service";
-import type { Scope } from "../../server/auth/principal";
+import type { Scope } from "../../server/access/principal";
 
 export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
 

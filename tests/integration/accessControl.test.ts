@@ -1,10 +1,10 @@
 // Table-driven access control: every REST route and every tRPC procedure × every role and key scope.
 // The tables come from the route table and the router itself, so a new route is covered automatically.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes } from "../../server/rest/routes";
-import { appRouter } from "../../server/api/root";
-import type { ProcedureMeta } from "../../server/api/trpc";
-import { permissions, type Permission, type Principal } from "../../server/auth/principal";
+import { routes } from "../../server/gateway/rest/routes";
+import { appRouter } from "../../server/gateway/trpc/root";
+import type { ProcedureMeta } from "../../server/gateway/trpc/trpc";
+import { permissions, type Permission, type Principal } from "../../server/access/principal";
 import { startApiServer } from "../helpers/apiServer";
 import { login, makeKey, makeUser } from "../helpers/fixtures";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 import { startApiServer } from "../helpers/apiServer";
 import { api, makeKey, makeUser, uniq } from "../helpers/fixtures";
 

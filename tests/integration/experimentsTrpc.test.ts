@@ -1,6 +1,6 @@
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppRouter } from "../../server/api/root";
+import type { AppRouter } from "../../server/gateway/trpc/root";
 import { startApiServer } from "../helpers/apiServer";
 import { makeKey, uniq } from "../helpers/fixtures";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, MigrationChecksumError } from "../../server/db/migrator";
+import { migrate, MigrationChecksumError } from "../../server/platform/db/migrator";
 import { uniq } from "../helpers/fixtures";
 
 // Each case gets its own scratch database on the test server.

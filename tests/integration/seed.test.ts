@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../../server/db/client";
+import { db } from "../../server/platform/db/client";
 import { seedFirstStart } from "../../server/bootstrap/seed";
-import { verifyApiKey } from "../../server/auth/apiKeys";
+import { verifyApiKey } from "../../server/access/apiKeys";
 import { authenticate } from "../../server/users/service";
 
 // The test database is shared by the run; other files create users, so this asserts on what seeding adds.

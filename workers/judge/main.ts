@@ -1,10 +1,10 @@
 // Judge worker: PRM scoring, OPD hints and teacher log-probs for every turn whose next state arrived
 // (or whose session ended). Settings come from the environment; see JudgeEnvSchema.
 import { z } from "zod";
-import { closeQueues } from "../../server/bus/queues";
-import { db } from "../../server/db/client";
-import { startJudgeWorker } from "../../server/judging/worker";
-import { runWorker } from "../../server/workers/runtime";
+import { closeQueues } from "../../server/platform/bus/queues";
+import { db } from "../../server/platform/db/client";
+import { startJudgeWorker } from "../../server/judge/worker/worker";
+import { runWorker } from "../../server/platform/workerRuntime";
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 

@@ -1,6 +1,6 @@
 // The OpenAI-compatible recording proxy (server/proxy) as a worker process on PROXY_PORT.
 import { startProxy } from "../../server/proxy/server";
-import { runWorker, sleep } from "../../server/workers/runtime";
+import { runWorker, sleep } from "../../server/platform/workerRuntime";
 
 await runWorker("serve", async (ctx) => {
   const proxy = await startProxy({ log: (m) => ctx.log(`[proxy] ${m}`) });

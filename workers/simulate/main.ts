@@ -3,13 +3,13 @@
 // live in Postgres (changed from the UI or the API, announced on the simulationControl channel, polled as a
 // fallback); SIMULATE=0 or the global switch turns all simulated traffic off.
 import { z } from "zod";
-import { env } from "../../server/env";
-import { subscribe } from "../../server/bus/pubsub";
+import { env } from "../../server/platform/env";
+import { subscribe } from "../../server/platform/bus/pubsub";
 import { proxyChat, proxyClient } from "../../server/simulation/client";
 import { mintSimulationKey, revokeSimulationKey, type SimulationKey } from "../../server/simulation/key";
 import { ExperimentSimulation, type ChatFactory } from "../../server/simulation/runner";
 import { activeSimulations, simulationAllowedByEnv, writeStats } from "../../server/simulation/service";
-import { runWorker, sleep } from "../../server/workers/runtime";
+import { runWorker, sleep } from "../../server/platform/workerRuntime";
 
 const SimEnvSchema = z.object({
   /** The proxy the users talk to (default: this host's PROXY_PORT). */

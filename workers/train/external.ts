@@ -4,7 +4,7 @@
 // unset, as for the embedded loop) and, on SIGTERM/SIGINT, ends the trainer processes it
 // started itself (local processes, the Tinker bridge); Ray jobs keep running and are picked up again.
 import { RunSupervisor, supervisorSettings } from "../../server/runs/supervisor";
-import { sleep } from "../../server/workers/runtime";
+import { sleep } from "../../server/platform/workerRuntime";
 
 const log = (line: string) => console.log(`${new Date().toISOString()} [external trainers] ${line}`);
 const intervalMs = Math.max(1, Number(process.env.TRAINER_SUPERVISE_INTERVAL_S ?? 5)) * 1000;

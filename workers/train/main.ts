@@ -5,9 +5,9 @@
 // TRAINER_EXPERIMENTS (optional, comma-separated experiment ids) limits this process to those
 // experiments, to shard runs over several trainer processes.
 import os from "node:os";
-import { db, type Prisma } from "../../server/db/client";
+import { db, type Prisma } from "../../server/platform/db/client";
 import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
-import { runWorker, sleep } from "../../server/workers/runtime";
+import { runWorker, sleep } from "../../server/platform/workerRuntime";
 import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
 
 const IDLE_MS = 1000;

@@ -1,6 +1,6 @@
 // Small display helpers shared by the dashboard pages.
 import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "../../../server/api/root";
+import type { AppRouter } from "../../../server/gateway/trpc/root";
 
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 export type AnnotatedTurn = RouterOutputs["sessions"]["conversation"]["turns"][number];

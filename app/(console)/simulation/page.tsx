@@ -7,7 +7,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { issuesOf, messageOf } from "../../_lib/errors";
-import { PERSONAS } from "../../../server/simulate/personas";
+import { PERSONAS } from "../../../server/simulation/personas";
 import { RewardChart, windowMeans } from "./RewardChart";
 
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;

@@ -1,5 +1,5 @@
 // All of /api (tRPC, REST, auth, OpenAPI) is served by one handler shared with the tests.
-import { handleApi } from "../../../server/http/handler";
+import { handleApi } from "../../../server/gateway/handler";
 
 export const dynamic = "force-dynamic";
 

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
-import { can } from "../../auth/principal";
+import { can } from "../../access/principal";
 import { badRequest, fromZodError, ProxyError, UPSTREAM_RETRY_AFTER_S, upstreamTimeout, upstreamUnavailable } from "../errors";
 import type { ExperimentContext } from "../experiments";
 import { header, readBody, sendError, sendJson } from "../http";

@@ -4,7 +4,7 @@ import type { ServingMetrics } from "../metrics";
 import type { RecordEvent } from "../recorder/events";
 import type { SessionTable } from "../sessions";
 import type { TurnPlanner } from "../turns";
-import type { Db } from "../../db/client";
+import type { Db } from "../../platform/db/client";
 
 /** What the request handlers use; assembled by server.ts. */
 export interface ProxyDeps {

@@ -4,7 +4,7 @@
 // recorded; a backend that rejects them is asked again without, and never again.
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { assertEgressAllowed } from "../../net/egress";
+import { assertEgressAllowed } from "../../platform/egress";
 import { SseParser } from "./sse";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk, type Upstream, type UpstreamRequest, type UpstreamResponse } from "./types";
 

@@ -2,11 +2,11 @@
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
 import { randomBytes } from "node:crypto";
-import { db, type Prisma } from "../../../server/db/client";
-import type { Principal } from "../../../server/auth/principal";
+import { db, type Prisma } from "../../../server/platform/db/client";
+import type { Principal } from "../../../server/access/principal";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
 import { createExperiment } from "../../../server/experiments/service";
-import { blobOf } from "../../../server/proxy/compact";
+import { blobOf } from "../../../server/recording/compact";
 import { makeKey } from "../../helpers/fixtures";
 
 export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;

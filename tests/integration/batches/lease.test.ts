@@ -1,7 +1,7 @@
 // The batch lease API over HTTP, as a trainer job calls it with its experiment-bound write key:
 // leasing, concurrency, expiry, idempotent acknowledgement, reports and lease renewal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey } from "../../helpers/fixtures";
 import { makeExperiment, makeJudgedSession, makeRun, SYSTEM, TOOLS, trainerKey } from "./helpers";

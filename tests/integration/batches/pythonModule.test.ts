@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
 import { makeExperiment, makeJudgedSession, makeRun, trainerKey } from "./helpers";
 

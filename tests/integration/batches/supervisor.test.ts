@@ -3,8 +3,8 @@
 // job stopped, logs tail and launch preview over the REST API.
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Principal } from "../../../server/auth/principal";
-import { db } from "../../../server/db/client";
+import type { Principal } from "../../../server/access/principal";
+import { db } from "../../../server/platform/db/client";
 import { actOnRun, startRun } from "../../../server/runs/service";
 import { RunSupervisor, runLogPath, supervisorSettings } from "../../../server/runs/supervisor";
 import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";

@@ -1,8 +1,8 @@
 // effectiveLabelsForTurns, the trainer's view of every turn: reviewer > user feedback > judge, then the
 // reference's combine dispatch on the winning value. Expected outcomes are worked out by hand per case.
 import { describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
-import { effectiveLabelsForTurns } from "../../../server/review/effectiveLabels";
+import { db } from "../../../server/platform/db/client";
+import { effectiveLabelsForTurns } from "../../../server/labels/effective";
 import { seedExperiment, seedJudgment, seedSession, seedUserFeedback } from "./seed";
 
 async function turnsFor(method: "grpo" | "opd" | "combine", specs: { next?: string | null; turnType?: "MAIN" | "SIDE"; status?: "OK" | "FAILED" }[]) {

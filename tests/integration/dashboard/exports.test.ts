@@ -2,10 +2,10 @@
 // reassembles to the recorded messages, PRM records turned into judgments, idempotent re-imports, line-level
 // errors, and an export whose OpenClaw fields and PRM records match what went in (and round-trips).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleApi } from "../../../server/http/handler";
-import { db } from "../../../server/db/client";
+import { handleApi } from "../../../server/gateway/handler";
+import { db } from "../../../server/platform/db/client";
 import { makeKey } from "../../helpers/fixtures";
-import { reassembleMessages } from "../../../server/trajectories/service";
+import { reassembleMessages } from "../../../server/recording/reassemble";
 import { seedExperiment } from "./seed";
 
 let key: string;

@@ -1,7 +1,7 @@
 // The turn_facets triggers: every writer (proxy SQL, judge, labels, updates, deletes) keeps the browser's
 // filter columns equal to what the turn, its latest judgment, votes and labels say.
 import { describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "./seed";
 
 const facet = (turnId: string) => db().turnFacet.findUniqueOrThrow({ where: { turnId } });

@@ -1,10 +1,10 @@
 // The Workers page's data: queue stats, judge backlog, live runs with their training backlog and GPU plan,
 // and the latest gauges the workers publish.
 import { afterAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
-import { closeQueues } from "../../../server/bus/queues";
+import { db } from "../../../server/platform/db/client";
+import { closeQueues } from "../../../server/platform/bus/queues";
 import { fleetOverview } from "../../../server/metrics/fleet";
-import type { Principal } from "../../../server/auth/principal";
+import type { Principal } from "../../../server/access/principal";
 import { seedExperiment, seedJudgment, seedSession } from "./seed";
 
 const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };

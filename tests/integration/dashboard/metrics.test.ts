@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey } from "../../helpers/fixtures";
-import { db } from "../../../server/db/client";
-import { handleApi } from "../../../server/http/handler";
-import { publish } from "../../../server/bus/pubsub";
+import { db } from "../../../server/platform/db/client";
+import { handleApi } from "../../../server/gateway/handler";
+import { publish } from "../../../server/platform/bus/pubsub";
 import { seedExperiment, seedRun } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;

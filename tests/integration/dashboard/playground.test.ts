@@ -4,8 +4,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyApiKey } from "../../../server/auth/apiKeys";
-import { handleApi } from "../../../server/http/handler";
+import { verifyApiKey } from "../../../server/access/apiKeys";
+import { handleApi } from "../../../server/gateway/handler";
 import { startApiServer } from "../../helpers/apiServer";
 import { login, makeUser } from "../../helpers/fixtures";
 import { seedExperiment } from "./seed";

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, login, makeUser } from "../../helpers/fixtures";
-import { db } from "../../../server/db/client";
-import { effectiveLabelsForTurns } from "../../../server/review/effectiveLabels";
+import { db } from "../../../server/platform/db/client";
+import { effectiveLabelsForTurns } from "../../../server/labels/effective";
 import { seedExperiment, seedJudgment, seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;

@@ -1,9 +1,9 @@
 // Seeds recorded conversations the way the proxy, judge and trainer store them (compact deltas, blobs,
 // judgments with votes, labels), straight through Prisma, so dashboard tests do not depend on those workers.
 import { randomBytes } from "node:crypto";
-import { db, type Prisma } from "../../../server/db/client";
+import { db, type Prisma } from "../../../server/platform/db/client";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import { blobOf } from "../../../server/proxy/compact";
+import { blobOf } from "../../../server/recording/compact";
 
 export const rid = (p = "x") => `${p}-${randomBytes(5).toString("hex")}`;
 

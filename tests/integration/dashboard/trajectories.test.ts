@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey } from "../../helpers/fixtures";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;

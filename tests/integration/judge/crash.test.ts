@@ -8,8 +8,8 @@ import { deleteExperiments, boxed, isolateRedis, makeExperiment, makeTurn, PrmSc
 
 const prefix = isolateRedis("judge-crash");
 
-const { enqueue, queue, closeQueues } = await import("../../../server/bus/queues");
-const { db } = await import("../../../server/db/client");
+const { enqueue, queue, closeQueues } = await import("../../../server/platform/bus/queues");
+const { db } = await import("../../../server/platform/db/client");
 const { startFakePrmServer } = await import("../../fakes/prmServer");
 
 const root = path.resolve(import.meta.dirname, "../../..");

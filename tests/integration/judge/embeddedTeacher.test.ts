@@ -11,9 +11,9 @@ import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import { EmbeddedEngine } from "../../../server/engine/engine";
 import { createModel, disposeModel } from "../../../server/engine/model";
 import { encode, END_ID, VOCAB_SIZE } from "../../../server/engine/tokenizer";
-import { hintedTeacherMessages } from "../../../server/judge/teacher";
-import { judgeTurnJob } from "../../../server/judging/process";
-import { JudgeRuntime } from "../../../server/judging/runtime";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
+import { judgeTurnJob } from "../../../server/judge/worker/process";
+import { JudgeRuntime } from "../../../server/judge/worker/runtime";
 import { deleteExperiments, judgmentsOf, makeExperiment, makeTurn } from "./helpers";
 
 let dir: string;

@@ -1,9 +1,9 @@
 // Fixtures for the judge integration tests: experiments, sessions and turns written with Prisma (as
 // the proxy records them), a per-file Redis prefix, a fake PRM router scripted per turn, and polling.
 import { randomBytes } from "node:crypto";
-import { db, type Prisma } from "../../../server/db/client";
+import { db, type Prisma } from "../../../server/platform/db/client";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import type { ChatMessage } from "../../../server/judge/schemas";
+import type { ChatMessage } from "../../../server/judge/core/schemas";
 import type { FakePrmServer, FakeReply } from "../../fakes/prmServer";
 
 export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;

@@ -6,13 +6,13 @@ import { deleteExperiments, isolateRedis, judgmentsOf, makeExperiment, makeTurn,
 
 const prefix = isolateRedis("judge-queue");
 
-const { enqueue, queue, closeQueues } = await import("../../../server/bus/queues");
-const { subscribe } = await import("../../../server/bus/pubsub");
-const { db } = await import("../../../server/db/client");
-const { HEURISTIC_JUDGE_LABEL, HEURISTIC_JUDGE_MODEL } = await import("../../../server/judge/heuristic");
-const { expectedJudgeVersion } = await import("../../../server/judging/settings");
+const { enqueue, queue, closeQueues } = await import("../../../server/platform/bus/queues");
+const { subscribe } = await import("../../../server/platform/bus/pubsub");
+const { db } = await import("../../../server/platform/db/client");
+const { HEURISTIC_JUDGE_LABEL, HEURISTIC_JUDGE_MODEL } = await import("../../../server/judge/core/heuristic");
+const { expectedJudgeVersion } = await import("../../../server/judge/worker/settings");
 const { ExperimentConfigSchema } = await import("../../../server/experiments/config");
-const { startJudgeWorker } = await import("../../../server/judging/worker");
+const { startJudgeWorker } = await import("../../../server/judge/worker/worker");
 const { startFakePrmServer } = await import("../../fakes/prmServer");
 
 type Worker = ReturnType<typeof startJudgeWorker>;
@@ -146,7 +146,7 @@ describe("sweeper", () => {
 
     const config = ExperimentConfigSchema.parse({ method: "grpo", judge: { votes: 5 } });
     await db().experiment.update({ where: { id: exp }, data: { config } });
-    const { sweepUnjudged } = await import("../../../server/judging/sweeper");
+    const { sweepUnjudged } = await import("../../../server/judge/worker/sweeper");
     expect(await sweepUnjudged({ minAgeMs: 30_000, limit: 100, failedRetryAfterMs: 0, experimentIds: [exp] })).toEqual({ queued: 1 });
     const second = await waitFor("a judgment under the new version", async () =>
       db().judgment.findUnique({ where: { turnId_judgeVersion: { turnId: id, judgeVersion: expectedJudgeVersion(config) } }, include: { votes: true } }),
@@ -191,7 +191,7 @@ describe("metrics", () => {
   it("queue depth and lag come from Postgres: a ready turn nobody queued shows up", async () => {
     const exp = (await makeExperiment({ method: "grpo" })).id;
     await makeTurn({ experimentId: exp, content: "x", readyAt: new Date(Date.now() - 90_000) });
-    const { backlogOf } = await import("../../../server/judging/backlog");
+    const { backlogOf } = await import("../../../server/judge/worker/backlog");
     const backlog = await backlogOf(exp, expectedJudgeVersion(ExperimentConfigSchema.parse({ method: "grpo" })));
     expect(backlog.depth).toBe(1);
     // Ready 90 s ago: the lag is at least that (the clock only moves forward), and not absurdly more.

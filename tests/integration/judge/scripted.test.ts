@@ -2,12 +2,12 @@
 // aggregates, votes, hints, teacher log-probs and dispatch, for every failure mode the issue names.
 // Judge calls run one at a time here, so the n-th scripted reply of a kind is vote n.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
-import { PROMPT_VERSION } from "../../../server/judge/prompts";
-import { hintedTeacherMessages } from "../../../server/judge/teacher";
-import { renderChatML } from "../../../server/judge/teacherClients";
-import { judgeTurnJob, JudgeUnavailableError } from "../../../server/judging/process";
-import { JudgeRuntime } from "../../../server/judging/runtime";
+import { db } from "../../../server/platform/db/client";
+import { PROMPT_VERSION } from "../../../server/judge/core/prompts";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
+import { renderChatML } from "../../../server/judge/core/teacherClients";
+import { judgeTurnJob, JudgeUnavailableError } from "../../../server/judge/worker/process";
+import { JudgeRuntime } from "../../../server/judge/worker/runtime";
 import { fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 import { deleteExperiments, boxed, judgmentsOf, makeExperiment, makeTurn, PrmScript, type TurnSpec } from "./helpers";
 

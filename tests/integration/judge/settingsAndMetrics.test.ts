@@ -2,14 +2,14 @@
 // checked against hand-computed values and against what judgeTurn itself stamps.
 import { describe, expect, it } from "vitest";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import { createJudgeBackend } from "../../../server/judge/backends";
-import { loadCustomReward } from "../../../server/judge/customReward";
-import { judgeTurn } from "../../../server/judge/judgeTurn";
-import type { JudgmentResult } from "../../../server/judge/schemas";
-import { nextStateMessage } from "../../../server/judging/load";
-import { sampleOf, summarize, type JudgedSample } from "../../../server/judging/metrics";
-import { isTransientFailure, unavailability } from "../../../server/judging/process";
-import { expectedJudgeVersion, judgeSettingsFor, teacherPlanFor } from "../../../server/judging/settings";
+import { createJudgeBackend } from "../../../server/judge/core/backends";
+import { loadCustomReward } from "../../../server/judge/core/customReward";
+import { judgeTurn } from "../../../server/judge/core/judgeTurn";
+import type { JudgmentResult } from "../../../server/judge/core/schemas";
+import { nextStateMessage } from "../../../server/judge/worker/load";
+import { sampleOf, summarize, type JudgedSample } from "../../../server/judge/worker/metrics";
+import { isTransientFailure, unavailability } from "../../../server/judge/worker/process";
+import { expectedJudgeVersion, judgeSettingsFor, teacherPlanFor } from "../../../server/judge/worker/settings";
 
 const cfg = (c: ExperimentConfigInput) => ExperimentConfigSchema.parse(c);
 const sglang = { kind: "sglang" as const, baseUrl: "http://judge:30000/v1", model: "prm" };

@@ -2,8 +2,8 @@
 // reasoning, what reaches the upstream, and what is recorded.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type OpenAI from "openai";
-import { db } from "../../../server/db/client";
-import { reassembleMessages } from "../../../server/trajectories/service";
+import { db } from "../../../server/platform/db/client";
+import { reassembleMessages } from "../../../server/recording/reassemble";
 import { fakeLogprob, fakeTokenId, pieces } from "../../fakes/openaiUpstream";
 import { uniq } from "../../helpers/fixtures";
 import { harness, type Harness } from "./setup";

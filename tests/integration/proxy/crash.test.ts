@@ -5,8 +5,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
-import { env } from "../../../server/env";
+import { db } from "../../../server/platform/db/client";
+import { env } from "../../../server/platform/env";
 import { Cluster, exited, freePort } from "../../faults/cluster";
 import { startFakeUpstream } from "../../fakes/openaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";

@@ -3,7 +3,7 @@
 // usual APIError subclasses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { makeKey, uniq } from "../../helpers/fixtures";
 import { harness, post, type Harness } from "./setup";
 

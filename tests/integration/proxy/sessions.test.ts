@@ -2,9 +2,9 @@
 // session end, the judge queue, and explicit feedback.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { db } from "../../../server/db/client";
-import { queue } from "../../../server/bus/queues";
-import { reassembleMessages } from "../../../server/trajectories/service";
+import { db } from "../../../server/platform/db/client";
+import { queue } from "../../../server/platform/bus/queues";
+import { reassembleMessages } from "../../../server/recording/reassemble";
 import { uniq } from "../../helpers/fixtures";
 import { startProxy } from "../../../server/proxy/server";
 import { harness, post, tempDataDir, type Harness } from "./setup";

@@ -6,8 +6,8 @@ import OpenAI from "openai";
 import { createExperiment } from "../../../server/experiments/service";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
 import { startProxy, type ProxyOptions, type ProxyServer } from "../../../server/proxy/server";
-import { env } from "../../../server/env";
-import type { Principal } from "../../../server/auth/principal";
+import { env } from "../../../server/platform/env";
+import type { Principal } from "../../../server/access/principal";
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../../fakes/openaiUpstream";
 import { makeKey, makeUser, uniq } from "../../helpers/fixtures";
 

@@ -4,8 +4,8 @@
 // request comes back exactly from compact storage.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type OpenAI from "openai";
-import { db } from "../../../server/db/client";
-import { reassembleMessages } from "../../../server/trajectories/service";
+import { db } from "../../../server/platform/db/client";
+import { reassembleMessages } from "../../../server/recording/reassemble";
 import { stableStringify } from "../../../server/proxy/normalize";
 import { harness, type Harness } from "./setup";
 import { collect, OpenClawAgent, scriptedAnswer, type Body } from "./openclawShapes";

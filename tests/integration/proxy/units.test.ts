@@ -7,7 +7,7 @@ import path from "node:path";
 import type { IncomingMessage } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assembleMessages, encodeDelta, foldDeltas, messageDigests, splitSystem } from "../../../server/proxy/compact";
+import { assembleMessages, encodeDelta, foldDeltas, messageDigests, splitSystem } from "../../../server/recording/compact";
 import { ContextMatcher, extractNextState, normalizeAll, normalizeMessage, OPENCLAW_CONTEXT_BEGIN } from "../../../server/proxy/normalize";
 import { chainHashes, extendChain, StitchIndex } from "../../../server/proxy/stitch";
 import { SseParser } from "../../../server/proxy/upstreams/sse";

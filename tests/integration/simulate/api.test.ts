@@ -2,7 +2,7 @@
 // validation, permissions and audit; the global switch and SIMULATE=0; and the judged reward per policy version,
 // checked against hand-computed means over turns and judgments written directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db, type Prisma } from "../../../server/db/client";
+import { db, type Prisma } from "../../../server/platform/db/client";
 import { activeSimulations } from "../../../server/simulation/service";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey, uniq } from "../../helpers/fixtures";

@@ -1,10 +1,10 @@
 // The simulated user's script (no database): how personas react, what the judge makes of it, determinism under a
 // seed, the turn limit and session end, tool calls, and the runner's rate and concurrency.
 import { describe, expect, it } from "vitest";
-import { classifyNextState, deriveHint } from "../../../server/judge/heuristic";
+import { classifyNextState, deriveHint } from "../../../server/judge/core/heuristic";
 import {
   getPersona, PERSONAS, preferredReply, QUESTIONS, STYLE_INSTRUCTIONS,
-} from "../../../server/simulate/personas";
+} from "../../../server/simulation/personas";
 import {
   approvalWithQuestion, CLOSING_MAX_TOKENS, conversationRng, correctionFor, runConversation, TOOL_LOOKUP_RATE,
   type ChatFn, type ChatReply, type ChatRequest,

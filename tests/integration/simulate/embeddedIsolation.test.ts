@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import OpenAI from "openai";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { makeKey } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";

@@ -3,7 +3,7 @@
 // behind the flag.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { makeKey, uniq } from "../../helpers/fixtures";
 import { harness, type Harness } from "../proxy/setup";
 

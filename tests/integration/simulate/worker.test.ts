@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/db/client";
-import { listHeartbeats } from "../../../server/workers/runtime";
+import { db } from "../../../server/platform/db/client";
+import { listHeartbeats } from "../../../server/platform/workerRuntime";
 import { readStats, updateSimulation } from "../../../server/simulation/service";
 import { SIMULATION_KEY_NAME } from "../../../server/simulation/key";
 import { harness, type Harness } from "../proxy/setup";

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey } from "../../helpers/fixtures";
 import { collect, isolateDataDir, isolateRedis, makeBaseCheckpoint, makeExperiment, waitFor } from "./helpers";

@@ -6,18 +6,18 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { db, type Prisma } from "../../../server/db/client";
+import { db, type Prisma } from "../../../server/platform/db/client";
 import { initBackend } from "../../../server/engine/backend";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import { createModel, disposeModel, type ModelConfig } from "../../../server/engine/model";
 import { VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import { blobOf, splitSystem } from "../../../server/proxy/compact";
+import { blobOf, splitSystem } from "../../../server/recording/compact";
 import { pgSafeText } from "../../../server/proxy/recorder/sql";
 import { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
-import type { ChannelName, ChannelPayload } from "../../../server/bus/contracts";
-import { subscribe } from "../../../server/bus/pubsub";
-import type { Principal } from "../../../server/auth/principal";
+import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";
+import { subscribe } from "../../../server/platform/bus/pubsub";
+import type { Principal } from "../../../server/access/principal";
 
 export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
 

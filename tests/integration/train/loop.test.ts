@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { loadCheckpoint, readCheckpointMeta } from "../../../server/engine/checkpoint";
 import { disposeModel } from "../../../server/engine/model";
 import { scoreResponse } from "../../../server/engine/score";
@@ -13,7 +13,7 @@ import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded"
 import { Trainer } from "../../../server/training/loop";
 import { StepRecordSchema } from "../../../server/training/schemas";
 import { servedPromptIds } from "../../../server/training/trainInputs";
-import { reassembleMessages } from "../../../server/trajectories/service";
+import { reassembleMessages } from "../../../server/recording/reassemble";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import {
   admin, collect, isolateDataDir, isolateRedis, judge, label, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, type Message, type ServeSpec,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { readCheckpointMeta } from "../../../server/engine/checkpoint";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";

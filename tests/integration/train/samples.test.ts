@@ -2,7 +2,7 @@
 // each method's dispatch, exclusions kept with their reason, staleness, idempotency and refresh.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
-import { db } from "../../../server/db/client";
+import { db } from "../../../server/platform/db/client";
 import { batchFill, collectSamples } from "../../../server/training/samples";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { isolateDataDir, isolateRedis, judge, label, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, type ServeSpec } from "./helpers";

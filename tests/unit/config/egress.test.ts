@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertEgressAllowed, EgressRefusedError, type EgressPolicy } from "../../../server/net/egress";
+import { assertEgressAllowed, EgressRefusedError, type EgressPolicy } from "../../../server/platform/egress";
 
 const strict: EgressPolicy = { allowPrivate: false, allowlist: [] };
 

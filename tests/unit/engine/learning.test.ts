@@ -12,7 +12,7 @@ import { Adam } from "../../../server/engine/optimizer";
 import { mulberry32 } from "../../../server/engine/rng";
 import { trainStep } from "../../../server/engine/train";
 import { renderChat } from "../../../server/engine/tokenizer";
-import { getPersona, nextQuestion, satisfiesPreference } from "../../../server/simulate/personas";
+import { getPersona, nextQuestion, satisfiesPreference } from "../../../server/simulation/personas";
 
 const ITERATIONS = 12;
 const WINDOW = 4;

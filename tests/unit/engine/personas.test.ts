@@ -3,7 +3,7 @@ import { mulberry32 } from "../../../server/engine/rng";
 import {
   feedbackFor, getPersona, nextQuestion, PERSONAS, personaRng, preferredReply, QUESTIONS, questionsFor, renderReply,
   REPLY_STYLES, satisfiesPreference, SIGN_OFF,
-} from "../../../server/simulate/personas";
+} from "../../../server/simulation/personas";
 
 const maya = getPersona("maya");
 const leo = getPersona("leo");

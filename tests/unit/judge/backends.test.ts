@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createJudgeBackend, createOpenAIJudgeBackend } from "../../../server/judge/backends";
-import { BadResponseError, HttpStatusError } from "../../../server/judge/http";
-import { JudgeSettingsSchema } from "../../../server/judge/schemas";
+import { createJudgeBackend, createOpenAIJudgeBackend } from "../../../server/judge/core/backends";
+import { BadResponseError, HttpStatusError } from "../../../server/judge/core/http";
+import { JudgeSettingsSchema } from "../../../server/judge/core/schemas";
 import { startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
 let fake: FakePrmServer;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCustomReward, PROBE_NEXT_STATE, PROBE_TURN, validateCustomReward } from "../../../server/judge/customReward";
+import { loadCustomReward, PROBE_NEXT_STATE, PROBE_TURN, validateCustomReward } from "../../../server/judge/core/customReward";
 
 let dir: string;
 beforeAll(async () => {

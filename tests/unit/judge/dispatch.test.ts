@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dispatchTurn } from "../../../server/judge/dispatch";
-import type { Dispatch, JudgeMethod, VoteValue } from "../../../server/judge/schemas";
+import { dispatchTurn } from "../../../server/judge/core/dispatch";
+import type { Dispatch, JudgeMethod, VoteValue } from "../../../server/judge/core/schemas";
 
 type Row = [JudgeMethod, boolean, VoteValue, boolean, Dispatch];
 const ok = (kind: Dispatch["kind"], reward: number): Dispatch => ({ kind, reward, excluded: false, excludeReason: null });

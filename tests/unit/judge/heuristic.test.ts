@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { classifyNextState, createHeuristicJudge, deriveHint, HEURISTIC_JUDGE_LABEL } from "../../../server/judge/heuristic";
-import { parseEvalVote, parseHintVote } from "../../../server/judge/parse";
-import { buildJudgeMessages, type JudgeTask } from "../../../server/judge/prompts";
+import { classifyNextState, createHeuristicJudge, deriveHint, HEURISTIC_JUDGE_LABEL } from "../../../server/judge/core/heuristic";
+import { parseEvalVote, parseHintVote } from "../../../server/judge/core/parse";
+import { buildJudgeMessages, type JudgeTask } from "../../../server/judge/core/prompts";
 
 describe("classifyNextState", () => {
   it.each([

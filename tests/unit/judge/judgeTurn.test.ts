@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAIJudgeBackend } from "../../../server/judge/backends";
-import { loadCustomReward } from "../../../server/judge/customReward";
-import { createHeuristicJudge } from "../../../server/judge/heuristic";
-import { judgeTurn, judgeVersion, type JudgeTurnDeps, type JudgeTurnInput } from "../../../server/judge/judgeTurn";
-import { PROMPT_VERSION } from "../../../server/judge/prompts";
-import { BreakerRegistry, Limiter } from "../../../server/judge/resilience";
-import { JudgeSettingsSchema, JudgmentResultSchema, type ChatMessage, type JudgeSettingsInput } from "../../../server/judge/schemas";
-import { hintedTeacherMessages } from "../../../server/judge/teacher";
-import { createSglangTeacher, renderChatML } from "../../../server/judge/teacherClients";
+import { createOpenAIJudgeBackend } from "../../../server/judge/core/backends";
+import { loadCustomReward } from "../../../server/judge/core/customReward";
+import { createHeuristicJudge } from "../../../server/judge/core/heuristic";
+import { judgeTurn, judgeVersion, type JudgeTurnDeps, type JudgeTurnInput } from "../../../server/judge/core/judgeTurn";
+import { PROMPT_VERSION } from "../../../server/judge/core/prompts";
+import { BreakerRegistry, Limiter } from "../../../server/judge/core/resilience";
+import { JudgeSettingsSchema, JudgmentResultSchema, type ChatMessage, type JudgeSettingsInput } from "../../../server/judge/core/schemas";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
+import { createSglangTeacher, renderChatML } from "../../../server/judge/core/teacherClients";
 import { fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer, type FakeReply } from "../../fakes/prmServer";
 
 let fake: FakePrmServer;

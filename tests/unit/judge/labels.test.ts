@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effectiveLabel, latestLabels, type LabelSource } from "../../../server/judge/labels";
+import { effectiveLabel, latestLabels, type LabelSource } from "../../../server/labels/precedence";
 
 describe("effectiveLabel", () => {
   it("reviewer relabel beats user feedback and the judge, carrying its hint and exclude override", () => {

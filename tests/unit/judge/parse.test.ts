@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEvalVote, parseHintVote } from "../../../server/judge/parse";
+import { parseEvalVote, parseHintVote } from "../../../server/judge/core/parse";
 
 describe("parseEvalVote", () => {
   it("takes the last boxed value", () => {

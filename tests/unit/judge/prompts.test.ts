@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assistantOutputText, flattenContent, normalizeForTemplate } from "../../../server/judge/messages";
-import { buildEvalMessages, buildHintMessages, PROMPT_VERSION } from "../../../server/judge/prompts";
+import { assistantOutputText, flattenContent, normalizeForTemplate } from "../../../server/judge/core/messages";
+import { buildEvalMessages, buildHintMessages, PROMPT_VERSION } from "../../../server/judge/core/prompts";
 
 const task = { responseText: "Here is the summary.", nextState: { role: "tool", text: "{\"status\":\"ok\"}" }, requestText: null };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HttpStatusError } from "../../../server/judge/http";
+import { HttpStatusError } from "../../../server/judge/core/http";
 import {
   backoffDelay,
   CircuitBreaker,
@@ -9,7 +9,7 @@ import {
   retry,
   TimeoutError,
   withTimeout,
-} from "../../../server/judge/resilience";
+} from "../../../server/judge/core/resilience";
 
 const http = (status: number) => new HttpStatusError(status, "http://x", "");
 

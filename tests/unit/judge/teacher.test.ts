@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../../server/judge/schemas";
-import { hintedTeacherMessages } from "../../../server/judge/teacher";
+import type { ChatMessage } from "../../../server/judge/core/schemas";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 
 const HINT = "The user wants shorter answers: two sentences at most.";
 const SUFFIX = `\n\n[user's hint / instruction]\n${HINT}`;

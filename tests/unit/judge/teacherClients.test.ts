@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadResponseError } from "../../../server/judge/http";
-import type { ChatMessage } from "../../../server/judge/schemas";
-import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML } from "../../../server/judge/teacherClients";
+import { BadResponseError } from "../../../server/judge/core/http";
+import type { ChatMessage } from "../../../server/judge/core/schemas";
+import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML } from "../../../server/judge/core/teacherClients";
 import { fakeChatTemplate, fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
 let fake: FakePrmServer;

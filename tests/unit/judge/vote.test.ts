@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { VoteValue } from "../../../server/judge/schemas";
-import { majorityVote, meanVote, selectBestHint } from "../../../server/judge/vote";
+import type { VoteValue } from "../../../server/judge/core/schemas";
+import { majorityVote, meanVote, selectBestHint } from "../../../server/judge/core/vote";
 
 describe("majorityVote", () => {
   it.each<[(VoteValue | null)[], VoteValue]>([

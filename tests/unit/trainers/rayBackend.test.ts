@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RunLaunchSchema, type RunLaunch, type RunLaunchConfigInput } from "../../../server/trainers/backend";
-import { RaySlimeBackend } from "../../../server/trainers/ray/backend";
-import { mapRayStatus, rayErrorSummary, RayJobsClient, RayJobsError } from "../../../server/trainers/ray/client";
+import { RunLaunchSchema, type RunLaunch, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
+import { RaySlimeBackend } from "../../../server/runs/backends/ray/backend";
+import { mapRayStatus, rayErrorSummary, RayJobsClient, RayJobsError } from "../../../server/runs/backends/ray/client";
 import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";
 
 let ray: FakeRayJobsServer;

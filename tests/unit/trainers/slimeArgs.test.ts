@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
-import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/trainers/backend";
-import { buildSlimeCommand, formatCommand, shellQuote, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/trainers/slime/args";
+import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
+import { buildSlimeCommand, formatCommand, shellQuote, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/runs/backends/slime/args";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({

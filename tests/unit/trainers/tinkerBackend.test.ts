@@ -7,9 +7,9 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunLaunchSchema, type RunLaunch } from "../../../server/trainers/backend";
-import { groupAlive } from "../../../server/trainers/localProcess/processGroup";
-import { TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "../../../server/trainers/tinker/backend";
+import { RunLaunchSchema, type RunLaunch } from "../../../server/runs/backends/backend";
+import { groupAlive } from "../../../server/runs/backends/localProcess/processGroup";
+import { TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "../../../server/runs/backends/tinker/backend";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 

@@ -1,0 +1,77 @@
+// The whole loop in lockstep, for reproducible measurements (bench/learning) and the end-to-end test: simulated
+// users talk to a real proxy one conversation at a time; once the proxy has recorded a conversation and the judge
+// worker has judged its turns, the trainer gets a tick; after each optimizer step the next conversation waits until
+// the proxy serves the new version. The parts are the real ones (proxy, BullMQ judge, trainer); only the pacing is
+// fixed, so the same seeds give the same conversations, judgments and steps.
+import type OpenAI from "openai";
+import { db } from "../../server/platform/db/client";
+import type { ProxyServer } from "../../server/proxy/server";
+import type { Trainer } from "../../server/training/loop";
+import { proxyChat } from "../../server/simulation/client";
+import { simulateConversation } from "../../server/simulation/runner";
+import type { SimulationSettings } from "../../server/simulation/schemas";
+
+export interface LockstepOptions {
+  experimentId: string;
+  slug: string;
+  runId: string;
+  proxy: ProxyServer;
+  /** an OpenAI client on the proxy with a key allowed to mark simulated traffic */
+  client: OpenAI;
+  trainer: Trainer;
+  settings: SimulationSettings;
+  /** optimizer steps to take */
+  steps: number;
+  /** session ids are `sim-<persona>-<nonce>-<k>` */
+  nonce?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onStep?: (step: LockstepStep) => void;
+}
+
+export interface LockstepStep {
+  step: number;
+  version: number;
+  /** conversations held so far */
+  conversations: number;
+  metrics: Record<string, number>;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (signal?.aborted) throw new Error(`aborted while waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Every main turn the proxy recorded successfully has a judgment (the closing turn is judged too, excluded). */
+async function allJudged(experimentId: string): Promise<boolean> {
+  const [turns, judged] = await Promise.all([
+    db().turn.count({ where: { experimentId, turnType: "MAIN", status: "OK" } }),
+    db().turn.count({ where: { experimentId, turnType: "MAIN", status: "OK", judgments: { some: {} } } }),
+  ]);
+  return judged >= turns;
+}
+
+export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  const nonce = o.nonce ?? "lockstep";
+  const steps: LockstepStep[] = [];
+  let k = 0;
+  const signal = o.signal ?? new AbortController().signal;
+  while (steps.length < o.steps) {
+    await simulateConversation(o.settings, k++, nonce, (conv) => proxyChat(o.client, { model: o.slug, ...conv }), signal);
+    await o.proxy.writer.drain();
+    await waitFor(`the judge on conversation ${k - 1}`, () => allJudged(o.experimentId), timeoutMs, signal);
+    const { step } = await o.trainer.tick(o.runId);
+    if (!step) continue;
+    if (step.outcome !== "ACTIVE") throw new Error(`step ${step.step} was ${step.outcome}: lockstep expects every step to go live`);
+    await waitFor(`the proxy to serve version ${step.version}`, () => o.proxy.experiments.get(o.experimentId)?.policyVersion === step.version, timeoutMs, signal);
+    const record = { step: step.step, version: step.version, conversations: k, metrics: step.metrics };
+    steps.push(record);
+    o.onStep?.(record);
+  }
+  return steps;
+}

@@ -1,0 +1,62 @@
+// Who is calling, and what they may do. Roles (UI users) and key scopes map onto one permission set,
+// so every tRPC procedure and REST route checks the same thing.
+import type { Role } from "../platform/db/generated/enums";
+import { forbidden } from "../platform/errors";
+
+export const SCOPES = ["proxy", "read", "write", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ROLES = ["ADMIN", "REVIEWER", "VIEWER"] as const satisfies readonly Role[];
+
+/** read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve. */
+export type Permission = "read" | "review" | "write" | "admin" | "proxy";
+
+const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
+  ADMIN: ["read", "review", "write", "admin"],
+  REVIEWER: ["read", "review"],
+  VIEWER: ["read"],
+};
+
+const SCOPE_PERMISSIONS: Record<Scope, Permission[]> = {
+  proxy: ["proxy"],
+  read: ["read"],
+  write: ["read", "review", "write"],
+  admin: ["read", "review", "write", "admin", "proxy"],
+};
+
+export type Principal =
+  | { kind: "user"; userId: string; email: string; role: Role }
+  | { kind: "apiKey"; keyId: string; prefix: string; scopes: Scope[]; experimentId: string | null; createdById: string | null };
+
+export function permissions(p: Principal): Set<Permission> {
+  if (p.kind === "user") return new Set(ROLE_PERMISSIONS[p.role]);
+  return new Set(p.scopes.flatMap((s) => SCOPE_PERMISSIONS[s]));
+}
+
+export function can(p: Principal, perm: Permission): boolean {
+  return permissions(p).has(perm);
+}
+
+export function assertCan(p: Principal, perm: Permission): void {
+  if (!can(p, perm)) {
+    const who = p.kind === "user" ? `role ${p.role}` : `key scopes [${p.scopes.join(", ")}]`;
+    throw forbidden(`This action needs the '${perm}' permission, which ${who} does not grant`);
+  }
+}
+
+/** A key bound to one experiment can never touch another's data. */
+export function assertExperimentAccess(p: Principal, experimentId: string): void {
+  if (p.kind === "apiKey" && p.experimentId && p.experimentId !== experimentId) {
+    throw forbidden("This API key is bound to a different experiment");
+  }
+}
+
+/** Experiment filter for list queries: bound keys only ever see their experiment. */
+export function boundExperimentId(p: Principal): string | null {
+  return p.kind === "apiKey" ? p.experimentId : null;
+}
+
+export function actorOf(p: Principal): { actorUserId: string | null; actorKeyId: string | null } {
+  return p.kind === "user"
+    ? { actorUserId: p.userId, actorKeyId: null }
+    : { actorUserId: p.createdById, actorKeyId: p.keyId };
+}

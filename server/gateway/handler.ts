@@ -1,0 +1,82 @@
+// The whole /api surface as one Fetch handler: Next's catch-all route and the test server both call it,
+// so tests drive real HTTP through exactly the code that production serves.
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { appRouter } from "./trpc/root";
+import { resolveContext } from "./context";
+import { errorResponse, jsonError } from "./httpErrors";
+import { dispatchRest } from "./rest/dispatch";
+import { openApiDocument } from "./rest/openapi";
+import { LoginInput } from "../users/schemas";
+import { authenticate } from "../users/service";
+import { clearSessionCookie, sealSession, sessionCookie } from "../access/session";
+import { fromZod } from "../platform/errors";
+import { healthReport } from "./health";
+import { metricsStream } from "./endpoints/metricsStream";
+import { playgroundChat, playgroundFeedback } from "./endpoints/playground";
+import { exportTurns, importRecords } from "./endpoints/exports";
+import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
+
+const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
+const LOGIN_LIMIT_PER_MIN = Number(process.env.LOGIN_RATE_LIMIT_PER_MIN ?? 20);
+
+async function login(req: Request): Promise<Response> {
+  try {
+    // Per address *and* account: guessing one account's password is slowed down without letting one busy
+    // address (a NAT, a CI box) lock everyone else out.
+    const body = (await req.clone().json().catch(() => ({}))) as { email?: unknown };
+    const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
+    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, LOGIN_LIMIT_PER_MIN);
+    if (!limited.allowed) {
+      return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
+    }
+    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
+    if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
+    const user = await authenticate(parsed.data.email, parsed.data.password);
+    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
+async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
+  const decision = await hitRateLimit("api", callerIdentity(req), API_LIMIT_PER_MIN);
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    return jsonError(429, "TOO_MANY_REQUESTS", `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, [], headers);
+  }
+  const res = await serve();
+  const out = new Response(res.body, res);
+  for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  return out;
+}
+
+export async function handleApi(req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  const path = url.pathname;
+  if (path === "/api/health") return Response.json(await healthReport());
+  if (path === "/api/openapi.json") return Response.json(openApiDocument(url.origin));
+  if (path === "/api/auth/login" && req.method === "POST") return login(req);
+  if (path === "/api/auth/logout" && req.method === "POST") {
+    return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
+  }
+  if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
+  if (path === "/api/playground/chat" && req.method === "POST") return playgroundChat(req);
+  if (path === "/api/playground/feedback" && req.method === "POST") return playgroundFeedback(req);
+  if (path === "/api/export/turns" && req.method === "GET") return exportTurns(req);
+  if (path === "/api/import/openclaw" && req.method === "POST") return importRecords(req);
+  if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
+    return limited(req, () => fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      createContext: async () => resolveContext(req),
+      onError({ error, path: p }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
+      },
+    }).catch(errorResponse));
+  }
+  if (path.startsWith("/api/v1/") || path === "/api/v1") return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
+  return jsonError(404, "NOT_FOUND", `No API route ${path}`);
+}

@@ -1,0 +1,78 @@
+// Matches /api/v1 requests against the route table: auth → permission → zod-validated input → service.
+import { z } from "zod";
+import { assertCan } from "../../access/principal";
+import { AppError, fromZod, unauthorized } from "../../platform/errors";
+import { errorResponse, jsonError } from "../httpErrors";
+import { assertSameOrigin, resolveContext } from "../context";
+import type { RouteDef } from "./define";
+import { routes } from "./routes";
+
+const MAX_BODY_BYTES = 1_000_000;
+
+interface Match {
+  route: RouteDef;
+  params: Record<string, string>;
+}
+
+function matchRoute(method: string, path: string): Match | "method-not-allowed" | null {
+  let pathMatched = false;
+  for (const r of routes) {
+    const names: string[] = [];
+    const re = new RegExp(`^${r.path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), "([^/]+)"))}/?$`);
+    const m = re.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (r.method !== method) continue;
+    return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+  }
+  return pathMatched ? "method-not-allowed" : null;
+}
+
+function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const all = url.searchParams.getAll(key);
+    out[key] = all.length > 1 ? all : all[0]!;
+  }
+  return out;
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `Body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("BAD_REQUEST", `Malformed JSON body: ${(e as Error).message}`);
+  }
+}
+
+function parseWith(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return {};
+  const r = schema.safeParse(value);
+  if (!r.success) throw fromZod(r.error, `Invalid ${where}`);
+  return r.data;
+}
+
+export async function dispatchRest(req: Request, subpath: string): Promise<Response> {
+  try {
+    const match = matchRoute(req.method, subpath);
+    if (match === null) return jsonError(404, "NOT_FOUND", `No route ${req.method} /api/v1${subpath}`);
+    if (match === "method-not-allowed") return jsonError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on /api/v1${subpath}`);
+    const ctx = await resolveContext(req);
+    if (!ctx.principal) throw unauthorized("Send 'Authorization: Bearer <api key>' or sign in");
+    assertSameOrigin(ctx);
+    assertCan(ctx.principal, match.route.permission);
+    const { route: r } = match;
+    const input = {
+      params: parseWith(r.params, match.params, "path parameters"),
+      query: parseWith(r.query, queryObject(new URL(req.url)), "query"),
+      body: r.body ? parseWith(r.body, await readJson(req), "body") : {},
+    };
+    const result = await r.handler(ctx.principal, input as never);
+    return Response.json(result, { status: r.successStatus ?? 200 });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}

@@ -1,0 +1,130 @@
+// What training does with a turn, after every human label: the reviewer's relabel beats the user's explicit
+// feedback, which beats the judge (server/labels/precedence.ts), and the winning value goes through the same
+// combine dispatch the judge used (server/judge/core/dispatch.ts). The trainer calls effectiveLabelsForTurns
+// when it builds a batch, so a relabel made in the review queue changes the very next batch.
+import { z } from "zod";
+import { db, type Prisma } from "../platform/db/client";
+import { dispatchTurn } from "../judge/core/dispatch";
+import { effectiveLabel, latestLabels, type LabelSource } from "./precedence";
+
+export interface TrainingLabel {
+  turnId: string;
+  experimentId: string;
+  /** The label that trains the turn; null when nobody (judge or human) has labelled it yet. */
+  value: number | null;
+  source: LabelSource | null;
+  /** The human label that won (null when the judge's verdict stands). */
+  labelId: string | null;
+  judgmentId: string | null;
+  /** OPD hint: the reviewer's when given, else the judge's accepted hint. */
+  hint: string | null;
+  /** The hint is the reviewer's: the judgment's teacher log-probs belong to another hint and must be recomputed. */
+  needsTeacherRescore: boolean;
+  /** Teacher log-probs that go with `hint` (null when there are none yet). */
+  teacherLogprobs: number[] | null;
+  kind: "RL" | "OPD" | "BOTH" | null;
+  reward: number;
+  excluded: boolean;
+  excludeReason: string | null;
+}
+
+export const EXCLUDE = {
+  notJudged: "not_judged",
+  sideTurn: "side_turn",
+  failedTurn: "failed_turn",
+  reviewer: "reviewer_excluded",
+} as const;
+
+const MethodSchema = z.object({ method: z.enum(["grpo", "opd", "combine"]).catch("combine") }).catch({ method: "combine" });
+
+type Reader = Pick<Prisma.TransactionClient, "turn" | "judgment" | "label" | "experiment">;
+
+const CHUNK = 5000;
+
+/** One entry per known turn id (unknown ids are absent from the map). Works inside a transaction too. */
+export async function effectiveLabelsForTurns(turnIds: readonly string[], client: Reader = db()): Promise<Map<string, TrainingLabel>> {
+  const out = new Map<string, TrainingLabel>();
+  const ids = [...new Set(turnIds)];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    const [turns, judgments, labels] = await Promise.all([
+      client.turn.findMany({ where: { id: { in: chunk } }, select: { id: true, experimentId: true, turnType: true, status: true, nextState: true } }),
+      client.judgment.findMany({
+        where: { turnId: { in: chunk } },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        select: { id: true, turnId: true, score: true, hint: true, hintAccepted: true, teacherLogprobs: true },
+      }),
+      client.label.findMany({
+        where: { turnId: { in: chunk }, source: { in: ["REVIEWER", "USER"] } },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: { id: true, turnId: true, source: true, value: true, hint: true, exclude: true, createdAt: true },
+      }),
+    ]);
+    const experimentIds = [...new Set(turns.map((t) => t.experimentId))];
+    const experiments = await client.experiment.findMany({ where: { id: { in: experimentIds } }, select: { id: true, config: true } });
+    const method = new Map(experiments.map((e) => [e.id, MethodSchema.parse(e.config).method]));
+    const latestJudgment = new Map<string, (typeof judgments)[number]>();
+    for (const j of judgments) if (!latestJudgment.has(j.turnId)) latestJudgment.set(j.turnId, j);
+    const labelsByTurn = new Map<string, typeof labels>();
+    for (const l of labels) labelsByTurn.set(l.turnId, [...(labelsByTurn.get(l.turnId) ?? []), l]);
+
+    for (const t of turns) {
+      out.set(t.id, decide(t, method.get(t.experimentId) ?? "combine", latestJudgment.get(t.id) ?? null, labelsByTurn.get(t.id) ?? []));
+    }
+  }
+  return out;
+}
+
+type TurnFacts = { id: string; experimentId: string; turnType: "MAIN" | "SIDE"; status: "OK" | "FAILED"; nextState: unknown };
+type JudgmentFacts = { id: string; score: number; hint: string | null; hintAccepted: boolean; teacherLogprobs: number[] };
+type LabelFacts = { id: string; source: "REVIEWER" | "USER" | "JUDGE"; value: number; hint: string | null; exclude: boolean; createdAt: Date };
+
+function decide(t: TurnFacts, method: "grpo" | "opd" | "combine", j: JudgmentFacts | null, labels: LabelFacts[]): TrainingLabel {
+  const base = { turnId: t.id, experimentId: t.experimentId, judgmentId: j?.id ?? null };
+  const none = (reason: string): TrainingLabel => ({
+    ...base, value: null, source: null, labelId: null, hint: null, needsTeacherRescore: false, teacherLogprobs: null,
+    kind: null, reward: 0, excluded: true, excludeReason: reason,
+  });
+  if (t.turnType === "SIDE") return none(EXCLUDE.sideTurn);
+  if (t.status === "FAILED") return none(EXCLUDE.failedTurn);
+  const { reviewer, user } = latestLabels(labels);
+  if (!j && !reviewer && !user) return none(EXCLUDE.notJudged);
+
+  const label = effectiveLabel({ reviewer, user, judge: { value: j?.score ?? 0 } });
+  const judgeHint = j?.hintAccepted && j.hint ? j.hint : null;
+  const hint = label.hint ?? judgeHint;
+  const needsTeacherRescore = label.hint !== null && label.hint !== judgeHint;
+  const teacherLogprobs = !needsTeacherRescore && hint !== null && j?.teacherLogprobs.length ? j.teacherLogprobs : null;
+  // A human label is evidence in itself: the "no next state" exclusion protects only the judge's guess.
+  const human = label.source !== "JUDGE";
+  const dispatch = dispatchTurn({
+    method,
+    hasNextState: human || (t.nextState !== null && t.nextState !== undefined),
+    score: clampVote(label.value),
+    hintUsable: teacherLogprobs !== null,
+  });
+  const { kind } = dispatch;
+  // Label.exclude is a plain boolean, so only `true` means something: the reviewer forces exclusion.
+  // A reviewer's 0 stays excluded like the judge's (reference §3), never silently trained at zero reward.
+  const forced = label.source === "REVIEWER" && label.excludeOverride === true;
+  const excluded = forced || dispatch.excluded;
+  const excludeReason = forced ? EXCLUDE.reviewer : dispatch.excludeReason;
+  const reward = kind === "OPD" ? 0 : label.value;
+  return {
+    ...base,
+    value: label.value,
+    source: label.source,
+    labelId: label.source === "REVIEWER" ? (reviewer?.id ?? null) : label.source === "USER" ? (user?.id ?? null) : null,
+    hint,
+    needsTeacherRescore,
+    teacherLogprobs,
+    kind,
+    reward,
+    excluded,
+    excludeReason,
+  };
+}
+
+function clampVote(v: number): -1 | 0 | 1 {
+  return v > 0 ? 1 : v < 0 ? -1 : 0;
+}

@@ -1,0 +1,64 @@
+// Writing a reviewer label: the relabel form, the review queue and the API all come through here, so every
+// relabel is audited the same way, with the effective training label before and after it.
+import type { Prisma } from "../platform/db/client";
+import type { Label } from "../platform/db/generated/client";
+import { audit } from "../access/audit";
+import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { notFound } from "../platform/errors";
+import { effectiveLabelsForTurns, type TrainingLabel } from "./effective";
+
+type Tx = Prisma.TransactionClient;
+
+export interface ReviewerLabelInput {
+  turnId: string;
+  value: -1 | 0 | 1;
+  hint?: string | null;
+  exclude: boolean;
+  comment?: string | null;
+}
+
+export const RELABEL_ACTION = "label.create";
+
+/** What the audit log shows of a training label: enough to see what changed for training. */
+export function labelSnapshot(l: TrainingLabel | undefined) {
+  if (!l) return null;
+  return { value: l.value, source: l.source, hint: l.hint, kind: l.kind, reward: l.reward, excluded: l.excluded, excludeReason: l.excludeReason };
+}
+
+export async function writeReviewerLabel(
+  tx: Tx,
+  p: Principal,
+  input: ReviewerLabelInput,
+  context: Record<string, unknown> = {},
+): Promise<{ label: Label; before: TrainingLabel | undefined; after: TrainingLabel | undefined }> {
+  assertCan(p, "review");
+  // Row lock: concurrent relabels of one turn serialize, so each audit entry's "before" is the previous "after".
+  const locked = await tx.$queryRaw<{ id: string; experimentId: string }[]>`SELECT id, "experimentId" FROM turns WHERE id = ${input.turnId} FOR UPDATE`;
+  const turn = locked[0];
+  if (!turn) throw notFound("Turn", input.turnId);
+  assertExperimentAccess(p, turn.experimentId);
+  const before = (await effectiveLabelsForTurns([turn.id], tx)).get(turn.id);
+  const hint = input.hint?.trim() ? input.hint.trim() : null;
+  const label = await tx.label.create({
+    data: {
+      turnId: turn.id,
+      source: "REVIEWER",
+      value: input.value,
+      hint,
+      exclude: input.exclude,
+      comment: input.comment?.trim() || null,
+      userId: p.kind === "user" ? p.userId : null,
+      apiKeyId: p.kind === "apiKey" ? p.keyId : null,
+    },
+  });
+  const after = (await effectiveLabelsForTurns([turn.id], tx)).get(turn.id);
+  await audit(tx, p, RELABEL_ACTION, "turn", turn.id, labelSnapshot(before), {
+    ...labelSnapshot(after),
+    labelId: label.id,
+    labelValue: label.value,
+    labelExclude: label.exclude,
+    comment: label.comment,
+    ...context,
+  });
+  return { label, before, after };
+}

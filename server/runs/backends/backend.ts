@@ -1,0 +1,153 @@
+// The one interface every trainer backend implements (Ray + slime, local processes, the embedded trainer),
+// plus the zod schemas of the launch config the control plane hands to a backend.
+import { z } from "zod";
+import { GpuSplitSchema } from "../../gpu/plan";
+import { HyperparamsSchema, LoraSchema } from "../../experiments/config";
+
+const httpUrl = z
+  .string()
+  .url("must be a URL such as http://127.0.0.1:8265")
+  .refine((u) => /^https?:\/\//.test(u), "must start with http:// or https://");
+
+/** grpo = binary RL from PRM votes; opd = hindsight-hint distillation; combine = both; topk = top-K OPD. */
+export const TrainingMethodSchema = z.enum(["grpo", "opd", "combine", "topk"]);
+export type TrainingMethod = z.output<typeof TrainingMethodSchema>;
+
+// The experiment's own hyperparameter and LoRA schemas (OpenClaw-RL defaults), plus top-K for method topk.
+export const TrainerHyperparametersSchema = HyperparamsSchema.pick({
+  lr: true, epsClip: true, epsClipHigh: true, klCoef: true, entropyCoef: true, batchSize: true, wOpd: true, wRl: true, maxStaleness: true,
+}).extend({
+  /** Teacher top-K for method topk (slime --distill-topk). */
+  distillTopK: z.number().int().min(1).max(1024).default(50),
+});
+export type TrainerHyperparameters = z.output<typeof TrainerHyperparametersSchema>;
+
+export const TrainerLoraSchema = LoraSchema;
+export type TrainerLora = z.output<typeof TrainerLoraSchema>;
+
+/** Where and how the Ray job runs. */
+export const RayConfigSchema = z.object({
+  /** Ray dashboard (Jobs API) address, e.g. http://head:8265. */
+  address: httpUrl,
+  /**
+   * slime checkout on the cluster. A local path is `cd`-ed into before `python3 train_async.py`; a URI
+   * (gcs://, s3://, https://…zip) is passed as runtime_env.working_dir for Ray to download.
+   */
+  workingDir: z.string().min(1).optional(),
+  pythonEnv: z
+    .object({
+      /** Interpreter in the entrypoint (default python3). */
+      python: z.string().min(1).optional(),
+      /** Prepended to PYTHONPATH: Megatron-LM, slime, and the folder holding our `integrations` package. */
+      pythonPath: z.array(z.string().min(1)).optional(),
+      /** runtime_env.conda: an existing conda env name on the cluster. */
+      conda: z.string().min(1).optional(),
+      /** runtime_env.pip: packages Ray installs for the job. */
+      pip: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+});
+export type RayConfig = z.output<typeof RayConfigSchema>;
+
+/** slime model/checkpoint settings; anything else goes through extraArgs (appended last, so it wins). */
+export const SlimeConfigSchema = z.object({
+  hfCheckpoint: z.string().min(1, "path to the policy's Hugging Face checkpoint on the cluster"),
+  /** Reference model for the KL term (slime --ref-load); defaults to hfCheckpoint as in the scripts. */
+  refLoad: z.string().min(1).optional(),
+  saveDir: z.string().min(1).optional(),
+  saveInterval: z.number().int().min(1).default(100),
+  /** PRM/teacher model for local PRM engines; defaults to hfCheckpoint. */
+  prmModelPath: z.string().min(1).optional(),
+  /** Enables slime's dynamic batching (--use-dynamic-batch-size --max-tokens-per-gpu N). */
+  maxTokensPerGpu: z.number().int().min(1).optional(),
+  /** Overrides the custom loss module for combine/topk (default: our integrations.slime modules). */
+  customLossFunctionPath: z.string().min(1).optional(),
+  extraArgs: z.array(z.string()).default([]),
+});
+export type SlimeConfig = z.output<typeof SlimeConfigSchema>;
+
+export const LocalRoleCommandSchema = z.object({
+  /** argv, run without a shell; the first element is the program. */
+  command: z
+    .array(z.string())
+    .min(1)
+    .refine((argv) => argv[0].length > 0, "the program (first element) must not be empty"),
+  cwd: z.string().min(1).optional(),
+});
+
+/** Commands for the local-process backend: one actor, one process per rollout engine and per PRM engine. */
+export const LocalProcessConfigSchema = z.object({
+  roles: z.object({
+    actor: LocalRoleCommandSchema,
+    rollout: LocalRoleCommandSchema,
+    prm: LocalRoleCommandSchema.optional(),
+  }),
+  /** Extra environment for every role (the control plane's own environment is not passed through). */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Time between SIGTERM and SIGKILL when stopping. */
+  graceMs: z.number().int().min(0).max(600_000).default(10_000),
+});
+export type LocalProcessConfig = z.output<typeof LocalProcessConfigSchema>;
+
+export const RunLaunchConfigSchema = z.object({
+  method: TrainingMethodSchema.default("combine"),
+  hyperparameters: TrainerHyperparametersSchema.default(TrainerHyperparametersSchema.parse({})),
+  lora: TrainerLoraSchema.default(TrainerLoraSchema.parse({})),
+  gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
+  /** Required by the ray-slime backend. */
+  ray: RayConfigSchema.optional(),
+  /** Required by the ray-slime backend. */
+  slime: SlimeConfigSchema.optional(),
+  /** Required by the local-process backend. */
+  localProcess: LocalProcessConfigSchema.optional(),
+  /** Where the rollout integration reaches the control plane (proxy, sample queue, metrics). */
+  controlPlaneUrl: httpUrl,
+  /** Per-run API key the integration authenticates with; redacted in anything shown to users. */
+  apiKey: z.string().min(1),
+});
+export type RunLaunchConfig = z.output<typeof RunLaunchConfigSchema>;
+export type RunLaunchConfigInput = z.input<typeof RunLaunchConfigSchema>;
+
+export const RunLaunchSchema = z.object({
+  runId: z.string().min(1).max(200),
+  experimentSlug: z.string().min(1).max(200),
+  config: RunLaunchConfigSchema,
+});
+export type RunLaunch = z.output<typeof RunLaunchSchema>;
+export type RunLaunchInput = z.input<typeof RunLaunchSchema>;
+
+/** What stop/status/logs need: the run, the job id start() returned, and the launch config. */
+export interface RunHandle {
+  runId: string;
+  externalJobId?: string | null;
+  config: RunLaunchConfig;
+}
+
+/** Maps onto RunStatus; CRASHED (heartbeat loss) and PAUSED are decided by the control plane, not here. */
+export type TrainerRunState = "PENDING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED";
+
+export interface TrainerStatus {
+  state: TrainerRunState;
+  message?: string;
+}
+
+export interface TrainerBackend {
+  /** Stored in Run.trainerBackend: "ray-slime", "local-process", "embedded". */
+  readonly kind: string;
+  /** Launches the run; safe to retry with the same runId (never launches twice). */
+  start(run: RunLaunch): Promise<{ externalJobId?: string }>;
+  /** Stops the run; resolves once the backend has accepted the stop (local: once every process is gone). */
+  stop(run: RunHandle): Promise<void>;
+  status(run: RunHandle): Promise<TrainerStatus>;
+  /** Recent log text; `tail` limits it to the last N lines. */
+  logs(run: RunHandle, opts?: { tail?: number }): Promise<string>;
+}
+
+/** Last `n` lines of `text` (all of it when n is undefined). */
+export function tailLines(text: string, n?: number): string {
+  if (n === undefined) return text;
+  if (n <= 0) return "";
+  const trimmed = text.endsWith("\n") ? text.slice(0, -1) : text;
+  const lines = trimmed.split("\n");
+  return lines.slice(-n).join("\n");
+}

@@ -1,0 +1,132 @@
+// Contracts of the batch API external trainers (slime through integrations/slime, Tinker through
+// integrations/tinker) use: lease a batch, train it, acknowledge it with the step, report progress.
+import { z } from "zod";
+import { IdSchema } from "../../experiments/schemas";
+
+const httpUrl = z
+  .string()
+  .max(2000)
+  .url("must be a URL such as http://10.0.0.5:30000/v1")
+  .refine((u) => /^https?:\/\//.test(u), "must start with http:// or https://");
+
+/** Metric name → value; names such as slime's `train/loss` or `rollout/raw_reward`. */
+export const MetricMapSchema = z
+  .record(z.string().min(1).max(200), z.number().finite("metric values must be finite numbers"))
+  .refine((m) => Object.keys(m).length <= 500, "at most 500 metrics per call")
+  .default({});
+
+/** Long enough for a few training steps; the trainer renews leases it still needs through /report. */
+export const DEFAULT_LEASE_SECONDS = 600;
+const LeaseSeconds = z.number().int().min(5, "at least 5 seconds").max(86_400, "at most a day");
+
+export const LeaseInput = z
+  .object({
+    /** Most samples to hand out (slime: --rollout-batch-size). */
+    size: z.number().int().min(1).max(4096),
+    /** Fewer ready samples than this: no lease, nothing held (slime asks for a full batch: minSize = size). */
+    minSize: z.number().int().min(1).max(4096).default(1),
+    leaseSeconds: LeaseSeconds.default(DEFAULT_LEASE_SECONDS),
+    /** Retry key (e.g. "<job instance>:<rollout id>"): the same key returns the same unacknowledged lease. */
+    requestKey: z.string().min(1).max(200).optional(),
+  })
+  .refine((l) => l.minSize <= l.size, { path: ["minSize"], message: "minSize must be ≤ size" });
+export type LeaseInputT = z.output<typeof LeaseInput>;
+
+export const AckInput = z.object({
+  /** The trainer's step that trained the batch (slime: the rollout id). Unique per run. */
+  step: z.number().int().min(0),
+  metrics: MetricMapSchema,
+  /** The trainer's own weight version after the step (slime's update count, Tinker's save index). */
+  weightVersion: z.number().int().min(0).optional(),
+  /** Where the trainer saved the new weights (slime --save dir, a tinker:// sampler path), if it did. */
+  checkpointPath: z.string().min(1).max(2000).optional(),
+  durationMs: z.number().int().min(0).optional(),
+});
+export type AckInputT = z.output<typeof AckInput>;
+
+export const ReportInput = z.object({
+  metrics: MetricMapSchema,
+  /** Step the metrics belong to (omitted: plotted by time only). */
+  step: z.number().int().min(0).optional(),
+  weightVersion: z.number().int().min(0).optional(),
+  /** OpenAI-compatible base URL of the job's rollout engine; the proxy forwards the run's traffic there. */
+  rolloutUrl: httpUrl.optional(),
+  /** Short human-readable state ("waiting for 16 samples", "training step 12"), shown on the run. */
+  message: z.string().max(2000).optional(),
+  /** Leases the trainer still holds (leased, not yet acknowledged): their expiry moves to now + leaseSeconds. */
+  renewLeaseIds: z.array(IdSchema).max(64).default([]),
+  leaseSeconds: LeaseSeconds.default(DEFAULT_LEASE_SECONDS),
+});
+export type ReportInputT = z.output<typeof ReportInput>;
+
+export const LeaseParams = z.object({ id: IdSchema, leaseId: IdSchema });
+export const LeaseListInput = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const LogsQuery = z.object({ tail: z.coerce.number().int().min(1).max(5000).default(200) });
+
+export interface LeasedSample {
+  sampleId: string;
+  turnId: string;
+  sessionId: string;
+  turnIndex: number;
+  /** RL: reward only; OPD: teacher log-probs; BOTH: both (combine). */
+  kind: "RL" | "OPD" | "BOTH";
+  reward: number;
+  labelSource: "REVIEWER" | "USER" | "JUDGE";
+  /** 1 on the first lease; more when an earlier lease expired before it was acknowledged. */
+  attempt: number;
+  /**
+   * The prompt as served (system blob + the lane's message deltas) and its tools: the trainer renders it
+   * with the policy's own chat template, as the reference does, since only it holds the policy tokenizer.
+   */
+  messages: unknown[];
+  tools: unknown[] | null;
+  response: { content: string | null; toolCalls: unknown; reasoning: string | null; finishReason: string | null };
+  /** The response tokens exactly as the rollout engine sampled them (empty when the upstream gave none). */
+  responseTokenIds: number[];
+  /** 1 per response token (excluded samples are never leased). */
+  lossMask: number[];
+  /** Behaviour log-probs of responseTokenIds under the serving policy. */
+  rolloutLogprobs: number[];
+  /** Teacher log-probs for OPD/BOTH samples (null for RL, or when a reviewer's hint has not been scored yet). */
+  teacherLogprobs: number[] | null;
+  hint: string | null;
+  /** The policy version that served the turn, and how many versions behind it was when the sample was made. */
+  policyVersion: number;
+  staleness: number | null;
+}
+
+export interface LeaseResult {
+  /** null when fewer than minSize samples were ready (nothing is held). */
+  leaseId: string | null;
+  expiresAt: string | null;
+  /** true when the run is paused: no samples are handed out until it resumes. */
+  paused: boolean;
+  /** Ready samples left in the pool after this lease. */
+  available: number;
+  /** The experiment's serving version now (0 = base checkpoint). */
+  policyVersion: number;
+  samples: LeasedSample[];
+}
+
+export interface AckResult {
+  leaseId: string;
+  step: number;
+  trainingStepId: string;
+  policyVersion: number;
+  policyVersionStatus: "ACTIVE" | "CANDIDATE";
+  /** Samples this acknowledgement marked trained (those still held by the lease). */
+  trainedSamples: number;
+  /** Samples of the lease that expired and went to another lease before this acknowledgement. */
+  lostSamples: number;
+  /** true when this exact acknowledgement had already been recorded (nothing changed). */
+  replayed: boolean;
+}
+
+export interface ReportResult {
+  runStatus: string;
+  /** The run is over (stopped, finished, failed, crashed): the trainer should exit. */
+  stop: boolean;
+  paused: boolean;
+  renewed: { leaseId: string; expiresAt: string; held: number }[];
+  policyVersion: number;
+}

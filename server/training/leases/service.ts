@@ -1,0 +1,253 @@
+// Batch leases for external trainers. A lease hands out the oldest ready samples of a run until it expires;
+// acknowledging it with the trained step sets the samples' stepId (once: a sample trains once however
+// often the job re-acknowledges) and records the step, the new policy version and the step's metrics.
+//
+// Concurrency: every lease and acknowledgement of a run locks the run row, so two leases never see the
+// same free samples; an acknowledgement also locks the experiment row, as the embedded trainer's commit
+// does, because both allocate policy versions. An expired lease needs no sweeper: a sample is free when
+// its lease is gone, acknowledged or past expiresAt, which every lease query checks in the database.
+import { db, type Prisma } from "../../platform/db/client";
+import type { RunStatus } from "../../platform/db/generated/client";
+import { assertCan, assertExperimentAccess, type Permission, type Principal } from "../../access/principal";
+import { badRequest, conflict, notFound } from "../../platform/errors";
+import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
+import { activeVersion, nextVersion } from "../../policyVersions/active";
+import { metricRows, publishMetrics, type Point } from "../metrics";
+import { loadLeasedSamples } from "./payload";
+import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
+
+type Tx = Prisma.TransactionClient;
+
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["FINISHED", "FAILED", "CRASHED", "KILLED"];
+
+/** Turns the run's judged turns into Sample rows before leasing (server/training/samples.ts collectSamples). */
+export type SampleFiller = (runId: string) => Promise<unknown>;
+
+async function runFor(p: Principal, runId: string, perm: Permission) {
+  assertCan(p, perm);
+  const run = await db().run.findUnique({ where: { id: runId } });
+  if (!run) throw notFound("Run", runId);
+  assertExperimentAccess(p, run.experimentId);
+  return run;
+}
+
+/** The transaction's own clock, so every expiry comparison uses one time source (the database's). */
+async function dbNow(tx: Tx): Promise<Date> {
+  const [row] = await tx.$queryRaw<{ now: Date }[]>`SELECT (now() AT TIME ZONE 'UTC') AS now`;
+  return row!.now;
+}
+
+const plusSeconds = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
+
+/** Samples nobody holds: untrained, not excluded, and with no live (unacknowledged, unexpired) lease. */
+function freeSamplesWhere(runId: string, now: Date): Prisma.SampleWhereInput {
+  return { runId, stepId: null, excluded: false, OR: [{ leaseId: null }, { lease: { ackedAt: null, expiresAt: { lte: now } } }] };
+}
+
+async function lockRun(tx: Tx, runId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
+}
+
+export async function leaseBatch(p: Principal, runId: string, input: LeaseInputT, opts: { fill?: SampleFiller } = {}): Promise<LeaseResult> {
+  const run = await runFor(p, runId, "write");
+  if (run.trainerBackend === "embedded") throw conflict(`Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
+  if (TERMINAL_RUN_STATUSES.includes(run.status)) throw conflict(`Run #${run.number} is ${run.status.toLowerCase()}: the trainer should stop`);
+  const { version: policyVersion } = await activeVersion(run.experimentId);
+  if (run.status === "PAUSED") {
+    await db().run.update({ where: { id: runId }, data: { heartbeatAt: new Date() } });
+    return { leaseId: null, expiresAt: null, paused: true, available: 0, policyVersion, samples: [] };
+  }
+  if (opts.fill) await opts.fill(runId);
+
+  const leased = await db().$transaction(async (tx) => {
+    await lockRun(tx, runId);
+    const now = await dbNow(tx);
+    const expiresAt = plusSeconds(now, input.leaseSeconds);
+    await tx.run.update({ where: { id: runId }, data: { heartbeatAt: now } });
+
+    // A retried request (same key): the same lease, renewed, with the samples it still holds.
+    const prior = input.requestKey ? await tx.batchLease.findUnique({ where: { runId_requestKey: { runId, requestKey: input.requestKey } } }) : null;
+    if (prior) {
+      if (prior.ackedAt) throw conflict(`Lease ${prior.id} (key '${input.requestKey}') was already acknowledged at step ${prior.step}: use a new requestKey`);
+      const held = new Set((await tx.sample.findMany({ where: { leaseId: prior.id, stepId: null }, select: { id: true } })).map((s) => s.id));
+      const lease = await tx.batchLease.update({ where: { id: prior.id }, data: { expiresAt } });
+      return { lease, sampleIds: prior.sampleIds.filter((id) => held.has(id)), now };
+    }
+
+    const free = await tx.sample.findMany({
+      where: freeSamplesWhere(runId, now),
+      orderBy: [{ turn: { createdAt: "asc" } }, { id: "asc" }],
+      take: input.size,
+      select: { id: true },
+    });
+    if (free.length < input.minSize) return { lease: null, sampleIds: [], now };
+    const sampleIds = free.map((s) => s.id);
+    const lease = await tx.batchLease.create({ data: { runId, requestKey: input.requestKey ?? null, sampleIds, leasedAt: now, expiresAt } });
+    await tx.sample.updateMany({ where: { id: { in: sampleIds } }, data: { leaseId: lease.id, leaseCount: { increment: 1 } } });
+    return { lease, sampleIds, now };
+  });
+
+  const available = await db().sample.count({ where: freeSamplesWhere(runId, leased.now) });
+  return {
+    leaseId: leased.lease?.id ?? null,
+    expiresAt: leased.lease?.expiresAt.toISOString() ?? null,
+    paused: false,
+    available,
+    policyVersion,
+    samples: await loadLeasedSamples(leased.sampleIds),
+  };
+}
+
+export async function ackBatch(p: Principal, runId: string, leaseId: string, input: AckInputT): Promise<AckResult> {
+  const run = await runFor(p, runId, "write");
+  const { result, points } = await db().$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${run.experimentId} FOR UPDATE`;
+      await lockRun(tx, runId);
+      const lease = await tx.batchLease.findFirst({ where: { id: leaseId, runId } });
+      if (!lease) throw notFound("Lease", leaseId);
+      if (lease.ackedAt) return { result: await replayedAck(tx, lease, input.step), points: [] as Point[] };
+
+      const taken = await tx.trainingStep.findUnique({ where: { runId_step: { runId, step: input.step } }, select: { id: true } });
+      if (taken) throw conflict(`Step ${input.step} of run #${run.number} is already recorded: acknowledge each step once, with its own lease`);
+
+      const now = await dbNow(tx);
+      const active = await activeVersion(run.experimentId, tx);
+      // The run's versions chain from each other; the first one from whatever the experiment served then.
+      const ownLast = await tx.policyVersion.findFirst({ where: { runId }, orderBy: { version: "desc" }, select: { version: true } });
+      const parentVersion = ownLast?.version ?? active.version;
+      // Someone promoted or rolled back meanwhile: the operator's choice wins and this version stays a candidate.
+      const promote = active.version === parentVersion;
+      const version = await nextVersion(run.experimentId, tx);
+
+      const metrics = { ...input.metrics, ...(input.weightVersion !== undefined ? { weight_version: input.weightVersion } : {}) };
+      const step = await tx.trainingStep.create({
+        data: { runId, step: input.step, policyVersion: version, metrics, durationMs: input.durationMs ?? null, createdAt: now },
+      });
+      const trained = await tx.sample.updateMany({ where: { leaseId: lease.id, stepId: null }, data: { stepId: step.id } });
+      if (promote) await tx.policyVersion.updateMany({ where: { experimentId: run.experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
+      await tx.policyVersion.create({
+        data: {
+          experimentId: run.experimentId,
+          runId,
+          version,
+          parentVersion,
+          status: promote ? "ACTIVE" : "CANDIDATE",
+          checkpointPath: input.checkpointPath ?? null,
+          step: input.step,
+          promotedAt: promote ? now : null,
+        },
+      });
+      await tx.batchLease.update({ where: { id: lease.id }, data: { ackedAt: now, step: input.step, stepId: step.id } });
+      await tx.run.update({
+        where: { id: runId },
+        data: { lastStep: Math.max(run.lastStep, input.step), heartbeatAt: now, ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}) },
+      });
+      const stepPoints: Point[] = Object.entries(metrics).map(([name, value]) => ({ name, value, step: input.step }));
+      const rows = metricRows(run.experimentId, runId, stepPoints, now);
+      if (rows.length) await tx.metricPoint.createMany({ data: rows });
+      const result: AckResult = {
+        leaseId: lease.id,
+        step: input.step,
+        trainingStepId: step.id,
+        policyVersion: version,
+        policyVersionStatus: promote ? "ACTIVE" : "CANDIDATE",
+        trainedSamples: trained.count,
+        lostSamples: lease.sampleIds.length - trained.count,
+        replayed: false,
+      };
+      return { result, points: stepPoints };
+    },
+    { timeout: 30_000, maxWait: 15_000 },
+  );
+  await publishMetrics(run.experimentId, runId, points);
+  return result;
+}
+
+/** An acknowledgement already recorded: the same answer again, or a conflict if it names another step. */
+async function replayedAck(tx: Tx, lease: { id: string; step: number | null; stepId: string | null; sampleIds: string[] }, step: number): Promise<AckResult> {
+  if (lease.step !== step) throw conflict(`Lease ${lease.id} was acknowledged at step ${lease.step}, not ${step}`);
+  const ts = lease.stepId ? await tx.trainingStep.findUnique({ where: { id: lease.stepId } }) : null;
+  if (!ts) throw conflict(`The step lease ${lease.id} was acknowledged with has been deleted`);
+  const [trained, pv] = await Promise.all([
+    tx.sample.count({ where: { leaseId: lease.id, stepId: ts.id } }),
+    tx.policyVersion.findFirst({ where: { runId: ts.runId, version: ts.policyVersion }, select: { status: true } }),
+  ]);
+  return {
+    leaseId: lease.id,
+    step,
+    trainingStepId: ts.id,
+    policyVersion: ts.policyVersion,
+    policyVersionStatus: pv?.status === "ACTIVE" ? "ACTIVE" : "CANDIDATE",
+    trainedSamples: trained,
+    lostSamples: lease.sampleIds.length - trained,
+    replayed: true,
+  };
+}
+
+export async function reportRun(p: Principal, runId: string, input: ReportInputT): Promise<ReportResult> {
+  const run = await runFor(p, runId, "write");
+  if (input.rolloutUrl) {
+    try {
+      // Names that resolve only inside the cluster are accepted here; the proxy checks again when it forwards.
+      await assertEgressAllowed(input.rolloutUrl, policyFromEnv(), { allowUnresolvable: true });
+    } catch (err) {
+      if (err instanceof EgressRefusedError) throw badRequest(`rolloutUrl refused: ${err.message}`, [{ path: "rolloutUrl", message: err.message }]);
+      throw err;
+    }
+  }
+  const live = !TERMINAL_RUN_STATUSES.includes(run.status);
+  const { renewed, points } = await db().$transaction(async (tx) => {
+    const now = await dbNow(tx);
+    await tx.run.update({
+      where: { id: runId },
+      data: {
+        heartbeatAt: now,
+        ...(input.rolloutUrl ? { rolloutUrl: input.rolloutUrl } : {}),
+        ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}),
+        // A finished run keeps the message that explains how it ended.
+        ...(input.message !== undefined && live ? { statusMessage: input.message } : {}),
+      },
+    });
+    const ids = [...new Set(input.renewLeaseIds)];
+    const expiresAt = plusSeconds(now, input.leaseSeconds);
+    if (ids.length) await tx.batchLease.updateMany({ where: { id: { in: ids }, runId, ackedAt: null }, data: { expiresAt } });
+    const [leases, held] = ids.length
+      ? await Promise.all([
+          tx.batchLease.findMany({ where: { id: { in: ids }, runId, ackedAt: null }, select: { id: true, expiresAt: true } }),
+          tx.sample.groupBy({ by: ["leaseId"], where: { leaseId: { in: ids }, stepId: null }, _count: { _all: true } }),
+        ])
+      : [[], []];
+    const heldBy = new Map(held.map((h) => [h.leaseId, h._count._all]));
+    const pts: Point[] = Object.entries(input.metrics).map(([name, value]) => ({ name, value, step: input.step ?? null }));
+    const rows = metricRows(run.experimentId, runId, pts, now);
+    if (rows.length) await tx.metricPoint.createMany({ data: rows });
+    return {
+      renewed: leases.map((l) => ({ leaseId: l.id, expiresAt: l.expiresAt.toISOString(), held: heldBy.get(l.id) ?? 0 })),
+      points: pts,
+    };
+  });
+  await publishMetrics(run.experimentId, runId, points);
+  const { version } = await activeVersion(run.experimentId);
+  return { runStatus: run.status, stop: !live, paused: run.status === "PAUSED", renewed, policyVersion: version };
+}
+
+export type LeaseState = "active" | "expired" | "acknowledged";
+
+export async function listLeases(p: Principal, runId: string, input: { limit: number }) {
+  await runFor(p, runId, "read");
+  const now = new Date();
+  const rows = await db().batchLease.findMany({ where: { runId }, orderBy: [{ leasedAt: "desc" }, { id: "desc" }], take: input.limit });
+  return {
+    items: rows.map((l) => ({
+      id: l.id,
+      requestKey: l.requestKey,
+      size: l.sampleIds.length,
+      leasedAt: l.leasedAt.toISOString(),
+      expiresAt: l.expiresAt.toISOString(),
+      ackedAt: l.ackedAt?.toISOString() ?? null,
+      step: l.step,
+      state: (l.ackedAt ? "acknowledged" : l.expiresAt <= now ? "expired" : "active") as LeaseState,
+    })),
+  };
+}
