@@ -7,8 +7,8 @@
 //
 // This one rewards brevity when the user cares about it: it treats a request for shorter answers as
 // a -1 with a hint, a thank-you as +1, an overly long answer as a -1 vote, and anything else as 0.
-import type { CustomRewardFn } from "../server/judge/customReward";
-import { flattenContent } from "../server/judge/messages";
+import type { CustomRewardFn } from "../server/judge/core/customReward";
+import { flattenContent } from "../server/judge/core/messages";
 
 const MAX_CHARS = 600;
 
