@@ -73,7 +73,11 @@ async function main(): Promise<number> {
       if ((await run(path.join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], env)) !== 0) return 1;
       if ((await run(path.join(root, "node_modules/.bin/eslint"), ["."], env)) !== 0) return 1;
     }
-    const unit = await run(path.join(root, "node_modules/.bin/vitest"), ["run", ...args], env);
+    // Browser test files named on the command line run in the browser pass only (the unit config excludes them).
+    const browserFiles = args.filter((a) => a.startsWith("tests/browser/"));
+    const unitArgs = args.filter((a) => !a.startsWith("tests/browser/"));
+    const onlyBrowser = wantBrowser && browserFiles.length > 0 && !unitArgs.some((a) => !a.startsWith("-"));
+    const unit = onlyBrowser ? 0 : await run(path.join(root, "node_modules/.bin/vitest"), ["run", ...unitArgs], env);
     if (filtered && !wantBrowser) return unit;
 
     if (!existsSync(CHROMIUM)) {
@@ -91,7 +95,7 @@ async function main(): Promise<number> {
     supervisor.start();
     cleanups.unshift(() => supervisor.stop());
     await waitForHttp(`http://127.0.0.1:${webPort}/api/health`, 120_000);
-    const browser = await run(path.join(root, "node_modules/.bin/vitest"), ["run", "--config", "vitest.browser.config.ts"], {
+    const browser = await run(path.join(root, "node_modules/.bin/vitest"), ["run", "--config", "vitest.browser.config.ts", ...browserFiles], {
       ...appEnv,
       APP_URL: `http://127.0.0.1:${webPort}`,
       PROXY_URL: `http://127.0.0.1:${proxyPort}`,
