@@ -1,4 +1,5 @@
 // Experiment CRUD. Every mutation runs in a transaction together with its audit entry.
+import { authorizeRow, experimentIdOrSlug, loadExperimentFor } from "../access/scope";
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import type { Experiment } from "../platform/db/generated/client";
@@ -96,12 +97,10 @@ async function uniqueSlug(tx: Prisma.TransactionClient, base: string): Promise<s
 
 export async function getExperiment(p: Principal, idOrSlug: string): Promise<ExperimentView> {
   assertCan(p, "read");
-  const e = await db().experiment.findFirst({
-    where: { OR: [{ id: idOrSlug }, { slug: idOrSlug }] },
+  const e = authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({
+    where: experimentIdOrSlug(idOrSlug),
     include: { runs: ACTIVE_RUN, _count: { select: { runs: true, sessions: true, turns: true } } },
-  });
-  if (!e) throw notFound("Experiment", idOrSlug);
-  assertExperimentAccess(p, e.id);
+  }), (r) => r.id);
   return toView(e);
 }
 
@@ -235,14 +234,10 @@ export async function diffExperimentsOrRuns(p: Principal, input: z.output<typeof
   assertCan(p, "read");
   const load = async (id: string) => {
     if (input.kind === "experiment") {
-      const e = await db().experiment.findFirst({ where: { OR: [{ id }, { slug: id }] } });
-      if (!e) throw notFound("Experiment", id);
-      assertExperimentAccess(p, e.id);
+      const e = await loadExperimentFor(p, id);
       return { id: e.id, label: e.slug, config: e.config };
     }
-    const r = await db().run.findUnique({ where: { id }, include: { experiment: { select: { slug: true } } } });
-    if (!r) throw notFound("Run", id);
-    assertExperimentAccess(p, r.experimentId);
+    const r = authorizeRow(p, "Run", id, await db().run.findUnique({ where: { id }, include: { experiment: { select: { slug: true } } } }), (r) => r.experimentId);
     return { id: r.id, label: `${r.experiment.slug}#${r.number}`, config: r.config };
   };
   const [a, b] = await Promise.all([load(input.a), load(input.b)]);

@@ -5,7 +5,7 @@ import { db } from "../platform/db/client";
 import { Prisma } from "../platform/db/generated/client";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { notFound } from "../platform/errors";
-import { scopeExperiment } from "../access/scope";
+import { authorizeRow, scopeExperiment } from "../access/scope";
 import { planBuckets, TOP_LEVEL, type BucketPlan, type BucketPoint } from "./bucket";
 import type { Axis, MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "./schemas";
 
@@ -123,9 +123,7 @@ export async function queryMetricPoints(p: Principal, input: z.output<typeof Met
   assertCan(p, "read");
   let experimentId = scopeExperiment(p, input.experimentId);
   if (input.runId) {
-    const run = await db().run.findUnique({ where: { id: input.runId }, select: { experimentId: true } });
-    if (!run) throw notFound("Run", input.runId);
-    assertExperimentAccess(p, run.experimentId);
+    const run = authorizeRow(p, "Run", input.runId, await db().run.findUnique({ where: { id: input.runId }, select: { experimentId: true } }), (r) => r.experimentId);
     experimentId = run.experimentId;
   }
   const rows = await db().metricPoint.findMany({

@@ -8,7 +8,7 @@ import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
-import { scopeExperiment } from "../access/scope";
+import { authorizeRow, scopeExperiment } from "../access/scope";
 import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
@@ -78,9 +78,7 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
 export async function updateQueue(p: Principal, input: z.output<typeof QueueUpdateInput>) {
   assertCan(p, "write");
   return db().$transaction(async (tx) => {
-    const before = await tx.reviewQueue.findUnique({ where: { id: input.id }, include: QUEUE_INCLUDE });
-    if (!before) throw notFound("Review queue", input.id);
-    assertExperimentAccess(p, before.experimentId);
+    const before = authorizeRow(p, "Review queue", input.id, await tx.reviewQueue.findUnique({ where: { id: input.id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
     const userIds = input.assignees ? await userIdsByEmail(tx, input.assignees) : null;
     if (userIds) {
       await tx.reviewAssignee.deleteMany({ where: { queueId: input.id } });
@@ -125,9 +123,7 @@ export async function listQueues(p: Principal, input: z.output<typeof QueueListI
 }
 
 async function loadQueue(p: Principal, id: string, client: Tx | ReturnType<typeof db> = db()) {
-  const q = await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE });
-  if (!q) throw notFound("Review queue", id);
-  assertExperimentAccess(p, q.experimentId);
+  const q = authorizeRow(p, "Review queue", id, await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
   return q;
 }
 

@@ -9,6 +9,7 @@ import { publish } from "../platform/bus/pubsub";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../experiments/config";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
+import { authorizeRow, loadRunFor } from "../access/scope";
 
 export const LIVE_RUN_STATUSES: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
 
@@ -75,9 +76,7 @@ export async function actOnRun(p: Principal, input: z.output<typeof RunActionInp
   assertCan(p, "write");
   const t = TRANSITIONS[input.action];
   const run = await db().$transaction(async (tx) => {
-    const before = await tx.run.findUnique({ where: { id: input.id } });
-    if (!before) throw notFound("Run", input.id);
-    assertExperimentAccess(p, before.experimentId);
+    const before = authorizeRow(p, "Run", input.id, await tx.run.findUnique({ where: { id: input.id } }), (r) => r.experimentId);
     if (!t.from.includes(before.status)) {
       throw conflict(`Cannot ${input.action} a run that is ${before.status.toLowerCase()}`);
     }
@@ -97,9 +96,7 @@ export async function actOnRun(p: Principal, input: z.output<typeof RunActionInp
 
 export async function getRun(p: Principal, id: string) {
   assertCan(p, "read");
-  const r = await db().run.findUnique({ where: { id } });
-  if (!r) throw notFound("Run", id);
-  assertExperimentAccess(p, r.experimentId);
+  const r = await loadRunFor(p, id);
   return runView(r);
 }
 

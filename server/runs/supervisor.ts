@@ -13,11 +13,11 @@ import path from "node:path";
 import { z } from "zod";
 import { createApiKey } from "../apiKeys/service";
 import { forgetApiKey } from "../access/apiKeys";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertCan, type Principal } from "../access/principal";
 import { db } from "../platform/db/client";
 import type { RunStatus } from "../platform/db/generated/client";
 import { env } from "../platform/env";
-import { notFound } from "../platform/errors";
+
 import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
 import { assertGpuPlan, planRoleGroups } from "../gpu/plan";
 import {
@@ -35,6 +35,7 @@ import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "./backends/ray/backend"
 import { RayJobsError } from "./backends/ray/client";
 import { buildSlimeCommand, formatCommand, shellQuote } from "./backends/slime/args";
 import { TINKER_BACKEND_KIND, TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "./backends/tinker/backend";
+import { loadExperimentFor, loadRunFor } from "../access/scope";
 
 const LIVE: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
 
@@ -471,9 +472,7 @@ export interface RunLogs {
 
 export async function runLogs(p: Principal, runId: string, tail: number, settings: SupervisorSettings = supervisorSettings()): Promise<RunLogs> {
   assertCan(p, "read");
-  const run = await db().run.findUnique({ where: { id: runId } });
-  if (!run) throw notFound("Run", runId);
-  assertExperimentAccess(p, run.experimentId);
+  const run = await loadRunFor(p, runId);
   const base = { runId, trainerBackend: run.trainerBackend };
   if (run.trainerBackend === "embedded") {
     return { ...base, source: "none", text: "", note: "Embedded runs train inside the train worker: see its output and the run's metrics." };
@@ -510,9 +509,7 @@ const PLACEHOLDER_KEY = "<issued at launch>";
 
 export async function launchPreview(p: Principal, experimentId: string, settings: SupervisorSettings = supervisorSettings()): Promise<LaunchPreview> {
   assertCan(p, "read");
-  const e = await db().experiment.findFirst({ where: { OR: [{ id: experimentId }, { slug: experimentId }] } });
-  if (!e) throw notFound("Experiment", experimentId);
-  assertExperimentAccess(p, e.id);
+  const e = await loadExperimentFor(p, experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
   const kind = config.trainer.backend as string;
   const out: LaunchPreview = { experimentId: e.id, trainerBackend: kind, command: null, error: null, notes: [], needsUserKey: kind === TINKER_BACKEND_KIND, userKeyConfigured: !!settings.TINKER_API_KEY };

@@ -2,14 +2,15 @@
 // rate, concurrency, personas, seed and turn limit; a global switch (the "*" row, and SIMULATE=0 in the
 // environment, which wins); live stats from the worker (Redis); and the judged reward per policy version —
 // the answer to "is the model improving?".
+import { authorizeRow, experimentIdOrSlug } from "../access/scope";
 import type { z } from "zod";
 import { db } from "../platform/db/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { assertCan, boundExperimentId, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { KEYS, type SimulationStats } from "../platform/bus/contracts";
 import { ExperimentConfigSchema } from "../experiments/config";
-import { badRequest, fromZod, notFound } from "../platform/errors";
+import { badRequest, fromZod } from "../platform/errors";
 import { redis, rkey } from "../platform/redis";
 import type { SimulationControl } from "../platform/db/generated/client";
 import {
@@ -111,9 +112,7 @@ export async function listSimulations(p: Principal) {
 }
 
 async function resolveExperiment(p: Principal, idOrSlug: string) {
-  const e = await db().experiment.findFirst({ where: { OR: [{ id: idOrSlug }, { slug: idOrSlug }] }, select: { id: true, slug: true, status: true } });
-  if (!e) throw notFound("Experiment", idOrSlug);
-  assertExperimentAccess(p, e.id);
+  const e = authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({ where: experimentIdOrSlug(idOrSlug), select: { id: true, slug: true, status: true } }), (r) => r.id);
   return e;
 }
 

@@ -4,9 +4,9 @@ import type { z } from "zod";
 import { db } from "../platform/db/client";
 import { Prisma } from "../platform/db/generated/client";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
-import { notFound } from "../platform/errors";
+
 import { reassembleMessages } from "../recording/reassemble";
-import { scopeExperiment } from "../access/scope";
+import { authorizeRow, scopeExperiment } from "../access/scope";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
@@ -46,12 +46,10 @@ const TURN_SUMMARY = {
 
 export async function getSession(p: Principal, id: string) {
   assertCan(p, "read");
-  const s = await db().agentSession.findUnique({
+  const s = authorizeRow(p, "Session", id, await db().agentSession.findUnique({
     where: { id },
     include: { experiment: { select: { name: true, slug: true } }, turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 } },
-  });
-  if (!s) throw notFound("Session", id);
-  assertExperimentAccess(p, s.experimentId);
+  }), (r) => r.experimentId);
   return s;
 }
 
@@ -125,9 +123,7 @@ const CONVERSATION_SELECT = {
 /** A page of a session's turns (one lane) with their delta messages and annotations. */
 export async function getConversation(p: Principal, input: z.output<typeof ConversationInput>) {
   assertCan(p, "read");
-  const session = await db().agentSession.findUnique({ where: { id: input.sessionId }, select: { id: true, experimentId: true } });
-  if (!session) throw notFound("Session", input.sessionId);
-  assertExperimentAccess(p, session.experimentId);
+  const session = authorizeRow(p, "Session", input.sessionId, await db().agentSession.findUnique({ where: { id: input.sessionId }, select: { id: true, experimentId: true } }), (r) => r.experimentId);
   const rows = await db().turn.findMany({
     where: { sessionId: session.id, ...(input.lane === "ALL" ? {} : { turnType: input.lane }), index: input.cursor === undefined ? undefined : { gt: input.cursor } },
     orderBy: { index: "asc" },
@@ -151,12 +147,10 @@ export async function getConversation(p: Principal, input: z.output<typeof Conve
 
 export async function getTurn(p: Principal, id: string) {
   assertCan(p, "read");
-  const t = await db().turn.findUnique({
+  const t = authorizeRow(p, "Turn", id, await db().turn.findUnique({
     where: { id },
     include: { session: { select: { externalId: true, done: true } }, experiment: { select: { name: true, slug: true, config: true } } },
-  });
-  if (!t) throw notFound("Turn", id);
-  assertExperimentAccess(p, t.experimentId);
+  }), (r) => r.experimentId);
   const [annotated, messages, tools, auditEntries] = await Promise.all([
     annotate([t]),
     reassembleMessages(t),

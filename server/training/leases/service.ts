@@ -8,13 +8,14 @@
 // its lease is gone, acknowledged or past expiresAt, which every lease query checks in the database.
 import { db, type Prisma } from "../../platform/db/client";
 import type { RunStatus } from "../../platform/db/generated/client";
-import { assertCan, assertExperimentAccess, type Permission, type Principal } from "../../access/principal";
+import { assertCan, type Permission, type Principal } from "../../access/principal";
 import { badRequest, conflict, notFound } from "../../platform/errors";
 import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
 import { activeVersion, nextVersion } from "../../policyVersions/active";
 import { metricRows, publishMetrics, type Point } from "../metrics";
 import { loadLeasedSamples } from "./payload";
 import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
+import { loadRunFor } from "../../access/scope";
 
 type Tx = Prisma.TransactionClient;
 
@@ -25,9 +26,7 @@ export type SampleFiller = (runId: string) => Promise<unknown>;
 
 async function runFor(p: Principal, runId: string, perm: Permission) {
   assertCan(p, perm);
-  const run = await db().run.findUnique({ where: { id: runId } });
-  if (!run) throw notFound("Run", runId);
-  assertExperimentAccess(p, run.experimentId);
+  const run = await loadRunFor(p, runId);
   return run;
 }
 
