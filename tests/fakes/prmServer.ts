@@ -1,8 +1,27 @@
-// A fake PRM/teacher server on 127.0.0.1 that follows the documented wire contracts:
+// A fake PRM/teacher server on 127.0.0.1 that follows the real wire contracts:
 // OpenAI `/v1/chat/completions`, SGLang `/generate` and `/tokenize`, vLLM `/v1/completions`.
 // Chat replies are scripted per call (text, HTTP errors, delays for timeouts, garbage). Log-prob
 // endpoints compute a deterministic fake model: char-level tokens (id = code point) and
-// logprob(position i) = fakeLogprob(ids[i-1], ids[i]); position 0 has none (null), as in the servers.
+// fakeLogprob(prev, id) = log p(id | ..., prev).
+//
+// SGLang `/generate` input log-probs follow SGLang's own code path (sgl-project/sglang):
+// 1. `Scheduler.handle_generate_request` (python/sglang/srt/managers/scheduler.py, the same in
+//    every stored version read): a `logprob_start_len` of -1 means `len(input_ids) - 1`; a start at or past the input length is
+//    aborted ("logprob_start_len ... is higher than the number of input tokens"; newer versions allow
+//    exactly the length, which yields no input log-probs).
+// 2. `ScheduleBatch.prepare_for_extend` (schedule_batch.py @fd3907ee4618): the logits at positions
+//    start..N-1 are scored against `origin_input_ids[start + 1 : N + 1]`, padded with token 0, so
+//    raw[j] = log p(ids[start + j + 1] | ids[..start + j]) and the last entry scores the padding token.
+// 3. `SchedulerOutputProcessorMixin._process_input_token_logprobs`
+//    (scheduler_output_processor_mixin.py @004ec010d029): for a regular (not multi-item-scoring)
+//    request, `input_token_logprobs_val = [None] + raw[:-1]` and `idx = origin_input_ids[start:]`.
+// So entry j is log p(ids[start + j] | ids[..start + j - 1]) and the entry AT `logprob_start_len` is
+// always None: to score every response token of a prompt of length P, start at P - 1.
+// The tokenizer manager sends them as `[logprob, token_id, text|null]` triples in `meta_info`.
+//
+// vLLM `/v1/completions` with `echo` + `logprobs` returns `token_logprobs` over the prompt whose first
+// entry is None (no context for it), then the generated tokens (vllm-project/vllm
+// vllm/entrypoints/openai/serving_completion.py `request_output_to_completion_response`).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
@@ -69,6 +88,19 @@ function inputLogprobs(ids: number[]): (number | null)[] {
   return ids.map((id, i) => (i === 0 ? null : fakeLogprob(ids[i - 1], id)));
 }
 
+/** What SGLang answers for /generate with return_logprob (steps 1-3 in the header); an error text when it aborts. */
+export function sglangInputTokenLogprobs(ids: readonly number[], logprobStartLen: number): Array<[number | null, number, null]> | string {
+  const n = ids.length;
+  const start = logprobStartLen === -1 ? n - 1 : logprobStartLen;
+  if (start < 0 || start >= n) {
+    return `req.logprob_start_len=${start} is higher than the number of input tokens len(req.origin_input_ids)=${n}. Please use a smaller logprob_start_len.`;
+  }
+  const next = [...ids.slice(start + 1), 0]; // origin_input_ids[start+1 : N+1], padded with token 0
+  const raw = next.map((id, j) => fakeLogprob(ids[start + j], id));
+  const val: (number | null)[] = [null, ...raw.slice(0, -1)];
+  return ids.slice(start).map((id, j) => [val[j], id, null]);
+}
+
 function nativeAnswer(path: string, body: Record<string, unknown>): { status: number; json: unknown } {
   if (path === "/tokenize") {
     const text = Array.isArray(body.messages)
@@ -79,11 +111,11 @@ function nativeAnswer(path: string, body: Record<string, unknown>): { status: nu
   }
   if (path === "/generate") {
     const ids = body.input_ids as number[];
-    const start = Number(body.logprob_start_len ?? 0);
-    const entries = inputLogprobs(ids)
-      .map((lp, i) => [lp, ids[i], null] as const)
-      .slice(start);
-    return { status: 200, json: { text: "", meta_info: { input_token_logprobs: entries, output_token_logprobs: [] } } };
+    if (body.return_logprob !== true) return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length } } };
+    const entries = sglangInputTokenLogprobs(ids, Number(body.logprob_start_len ?? -1));
+    // An aborted request comes back from http_server's /generate as a 400 with the abort message.
+    if (typeof entries === "string") return { status: 400, json: { error: { message: entries } } };
+    return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length, input_token_logprobs: entries, output_token_logprobs: [] } } };
   }
   if (path === "/v1/completions") {
     const ids = body.prompt as number[];

@@ -5,9 +5,11 @@
 // Contracts, checked against public sources:
 // - SGLang `POST /generate` takes `input_ids` (or `text`), `sampling_params`, `return_logprob`,
 //   `logprob_start_len`; `meta_info.input_token_logprobs` holds one `[logprob, token_id, text|null]`
-//   per input position from `logprob_start_len` on, and the very first input token has a null
-//   log-prob (sgl-project/sglang docs/sampling_params.md, python/sglang/srt/entrypoints/http_server.py;
-//   Gen-Verse/OpenClaw-RL openclaw-opd/openclaw_opd_api_server.py `_compute_teacher_topk_logprobs`).
+//   per input position from `logprob_start_len` on, and the entry AT `logprob_start_len` is always
+//   null: SGLang returns `[None] + raw[:-1]` (sgl-project/sglang
+//   python/sglang/srt/managers/scheduler_output_processor_mixin.py @004ec010d029
+//   `_process_input_token_logprobs`; the full path is written down in tests/fakes/prmServer.ts). So
+//   we start at |prompt| - 1 and keep the last |response| entries, checking their token ids.
 // - SGLang and vLLM `POST /tokenize` take `{model?, prompt, add_special_tokens}` and answer
 //   `{tokens, count, max_model_len}`; vLLM also accepts `{model, messages, add_generation_prompt}`
 //   and applies the model's chat template (vllm/entrypoints/openai/protocol.py TokenizeChatRequest).
@@ -125,6 +127,18 @@ const SglangGenerateSchema = z.object({
   }),
 });
 
+/** The /generate body that scores `respLen` tokens after `promptLen` prompt tokens (see the header). */
+export function sglangScoreRequest(promptIds: readonly number[], respIds: readonly number[]) {
+  if (promptIds.length === 0) throw new BadResponseError("sglang /generate: an empty prompt leaves the first response token unscored");
+  return {
+    input_ids: [...promptIds, ...respIds],
+    sampling_params: { max_new_tokens: 0, temperature: 0 },
+    return_logprob: true,
+    // The entry at logprob_start_len is always null, so start one before the response.
+    logprob_start_len: promptIds.length - 1,
+  };
+}
+
 /** SGLang teacher: prompt tokens from /tokenize of the rendered context, then /generate with no new tokens. */
 export function createSglangTeacher(opts: { baseUrl: string; apiKey?: string; render?: ChatRenderer; fetch?: FetchLike }): TeacherScorer {
   const render = opts.render ?? renderChatML;
@@ -138,17 +152,15 @@ export function createSglangTeacher(opts: { baseUrl: string; apiKey?: string; re
       const respIds =
         typeof response === "string" ? await tokenize(opts.baseUrl, { prompt: response, add_special_tokens: false }, http) : [...response];
       if (respIds.length === 0) return [];
-      const inputIds = [...promptIds, ...respIds];
-      const body = {
-        input_ids: inputIds,
-        sampling_params: { max_new_tokens: 0, temperature: 0 },
-        return_logprob: true,
-        logprob_start_len: promptIds.length,
-      };
-      const parsed = SglangGenerateSchema.safeParse(await postJson(generateUrl, body, http));
+      const parsed = SglangGenerateSchema.safeParse(await postJson(generateUrl, sglangScoreRequest(promptIds, respIds), http));
       if (!parsed.success) throw new BadResponseError(`unexpected /generate shape from ${generateUrl}`);
       // Entries start at logprob_start_len, so the response is the tail of the list.
-      const lps = parsed.data.meta_info.input_token_logprobs.map((e) => e[0]);
+      const entries = parsed.data.meta_info.input_token_logprobs;
+      const tail = entries.slice(-respIds.length);
+      if (tail.length === respIds.length && tail.some((e, k) => e[1] !== respIds[k])) {
+        throw new BadResponseError("sglang /generate: the scored token ids are not the response's (misaligned log-probs)");
+      }
+      const lps = entries.map((e) => e[0]);
       return responseSpan(lps, lps.length, respIds.length, "sglang /generate");
     },
   };

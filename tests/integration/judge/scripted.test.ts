@@ -169,7 +169,8 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     j.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expected[k], 12));
     const generate = fake.requests.filter((r) => r.path === "/generate").at(-1)!.body as { input_ids: number[]; logprob_start_len: number; sampling_params: unknown };
     expect(generate.sampling_params).toEqual({ max_new_tokens: 0, temperature: 0 });
-    expect(generate.input_ids.slice(generate.logprob_start_len)).toEqual(fakeTokenize(content));
+    // SGLang's entry at logprob_start_len is null, so the request starts one token before the response.
+    expect(generate.input_ids.slice(generate.logprob_start_len + 1)).toEqual(fakeTokenize(content));
   });
 
   it("the teacher context is the turn's whole request as recorded in compact form (system blob, deltas, tools)", async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../server/judge/core/http";
 import type { ChatMessage } from "../../../server/judge/core/schemas";
-import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML } from "../../../server/judge/core/teacherClients";
-import { fakeChatTemplate, fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
+import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML, sglangScoreRequest } from "../../../server/judge/core/teacherClients";
+import { fakeChatTemplate, fakeLogprob, fakeTokenize, sglangInputTokenLogprobs, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
 let fake: FakePrmServer;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ describe("renderChatML", () => {
 });
 
 describe("SGLang teacher", () => {
-  it("sends input_ids with max_new_tokens 0, temperature 0, return_logprob and logprob_start_len = prompt length", async () => {
+  it("sends input_ids with max_new_tokens 0, temperature 0, return_logprob and logprob_start_len = prompt length - 1", async () => {
     const teacher = createSglangTeacher({ baseUrl: fake.url });
     const respIds = [80, 97, 114, 105, 115]; // "Paris"
     const before = fake.requests.length;
@@ -64,8 +64,40 @@ describe("SGLang teacher", () => {
       input_ids: [...promptIds, ...respIds],
       sampling_params: { max_new_tokens: 0, temperature: 0 },
       return_logprob: true,
-      logprob_start_len: promptIds.length,
+      logprob_start_len: promptIds.length - 1,
     });
+  });
+
+  it("regression: the old request (logprob_start_len = prompt length) fails against SGLang's behaviour", async () => {
+    const promptIds = fakeTokenize(renderChatML(messages));
+    const respIds = [80, 97, 114, 105, 115];
+    const oldBody = { ...sglangScoreRequest(promptIds, respIds), logprob_start_len: promptIds.length };
+    const res = await fetch(`${fake.url}/generate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(oldBody) });
+    const entries = ((await res.json()) as { meta_info: { input_token_logprobs: [number | null, number, null][] } }).meta_info.input_token_logprobs;
+    // SGLang puts None at logprob_start_len, which was the first response token: the old client threw there.
+    expect(entries).toHaveLength(respIds.length);
+    expect(entries[0]).toEqual([null, respIds[0], null]);
+    // And the client itself refuses such a reply instead of training on a shifted span.
+    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: entries } }) });
+    await expect(createSglangTeacher({ baseUrl: fake.url }).score(messages, respIds)).rejects.toThrow(/no log-prob/);
+  });
+
+  it("the fake follows SGLang's [None] + raw[:-1] over origin_input_ids[start:]", () => {
+    const ids = [5, 6, 7, 8];
+    expect(sglangInputTokenLogprobs(ids, 1)).toEqual([
+      [null, 6, null],
+      [fakeLogprob(6, 7), 7, null],
+      [fakeLogprob(7, 8), 8, null],
+    ]);
+    // -1 = the last input token only (its entry is None); a start at the length aborts.
+    expect(sglangInputTokenLogprobs(ids, -1)).toEqual([[null, 8, null]]);
+    expect(sglangInputTokenLogprobs(ids, 4)).toMatch(/is higher than the number of input tokens/);
+  });
+
+  it("rejects a reply whose token ids are not the response's", async () => {
+    const teacher = createSglangTeacher({ baseUrl: fake.url });
+    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[null, 9, null], [-0.1, 1, null], [-0.2, 3, null]] } }) });
+    await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/misaligned/);
   });
 
   it("tokenizes a text response separately and scores the same span", async () => {
@@ -79,7 +111,7 @@ describe("SGLang teacher", () => {
     const teacher = createSglangTeacher({ baseUrl: fake.url });
     fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[-0.1, 1, null]] } }) });
     await expect(teacher.score(messages, [1, 2])).rejects.toBeInstanceOf(BadResponseError);
-    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[null, 1, null], [-0.5, 2, null]] } }) });
+    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[-0.3, 0, null], [null, 1, null], [-0.5, 2, null]] } }) });
     await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/no log-prob/);
     fake.pushNative("/generate", { status: 500 });
     await expect(teacher.score(messages, [1])).rejects.toMatchObject({ status: 500 });
