@@ -1,79 +1,80 @@
 "use client";
 import type { ReactNode } from "react";
+import ReactMarkdown, { type Components, type Options } from "react-markdown";
+import remarkGfm from "remark-gfm";
 
-// A small, safe markdown renderer for chat messages: fenced code, headings, lists, paragraphs, and inline
-// code, bold, italic and http(s) links. Everything becomes React elements (never raw HTML), so recorded
-// model output cannot inject markup into the console.
+// Markdown for chat messages: CommonMark + GFM (tables, nested and task lists, strikethrough,
+// autolinks) through react-markdown, which builds React elements and never sets innerHTML.
+// Recorded model output must not inject markup into the console, so:
+// - raw HTML is never parsed as HTML (no rehype-raw); `htmlAsText` turns HTML nodes back into the
+//   literal text the model wrote, so a reply containing `<script>` shows it instead of hiding it;
+// - URLs pass `safeUrl`: only http(s) and relative links survive; `javascript:`, `data:`, `vbscript:`
+//   and any other scheme are dropped (the element keeps its text, loses the attribute);
+// - images are not loaded (a recorded reply must not make the browser fetch a URL): they render as
+//   a link labelled with their alt text.
 
-const INLINE = /(`[^`]+`|\*\*[^*]+\*\*|\*[^*\s][^*]*\*|\[[^\]]+\]\(https?:\/\/[^)\s]+\))/g;
+type MdNode = { type: string; value?: string; children?: MdNode[] };
 
-function inline(text: string, key: string): ReactNode[] {
-  return text.split(INLINE).map((part, i) => {
-    const k = `${key}-${i}`;
-    if (part.startsWith("`") && part.endsWith("`") && part.length > 1) return <code key={k}>{part.slice(1, -1)}</code>;
-    if (part.startsWith("**") && part.endsWith("**") && part.length > 3) return <strong key={k}>{part.slice(2, -2)}</strong>;
-    if (part.startsWith("*") && part.endsWith("*") && part.length > 2) return <em key={k}>{part.slice(1, -1)}</em>;
-    const link = /^\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)$/.exec(part);
-    if (link) return <a key={k} href={link[2]} target="_blank" rel="noreferrer noopener">{link[1]}</a>;
-    return part;
-  });
+/** remark plugin: `html` (raw HTML) nodes become plain `text` nodes with the same source text. */
+function htmlAsText() {
+  const walk = (node: MdNode) => {
+    if (node.type === "html") node.type = "text";
+    node.children?.forEach(walk);
+  };
+  return (tree: MdNode) => walk(tree);
 }
 
-function blocks(text: string, key: string): ReactNode[] {
-  const out: ReactNode[] = [];
-  const lines = text.split("\n");
-  let para: string[] = [];
-  let list: { ordered: boolean; items: string[] } | null = null;
-  const flushPara = () => {
-    if (para.length) out.push(<p key={`${key}-p${out.length}`}>{inline(para.join("\n"), `${key}-p${out.length}`)}</p>);
-    para = [];
-  };
-  const flushList = () => {
-    if (!list) return;
-    const items = list.items.map((it, i) => <li key={i}>{inline(it, `${key}-li${out.length}-${i}`)}</li>);
-    out.push(list.ordered ? <ol key={`${key}-l${out.length}`}>{items}</ol> : <ul key={`${key}-l${out.length}`}>{items}</ul>);
-    list = null;
-  };
-  for (const line of lines) {
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
-    if (heading) {
-      flushPara();
-      flushList();
-      out.push(<strong key={`${key}-h${out.length}`} style={{ display: "block", margin: "6px 0 2px" }}>{inline(heading[2]!, `${key}-h${out.length}`)}</strong>);
-    } else if (bullet || numbered) {
-      flushPara();
-      const ordered = !!numbered;
-      if (list && list.ordered !== ordered) flushList();
-      list ??= { ordered, items: [] };
-      list.items.push((bullet ?? numbered)![1]!);
-    } else if (!line.trim()) {
-      flushPara();
-      flushList();
-    } else {
-      flushList();
-      para.push(line);
-    }
-  }
-  flushPara();
-  flushList();
-  return out;
+/**
+ * The URL when it is http(s) or relative (no scheme), otherwise null. Browsers ignore ASCII
+ * whitespace and control characters inside a scheme (`java\tscript:`), so they are removed before
+ * the scheme is read.
+ */
+export function safeUrl(url: string): string | null {
+  const squashed = url.replace(/[\u0000-\u0020\u007f]/g, "");
+  const colon = squashed.indexOf(":");
+  const boundary = squashed.search(/[/?#]/);
+  if (colon === -1 || (boundary !== -1 && boundary < colon)) return url; // relative
+  return /^https?$/i.test(squashed.slice(0, colon)) ? url : null;
 }
+
+const urlTransform: Options["urlTransform"] = (url) => safeUrl(url) ?? undefined;
+
+const components: Components = {
+  a: ({ href, children }) =>
+    href ? (
+      <a href={href} target="_blank" rel="noreferrer noopener">
+        {children}
+      </a>
+    ) : (
+      <span>{children}</span>
+    ),
+  img: ({ src, alt }) => {
+    const label: ReactNode = alt || "image";
+    return typeof src === "string" && src ? (
+      <a href={src} target="_blank" rel="noreferrer noopener" className="md-image">
+        [{label}]
+      </a>
+    ) : (
+      <span className="md-image">[{label}]</span>
+    );
+  },
+  table: ({ children }) => (
+    <div className="md-table" style={{ overflowX: "auto" }}>
+      <table style={{ borderCollapse: "collapse" }}>{children}</table>
+    </div>
+  ),
+  th: ({ children, style }) => <th style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</th>,
+  td: ({ children, style }) => <td style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</td>,
+};
+
+const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, htmlAsText];
 
 export function Markdown({ text }: { text: string }) {
-  const parts = text.split(/```/);
   return (
     <div className="md">
-      {parts.map((part, i) => {
-        if (i % 2 === 1) {
-          const nl = part.indexOf("\n");
-          const lang = nl > 0 ? part.slice(0, nl).trim() : "";
-          const code = nl >= 0 ? part.slice(nl + 1) : part;
-          return <pre key={i} data-lang={lang || undefined}><code>{code.replace(/\n$/, "")}</code></pre>;
-        }
-        return blocks(part, `b${i}`);
-      })}
+      <ReactMarkdown remarkPlugins={remarkPlugins} urlTransform={urlTransform} components={components}>
+        {text}
+      </ReactMarkdown>
     </div>
   );
 }
