@@ -6,6 +6,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "OpenClaw-RL Console",
   description: "Train personalized agents by RL from live conversations",
+  icons: { icon: "/favicon.svg" },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

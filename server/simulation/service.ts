@@ -5,6 +5,7 @@
 import { authorizeRow, experimentIdOrSlug } from "../access/scope";
 import type { z } from "zod";
 import { db } from "../platform/db/client";
+import { Prisma } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, boundExperimentId, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
@@ -172,20 +173,26 @@ export interface VersionReward {
 export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
   assertCan(p, "read");
   const e = await resolveExperiment(p, input.experimentId);
-  const rows = await db().$queryRaw<{ version: number; turns: number; reward: number; firstAt: Date }[]>`
+  const rewardByVersion = (only: Prisma.Sql, limit: number) => db().$queryRaw<{ version: number; turns: number; reward: number; firstAt: Date }[]>`
     SELECT t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
     FROM turns t
     JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
-    WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL
+    WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL ${only}
     GROUP BY t."policyVersion"
     ORDER BY t."policyVersion" DESC
-    LIMIT ${input.versions}`;
-  const [active, steps] = await Promise.all([
+    LIMIT ${limit}`;
+  // Version 0 separately: once more versions exist than are listed, the list no longer reaches the base.
+  const [rows, baseRows, active, steps] = await Promise.all([
+    rewardByVersion(Prisma.empty, input.versions),
+    rewardByVersion(Prisma.sql`AND t."policyVersion" = 0`, 1),
     db().policyVersion.findFirst({ where: { experimentId: e.id, status: "ACTIVE" }, orderBy: { version: "desc" }, select: { version: true } }),
     db().trainingStep.count({ where: { run: { experimentId: e.id } } }),
   ]);
-  const versions: VersionReward[] = rows.reverse().map((r) => ({ version: r.version, turns: r.turns, reward: r.reward, firstAt: r.firstAt.toISOString() }));
-  return { experimentId: e.id, servedVersion: active?.version ?? 0, steps, versions };
+  const view = (r: (typeof rows)[number]): VersionReward => ({ version: r.version, turns: r.turns, reward: r.reward, firstAt: r.firstAt.toISOString() });
+  const versions = rows.reverse().map(view);
+  /** the base checkpoint's judged reward (version 0), null while none of its turns is judged */
+  const base = baseRows[0] ? view(baseRows[0]) : null;
+  return { experimentId: e.id, servedVersion: active?.version ?? 0, steps, base, versions };
 }
 
 export type SimulationList = Awaited<ReturnType<typeof listSimulations>>;

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 
 const LINKS = [
   { href: "/experiments", label: "Experiments" },
@@ -17,9 +18,12 @@ const ADMIN_LINKS = [
   { href: "/settings/keys", label: "API keys" },
 ];
 
+/** The sidebar; on a narrow window a top bar whose menu button opens the links (closed again on navigation). */
 export function Nav({ email, role, isAdmin }: { email: string; role: string; isAdmin: boolean }) {
   const path = usePathname();
   const router = useRouter();
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
   const link = (l: { href: string; label: string }) => (
     <Link key={l.href} href={l.href} className={path.startsWith(l.href) ? "active" : undefined}>
       {l.label}
@@ -31,17 +35,26 @@ export function Nav({ email, role, isAdmin }: { email: string; role: string; isA
     router.refresh();
   }
   return (
-    <nav className="nav">
-      <div className="brand">
-        OpenClaw-RL Console<small>RL from live conversations</small>
+    <nav className={`nav${open ? " open" : ""}`} aria-label="Main">
+      <div className="nav-head">
+        <div className="brand">
+          {/* eslint-disable-next-line @next/next/no-img-element -- a 1 kB SVG: next/image adds nothing */}
+          <img src="/logo.svg" alt="" width={22} height={22} />
+          <span>OpenClaw-RL Console<small>RL from live conversations</small></span>
+        </div>
+        <button type="button" className="nav-toggle" aria-expanded={open} aria-controls="nav-links" onClick={() => setOpen((o) => !o)}>
+          {open ? "Close" : "Menu"}
+        </button>
       </div>
-      {LINKS.map(link)}
-      {isAdmin && <div className="section">Settings</div>}
-      {isAdmin && ADMIN_LINKS.map(link)}
-      <div className="who">
-        <div>{email}</div>
-        <div>{role.toLowerCase()}</div>
-        <button onClick={logout} style={{ marginTop: 8, width: "100%" }}>Sign out</button>
+      <div className="nav-links" id="nav-links">
+        {LINKS.map(link)}
+        {isAdmin && <div className="section">Settings</div>}
+        {isAdmin && ADMIN_LINKS.map(link)}
+        <div className="who">
+          <div>{email}</div>
+          <div>{role.toLowerCase()}</div>
+          <button onClick={logout} style={{ marginTop: 8, width: "100%" }}>Sign out</button>
+        </div>
       </div>
     </nav>
   );

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { Markdown } from "../_components/Markdown";
 
@@ -34,16 +35,46 @@ async function readStream(body: ReadableStream<Uint8Array>, onDelta: (text: stri
   }
 }
 
-export default function PlaygroundPage() {
-  const [experimentId, setExperimentId] = useState("");
+/** The conversation per experiment survives a reload (this tab only): the session id with it, so it continues. */
+const storeKey = (experimentId: string) => `playground:${experimentId}`;
+type Saved = { sessionId: string; system: string; msgs: Msg[] };
+function loadSaved(experimentId: string): Saved | null {
+  try {
+    const raw = experimentId ? sessionStorage.getItem(storeKey(experimentId)) : null;
+    return raw ? (JSON.parse(raw) as Saved) : null;
+  } catch {
+    return null;
+  }
+}
+
+function Playground() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const experimentId = params.get("experimentId") ?? "";
   const [system, setSystem] = useState("");
   const [msgs, setMsgs] = useState<Msg[]>([]);
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
   // Chosen in the browser after hydration (a random id rendered on the server would not match the client's).
   const [sessionId, setSessionId] = useState("");
-  useEffect(() => setSessionId(newSessionId()), []);
   const abort = useRef<AbortController | null>(null);
+  // Which experiment the state below was loaded for: nothing is saved under a new experiment before its own load.
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
+  useEffect(() => {
+    const saved = loadSaved(experimentId);
+    setSessionId(saved?.sessionId ?? newSessionId());
+    setMsgs(saved?.msgs.map((m) => ({ ...m, streaming: false })) ?? []);
+    setSystem(saved?.system ?? "");
+    setLoadedFor(experimentId);
+  }, [experimentId]);
+  useEffect(() => {
+    if (experimentId && sessionId && loadedFor === experimentId) sessionStorage.setItem(storeKey(experimentId), JSON.stringify({ sessionId, system, msgs } satisfies Saved));
+  }, [experimentId, loadedFor, sessionId, system, msgs]);
+  const chooseExperiment = (id: string) => {
+    abort.current?.abort();
+    router.replace(id ? `${pathname}?experimentId=${id}` : pathname);
+  };
 
   const patchLast = (patch: Partial<Msg> | ((m: Msg) => Partial<Msg>)) =>
     setMsgs((all) => all.map((m, i) => (i === all.length - 1 ? { ...m, ...(typeof patch === "function" ? patch(m) : patch) } : m)));
@@ -117,8 +148,8 @@ export default function PlaygroundPage() {
       </div>
       <p className="muted">You talk to the experiment&apos;s agent through the recording proxy, exactly as a client would: every reply is a recorded turn that gets judged and can train the policy. Thumbs up or down is stored as your feedback on that turn.</p>
       <div className="filters">
-        <ExperimentSelect value={experimentId} onChange={(v) => (setExperimentId(v), reset())} allowAll={false} />
-        <label className="field" style={{ gridColumn: "span 3" }}><span>System prompt (optional)</span>
+        <ExperimentSelect value={experimentId} onChange={chooseExperiment} allowAll={false} />
+        <label className="field wide"><span>System prompt (optional)</span>
           <input aria-label="System prompt" value={system} onChange={(e) => setSystem(e.target.value)} />
         </label>
       </div>
@@ -130,8 +161,8 @@ export default function PlaygroundPage() {
             {m.error && <div className="field-error">{m.error}</div>}
             {m.role === "assistant" && !m.streaming && m.turnId && (
               <div className="actions">
-                <button aria-label="Good answer" className={m.feedback === 1 ? "on" : undefined} onClick={() => void feedback(i, 1)}>👍</button>
-                <button aria-label="Bad answer" className={m.feedback === -1 ? "on" : undefined} onClick={() => void feedback(i, -1)}>👎</button>
+                <button aria-label="Good answer" aria-pressed={m.feedback === 1} className={m.feedback === 1 ? "on" : undefined} onClick={() => void feedback(i, 1)}><Thumb /> Good</button>
+                <button aria-label="Bad answer" aria-pressed={m.feedback === -1} className={m.feedback === -1 ? "on" : undefined} onClick={() => void feedback(i, -1)}><Thumb down /> Bad</button>
                 {m.feedback && <span className="muted">feedback sent</span>}
                 <Link href={`/trajectories/${m.turnId}`}>view turn</Link>
               </div>
@@ -146,5 +177,22 @@ export default function PlaygroundPage() {
         </div>
       </div>
     </>
+  );
+}
+
+/** An inline thumb, so the buttons do not depend on an emoji font being installed. */
+function Thumb({ down = false }: { down?: boolean }) {
+  return (
+    <svg width="12" height="12" viewBox="0 0 24 24" aria-hidden="true" style={{ verticalAlign: "-1px", transform: down ? "rotate(180deg)" : undefined }}>
+      <path fill="currentColor" d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6c-.4.4-.6.9-.6 1.4v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z" />
+    </svg>
+  );
+}
+
+export default function PlaygroundPage() {
+  return (
+    <Suspense fallback={<div className="muted">Loading…</div>}>
+      <Playground />
+    </Suspense>
   );
 }

@@ -14,7 +14,9 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     setError(null);
-    const f = new FormData(e.currentTarget);
+    // React clears currentTarget once the handler yields: keep the form for the reset after the await.
+    const form = e.currentTarget;
+    const f = new FormData(form);
     const str = (k: string) => String(f.get(k) ?? "");
     try {
       await create.mutateAsync({
@@ -32,7 +34,7 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
           ...(str("q") ? { q: str("q") } : {}),
         },
       });
-      e.currentTarget.reset();
+      form.reset();
       onCreated();
     } catch (err) {
       const issues = issuesOf(err);

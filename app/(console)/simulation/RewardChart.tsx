@@ -14,10 +14,15 @@ export function windowMeans(points: readonly VersionPoint[], window: number): { 
   });
 }
 
-export function RewardChart({ points, window = 5, target = 0.6 }: { points: readonly VersionPoint[]; window?: number; target?: number }) {
+/**
+ * `points` may be only the most recent versions: the x axis spans the versions shown, and `base` (version 0)
+ * is drawn as its own dashed level, so the learning since the base stays visible.
+ */
+export function RewardChart({ points, base = null, window = 5, target = 0.6 }: { points: readonly VersionPoint[]; base?: VersionPoint | null; window?: number; target?: number }) {
   const W = 560, H = 180, L = 36, R = 8, T = 8, B = 22;
-  const maxV = Math.max(1, ...points.map((p) => p.version));
-  const x = (v: number) => L + (v / maxV) * (W - L - R);
+  const minV = Math.min(...points.map((p) => p.version));
+  const maxV = Math.max(minV + 1, ...points.map((p) => p.version));
+  const x = (v: number) => L + ((v - minV) / (maxV - minV)) * (W - L - R);
   const y = (r: number) => T + ((1 - r) / 2) * (H - T - B);
   const line = windowMeans(points, window);
   const maxTurns = Math.max(1, ...points.map((p) => p.turns));
@@ -37,7 +42,13 @@ export function RewardChart({ points, window = 5, target = 0.6 }: { points: read
       {line.length > 1 && (
         <polyline fill="none" stroke="var(--accent)" strokeWidth={2} points={line.map((p) => `${x(p.version)},${y(p.reward)}`).join(" ")} />
       )}
-      <text x={L} y={H - 6} fontSize="10" fill="var(--muted)">version 0 (base)</text>
+      {base && (
+        <g data-testid="base-line">
+          <line x1={L} x2={W - R} y1={y(base.reward)} y2={y(base.reward)} stroke="var(--muted)" strokeDasharray="2 3" />
+          <text x={L + 4} y={y(base.reward) - 4} fontSize="10" fill="var(--muted)">base (version 0) {base.reward >= 0 ? "+" : ""}{base.reward.toFixed(2)}</text>
+        </g>
+      )}
+      <text x={L} y={H - 6} fontSize="10" fill="var(--muted)">version {minV}{minV === 0 ? " (base)" : ""}</text>
       <text x={W - R} y={H - 6} fontSize="10" textAnchor="end" fill="var(--muted)">version {maxV}</text>
     </svg>
   );

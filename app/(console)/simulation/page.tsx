@@ -81,7 +81,8 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
   const s = item.stats;
   const p = progress.data;
   const curve = p ? windowMeans(p.versions, 5) : [];
-  const first = curve[0];
+  // The base is version 0 itself, not the oldest of the recent versions the chart shows.
+  const base = p?.base ?? null;
   const latest = curve.at(-1);
 
   async function save(change: Partial<Settings> & { enabled?: boolean }) {
@@ -110,8 +111,8 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         </button>
       </div>
       {error && <div className="form-error" role="alert">{error}</div>}
-      <div style={{ display: "grid", gridTemplateColumns: "minmax(300px, 1fr) minmax(380px, 1.4fr)", gap: 16, alignItems: "start" }}>
-        <dl className="kv" style={{ gridTemplateColumns: "170px 1fr" }}>
+      <div className="sim-grid">
+        <dl className="kv sim-kv">
           <dt>In conversation</dt><dd data-testid="sim-active">{s ? s.active : "—"}</dd>
           <dt>Conversations</dt><dd>{s ? s.sessions : "—"}</dd>
           <dt>Turns</dt><dd>{s ? `${s.turns} (${s.turnsPerS.toFixed(2)}/s)` : "—"}</dd>
@@ -121,11 +122,13 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
           <dt>Policy version served</dt><dd data-testid="sim-version">{p ? p.servedVersion : "—"}</dd>
           <dt>Training steps</dt><dd data-testid="sim-steps">{p ? p.steps : "—"}</dd>
           <dt>Judged reward</dt>
-          <dd data-testid="sim-reward">{first && latest ? `${signed(first.reward)} at the base → ${signed(latest.reward)} now` : "no judged turns yet"}</dd>
+          <dd data-testid="sim-reward">
+            {latest ? <><span data-testid="sim-base">{base ? signed(base.reward) : "not judged"}</span> at the base (version 0{base ? `, ${base.turns} turn${base.turns === 1 ? "" : "s"}` : ""}) → {signed(latest.reward)} now</> : "no judged turns yet"}
+          </dd>
         </dl>
         <div>
           <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>Judged reward per policy version (dots; line: mean of the last 5 versions)</div>
-          {p && p.versions.length > 0 ? <RewardChart points={p.versions} /> : <div className="empty">Waiting for the first judged turns…</div>}
+          {p && p.versions.length > 0 ? <RewardChart points={p.versions} base={base} /> : <div className="empty">Waiting for the first judged turns…</div>}
         </div>
       </div>
       <details style={{ marginTop: 8 }}>

@@ -58,6 +58,9 @@ export default function ReviewQueuePage() {
   }, [turn.data, item?.turnId]);
 
   const show = useCallback((next: Item | null) => {
+    // Each item starts with nothing focused: a hint box still focused from the last item would swallow the
+    // next single-key shortcuts (a, j, k, r) as text.
+    if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
     setItem(next);
     setEmpty(next === null);
   }, []);
