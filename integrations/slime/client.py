@@ -106,8 +106,14 @@ class ControlPlaneClient:
         message: str | None = None,
         renew_lease_ids: list[str] | None = None,
         lease_seconds: int = DEFAULT_LEASE_SECONDS,
+        endpoints: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
+        """``endpoints``: extra engine addresses (``prmUrl``, ``prmTeacherUrl``, ``prmModelPath``), added to the body
+        as they are; a control plane that does not know them ignores them (its schema strips unknown keys)."""
         body: dict[str, Any] = {"metrics": _finite(metrics), "leaseSeconds": lease_seconds, "renewLeaseIds": renew_lease_ids or []}
+        for key, value in (endpoints or {}).items():
+            if value:
+                body[key] = value
         if step is not None:
             body["step"] = step
         if weight_version is not None:

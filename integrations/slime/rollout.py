@@ -14,10 +14,15 @@ expects a ``RolloutFnTrainOutput(samples=list[list[Sample]], metrics=dict)``. Ea
 
 On the first call it reports the rollout engine's URL (slime's SGLang router), which the control
 plane's proxy then forwards the run's chat traffic to, and starts a heartbeat thread that keeps the run
-alive and renews held leases. Environment: CONTROL_PLANE_URL, CONTROL_PLANE_API_KEY, RUN_ID,
+alive and renews held leases. With OpenClaw-RL's ``--prm-enable`` it also reports the PRM engines' router
+(``prmUrl``: ``http://<args.prm_router_ip>:<args.prm_router_port>``, SGLang's native ``/generate`` API,
+started by the fork's RolloutManager, ``slime/slime/ray/rollout.py:53-55`` @0d034dd, which hands this
+function the same ``args``) and, if one is known, a separate PRM teacher's (``prmTeacherUrl``), so the
+judge can score that run's turns on the GPUs the job reserved. ``prmModelPath`` names the PRM model. Environment: CONTROL_PLANE_URL, CONTROL_PLANE_API_KEY, RUN_ID,
 OPENCLAW_METHOD (grpo|opd|combine); optional OPENCLAW_ROLLOUT_URL (when the router is reachable from
 the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEARTBEAT_S,
-OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S.
+OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,
+OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address).
 """
 
 from __future__ import annotations
@@ -72,13 +77,14 @@ class _Job:
         self.status = "starting"
         self.heartbeat = Heartbeat(self.book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: self.status)
         self.rollout_url = env.get("OPENCLAW_ROLLOUT_URL") or _router_url(args)
+        self.endpoints = prm_endpoints(args, env)
 
     def start(self, args: Any) -> None:
         recovered = self.book.recover(int(getattr(args, "start_rollout_id", 0) or 0))
         if recovered:
             log.info("acknowledged %d lease(s) trained before the restart", len(recovered))
         try:
-            self.client.report(rollout_url=self.rollout_url, message="rollout function loaded")
+            self.client.report(rollout_url=self.rollout_url, message="rollout function loaded", endpoints=self.endpoints)
         except ControlPlaneError as err:
             # The proxy keeps its previous upstream until a later report gets through.
             log.warning("could not report the rollout URL %s: %s", self.rollout_url, err)
@@ -88,6 +94,33 @@ class _Job:
 def _router_url(args: Any) -> str | None:
     ip, port = getattr(args, "sglang_router_ip", None), getattr(args, "sglang_router_port", None)
     return f"http://{ip}:{port}/v1" if ip and port else None
+
+
+def _base_url(args: Any, ip_attr: str, port_attr: str) -> str | None:
+    ip, port = getattr(args, ip_attr, None), getattr(args, port_attr, None)
+    return f"http://{ip}:{port}" if ip and port else None
+
+
+def prm_endpoints(args: Any, env: dict[str, str]) -> dict[str, str]:
+    """The PRM routers this job runs, as report fields (absent when there are none).
+
+    ``prmUrl``: the PRM engines' router, only with ``--prm-enable`` and PRM GPUs (the fork leaves
+    ``prm_router_ip`` unset otherwise). ``prmTeacherUrl``: a separate PRM teacher's router; OpenClaw-RL's
+    4-way split (PR #85) computes teacher log-probs in Megatron inside the job, with no endpoint, so this is
+    only sent when given (``OPENCLAW_PRM_TEACHER_URL``, or ``prm_teacher_router_ip/port`` on ``args``).
+    """
+    out: dict[str, str] = {}
+    prm_on = bool(getattr(args, "prm_enable", False)) and int(getattr(args, "prm_num_gpus", 0) or 0) > 0
+    prm = env.get("OPENCLAW_PRM_URL") or (_base_url(args, "prm_router_ip", "prm_router_port") if prm_on else None)
+    if prm:
+        out["prmUrl"] = prm
+        model = getattr(args, "prm_model_path", None) or (getattr(args, "hf_checkpoint", None) if prm_on else None)
+        if model:
+            out["prmModelPath"] = str(model)
+    teacher = env.get("OPENCLAW_PRM_TEACHER_URL") or _base_url(args, "prm_teacher_router_ip", "prm_teacher_router_port")
+    if teacher:
+        out["prmTeacherUrl"] = teacher
+    return out
 
 
 _job: _Job | None = None
