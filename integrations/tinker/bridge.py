@@ -3,9 +3,16 @@
     python3 -m integrations.tinker.bridge
 
 One synchronous loop, like the reference's Tinker trainer: lease a full batch → build one ``Datum`` per
-sample → ``forward_backward`` with a built-in RL loss → ``optim_step`` → ``save_weights_and_get_sampling_client``
-→ acknowledge the lease as the step (its sampler path becomes the policy version's checkpoint) → repeat
-until the control plane says the run is over.
+sample → ``forward_backward`` with a built-in RL loss → ``optim_step`` → ``save_weights_for_sampler(name)``
+→ acknowledge the lease as the step with ``.result().path`` (a durable ``tinker://…/sampler_weights/<name>``
+URI) as the policy version's checkpoint → repeat until the control plane says the run is over.
+
+Against the SDK's source (thinking-machines-lab/tinker @ d595dc2, ``lib/public_interfaces/training_client.py``):
+``save_weights_and_get_sampling_client`` saves ephemeral weights (its ``name`` is deprecated and ignored) and
+returns a ``SamplingClient``, which has no ``model_path``; the durable path comes only from
+``save_weights_for_sampler(name).result().path``. A sampling client for that path is
+``ServiceClient().create_sampling_client(model_path=path)`` (``TINKER_SAMPLER=1`` makes the bridge create one
+per step and keep it as ``train(...)``'s ``state.sampler``, for serving the trained weights).
 
 Per response token t the advantage is w_rl·r + w_opd·(teacher_lp_t − behaviour_lp_t) (grpo: r; opd: the
 teacher gap), masked by the loss mask; prompt positions carry zero advantage. ``logprobs`` are the
@@ -101,17 +108,35 @@ def build_datum(types: Any, fields: Mapping[str, Any], advantages: list[float]) 
     )
 
 
-def _metrics(result: Any) -> dict[str, float]:
-    metrics = dict(getattr(result, "metrics", None) or {})
-    loss = getattr(result, "loss", None)
-    if loss is not None:
-        metrics.setdefault("train/loss", loss)
+def _metrics(*results: Any) -> dict[str, float]:
+    """ForwardBackwardOutput.metrics (e.g. ``loss:sum``) and OptimStepResponse.metrics; neither has a ``loss`` field."""
+    metrics: dict[str, Any] = {}
+    for r in results:
+        metrics.update(getattr(r, "metrics", None) or {})
     return {f"tinker/{k}" if "/" not in k else k: v for k, v in metrics.items() if isinstance(v, (int, float))}
 
 
-def train(tinker: Any, book: LeaseBook, cfg: BridgeConfig, run_id: str, max_steps: int | None = None, poll_s: float = 2.0) -> int:
+@dataclass
+class TrainState:
+    """What the loop leaves behind: the last durable sampler path (and its sampling client, if asked for)."""
+
+    checkpoint_path: str | None = None
+    sampler: Any = None
+
+
+def train(
+    tinker: Any,
+    book: LeaseBook,
+    cfg: BridgeConfig,
+    run_id: str,
+    max_steps: int | None = None,
+    poll_s: float = 2.0,
+    state: TrainState | None = None,
+    make_sampler: bool = False,
+) -> int:
     """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``."""
     types = tinker.types
+    state = state if state is not None else TrainState()
     service = tinker.ServiceClient()
     training = service.create_lora_training_client(base_model=cfg.base_model, rank=cfg.lora_rank)
     tokenizer = training.get_tokenizer()
@@ -130,18 +155,28 @@ def train(tinker: Any, book: LeaseBook, cfg: BridgeConfig, run_id: str, max_step
         fwd_bwd = training.forward_backward(data, cfg.loss)
         optim = training.optim_step(types.AdamParams(learning_rate=cfg.learning_rate))
         result = fwd_bwd.result()
-        optim.result()
-        sampler = training.save_weights_and_get_sampling_client(name=f"{run_id}-step-{steps + 1}")
-        metrics = _metrics(result)
+        optim_result = optim.result()
+        # Durable sampler weights; the SDK's path is what the control plane records as the version's checkpoint.
+        path = training.save_weights_for_sampler(sampler_name(run_id, steps + 1)).result().path
+        state.checkpoint_path = path
+        if make_sampler:
+            state.sampler = service.create_sampling_client(model_path=path)
+        metrics = _metrics(result, optim_result)
         metrics["tinker/batch_size"] = float(len(data))
         book.acknowledge_through(
             steps,
             metrics=metrics,
-            checkpoint_path=getattr(sampler, "model_path", None),
+            checkpoint_path=path,
             duration_ms=int((time.monotonic() - started) * 1000),
         )
         steps += 1
     return steps
+
+
+def sampler_name(run_id: str, step: int) -> str:
+    """Unique per run and step, so a restarted run never overwrites an earlier version's weights."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run_id)
+    return f"{safe}-step-{step:06d}"
 
 
 def main() -> int:
@@ -160,7 +195,7 @@ def main() -> int:
     heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
     heartbeat.start()
     try:
-        steps = train(tinker, book, cfg, client.settings.run_id)
+        steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1")
     finally:
         heartbeat.stop()
     log.info("finished after %d step(s)", steps)

@@ -1,108 +1,217 @@
-"""A fake of the Tinker SDK calls the bridge uses, as documented at tinker-docs.thinkingmachines.ai:
-ServiceClient().create_lora_training_client(base_model=, rank=) → TrainingClient with get_tokenizer(),
-forward_backward(data, loss_fn) and optim_step(AdamParams) returning futures (.result()), and
-save_weights_and_get_sampling_client(name=); types.Datum / ModelInput.from_ints / TensorData / AdamParams.
-It checks what the real service would reject (misaligned loss inputs, unknown losses) and records calls."""
+"""A fake of the Tinker SDK calls the bridge uses, rebuilt from the SDK's source:
+thinking-machines-lab/tinker @ d595dc2ba62a1494aa0f452fe1d0dbb7b321b870
+
+- ``src/tinker/lib/public_interfaces/service_client.py``: ``ServiceClient.create_lora_training_client(base_model,
+  rank=32, seed=None, train_mlp=True, train_attn=True, train_unembed=True, user_metadata=None)``,
+  ``create_sampling_client(model_path=None, base_model=None, retry_config=None)`` (ValueError if neither).
+- ``src/tinker/lib/public_interfaces/training_client.py``: ``forward_backward(data, loss_fn, loss_fn_config=None)``,
+  ``optim_step(adam_params)`` → futures; ``save_weights_for_sampler(name, ttl_seconds=None)`` → future of
+  ``SaveWeightsForSamplerResponse(path)``; ``save_weights_and_get_sampling_client(name=None, retry_config=None)``
+  whose ``name`` is deprecated, has no effect and warns (DeprecationWarning), the weights being ephemeral;
+  ``create_sampling_client(model_path, retry_config=None)``; ``get_tokenizer()``.
+- ``src/tinker/lib/public_interfaces/sampling_client.py``: ``SamplingClient`` has **no** ``model_path`` attribute
+  (``model_path`` is only a create-time argument); ``sample(prompt, num_samples, sampling_params, ...)``.
+- ``src/tinker/types/``: ``ModelInput(chunks=[EncodedTextChunk(tokens)])`` with ``from_ints``/``to_ints``/``length``;
+  ``TensorData(data, dtype, shape=None)`` (dtype required, shape checked); ``Datum(model_input, loss_fn_inputs)``
+  (frozen, lists coerced by key: target_tokens int64, advantages/logprobs/weights float32);
+  ``AdamParams(learning_rate=1e-4, beta1=0.9, beta2=0.95, eps=1e-12, weight_decay=0.0, grad_clip_norm=0.0)``
+  (strict: unknown fields rejected); ``ForwardBackwardOutput(loss_fn_output_type, loss_fn_outputs, metrics)`` (no
+  ``loss`` field); ``OptimStepResponse(metrics=None)``; ``LossFnType`` = cross_entropy | importance_sampling | ppo
+  | cispo | dro.
+
+Sampler paths follow the CLI's documented shape ``tinker://<run-id>/sampler_weights/<name>``
+(``src/tinker/cli/AGENTS.md``). The fake checks what the real service would reject and records calls.
+"""
 
 from __future__ import annotations
 
 import types as pytypes
+import uuid
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Dict, List, Optional
 
-LOSSES = {"cross_entropy", "importance_sampling", "ppo", "cispo", "dro"}
+LOSSES = ("cross_entropy", "importance_sampling", "ppo", "cispo", "dro")
+_KEY_TO_TYPE = {"target_tokens": "int64", "weights": "float32", "advantages": "float32", "logprobs": "float32",
+                "clip_low_threshold": "float32", "clip_high_threshold": "float32"}
 
 
-@dataclass
-class ModelInput:
-    tokens: list
-
-    @classmethod
-    def from_ints(cls, tokens):
-        return cls(list(tokens))
+@dataclass(frozen=True)
+class EncodedTextChunk:
+    tokens: List[int]
 
     @property
-    def length(self):
+    def length(self) -> int:
         return len(self.tokens)
 
 
-@dataclass
+@dataclass(frozen=True)
+class ModelInput:
+    chunks: List[EncodedTextChunk]
+
+    @classmethod
+    def from_ints(cls, tokens: List[int]) -> "ModelInput":
+        return cls(chunks=[EncodedTextChunk(tokens=list(tokens))])
+
+    def to_ints(self) -> List[int]:
+        return [t for c in self.chunks for t in c.tokens]
+
+    @property
+    def length(self) -> int:
+        return sum(c.length for c in self.chunks)
+
+
 class TensorData:
-    data: list
-    dtype: str
-    shape: list
+    __slots__ = ("data", "dtype", "shape")
+
+    def __init__(self, data=None, dtype=None, shape=None):
+        if dtype is None:
+            raise TypeError("TensorData requires `dtype`")
+        if dtype not in ("int64", "float32"):
+            raise ValueError(f"unsupported dtype {dtype}")
+        data = list(data or [])
+        if shape is not None and list(shape) != [len(data)]:
+            raise ValueError(f"shape {shape} does not match {len(data)} values")
+        self.data, self.dtype, self.shape = data, dtype, (list(shape) if shape is not None else [len(data)])
 
 
-@dataclass
+@dataclass(frozen=True)
 class Datum:
     model_input: ModelInput
-    loss_fn_inputs: dict
+    loss_fn_inputs: Dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        coerced = {}
+        for key, value in self.loss_fn_inputs.items():
+            if isinstance(value, TensorData):
+                coerced[key] = value
+            elif isinstance(value, list):
+                coerced[key] = TensorData(data=value, dtype=_KEY_TO_TYPE.get(key, "float32"))
+            else:
+                raise TypeError(f"{key}: unsupported loss input {type(value).__name__}")
+        object.__setattr__(self, "loss_fn_inputs", coerced)
 
 
-@dataclass
 class AdamParams:
-    learning_rate: float = 1e-4
+    _FIELDS = {"learning_rate": 1e-4, "beta1": 0.9, "beta2": 0.95, "eps": 1e-12, "weight_decay": 0.0, "grad_clip_norm": 0.0}
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(self._FIELDS)
+        if unknown:
+            raise ValueError(f"AdamParams: extra fields not permitted: {sorted(unknown)}")
+        for k, v in {**self._FIELDS, **kwargs}.items():
+            setattr(self, k, v)
 
 
-@dataclass
-class Future:
-    value: Any
-
-    def result(self):
-        return self.value
-
-
-@dataclass
+@dataclass(frozen=True)
 class ForwardBackwardOutput:
-    loss_fn_outputs: list
-    metrics: dict = field(default_factory=dict)
+    loss_fn_output_type: str
+    loss_fn_outputs: List[Dict[str, Any]]
+    metrics: Dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OptimStepResponse:
+    metrics: Optional[Dict[str, float]] = None
+
+
+@dataclass(frozen=True)
+class SaveWeightsForSamplerResponse:
+    path: str
+    type: Optional[str] = "save_weights_for_sampler"
+
+
+class APIFuture:
+    def __init__(self, value):
+        self._value = value
+
+    def result(self, timeout: float | None = None):
+        return self._value
 
 
 class SamplingClient:
-    def __init__(self, model_path):
-        self.model_path = model_path
+    """Holds what the real one does (a sampling session); deliberately no ``model_path`` attribute."""
+
+    __slots__ = ("_session", "_base_model")
+
+    def __init__(self, session: str, base_model: str):
+        self._session, self._base_model = session, base_model
+
+    def get_base_model(self) -> str:
+        return self._base_model
+
+    def sample(self, prompt, num_samples, sampling_params, include_prompt_logprobs=False, topk_prompt_logprobs=0):
+        raise NotImplementedError("the fake does not sample")
 
 
 class TrainingClient:
     def __init__(self, service, base_model, rank, tokenizer):
         self.service, self.base_model, self.rank, self.tokenizer = service, base_model, rank, tokenizer
+        self.model_id = f"run-{uuid.uuid4().hex[:8]}"
 
     def get_tokenizer(self):
         return self.tokenizer
 
-    def forward_backward(self, data, loss_fn):
+    def forward_backward(self, data, loss_fn, loss_fn_config=None):
         if loss_fn not in LOSSES:
             raise ValueError(f"unknown loss {loss_fn}")
         for d in data:
+            if not isinstance(d, Datum):
+                raise TypeError("forward_backward takes a list of types.Datum")
             n = d.model_input.length
             for name in ("target_tokens", "logprobs", "advantages"):
                 t = d.loss_fn_inputs[name]
                 if len(t.data) != n or t.shape != [n]:
                     raise ValueError(f"{name} has {len(t.data)} entries for a {n}-token input")
         self.service.calls.append(("forward_backward", loss_fn, data))
-        return Future(ForwardBackwardOutput(loss_fn_outputs=[{} for _ in data], metrics={"loss:sum": 1.5}))
+        return APIFuture(ForwardBackwardOutput(loss_fn_output_type="TensorData", loss_fn_outputs=[{} for _ in data], metrics={"loss:sum": 1.5}))
 
-    def optim_step(self, params):
-        self.service.calls.append(("optim_step", params.learning_rate))
-        return Future({})
+    def optim_step(self, adam_params):
+        if not isinstance(adam_params, AdamParams):
+            raise TypeError("optim_step takes types.AdamParams")
+        self.service.calls.append(("optim_step", adam_params.learning_rate))
+        return APIFuture(OptimStepResponse(metrics=None))
 
-    def save_weights_and_get_sampling_client(self, name):
-        self.service.calls.append(("save_weights_and_get_sampling_client", name))
-        return SamplingClient(f"tinker://fake/{name}")
+    def save_weights_for_sampler(self, name: str, ttl_seconds: int | None = None):
+        if not name:
+            raise ValueError("save_weights_for_sampler needs a name")
+        self.service.calls.append(("save_weights_for_sampler", name))
+        return APIFuture(SaveWeightsForSamplerResponse(path=f"tinker://{self.model_id}/sampler_weights/{name}"))
+
+    def save_weights_and_get_sampling_client(self, name: str | None = None, retry_config=None):
+        if name is not None:
+            warnings.warn("The 'name' parameter of save_weights_and_get_sampling_client() is deprecated and has no effect", DeprecationWarning, stacklevel=2)
+        self.service.calls.append(("save_weights_and_get_sampling_client", None))
+        return SamplingClient(session=f"session-{uuid.uuid4().hex[:8]}", base_model=self.base_model)
+
+    def create_sampling_client(self, model_path: str, retry_config=None):
+        if not str(model_path).startswith("tinker://"):
+            raise ValueError(f"not a tinker path: {model_path}")
+        self.service.calls.append(("create_sampling_client", model_path))
+        return SamplingClient(session=model_path, base_model=self.base_model)
 
 
 def make_module(tokenizer):
     service_state = pytypes.SimpleNamespace(calls=[], created=[])
 
     class ServiceClient:
-        def __init__(self):
+        def __init__(self, user_metadata=None, project_id=None, **kwargs):
             self.calls = service_state.calls
 
-        def create_lora_training_client(self, base_model, rank=32):
+        def create_lora_training_client(self, base_model, rank=32, seed=None, train_mlp=True, train_attn=True, train_unembed=True, user_metadata=None):
             service_state.created.append((base_model, rank))
             return TrainingClient(self, base_model, rank, tokenizer)
 
+        def create_sampling_client(self, model_path=None, base_model=None, retry_config=None):
+            if model_path is None and base_model is None:
+                raise ValueError("Either model_path or base_model must be provided")
+            self.calls.append(("create_sampling_client", model_path or base_model))
+            return SamplingClient(session=model_path or base_model, base_model=base_model or "?")
+
     module = pytypes.ModuleType("tinker")
     module.ServiceClient = ServiceClient
-    module.types = pytypes.SimpleNamespace(Datum=Datum, ModelInput=ModelInput, TensorData=TensorData, AdamParams=AdamParams)
+    module.types = pytypes.SimpleNamespace(
+        Datum=Datum, ModelInput=ModelInput, EncodedTextChunk=EncodedTextChunk, TensorData=TensorData, AdamParams=AdamParams,
+        ForwardBackwardOutput=ForwardBackwardOutput, OptimStepResponse=OptimStepResponse, SaveWeightsForSamplerResponse=SaveWeightsForSamplerResponse,
+    )
     return module, service_state

@@ -1,6 +1,7 @@
 import os
 import sys
 import unittest
+import warnings
 from unittest import mock
 
 from integrations.slime.client import ControlPlaneError
@@ -60,7 +61,8 @@ class DatumTest(unittest.TestCase):
         module, _ = make_module(CharTokenizer())
         d = bridge.build_datum(module.types, FIELDS, [0.25, -0.75])
         self.assertIsInstance(d, Datum)
-        self.assertEqual(d.model_input.tokens, [1, 2, 3, 4])
+        self.assertEqual(d.model_input.to_ints(), [1, 2, 3, 4])
+        self.assertEqual(d.model_input.length, 4)
         self.assertEqual(d.loss_fn_inputs["target_tokens"].data, [2, 3, 4, 5])
         self.assertEqual(d.loss_fn_inputs["logprobs"].data, [0.0, 0.0, -1.0, -2.0])
         self.assertEqual(d.loss_fn_inputs["advantages"].data, [0.0, 0.0, 0.25, -0.75])
@@ -72,17 +74,25 @@ class TrainLoopTest(unittest.TestCase):
         module, service = make_module(CharTokenizer())
         cp = FakeControlPlane([leased(i) for i in range(4)])
         cfg = bridge.BridgeConfig(base_model="Qwen/Qwen3-4B-Instruct-2507", lora_rank=16, learning_rate=3e-5, batch_size=2, loss="ppo", method="grpo")
-        steps = bridge.train(module, LeaseBook(cp), cfg, "run-1", poll_s=0)
+        state = bridge.TrainState()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)  # no deprecated `name=` call
+            steps = bridge.train(module, LeaseBook(cp), cfg, "run-1", poll_s=0, state=state, make_sampler=True)
         self.assertEqual(steps, 2)
         self.assertEqual(service.created, [("Qwen/Qwen3-4B-Instruct-2507", 16)])
-        self.assertEqual([c[0] for c in service.calls], ["forward_backward", "optim_step", "save_weights_and_get_sampling_client"] * 2)
+        self.assertEqual([c[0] for c in service.calls], ["forward_backward", "optim_step", "save_weights_for_sampler", "create_sampling_client"] * 2)
         self.assertEqual(service.calls[0][1], "ppo")
         self.assertEqual(len(service.calls[0][2]), 2)
         self.assertEqual(service.calls[1][1], 3e-5)
-        self.assertEqual([(a["leaseId"], a["step"], a["checkpointPath"]) for a in cp.acks], [
-            ("lease-1", 1, "tinker://fake/run-1-step-1"),
-            ("lease-2", 2, "tinker://fake/run-1-step-2"),
-        ])
+        self.assertEqual(service.calls[2][1], "run-1-step-000001")
+        # The acknowledged checkpoint is the SDK's durable sampler path, never None.
+        acked = [(a["leaseId"], a["step"], a["checkpointPath"]) for a in cp.acks]
+        self.assertEqual([x[:2] for x in acked], [("lease-1", 1), ("lease-2", 2)])
+        self.assertRegex(acked[0][2], r"^tinker://run-[0-9a-f]+/sampler_weights/run-1-step-000001$")
+        self.assertRegex(acked[1][2], r"/sampler_weights/run-1-step-000002$")
+        self.assertEqual(state.checkpoint_path, acked[1][2])
+        self.assertEqual(service.calls[-1], ("create_sampling_client", acked[1][2]))
+        self.assertFalse(hasattr(state.sampler, "model_path"))
         self.assertEqual(cp.acks[0]["metrics"]["tinker/loss:sum"], 1.5)
         self.assertEqual(cp.acks[0]["metrics"]["tinker/batch_size"], 2.0)
 
