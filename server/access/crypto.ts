@@ -21,7 +21,3 @@ export function decryptSecret(sealed: string): string {
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
 }
 
-/** For logs and error messages: never print a credential. */
-export function redact(value: string): string {
-  return value.length <= 8 ? "****" : `${value.slice(0, 4)}…${value.slice(-2)}`;
-}

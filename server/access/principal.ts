@@ -5,7 +5,6 @@ import { forbidden } from "../platform/errors";
 
 export const SCOPES = ["proxy", "read", "write", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
-export const ROLES = ["ADMIN", "REVIEWER", "VIEWER"] as const satisfies readonly Role[];
 
 /** read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve. */
 export type Permission = "read" | "review" | "write" | "admin" | "proxy";

@@ -1,4 +1,5 @@
 // Experiment CRUD. Every mutation runs in a transaction together with its audit entry.
+import { validateCustomReward } from "../judge/core/customReward";
 import { authorizeRow, experimentIdOrSlug, loadExperimentFor } from "../access/scope";
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
@@ -82,6 +83,16 @@ async function assertConfigEgress(config: ExperimentConfig): Promise<void> {
   if (issues.length) throw badRequest(`Upstream address refused: ${issues.map((i) => i.message).join("; ")}`, issues);
 }
 
+/** A custom reward module must load and answer the probe before it is saved, not at the first judged turn. */
+async function assertCustomReward(config: ExperimentConfig): Promise<void> {
+  const backend = config.judge.backend;
+  if (backend.kind !== "custom") return;
+  const checked = await validateCustomReward(backend.modulePath);
+  if (!checked.ok) {
+    throw badRequest(`Custom reward module rejected: ${checked.error}`, [{ path: "config.judge.backend.modulePath", message: checked.error }]);
+  }
+}
+
 function slugify(name: string): string {
   const s = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50);
   return s.length >= 2 ? s : `exp-${s || "x"}`;
@@ -131,6 +142,7 @@ export async function createExperiment(p: Principal, input: z.output<typeof Expe
   assertCan(p, "write");
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
   await assertConfigEgress(input.config);
+  await assertCustomReward(input.config);
   const { config, secrets } = sealSecrets(input.config);
   const created = await db().$transaction(async (tx) => {
     if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
@@ -157,7 +169,7 @@ export async function createExperiment(p: Principal, input: z.output<typeof Expe
 export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
   assertCan(p, "write");
   assertExperimentAccess(p, input.id);
-  if (input.config) await assertConfigEgress(input.config);
+  if (input.config) await Promise.all([assertConfigEgress(input.config), assertCustomReward(input.config)]);
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);

@@ -1,4 +1,4 @@
-// OpenClaw-RL's record formats (reference §2 "Records"), as zod schemas, and the mapping between them and
+// OpenClaw-RL's record formats (OpenClaw-RL `openclaw-rl/openclaw_api_server.py` record writer), as zod schemas, and the mapping between them and
 // our turns and judgments. Turn records: session_id, turn, timestamp, messages, prompt_text, response_text,
 // tool_calls, next_state. PRM records (the `<record>_prm.jsonl` file): RL {session_id, turn, score, votes
 // (int or "fail"), representative_eval?}; OPD/combine {session_id, turn, accepted, hint, hint_len,

@@ -105,7 +105,7 @@ function decide(t: TurnFacts, method: "grpo" | "opd" | "combine", j: JudgmentFac
   });
   const { kind } = dispatch;
   // Label.exclude is a plain boolean, so only `true` means something: the reviewer forces exclusion.
-  // A reviewer's 0 stays excluded like the judge's (reference §3), never silently trained at zero reward.
+  // A reviewer's 0 stays excluded like the judge's (OpenClaw-RL `openclaw-rl/openclaw_api_server.py`), never silently trained at zero reward.
   const forced = label.source === "REVIEWER" && label.excludeOverride === true;
   const excluded = forced || dispatch.excluded;
   const excludeReason = forced ? EXCLUDE.reviewer : dispatch.excludeReason;

@@ -3,9 +3,8 @@
 // enqueue failed are retried, and a sweeper finds ready-but-unjudged turns in Postgres — after a Redis
 // outage, or at start for whatever a crashed process had not queued. Job ids are turn ids, so queueing
 // a turn twice is a no-op while its job exists.
-import type { Queue } from "bullmq";
-import { QUEUES } from "../platform/bus/contracts";
-import { enqueue as busEnqueue, queue } from "../platform/bus/queues";
+import { enqueue as busEnqueue, enqueueMany } from "../platform/bus/queues";
+import { READY_TO_JUDGE } from "../recording/readiness";
 import type { JudgeItem } from "./recorder/sql";
 
 export type EnqueueFn = (item: JudgeItem) => Promise<void>;
@@ -14,25 +13,15 @@ export type SweepQuery = (sinceDays: number, limit: number) => Promise<JudgeItem
 
 export const defaultEnqueue: EnqueueFn = (item) => busEnqueue("judgeTurn", { turnId: item.turnId, experimentId: item.experimentId }, item.turnId);
 
-/**
- * One round trip for a committed batch's turns (BullMQ addBulk). Job options are those of
- * server/platform/bus/queues.ts `enqueue`, which remains the path for single retries and the sweeper.
- */
-export const defaultEnqueueMany: EnqueueManyFn = async (items) => {
-  const jobs = items.map((i) => ({
-    name: "judgeTurn",
-    data: QUEUES.judgeTurn.payload.parse({ turnId: i.turnId, experimentId: i.experimentId }),
-    opts: { jobId: i.turnId, attempts: 8, backoff: { type: "exponential", delay: 1000 }, removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 24 * 3600 } },
-  }));
-  await (queue("judgeTurn") as unknown as Queue).addBulk(jobs);
-};
+/** One round trip for a committed batch's turns; the sweeper and single retries use `defaultEnqueue`. */
+export const defaultEnqueueMany: EnqueueManyFn = (items) =>
+  enqueueMany("judgeTurn", items.map((i) => ({ payload: { turnId: i.turnId, experimentId: i.experimentId }, jobId: i.turnId })));
 
 /** Main, successful turns with a next state (or whose session ended) and no judgment yet. */
 export const SWEEP_SQL = `
   SELECT t.id AS "turnId", t."experimentId" FROM turns t JOIN agent_sessions s ON s.id = t."sessionId"
-  WHERE t."turnType" = 'MAIN' AND t.status = 'OK'
+  WHERE ${READY_TO_JUDGE}
     AND t."createdAt" > (now() AT TIME ZONE 'UTC') - make_interval(days => $1::int)
-    AND (t."nextStateAt" IS NOT NULL OR s.done)
     AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j."turnId" = t.id)
   ORDER BY t."createdAt" LIMIT $2`;
 

@@ -1,5 +1,5 @@
 // Session metadata exactly as OpenClaw-RL reads it: headers first, body fields as fallbacks, and the body
-// fields are always removed before the request is forwarded (reference §2 "Session metadata").
+// fields are always removed before the request is forwarded (OpenClaw-RL `openclaw-rl/openclaw_api_server.py` session metadata).
 import type { IncomingMessage } from "node:http";
 import type { ChatRequest } from "./schemas";
 import { header } from "./http";

@@ -5,7 +5,6 @@ import { db, type Prisma } from "../platform/db/client";
 import type { Run, RunStatus } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
-import { publish } from "../platform/bus/pubsub";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../experiments/config";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
@@ -37,11 +36,6 @@ export function runView(r: Run) {
   };
 }
 
-/** Publishing is best-effort: workers also poll, so a Redis outage delays but never loses a command. */
-async function notify(payload: { runId: string; experimentId: string; action: "start" | "stop" | "pause" | "resume" }) {
-  await publish("runControl", payload).catch(() => {});
-}
-
 export async function startRun(p: Principal, experimentId: string) {
   assertCan(p, "write");
   assertExperimentAccess(p, experimentId);
@@ -68,7 +62,6 @@ export async function startRun(p: Principal, experimentId: string) {
     },
     { isolationLevel: "Serializable" },
   );
-  await notify({ runId: run.id, experimentId, action: "start" });
   return runView(run);
 }
 
@@ -90,7 +83,6 @@ export async function actOnRun(p: Principal, input: z.output<typeof RunActionInp
     await audit(tx, p, `run.${input.action}`, "run", after.id, { status: before.status }, { status: after.status });
     return after;
   });
-  await notify({ runId: run.id, experimentId: run.experimentId, action: input.action });
   return runView(run);
 }
 

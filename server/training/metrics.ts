@@ -1,5 +1,5 @@
 // Trainer metrics: persisted as MetricPoint rows (Postgres is the source of truth) and fanned out on the
-// `metrics` channel for open dashboards. Names follow slime where it has one (reference §7).
+// `metrics` channel for open dashboards. Names follow slime where it has one (slime `rollout/*` and `train/*` metric names).
 import { db, type Prisma } from "../platform/db/client";
 import { publish } from "../platform/bus/pubsub";
 

@@ -1,4 +1,4 @@
-// OPD's per-token advantage, A_t = teacher_lp_t − old_lp_t (reference §4), laid over the response for the
+// OPD's per-token advantage, A_t = teacher_lp_t − old_lp_t (OpenClaw-RL `openclaw-opd/openclaw_opd_api_server.py`), laid over the response for the
 // conversation view. The embedded policy is byte-level, so its ids decode to text; multi-byte UTF-8
 // characters are merged into one cell carrying the mean gap of their bytes. Other vocabularies show ids.
 import { SPECIAL_TOKENS, VOCAB_SIZE } from "../engine/tokenizer";

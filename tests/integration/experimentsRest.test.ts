@@ -74,6 +74,20 @@ describe("REST /api/v1/experiments", () => {
     expect(res.body.error!.issues).toContainEqual({ path: "config.judge.backend.baseUrl", message: expect.stringContaining("UPSTREAM_ALLOWLIST") });
   });
 
+  it("checks a custom reward module when the experiment is saved, not at the first judged turn", async () => {
+    const before = await db().experiment.count();
+    const config = (modulePath: string) => ({ method: "grpo", judge: { backend: { kind: "custom", modulePath } } });
+    const missing = await admin("POST", "/api/v1/experiments", { name: uniq("custom"), config: config("examples/no-such-reward.ts") });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error!.issues).toContainEqual({ path: "config.judge.backend.modulePath", message: expect.stringContaining("no-such-reward.ts") });
+    expect(await db().experiment.count()).toBe(before);
+    const ok = await admin("POST", "/api/v1/experiments", { name: uniq("custom"), config: config("examples/custom-reward.ts") });
+    expect(ok.status).toBe(201);
+    const edited = await admin("PATCH", `/api/v1/experiments/${ok.body.id}`, { config: config("examples/custom-reward.txt") });
+    expect(edited.status).toBe(400);
+    expect(edited.body.error!.issues[0]).toMatchObject({ path: "config.judge.backend.modulePath" });
+  });
+
   it("refuses to delete an experiment with data (409: archive instead) and keeps it", async () => {
     const e = await admin("POST", "/api/v1/experiments", { name: uniq("withdata") });
     const run = await admin("POST", "/api/v1/runs", { experimentId: e.body.id });

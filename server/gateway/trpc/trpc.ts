@@ -43,7 +43,6 @@ const mapErrors = t.middleware(async ({ next }) => {
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(mapErrors);
 
 export const authedProcedure = publicProcedure.meta({ permission: "authenticated" }).use(({ ctx, next }) => {

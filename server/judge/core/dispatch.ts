@@ -1,4 +1,4 @@
-// Which training sample a judged turn produces (reference §3 exclusion rules, §4 combine table).
+// Which training sample a judged turn produces (OpenClaw-RL `openclaw-rl/openclaw_api_server.py` exclusion rules; `openclaw-combine` combine table).
 import type { Dispatch, JudgeMethod, VoteValue } from "./schemas";
 
 export type DispatchInput = {

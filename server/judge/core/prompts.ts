@@ -1,5 +1,5 @@
-// Judge prompts. Wording is ours; the semantics follow the OpenClaw-RL reference (§3 PRM judge,
-// §4 hint judge): the judge sees the assistant output and the next state with its role, and answers
+// Judge prompts. Wording is ours; the semantics follow OpenClaw-RL (`_build_prm_judge_prompt` in `openclaw-rl/openclaw_api_server.py`,
+// `_build_hint_judge_messages` in `openclaw-opd/openclaw_opd_api_server.py`): the judge sees the assistant output and the next state with its role, and answers
 // in \boxed{} (plus a [HINT_START]…[HINT_END] block for hints). Bump PROMPT_VERSION on any change:
 // it is part of the judge version, so old judgments are never mixed with new ones.
 

@@ -1,4 +1,4 @@
-// The teacher's context for on-policy distillation (reference §4 `_append_hint_to_messages`): the
+// The teacher's context for on-policy distillation (OpenClaw-RL `openclaw-opd/openclaw_opd_api_server.py` `_append_hint_to_messages`): the
 // original request with the accepted hint appended to the last user message.
 import { flattenContent } from "./messages";
 import type { ChatMessage } from "./schemas";

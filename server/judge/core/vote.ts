@@ -1,4 +1,4 @@
-// Aggregation of judge votes (reference §3 `_majority_vote`, §4 `_select_best_hint`).
+// Aggregation of judge votes (OpenClaw-RL `openclaw_api_server.py` `_majority_vote`, `openclaw-opd/openclaw_opd_api_server.py` `_select_best_hint`).
 import type { VoteValue } from "./schemas";
 
 /**

@@ -1,20 +1,17 @@
 // Turns waiting for the judge, per experiment and judge version, straight from Postgres (the source of
-// truth), so a lost or never-sent queue message still shows up here. A turn is ready when it is a
-// successful main turn whose next state arrived or whose session ended; it waits until a judgment
-// under the experiment's current judge version exists. Times are compared inside Postgres (columns
+// truth), so a lost or never-sent queue message still shows up here. A ready turn (recording/readiness)
+// waits until a judgment under the experiment's current judge version exists. Times are compared inside Postgres (columns
 // hold UTC wall time), so the app's and the database's time zones never mix.
 import { db } from "../../platform/db/client";
 import { Prisma } from "../../platform/db/generated/client";
 import { ExperimentConfigSchema } from "../../experiments/config";
 import { expectedJudgeVersion } from "./settings";
 import type { Backlog } from "./metrics";
-
-const READY_AT = `COALESCE(t."nextStateAt", s."doneAt", s."lastTurnAt")`;
+import { READY_AT, READY_TO_JUDGE } from "../../recording/readiness";
 
 function unjudgedWhere(experimentId: string, judgeVersion: string): Prisma.Sql {
   return Prisma.sql`
-    t."experimentId" = ${experimentId} AND t."turnType" = 'MAIN' AND t.status = 'OK'
-    AND (t."nextStateAt" IS NOT NULL OR s.done)
+    t."experimentId" = ${experimentId} AND ${Prisma.raw(READY_TO_JUDGE)}
     AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j."turnId" = t.id AND j."judgeVersion" = ${judgeVersion})`;
 }
 

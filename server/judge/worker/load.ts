@@ -9,8 +9,9 @@ import type { JudgeTurnInput } from "../core/judgeTurn";
 import { assistantOutputText } from "../core/messages";
 import { ChatMessageSchema, type ChatMessage } from "../core/schemas";
 import { reassembleMessages } from "../../recording/reassemble";
+import { notReadyReason, type NotReady } from "../../recording/readiness";
 
-export type SkipReason = "missing" | "side_turn" | "failed_turn" | "not_ready";
+export type SkipReason = "missing" | NotReady;
 
 export type LoadedTurn =
   | { ready: false; reason: SkipReason }
@@ -43,12 +44,9 @@ export async function loadTurnForJudging(turnId: string): Promise<LoadedTurn> {
     include: { session: { select: { done: true } }, experiment: { select: { config: true, secrets: true } } },
   });
   if (!turn) return { ready: false, reason: "missing" };
-  if (turn.turnType === "SIDE") return { ready: false, reason: "side_turn" };
-  if (turn.status === "FAILED") return { ready: false, reason: "failed_turn" };
   const nextState = nextStateMessage(turn.nextState, turn.nextStateRole);
-  // Without a next state a turn is judged (as excluded) only once its session has ended; before that
-  // its next state may still arrive, and a premature judgment would lock in the exclusion.
-  if (!nextState && !turn.session.done) return { ready: false, reason: "not_ready" };
+  const notReady = notReadyReason({ turnType: turn.turnType, status: turn.status, hasNextState: !!nextState, sessionDone: turn.session.done });
+  if (notReady) return { ready: false, reason: notReady };
 
   const config = unsealConfig(ExperimentConfigSchema.parse(turn.experiment.config), SecretsSchema.parse(turn.experiment.secrets) as SealedSecrets);
   const [rawMessages, tools] = await Promise.all([

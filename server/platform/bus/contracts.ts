@@ -7,6 +7,26 @@ export const QUEUES = {
   judgeTurn: {
     name: "judge-turn",
     payload: z.object({ turnId: z.string(), experimentId: z.string() }),
+    // Job ids are turn ids (re-enqueueing is a no-op while the job exists); a judge endpoint that is down
+    // gets retried with backoff for ~4 minutes before the sweeper takes over.
+    jobOptions: {
+      attempts: 8,
+      backoff: { type: "exponential", delay: 1000 },
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
+  /** A policy version to evaluate on an eval set version; workers/evaluate consumes it. */
+  evaluate: {
+    name: "evaluate",
+    payload: z.object({ experimentId: z.string(), version: z.number().int().nonnegative(), setVersionId: z.string() }),
+    // Job ids are experiment_version_setVersion; an evaluation resumes where a failed attempt stopped.
+    jobOptions: {
+      attempts: 3,
+      backoff: { type: "exponential", delay: 5000 },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 24 * 3600 },
+    },
   },
 } as const;
 
@@ -20,6 +40,17 @@ export const CHANNELS = {
       checkpointPath: z.string().nullable(),
     }),
   },
+  /** An evaluation finished (or the gate decided): the Evaluation page refreshes. */
+  evaluation: {
+    name: "evaluation",
+    payload: z.object({
+      experimentId: z.string(),
+      version: z.number().int().nonnegative(),
+      status: z.string(),
+      mean: z.number().nullable(),
+      promoted: z.number().int().nullable(),
+    }),
+  },
   /** Metric points, fanned out to open dashboards (persisted separately in Postgres). */
   metrics: {
     name: "metrics",
@@ -28,11 +59,6 @@ export const CHANNELS = {
       runId: z.string().nullable(),
       points: z.array(z.object({ name: z.string(), value: z.number(), step: z.number().int().nullable(), ts: z.number() })),
     }),
-  },
-  /** Run lifecycle changes (start/stop/pause), so workers react without polling. */
-  runControl: {
-    name: "run-control",
-    payload: z.object({ runId: z.string(), experimentId: z.string(), action: z.enum(["start", "stop", "pause", "resume"]) }),
   },
   /** API-key revocation, so processes drop cached verifications at once. */
   apiKeyRevoked: {

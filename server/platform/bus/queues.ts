@@ -20,13 +20,14 @@ export function queue<Q extends QueueName>(name: Q): Queue<QueuePayload<Q>> {
 export async function enqueue<Q extends QueueName>(name: Q, payload: QueuePayload<Q>, jobId: string): Promise<void> {
   const data = QUEUES[name].payload.parse(payload) as QueuePayload<Q>;
   // BullMQ's generic Queue typing is awkward around job names; the payload is validated above.
-  await (queue(name) as unknown as Queue).add(name, data, {
-    jobId,
-    attempts: 8,
-    backoff: { type: "exponential", delay: 1000 },
-    removeOnComplete: { age: 3600, count: 10_000 },
-    removeOnFail: { age: 24 * 3600 },
-  });
+  await (queue(name) as unknown as Queue).add(name, data, { jobId, ...QUEUES[name].jobOptions });
+}
+
+/** `enqueue` for many jobs in one round trip (BullMQ addBulk), with the same validation and options. */
+export async function enqueueMany<Q extends QueueName>(name: Q, jobs: readonly { payload: QueuePayload<Q>; jobId: string }[]): Promise<void> {
+  await (queue(name) as unknown as Queue).addBulk(
+    jobs.map((j) => ({ name, data: QUEUES[name].payload.parse(j.payload), opts: { jobId: j.jobId, ...QUEUES[name].jobOptions } })),
+  );
 }
 
 export function consume<Q extends QueueName>(
