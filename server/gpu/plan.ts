@@ -1,11 +1,13 @@
 import { z } from "zod";
 
 /**
- * GPU split planner for slime-style training: actor (trainer), rollout (policy SGLang engines) and PRM
- * (judge/teacher SGLang engines). It mirrors how slime actually places work: one placement group whose
+ * GPU split planner for slime-style training: actor (trainer), rollout (policy SGLang engines), PRM
+ * (judge/teacher SGLang engines) and, optionally, a separate PRM teacher (OpenClaw-RL PR #85's 4-way split
+ * ACTOR / ROLLOUT / PRM / PRM_TEACHER). It mirrors how slime actually places work: one placement group whose
  * bundles are sorted by node then GPU id, handed out contiguously in the order actor → rollout → PRM
  * (`slime/ray/placement_group.py`). The OpenClaw-RL scripts only check `actor + rollout + prm <= NUM_GPUS`
- * on one node (their issue #56); this planner checks the whole cluster and the engine/node geometry.
+ * on one node (their issue #56); this planner checks the whole cluster and the engine/node geometry, plus
+ * (given the model) the tensor-parallel rules of Megatron and SGLang.
  */
 
 const MAX_NODES = 1024;
@@ -25,6 +27,8 @@ export const GpuSplitSchema = z.object({
   rolloutGpusPerEngine: count(1, MAX_GPUS).default(2),
   /** Tensor-parallel size of one PRM SGLang engine (OpenClaw-RL `--prm-num-gpus-per-engine`). */
   prmGpusPerEngine: count(1, MAX_GPUS).default(2),
+  /** GPUs of a separate PRM teacher (4-way split), placed after the PRM engines; 0 = the PRM engines are the teacher. */
+  prmTeacherGpus: count(0, MAX_GPUS).default(0),
   /** Training and rollout share GPUs (slime `--colocate`; synchronous `train.py` only). */
   colocate: z.boolean().default(false),
 });
@@ -33,7 +37,7 @@ export type GpuSplit = z.output<typeof GpuSplitSchema>;
 export type GpuSplitInput = z.input<typeof GpuSplitSchema>;
 export type GpuSplitField = keyof GpuSplit;
 
-export type GpuRole = "actor" | "rollout" | "prm" | "idle";
+export type GpuRole = "actor" | "rollout" | "prm" | "teacher" | "idle";
 
 export interface GpuAssignment {
   /** CUDA device index on its node. */
@@ -60,6 +64,8 @@ export interface GpuPlanSummary {
   rollout: { gpus: number; engines: number; gpusPerEngine: number };
   /** `external` = no local PRM engines (prmGpus 0). */
   prm: { gpus: number; engines: number; gpusPerEngine: number; external: boolean };
+  /** The separate PRM teacher of the 4-way split (gpus 0 = none). */
+  teacher: { gpus: number };
   /** One readable line for the UI, e.g. "8 GPUs (1 node × 8): actor 4 (1 node × 4), …". */
   text: string;
 }
@@ -90,8 +96,27 @@ const LABEL: Record<GpuSplitField, string> = {
   prmGpus: "PRM GPUs",
   rolloutGpusPerEngine: "GPUs per rollout engine",
   prmGpusPerEngine: "GPUs per PRM engine",
+  prmTeacherGpus: "PRM teacher GPUs",
   colocate: "colocate",
 };
+
+/** What the tensor-parallel rules need to know about a model (from the slime model presets). */
+export interface ModelShape {
+  name: string;
+  attentionHeads: number;
+  /** num_key_value_heads (Megatron --num-query-groups). */
+  kvHeads: number;
+}
+
+/** Optional facts that sharpen the plan: the models served and the actor's Megatron tensor parallelism. */
+export interface GpuPlanContext {
+  /** The policy (actor and rollout engines). */
+  model?: ModelShape;
+  /** The PRM/teacher model of the PRM engines (default: the policy). */
+  prmModel?: ModelShape;
+  /** Megatron --tensor-model-parallel-size of the actor (FSDP: leave unset). */
+  actorTp?: number;
+}
 
 export interface GpuSplitPreset {
   id: string;
@@ -129,21 +154,22 @@ export const GPU_SPLIT_PRESETS: readonly GpuSplitPreset[] = [
 ];
 
 /** Plans a split; never throws. Accepts raw input (defaults applied, bad values reported per field). */
-export function planGpuSplit(input: GpuSplitInput): GpuPlanResult;
-export function planGpuSplit(input: unknown): GpuPlanResult;
-export function planGpuSplit(input: unknown): GpuPlanResult {
+export function planGpuSplit(input: GpuSplitInput, ctx?: GpuPlanContext): GpuPlanResult;
+export function planGpuSplit(input: unknown, ctx?: GpuPlanContext): GpuPlanResult;
+export function planGpuSplit(input: unknown, ctx: GpuPlanContext = {}): GpuPlanResult {
   const raw = input === undefined ? {} : input;
   const parsed = GpuSplitSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, errors: schemaIssues(parsed.error.issues, raw) };
   const split = parsed.data;
   const errors = validate(split, true);
+  if (errors.length === 0) errors.push(...parallelismIssues(split, ctx));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, split, ...place(split) };
 }
 
 /** Plans a split or throws {@link GpuSplitError} carrying the per-field issues. */
-export function assertGpuPlan(input: unknown): GpuPlan {
-  const result = planGpuSplit(input);
+export function assertGpuPlan(input: unknown, ctx: GpuPlanContext = {}): GpuPlan {
+  const result = planGpuSplit(input, ctx);
   if (!result.ok) throw new GpuSplitError(result.errors);
   return result;
 }
@@ -161,7 +187,7 @@ function schemaIssues(issues: readonly z.core.$ZodIssue[], input: unknown): GpuS
       const message =
         field === "colocate"
           ? `colocate must be true or false (got ${JSON.stringify(got)})`
-          : `${LABEL[field]} must be a whole number from ${field === "prmGpus" ? 0 : 1} to ${maxFor(field)} (got ${JSON.stringify(got)})`;
+          : `${LABEL[field]} must be a whole number from ${field === "prmGpus" || field === "prmTeacherGpus" ? 0 : 1} to ${maxFor(field)} (got ${JSON.stringify(got)})`;
       out.push({ field, message });
     } else {
       out.push({ field: "split", message: `the GPU split must be an object with numeric fields (${issue.message})` });
@@ -196,11 +222,74 @@ function crossesNode(span: EngineSpan, gpusPerNode: number): boolean {
   return span.start % gpusPerNode !== 0 || span.size % gpusPerNode !== 0;
 }
 
-function offsets(split: GpuSplit): { rollout: number; prm: number; used: number } {
-  if (split.colocate) return { rollout: 0, prm: split.actorGpus, used: split.actorGpus + split.prmGpus };
-  const rollout = split.actorGpus;
-  const prm = rollout + split.rolloutGpus;
-  return { rollout, prm, used: prm + split.prmGpus };
+function offsets(split: GpuSplit): { rollout: number; prm: number; teacher: number; used: number } {
+  const rollout = split.colocate ? 0 : split.actorGpus;
+  const prm = split.colocate ? split.actorGpus : rollout + split.rolloutGpus;
+  const teacher = prm + split.prmGpus;
+  return { rollout, prm, teacher, used: teacher + split.prmTeacherGpus };
+}
+
+/** slime's engine address rule (see validate): a pool that spans nodes must begin on a node boundary. */
+function poolMisaddressed(start: number, gpus: number, gpusPerNode: number): boolean {
+  if (gpus === 0) return false;
+  const first = Math.floor(start / gpusPerNode);
+  const last = Math.floor((start + gpus - 1) / gpusPerNode);
+  return last > first && start % gpusPerNode !== 0;
+}
+
+/**
+ * SGLang's tensor-parallel rule for attention (the attention classes of sgl-project/sglang
+ * python/sglang/srt/models/qwen2.py / qwen3.py): heads % tp == 0, and KV heads are partitioned when
+ * kv >= tp (kv % tp == 0) or replicated when kv < tp (tp % kv == 0).
+ */
+export function sglangTpFits(model: ModelShape, tp: number): boolean {
+  if (model.attentionHeads % tp !== 0) return false;
+  return model.kvHeads >= tp ? model.kvHeads % tp === 0 : tp % model.kvHeads === 0;
+}
+
+function divisorsUpTo(n: number, limit: number): number[] {
+  const out: number[] = [];
+  for (let d = 1; d <= Math.min(n, limit); d++) if (n % d === 0) out.push(d);
+  return out;
+}
+
+/** Tensor-parallel rules that need the model: SGLang engines (rollout, PRM) and the Megatron actor. */
+function parallelismIssues(split: GpuSplit, ctx: GpuPlanContext): GpuSplitIssue[] {
+  const errors: GpuSplitIssue[] = [];
+  const engines: Array<{ field: GpuSplitField; name: string; tp: number; model?: ModelShape; used: boolean }> = [
+    { field: "rolloutGpusPerEngine", name: "rollout", tp: split.rolloutGpusPerEngine, model: ctx.model, used: true },
+    { field: "prmGpusPerEngine", name: "PRM", tp: split.prmGpusPerEngine, model: ctx.prmModel ?? ctx.model, used: split.prmGpus > 0 },
+  ];
+  for (const { field, name, tp, model, used } of engines) {
+    if (!used || !model || sglangTpFits(model, tp)) continue;
+    const fits = divisorsUpTo(split.gpusPerNode, split.gpusPerNode).filter((t) => sglangTpFits(model, t));
+    errors.push({
+      field,
+      message:
+        `${LABEL[field]} (${tp}) is the SGLang tensor-parallel size of each ${name} engine, but ${model.name} has ` +
+        `${model.attentionHeads} attention heads and ${model.kvHeads} KV heads: SGLang needs the heads divisible by it and ` +
+        `the KV heads divisible by it (or it a multiple of them): use ${orList(fits)}`,
+    });
+  }
+  const tp = ctx.actorTp;
+  if (tp !== undefined) {
+    const actorNodes = Math.ceil(split.actorGpus / split.gpusPerNode);
+    const perNode = split.actorGpus / actorNodes;
+    // Megatron: world size divisible by TP (megatron/training/arguments.py validate_args), and TP kept inside
+    // one node (a TP group spanning nodes runs its all-reduces over the network).
+    if (split.actorGpus % tp !== 0 || perNode % tp !== 0) {
+      errors.push({
+        field: "actorGpus",
+        message: `the actor's tensor-parallel size (${tp}) must divide its GPUs per node (${perNode} of ${split.actorGpus}): use TP ${orList(divisorsUpTo(perNode, 8))} or change actor GPUs`,
+      });
+    } else if (ctx.model && (ctx.model.attentionHeads % tp !== 0 || ctx.model.kvHeads % tp !== 0)) {
+      errors.push({
+        field: "actorGpus",
+        message: `the actor's tensor-parallel size (${tp}) must divide ${ctx.model.name}'s ${ctx.model.attentionHeads} attention heads and ${ctx.model.kvHeads} query groups (Megatron)`,
+      });
+    }
+  }
+  return errors;
 }
 
 function orList(values: number[]): string {
@@ -227,6 +316,18 @@ function validate(split: GpuSplit, suggest: boolean): GpuSplitIssue[] {
       message:
         `PRM GPUs (${split.prmGpus}) cannot be used with colocate: OpenClaw-RL's slime fork only reserves the actor's ` +
         `GPUs when colocated, so PRM engines would get none. Set PRM GPUs to 0 (external PRM) or turn colocate off`,
+    });
+  }
+  if (split.colocate && split.prmTeacherGpus > 0) {
+    errors.push({ field: "prmTeacherGpus", message: `PRM teacher GPUs (${split.prmTeacherGpus}) cannot be used with colocate: set them to 0 or turn colocate off` });
+  }
+  if (split.prmTeacherGpus > 0 && split.prmGpus === 0) {
+    errors.push({ field: "prmTeacherGpus", message: `a separate PRM teacher (${split.prmTeacherGpus} GPUs) needs local PRM engines: set PRM GPUs above 0, or the teacher GPUs to 0` });
+  }
+  if (split.prmTeacherGpus > gpn && split.prmTeacherGpus % gpn !== 0) {
+    errors.push({
+      field: "prmTeacherGpus",
+      message: `PRM teacher GPUs (${split.prmTeacherGpus}) span more than one node of ${gpn} GPUs but do not fill them evenly: use ${orList(nearestMultiples(split.prmTeacherGpus, gpn))}`,
     });
   }
   if (split.colocate && split.rolloutGpus !== split.actorGpus) {
@@ -276,11 +377,10 @@ function validate(split: GpuSplit, suggest: boolean): GpuSplitIssue[] {
     }
   }
 
-  const { rollout: rolloutStart, prm: prmStart, used } = offsets(split);
+  const { rollout: rolloutStart, prm: prmStart, teacher: teacherStart, used } = offsets(split);
   if (used > total) {
-    const parts = split.colocate
-      ? `actor (${split.actorGpus}, shared with rollout)${split.prmGpus > 0 ? ` + PRM (${split.prmGpus})` : ""}`
-      : `actor (${split.actorGpus}) + rollout (${split.rolloutGpus})${split.prmGpus > 0 ? ` + PRM (${split.prmGpus})` : ""}`;
+    const tail = `${split.prmGpus > 0 ? ` + PRM (${split.prmGpus})` : ""}${split.prmTeacherGpus > 0 ? ` + PRM teacher (${split.prmTeacherGpus})` : ""}`;
+    const parts = split.colocate ? `actor (${split.actorGpus}, shared with rollout)${tail}` : `actor (${split.actorGpus}) + rollout (${split.rolloutGpus})${tail}`;
     const neededNodes = Math.ceil(used / gpn);
     const fix =
       neededNodes <= MAX_NODES
@@ -314,6 +414,26 @@ function validate(split: GpuSplit, suggest: boolean): GpuSplitIssue[] {
       if (fixes.length > 0) message += `: ${fixes.join(", or ")}`;
     }
     errors.push({ field: sizeField, message });
+  }
+  if (errors.length > 0) return errors;
+
+  // slime hands every engine of a pool the host IP of the pool's first engine (the engine group is addressed
+  // from its first GPU), so a pool that spans nodes but does not begin on a node boundary gets engines on the
+  // second node with the first node's address. The same holds for the PRM teacher's Megatron group.
+  for (const { field, name, start, gpus } of [
+    { field: "rolloutGpus" as const, name: "rollout", start: rolloutStart, gpus: split.rolloutGpus },
+    { field: "prmGpus" as const, name: "PRM", start: prmStart, gpus: split.prmGpus },
+    { field: "prmTeacherGpus" as const, name: "PRM teacher", start: teacherStart, gpus: split.prmTeacherGpus },
+  ]) {
+    if (!poolMisaddressed(start, gpus, gpn)) continue;
+    const firstNode = Math.floor(start / gpn);
+    errors.push({
+      field,
+      message:
+        `the ${name} pool (cluster GPUs ${start}–${start + gpus - 1}) spans nodes ${firstNode}–${Math.floor((start + gpus - 1) / gpn)} but starts ` +
+        `mid-node (GPU ${start % gpn} of node ${firstNode}): slime gives every engine of a pool the first engine's host address, so the ` +
+        `engines on node ${firstNode + 1} would be unreachable. Make the GPUs before it fill whole nodes, or keep the pool inside one node`,
+    });
   }
   return errors;
 }
@@ -349,7 +469,7 @@ function place(split: GpuSplit): { nodes: NodePlan[]; summary: GpuPlanSummary } 
   const flat: GpuAssignment[] = Array.from({ length: total }, (_, g) => ({ gpu: g % gpn, role: "idle" }));
   for (let g = 0; g < split.actorGpus; g++) flat[g] = { gpu: g % gpn, role: "actor" };
 
-  const { rollout: rolloutStart, prm: prmStart, used } = offsets(split);
+  const { rollout: rolloutStart, prm: prmStart, teacher: teacherStart, used } = offsets(split);
   for (const span of engineSpans(rolloutStart, split.rolloutGpus, split.rolloutGpusPerEngine)) {
     for (let g = span.start; g < span.start + span.size; g++) {
       flat[g] = split.colocate
@@ -360,6 +480,7 @@ function place(split: GpuSplit): { nodes: NodePlan[]; summary: GpuPlanSummary } 
   for (const span of engineSpans(prmStart, split.prmGpus, split.prmGpusPerEngine)) {
     for (let g = span.start; g < span.start + span.size; g++) flat[g] = { gpu: g % gpn, role: "prm", engine: span.index };
   }
+  for (let g = teacherStart; g < teacherStart + split.prmTeacherGpus; g++) flat[g] = { gpu: g % gpn, role: "teacher" };
 
   const nodes: NodePlan[] = Array.from({ length: split.nodes }, (_, node) => ({
     node,
@@ -385,16 +506,17 @@ function place(split: GpuSplit): { nodes: NodePlan[]; summary: GpuPlanSummary } 
     `actor ${actor.gpus} (${plural(actor.nodes, "node")} × ${actor.gpusPerNode})`,
     `rollout ${rollout.gpus} (${plural(rollout.engines, "engine")} × ${rollout.gpusPerEngine}${split.colocate ? ", colocated with actor" : ""})`,
     prm.external ? "PRM external" : `PRM ${prm.gpus} (${plural(prm.engines, "engine")} × ${prm.gpusPerEngine})`,
+    ...(split.prmTeacherGpus > 0 ? [`PRM teacher ${split.prmTeacherGpus}`] : []),
     `idle ${total - used}`,
   ].join(", ");
   return {
     nodes,
-    summary: { totalGpus: total, usedGpus: used, idleGpus: total - used, colocate: split.colocate, actor, rollout, prm, text },
+    summary: { totalGpus: total, usedGpus: used, idleGpus: total - used, colocate: split.colocate, actor, rollout, prm, teacher: { gpus: split.prmTeacherGpus }, text },
   };
 }
 
 export interface RoleGroup {
-  role: "actor" | "rollout" | "prm";
+  role: "actor" | "rollout" | "prm" | "teacher";
   /** Engine index for rollout/prm. */
   engine?: number;
   /** "actor", "rollout-0", "prm-1": stable names for processes and log prefixes. */
@@ -402,9 +524,10 @@ export interface RoleGroup {
   devices: Array<{ node: number; gpu: number }>;
 }
 
-/** The processes a plan implies, in slime's start order: the actor, then each rollout engine, then each PRM engine. */
+/** The processes a plan implies, in slime's start order: the actor, each rollout engine, each PRM engine, the PRM teacher. */
 export function planRoleGroups(plan: GpuPlan): RoleGroup[] {
   const actor: RoleGroup = { role: "actor", label: "actor", devices: [] };
+  const teacher: RoleGroup = { role: "teacher", label: "teacher", devices: [] };
   const rollout = new Map<number, RoleGroup>();
   const prm = new Map<number, RoleGroup>();
   const engineGroup = (map: Map<number, RoleGroup>, role: "rollout" | "prm", engine: number) => {
@@ -419,8 +542,9 @@ export function planRoleGroups(plan: GpuPlan): RoleGroup[] {
       if (a.sharedWith) engineGroup(rollout, "rollout", a.sharedWith.engine).devices.push(device);
       if (a.role === "rollout" && a.engine !== undefined) engineGroup(rollout, "rollout", a.engine).devices.push(device);
       if (a.role === "prm" && a.engine !== undefined) engineGroup(prm, "prm", a.engine).devices.push(device);
+      if (a.role === "teacher") teacher.devices.push(device);
     }
   }
   const byEngine = (m: Map<number, RoleGroup>) => [...m.values()].sort((x, y) => (x.engine ?? 0) - (y.engine ?? 0));
-  return [actor, ...byEngine(rollout), ...byEngine(prm)];
+  return [actor, ...byEngine(rollout), ...byEngine(prm), ...(teacher.devices.length ? [teacher] : [])];
 }

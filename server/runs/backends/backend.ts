@@ -75,12 +75,14 @@ export const LocalRoleCommandSchema = z.object({
   cwd: z.string().min(1).optional(),
 });
 
-/** Commands for the local-process backend: one actor, one process per rollout engine and per PRM engine. */
+/** Commands for the local-process backend: one actor, one process per rollout and PRM engine, one PRM teacher. */
 export const LocalProcessConfigSchema = z.object({
   roles: z.object({
     actor: LocalRoleCommandSchema,
     rollout: LocalRoleCommandSchema,
     prm: LocalRoleCommandSchema.optional(),
+    /** The separate PRM teacher of a 4-way split (prmTeacherGpus > 0). */
+    teacher: LocalRoleCommandSchema.optional(),
   }),
   /** Extra environment for every role (the control plane's own environment is not passed through). */
   env: z.record(z.string(), z.string()).default({}),

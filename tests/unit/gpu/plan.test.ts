@@ -155,20 +155,21 @@ describe("errors say what to change", () => {
         field: "rolloutGpusPerEngine",
         message:
           "rollout engine 0 would straddle nodes 0–1 (cluster GPUs 4–11) because the rollout pool starts at GPU 4, after the actor; " +
-          "an engine must sit inside one node or cover whole nodes: use GPUs per rollout engine 4 or 2, or set actor GPUs to 8",
+          "an engine must sit inside one node or cover whole nodes: set actor GPUs to 8",
       },
     ]);
     const base = { nodes: 2, actorGpus: 4, rolloutGpus: 8, prmGpus: 0 };
-    for (const fix of [{ rolloutGpusPerEngine: 4 }, { rolloutGpusPerEngine: 2 }, { rolloutGpusPerEngine: 8, actorGpus: 8 }]) {
-      expect(planGpuSplit({ ...base, ...fix }).ok).toBe(true);
-    }
+    expect(planGpuSplit({ ...base, rolloutGpusPerEngine: 8, actorGpus: 8 }).ok).toBe(true);
+    // Smaller engines no longer straddle, but the pool still starts mid-node and spans two (engine-address rule).
+    for (const size of [4, 2]) expect(planGpuSplit({ ...base, rolloutGpusPerEngine: size }).ok).toBe(false);
   });
 
   it("PRM engine straddling after the rollout pool", () => {
     const [err] = errorsOf({ nodes: 3, actorGpus: 8, rolloutGpus: 6, rolloutGpusPerEngine: 2, prmGpus: 4, prmGpusPerEngine: 4 });
     expect(err.field).toBe("prmGpusPerEngine");
     expect(err.message).toMatch(/^PRM engine 0 would straddle nodes 1–2 \(cluster GPUs 14–17\)/);
-    expect(err.message).toContain("use GPUs per PRM engine 2 or 1");
+    // Engines of 2 or 1 would fit, but the PRM pool (GPUs 14-17) would still start mid-node across nodes 1-2.
+    expect(err.message).toContain("set actor GPUs to 2");
   });
 
   it("colocate: PRM GPUs and a rollout pool different from the actor's", () => {
@@ -216,11 +217,18 @@ describe("errors say what to change", () => {
 function slimeAccepts(s: GpuSplit): boolean {
   const slots = s.nodes * s.gpusPerNode;
   const nodeOf = (g: number) => Math.floor(g / s.gpusPerNode);
-  if (s.colocate && (s.prmGpus > 0 || s.rolloutGpus !== s.actorGpus)) return false;
+  if (s.colocate && (s.prmGpus > 0 || s.prmTeacherGpus > 0 || s.rolloutGpus !== s.actorGpus)) return false;
+  if (s.prmTeacherGpus > 0 && s.prmGpus === 0) return false;
   const rolloutStart = s.colocate ? 0 : s.actorGpus;
   const prmStart = rolloutStart + s.rolloutGpus;
-  const used = s.colocate ? s.actorGpus : prmStart + s.prmGpus;
+  const teacherStart = prmStart + s.prmGpus;
+  const used = s.colocate ? s.actorGpus : teacherStart + s.prmTeacherGpus;
   if (used > slots) return false;
+  // slime addresses a pool's engines by its first engine's host: a pool spanning nodes must start on one.
+  const poolOk = (start: number, gpus: number) => gpus === 0 || nodeOf(start) === nodeOf(start + gpus - 1) || start % s.gpusPerNode === 0;
+  if (!poolOk(rolloutStart, s.rolloutGpus) || !poolOk(prmStart, s.prmGpus) || !poolOk(teacherStart, s.prmTeacherGpus)) return false;
+  // the PRM teacher is one Megatron group: inside a node, or whole nodes
+  if (s.prmTeacherGpus > s.gpusPerNode && s.prmTeacherGpus % s.gpusPerNode !== 0) return false;
 
   // actor ranks per node must all be equal
   const perNode = new Map<number, number>();
@@ -251,6 +259,7 @@ const rawSplitArb: fc.Arbitrary<GpuSplit> = fc.record({
   prmGpus: fc.integer({ min: 0, max: 12 }),
   rolloutGpusPerEngine: fc.constantFrom(1, 2, 3, 4, 8, 16),
   prmGpusPerEngine: fc.constantFrom(1, 2, 3, 4, 8, 16),
+  prmTeacherGpus: fc.constantFrom(0, 0, 1, 2, 4, 8),
   colocate: fc.boolean(),
 });
 
@@ -271,6 +280,7 @@ const structuredSplitArb: fc.Arbitrary<GpuSplit> = fc
       rolloutEngines: fc.integer({ min: 1, max: 3 }),
       prmGpusPerEngine: engineSize(gpusPerNode),
       prmEngines: fc.integer({ min: 0, max: 2 }),
+      prmTeacherGpus: fc.constantFrom(0, 0, 1, 2, 4, gpusPerNode),
       spareNodes: fc.integer({ min: 0, max: 1 }),
     }),
   )
@@ -278,7 +288,8 @@ const structuredSplitArb: fc.Arbitrary<GpuSplit> = fc
     const rolloutGpusPerEngine = r.colocate && r.actorGpus % r.rolloutGpusPerEngine !== 0 ? 1 : r.rolloutGpusPerEngine;
     const rolloutGpus = r.colocate ? r.actorGpus : r.rolloutGpusPerEngine * r.rolloutEngines;
     const prmGpus = r.colocate ? 0 : r.prmGpusPerEngine * r.prmEngines;
-    const used = r.colocate ? r.actorGpus : r.actorGpus + rolloutGpus + prmGpus;
+    const prmTeacherGpus = prmGpus === 0 ? 0 : r.prmTeacherGpus;
+    const used = r.colocate ? r.actorGpus : r.actorGpus + rolloutGpus + prmGpus + prmTeacherGpus;
     return {
       nodes: Math.ceil(used / r.gpusPerNode) + r.spareNodes,
       gpusPerNode: r.gpusPerNode,
@@ -288,6 +299,7 @@ const structuredSplitArb: fc.Arbitrary<GpuSplit> = fc
       rolloutGpusPerEngine,
       prmGpus,
       prmGpusPerEngine: r.prmGpusPerEngine,
+      prmTeacherGpus,
     };
   });
 
@@ -315,6 +327,7 @@ describe("properties over random cluster shapes", () => {
         const count = (pred: (a: (typeof flat)[number]) => boolean) => flat.filter(pred).length;
         expect(count((a) => a.role === "actor")).toBe(split.actorGpus);
         expect(count((a) => a.role === "prm")).toBe(split.prmGpus);
+        expect(count((a) => a.role === "teacher")).toBe(split.prmTeacherGpus);
         expect(count((a) => a.role === "rollout" || a.sharedWith !== undefined)).toBe(split.rolloutGpus);
         // a GPU carries a second role only when colocated, and then only actor+rollout
         expect(count((a) => a.sharedWith !== undefined)).toBe(split.colocate ? split.rolloutGpus : 0);
@@ -338,7 +351,7 @@ describe("properties over random cluster shapes", () => {
 
         if (!split.colocate) {
           const roles = flat.map((a) => a.role).filter((x) => x !== "idle");
-          const rank = { actor: 0, rollout: 1, prm: 2 } as const;
+          const rank = { actor: 0, rollout: 1, prm: 2, teacher: 3 } as const;
           expect(roles.every((x, i) => i === 0 || rank[x as keyof typeof rank] >= rank[roles[i - 1] as keyof typeof rank])).toBe(true);
         }
 
@@ -364,6 +377,7 @@ describe("properties over random cluster shapes", () => {
         prmGpus: anyValue,
         rolloutGpusPerEngine: anyValue,
         prmGpusPerEngine: anyValue,
+        prmTeacherGpus: anyValue,
         colocate: fc.oneof(fc.boolean(), anyValue),
       },
       { requiredKeys: [] },
@@ -404,5 +418,80 @@ describe("properties over random cluster shapes", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("slime's engine-address rule: every pool that spans nodes starts on a node boundary", () => {
+    fc.assert(
+      fc.property(splitArb, (split) => {
+        const r = planGpuSplit(split);
+        if (!r.ok) return;
+        const flat = r.nodes.flatMap((n) => n.gpus.map((a, i) => ({ ...a, index: n.node * split.gpusPerNode + i })));
+        for (const role of ["rollout", "prm", "teacher"] as const) {
+          const members = flat.filter((a) => a.role === role).map((a) => a.index);
+          if (members.length === 0) continue;
+          const first = Math.min(...members);
+          const last = Math.max(...members);
+          if (Math.floor(first / split.gpusPerNode) !== Math.floor(last / split.gpusPerNode)) expect(first % split.gpusPerNode).toBe(0);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("TP rules: a plan is accepted only when the actor TP divides its GPUs per node and SGLang TP fits the model's heads", () => {
+    const modelArb = fc.record({
+      name: fc.constant("m"),
+      attentionHeads: fc.constantFrom(16, 24, 32, 40),
+      kvHeads: fc.constantFrom(1, 2, 4, 8),
+    });
+    fc.assert(
+      fc.property(splitArb, modelArb, fc.constantFrom(1, 2, 3, 4, 8), (split, model, actorTp) => {
+        const base = planGpuSplit(split);
+        const r = planGpuSplit(split, { model, actorTp });
+        if (!base.ok) {
+          expect(r.ok).toBe(false);
+          return;
+        }
+        const fits = (tp: number) => model.attentionHeads % tp === 0 && (model.kvHeads >= tp ? model.kvHeads % tp === 0 : tp % model.kvHeads === 0);
+        const perNode = base.summary.actor.gpusPerNode;
+        const expectOk =
+          fits(split.rolloutGpusPerEngine) &&
+          (split.prmGpus === 0 || fits(split.prmGpusPerEngine)) &&
+          perNode % actorTp === 0 &&
+          model.attentionHeads % actorTp === 0 &&
+          model.kvHeads % actorTp === 0;
+        expect(r.ok).toBe(expectOk);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe("engine-address rule and the 4-way split", () => {
+  it("refuses the 2 × 8 counter-example (actor 4, rollout 8 at TP 2, PRM 4): the rollout pool starts mid-node and spans two", () => {
+    const errors = errorsOf({ nodes: 2, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 8, rolloutGpusPerEngine: 2, prmGpus: 4, prmGpusPerEngine: 2 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].field).toBe("rolloutGpus");
+    expect(errors[0].message).toMatch(/spans nodes 0–1 but starts mid-node \(GPU 4 of node 0\)/);
+    // The same GPUs with the actor on a whole node are fine.
+    ok({ nodes: 2, gpusPerNode: 8, actorGpus: 8, rolloutGpusPerEngine: 2, rolloutGpus: 4, prmGpus: 4, prmGpusPerEngine: 2 });
+  });
+
+  it("places ACTOR / ROLLOUT / PRM / PRM_TEACHER = 4 / 2 / 1 / 1 (OpenClaw-RL PR #85) in that order", () => {
+    const plan = ok({ actorGpus: 4, rolloutGpus: 2, prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 });
+    expect(plan.nodes[0].gpus.map((g) => g.role)).toEqual(["actor", "actor", "actor", "actor", "rollout", "rollout", "prm", "teacher"]);
+    expect(plan.summary.teacher).toEqual({ gpus: 1 });
+    expect(planRoleGroups(plan).map((g) => g.label)).toEqual(["actor", "rollout-0", "prm-0", "teacher"]);
+    expect(errorsOf({ prmGpus: 0, prmTeacherGpus: 1 })[0].field).toBe("prmTeacherGpus");
+  });
+
+  it("SGLang TP must fit the model's KV heads: Qwen3-4B (32 heads, 8 KV heads) refuses engines of 3", () => {
+    const qwen = { name: "Qwen3-4B", attentionHeads: 32, kvHeads: 8 };
+    const r = planGpuSplit({ gpusPerNode: 8, actorGpus: 2, rolloutGpus: 3, rolloutGpusPerEngine: 3, prmGpus: 0 }, { model: qwen });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]).toMatchObject({ field: "rolloutGpusPerEngine", message: expect.stringMatching(/8 KV heads.*use 1, 2, 4 or 8/) });
+    expect(planGpuSplit({}, { model: qwen, actorTp: 4 }).ok).toBe(true);
+    const tp = planGpuSplit({}, { model: qwen, actorTp: 8 });
+    expect(tp.ok).toBe(false);
   });
 });

@@ -48,6 +48,7 @@ export interface LocalProcessBackendOptions {
 
 function describe(group: RoleGroup): string {
   if (group.role === "actor") return "actor";
+  if (group.role === "teacher") return `PRM teacher (GPUs ${group.devices.map((d) => d.gpu).join(",")})`;
   return `${group.role === "rollout" ? "rollout" : "PRM"} engine ${group.engine} (GPUs ${group.devices.map((d) => d.gpu).join(",")})`;
 }
 
@@ -78,6 +79,9 @@ export class LocalProcessBackend implements TrainerBackend {
     const groups = planRoleGroups(plan);
     if (!local.roles.prm && groups.some((g) => g.role === "prm")) {
       throw new Error(`the GPU split has ${plan.summary.prm.engines} PRM engine(s) but localProcess.roles.prm has no command`);
+    }
+    if (!local.roles.teacher && groups.some((g) => g.role === "teacher")) {
+      throw new Error(`the GPU split has a PRM teacher (${plan.summary.teacher.gpus} GPUs) but localProcess.roles.teacher has no command`);
     }
 
     const run: LocalRun = { runId: launch.runId, procs: [], graceMs: local.graceMs, lines: [] };
