@@ -1,6 +1,7 @@
 // First-start initialisation: an admin, a proxy API key and the demo (three experiments, one per method, each
 // with a run and simulated users on; server/simulation/demo.ts). Idempotent; headless setups pass
 // INIT_ADMIN_EMAIL / INIT_ADMIN_PASSWORD / INIT_API_KEY (as Langfuse's LANGFUSE_INIT_*).
+import { settings, type EnvSource } from "../platform/env";
 import { randomBytes } from "node:crypto";
 import { db } from "../platform/db/client";
 import { createUser } from "../users/service";
@@ -19,10 +20,11 @@ export interface SeedResult {
   demoExperiments?: string[];
 }
 
-export async function seedFirstStart(envVars: Record<string, string | undefined> = process.env): Promise<SeedResult> {
+export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
+  const envVars = settings("seed", source);
   const result: SeedResult = {};
   if ((await db().user.count()) === 0) {
-    const email = envVars.INIT_ADMIN_EMAIL ?? "admin@openclaw.local";
+    const email = envVars.INIT_ADMIN_EMAIL;
     const password = envVars.INIT_ADMIN_PASSWORD ?? randomBytes(9).toString("base64url");
     await createUser(null, { email, password, role: "ADMIN" });
     result.admin = { email, password: envVars.INIT_ADMIN_PASSWORD ? null : password };

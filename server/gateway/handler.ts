@@ -10,14 +10,13 @@ import { LoginInput } from "../users/schemas";
 import { authenticate } from "../users/service";
 import { clearSessionCookie, sealSession, sessionCookie } from "../access/session";
 import { fromZod } from "../platform/errors";
+import { settings } from "../platform/env";
 import { healthReport } from "./health";
 import { metricsStream } from "./endpoints/metricsStream";
 import { playgroundChat, playgroundFeedback } from "./endpoints/playground";
 import { exportTurns, importRecords } from "./endpoints/exports";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
 
-const API_LIMIT_PER_MIN = Number(process.env.API_RATE_LIMIT_PER_MIN ?? 1200);
-const LOGIN_LIMIT_PER_MIN = Number(process.env.LOGIN_RATE_LIMIT_PER_MIN ?? 20);
 
 async function login(req: Request): Promise<Response> {
   try {
@@ -25,7 +24,7 @@ async function login(req: Request): Promise<Response> {
     // address (a NAT, a CI box) lock everyone else out.
     const body = (await req.clone().json().catch(() => ({}))) as { email?: unknown };
     const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
-    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, LOGIN_LIMIT_PER_MIN);
+    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, settings("web").LOGIN_RATE_LIMIT_PER_MIN);
     if (!limited.allowed) {
       return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
     }
@@ -41,7 +40,7 @@ async function login(req: Request): Promise<Response> {
 
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
 async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
-  const decision = await hitRateLimit("api", callerIdentity(req), API_LIMIT_PER_MIN);
+  const decision = await hitRateLimit("api", callerIdentity(req), settings("web").API_RATE_LIMIT_PER_MIN);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
     return jsonError(429, "TOO_MANY_REQUESTS", `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, [], headers);

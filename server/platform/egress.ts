@@ -2,6 +2,7 @@
 // Loopback, private, link-local and metadata addresses are refused unless the operator allows them,
 // so the control plane cannot be turned into an SSRF tool. Checked at save time and again at call time
 // (after DNS resolution, which also catches names that resolve to private addresses).
+import { settings, type EnvSource } from "./env";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
@@ -21,11 +22,9 @@ for (const [net, bits] of [
 ] as const) PRIVATE.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) PRIVATE.addSubnet(net, bits, "ipv6");
 
-export function policyFromEnv(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
-  return {
-    allowPrivate: ["1", "true", "yes"].includes((env.UPSTREAM_ALLOW_PRIVATE ?? "").toLowerCase()),
-    allowlist: (env.UPSTREAM_ALLOWLIST ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-  };
+export function policyFromEnv(source?: EnvSource): EgressPolicy {
+  const s = settings("egress", source);
+  return { allowPrivate: s.UPSTREAM_ALLOW_PRIVATE, allowlist: s.UPSTREAM_ALLOWLIST };
 }
 
 function isPrivate(address: string): boolean {

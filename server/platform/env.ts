@@ -1,4 +1,6 @@
-// Environment contract, validated once per process. Every process (web, workers, scripts) reads config here.
+// Environment contract: every setting of every process (web, proxy, workers, scripts), zod-validated, in
+// one place. `env()` holds what all processes share; `settings(section)` what one part reads. No other
+// module reads process.env (the trainer backends pass `inheritedEnv()` on to the processes they spawn).
 import { z } from "zod";
 
 const EnvSchema = z.object({
@@ -12,6 +14,8 @@ const EnvSchema = z.object({
   WEB_PORT: z.coerce.number().int().positive().default(3000),
   PROXY_PORT: z.coerce.number().int().positive().default(30000),
   PUBLIC_URL: z.string().url().optional(),
+  /** The proxy's address as agents reach it (shown in the console's "connect your agent" snippet); default: the console's host on PROXY_PORT. */
+  PROXY_PUBLIC_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
@@ -30,4 +34,109 @@ export function env(): Env {
     cached = parsed.data;
   }
   return cached;
+}
+
+/** Where settings are read from: the process environment, or a plain object in tests. */
+export type EnvSource = Record<string, string | undefined>;
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
+const OFF = new Set(["0", "false", "off", "no"]);
+const ON = new Set(["1", "true", "yes"]);
+/** A switch that is on unless set to 0/false/off/no. */
+const onUnlessOff = z.string().optional().transform((v) => !OFF.has((v ?? "1").trim().toLowerCase()));
+/** A switch that is off unless set to 1/true/yes. */
+const offUnlessOn = z.string().optional().transform((v) => ON.has((v ?? "").trim().toLowerCase()));
+const idList = z.string().optional().transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+
+const SECTIONS = {
+  /** The web process's /api surface. */
+  web: z.object({
+    API_RATE_LIMIT_PER_MIN: int(1200, 1),
+    LOGIN_RATE_LIMIT_PER_MIN: int(20, 1),
+    /** The proxy as the web process reaches it (playground relay); default: this host's PROXY_PORT. */
+    PROXY_URL: z.string().url().optional(),
+  }),
+  /** The recording proxy (workers/serve). */
+  proxy: z.object({
+    /** Largest accepted request body (413 above it). OpenClaw sends ~50–60 KB; long sessions grow. */
+    PROXY_MAX_BODY_BYTES: int(8 * 1024 * 1024, 1),
+    /** Time to the upstream's response headers, and the longest pause between two stream chunks (504). */
+    PROXY_UPSTREAM_TIMEOUT_MS: int(120_000, 1),
+    /** Bound of the on-disk recording buffer used while Postgres is unreachable. */
+    PROXY_BUFFER_MAX_BYTES: int(1024 * 1024 * 1024, 1),
+    PROXY_HOST: z.string().default("0.0.0.0"),
+    /** Chat requests per API key per minute (429 with Retry-After and X-RateLimit-* above it). */
+    PROXY_RATE_LIMIT_PER_MIN: int(6000, 1),
+    /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
+    PROXY_MAX_MESSAGES: int(5000, 1),
+  }),
+  /** The judge worker (workers/judge). */
+  judge: z.object({
+    /** Jobs (turns) judged at once by this process. */
+    JUDGE_CONCURRENCY: int(4, 1),
+    /** Judge calls in flight at once across those jobs (each turn makes m, or 2m, calls). */
+    JUDGE_CALL_CONCURRENCY: int(16, 1, 64),
+    JUDGE_TIMEOUT_MS: int(120_000, 50, 600_000),
+    JUDGE_RETRIES: int(2, 0, 10),
+    TEACHER_CONCURRENCY: int(1, 1, 64),
+    TEACHER_TIMEOUT_MS: int(120_000, 50, 600_000),
+    TEACHER_RETRIES: int(2, 0, 10),
+    JUDGE_JOB_TIMEOUT_MS: int(10 * 60_000, 1000),
+    JUDGE_LOCK_MS: int(30_000, 1000),
+    JUDGE_SWEEP_INTERVAL_MS: int(10_000),
+    JUDGE_SWEEP_MIN_AGE_MS: int(30_000),
+    /** A job that exhausted its attempts during an outage is re-queued by the sweeper after this long. */
+    JUDGE_FAILED_RETRY_MS: int(10 * 60_000),
+    JUDGE_METRICS_INTERVAL_MS: int(5_000, 100),
+    /** Comma-separated experiment ids: limit the sweeper and metrics to them (tests, partial deployments). */
+    JUDGE_EXPERIMENTS: z.string().optional(),
+  }),
+  /** Simulated users (workers/simulate). */
+  simulate: z.object({
+    /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
+    SIMULATE: onUnlessOff,
+    /** The proxy the users talk to (default: this host's PROXY_PORT). */
+    SIMULATE_PROXY_URL: z.string().url().optional(),
+    /** How often settings are re-read when no change is announced. */
+    SIMULATE_POLL_MS: int(5000, 100),
+  }),
+  /** The trainer worker (workers/train): the embedded loop and the supervision of external trainers. */
+  train: z.object({
+    /** Comma-separated experiment ids: shard runs over several trainer processes (all when unset). */
+    TRAINER_EXPERIMENTS: idList,
+    TRAINER_SUPERVISE_INTERVAL_S: z.coerce.number().min(1).default(5),
+  }),
+  /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
+  egress: z.object({
+    UPSTREAM_ALLOW_PRIVATE: offUnlessOn,
+    /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
+    UPSTREAM_ALLOWLIST: idList,
+  }),
+  /** First start (bootstrap/seed.ts). */
+  seed: z.object({
+    INIT_ADMIN_EMAIL: z.string().default("admin@openclaw.local"),
+    INIT_ADMIN_PASSWORD: z.string().optional(),
+    INIT_API_KEY: z.string().optional(),
+  }),
+} as const;
+
+export type SettingsSection = keyof typeof SECTIONS;
+export type Settings<K extends SettingsSection> = z.output<(typeof SECTIONS)[K]>;
+
+const cachedSections = new Map<SettingsSection, unknown>();
+
+/** One section's settings, validated; from the process environment (cached) or from `source`. */
+export function settings<K extends SettingsSection>(section: K, source?: EnvSource): Settings<K> {
+  if (!source && cachedSections.has(section)) return cachedSections.get(section) as Settings<K>;
+  const parsed = SECTIONS[section].safeParse(source ?? process.env);
+  if (!parsed.success) {
+    throw new Error(`Invalid ${section} settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  }
+  if (!source) cachedSections.set(section, parsed.data);
+  return parsed.data as Settings<K>;
+}
+
+/** The environment a spawned trainer process starts from (it forwards what its own tools need). */
+export function inheritedEnv(): Readonly<EnvSource> {
+  return process.env;
 }

@@ -6,12 +6,11 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Redis } from "ioredis";
 import { db as defaultDb, type Db } from "../platform/db/client";
-import { env } from "../platform/env";
+import { env, settings } from "../platform/env";
 import { createRedis } from "../platform/redis";
 import { hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
 import { subscribe } from "../platform/bus/pubsub";
 import { ProxyAuth } from "./auth";
-import { proxyEnv } from "./config";
 import { ProxyError } from "./errors";
 import { ExperimentDirectory } from "./experiments";
 import { handleChat } from "./handlers/chat";
@@ -70,7 +69,7 @@ const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
 
 export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> {
   const e = env();
-  const penv = proxyEnv();
+  const penv = settings("proxy");
   const log = opts.log ?? ((m: string) => console.log(`[proxy] ${m}`));
   const getDb = opts.db ?? defaultDb;
   const useRedis = opts.redis ?? true;

@@ -2,6 +2,7 @@
 // rate, concurrency, personas, seed and turn limit; a global switch (the "*" row, and SIMULATE=0 in the
 // environment, which wins); live stats from the worker (Redis); and the judged reward per policy version —
 // the answer to "is the model improving?".
+import { settings, type EnvSource } from "../platform/env";
 import { authorizeRow, experimentIdOrSlug } from "../access/scope";
 import type { z } from "zod";
 import { db } from "../platform/db/client";
@@ -19,11 +20,9 @@ import {
   type SimulationGlobalInput, type SimulationProgressInput, type SimulationSettings, type SimulationUpdateInput,
 } from "./schemas";
 
-const OFF = new Set(["0", "false", "off", "no"]);
-
 /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
-export function simulationAllowedByEnv(source: Record<string, string | undefined> = process.env): boolean {
-  return !OFF.has((source.SIMULATE ?? "1").trim().toLowerCase());
+export function simulationAllowedByEnv(source?: EnvSource): boolean {
+  return settings("simulate", source).SIMULATE;
 }
 
 export function settingsOf(row: SimulationControl | null): SimulationSettings {
@@ -48,7 +47,7 @@ export interface ActiveSimulation {
 }
 
 /** What the worker should run now: enabled simulations of active experiments (none when switched off). */
-export async function activeSimulations(source: Record<string, string | undefined> = process.env): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
+export async function activeSimulations(source?: EnvSource): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
   if (!simulationAllowedByEnv(source)) return { on: false, reason: "SIMULATE=0", items: [] };
   if (!(await globalEnabled())) return { on: false, reason: "switched off in the UI", items: [] };
   const rows = await db().simulationControl.findMany({ where: { enabled: true, experimentId: { not: GLOBAL_KEY } } });

@@ -1,35 +1,12 @@
 // Judge worker: PRM scoring, OPD hints and teacher log-probs for every turn whose next state arrived
-// (or whose session ended). Settings come from the environment; see JudgeEnvSchema.
-import { z } from "zod";
+// (or whose session ended). Settings: the "judge" section of server/platform/env.ts.
+import { settings } from "../../server/platform/env";
 import { closeQueues } from "../../server/platform/bus/queues";
 import { db } from "../../server/platform/db/client";
 import { startJudgeWorker } from "../../server/judge/worker/worker";
 import { runWorker } from "../../server/platform/workerRuntime";
 
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
-
-const JudgeEnvSchema = z.object({
-  /** Jobs (turns) judged at once by this process. */
-  JUDGE_CONCURRENCY: int(4, 1),
-  /** Judge calls in flight at once across those jobs (each turn makes m, or 2m, calls). Limits as in the judge settings. */
-  JUDGE_CALL_CONCURRENCY: int(16, 1, 64),
-  JUDGE_TIMEOUT_MS: int(120_000, 50, 600_000),
-  JUDGE_RETRIES: int(2, 0, 10),
-  TEACHER_CONCURRENCY: int(1, 1, 64),
-  TEACHER_TIMEOUT_MS: int(120_000, 50, 600_000),
-  TEACHER_RETRIES: int(2, 0, 10),
-  JUDGE_JOB_TIMEOUT_MS: int(10 * 60_000, 1000),
-  JUDGE_LOCK_MS: int(30_000, 1000),
-  JUDGE_SWEEP_INTERVAL_MS: int(10_000),
-  JUDGE_SWEEP_MIN_AGE_MS: int(30_000),
-  /** A job that exhausted its attempts during an outage is re-queued by the sweeper after this long. */
-  JUDGE_FAILED_RETRY_MS: int(10 * 60_000),
-  JUDGE_METRICS_INTERVAL_MS: int(5_000, 100),
-  /** Comma-separated experiment ids: limit the sweeper and metrics to them (tests, partial deployments). */
-  JUDGE_EXPERIMENTS: z.string().optional(),
-});
-
-const cfg = JudgeEnvSchema.parse(process.env);
+const cfg = settings("judge");
 
 await runWorker("judge", async (ctx) => {
   const worker = startJudgeWorker({

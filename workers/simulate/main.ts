@@ -2,8 +2,7 @@
 // multi-turn conversations with the agent through the proxy, at the configured rate and concurrency. Settings
 // live in Postgres (changed from the UI or the API, announced on the simulationControl channel, polled as a
 // fallback); SIMULATE=0 or the global switch turns all simulated traffic off.
-import { z } from "zod";
-import { env } from "../../server/platform/env";
+import { env, settings } from "../../server/platform/env";
 import { subscribe } from "../../server/platform/bus/pubsub";
 import { proxyChat, proxyClient } from "../../server/simulation/client";
 import { mintSimulationKey, revokeSimulationKey, type SimulationKey } from "../../server/simulation/key";
@@ -11,18 +10,11 @@ import { ExperimentSimulation, type ChatFactory } from "../../server/simulation/
 import { activeSimulations, simulationAllowedByEnv, writeStats } from "../../server/simulation/service";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
 
-const SimEnvSchema = z.object({
-  /** The proxy the users talk to (default: this host's PROXY_PORT). */
-  SIMULATE_PROXY_URL: z.string().url().optional(),
-  /** How often settings are re-read when no change is announced. */
-  SIMULATE_POLL_MS: z.coerce.number().int().min(100).default(5000),
-});
-
 const TICK_MS = 250;
 const STATS_EVERY_MS = 2000;
 const ROTATE_BEFORE_MS = 3600_000;
 
-const cfg = SimEnvSchema.parse(process.env);
+const cfg = settings("simulate");
 const baseURL = cfg.SIMULATE_PROXY_URL ?? `http://127.0.0.1:${env().PROXY_PORT}/v1`;
 
 await runWorker("simulate", async (ctx) => {

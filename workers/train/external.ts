@@ -5,10 +5,11 @@
 // started itself (local processes, the Tinker bridge); Ray jobs keep running and are picked up again.
 import { RunSupervisor, supervisorSettings } from "../../server/runs/supervisor";
 import { sleep } from "../../server/platform/workerRuntime";
+import { settings } from "../../server/platform/env";
 
 const log = (line: string) => console.log(`${new Date().toISOString()} [external trainers] ${line}`);
-const intervalMs = Math.max(1, Number(process.env.TRAINER_SUPERVISE_INTERVAL_S ?? 5)) * 1000;
-const experimentIds = (process.env.TRAINER_EXPERIMENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const { TRAINER_SUPERVISE_INTERVAL_S, TRAINER_EXPERIMENTS: experimentIds } = settings("train");
+const intervalMs = TRAINER_SUPERVISE_INTERVAL_S * 1000;
 
 async function supervise(signal: AbortSignal): Promise<void> {
   let supervisor: RunSupervisor;

@@ -5,6 +5,7 @@
 // TRAINER_EXPERIMENTS (optional, comma-separated experiment ids) limits this process to those
 // experiments, to shard runs over several trainer processes.
 import os from "node:os";
+import { settings } from "../../server/platform/env";
 import { db, type Prisma } from "../../server/platform/db/client";
 import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
@@ -12,7 +13,7 @@ import "./external"; // supervises runs on external trainers (ray-slime, local-p
 
 const IDLE_MS = 1000;
 
-const shard = (process.env.TRAINER_EXPERIMENTS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const shard = settings("train").TRAINER_EXPERIMENTS;
 const mine: Prisma.RunWhereInput = { trainerBackend: "embedded", ...(shard.length ? { experimentId: { in: shard } } : {}) };
 
 try {

@@ -7,7 +7,7 @@ import { resolveContext, assertSameOrigin } from "../context";
 import { createApiKey } from "../../apiKeys/service";
 import { assertCan, assertExperimentAccess, type Principal } from "../../access/principal";
 import { db } from "../../platform/db/client";
-import { env } from "../../platform/env";
+import { env, settings } from "../../platform/env";
 import { AppError, badRequest, fromZod, notFound, unauthorized } from "../../platform/errors";
 import { errorResponse } from "../httpErrors";
 
@@ -17,7 +17,7 @@ const keys = new Map<string, { key: string; expiresAt: number }>();
 
 /** Where the proxy listens: PROXY_URL, else this host's PROXY_PORT. */
 export function proxyBaseUrl(): string {
-  return (process.env.PROXY_URL ?? `http://127.0.0.1:${env().PROXY_PORT}`).replace(/\/+$/, "");
+  return (settings("web").PROXY_URL ?? `http://127.0.0.1:${env().PROXY_PORT}`).replace(/\/+$/, "");
 }
 
 async function proxyKey(p: Principal, experimentId: string): Promise<string> {
