@@ -16,16 +16,19 @@ const log = (s: string) => console.log(`[start] ${s}`);
 // first, then Redis and the embedded Postgres they were using.
 const stops: (() => Promise<void>)[] = [];
 let shuttingDown = false;
+let started: Promise<void> = Promise.resolve();
 async function stopAll(): Promise<void> {
   for (const stop of stops.reverse()) await stop().catch(() => {});
 }
-// Installed before anything starts, so a Ctrl-C during startup also stops what already runs.
+// Installed before anything starts, so a Ctrl-C during startup also stops what already runs. The startup
+// step under way finishes first (main checks `shuttingDown` between steps): stopping Postgres under a
+// migration in flight would crash the launcher on its broken connection instead of stopping cleanly.
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(sig, () => {
     if (shuttingDown) return;
     shuttingDown = true;
     log(`${sig}: stopping all processes…`);
-    void stopAll().then(() => {
+    void started.then(stopAll).then(() => {
       log("stopped");
       process.exit(0);
     });
@@ -38,9 +41,11 @@ async function main() {
   const database = await chooseDatabase(dataDir, log);
   if (database.stop) stops.push(database.stop);
   log(`database: ${database.source} (${redactUrl(database.url)})`);
+  if (shuttingDown) return;
   const redisChoice = await chooseRedis(dataDir, log);
   if (redisChoice.stop) stops.push(redisChoice.stop);
   log(`redis: ${redisChoice.source} (${redisChoice.url})`);
+  if (shuttingDown) return;
 
   Object.assign(process.env, {
     DATABASE_URL: database.url,
@@ -53,9 +58,11 @@ async function main() {
 
   const migrated = await migrate(database.url, path.join(root, "prisma/migrations"), log);
   log(`migrations: ${migrated.applied.length} applied, ${migrated.skipped.length} already up to date`);
+  if (shuttingDown) return;
 
   const { seedFirstStart } = await import("../server/bootstrap/seed");
   const seeded = await seedFirstStart();
+  if (shuttingDown) return; // and no build either: it blocks, so it would delay the shutdown by minutes
   ensureWebBuild(root, log);
 
   const webPort = process.env.WEB_PORT ?? "3000";
@@ -64,7 +71,6 @@ async function main() {
     ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, ...workerCommand(root, w), env: process.env, cwd: root })),
   ];
   const supervisor = new Supervisor(specs);
-  if (shuttingDown) return;
   stops.push(() => supervisor.stop());
   supervisor.start();
 
@@ -90,8 +96,8 @@ function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]+@/, "//$1:****@");
 }
 
-main().catch(async (err) => {
-  if (shuttingDown) return; // a signal's shutdown stopped what main was using; it exits by itself
+started = main().catch(async (err) => {
+  if (shuttingDown) return; // the signal's shutdown stops what was started, once this settles
   console.error(`[start] ${err instanceof Error ? err.message : String(err)}`);
   shuttingDown = true;
   await stopAll();
