@@ -42,7 +42,7 @@ export function redisInstaller(isRoot: boolean, has: (cmd: string) => boolean): 
   return null;
 }
 
-export function autoInstallDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
+export function autoInstallDisabled(env: Record<string, string | undefined> = process.env): boolean {
   const v = env.NO_AUTO_INSTALL?.trim().toLowerCase();
   return !!v && v !== "0" && v !== "false" && v !== "no";
 }

@@ -41,7 +41,7 @@ class Launch {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
 
-  constructor(script: string, env: NodeJS.ProcessEnv) {
+  constructor(script: string, env: Record<string, string>) {
     const clean: NodeJS.ProcessEnv = { ...process.env, ...env };
     // Nothing of the test runner's database, Redis or secret leaks in.
     for (const k of ["DATABASE_URL", "REDIS_URL", "SECRET_KEY", "NODE_ENV", "REDIS_PREFIX", "PROBE_POSTGRES_URL", "PROBE_REDIS_URL", "NO_AUTO_INSTALL"]) if (!(k in env)) delete clean[k];
@@ -162,7 +162,7 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
   function machineWithoutRedis(noAutoInstall?: string) {
     const dataDir = tempDir("ocrl-noredis-");
     const installer = standInAptGet();
-    const env: NodeJS.ProcessEnv = {
+    const env: Record<string, string> = {
       DATA_DIR: dataDir,
       EMBEDDED_PG_PORT: String(port()),
       SPAWNED_REDIS_PORT: String(port()),
