@@ -34,6 +34,7 @@ import { LOCAL_PROCESS_BACKEND_KIND, LocalProcessBackend } from "./backends/loca
 import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "./backends/ray/backend";
 import { RayJobsError } from "./backends/ray/client";
 import { buildSlimeCommand, formatCommand, shellQuote } from "./backends/slime/args";
+import { SLIME_PROFILE_IDS } from "./backends/slime/profiles";
 import { TINKER_BACKEND_KIND, TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "./backends/tinker/backend";
 import { loadExperimentFor, loadRunFor } from "../access/scope";
 
@@ -73,6 +74,10 @@ export const SupervisorSettingsSchema = z.object({
   /** Colon-separated PYTHONPATH for the job: Megatron-LM, slime, and the folder holding `integrations`. */
   SLIME_PYTHONPATH: z.string().transform((s) => s.split(":").filter(Boolean)).optional(),
   SLIME_CONDA_ENV: optionalText,
+  /** Target slime: openclaw-rl-fork (default) or upstream-slime. */
+  SLIME_PROFILE: z.enum(SLIME_PROFILE_IDS).optional(),
+  /** Model preset (qwen3-4b, qwen3-4b-2507, qwen3-8b, qwen3.5-4b) or "custom"; default: from the checkpoint's name. */
+  SLIME_MODEL: optionalText,
   /** Policy checkpoint on the cluster (default: the experiment's policy model name). */
   SLIME_HF_CHECKPOINT: optionalText,
   SLIME_REF_LOAD: optionalText,
@@ -159,6 +164,8 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
           }
         : undefined,
       slime: {
+        profile: s.SLIME_PROFILE,
+        model: s.SLIME_MODEL,
         hfCheckpoint: s.SLIME_HF_CHECKPOINT ?? model,
         refLoad: s.SLIME_REF_LOAD,
         saveDir: s.SLIME_SAVE_DIR ? path.posix.join(s.SLIME_SAVE_DIR, t.experimentSlug, `run-${t.runNumber}`) : undefined,
@@ -525,6 +532,7 @@ export async function launchPreview(p: Principal, experimentId: string, settings
       const cmd = buildSlimeCommand(launch);
       out.command = formatCommand(cmd);
       out.notes.push(`Submitted to the Ray Jobs API at ${launch.config.ray?.address} with submission_id = the run id, so a retried launch never starts twice.`);
+      out.notes.push(`Target: ${cmd.profile.label}; ${cmd.backend === "fsdp" ? "FSDP (LoRA)" : "Megatron"} backend; model ${cmd.model ? `${cmd.model.name} (architecture from ${cmd.model.source})` : "custom (architecture arguments from SLIME_EXTRA_ARGS)"}.`);
       out.notes.push(`GPUs: ${cmd.plan.summary.text}`);
     } else if (kind === LOCAL_PROCESS_BACKEND_KIND) {
       const local = launch.config.localProcess;

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { GpuSplitSchema } from "../../gpu/plan";
 import { HyperparamsSchema, LoraSchema } from "../../experiments/config";
+import { SLIME_PROFILE_IDS } from "./slime/profiles";
 
 const httpUrl = z
   .string()
@@ -51,6 +52,10 @@ export type RayConfig = z.output<typeof RayConfigSchema>;
 
 /** slime model/checkpoint settings; anything else goes through extraArgs (appended last, so it wins). */
 export const SlimeConfigSchema = z.object({
+  /** The slime the cluster runs: OpenClaw-RL's fork (default) or upstream THUDM/slime (slime/profiles.ts). */
+  profile: z.enum(SLIME_PROFILE_IDS).default("openclaw-rl-fork"),
+  /** Model preset id (slime/models.ts) or "custom"; default: recognised from hfCheckpoint's folder name. */
+  model: z.string().min(1).optional(),
   hfCheckpoint: z.string().min(1, "path to the policy's Hugging Face checkpoint on the cluster"),
   /** Reference model for the KL term (slime --ref-load); defaults to hfCheckpoint as in the scripts. */
   refLoad: z.string().min(1).optional(),
@@ -58,7 +63,7 @@ export const SlimeConfigSchema = z.object({
   saveInterval: z.number().int().min(1).default(100),
   /** PRM/teacher model for local PRM engines; defaults to hfCheckpoint. */
   prmModelPath: z.string().min(1).optional(),
-  /** Enables slime's dynamic batching (--use-dynamic-batch-size --max-tokens-per-gpu N). */
+  /** Dynamic batching budget (--max-tokens-per-gpu; default 32768 Megatron, 8192 FSDP-LoRA, as the scripts). */
   maxTokensPerGpu: z.number().int().min(1).optional(),
   /** Overrides the custom loss module for combine/topk (default: our integrations.slime modules). */
   customLossFunctionPath: z.string().min(1).optional(),

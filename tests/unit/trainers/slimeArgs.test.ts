@@ -47,7 +47,8 @@ describe("GPU flags per preset", () => {
   });
 
   it("LoRA 4-GPU preset: 2/1/1, TP 1, FSDP backend and the scripts' LoRA flags", () => {
-    const { argv } = buildSlimeCommand(launch({ lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")));
+    // LoRA trains on the fork's FSDP backend, which runs only GRPO (its actor never calls a custom loss).
+    const { argv } = buildSlimeCommand(launch({ method: "grpo", lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")));
     expect(flag(argv, "--actor-num-gpus-per-node")).toEqual(["2"]);
     expect(flag(argv, "--rollout-num-gpus")).toEqual(["1"]);
     expect(flag(argv, "--rollout-num-gpus-per-engine")).toEqual(["1"]);
@@ -59,6 +60,16 @@ describe("GPU flags per preset", () => {
     expect(flag(argv, "--lora-rank")).toEqual(["16"]);
     expect(flag(argv, "--lora-alpha")).toEqual(["32"]);
     expect(flag(argv, "--lora-target-modules")).toEqual(["q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"]);
+    // FSDP takes no Megatron architecture or parallelism flags (they are fatal in its parser).
+    expect(flag(argv, "--num-layers")).toBeUndefined();
+    expect(flag(argv, "--tensor-model-parallel-size")).toBeUndefined();
+    expect([flag(argv, "--gradient-checkpointing"), flag(argv, "--max-tokens-per-gpu")]).toEqual([[], ["8192"]]);
+  });
+
+  it("LoRA with combine, opd or topk is refused on the fork (FSDP ignores the custom loss / raises for OPD)", () => {
+    for (const method of ["combine", "opd", "topk"] as const) {
+      expect(() => buildSlimeCommand(launch({ method, lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")))).toThrowError(/FSDP \(LoRA\) backend/);
+    }
   });
 
   it("2 nodes × 8 and a 2-node actor", () => {
@@ -100,6 +111,8 @@ describe("algorithm flags", () => {
     expect(flag(argv, "--rollout-function-path")).toEqual([SLIME_ROLLOUT_FUNCTION_PATH]);
     expect(flag(argv, "--disable-rollout-global-dataset")).toEqual([]);
     expect(flag(argv, "--ref-load")).toEqual(["/models/Qwen3-4B"]);
+    // The HF checkpoint as --ref-load loads only in bridge mode on the fork.
+    expect(flag(argv, "--megatron-to-hf-mode")).toEqual(["bridge"]);
   });
 
   it("grpo, opd and topk", () => {
@@ -123,7 +136,7 @@ describe("algorithm flags", () => {
     const { argv } = buildSlimeCommand(
       launch({
         slime: {
-          hfCheckpoint: "/m",
+          hfCheckpoint: "/m/Qwen3-8B",
           refLoad: "/ref",
           saveDir: "/ckpt",
           saveInterval: 5,
@@ -137,6 +150,8 @@ describe("algorithm flags", () => {
     expect([flag(argv, "--use-dynamic-batch-size"), flag(argv, "--max-tokens-per-gpu")]).toEqual([[], ["8192"]]);
     expect(flag(argv, "--custom-loss-function-path")).toEqual(["my.loss"]);
     expect(argv.slice(-2)).toEqual(["--rollout-temperature", "0.6"]);
+    // A converted torch_dist --ref-load loads in the default raw mode.
+    expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
   });
 });
 
@@ -145,19 +160,20 @@ describe("environment, entrypoint and display", () => {
     const { env } = buildSlimeCommand(launch({ hyperparameters: { wOpd: 0.5, wRl: 2, maxStaleness: 3 }, ray: { address: "http://h:8265", pythonEnv: { pythonPath: ["/opt/Megatron-LM", "/srv/console"] } } }));
     expect(env).toMatchObject({
       CONTROL_PLANE_URL: "http://console:3000",
-      CONTROL_PLANE_API_KEY: "ocrl_secret_key_value",
       RUN_ID: "run_abc123",
       OPENCLAW_COMBINE_W_OPD: "0.5",
       OPENCLAW_COMBINE_W_RL: "2",
       OPENCLAW_MAX_STALENESS: "3",
       PYTHONPATH: "/opt/Megatron-LM:/srv/console",
     });
+    // The run's write key never travels in the environment (Ray shows runtime_env.env_vars on its dashboard).
+    expect(Object.values(env)).not.toContain("ocrl_secret_key_value");
   });
 
   it("the entrypoint is one shell line that a real shell splits back into argv", () => {
     const cmd = buildSlimeCommand(
       launch({
-        slime: { hfCheckpoint: "/models/My Model's dir", extraArgs: ["--note", "a;b $(x) \"q\"", "--empty", ""] },
+        slime: { hfCheckpoint: "/models/My Qwen3-4B's dir", extraArgs: ["--wandb-group", "a;b $(x) \"q\"", "--wandb-project", ""] },
         ray: { address: "http://h:8265", workingDir: "/opt/slime root" },
       }),
     );
@@ -175,12 +191,11 @@ describe("environment, entrypoint and display", () => {
 
   it("formatCommand: one flag per line, secrets hidden unless revealed", () => {
     const cmd = buildSlimeCommand(
-      launch({ slime: { hfCheckpoint: "/m", extraArgs: ["--wandb-key", "wk_123"] }, ray: { address: "http://h:8265", workingDir: "/opt/slime" } }),
+      launch({ slime: { hfCheckpoint: "/m/Qwen3-4B", extraArgs: ["--wandb-key", "wk_123"] }, ray: { address: "http://h:8265", workingDir: "/opt/slime" } }),
     );
     const text = formatCommand(cmd);
     const lines = text.split("\n");
     expect(lines[0]).toBe("cd /opt/slime");
-    expect(lines).toContain("export CONTROL_PLANE_API_KEY=<hidden>");
     expect(lines).toContain("export RUN_ID=run_abc123");
     expect(lines).toContain("python3 train_async.py \\");
     expect(lines).toContain("  --actor-num-gpus-per-node 4 \\");
@@ -189,7 +204,6 @@ describe("environment, entrypoint and display", () => {
     expect(text).not.toContain("wk_123");
 
     const revealed = formatCommand(cmd, { revealSecrets: true });
-    expect(revealed).toContain("export CONTROL_PLANE_API_KEY=ocrl_secret_key_value");
     expect(revealed).toContain("  --wandb-key wk_123");
   });
 
@@ -204,3 +218,51 @@ describe("environment, entrypoint and display", () => {
     expect(() => buildSlimeCommand(launch({ slime: undefined }))).toThrowError(/slime settings/);
   });
 });
+
+describe("model presets, profiles and the final argument list", () => {
+  it("Qwen3-4B-Thinking-2507 gets the fork's architecture args, --rotary-base 5000000, TP 4 + SP, recompute, chunking and parsers", () => {
+    const { argv, model, profile } = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" } }));
+    expect([model?.id, profile.id]).toEqual(["qwen3-4b-2507", "openclaw-rl-fork"]);
+    expect(flag(argv, "--rotary-base")).toEqual(["5000000"]);
+    expect([flag(argv, "--num-layers"), flag(argv, "--hidden-size"), flag(argv, "--num-query-groups")]).toEqual([["36"], ["2560"], ["8"]]);
+    expect([flag(argv, "--tensor-model-parallel-size"), flag(argv, "--sequence-parallel")]).toEqual([["4"], []]);
+    expect([flag(argv, "--recompute-granularity"), flag(argv, "--log-probs-chunk-size")]).toEqual([["full"], ["1024"]]);
+    expect([flag(argv, "--sglang-tool-call-parser"), flag(argv, "--sglang-reasoning-parser"), flag(argv, "--sglang-context-length")]).toEqual([["qwen25"], ["qwen3"], ["32768"]]);
+    expect(flag(buildSlimeCommand(launch()).argv, "--rotary-base")).toEqual(["1000000"]);
+  });
+
+  it("TP follows the actor: 2 actor GPUs give TP 2, one gives TP 1 without SP", () => {
+    const two = buildSlimeCommand(launch({}, { actorGpus: 2, rolloutGpus: 2, prmGpus: 2 })).argv;
+    expect(flag(two, "--tensor-model-parallel-size")).toEqual(["2"]);
+    const one = buildSlimeCommand(launch({}, { actorGpus: 1, rolloutGpus: 2, prmGpus: 2 })).argv;
+    expect([flag(one, "--tensor-model-parallel-size"), flag(one, "--sequence-parallel")]).toEqual([["1"], undefined]);
+  });
+
+  it("extra args are validated after they are appended: a TP or engine size the plan refuses, a LoRA flag on Megatron", () => {
+    const extra = (extraArgs: string[]) => launch({ slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs } });
+    expect(() => buildSlimeCommand(extra(["--tensor-model-parallel-size", "3"]))).toThrowError(GpuSplitError);
+    expect(() => buildSlimeCommand(extra(["--rollout-num-gpus-per-engine", "3"]))).toThrowError(/multiple|KV heads/);
+    expect(() => buildSlimeCommand(extra(["--use-lora"]))).toThrowError(/--use-lora needs --train-backend fsdp/);
+    // An override the rules accept wins (argparse keeps the last occurrence).
+    expect(flag(buildSlimeCommand(extra(["--tensor-model-parallel-size", "2"])).argv.slice(-2), "--tensor-model-parallel-size")).toEqual(["2"]);
+  });
+
+  it("an unknown checkpoint needs SLIME_MODEL; custom requires the architecture args", () => {
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama" } }))).toThrowError(/no model preset/);
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama", model: "custom" } }))).toThrowError(/architecture arguments/);
+  });
+
+  it("upstream slime: grpo with an external judge only; PRM GPUs, OPD, LoRA and Qwen3.5 on the fork are refused with the reason", () => {
+    const up = (config: Partial<RunLaunchConfigInput>, gpu: GpuSplitInput = { prmGpus: 0 }) =>
+      launch({ ...config, slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime", ...config.slime } }, gpu);
+    const { argv } = buildSlimeCommand(up({ method: "grpo" }));
+    expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
+    expect(() => buildSlimeCommand(up({ method: "grpo" }, {}))).toThrowError(/silently ignore --prm-enable/);
+    expect(() => buildSlimeCommand(up({ method: "opd" }))).toThrowError(/on_policy_distillation/);
+    expect(() => buildSlimeCommand(up({ method: "grpo", lora: { enabled: true } }))).toThrowError(/--train-backend fsdp/);
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(/Qwen3.5-4B cannot be built by OpenClaw-RL's slime fork/);
+    const q35 = buildSlimeCommand(launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3.5-4B", profile: "upstream-slime" } }, { prmGpus: 0 })).argv;
+    expect([flag(q35, "--rotary-base"), flag(q35, "--sglang-tool-call-parser"), flag(q35, "--tensor-model-parallel-size")]).toEqual([["10000000"], ["qwen3_coder"], ["4"]]);
+  });
+});
+

@@ -1,8 +1,14 @@
-// Builds the slime command line for a run. Flag names and defaults follow OpenClaw-RL's launch scripts
-// (openclaw-rl/run_qwen3_4b_openclaw_rl.sh, the *_lora.sh variants, openclaw-opd/…topk.sh) and slime's
-// arguments.py; the GPU flags come from the validated plan rather than hand-kept env vars.
-import { assertGpuPlan, type GpuPlan } from "../../../gpu/plan";
+// Builds the slime command line for a run, for a declared target profile (profiles.ts) and model preset
+// (models.ts). Flag names and defaults follow OpenClaw-RL's launch scripts at the fork's pinned commit
+// (openclaw-combine/run_qwen3_4b_openclaw_combine.sh, the *_lora.sh variants, openclaw-opd/…topk.sh); the GPU
+// flags come from the validated plan. The operator's extra arguments are appended last (argparse: the last
+// occurrence wins) and the finished list is checked as a whole (checkSlimeArgv), so an override cannot slip
+// past the planner's or the profile's rules.
+import { assertGpuPlan, GpuSplitError, type GpuPlan } from "../../../gpu/plan";
 import type { RunLaunch, SlimeConfig } from "../backend";
+import { MODEL_PRESET_IDS, resolveModelPreset, type ModelPreset } from "./models";
+import { SLIME_PROFILES, type SlimeProfile } from "./profiles";
+import { checkSlimeArgv, type SlimeBackendKind } from "./validate";
 
 /** slime hook implemented by our Python integration (integrations/slime/rollout.py). */
 export const SLIME_ROLLOUT_FUNCTION_PATH = "integrations.slime.rollout.generate_rollout";
@@ -19,17 +25,32 @@ export const LORA_TARGET_MODULES = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_pro
 /** No dataset: the run goes on until stopped, as in the reference scripts. */
 const NUM_ROLLOUT_UNBOUNDED = 100_000_000;
 
+/** Dynamic batching budgets of the reference scripts: Megatron 32768 tokens/GPU, FSDP-LoRA 8192. */
+const MAX_TOKENS_PER_GPU = { megatron: 32768, fsdp: 8192 } as const;
+
+/** A refusal of the command, with every reason (shown in the launch preview and the run's message). */
+export class SlimeCommandError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("; "));
+    this.name = "SlimeCommandError";
+  }
+}
+
 export interface SlimeCommand {
   /** One shell line for Ray's `entrypoint` (includes `cd <dir> &&` when the slime dir is a local path). */
   entrypoint: string;
   /** Interpreter, script and flags, unquoted. */
   argv: string[];
-  /** Environment the job needs (Ray: runtime_env.env_vars). Contains the run's API key. */
+  /** Environment the job needs (Ray: runtime_env.env_vars). Holds no secret: the key travels separately. */
   env: Record<string, string>;
   /** Directory the command runs in, when it is a path on the cluster. */
   cwd?: string;
-  /** The GPU plan the flags were derived from. */
+  /** The GPU plan the flags were derived from (re-checked against the final flags). */
   plan: GpuPlan;
+  profile: SlimeProfile;
+  /** null = architecture arguments supplied by the operator (model "custom"). */
+  model: ModelPreset | null;
+  backend: SlimeBackendKind;
 }
 
 /** True for working_dir values Ray downloads itself (gcs://, s3://, https://…). */
@@ -70,21 +91,58 @@ function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   }
 }
 
+/** The largest TP of 4, 2, 1 that divides the actor's GPUs per node and the model's heads (the scripts use 4). */
+function defaultActorTp(gpusPerNode: number, model: ModelPreset | null): number {
+  for (const tp of [4, 2, 1]) {
+    if (gpusPerNode % tp !== 0) continue;
+    if (model && (model.attentionHeads % tp !== 0 || model.kvHeads % tp !== 0)) continue;
+    return tp;
+  }
+  return 1;
+}
+
+/** The model preset for the policy; null for "custom" (the operator supplies the architecture arguments). */
+function modelFor(slime: SlimeConfig, profile: SlimeProfile): ModelPreset | null {
+  if (slime.model === "custom") return null;
+  const preset = resolveModelPreset(slime.model, slime.hfCheckpoint);
+  if (!preset) {
+    throw new SlimeCommandError([
+      `no model preset for ${slime.model ? `'${slime.model}'` : `the checkpoint ${slime.hfCheckpoint}`}: set SLIME_MODEL to one of ` +
+        `${MODEL_PRESET_IDS.join(", ")}, or to "custom" and pass the architecture arguments of slime/scripts/models/<model>.sh in SLIME_EXTRA_ARGS`,
+    ]);
+  }
+  if (!preset.profiles.includes(profile.id)) {
+    throw new SlimeCommandError([`${preset.name} cannot be built by ${profile.label}: its Megatron spec is not there (see ${preset.source}); use the profile ${preset.profiles.join(" or ")}`]);
+  }
+  return preset;
+}
+
 /**
- * The slime command for a launch. Throws GpuSplitError for an invalid split and Error when the slime
- * part of the config is missing.
+ * The slime command for a launch. Throws SlimeCommandError (every problem) or GpuSplitError for a command the
+ * target slime would refuse or mis-run, and Error when the slime part of the config is missing.
  */
 export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const { config } = launch;
   if (!config.slime) throw new Error(`run ${launch.runId}: the slime settings (hfCheckpoint, …) are missing from the config`);
   const slime = config.slime;
-  const plan = assertGpuPlan(config.gpu);
+  const profile = SLIME_PROFILES[slime.profile];
+  const model = modelFor(slime, profile);
+  const prmModel = slime.prmModelPath ? resolveModelPreset(undefined, slime.prmModelPath) : model;
+  const backend: SlimeBackendKind = config.lora.enabled ? "fsdp" : "megatron";
+  const basePlan = assertGpuPlan(config.gpu, { model: model ?? undefined, prmModel: prmModel ?? undefined });
+  const tp = backend === "megatron" ? defaultActorTp(basePlan.summary.actor.gpusPerNode, model) : undefined;
+  const plan = assertGpuPlan(config.gpu, { model: model ?? undefined, prmModel: prmModel ?? undefined, actorTp: tp });
   const { actor, rollout, prm } = plan.summary;
   const h = config.hyperparameters;
 
   const python = config.ray?.pythonEnv?.python ?? "python3";
   // train_async.py asserts `not args.colocate`; colocated runs use the synchronous loop.
   const script = plan.split.colocate ? "train.py" : "train_async.py";
+  const refLoad = slime.refLoad ?? slime.hfCheckpoint;
+  // The fork loads an HF directory only in bridge mode (checkpoint.py:130); a converted torch_dist --ref-load
+  // loads in the default raw mode. Upstream has no such flag and reads HF weights natively.
+  const bridge = profile.bridgeMode && backend === "megatron" && refLoad === slime.hfCheckpoint;
+  const megatron = backend === "megatron";
 
   const argv: string[] = [
     python, script,
@@ -94,10 +152,13 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     "--rollout-num-gpus-per-engine", String(rollout.gpusPerEngine),
     "--num-gpus-per-node", String(plan.split.gpusPerNode),
     ...(plan.split.colocate ? ["--colocate"] : []),
-    // slime asserts LoRA only runs on the FSDP backend.
-    ...(config.lora.enabled ? ["--train-backend", "fsdp"] : []),
+    // The fork asserts LoRA only runs on the FSDP backend (arguments.py:1884).
+    ...(backend === "fsdp" ? ["--train-backend", "fsdp"] : []),
+    // Architecture: the fork's hf_validate_args compares these with the checkpoint's config.json.
+    ...(megatron && model ? [...model.modelArgs, "--rotary-base", String(model.rotaryBase)] : []),
+    ...(bridge ? ["--megatron-to-hf-mode", "bridge"] : []),
     "--hf-checkpoint", slime.hfCheckpoint,
-    "--ref-load", slime.refLoad ?? slime.hfCheckpoint,
+    "--ref-load", refLoad,
     ...(slime.saveDir ? ["--save", slime.saveDir, "--save-interval", String(slime.saveInterval)] : []),
     "--disable-rollout-global-dataset",
     "--rollout-function-path", SLIME_ROLLOUT_FUNCTION_PATH,
@@ -112,10 +173,29 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     "--weight-decay", "0.1",
     "--adam-beta1", "0.9",
     "--adam-beta2", "0.98",
+    ...(megatron ? ["--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer"] : []),
+    // Parallelism and memory, as the scripts' PERF_ARGS (Megatron) or the LoRA scripts' (FSDP).
+    ...(megatron
+      ? [
+          "--tensor-model-parallel-size", String(tp),
+          ...(tp! > 1 ? ["--sequence-parallel"] : []),
+          "--pipeline-model-parallel-size", "1",
+          "--context-parallel-size", "1",
+          "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1",
+        ]
+      : ["--gradient-checkpointing"]),
+    "--use-dynamic-batch-size", "--max-tokens-per-gpu", String(slime.maxTokensPerGpu ?? MAX_TOKENS_PER_GPU[backend]),
+    "--log-probs-chunk-size", "1024",
+    ...(megatron
+      ? ["--attention-dropout", "0.0", "--hidden-dropout", "0.0", "--accumulate-allreduce-grads-in-fp32", "--attention-softmax-in-fp32", "--attention-backend", "flash"]
+      : []),
     ...(config.lora.enabled
       ? ["--use-lora", "--lora-rank", String(config.lora.rank), "--lora-alpha", String(config.lora.alpha), "--lora-target-modules", LORA_TARGET_MODULES]
       : []),
-    ...(slime.maxTokensPerGpu ? ["--use-dynamic-batch-size", "--max-tokens-per-gpu", String(slime.maxTokensPerGpu)] : []),
+    // SGLang engines: without the parsers OpenClaw's tool calls and thinking come back as plain text.
+    ...(model ? ["--sglang-tool-call-parser", model.toolCallParser, "--sglang-reasoning-parser", model.reasoningParser] : []),
+    "--sglang-mem-fraction-static", "0.8",
+    "--sglang-context-length", String(model?.contextLength ?? 32768),
     ...(prm.external
       ? []
       : [
@@ -127,9 +207,12 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     ...slime.extraArgs,
   ];
 
+  const problems = checkSlimeArgv(argv.slice(2), { profile, backend, model, prmModel, nodes: plan.split.nodes, prmTeacherGpus: plan.split.prmTeacherGpus });
+  if (problems.gpu.length > 0) throw new GpuSplitError(problems.gpu);
+  if (problems.other.length > 0) throw new SlimeCommandError(problems.other);
+
   const env: Record<string, string> = {
     CONTROL_PLANE_URL: config.controlPlaneUrl,
-    CONTROL_PLANE_API_KEY: config.apiKey,
     RUN_ID: launch.runId,
     OPENCLAW_EXPERIMENT: launch.experimentSlug,
     OPENCLAW_METHOD: config.method,
@@ -147,7 +230,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const workingDir = config.ray?.workingDir;
   const cwd = workingDir && !isRemoteUri(workingDir) ? workingDir : undefined;
   const line = argv.map(shellQuote).join(" ");
-  return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan };
+  return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan, profile, model, backend };
 }
 
 /** POSIX shell quoting: bare when safe, otherwise single quotes. */
