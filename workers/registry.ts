@@ -14,6 +14,7 @@ export const WORKERS: WorkerSpec[] = [
   { name: "judge", entry: "workers/judge/main.ts", description: "PRM scoring, OPD hints, teacher log-probs", enabled: flag("judge") },
   { name: "train", entry: "workers/train/main.ts", description: "Trainer: turns judged samples into policy versions", enabled: flag("train") },
   { name: "simulate", entry: "workers/simulate/main.ts", description: "Simulated users driving conversations", enabled: flag("simulate") },
+  { name: "evaluate", entry: "workers/evaluate/main.ts", description: "Held-out evaluation of policy versions, promotion gate, auto-rollback", enabled: flag("evaluate") },
 ];
 
 /**

@@ -33,6 +33,8 @@ export function policyVersionView(v: PolicyVersion) {
     available: v.checkpointPath !== null,
     createdAt: v.createdAt.toISOString(),
     promotedAt: v.promotedAt?.toISOString() ?? null,
+    /** why a CANDIDATE is held back by the promotion gate */
+    gateReason: v.gateReason,
   };
 }
 export type PolicyVersionView = ReturnType<typeof policyVersionView>;
@@ -105,18 +107,33 @@ async function changed(experimentId: string, active: ChangeResult["active"], pre
 export async function promotePolicyVersion(p: Principal, input: z.output<typeof PromoteInput>): Promise<ChangeResult> {
   assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
+  return promote(p, input.experimentId, input.version, "policyVersion.promote", {});
+}
+
+/**
+ * The promotion gate's and auto-rollback's entry points (server/evaluation): the same transactions,
+ * audited without an actor under their own action names, with the reason in the audit entry.
+ */
+export function systemPromote(experimentId: string, version: number, reason: string): Promise<ChangeResult> {
+  return promote(null, experimentId, version, "policyVersion.gatePromote", { reason });
+}
+export function systemRollback(experimentId: string, toVersion: number, reason: string): Promise<ChangeResult> {
+  return rollback(null, experimentId, toVersion, "policyVersion.autoRollback", { reason });
+}
+
+async function promote(p: Principal | null, experimentId: string, version: number, action: string, why: Record<string, unknown>): Promise<ChangeResult> {
   const { active, previous } = await db().$transaction(async (tx) => {
-    await lockExperiment(tx, input.experimentId);
-    const target = await servableTarget(tx, input.experimentId, input.version);
-    const current = await tx.policyVersion.findFirst({ where: { experimentId: input.experimentId, status: "ACTIVE" } });
+    await lockExperiment(tx, experimentId);
+    const target = await servableTarget(tx, experimentId, version);
+    const current = await tx.policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" } });
     if (current?.id !== target.id) {
-      await tx.policyVersion.updateMany({ where: { experimentId: input.experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
-      await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date() } });
-      await audit(tx, p, "policyVersion.promote", "experiment", input.experimentId, { activeVersion: current?.version ?? 0 }, { activeVersion: target.version });
+      await tx.policyVersion.updateMany({ where: { experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
+      await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null } });
+      await audit(tx, p, action, "experiment", experimentId, { activeVersion: current?.version ?? 0 }, { activeVersion: target.version, ...why });
     }
     return { active: { version: target.version, checkpointPath: target.checkpointPath }, previous: current?.version ?? 0 };
   });
-  return changed(input.experimentId, active, previous);
+  return changed(experimentId, active, previous);
 }
 
 /**
@@ -126,19 +143,23 @@ export async function promotePolicyVersion(p: Principal, input: z.output<typeof 
 export async function rollbackPolicyVersion(p: Principal, input: z.output<typeof RollbackInput>): Promise<ChangeResult> {
   assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
+  return rollback(p, input.experimentId, input.toVersion, "policyVersion.rollback", {});
+}
+
+async function rollback(p: Principal | null, experimentId: string, toVersion: number | undefined, action: string, why: Record<string, unknown>): Promise<ChangeResult> {
   const { active, previous } = await db().$transaction(async (tx) => {
-    await lockExperiment(tx, input.experimentId);
-    const current = await tx.policyVersion.findFirst({ where: { experimentId: input.experimentId, status: "ACTIVE" } });
+    await lockExperiment(tx, experimentId);
+    const current = await tx.policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" } });
     const currentVersion = current?.version ?? 0;
-    const to = input.toVersion ?? current?.parentVersion ?? 0;
-    if (!current && input.toVersion === undefined) throw conflict("The base checkpoint is being served: there is nothing to roll back");
+    const to = toVersion ?? current?.parentVersion ?? 0;
+    if (!current && toVersion === undefined) throw conflict("The base checkpoint is being served: there is nothing to roll back");
     if (to === currentVersion) throw conflict(`Version ${to} is already the one served`);
-    const target = to > 0 ? await servableTarget(tx, input.experimentId, to) : null;
+    const target = to > 0 ? await servableTarget(tx, experimentId, to) : null;
     if (current) await tx.policyVersion.update({ where: { id: current.id }, data: { status: "ROLLED_BACK" } });
-    if (target) await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date() } });
-    await audit(tx, p, "policyVersion.rollback", "experiment", input.experimentId, { activeVersion: currentVersion }, { activeVersion: to });
-    const checkpointPath = target ? target.checkpointPath : await baseCheckpoint(tx, input.experimentId);
+    if (target) await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null } });
+    await audit(tx, p, action, "experiment", experimentId, { activeVersion: currentVersion }, { activeVersion: to, ...why });
+    const checkpointPath = target ? target.checkpointPath : await baseCheckpoint(tx, experimentId);
     return { active: { version: to, checkpointPath }, previous: currentVersion };
   });
-  return changed(input.experimentId, active, previous);
+  return changed(experimentId, active, previous);
 }

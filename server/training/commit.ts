@@ -5,8 +5,10 @@
 //
 // Concurrency: the experiment row is locked (promote/rollback lock it too). A step whose parent is no
 // longer ACTIVE (someone promoted or rolled back meanwhile) is kept as a CANDIDATE, not made live: the
-// operator's choice wins, and the trainer continues from the version now ACTIVE.
+// operator's choice wins, and the trainer continues from the version now ACTIVE. Under gated promotion every
+// step's version is a CANDIDATE until its held-out evaluation passes.
 import { db, type Prisma } from "../platform/db/client";
+import { ExperimentConfigSchema } from "../experiments/config";
 import { activeVersion, nextVersion } from "../policyVersions/active";
 import type { SampleDecision } from "./decide";
 import { metricRows, type Point } from "./metrics";
@@ -33,16 +35,21 @@ export type CommitOutcome =
 
 class Discard extends Error {}
 
+/** A gated step's version until the evaluation worker has graded it. */
+export const GATE_AWAITING = "awaiting evaluation (gated promotion)";
+
 export async function commitStep(c: CommitInput): Promise<CommitOutcome> {
   try {
     return await db().$transaction(
       async (tx) => {
         await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${c.experimentId} FOR UPDATE`;
-        const run = await tx.run.findUnique({ where: { id: c.runId }, select: { status: true, lastStep: true } });
+        const run = await tx.run.findUnique({ where: { id: c.runId }, select: { status: true, lastStep: true, config: true } });
         if (!run || (run.status !== "RUNNING" && run.status !== "PAUSED")) throw new Discard(`run is ${run?.status.toLowerCase() ?? "gone"}`);
         if (run.lastStep !== c.step - 1) throw new Discard(`step ${c.step} was already taken (run is at ${run.lastStep})`);
         if ((await nextVersion(c.experimentId, tx)) !== c.version) throw new Discard(`version ${c.version} was already taken`);
-        const promote = (await activeVersion(c.experimentId, tx)).version === c.parentVersion;
+        // A gated experiment serves a version only once its evaluation passes (server/evaluation/gate.ts).
+        const gated = ExperimentConfigSchema.safeParse(run.config).data?.serving.promotion === "gated";
+        const promote = !gated && (await activeVersion(c.experimentId, tx)).version === c.parentVersion;
 
         const step = await tx.trainingStep.create({
           data: { runId: c.runId, step: c.step, policyVersion: c.version, metrics: c.record as unknown as Prisma.InputJsonValue, durationMs: Math.round(c.durationMs) },
@@ -68,6 +75,7 @@ export async function commitStep(c: CommitInput): Promise<CommitOutcome> {
             bytes: c.bytes,
             step: c.step,
             promotedAt: promote ? now : null,
+            gateReason: gated ? GATE_AWAITING : null,
           },
         });
         await tx.run.update({ where: { id: c.runId }, data: { lastStep: c.step } });

@@ -11,6 +11,7 @@ import { metricsRouter } from "./routers/metrics";
 import { runOpsRouter } from "./routers/runOps";
 import { simulationRouter } from "./routers/simulation";
 import { fleetRouter } from "./routers/fleet";
+import { evaluationRouter } from "./routers/evaluation";
 
 export const appRouter = router({
   me: authedProcedure.query(({ ctx }) => ({
@@ -31,6 +32,7 @@ export const appRouter = router({
   runOps: runOpsRouter,
   simulation: simulationRouter,
   fleet: fleetRouter,
+  evaluation: evaluationRouter,
 });
 
 export type AppRouter = typeof appRouter;

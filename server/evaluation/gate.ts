@@ -1,0 +1,122 @@
+// The promotion gate and the automatic rollback. Pure decisions first (decideGate, decideRollback), then
+// their application: promote or roll back through policyVersions' own transactions (audited, announced on
+// the policy-version channel like a manual promote/rollback), or record on each held-back candidate why.
+import { db } from "../platform/db/client";
+import type { ExperimentConfig } from "../experiments/config";
+import { systemPromote, systemRollback } from "../policyVersions/service";
+
+export interface GateInput {
+  candidate: { version: number; mean: number | null };
+  served: { version: number; mean: number | null };
+  tolerance: number;
+  floor?: number;
+}
+
+export type GateDecision = { promote: true; reason: string } | { promote: false; reason: string };
+
+const f = (x: number) => x.toFixed(3);
+
+export function decideGate({ candidate, served, tolerance, floor }: GateInput): GateDecision {
+  if (candidate.mean === null) return { promote: false, reason: "awaiting evaluation (gated promotion)" };
+  if (served.mean === null) return { promote: false, reason: `awaiting the evaluation of served version ${served.version}` };
+  if (floor !== undefined && candidate.mean < floor) return { promote: false, reason: `eval ${f(candidate.mean)} is below the floor ${f(floor)}` };
+  const bar = served.mean - tolerance;
+  if (candidate.mean < bar) {
+    return { promote: false, reason: `eval ${f(candidate.mean)} < served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}` };
+  }
+  return { promote: true, reason: `eval ${f(candidate.mean)} ≥ served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}` };
+}
+
+export interface LiveReward {
+  version: number;
+  turns: number;
+  /** mean judge score (−1…1) */
+  reward: number;
+}
+
+export function decideRollback(p: { served: LiveReward; previous: LiveReward; margin: number; minTurns: number }): { rollback: boolean; reason: string } {
+  const { served, previous, margin, minTurns } = p;
+  if (served.turns < minTurns || previous.turns < minTurns) {
+    return { rollback: false, reason: `not enough judged turns (v${served.version}: ${served.turns}, v${previous.version}: ${previous.turns}; need ${minTurns} each)` };
+  }
+  const drop = previous.reward - served.reward;
+  const what = `live reward of v${served.version} ${f(served.reward)} vs v${previous.version} ${f(previous.reward)} over ≥ ${minTurns} turns each`;
+  return drop > margin ? { rollback: true, reason: `${what}: dropped ${f(drop)} > margin ${f(margin)}` } : { rollback: false, reason: `${what}: within margin ${f(margin)}` };
+}
+
+/** Latest finished evaluation mean per version, on one set version. */
+async function evalMeans(experimentId: string, setVersionId: string): Promise<Map<number, number | null>> {
+  const rows = await db().evaluation.findMany({
+    where: { experimentId, setVersionId, status: { in: ["DONE", "PARTIAL"] } },
+    select: { policyVersion: true, mean: true },
+  });
+  return new Map(rows.map((r) => [r.policyVersion, r.mean]));
+}
+
+export interface GateOutcome {
+  promoted: number | null;
+  held: { version: number; reason: string }[];
+}
+
+/**
+ * Gate every CANDIDATE newer than the served version: the passing one with the best eval (newest on ties)
+ * is promoted; the others keep (or get) the reason they are held back.
+ */
+export async function applyGate(experimentId: string, config: ExperimentConfig, setVersionId: string): Promise<GateOutcome> {
+  if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
+  const active = await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, select: { version: true } });
+  const servedVersion = active?.version ?? 0;
+  const candidates = await db().policyVersion.findMany({
+    where: { experimentId, status: "CANDIDATE", version: { gt: servedVersion }, runId: { not: null } },
+    orderBy: { version: "desc" },
+    select: { id: true, version: true, checkpointPath: true, gateReason: true },
+  });
+  if (!candidates.length) return { promoted: null, held: [] };
+  const means = await evalMeans(experimentId, setVersionId);
+  const served = { version: servedVersion, mean: means.get(servedVersion) ?? null };
+  const decided = candidates.map((c) => ({
+    c,
+    mean: means.get(c.version) ?? null,
+    d: c.checkpointPath
+      ? decideGate({ candidate: { version: c.version, mean: means.get(c.version) ?? null }, served, tolerance: config.serving.gate.tolerance, floor: config.serving.gate.floor })
+      : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
+  }));
+  const winner = decided.filter((x) => x.d.promote).sort((a, b) => b.mean! - a.mean! || b.c.version - a.c.version)[0];
+  const held: GateOutcome["held"] = [];
+  for (const x of decided) {
+    if (x === winner) continue;
+    const reason = winner && x.d.promote ? `passed (${x.d.reason}) but v${winner.c.version} scored higher` : x.d.reason;
+    held.push({ version: x.c.version, reason });
+    if (x.c.gateReason !== reason) await db().policyVersion.update({ where: { id: x.c.id }, data: { gateReason: reason } });
+  }
+  if (winner) await systemPromote(experimentId, winner.c.version, winner.d.reason);
+  return { promoted: winner?.c.version ?? null, held };
+}
+
+/** Judged reward of the main turns each version served (the latest judgment per turn). */
+export async function liveRewards(experimentId: string, versions: readonly number[]): Promise<Map<number, LiveReward>> {
+  if (!versions.length) return new Map();
+  const rows = await db().$queryRaw<{ version: number; turns: number; reward: number }[]>`
+    SELECT t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward
+    FROM turns t
+    JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
+    WHERE t."experimentId" = ${experimentId} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL
+      AND t."policyVersion" = ANY(${[...versions]}::int[])
+    GROUP BY t."policyVersion"`;
+  return new Map(rows.map((r) => [r.version, r]));
+}
+
+/** Roll the served version back to its parent when its live reward fell below the parent's by the margin. */
+export async function checkAutoRollback(experimentId: string, config: ExperimentConfig): Promise<{ rolledBack: boolean; reason: string } | null> {
+  const rb = config.serving.autoRollback;
+  if (!rb.enabled) return null;
+  const active = await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, select: { version: true, parentVersion: true } });
+  if (!active || active.version === 0) return null;
+  const previous = active.parentVersion ?? 0;
+  const rewards = await liveRewards(experimentId, [active.version, previous]);
+  const none = (version: number): LiveReward => ({ version, turns: 0, reward: 0 });
+  const d = decideRollback({ served: rewards.get(active.version) ?? none(active.version), previous: rewards.get(previous) ?? none(previous), margin: rb.margin, minTurns: rb.minTurns });
+  if (!d.rollback) return { rolledBack: false, reason: d.reason };
+  await systemRollback(experimentId, previous, d.reason);
+  return { rolledBack: true, reason: d.reason };
+}
