@@ -48,7 +48,7 @@ const ms = (v: number | null) => (v === null ? "-" : `${Math.round(v)} ms`);
 const mb = (kb: number | null) => (kb === null ? "-" : `${(kb / 1024).toFixed(0)} MB`);
 
 async function main() {
-  // A throwaway database (as `npm test` makes one); everything else comes from tests/faults/system.
+  // A throwaway database (as `npm test` makes one); everything else comes from bench/lib/system.
   const server = await chooseServer(path.join(root, ".data", "soak"), log);
   const dbName = `ocrl_soak_${Date.now().toString(36)}`;
   await ensureDatabase(server.adminUrl, dbName);
@@ -56,11 +56,11 @@ async function main() {
   process.env.SECRET_KEY ??= randomBytes(32).toString("base64url");
   process.env.UPSTREAM_ALLOWLIST ??= "127.0.0.1,localhost";
   await migrate(process.env.DATABASE_URL, path.join(root, "prisma/migrations"));
-  const { startSystem } = await import("../../tests/faults/system");
-  const { Cluster } = await import("../../tests/faults/cluster");
-  const { Traffic } = await import("../../tests/faults/traffic");
-  const { checkInvariants } = await import("../../tests/faults/invariants");
-  const { table } = await import("../../tests/faults/report");
+  const { startSystem } = await import("../lib/system");
+  const { Cluster } = await import("../lib/cluster");
+  const { Traffic } = await import("../lib/traffic");
+  const { checkInvariants } = await import("../lib/invariants");
+  const { table } = await import("../lib/report");
   const { db } = await import("../../server/platform/db/client");
   const { DEFAULT_SETTINGS } = await import("../../server/simulation/schemas");
 

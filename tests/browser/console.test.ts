@@ -1,5 +1,10 @@
 // What a first-time user hit in the console (issue 18), in a real browser against the running app: creating a
-// review queue, review hotkeys after a fixed label, a phone-width window, and the simulated-users page's base figure.
+// review queue, review hotkeys after a fixed label, a phone-width window, the simulated-users page's base figure,
+// a reviewer's write controls, time-only metric series, rows as links, promote/rollback from the experiment page,
+// and one chart overlaying runs of different experiments.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
@@ -133,6 +138,126 @@ describe("console fixes in the browser", () => {
     expect(await card.getByTestId("base-line").textContent()).toContain("base (version 0) -0.50");
     // The chart's axis starts where the listed versions start, not at a mislabelled "version 0".
     expect(await card.getByText("version 0 (base)").count()).toBe(0);
+    await page.close();
+  });
+
+  it("a reviewer sees no enabled write control, and the reason on hover", async () => {
+    const page = await newPage({ width: 1400, height: 950 }, "REVIEWER");
+    const writeNames = /^(New experiment|Edit|Clone|Archive|Unarchive|Delete|Start run|Pause|Resume|Stop run.*|Start users|Stop users|Save settings|Create queue|Add user|Create key|Promote.*|Roll back.*|Serve base.*)$/;
+    const enabled: string[] = [];
+    for (const p of ["/experiments", `/experiments/${exp.id}`, "/simulation", "/review", "/settings/users", "/settings/keys"]) {
+      await page.goto(`${BASE_URL}${p}`);
+      await page.locator("main h1").first().waitFor();
+      await page.waitForLoadState("networkidle").catch(() => {});
+      for (const el of await page.locator("main button:enabled, main a.button").all()) {
+        const name = ((await el.textContent()) ?? "").trim();
+        if (writeNames.test(name)) enabled.push(`${p}: ${name}`);
+      }
+    }
+    expect(enabled).toEqual([]);
+    await page.goto(`${BASE_URL}/experiments/${exp.id}`);
+    const clone = page.getByRole("button", { name: "Clone" });
+    expect(await clone.isDisabled()).toBe(true);
+    expect(await clone.getAttribute("title")).toBe("Needs the admin role: you are signed in as a reviewer.");
+    await page.close();
+  });
+
+  it("time-only series (recorded without a step) render on the time axis while the page is on Step", async () => {
+    const t = Date.now();
+    await db().metricPoint.createMany({ data: Array.from({ length: 30 }, (_, i) => ({ experimentId: exp.id, runId: null, name: "judge/vote_agreement", step: null, value: i / 30, ts: new Date(t - (30 - i) * 1000) })) });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/metrics?experimentId=${exp.id}`);
+    expect(await page.getByLabel("X axis").inputValue()).toBe("step");
+    const chart = page.getByTestId("chart-judge/vote_agreement");
+    await chart.waitFor();
+    await expect.poll(() => chart.getAttribute("data-points")).toBe("30");
+    await chart.locator(".recharts-line path").first().waitFor();
+    expect(await chart.getByText("time axis: recorded without a step").count()).toBe(1);
+    // The axis is in the URL: a reload keeps it.
+    await page.getByLabel("X axis").selectOption("time");
+    await page.waitForURL(/axis=time/);
+    await page.reload();
+    expect(await page.getByLabel("X axis").inputValue()).toBe("time");
+    await page.close();
+  });
+
+  it("trajectory and session rows are links, and sessions name their experiment", async () => {
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}`);
+    const turnLinks = page.getByTestId("turns-list").locator('[role="row"] a.rowlink');
+    await expect.poll(() => turnLinks.count()).toBe(4);
+    const hrefs = await turnLinks.evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    expect(hrefs.sort()).toEqual(turnIds.map((id) => `/trajectories/${id}`).sort());
+    await page.goto(`${BASE_URL}/sessions?experimentId=${exp.id}`);
+    const row = page.getByTestId("sessions-list").locator('[role="row"]', { hasText: `console-${exp.slug}` });
+    await row.waitFor();
+    expect(await row.locator("a.rowlink").getAttribute("href")).toBe(`/sessions/${sessionId}`);
+    expect(await row.textContent()).toContain(exp.name);
+    await row.locator("a.rowlink").focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(new RegExp(`/sessions/${sessionId}$`));
+    await page.close();
+  });
+
+  it("promotes and rolls back policy versions from the experiment page", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "ocrl-versions-"));
+    const checkpoint = (v: number) => {
+      const dir = path.join(root, `v${v}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, "meta.json"), "{}");
+      return dir;
+    };
+    await db().policyVersion.createMany({
+      data: [
+        { experimentId: exp.id, version: 1, parentVersion: 0, status: "RETIRED", checkpointPath: checkpoint(1), step: 1 },
+        { experimentId: exp.id, version: 2, parentVersion: 1, status: "ACTIVE", checkpointPath: checkpoint(2), step: 2, promotedAt: new Date() },
+      ],
+    });
+    const active = async () => (await db().policyVersion.findFirst({ where: { experimentId: exp.id, status: "ACTIVE" } }))?.version ?? 0;
+    const page = await newPage();
+    page.on("dialog", (d) => void d.accept());
+    await page.goto(`${BASE_URL}/experiments/${exp.id}`);
+    const card = page.getByTestId("policy-versions");
+    await card.getByTestId("serving").getByText("serving version 2").waitFor();
+    await card.getByRole("button", { name: "Roll back to v1" }).click();
+    await card.getByText("Now serving version 1; was 2.").waitFor();
+    expect(await active()).toBe(1);
+    expect(await card.getByTestId("version-2").textContent()).toContain("rolled back");
+    await card.getByRole("button", { name: "Promote v2" }).click();
+    await card.getByText("Now serving version 2; was 1.").waitFor();
+    expect(await active()).toBe(2);
+    await card.getByRole("button", { name: "Serve base (v0)" }).click();
+    await card.getByText("Now serving version 0 (base); was 2.").waitFor();
+    expect(await active()).toBe(0);
+    // The way to the experiment's data and the agent snippet.
+    expect(await page.getByRole("navigation", { name: "This experiment's data" }).getByRole("link", { name: "Metrics" }).getAttribute("href")).toBe(`/metrics?experimentId=${exp.id}`);
+    expect(await page.getByTestId("connect-openclaw").textContent()).toContain(`"primary": "openclaw-rl/${exp.slug}"`);
+    await page.close();
+  });
+
+  it("overlays one metric of runs from different experiments on one chart, with their hyperparameters in a table", async () => {
+    const a = await seedExperiment({ method: "grpo", hyper: { lr: 0.00002 } });
+    const b = await seedExperiment({ method: "opd", hyper: { lr: 0.00005 } });
+    const ra = await seedRun(a.id);
+    const rb = await seedRun(b.id);
+    const points = (experimentId: string, runId: string, f: (i: number) => number) =>
+      Array.from({ length: 20 }, (_, i) => ({ experimentId, runId, name: "rollout/reward_mean", step: i + 1, value: f(i), ts: new Date(Date.now() - (20 - i) * 1000) }));
+    await db().metricPoint.createMany({ data: [...points(a.id, ra.id, (i) => -0.5 + i / 20), ...points(b.id, rb.id, (i) => -0.6 - i / 100)] });
+    await db().run.update({ where: { id: ra.id }, data: { config: ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 0.00002 } }) as object } });
+    await db().run.update({ where: { id: rb.id }, data: { config: ExperimentConfigSchema.parse({ method: "opd", hyper: { lr: 0.00005 } }) as object } });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/metrics?view=compare`);
+    await page.getByTestId(`run-row-${ra.id}`).getByRole("checkbox").check();
+    await page.getByTestId(`run-row-${rb.id}`).getByRole("checkbox").check();
+    const chart = page.getByTestId("compare-chart");
+    await expect.poll(() => chart.getAttribute("data-points")).toBe("40");
+    expect(await chart.getAttribute("data-lines")).toBe("2");
+    expect(await chart.locator(".recharts-line path").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.getByTestId("compare-legend").textContent()).toContain(`${a.name} · run #1`);
+    expect(await page.getByTestId("compare-legend").textContent()).toContain(`${b.name} · run #1`);
+    expect(await page.getByTestId(`run-row-${rb.id}`).textContent()).toContain("0.00005");
+    // The chosen runs are in the URL.
+    expect(new URL(page.url()).searchParams.get("runs")?.split(",").sort()).toEqual([ra.id, rb.id].sort());
     await page.close();
   });
 });

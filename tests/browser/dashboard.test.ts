@@ -9,8 +9,9 @@ import { publish } from "../../server/platform/bus/pubsub";
 import { effectiveLabelsForTurns } from "../../server/labels/effective";
 import { ExperimentConfigSchema } from "../../server/experiments/config";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
-import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "../integration/dashboard/seed";
+import { seedJudgment, seedSession, seedUserFeedback } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+import { makeExperiment, makeRun } from "../helpers/fixtures";
 
 let browser: Browser;
 let exp: { id: string; name: string; config: unknown };
@@ -20,8 +21,8 @@ let sessionId: string;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  exp = await seedExperiment({ method: "grpo" });
-  runId = (await seedRun(exp.id)).id;
+  exp = await makeExperiment({ method: "grpo" });
+  runId = (await makeRun(exp.id)).id;
   const at = (m: number) => new Date(Date.now() - (10 - m) * 60_000);
   const { session, turns } = await seedSession(exp.id, [
     { user: "What is the capital of Australia?", reply: "The capital of Australia is Sydney.", createdAt: at(0), runId },

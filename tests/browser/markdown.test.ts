@@ -4,8 +4,9 @@
 // window of rows in the DOM and is navigable with the keyboard.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedExperiment, seedSession } from "../integration/dashboard/seed";
+import { seedSession } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+import { makeExperiment } from "../helpers/fixtures";
 
 const REPLY = [
   "Here is the comparison:",
@@ -31,7 +32,7 @@ const LONG = 60;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  const exp = await seedExperiment({ method: "grpo" });
+  const exp = await makeExperiment({ method: "grpo" });
   expId = exp.id;
   const at = (m: number) => new Date(Date.now() - (LONG + 5 - m) * 60_000);
   const { turns } = await seedSession(exp.id, [{ user: "Compare the two models, with setup steps.", reply: REPLY, createdAt: at(0) }], {

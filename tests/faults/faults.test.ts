@@ -5,11 +5,11 @@
 // sample trains twice, steps and policy versions are contiguous. Recovery times are printed, not asserted.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { Cluster } from "./cluster";
-import { checkInvariants } from "./invariants";
-import { formatRecovery, type Recovery } from "./report";
-import { startSystem, type PipelineSystem } from "./system";
-import { Traffic } from "./traffic";
+import { Cluster } from "../../bench/lib/cluster";
+import { checkInvariants } from "../../bench/lib/invariants";
+import { formatRecovery, type Recovery } from "../../bench/lib/report";
+import { startSystem, type PipelineSystem } from "../../bench/lib/system";
+import { Traffic } from "../../bench/lib/traffic";
 
 let sys: PipelineSystem;
 let cluster: Cluster;

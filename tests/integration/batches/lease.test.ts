@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
-import { makeExperiment, makeJudgedSession, makeRun, SYSTEM, TOOLS, trainerKey } from "./helpers";
+import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
+import { makeJudgedSession, SLIME_EXPERIMENT, SYSTEM, TOOLS, trainerKey } from "./helpers";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
@@ -37,7 +37,7 @@ interface Lease {
 }
 
 async function setup(turns: number) {
-  const e = await makeExperiment();
+  const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
   const run = await makeRun(e.id);
   const session = turns ? await makeJudgedSession(e.id, run.id, turns) : { turnIds: [] as string[] };
   const call = api(server.url, { bearer: await trainerKey(e.id) });
@@ -216,7 +216,7 @@ describe("reports", () => {
 describe("access", () => {
   it("needs a write key of the run's own experiment, and an external trainer", async () => {
     const { run, e } = await setup(1);
-    const other = await makeExperiment();
+    const other = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
     const foreign = api(server.url, { bearer: await makeKey(["write"], other.id) });
     expect((await foreign("POST", `/api/v1/runs/${run.id}/batches/lease`, { size: 1 })).status).toBe(403);
     const reader = api(server.url, { bearer: await makeKey(["read"], e.id) });

@@ -6,7 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
-import { makeExperiment, makeJudgedSession, makeRun, trainerKey } from "./helpers";
+import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
+import { makeJudgedSession, SLIME_EXPERIMENT, trainerKey } from "./helpers";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -33,7 +34,7 @@ function runPython(env: Record<string, string>): Promise<{ code: number | null; 
 }
 
 it("passes python3 -m unittest against the running API, training each leased sample once", async () => {
-  const e = await makeExperiment();
+  const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
   const run = await makeRun(e.id);
   // 1 (client) + 2 (lease book) + 6 (three rollouts of 2) samples, and one left over.
   await makeJudgedSession(e.id, run.id, 10);

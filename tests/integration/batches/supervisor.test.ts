@@ -9,8 +9,8 @@ import { actOnRun, startRun } from "../../../server/runs/service";
 import { RunSupervisor, runLogPath, supervisorSettings } from "../../../server/runs/supervisor";
 import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
-import { makeExperiment, SLIME_EXPERIMENT } from "./helpers";
+import { ADMIN, api, makeExperiment, makeKey } from "../../helpers/fixtures";
+import { SLIME_EXPERIMENT } from "./helpers";
 
 const admin: Principal = { kind: "apiKey", keyId: "supervisor-test", prefix: "sup", scopes: ["admin"], experimentId: null, createdById: null };
 const quiet = () => {};
@@ -29,7 +29,7 @@ afterAll(async () => {
 const SETTINGS = { SLIME_DIR: "/opt/slime", SLIME_PYTHONPATH: "/opt/Megatron-LM:/opt/console", CONTROL_PLANE_URL: "http://cp.test:3000" };
 
 async function rayRun(rayAddress = ray.url) {
-  const e = await makeExperiment({ ...SLIME_EXPERIMENT, trainer: { backend: "ray-slime", rayAddress } });
+  const e = await makeExperiment({ ...SLIME_EXPERIMENT, trainer: { backend: "ray-slime", rayAddress } }, { by: ADMIN });
   const run = await startRun(admin, e.id);
   return { e, run };
 }
@@ -180,7 +180,7 @@ describe("local-process runs", () => {
     }).length;
 
   async function localRun() {
-    const e = await makeExperiment({ ...SLIME_EXPERIMENT, trainer: { backend: "local-process" } });
+    const e = await makeExperiment({ ...SLIME_EXPERIMENT, trainer: { backend: "local-process" } }, { by: ADMIN });
     return { ...(await startRun(admin, e.id)), sup: supervisor([e.id], {}, local) };
   }
 

@@ -3,10 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { effectiveLabelsForTurns } from "../../../server/labels/effective";
-import { seedExperiment, seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { makeExperiment } from "../../helpers/fixtures";
 
 async function turnsFor(method: "grpo" | "opd" | "combine", specs: { next?: string | null; turnType?: "MAIN" | "SIDE"; status?: "OK" | "FAILED" }[]) {
-  const exp = await seedExperiment({ method });
+  const exp = await makeExperiment({ method });
   const { turns } = await seedSession(exp.id, specs.map((s, i) => ({ user: `u${i}`, reply: `a${i}`, next: s.next === undefined ? `n${i}` : s.next, turnType: s.turnType, status: s.status })));
   return turns.map((t) => t.id);
 }

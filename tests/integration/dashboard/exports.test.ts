@@ -4,9 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleApi } from "../../../server/gateway/handler";
 import { db } from "../../../server/platform/db/client";
-import { makeKey } from "../../helpers/fixtures";
+import { makeExperiment, makeKey } from "../../helpers/fixtures";
 import { reassembleMessages } from "../../../server/recording/reassemble";
-import { seedExperiment } from "./seed";
 
 let key: string;
 beforeAll(async () => {
@@ -48,7 +47,7 @@ async function exportLines(experimentId: string, query = "") {
 
 describe("OpenClaw-RL import", () => {
   it("stores turns compactly (reassembling to the recorded messages), turns PRM records into judgments, and is idempotent", async () => {
-    const exp = await seedExperiment({ method: "grpo" });
+    const exp = await makeExperiment({ method: "grpo" });
     const report = await importText(exp.id, jsonl([...turnRecords, ...prmRecords]));
     expect(report).toMatchObject({ lines: 5, sessions: 1, turns: { created: 3, skipped: 0 }, judgments: { created: 2, skipped: 0 }, errorCount: 0 });
     const turns = await db().turn.findMany({ where: { experimentId: exp.id }, orderBy: { index: "asc" } });
@@ -75,7 +74,7 @@ describe("OpenClaw-RL import", () => {
   });
 
   it("attaches a PRM file imported after its turn file, reports bad lines, and counts PRM records without a turn", async () => {
-    const exp = await seedExperiment({ method: "combine" });
+    const exp = await makeExperiment({ method: "combine" });
     await importText(exp.id, jsonl(turnRecords));
     const report = await importText(exp.id, `${JSON.stringify(opdRecord)}\nnot json\n{"session_id":"s-1","turn":"x","score":1,"votes":[]}\n${JSON.stringify({ ...prmRecords[0], session_id: "nobody" })}\n`);
     expect(report.judgments.created).toBe(1);
@@ -91,7 +90,7 @@ describe("OpenClaw-RL import", () => {
   });
 
   it("needs the write permission", async () => {
-    const exp = await seedExperiment();
+    const exp = await makeExperiment();
     const reader = await makeKey(["read"]);
     const res = await handleApi(new Request(`http://local/api/import/openclaw?experimentId=${exp.id}`, { method: "POST", headers: { authorization: `Bearer ${reader}` }, body: jsonl(turnRecords) }));
     expect(res.status).toBe(403);
@@ -100,7 +99,7 @@ describe("OpenClaw-RL import", () => {
 
 describe("JSONL export", () => {
   it("writes OpenClaw turn records with their PRM records, and our own fields; filters apply", async () => {
-    const exp = await seedExperiment({ method: "grpo" });
+    const exp = await makeExperiment({ method: "grpo" });
     await importText(exp.id, jsonl([...turnRecords, ...prmRecords]));
     const t1 = await db().turn.findFirstOrThrow({ where: { experimentId: exp.id, index: 1 } });
     await db().label.create({ data: { turnId: t1.id, source: "REVIEWER", value: 1, comment: "the judge was wrong" } });
@@ -125,12 +124,12 @@ describe("JSONL export", () => {
   });
 
   it("round-trips: importing an export into another experiment and exporting again gives the same records", async () => {
-    const src = await seedExperiment({ method: "grpo" });
+    const src = await makeExperiment({ method: "grpo" });
     await importText(src.id, jsonl([...turnRecords, ...prmRecords]));
     const t0 = await db().turn.findFirstOrThrow({ where: { experimentId: src.id, index: 0 } });
     await db().label.create({ data: { turnId: t0.id, source: "USER", value: -1 } });
     const first = await exportLines(src.id);
-    const dst = await seedExperiment({ method: "grpo" });
+    const dst = await makeExperiment({ method: "grpo" });
     const report = await importText(dst.id, first.map((l) => JSON.stringify(l)).join("\n"));
     expect(report).toMatchObject({ turns: { created: 3 }, judgments: { created: 2 }, labels: 1 });
     const second = await exportLines(dst.id);

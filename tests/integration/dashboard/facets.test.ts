@@ -2,13 +2,14 @@
 // filter columns equal to what the turn, its latest judgment, votes and labels say.
 import { describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
-import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { makeExperiment, makeRun } from "../../helpers/fixtures";
 
 const facet = (turnId: string) => db().turnFacet.findUniqueOrThrow({ where: { turnId } });
 
 describe("turn facets", () => {
   it("follow inserts, judgments (latest wins), votes, user feedback, relabels, updates and deletes", async () => {
-    const exp = await seedExperiment();
+    const exp = await makeExperiment();
     const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b", policyVersion: 2 }]);
     const id = turns[0]!.id;
     expect(await facet(id)).toMatchObject({ experimentId: exp.id, judged: false, score: null, split: false, relabeled: false, disputed: false, policyVersion: 2, turnType: "MAIN" });
@@ -23,7 +24,7 @@ describe("turn facets", () => {
     await db().label.create({ data: { turnId: id, source: "REVIEWER", value: 1 } });
     expect(await facet(id)).toMatchObject({ relabeled: true });
 
-    const run = await seedRun(exp.id);
+    const run = await makeRun(exp.id);
     await db().turn.update({ where: { id }, data: { runId: run.id, policyVersion: 7, status: "FAILED" } });
     expect(await facet(id)).toMatchObject({ runId: run.id, policyVersion: 7, status: "FAILED" });
     // A next state arriving changes no facet column (and must not fail the proxy's update).
@@ -39,7 +40,7 @@ describe("turn facets", () => {
   });
 
   it("are written for turns inserted by raw multi-row SQL, as the proxy's recorder does", async () => {
-    const exp = await seedExperiment();
+    const exp = await makeExperiment();
     const { session } = await seedSession(exp.id, []);
     await db().$executeRaw`
       INSERT INTO turns (id, "requestId", "experimentId", "sessionId", index, "messagesDelta", "tokenIds", logprobs)

@@ -5,7 +5,8 @@ import { db } from "../../../server/platform/db/client";
 import { closeQueues } from "../../../server/platform/bus/queues";
 import { fleetOverview } from "../../../server/metrics/fleet";
 import type { Principal } from "../../../server/access/principal";
-import { seedExperiment, seedJudgment, seedSession } from "./seed";
+import { seedJudgment, seedSession } from "./seed";
+import { makeExperiment } from "../../helpers/fixtures";
 
 const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };
 
@@ -19,7 +20,7 @@ describe("fleet overview", () => {
       trainer: { backend: "ray-slime" as const, rayAddress: "http://127.0.0.1:8265", gpu: { nodes: 1, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } },
       hyper: { batchSize: 8 },
     };
-    const exp = await seedExperiment(config);
+    const exp = await makeExperiment(config);
     const run = await db().run.create({ data: { experimentId: exp.id, number: 1, config: exp.config ?? {}, status: "RUNNING", trainerBackend: "ray-slime", startedAt: new Date() } });
     const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b" }, { user: "c", reply: "d" }, { user: "e", reply: "f" }]);
     // Turns 0 and 1 have next states; 0 is judged, 1 waits for the judge; 2 has none (session open).

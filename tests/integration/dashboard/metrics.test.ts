@@ -2,11 +2,10 @@
 // catalogue, and live points over SSE from the Redis `metrics` channel.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
+import { api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
 import { handleApi } from "../../../server/gateway/handler";
 import { publish } from "../../../server/platform/bus/pubsub";
-import { seedExperiment, seedRun } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let call: ReturnType<typeof api>;
@@ -29,8 +28,8 @@ beforeAll(async () => {
   server = await startApiServer();
   key = await makeKey(["read"]);
   call = api(server.url, { bearer: key });
-  exp = await seedExperiment();
-  runId = (await seedRun(exp.id)).id;
+  exp = await makeExperiment();
+  runId = (await makeRun(exp.id)).id;
   // Two statements, so the trigger's upsert path (existing buckets) is exercised too.
   for (const [lo, hi] of [[1, N / 2], [N / 2 + 1, N]]) {
     await db().$executeRaw`
@@ -130,8 +129,8 @@ describe("bucketed series", () => {
   });
 
   it("refuses runs of other experiments and validates input", async () => {
-    const other = await seedExperiment();
-    const otherRun = await seedRun(other.id);
+    const other = await makeExperiment();
+    const otherRun = await makeRun(other.id);
     expect((await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${otherRun.id}&names=train/loss`)).status).toBe(404);
     expect((await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${runId}&names=train/loss&maxPoints=1`)).status).toBe(400);
   });
@@ -166,7 +165,7 @@ describe("live points over SSE", () => {
       }
     };
     expect((await nextEvent()).event).toBe("ready");
-    const other = await seedExperiment();
+    const other = await makeExperiment();
     await publish("metrics", { experimentId: other.id, runId: null, points: [{ name: "train/loss", value: 9, step: 1, ts: Date.now() }] });
     await publish("metrics", { experimentId: exp.id, runId: null, points: [{ name: "train/loss", value: 8, step: 1, ts: Date.now() }] });
     await publish("metrics", { experimentId: exp.id, runId, points: [
@@ -183,7 +182,7 @@ describe("live points over SSE", () => {
   it("needs credentials and access to the experiment", async () => {
     const anon = await handleApi(new Request(`http://local/api/stream/metrics?experimentId=${exp.id}`));
     expect(anon.status).toBe(401);
-    const other = await seedExperiment();
+    const other = await makeExperiment();
     const bound = await makeKey(["read"], other.id);
     const res = await handleApi(new Request(`http://local/api/stream/metrics?experimentId=${exp.id}`, { headers: { authorization: `Bearer ${bound}` } }));
     expect(res.status).toBe(403);

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyApiKey } from "../../../server/access/apiKeys";
 import { handleApi } from "../../../server/gateway/handler";
 import { startApiServer } from "../../helpers/apiServer";
-import { login, makeUser } from "../../helpers/fixtures";
-import { seedExperiment } from "./seed";
+import { login, makeExperiment, makeUser } from "../../helpers/fixtures";
 
 interface Seen { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown> }
 const seen: Seen[] = [];
@@ -34,7 +33,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
   process.env.PROXY_URL = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
   api = await startApiServer();
-  exp = await seedExperiment();
+  exp = await makeExperiment();
 });
 afterAll(async () => {
   await api.close();

@@ -3,10 +3,10 @@
 // and verdicts that land in the audit log and in what training reads.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, login, makeUser } from "../../helpers/fixtures";
+import { api, login, makeExperiment, makeUser } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
 import { effectiveLabelsForTurns } from "../../../server/labels/effective";
-import { seedExperiment, seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 type Call = ReturnType<typeof api>;
@@ -31,7 +31,7 @@ async function reviewerSession(role: "REVIEWER" | "ADMIN" = "REVIEWER"): Promise
 
 /** An experiment with `n` judged main turns; turns listed in `disputed` get split votes. */
 async function judgedTurns(n: number, disputed: number[] = []) {
-  const exp = await seedExperiment({ method: "grpo" });
+  const exp = await makeExperiment({ method: "grpo" });
   const { turns } = await seedSession(exp.id, Array.from({ length: n }, (_, i) => ({ user: `question ${i}`, reply: `answer ${i}`, createdAt: new Date(Date.UTC(2026, 1, 1, 0, i)) })));
   for (const [i, t] of turns.entries()) await seedJudgment(t.id, { score: 1, votes: disputed.includes(i) ? [1, 1, -1] : [1, 1, 1] });
   return { exp, turnIds: turns.map((t) => t.id) };

@@ -1,22 +1,8 @@
 // Seeds recorded conversations the way the proxy, judge and trainer store them (compact deltas, blobs,
 // judgments with votes, labels), straight through Prisma, so dashboard tests do not depend on those workers.
-import { randomBytes } from "node:crypto";
-import { db, type Prisma } from "../../../server/platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import { blobOf } from "../../../server/recording/compact";
-
-export const rid = (p = "x") => `${p}-${randomBytes(5).toString("hex")}`;
-
-export async function seedExperiment(config: ExperimentConfigInput = {}) {
-  const slug = rid("dash");
-  return db().experiment.create({
-    data: { slug, name: `Dashboard ${slug}`, config: ExperimentConfigSchema.parse(config) as unknown as Prisma.InputJsonValue },
-  });
-}
-
-export async function seedRun(experimentId: string, number = 1) {
-  return db().run.create({ data: { experimentId, number, config: {}, status: "RUNNING", trainerBackend: "embedded" } });
-}
+import { db } from "../../../server/platform/db/client";
+import { uniq } from "../../helpers/fixtures";
+import { makeSession, makeTurn, storeBlob } from "../../helpers/turns";
 
 export interface TurnSpec {
   user: string;
@@ -37,12 +23,9 @@ export interface TurnSpec {
  * user/assistant messages + its user message, stored as the proxy stores it: a system blob and deltas.
  */
 export async function seedSession(experimentId: string, specs: TurnSpec[], opts: { externalId?: string; system?: string; simulated?: boolean } = {}) {
-  const system = blobOf("system", { role: "system", content: opts.system ?? "You are a helpful assistant." });
-  await db().blob.upsert({ where: { hash: system.hash }, create: { hash: system.hash, kind: "system", content: system.content as Prisma.InputJsonValue, bytes: system.bytes }, update: {} });
-  const session = await db().agentSession.create({
-    data: { experimentId, externalId: opts.externalId ?? rid("ext"), simulated: opts.simulated ?? false, turnCount: specs.length },
-  });
-  const turns = [];
+  const systemHash = await storeBlob("system", { role: "system", content: opts.system ?? "You are a helpful assistant." });
+  const session = await makeSession(experimentId, { externalId: opts.externalId, simulated: opts.simulated ?? false, turnCount: specs.length });
+  const turns: { id: string }[] = [];
   let laneLength = { MAIN: 0, SIDE: 0 };
   let previousReply: Record<"MAIN" | "SIDE", string | null> = { MAIN: null, SIDE: null };
   for (const [index, spec] of specs.entries()) {
@@ -52,29 +35,24 @@ export async function seedSession(experimentId: string, specs: TurnSpec[], opts:
     laneLength = { ...laneLength, [lane]: offset + delta.length };
     previousReply = { ...previousReply, [lane]: spec.reply };
     const next = spec.next === undefined ? (specs[index + 1]?.user ?? null) : spec.next;
-    const t = await db().turn.create({
-      data: {
-        requestId: rid("req"),
-        experimentId,
-        sessionId: session.id,
-        runId: spec.runId ?? null,
-        index,
-        turnType: lane,
-        status: spec.status ?? "OK",
-        systemHash: system.hash,
-        messagesOffset: offset,
-        messagesDelta: delta,
-        content: spec.reply,
-        tokenIds: spec.tokenIds ?? [],
-        logprobs: spec.logprobs ?? [],
-        policyVersion: spec.policyVersion ?? 0,
-        nextState: next === null ? undefined : { role: "user", content: next },
-        nextStateRole: next === null ? null : "user",
-        nextStateAt: next === null ? null : new Date(),
-        createdAt: spec.createdAt,
-      },
+    const id = await makeTurn({
+      experimentId,
+      sessionId: session.id,
+      runId: spec.runId ?? null,
+      index,
+      turnType: lane,
+      status: spec.status ?? "OK",
+      systemHash,
+      messagesOffset: offset,
+      request: delta,
+      content: spec.reply,
+      tokenIds: spec.tokenIds ?? [],
+      logprobs: spec.logprobs ?? [],
+      policyVersion: spec.policyVersion ?? 0,
+      next: next === null ? null : { role: "user", content: next },
+      createdAt: spec.createdAt,
     });
-    turns.push(t);
+    turns.push({ id });
   }
   return { session, turns };
 }
@@ -95,7 +73,7 @@ export async function seedJudgment(turnId: string, j: JudgmentSpec) {
   return db().judgment.create({
     data: {
       turnId,
-      judgeVersion: j.judgeVersion ?? rid("jv"),
+      judgeVersion: j.judgeVersion ?? uniq("jv"),
       judgeKind: "heuristic",
       model: "heuristic",
       promptVersion: "test",
@@ -123,3 +101,7 @@ export async function seedJudgment(turnId: string, j: JudgmentSpec) {
 export async function seedUserFeedback(turnId: string, value: 1 | -1) {
   return db().label.create({ data: { turnId, source: "USER", value } });
 }
+
+// Old names, kept only while tests/browser/console.test.ts (being written in parallel) imports them; use
+// makeExperiment and makeRun from tests/helpers/fixtures.
+export { makeExperiment as seedExperiment, makeRun as seedRun } from "../../helpers/fixtures";

@@ -4,7 +4,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { deleteExperiments, boxed, isolateRedis, makeExperiment, makeTurn, PrmScript, waitFor } from "./helpers";
+import { boxed, PrmScript } from "./helpers";
+import { deleteExperiments, makeExperiment } from "../../helpers/fixtures";
+import { isolateRedis } from "../../helpers/isolate";
+import { makeTurn } from "../../helpers/turns";
+import { waitFor } from "../../helpers/waitFor";
 
 const prefix = isolateRedis("judge-crash");
 

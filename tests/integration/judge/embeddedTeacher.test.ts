@@ -14,7 +14,9 @@ import { encode, END_ID, VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import { judgeTurnJob } from "../../../server/judge/worker/process";
 import { JudgeRuntime } from "../../../server/judge/worker/runtime";
-import { deleteExperiments, judgmentsOf, makeExperiment, makeTurn } from "./helpers";
+import { judgmentsOf } from "./helpers";
+import { deleteExperiments, makeExperiment } from "../../helpers/fixtures";
+import { makeTurn } from "../../helpers/turns";
 
 let dir: string;
 let checkpoint: string;

@@ -1,99 +1,11 @@
-// Fixtures for the judge integration tests: experiments, sessions and turns written with Prisma (as
-// the proxy records them), a per-file Redis prefix, a fake PRM router scripted per turn, and polling.
-import { randomBytes } from "node:crypto";
-import { db, type Prisma } from "../../../server/platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import type { ChatMessage } from "../../../server/judge/core/schemas";
+// Fixtures for the judge integration tests: a turn's stored judgments and a fake PRM router scripted per
+// turn (experiments, turns, Redis isolation and polling come from tests/helpers).
+import { db } from "../../../server/platform/db/client";
 import type { FakePrmServer, FakeReply } from "../../fakes/prmServer";
-
-export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
-
-/**
- * Gives this test file its own queue namespace under the run's prefix, so another file's worker never
- * takes its jobs. Must run before anything touches Redis (env() is read lazily and then cached).
- */
-export function isolateRedis(name: string): string {
-  const prefix = `${process.env.REDIS_PREFIX ?? "test:"}${name}-${randomBytes(3).toString("hex")}:`;
-  process.env.REDIS_PREFIX = prefix;
-  return prefix;
-}
-
-const created: string[] = [];
-
-export async function makeExperiment(config: ExperimentConfigInput): Promise<{ id: string }> {
-  const parsed = ExperimentConfigSchema.parse(config);
-  const e = await db().experiment.create({
-    data: { slug: uniq("judge"), name: "judge test", config: parsed as unknown as Prisma.InputJsonValue },
-    select: { id: true },
-  });
-  created.push(e.id);
-  return e;
-}
-
-/**
- * Deletes this file's experiments (turns cascade): their fake endpoints are gone, so the sweepers of
- * workers started later in the same test run (browser tests) must not find deliberately unjudged turns.
- */
-export async function deleteExperiments(): Promise<void> {
-  await db().experiment.deleteMany({ where: { id: { in: created } } });
-}
-
-export type TurnSpec = {
-  experimentId: string;
-  request?: ChatMessage[];
-  content: string;
-  toolCalls?: unknown[];
-  tokenIds?: number[];
-  /** The next state; null = none arrived. */
-  next?: { role: string; content: string } | null;
-  sessionDone?: boolean;
-  turnType?: "MAIN" | "SIDE";
-  status?: "OK" | "FAILED";
-  /** When the next state (or the session's end) arrived; defaults to now. */
-  readyAt?: Date;
-};
-
-/** One recorded turn in a session of its own (index 0, so its delta is its whole request body). */
-export async function makeTurn(spec: TurnSpec): Promise<string> {
-  const readyAt = spec.readyAt ?? new Date();
-  const session = await db().agentSession.create({
-    data: { experimentId: spec.experimentId, externalId: uniq("sess"), done: spec.sessionDone ?? false, doneAt: spec.sessionDone ? readyAt : null },
-  });
-  const next = spec.next === undefined ? { role: "user", content: "thanks!" } : spec.next;
-  const turn = await db().turn.create({
-    data: {
-      requestId: uniq("req"),
-      experimentId: spec.experimentId,
-      sessionId: session.id,
-      index: 0,
-      turnType: spec.turnType ?? "MAIN",
-      status: spec.status ?? "OK",
-      messagesOffset: 0,
-      messagesDelta: (spec.request ?? [{ role: "user", content: "Tell me about Paris." }]) as Prisma.InputJsonValue,
-      content: spec.content,
-      toolCalls: spec.toolCalls as Prisma.InputJsonValue | undefined,
-      tokenIds: spec.tokenIds ?? [],
-      nextState: next ? (next as Prisma.InputJsonValue) : undefined,
-      nextStateRole: next?.role ?? null,
-      nextStateAt: next ? readyAt : null,
-    },
-  });
-  return turn.id;
-}
+import { uniq } from "../../helpers/fixtures";
 
 export async function judgmentsOf(turnId: string) {
   return db().judgment.findMany({ where: { turnId }, include: { votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] } } });
-}
-
-/** Polls `fn` until it returns a non-null value or the deadline passes. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export const boxed = (v: number | string, hint?: string): FakeReply => ({

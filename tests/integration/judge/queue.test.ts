@@ -2,7 +2,11 @@
 // delivery, retry with backoff while the endpoint is down, the sweeper, and the metrics it publishes
 // and persists. Everything is polled against Postgres with a deadline.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteExperiments, isolateRedis, judgmentsOf, makeExperiment, makeTurn, PrmScript, boxed, waitFor } from "./helpers";
+import { judgmentsOf, PrmScript, boxed } from "./helpers";
+import { deleteExperiments, makeExperiment } from "../../helpers/fixtures";
+import { isolateRedis } from "../../helpers/isolate";
+import { makeTurn } from "../../helpers/turns";
+import { waitFor } from "../../helpers/waitFor";
 
 const prefix = isolateRedis("judge-queue");
 

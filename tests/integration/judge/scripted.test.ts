@@ -9,7 +9,9 @@ import { renderChatML } from "../../../server/judge/core/teacherClients";
 import { judgeTurnJob, JudgeUnavailableError } from "../../../server/judge/worker/process";
 import { JudgeRuntime } from "../../../server/judge/worker/runtime";
 import { fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
-import { deleteExperiments, boxed, judgmentsOf, makeExperiment, makeTurn, PrmScript, type TurnSpec } from "./helpers";
+import { boxed, judgmentsOf, PrmScript } from "./helpers";
+import { deleteExperiments, makeExperiment } from "../../helpers/fixtures";
+import { makeTurn, type TurnSpec } from "../../helpers/turns";
 
 let fake: FakePrmServer;
 let prm: PrmScript;

@@ -7,11 +7,11 @@ import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { env } from "../../../server/platform/env";
-import { Cluster, exited, freePort } from "../../faults/cluster";
+import { Cluster, exited, freePort } from "../../../bench/lib/cluster";
 import { startFakeUpstream } from "../../fakes/openaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";
-import { makeExperiment, tempDataDir } from "./setup";
-import { startForwarder } from "./tcpForwarder";
+import { proxiedExperiment, tempDataDir } from "./setup";
+import { startForwarder } from "../../../bench/lib/tcpForwarder";
 
 type Msg = { role: string; content: string };
 
@@ -39,7 +39,7 @@ it("keeps every turn answered with a 2xx through SIGKILLs right after the answer
   const relayed = new URL(env().DATABASE_URL);
   relayed.hostname = "127.0.0.1";
   relayed.port = String(relay.port());
-  const experiment = await makeExperiment(fake);
+  const experiment = await proxiedExperiment(fake);
   const key = await makeKey(["proxy"], experiment.id);
   const dataDir = await tempDataDir();
   const bufferDir = path.join(dataDir, "proxy-buffer");

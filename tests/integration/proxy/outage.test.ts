@@ -12,8 +12,8 @@ import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import type { JudgeItem } from "../../../server/proxy/recorder/sql";
 import { startFakeUpstream, type FakeUpstream } from "../../fakes/openaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";
-import { makeExperiment, post, tempDataDir } from "./setup";
-import { startForwarder } from "./tcpForwarder";
+import { proxiedExperiment, post, tempDataDir } from "./setup";
+import { startForwarder } from "../../../bench/lib/tcpForwarder";
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -38,7 +38,7 @@ describe("Postgres outage", () => {
     const writerUrl = new URL(env().DATABASE_URL);
     writerUrl.hostname = "127.0.0.1";
     writerUrl.port = String(fwd.port());
-    const experiment = await makeExperiment(fake);
+    const experiment = await proxiedExperiment(fake);
     const key = await makeKey(["proxy"], experiment.id);
     const dataDir = await tempDataDir();
     const start = () => startProxy({ port: 0, host: "127.0.0.1", dataDir, databaseUrl: writerUrl.toString(), writerProbeMs: 50, metricsIntervalMs: 3_600_000, log: () => {} });
@@ -117,7 +117,7 @@ describe("Postgres outage", () => {
 
 describe("Redis outage", () => {
   it("stores turns anyway; the enqueuer retries and the sweeper queues ready turns once Redis is back", async () => {
-    const experiment = await makeExperiment(fake);
+    const experiment = await proxiedExperiment(fake);
     const key = await makeKey(["proxy"], experiment.id);
     let redisUp = false;
     const queued: JudgeItem[] = [];

@@ -3,25 +3,22 @@
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
 import OpenAI from "openai";
-import { createExperiment } from "../../../server/experiments/service";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
+import type { ExperimentConfigInput } from "../../../server/experiments/config";
 import { startProxy, type ProxyOptions, type ProxyServer } from "../../../server/proxy/server";
 import { env } from "../../../server/platform/env";
 import type { Principal } from "../../../server/access/principal";
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../../fakes/openaiUpstream";
-import { makeKey, makeUser, uniq } from "../../helpers/fixtures";
+import { makeExperiment, makeKey, makeUser, uniq } from "../../helpers/fixtures";
 
 export async function adminPrincipal(): Promise<Principal> {
   const u = await makeUser("ADMIN");
   return { kind: "user", userId: u.id, email: u.email, role: "ADMIN" };
 }
 
-export async function makeExperiment(fake: FakeUpstream, serving: NonNullable<ExperimentConfigInput["serving"]> = {}) {
-  const config = ExperimentConfigSchema.parse({
-    policy: { kind: "openai", baseUrl: fake.url, model: fake.model, apiKey: "upstream-secret" },
-    serving,
-  });
-  return createExperiment(await adminPrincipal(), { name: uniq("proxy"), slug: uniq("px"), description: "", config });
+/** An experiment whose policy is the fake upstream, created through the service by an admin user. */
+export async function proxiedExperiment(fake: FakeUpstream, serving: NonNullable<ExperimentConfigInput["serving"]> = {}) {
+  const config = { policy: { kind: "openai" as const, baseUrl: fake.url, model: fake.model, apiKey: "upstream-secret" }, serving };
+  return makeExperiment(config, { by: await adminPrincipal(), name: uniq("proxy") });
 }
 
 export async function tempDataDir(): Promise<string> {
@@ -32,7 +29,7 @@ export async function tempDataDir(): Promise<string> {
 
 export interface Harness {
   fake: FakeUpstream;
-  experiment: Awaited<ReturnType<typeof makeExperiment>>;
+  experiment: Awaited<ReturnType<typeof proxiedExperiment>>;
   key: string;
   proxy: ProxyServer;
   client: OpenAI;
@@ -42,7 +39,7 @@ export interface Harness {
 
 export async function harness(opts: { fake?: FakeUpstreamOptions; serving?: NonNullable<ExperimentConfigInput["serving"]>; proxy?: ProxyOptions } = {}): Promise<Harness> {
   const fake = await startFakeUpstream(opts.fake);
-  const experiment = await makeExperiment(fake, opts.serving);
+  const experiment = await proxiedExperiment(fake, opts.serving);
   const key = await makeKey(["proxy"], experiment.id);
   const dataDir = opts.proxy?.dataDir ?? (await tempDataDir());
   const proxy = await startProxy({ port: 0, host: "127.0.0.1", dataDir, metricsIntervalMs: 3_600_000, ...opts.proxy });

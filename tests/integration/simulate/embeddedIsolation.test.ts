@@ -5,9 +5,10 @@ import { promises as fs } from "node:fs";
 import OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
-import { makeKey } from "../../helpers/fixtures";
+import { makeExperiment, makeKey } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";
-import { isolateDataDir, makeBaseCheckpoint, makeExperiment } from "../train/helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { isolateDataDir } from "../../helpers/isolate";
 
 let dataDir = "";
 let proxy: ProxyServer;

@@ -16,9 +16,9 @@ import { runLockstep } from "../../../bench/lib/lockstep";
 import { simulationProgress } from "../../../server/simulation/service";
 import { StepRecordSchema } from "../../../server/training/schemas";
 import { Trainer } from "../../../server/training/loop";
-import { makeKey, uniq } from "../../helpers/fixtures";
+import { ADMIN, makeKey, uniq } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";
-import { admin, isolateDataDir, isolateRedis } from "../train/helpers";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
 isolateRedis("sim-loop");
 
@@ -97,7 +97,7 @@ describe("simulated users → proxy → judge → trainer → new version served
     }
 
     // The judged reward (the user's reactions) of the last window of versions beats the first window's.
-    const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });
+    const progress = await simulationProgress(ADMIN, { experimentId: e.id, versions: 500 });
     const byVersion = progress.versions;
     const first = mean(byVersion.slice(0, WINDOW));
     const last = mean(byVersion.slice(-WINDOW));

@@ -10,7 +10,8 @@ import { listHeartbeats } from "../../../server/platform/workerRuntime";
 import { readStats, updateSimulation } from "../../../server/simulation/service";
 import { SIMULATION_KEY_NAME } from "../../../server/simulation/key";
 import { harness, type Harness } from "../proxy/setup";
-import { admin } from "../train/helpers";
+import { ADMIN } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,23 +28,13 @@ function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProce
   return { child, since, exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** The worker's heartbeat (tsx runs it in a process of its own, so it is found by start time, not pid). */
 const heartbeatOf = async (since: number) => (await listHeartbeats()).find((b) => b.kind === "simulate" && b.startedAt >= since);
 
 describe("workers/simulate", () => {
   it("simulates users for an enabled experiment, stops when switched off, and revokes its key on SIGTERM", async () => {
     const experimentId = h.experiment.id;
-    await updateSimulation(admin, { experimentId, enabled: true, personas: ["maya", "leo"], perMinute: 600, concurrency: 2, maxTurns: 2, seed: 3 });
+    await updateSimulation(ADMIN, { experimentId, enabled: true, personas: ["maya", "leo"], perMinute: 600, concurrency: 2, maxTurns: 2, seed: 3 });
     const { child, exited, since } = startWorker();
     try {
       const sessions = await waitFor("three simulated sessions", async () => {
@@ -71,7 +62,7 @@ describe("workers/simulate", () => {
       const key = await db().apiKey.findFirstOrThrow({ where: { name: SIMULATION_KEY_NAME, revokedAt: null }, orderBy: { createdAt: "desc" } });
       expect(key.scopes.sort()).toEqual(["proxy", "write"]);
 
-      await updateSimulation(admin, { experimentId, enabled: false });
+      await updateSimulation(ADMIN, { experimentId, enabled: false });
       await waitFor("the worker to go idle", async () => (await heartbeatOf(since))?.activity.startsWith("idle") ?? false);
       await h.proxy.writer.drain();
       const after = await db().agentSession.count({ where: { experimentId, simulated: true } });
@@ -89,7 +80,7 @@ describe("workers/simulate", () => {
   });
 
   it("does nothing under SIMULATE=0", async () => {
-    await updateSimulation(admin, { experimentId: h.experiment.id, enabled: true });
+    await updateSimulation(ADMIN, { experimentId: h.experiment.id, enabled: true });
     const keysBefore = await db().apiKey.count({ where: { name: SIMULATION_KEY_NAME } });
     const { child, exited, since } = startWorker({ SIMULATE: "0" });
     try {
@@ -99,7 +90,7 @@ describe("workers/simulate", () => {
       expect(await db().apiKey.count({ where: { name: SIMULATION_KEY_NAME } })).toBe(keysBefore);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
-      await updateSimulation(admin, { experimentId: h.experiment.id, enabled: false });
+      await updateSimulation(ADMIN, { experimentId: h.experiment.id, enabled: false });
     }
   });
 });

@@ -5,8 +5,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
-import { collect, isolateDataDir, isolateRedis, makeBaseCheckpoint, makeExperiment, waitFor } from "./helpers";
+import { api, makeExperiment, makeKey } from "../../helpers/fixtures";
+import { collect } from "./helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { waitFor } from "../../helpers/waitFor";
 
 isolateRedis("train-api");
 let server: Awaited<ReturnType<typeof startApiServer>>;

@@ -1,78 +1,15 @@
-// Fixtures for the trainer tests: a tiny base checkpoint, experiments and runs written with Prisma, turns
-// served by the proxy's own embedded upstream (so prompt rendering, token ids and behaviour log-probs are
-// real) and recorded in the proxy's compact form, judgments and labels, a per-file Redis prefix, and a
-// subscriber that collects what the trainer publishes.
-import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { db, type Prisma } from "../../../server/platform/db/client";
-import { initBackend } from "../../../server/engine/backend";
-import { saveCheckpoint } from "../../../server/engine/checkpoint";
-import { createModel, disposeModel, type ModelConfig } from "../../../server/engine/model";
-import { VOCAB_SIZE } from "../../../server/engine/tokenizer";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
-import { blobOf, splitSystem } from "../../../server/recording/compact";
+// Fixtures for the trainer tests: turns served by the proxy's own embedded upstream (so prompt rendering,
+// token ids and behaviour log-probs are real) and recorded in the proxy's compact form, judgments and labels,
+// and a subscriber that collects what the trainer publishes (experiments, runs, Redis and data-dir isolation
+// and polling come from tests/helpers; the tiny base checkpoint from bench/lib/baseCheckpoint).
+import { db } from "../../../server/platform/db/client";
+import { splitSystem } from "../../../server/recording/compact";
 import { pgSafeText } from "../../../server/proxy/recorder/sql";
 import { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";
 import { subscribe } from "../../../server/platform/bus/pubsub";
-import type { Principal } from "../../../server/access/principal";
-
-export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
-
-/** Small enough to train in well under a second on a 2-core box. */
-export const TINY: ModelConfig = { vocabSize: VOCAB_SIZE, ctx: 96, nLayer: 1, nEmbd: 32, nHead: 2 };
-
-/** Must run before anything touches Redis (env() is read once and cached). */
-export function isolateRedis(name: string): string {
-  const prefix = `${process.env.REDIS_PREFIX ?? "test:"}${name}-${randomBytes(3).toString("hex")}:`;
-  process.env.REDIS_PREFIX = prefix;
-  return prefix;
-}
-
-/** A per-file DATA_DIR (checkpoints go to <DATA_DIR>/checkpoints). */
-export async function isolateDataDir(name: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `train-${name}-`));
-  process.env.DATA_DIR = dir;
-  return dir;
-}
-
-export async function makeBaseCheckpoint(dir: string, seed = 1, config: ModelConfig = TINY): Promise<string> {
-  await initBackend();
-  const model = createModel(config, seed);
-  const target = path.join(dir, `base-${seed}`);
-  await saveCheckpoint(target, model, { version: 0, step: 0 });
-  disposeModel(model);
-  return target;
-}
-
-export const admin: Principal = { kind: "apiKey", keyId: "train-test", prefix: "train", scopes: ["admin"], experimentId: null, createdById: null };
-
-export async function makeExperiment(config: ExperimentConfigInput): Promise<{ id: string; config: ReturnType<typeof ExperimentConfigSchema.parse> }> {
-  const parsed = ExperimentConfigSchema.parse(config);
-  const e = await db().experiment.create({
-    data: { slug: uniq("train"), name: "trainer test", config: parsed as unknown as Prisma.InputJsonValue },
-    select: { id: true },
-  });
-  return { id: e.id, config: parsed };
-}
-
-export async function makeRun(experimentId: string, status: "PENDING" | "RUNNING" | "PAUSED" = "RUNNING"): Promise<string> {
-  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
-  const last = await db().run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
-  const run = await db().run.create({
-    data: {
-      experimentId,
-      number: (last?.number ?? 0) + 1,
-      config: e.config as Prisma.InputJsonValue,
-      trainerBackend: "embedded",
-      status,
-      startedAt: status === "PENDING" ? null : new Date(),
-    },
-  });
-  return run.id;
-}
+import { uniq } from "../../helpers/fixtures";
+import { makeTurn, storeBlob } from "../../helpers/turns";
 
 export type Message = { role: string; content: string };
 
@@ -125,37 +62,21 @@ export async function serveTurn(upstream: EmbeddedUpstream, spec: ServeSpec): Pr
 
 export async function recordTurn(spec: Omit<ServeSpec, "seed">, served: Served): Promise<string> {
   const { system, body } = splitSystem(spec.messages);
-  const sys = system ? blobOf("system", system) : null;
-  const tools = spec.tools?.length ? blobOf("tools", spec.tools) : null;
-  for (const b of [sys, tools]) {
-    if (b) await db().blob.upsert({ where: { hash: b.hash }, create: { ...b, content: b.content as Prisma.InputJsonValue }, update: {} });
-  }
-  const session = await db().agentSession.create({ data: { experimentId: spec.experimentId, externalId: uniq("sess") } });
-  const next = spec.next === undefined ? { role: "user", content: "thanks!" } : spec.next;
-  const turn = await db().turn.create({
-    data: {
-      requestId: uniq("req"),
-      experimentId: spec.experimentId,
-      sessionId: session.id,
-      runId: spec.runId ?? null,
-      index: 0,
-      systemHash: sys?.hash ?? null,
-      toolsHash: tools?.hash ?? null,
-      messagesOffset: 0,
-      messagesDelta: body as Prisma.InputJsonValue,
-      content: pgSafeText(served.content), // as the proxy's recorder stores it
-      tokenIds: served.tokenIds,
-      logprobs: served.logprobs,
-      promptTokens: served.promptTokens,
-      completionTokens: served.tokenIds.length,
-      policyVersion: served.policyVersion,
-      nextState: next ? (next as Prisma.InputJsonValue) : undefined,
-      nextStateRole: next?.role ?? null,
-      nextStateAt: next ? new Date() : null,
-      ...(spec.createdAt ? { createdAt: spec.createdAt } : {}),
-    },
+  return makeTurn({
+    experimentId: spec.experimentId,
+    runId: spec.runId ?? null,
+    systemHash: system ? await storeBlob("system", system) : null,
+    toolsHash: spec.tools?.length ? await storeBlob("tools", spec.tools) : null,
+    request: body,
+    content: pgSafeText(served.content), // as the proxy's recorder stores it
+    tokenIds: served.tokenIds,
+    logprobs: served.logprobs,
+    promptTokens: served.promptTokens,
+    completionTokens: served.tokenIds.length,
+    policyVersion: served.policyVersion,
+    next: spec.next,
+    createdAt: spec.createdAt,
   });
-  return turn.id;
 }
 
 export interface JudgmentSpec {
@@ -200,15 +121,4 @@ export async function collect<C extends ChannelName>(channel: C): Promise<{ mess
   const messages: ChannelPayload<C>[] = [];
   const close = await subscribe(channel, (m) => messages.push(m));
   return { messages, close };
-}
-
-/** Polls `fn` until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

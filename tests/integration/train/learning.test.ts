@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { Trainer } from "../../../server/training/loop";
-import { collect, isolateDataDir, isolateRedis, judge, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, waitFor } from "./helpers";
+import { collect, judge, serveTurn, upstreamFor } from "./helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { makeExperiment, makeRun } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
 
 isolateRedis("train-learning");
 let dataDir = "";
@@ -37,7 +41,7 @@ describe("learning", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: BATCH, lr: LR, keepCheckpoints: 2 },
     });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const trainer = new Trainer({ dataDir });
     const versions = await collect("policyVersion");
     const perRound: number[] = [];

@@ -15,9 +15,10 @@ import { StepRecordSchema } from "../../../server/training/schemas";
 import { servedPromptIds } from "../../../server/training/trainInputs";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
-import {
-  admin, collect, isolateDataDir, isolateRedis, judge, label, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, type Message, type ServeSpec,
-} from "./helpers";
+import { collect, judge, label, serveTurn, upstreamFor, type Message, type ServeSpec } from "./helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
 isolateRedis("train-loop");
 let dataDir = "";
@@ -52,7 +53,7 @@ async function judgedTurn(experimentId: string, runId: string, score: number, ov
 describe("a step at exactly batchSize", () => {
   it("trains the batch once it is full, commits version 1, and every sample traces to its turn, judgment and label", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 4, lr: 1e-3 } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const versions = await collect("policyVersion");
     const metrics = await collect("metrics");
     try {
@@ -132,7 +133,7 @@ describe("a step at exactly batchSize", () => {
 describe("versions", () => {
   it("keeps the last K checkpoints; promote and roll back switch the served version and announce it", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, keepCheckpoints: 2 } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const orphan = path.join(experimentCheckpointDir(exp, dataDir), "v42-deadbe"); // a dead trainer's uncommitted attempt
     await fs.mkdir(orphan, { recursive: true });
     for (let i = 0; i < 3; i++) {
@@ -148,10 +149,10 @@ describe("versions", () => {
 
     const versions = await collect("policyVersion");
     try {
-      const back = await rollbackPolicyVersion(admin, { experimentId: exp });
+      const back = await rollbackPolicyVersion(ADMIN, { experimentId: exp });
       expect(back.active).toEqual({ version: 2, checkpointPath: rows[1].checkpointPath });
       expect(back.previous).toBe(3);
-      await expect(promotePolicyVersion(admin, { experimentId: exp, version: 1 })).rejects.toThrow(/pruned/);
+      await expect(promotePolicyVersion(ADMIN, { experimentId: exp, version: 1 })).rejects.toThrow(/pruned/);
 
       // The trainer continues from what is served now: version 4 is trained from version 2.
       const t1 = await judgedTurn(exp, runId, 1);
@@ -159,11 +160,11 @@ describe("versions", () => {
       expect((await trainer.tick(runId)).step).toMatchObject({ step: 4, version: 4, parentVersion: 2, outcome: "ACTIVE" });
       expect((await db().sample.findFirstOrThrow({ where: { turnId: t1.turnId } })).staleness).toBe(2); // served by 0, trained from 2
 
-      const promoted = await promotePolicyVersion(admin, { experimentId: exp, version: 3 });
+      const promoted = await promotePolicyVersion(ADMIN, { experimentId: exp, version: 3 });
       expect(promoted.active.version).toBe(3);
-      const toBase = await rollbackPolicyVersion(admin, { experimentId: exp, toVersion: 0 });
+      const toBase = await rollbackPolicyVersion(ADMIN, { experimentId: exp, toVersion: 0 });
       expect(toBase.active).toEqual({ version: 0, checkpointPath: base });
-      await expect(rollbackPolicyVersion(admin, { experimentId: exp })).rejects.toThrow(/nothing to roll back/);
+      await expect(rollbackPolicyVersion(ADMIN, { experimentId: exp })).rejects.toThrow(/nothing to roll back/);
       await new Promise((r) => setTimeout(r, 200)); // let the subscriber drain
       expect(versions.messages.filter((m) => m.experimentId === exp)).toEqual([
         { experimentId: exp, version: 2, checkpointPath: rows[1].checkpointPath },
@@ -180,13 +181,13 @@ describe("versions", () => {
 
   it("a step whose parent was superseded meanwhile is kept as a CANDIDATE, not served", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 1, lr: 1e-3 } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
     expect((await trainer.tick(runId)).step).toMatchObject({ version: 1, outcome: "ACTIVE" });
     await judgedTurn(exp, runId, 1);
     // The trainer reads ACTIVE = 1 and trains; an operator rolls back before the commit lands.
     const trainerTick = trainer.tick(runId);
-    await rollbackPolicyVersion(admin, { experimentId: exp });
+    await rollbackPolicyVersion(ADMIN, { experimentId: exp });
     const r = await trainerTick;
     // Either the rollback landed first (the step trains from the base: version 2 ACTIVE from parent 0)
     // or during the step (version 2 from parent 1 becomes a CANDIDATE). Never is a superseded parent served.
@@ -200,7 +201,7 @@ describe("versions", () => {
 describe("run states", () => {
   it("paused runs collect but do not step; stopped runs stop", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 } });
-    const runId = await makeRun(exp, "PAUSED");
+    const runId = (await makeRun(exp, { status: "PAUSED" })).id;
     await judgedTurn(exp, runId, 1);
     await judgedTurn(exp, runId, 1);
     expect(await trainer.tick(runId)).toEqual({ fill: { ready: 2, needed: 2 }, step: null });
@@ -218,7 +219,7 @@ describe("run states", () => {
 describe("losses through the loop", () => {
   it("combine: a reviewer's hint is scored by the frozen teacher; RL-only samples get w_rl·r", async () => {
     const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5 } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
     const hinted = await ask(exp, runId);
     const j = await judge(hinted.turnId, { score: 1 });
@@ -234,7 +235,7 @@ describe("losses through the loop", () => {
 
   it("a custom loss module replaces the PPO surrogate (examples/custom-loss.ts, CISPO)", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 }, customLossPath: "examples/custom-loss.ts" });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const a = await judgedTurn(exp, runId, 1);
     const b = await judgedTurn(exp, runId, -1);
     const r = await trainer.tick(runId);
@@ -248,7 +249,7 @@ describe("losses through the loop", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight" },
     });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
     await judgedTurn(exp, runId, -1);
     const first = await trainer.tick(runId);

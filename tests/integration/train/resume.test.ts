@@ -10,7 +10,11 @@ import { readCheckpointMeta } from "../../../server/engine/checkpoint";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import { WORKERS, workerCommand } from "../../../workers/registry";
-import { isolateDataDir, isolateRedis, judge, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, waitFor } from "./helpers";
+import { judge, serveTurn, upstreamFor } from "./helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { makeExperiment, makeRun } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
 
 isolateRedis("train-resume");
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -58,7 +62,7 @@ describe("resume after SIGKILL", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: BATCH, lr: 1e-3, maxStaleness: 100, keepCheckpoints: 3 },
     });
-    const runId = await makeRun(exp, "PENDING");
+    const runId = (await makeRun(exp, { status: "PENDING" })).id;
     for (let i = 0; i < BATCH * STEPS; i++) {
       const { turnId } = await serveTurn(upstream, { experimentId: exp, runId, messages: [{ role: "user", content: `Remind me of task ${i}.` }], seed: 1000 + i });
       await judge(turnId, { score: i % 3 === 0 ? -1 : 1 });

@@ -5,7 +5,10 @@ import { promises as fs } from "node:fs";
 import { db } from "../../../server/platform/db/client";
 import { batchFill, collectSamples } from "../../../server/training/samples";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
-import { isolateDataDir, isolateRedis, judge, label, makeBaseCheckpoint, makeExperiment, makeRun, serveTurn, upstreamFor, type ServeSpec } from "./helpers";
+import { judge, label, serveTurn, upstreamFor, type ServeSpec } from "./helpers";
+import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { makeExperiment, makeRun } from "../../helpers/fixtures";
 
 isolateRedis("train-samples");
 let dataDir = "";
@@ -35,7 +38,7 @@ describe("collectSamples (grpo)", () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 3 } });
     const before = await ask(exp, null, { createdAt: new Date(Date.now() - 3600_000) }); // before the run existed
     await judge(before.turnId, { score: 1 });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
 
     const good = await ask(exp, runId);
     await judge(good.turnId, { score: 1 });
@@ -95,7 +98,7 @@ describe("collectSamples (grpo)", () => {
 
   it("ignores side and failed turns, and other runs' turns", async () => {
     const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const side = await ask(exp, runId);
     await db().turn.update({ where: { id: side.turnId }, data: { turnType: "SIDE" } });
     const failed = await ask(exp, runId);
@@ -111,7 +114,7 @@ describe("collectSamples (grpo)", () => {
 describe("collectSamples (opd / combine)", () => {
   it("opd needs teacher log-probs; combine dispatches BOTH / OPD / RL with the judgment's reward", async () => {
     const { id: opdExp } = await makeExperiment({ method: "opd", policy: { kind: "embedded", checkpoint: base } });
-    const opdRun = await makeRun(opdExp);
+    const opdRun = (await makeRun(opdExp)).id;
     const withHint = await ask(opdExp, opdRun);
     await judge(withHint.turnId, { score: 1, hint: "Be brief and answer directly.", hintAccepted: true, teacherLogprobs: withHint.served.logprobs.map((x) => x + 0.1) });
     const noHint = await ask(opdExp, opdRun);
@@ -121,7 +124,7 @@ describe("collectSamples (opd / combine)", () => {
     expect(await sampleOf(opdRun, noHint.turnId)).toMatchObject({ kind: "OPD", excluded: true, excludeReason: "no_valid_hint" });
 
     const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base } });
-    const runId = await makeRun(exp);
+    const runId = (await makeRun(exp)).id;
     const both = await ask(exp, runId);
     await judge(both.turnId, { score: -1, hint: "Ask which city first.", hintAccepted: true, teacherLogprobs: both.served.logprobs });
     const opdOnly = await ask(exp, runId);
@@ -146,7 +149,7 @@ describe("staleness", () => {
     const drop = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { maxStaleness: 1, stalePolicy: "drop" } });
     const weigh = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { maxStaleness: 1, stalePolicy: "importance-weight" } });
     for (const { id: exp } of [drop, weigh]) {
-      const runId = await makeRun(exp);
+      const runId = (await makeRun(exp)).id;
       const t = await ask(exp, runId); // served by version 0
       await judge(t.turnId, { score: 1 });
       await collectSamples(runId);
