@@ -46,6 +46,10 @@ export const TurnListInput = TurnFilterSchema.extend({
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
+/** GET /sessions/{id}: `id` is ours or the client's session id (up to 200 chars, like `/turns?sessionId=`). */
+export const SessionGetParams = z.object({ id: z.string().min(1).max(200) });
+export const SessionGetQuery = z.object({ experimentId: IdSchema.optional() });
+
 export const ConversationInput = z.object({
   sessionId: IdSchema,
   /** Turns with a larger index than this (pagination through long sessions). */

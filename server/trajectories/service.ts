@@ -7,6 +7,7 @@ import { assertCan, assertExperimentAccess, type Principal } from "../access/pri
 
 import { reassembleMessages } from "../recording/reassemble";
 import { authorizeRow, scopeExperiment } from "../access/scope";
+import { conflict } from "../platform/errors";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
@@ -34,6 +35,8 @@ export async function listSessions(p: Principal, input: z.output<typeof SessionL
     },
     orderBy: [{ lastTurnAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
+    // The same client session id recurs across experiments (every demo experiment has a "sim-leo-…").
+    include: { experiment: { select: { name: true, slug: true } } },
   });
   return keysetPage(rows, input.limit, (r) => ({ at: r.lastTurnAt, id: r.id }));
 }
@@ -44,13 +47,21 @@ const TURN_SUMMARY = {
   promptTokens: true, completionTokens: true, nextStateRole: true, nextStateAt: true, createdAt: true, error: true,
 } satisfies Prisma.TurnSelect;
 
-export async function getSession(p: Principal, id: string) {
+/**
+ * A session by our id or by the client's session id (as `/turns?sessionId=` accepts). A client id is unique
+ * within an experiment only: when several of the caller's experiments hold it, `experimentId` picks one.
+ */
+export async function getSession(p: Principal, id: string, experimentId?: string) {
   assertCan(p, "read");
-  const s = authorizeRow(p, "Session", id, await db().agentSession.findUnique({
-    where: { id },
-    include: { experiment: { select: { name: true, slug: true } }, turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 } },
-  }), (r) => r.experimentId);
-  return s;
+  const include = { experiment: { select: { name: true, slug: true } }, turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 } } satisfies Prisma.AgentSessionInclude;
+  const own = await db().agentSession.findUnique({ where: { id }, include });
+  if (own) return authorizeRow(p, "Session", id, own, (r) => r.experimentId);
+  const scope = scopeExperiment(p, experimentId);
+  const byClient = await db().agentSession.findMany({ where: { externalId: id, ...(scope ? { experimentId: scope } : {}) }, include, take: 10 });
+  if (byClient.length > 1) {
+    throw conflict(`Client session id '${id}' is used in ${byClient.length} experiments (${byClient.map((s) => s.experiment.slug).join(", ")}): add ?experimentId= to choose one`);
+  }
+  return authorizeRow(p, "Session", id, byClient[0] ?? null, (r) => r.experimentId);
 }
 
 /** Keyset-paginated turns with their latest judgment, vote agreement and labels. */

@@ -63,6 +63,7 @@ describe("experiments in the browser", () => {
     await page.getByRole("heading", { name }).waitFor();
     await page.getByRole("button", { name: "Start run" }).click();
     await page.getByRole("button", { name: "Stop run #1" }).waitFor();
+    page.once("dialog", (d) => void d.accept()); // Stop asks for confirmation
     await page.getByRole("button", { name: "Stop run #1" }).click();
     await page.getByText("stopped by user").waitFor();
     expect(await page.getByRole("button", { name: "Start run" }).isVisible()).toBe(true);

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
+import { GuardedLink } from "../_components/Permission";
 
 type Status = "ACTIVE" | "ARCHIVED" | "ALL";
 type Sort = "updatedAt" | "createdAt" | "name";
@@ -23,7 +24,7 @@ export default function ExperimentsPage() {
         <h1 style={{ margin: 0 }}>Experiments</h1>
         <span className="spacer" />
         <Link className="button" href="/experiments/diff">Compare configs</Link>
-        <Link className="button primary" href="/experiments/new">New experiment</Link>
+        <GuardedLink perm="write" className="button primary" href="/experiments/new">New experiment</GuardedLink>
       </div>
       <div className="toolbar">
         <input aria-label="Search experiments" placeholder="Search name, slug, description…" value={search} style={{ maxWidth: 320 }}

@@ -1,14 +1,16 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useSearchParams } from "next/navigation";
-import { Suspense, useEffect, useMemo, useState } from "react";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useCallback, useEffect, useMemo, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useTRPC } from "../../_lib/trpc";
 import { emaSmooth } from "../../../server/metrics/ema";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
+import { CompareView } from "./Compare";
+import { COLORS, fmtX, type Axis } from "./chart";
 
-type Axis = "step" | "time";
 type LivePoint = { x: number; value: number };
+const NO_LIVE = new Map<string, LivePoint[]>();
 
 /** Charts by topic; a metric goes to the first group that claims it, the rest get a chart each. */
 const GROUPS: { title: string; claims: (name: string) => boolean }[] = [
@@ -27,22 +29,28 @@ const GROUPS: { title: string; claims: (name: string) => boolean }[] = [
   { title: "Queue depth and lag", claims: (n) => /queue|lag|buffer/.test(n) },
 ];
 
-const COLORS = ["#5b9cff", "#3ecf8e", "#f5b942", "#ff6b6b", "#7c5cff", "#4dd0e1", "#ff8a65", "#aed581", "#f06292", "#90a4ae"];
 
-function chartsFor(names: string[]): { title: string; names: string[] }[] {
-  const charts = GROUPS.map((g) => ({ title: g.title, names: [] as string[] }));
-  const other: { title: string; names: string[] }[] = [];
+/**
+ * Series recorded without a step (judge, proxy and queue gauges) have no place on a step axis: on the Step
+ * axis they get charts of their own on the time axis instead of saying "No points yet".
+ */
+function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title: string; names: string[]; axis: Axis }[] {
+  const make = (title: string, a: Axis) => ({ title, names: [] as string[], axis: a });
+  const charts = GROUPS.map((g) => make(g.title, axis));
+  const timeCharts = GROUPS.map((g) => make(`${g.title} (by time)`, "time"));
+  const other: { title: string; names: string[]; axis: Axis }[] = [];
   for (const n of [...names].sort()) {
+    const onTime = axis === "step" && timeOnly.has(n);
     const i = GROUPS.findIndex((g) => g.claims(n));
-    if (i >= 0) charts[i]!.names.push(n);
-    else other.push({ title: n, names: [n] });
+    if (i >= 0) (onTime ? timeCharts : charts)[i]!.names.push(n);
+    else other.push({ title: n, names: [n], axis: onTime ? "time" : axis });
   }
-  return [...charts.filter((c) => c.names.length), ...other];
+  return [...charts, ...timeCharts].filter((c) => c.names.length).concat(other);
 }
 
-const fmtX = (axis: Axis) => (x: number) => (axis === "time" ? new Date(x).toLocaleTimeString() : String(x));
 
-function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band, live }: {
+function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band, live, axisNote }: {
+  axisNote?: string;
   experimentId: string;
   runIds: string[];
   runLabel: (id: string) => string;
@@ -74,7 +82,7 @@ function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band
   const total = lines.reduce((n, l) => n + l.count, 0);
   return (
     <div className="chart" data-testid={`chart-${title}`} data-points={total}>
-      <h4>{title}{q.isFetching && <span className="muted" style={{ fontWeight: 400 }}>…</span>}</h4>
+      <h4>{title}{q.isFetching && <span className="muted" style={{ fontWeight: 400 }}>…</span>}{axisNote && <span className="muted" style={{ fontWeight: 400, fontSize: 11 }}>{axisNote}</span>}</h4>
       {q.error && <div className="field-error">{q.error.message}</div>}
       {!lines.length && !q.isLoading && <div className="empty" style={{ padding: 40 }}>No points yet.</div>}
       {lines.length > 0 && (
@@ -130,20 +138,52 @@ function useLivePoints(experimentId: string, runIds: string[], axis: Axis) {
   return { live, state };
 }
 
-function MetricsView() {
-  const trpc = useTRPC();
+/** The page's state in the URL (experiment, runs, axis, smoothing, band), so a chart view can be shared. */
+function useUrlState() {
   const params = useSearchParams();
-  const [experimentId, setExperimentId] = useState(params.get("experimentId") ?? "");
-  const [picked, setPicked] = useState<string[] | null>(params.get("runId") ? [params.get("runId")!] : null);
-  const [axis, setAxis] = useState<Axis>("step");
-  const [alpha, setAlpha] = useState(0);
-  const [band, setBand] = useState(true);
+  const router = useRouter();
+  const pathname = usePathname();
+  const set = useCallback(
+    (patch: Record<string, string | null>) => {
+      const next = new URLSearchParams(params.toString());
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null || v === "") next.delete(k);
+        else next.set(k, v);
+      }
+      router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+    },
+    [params, router, pathname],
+  );
+  return [params, set] as const;
+}
+
+function MetricsView() {
+  const [params] = useUrlState();
+  return params.get("view") === "compare" ? <CompareView /> : <ExperimentMetrics />;
+}
+
+function ExperimentMetrics() {
+  const trpc = useTRPC();
+  const [params, set] = useUrlState();
+  const experimentId = params.get("experimentId") ?? "";
+  // runIds in the URL: a comma list ("" = experiment-level); the older runId= link picks one run.
+  const rawRuns = params.get("runIds") ?? params.get("runId");
+  const picked = useMemo(() => (rawRuns === null ? null : rawRuns.split(",")), [rawRuns]);
+  const setPicked = (ids: string[] | null) => set({ runIds: ids === null ? null : ids.join(","), runId: null });
+  const setExperimentId = (v: string) => set({ experimentId: v, runIds: null, runId: null });
+  const axis: Axis = params.get("axis") === "time" ? "time" : "step";
+  const setAxis = (a: Axis) => set({ axis: a === "step" ? null : a });
+  const alpha = Math.min(0.99, Math.max(0, Number(params.get("smooth") ?? 0) || 0));
+  const setAlpha = (a: number) => set({ smooth: a ? String(a) : null });
+  const band = params.get("band") !== "off";
+  const setBand = (b: boolean) => set({ band: b ? null : "off" });
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId, limit: 50 }), enabled: !!experimentId });
   // Default: the newest run, plus the experiment-level series (proxy/judge metrics recorded without a run).
   const runIds = useMemo(() => picked ?? [...(runs.data?.items[0] ? [runs.data.items[0].id] : []), ""], [picked, runs.data]);
   const catalog = useQuery({ ...trpc.metrics.catalog.queryOptions({ experimentId, runIds }), enabled: !!experimentId, refetchInterval: 15_000 });
   const names = useMemo(() => [...new Set(catalog.data?.map((c) => c.name) ?? [])], [catalog.data]);
-  const charts = useMemo(() => chartsFor(names), [names]);
+  const timeOnly = useMemo(() => new Set(names.filter((n) => catalog.data?.every((c) => c.name !== n || c.lastStep === null))), [names, catalog.data]);
+  const charts = useMemo(() => chartsFor(names, timeOnly, axis), [names, timeOnly, axis]);
   const { live, state } = useLivePoints(experimentId, runIds, axis);
   const runLabel = useMemo(() => {
     const byId = new Map(runs.data?.items.map((r) => [r.id, `run #${r.number}`]) ?? []);
@@ -159,11 +199,12 @@ function MetricsView() {
     <>
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Metrics</h1>
+        <a className="button" href="/metrics?view=compare">Compare runs across experiments</a>
         <span className={`live-dot${state === "ready" ? " on" : ""}`} data-testid="live-state" data-live={state} title={`live: ${state}`} />
         <span className="muted">{state === "ready" ? "live" : state}</span>
       </div>
       <div className="filters">
-        <ExperimentSelect value={experimentId} onChange={(v) => (setExperimentId(v), setPicked(null))} allowAll={false} />
+        <ExperimentSelect value={experimentId} onChange={setExperimentId} allowAll={false} />
         <label className="field"><span>X axis</span>
           <select aria-label="X axis" value={axis} onChange={(e) => setAxis(e.target.value as Axis)}><option value="step">Step</option><option value="time">Time</option></select>
         </label>
@@ -190,7 +231,8 @@ function MetricsView() {
       {experimentId && catalog.data && !charts.length && <div className="empty">No metrics recorded for these runs yet.</div>}
       <div className="charts">
         {charts.map((c) => (
-          <Chart key={c.title} experimentId={experimentId} runIds={runIds} runLabel={runLabel} names={c.names} title={c.title} axis={axis} alpha={alpha} band={band} live={live} />
+          <Chart key={c.title} experimentId={experimentId} runIds={runIds} runLabel={runLabel} names={c.names} title={c.title} axis={c.axis} alpha={alpha} band={band} live={c.axis === axis ? live : NO_LIVE}
+            axisNote={c.axis !== axis ? "time axis: recorded without a step" : undefined} />
         ))}
       </div>
     </>

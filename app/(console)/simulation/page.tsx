@@ -9,6 +9,7 @@ import { useTRPC } from "../../_lib/trpc";
 import { issuesOf, messageOf } from "../../_lib/errors";
 import { PERSONAS } from "../../../server/simulation/personas";
 import { RewardChart, windowMeans } from "./RewardChart";
+import { GuardedButton } from "../_components/Permission";
 
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}`;
 
@@ -106,9 +107,9 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         <span className="spacer" />
         <Link className="button" href={`/sessions?experimentId=${e.id}`}>Sessions</Link>
         <Link className="button" href={`/trajectories?experimentId=${e.id}`}>Trajectories</Link>
-        <button className={item.enabled ? "danger" : "primary"} disabled={update.isPending} onClick={() => save({ enabled: !item.enabled })}>
+        <GuardedButton perm="write" className={item.enabled ? "danger" : "primary"} disabled={update.isPending} onClick={() => save({ enabled: !item.enabled })}>
           {item.enabled ? "Stop users" : "Start users"}
-        </button>
+        </GuardedButton>
       </div>
       {error && <div className="form-error" role="alert">{error}</div>}
       <div className="sim-grid">
@@ -160,7 +161,7 @@ function SettingsForm({ settings, pending, onSave }: { settings: Settings; pendi
           </label>
         ))}
       </fieldset>
-      <button className="primary" type="submit" disabled={pending}>Save settings</button>
+      <GuardedButton perm="write" className="primary" type="submit" disabled={pending}>Save settings</GuardedButton>
     </form>
   );
 }

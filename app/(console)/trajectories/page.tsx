@@ -8,6 +8,7 @@ import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { VirtualList } from "../_components/VirtualList";
 import { ImportRecords } from "../_components/ImportRecords";
 import { fmtScore, scoreClass } from "../_components/format";
+import { RowLink } from "../_components/RowLink";
 
 const KEYS = ["experimentId", "runId", "sessionId", "turnType", "status", "score", "agreement", "relabeled", "disputed", "from", "to", "policyVersion", "q"] as const;
 type Key = (typeof KEYS)[number];
@@ -126,7 +127,7 @@ function Browser() {
         <div style={{ flex: 1, maxWidth: 520 }}>
           <DebouncedInput label="Search messages" value={f.q} onCommit={(v) => set({ q: v })} placeholder='words, "a phrase", -not, or' />
         </div>
-        <span className="muted" data-testid="turn-count">{rows.length}{list.hasNextPage ? "+" : ""} turns{list.isFetching ? " · loading…" : ""}</span>
+        <span className="muted" data-testid="turn-count">{list.hasNextPage ? `first ${rows.length} turns shown, more as you scroll` : `${rows.length} turn${rows.length === 1 ? "" : "s"}`}{list.isFetching ? " · loading…" : ""}</span>
         <span className="spacer" />
         {f.experimentId && (
           <a className="button" href={`/api/export/turns?${new URLSearchParams(Object.entries(f).filter(([, v]) => v) as [string, string][]).toString()}`} download>Export JSONL</a>
@@ -139,14 +140,14 @@ function Browser() {
         items={rows}
         height={600}
         rowHeight={38}
-        columns="150px 130px 44px 52px 60px 64px 110px 50px minmax(0, 1fr)"
+        columns="170px 130px 44px 52px 60px 64px 110px 50px minmax(0, 1fr)"
         header={<><span>Time</span><span>Session</span><span>#</span><span>Type</span><span>Score</span><span>Votes</span><span>Labels</span><span>Policy</span><span>Response</span></>}
         getKey={(r) => r.id}
         onSelect={(r) => router.push(`/trajectories/${r.id}`)}
         onEndReached={more}
         renderRow={(r) => (
-          <>
-            <span className="muted">{new Date(r.createdAt).toLocaleString()}</span>
+          <RowLink href={`/trajectories/${r.id}`}>
+            <span className="muted clip">{new Date(r.createdAt).toLocaleString()}</span>
             <span className="mono clip" title={r.sessionExternalId}>{r.sessionExternalId}</span>
             <span>{r.index}</span>
             <span className="muted">{r.turnType === "MAIN" ? "main" : "side"}</span>
@@ -159,7 +160,7 @@ function Browser() {
             </span>
             <span className="muted">v{r.policyVersion}</span>
             <span className="clip">{r.status === "FAILED" ? <span className="field-error">{r.error}</span> : r.preview}</span>
-          </>
+          </RowLink>
         )}
       />
       {list.data && !rows.length && <div className="empty">No turns match these filters.</div>}

@@ -21,12 +21,13 @@ import { ApiKeyCreateInput, ApiKeyListInput, UserCreateInput, UserListInput, Use
 import * as review from "../../review/service";
 import * as metrics from "../../metrics/service";
 import { fleetOverview } from "../../metrics/fleet";
-import { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionGetQuery, SessionListInput, TurnListInput } from "../../trajectories/schemas";
+import { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionGetParams, SessionGetQuery, SessionListInput, TurnListInput } from "../../trajectories/schemas";
 import { MetricsCatalogInput, MetricsQueryInput, MetricsSeriesInput } from "../../metrics/schemas";
 import { QueueAddTurnsInput, QueueCreateInput, QueueListInput, QueueUpdateInput, SubmitInput } from "../../review/schemas";
 import { QueryBool } from "../../trajectories/schemas";
 import { route, type RouteDef } from "./define";
 import { batchRoutes } from "./leaseRoutes";
+import { evaluationRoutes } from "./evaluationRoutes";
 import * as policyVersions from "../../policyVersions/service";
 import { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "../../policyVersions/schemas";
 import * as simulation from "../../simulation/service";
@@ -50,7 +51,7 @@ export const routes: RouteDef[] = [
   route({ method: "POST", path: "/runs/:id/actions", tag: "runs", summary: "Stop, pause or resume a run", permission: "write", params: ById, body: RunActionInput.omit({ id: true }), handler: (p, i) => runs.actOnRun(p, { ...i.body, id: i.params.id }) }),
 
   route({ method: "GET", path: "/sessions", tag: "trajectories", summary: "List recorded sessions", permission: "read", query: SessionListInput, handler: (p, i) => trajectories.listSessions(p, i.query) }),
-  route({ method: "GET", path: "/sessions/:id", tag: "trajectories", summary: "A session with its turns, by our id or the client's session id (experimentId picks one where several experiments use it)", permission: "read", params: ById, query: SessionGetQuery, handler: (p, i) => trajectories.getSession(p, i.params.id, i.query.experimentId) }),
+  route({ method: "GET", path: "/sessions/:id", tag: "trajectories", summary: "A session with its turns, by our id or the client's session id (experimentId picks one where several experiments use it)", permission: "read", params: SessionGetParams, query: SessionGetQuery, handler: (p, i) => trajectories.getSession(p, i.params.id, i.query.experimentId) }),
   route({ method: "GET", path: "/turns", tag: "trajectories", summary: "List turns", permission: "read", query: TurnListInput, handler: (p, i) => trajectories.listTurns(p, i.query) }),
   route({ method: "GET", path: "/turns/:id", tag: "trajectories", summary: "A turn with its full request, judgments, votes and labels", permission: "read", params: ById, handler: (p, i) => trajectories.getTurn(p, i.params.id) }),
   route({ method: "GET", path: "/labels", tag: "labels", summary: "List labels", permission: "read", query: LabelListInput, handler: (p, i) => trajectories.listLabels(p, i.query) }),
@@ -90,4 +91,5 @@ export const routes: RouteDef[] = [
   route({ method: "POST", path: "/simulation/global", tag: "simulation", summary: "Turn all simulated traffic on or off (SIMULATE=0 in the workers' environment wins)", permission: "admin", body: SimulationGlobalInput, handler: (p, i) => simulation.setGlobalSimulation(p, i.body) }),
 
   ...batchRoutes,
+  ...evaluationRoutes,
 ];

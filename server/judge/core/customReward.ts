@@ -45,7 +45,7 @@ export async function loadCustomReward(modulePath: string, opts: { baseDir?: str
     throw new Error(`custom reward module not found: ${abs}`);
   }
   if (!info.isFile()) throw new Error(`custom reward module is not a file: ${abs}`);
-  const mod = (await import(/* @vite-ignore */ `${pathToFileURL(abs).href}?v=${Math.floor(info.mtimeMs)}-${info.size}`)) as Record<string, unknown>;
+  const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${Math.floor(info.mtimeMs)}-${info.size}`)) as Record<string, unknown>;
   const fn = typeof mod.default === "function" ? mod.default : mod.reward;
   if (typeof fn !== "function") throw new Error(`custom reward module exports no function (default or "reward"): ${abs}`);
   return async (turn, nextState) => {

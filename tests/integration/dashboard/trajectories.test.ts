@@ -2,9 +2,9 @@
 // the reassembled conversation, the OPD heat map, relabels with their audit entries, and key scoping.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
+import { api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
-import { seedExperiment, seedJudgment, seedRun, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let call: ReturnType<typeof api>;
@@ -23,8 +23,8 @@ const t0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 beforeAll(async () => {
   server = await startApiServer();
   call = api(server.url, { bearer: await makeKey(["admin"]) });
-  exp = await seedExperiment({ method: "combine" });
-  const run = await seedRun(exp.id);
+  exp = await makeExperiment({ method: "combine" });
+  const run = await makeRun(exp.id);
   runId = run.id;
   const at = (minutes: number) => new Date(t0 + minutes * 60_000);
   const { session, turns } = await seedSession(
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await seedJudgment(ids[2]!, { score: 0, votes: [1, -1, null] });
   await seedUserFeedback(ids[0]!, -1); // the user disagrees with the judge's +1
   // Another experiment's turn must never leak into this one's lists.
-  const other = await seedExperiment();
+  const other = await makeExperiment();
   await seedSession(other.id, [{ user: "quarterly revenue elsewhere", reply: "other", createdAt: at(1) }]);
 });
 afterAll(() => server.close());
@@ -122,13 +122,40 @@ describe("trajectory browser", () => {
   });
 
   it("keeps a key bound to another experiment out", async () => {
-    const other = await seedExperiment();
+    const other = await makeExperiment();
     const bound = api(server.url, { bearer: await makeKey(["read"], other.id) });
     expect((await bound("GET", `/api/v1/turns?experimentId=${exp.id}`)).status).toBe(403);
     const own = await bound("GET", "/api/v1/turns");
     expect((own.body as unknown as Page).items).toEqual([]);
     expect((await bound("GET", `/api/v1/turns/${ids[0]}`)).status).toBe(403);
     expect((await bound("GET", `/api/v1/sessions/${sessionId}/conversation`)).status).toBe(403);
+  });
+});
+
+describe("a session by the client's session id", () => {
+  it("GET /sessions/{id} accepts the client's id like /turns?sessionId= does; one used in two experiments needs experimentId", async () => {
+    const byOurs = await call("GET", `/api/v1/sessions/${sessionId}`);
+    const byClient = await call("GET", `/api/v1/sessions/${encodeURIComponent(externalId)}`);
+    expect(byClient.status).toBe(200);
+    expect((byClient.body as { id: string }).id).toBe(sessionId);
+    expect(byClient.body).toEqual(byOurs.body);
+
+    // In two fresh experiments, so the turn lists the other tests count stay as they are.
+    const shared = `shared-${exp.id}`;
+    const mine = await makeExperiment();
+    const other = await makeExperiment();
+    const a = await seedSession(mine.id, [{ user: "hi", reply: "hello" }], { externalId: shared });
+    await seedSession(other.id, [{ user: "hi", reply: "hello" }], { externalId: shared });
+    const ambiguous = await call("GET", `/api/v1/sessions/${shared}`);
+    expect(ambiguous.status).toBe(409);
+    expect(JSON.stringify(ambiguous.body)).toContain("experimentId");
+    const chosen = await call("GET", `/api/v1/sessions/${shared}?experimentId=${mine.id}`);
+    expect((chosen.body as { id: string }).id).toBe(a.session.id);
+    // A key bound to one experiment sees its own session under that id, and nothing of the other's.
+    const bound = api(server.url, { bearer: await makeKey(["read"], other.id) });
+    expect((await bound("GET", `/api/v1/sessions/${shared}`)).status).toBe(200);
+    expect((await bound("GET", `/api/v1/sessions/${encodeURIComponent(externalId)}`)).status).toBe(404);
+    expect((await call("GET", "/api/v1/sessions/no-such-session")).status).toBe(404);
   });
 });
 

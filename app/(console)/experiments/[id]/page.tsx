@@ -7,6 +7,9 @@ import { useTRPC } from "../../../_lib/trpc";
 import { messageOf } from "../../../_lib/errors";
 import { RunLaunchPreview } from "../_components/RunLaunchPreview";
 import { RunLogs } from "../_components/RunLogs";
+import { ConnectAgent } from "../_components/ConnectAgent";
+import { PolicyVersions } from "../_components/PolicyVersions";
+import { GuardedButton, GuardedLink } from "../../_components/Permission";
 
 export default function ExperimentDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -38,6 +41,8 @@ export default function ExperimentDetailPage() {
   const c = e.config;
   const live = e.activeRun;
   const archived = e.status === "ARCHIVED";
+  const held = (e.counts?.runs ?? 0) + (e.counts?.sessions ?? 0) + (e.counts?.turns ?? 0);
+  const q = `experimentId=${e.id}`;
 
   return (
     <>
@@ -45,17 +50,32 @@ export default function ExperimentDetailPage() {
         <h1 style={{ margin: 0 }}>{e.name}</h1>
         <span className={`badge ${e.status}`}>{e.status.toLowerCase()}</span>
         <span className="spacer" />
-        {!archived && <Link className="button" href={`/experiments/${e.id}/edit`}>Edit</Link>}
-        <button onClick={act(async () => { const n = await clone.mutateAsync({ id: e.id }); router.push(`/experiments/${n.id}`); })}>Clone</button>
-        <button onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>{archived ? "Unarchive" : "Archive"}</button>
-        <button className="danger" onClick={act(async () => {
-          if (!confirm(`Delete ${e.slug}? Only possible while it holds no data.`)) return;
-          await del.mutateAsync({ id: e.id });
-          router.push("/experiments");
-        })}>Delete</button>
+        {!archived && <GuardedLink perm="write" href={`/experiments/${e.id}/edit`}>Edit</GuardedLink>}
+        <GuardedButton perm="write" onClick={act(async () => {
+          const slug = prompt("Slug of the copy (the proxy's model name)", `${e.slug}-copy`);
+          if (slug === null) return;
+          const n = await clone.mutateAsync({ id: e.id, name: `${e.name} (copy)`, slug: slug.trim() || undefined });
+          router.push(`/experiments/${n.id}`);
+        })}>Clone</GuardedButton>
+        <GuardedButton perm="write" onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>{archived ? "Unarchive" : "Archive"}</GuardedButton>
+        <GuardedButton perm="write" className="danger" disabled={held > 0}
+          title={held > 0 ? `Holds data (${e.counts?.runs ?? 0} runs, ${e.counts?.sessions ?? 0} sessions, ${e.counts?.turns ?? 0} turns): archive it instead` : undefined}
+          onClick={act(async () => {
+            if (!confirm(`Delete ${e.slug}? This cannot be undone.`)) return;
+            await del.mutateAsync({ id: e.id });
+            router.push("/experiments");
+          })}>Delete</GuardedButton>
       </div>
       {error && <div className="form-error" role="alert">{error}</div>}
       {e.description && <p className="muted">{e.description}</p>}
+      <nav className="links" aria-label="This experiment's data">
+        <Link className="button" href={`/metrics?${q}`}>Metrics</Link>
+        <Link className="button" href={`/trajectories?${q}`}>Trajectories</Link>
+        <Link className="button" href={`/sessions?${q}`}>Sessions</Link>
+        <Link className="button" href={`/playground?${q}`}>Playground</Link>
+        <Link className="button" href={`/review?${q}`}>Review queues</Link>
+        <Link className="button" href={`/metrics?compare=${e.id}`}>Compare with other experiments</Link>
+      </nav>
 
       <div className="card">
         <div className="toolbar">
@@ -63,12 +83,15 @@ export default function ExperimentDetailPage() {
           <span className="spacer" />
           {live ? (
             <>
-              {live.status === "RUNNING" && <button onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>Pause</button>}
-              {live.status === "PAUSED" && <button onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>Resume</button>}
-              <button className="danger" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "stop" }))}>Stop run #{live.number}</button>
+              {live.status === "RUNNING" && <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>Pause</GuardedButton>}
+              {live.status === "PAUSED" && <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>Resume</GuardedButton>}
+              <GuardedButton perm="write" className="danger" onClick={act(async () => {
+                if (!confirm(`Stop run #${live.number}? Training ends; the versions it produced stay.`)) return;
+                await runAct.mutateAsync({ id: live.id, action: "stop" });
+              })}>Stop run #{live.number}</GuardedButton>
             </>
           ) : (
-            !archived && <button className="primary" onClick={act(() => start.mutateAsync({ experimentId: e.id }))}>Start run</button>
+            !archived && <GuardedButton perm="write" className="primary" onClick={act(() => start.mutateAsync({ experimentId: e.id }))}>Start run</GuardedButton>
           )}
         </div>
         <table className="list">
@@ -89,8 +112,10 @@ export default function ExperimentDetailPage() {
         </table>
         {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
       </div>
+      <PolicyVersions experimentId={e.id} />
       {runs.data?.items[0] && <RunLogs run={runs.data.items[0]} />}
       {!live && !archived && <RunLaunchPreview experimentId={e.id} />}
+      <ConnectAgent experimentId={e.id} slug={e.slug} />
 
       <div className="card">
         <h3>Configuration</h3>

@@ -1,8 +1,11 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useSearchParams } from "next/navigation";
+import { Suspense, useState, type FormEvent } from "react";
 import { issuesOf, messageOf } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
+import { usePermission } from "../../_components/Permission";
+import { CopyButton } from "../../_components/CopyButton";
 
 const SCOPES = [
   { id: "proxy", help: "call the OpenAI-compatible proxy" },
@@ -11,8 +14,11 @@ const SCOPES = [
   { id: "admin", help: "everything, including users and keys" },
 ] as const;
 
-export default function KeysPage() {
+function Keys() {
   const trpc = useTRPC();
+  const { ready, can, why } = usePermission();
+  // Arriving from an experiment's "connect your agent": the new key is bound to it.
+  const preset = useSearchParams().get("experimentId") ?? "";
   const qc = useQueryClient();
   const [showRevoked, setShowRevoked] = useState(false);
   const keys = useQuery(trpc.apiKeys.list.queryOptions({ limit: 200, includeRevoked: showRevoked }));
@@ -44,6 +50,8 @@ export default function KeysPage() {
     }
   }
 
+  if (!ready) return <div className="muted">Loading…</div>;
+  if (!can("admin")) return <><h1>API keys</h1><div className="notice">{why("admin")}</div></>;
   return (
     <>
       <h1>API keys</h1>
@@ -51,7 +59,10 @@ export default function KeysPage() {
         <div className="notice" role="status">
           Key <b>{created.name}</b> — copy it now, it will not be shown again:
           <pre data-testid="new-key">{created.key}</pre>
-          <button onClick={() => setCreated(null)}>Done</button>
+          <div className="toolbar" style={{ marginBottom: 0 }}>
+            <CopyButton text={created.key} label="Copy key" />
+            <button onClick={() => setCreated(null)}>Done</button>
+          </div>
         </div>
       )}
       {error && <div className="form-error" role="alert">{error}</div>}
@@ -60,7 +71,7 @@ export default function KeysPage() {
         <div className="grid2">
           <label className="field"><span>Name</span><input name="name" required placeholder="e.g. laptop OpenClaw" /></label>
           <label className="field"><span>Bound to experiment (optional)</span>
-            <select name="experimentId" defaultValue=""><option value="">All experiments</option>{experiments.data?.items.map((e) => <option key={e.id} value={e.id}>{e.slug}</option>)}</select>
+            <select name="experimentId" key={preset + (experiments.data ? "1" : "0")} defaultValue={preset}><option value="">All experiments</option>{experiments.data?.items.map((e) => <option key={e.id} value={e.id}>{e.slug}</option>)}</select>
           </label>
         </div>
         <div style={{ display: "flex", gap: 16, margin: "12px 0", flexWrap: "wrap" }}>
@@ -92,5 +103,13 @@ export default function KeysPage() {
         </tbody>
       </table>
     </>
+  );
+}
+
+export default function KeysPage() {
+  return (
+    <Suspense fallback={<div className="muted">Loading…</div>}>
+      <Keys />
+    </Suspense>
   );
 }

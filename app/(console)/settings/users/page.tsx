@@ -3,11 +3,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { issuesOf, messageOf } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
+import { usePermission } from "../../_components/Permission";
 
 type Role = "ADMIN" | "REVIEWER" | "VIEWER";
 
 export default function UsersPage() {
   const trpc = useTRPC();
+  const { ready, can, why } = usePermission();
   const qc = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions({ limit: 200 }));
   const create = useMutation(trpc.users.create.mutationOptions());
@@ -39,6 +41,8 @@ export default function UsersPage() {
     }
   };
 
+  if (!ready) return <div className="muted">Loading…</div>;
+  if (!can("admin")) return <><h1>Users</h1><div className="notice">{why("admin")}</div></>;
   return (
     <>
       <h1>Users</h1>

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { scopedProcedure, router } from "../trpc";
 import * as experiments from "../../../experiments/service";
 import { ExperimentConfigSchema } from "../../../experiments/config";
+import { env } from "../../../platform/env";
 import {
   ConfigDiffInput,
   ExperimentCloneInput,
@@ -21,6 +22,8 @@ export const experimentsRouter = router({
     .input(z.object({ id: IdSchema, archived: z.boolean().default(true) }))
     .mutation(({ ctx, input }) => experiments.archiveExperiment(ctx.principal, input.id, input.archived)),
   delete: scopedProcedure("write").input(z.object({ id: IdSchema })).mutation(({ ctx, input }) => experiments.deleteExperiment(ctx.principal, input.id)),
+  /** Where agents reach the proxy, for the "connect your agent" snippet (null url: the console's host on `proxyPort`). */
+  connectInfo: scopedProcedure("read").query(() => ({ proxyUrl: env().PROXY_PUBLIC_URL ?? null, proxyPort: env().PROXY_PORT })),
   diff: scopedProcedure("read").input(ConfigDiffInput).query(({ ctx, input }) => experiments.diffExperimentsOrRuns(ctx.principal, input)),
   /** Validates a config without saving, so the form can show every issue with its field path. */
   validateConfig: scopedProcedure("read").input(z.object({ config: z.unknown() })).query(({ input }) => {
