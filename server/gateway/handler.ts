@@ -8,7 +8,7 @@ import { dispatchRest } from "./rest/dispatch";
 import { openApiDocument } from "./rest/openapi";
 import { LoginInput } from "../users/schemas";
 import { authenticate } from "../users/service";
-import { clearSessionCookie, sealSession, sessionCookie } from "../access/session";
+import { clearSessionCookie, endSessions, sealSession, sessionCookie } from "../access/session";
 import { fromZod } from "../platform/errors";
 import { settings } from "../platform/env";
 import { healthReport } from "./health";
@@ -58,6 +58,7 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path === "/api/openapi.json") return Response.json(openApiDocument(url.origin));
   if (path === "/api/auth/login" && req.method === "POST") return login(req);
   if (path === "/api/auth/logout" && req.method === "POST") {
+    await endSessions(req.headers.get("cookie"));
     return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
   }
   if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);

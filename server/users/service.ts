@@ -69,6 +69,8 @@ export async function updateUser(p: Principal, input: z.output<typeof UserUpdate
         name: input.name,
         role: input.role,
         passwordHash,
+        // A new password ends the sessions signed in with the old one.
+        ...(passwordHash ? { sessionVersion: { increment: 1 } } : {}),
         ...(input.disabled === undefined ? {} : { disabledAt: input.disabled ? new Date() : null }),
       },
     });

@@ -35,6 +35,37 @@ describe("authentication and authorisation", () => {
     expect((await api(server.url)("POST", "/api/auth/login", { email: "not-an-email", password: "" })).status).toBe(400);
   });
 
+  it("signing out ends the session: a copied cookie stops working, on every device of that user", async () => {
+    const u = await makeUser("VIEWER");
+    const cookie = await login(server.url, u.email, u.password);
+    const other = await login(server.url, u.email, u.password); // a second device
+    const copy = api(server.url, { cookie });
+    expect((await copy("GET", "/api/v1/experiments")).status).toBe(200);
+    expect((await api(server.url, { cookie })("POST", "/api/auth/logout")).status).toBe(200);
+    expect((await copy("GET", "/api/v1/experiments")).status).toBe(401);
+    expect((await api(server.url, { cookie: other })("GET", "/api/v1/experiments")).status).toBe(401);
+    // Signing in again works, and the old cookie stays dead.
+    const fresh = await login(server.url, u.email, u.password);
+    expect((await api(server.url, { cookie: fresh })("GET", "/api/v1/experiments")).status).toBe(200);
+    expect((await copy("GET", "/api/v1/experiments")).status).toBe(401);
+    // A dead cookie cannot sign the new session out.
+    await api(server.url, { cookie })("POST", "/api/auth/logout");
+    expect((await api(server.url, { cookie: fresh })("GET", "/api/v1/experiments")).status).toBe(200);
+  });
+
+  it("a password change ends the sessions signed in with the old password", async () => {
+    const u = await makeUser("REVIEWER");
+    const cookie = await login(server.url, u.email, u.password);
+    const admin = api(server.url, { bearer: await makeKey(["admin"]) });
+    expect((await api(server.url, { cookie })("GET", "/api/v1/experiments")).status).toBe(200);
+    expect((await admin("PATCH", `/api/v1/users/${u.id}`, { role: "REVIEWER" })).status).toBe(200);
+    expect((await api(server.url, { cookie })("GET", "/api/v1/experiments")).status).toBe(200); // other changes keep it
+    expect((await admin("PATCH", `/api/v1/users/${u.id}`, { password: "a-brand-new-password" })).status).toBe(200);
+    expect((await api(server.url, { cookie })("GET", "/api/v1/experiments")).status).toBe(401);
+    const fresh = await login(server.url, u.email, "a-brand-new-password");
+    expect((await api(server.url, { cookie: fresh })("GET", "/api/v1/experiments")).status).toBe(200);
+  });
+
   it("403 by scope: read keys cannot write, proxy keys cannot read the API, write keys cannot manage keys", async () => {
     const read = api(server.url, { bearer: await makeKey(["read"]) });
     expect((await read("GET", "/api/v1/experiments")).status).toBe(200);
