@@ -19,7 +19,7 @@ export async function loadCustomGrader(modulePath: string, opts: { baseDir?: str
   const info = await stat(abs).catch(() => null);
   if (!info?.isFile()) throw new Error(`custom grader module not found: ${abs}`);
   const tag = `${Math.floor(info.mtimeMs)}-${info.size}`;
-  const mod = (await import(/* @vite-ignore */ `${pathToFileURL(abs).href}?v=${tag}`)) as Record<string, unknown>;
+  const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${tag}`)) as Record<string, unknown>;
   const fn = (typeof mod.default === "function" ? mod.default : mod.grade) as CustomGradeFn | undefined;
   if (typeof fn !== "function") throw new Error(`custom grader module exports no function (default or "grade"): ${abs}`);
   return {
