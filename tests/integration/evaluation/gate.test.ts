@@ -1,0 +1,122 @@
+// The promotion gate end to end on the real engine: versions trained for real (GRPO on Leo's hidden
+// preference, and against it with a huge learning rate), committed by the trainer's own commitStep under
+// gated promotion (so they start as candidates), evaluated on the held-out persona set through the proxy's
+// upstream factory, then gated: the better one is promoted (audited, announced), the worse one is held
+// back with its reason while the served version stays.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../../server/platform/db/client";
+import { initBackend } from "../../../server/engine/backend";
+import { loadCheckpoint } from "../../../server/engine/checkpoint";
+import { generateBatch } from "../../../server/engine/generate";
+import { disposeModel, type PolicyModel } from "../../../server/engine/model";
+import { Adam } from "../../../server/engine/optimizer";
+import { trainStep } from "../../../server/engine/train";
+import { renderChat } from "../../../server/engine/tokenizer";
+import { commitStep, GATE_AWAITING } from "../../../server/training/commit";
+import { createPersonaEvalSet } from "../../../server/evaluation/service";
+import { evaluateVersion } from "../../../server/evaluation/runner";
+import { getPersona, questionsFor, satisfiesPreference } from "../../../server/simulation/personas";
+import { checkpoint, collect, isolateDataDir, isolateRedis, makeExperiment, makeRun } from "./helpers";
+
+isolateRedis("eval-gate");
+const leo = getPersona("leo");
+
+/** GRPO on Leo's training questions: reward +1 for a bullet list (sign 1) or for anything else (sign −1). */
+async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps: number }) {
+  const adam = new Adam({ lr: opts.lr });
+  const prompts = questionsFor(leo).slice(0, 8).map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+  for (let it = 0; it < opts.steps; it++) {
+    const gens = await generateBatch(model, prompts.flatMap((p) => [p, p]), { maxTokens: 64, temperature: 1, seed: 100 + it });
+    const samples = gens.map((g) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1), kind: "RL" as const }));
+    await trainStep(model, adam, samples, { microBatchSize: 8 });
+  }
+  adam.dispose();
+}
+
+describe("gated promotion", () => {
+  let dir: string;
+  beforeAll(async () => {
+    await initBackend();
+    dir = await isolateDataDir("gate");
+  });
+  afterAll(() => db().$disconnect());
+
+  it("promotes a version trained toward the preference and holds back one trained against it", async () => {
+    const e = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: "models/base" },
+      serving: { promotion: "gated", gate: { tolerance: 0.05 }, maxTokens: 96 },
+      evaluation: { enabled: true, k: 2, temperature: 0.7, seed: 1, maxTokens: 96 },
+    });
+    const runId = await makeRun(e.id);
+    const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
+    const announced = await collect("policyVersion", e.id);
+
+    const commit = async (version: number, parentVersion: number, ckpt: string) =>
+      commitStep({
+        runId, experimentId: e.id, step: version, version, parentVersion, checkpointPath: ckpt, checkpointSha: "test", bytes: 0,
+        decisions: new Map(), record: { values: {}, trace: [], parentVersion }, durationMs: 1, points: [],
+      });
+
+    const base = await evaluateVersion(e.id, 0, set.setVersionId);
+    expect(base?.status).toBe("DONE");
+
+    // v1: eight GRPO steps toward bullet lists.
+    const better = (await loadCheckpoint("models/base")).model;
+    await train(better, { lr: 3e-3, sign: 1, steps: 8 });
+    const v1Path = await checkpoint(dir, "v1", better, 1);
+    expect((await commit(1, 0, v1Path)).status).toBe("CANDIDATE");
+    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } })).gateReason).toBe(GATE_AWAITING);
+
+    const ev1 = await evaluateVersion(e.id, 1, set.setVersionId);
+    expect(ev1!.mean!, `v0 ${base!.mean} → v1 ${ev1!.mean}`).toBeGreaterThan(base!.mean! + 0.25);
+    const v1 = await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } });
+    expect(v1.status).toBe("ACTIVE");
+    expect(v1.gateReason).toBeNull();
+    const promoteAudit = await db().auditLog.findFirstOrThrow({ where: { resourceId: e.id, action: "policyVersion.gatePromote" } });
+    expect(promoteAudit.after).toMatchObject({ activeVersion: 1, reason: expect.stringMatching(/≥ served v0's/) });
+
+    // v2: from v1, against the preference with a learning rate 17× the demo's.
+    const worse = (await loadCheckpoint(v1Path)).model;
+    await train(worse, { lr: 0.05, sign: -1, steps: 3 });
+    const v2Path = await checkpoint(dir, "v2", worse, 2);
+    expect((await commit(2, 1, v2Path)).status).toBe("CANDIDATE");
+    const ev2 = await evaluateVersion(e.id, 2, set.setVersionId);
+    expect(ev2!.mean!, `v1 ${ev1!.mean} → v2 ${ev2!.mean}`).toBeLessThan(ev1!.mean! - 0.05);
+    const v2 = await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 2 } });
+    expect(v2.status).toBe("CANDIDATE");
+    expect(v2.gateReason).toMatch(/^eval \d\.\d{3} < served v1's \d\.\d{3} − tolerance 0\.050$/);
+    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, status: "ACTIVE" } })).version).toBe(1);
+
+    // Every reply is stored with its seed, grader and version; cost is recorded.
+    const scores = await db().evalScore.findMany({ where: { evaluationId: ev2!.id } });
+    expect(scores).toHaveLength(set.items * 2);
+    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v1"]));
+    expect(ev2!.replyTokens).toBeGreaterThan(0);
+    // Same prompts, same seeds for every version: the comparison is paired.
+    const seeds = async (id: string) => (await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })).map((s) => s.seed);
+    expect(await seeds(ev1!.id)).toEqual(await seeds(ev2!.id));
+
+    await announced.stop();
+    expect(announced.seen.map((m) => m.version)).toEqual([1]);
+    expect(path.resolve(announced.seen[0]!.checkpointPath!)).toBe(path.resolve(v1Path));
+    disposeModel(better);
+    disposeModel(worse);
+  }, 240_000);
+
+  it("stops at the per-version budget and records a partial evaluation", async () => {
+    const e = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: "models/base" },
+      evaluation: { enabled: true, k: 2, maxTokens: 32, budget: { maxReplyTokens: 40, maxSeconds: 600 } },
+    });
+    const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
+    const ev = await evaluateVersion(e.id, 0, set.setVersionId);
+    expect(ev!.status).toBe("PARTIAL");
+    expect(ev!.replies).toBeLessThan(set.items * 2);
+    // the reply that crossed the bound is kept; nothing is generated after it
+    expect(ev!.replyTokens).toBeGreaterThanOrEqual(40);
+    expect(ev!.replyTokens).toBeLessThan(40 + 32);
+  }, 120_000);
+});
