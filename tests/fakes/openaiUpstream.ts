@@ -19,6 +19,8 @@ export type FakeReply =
       finishReason?: string;
       /** Wait before answering (headers included). */
       delayMs?: number;
+      /** Hold the answer until this settles: a test decides when an in-flight request completes. */
+      waitFor?: Promise<unknown>;
       /** Wait between stream chunks. */
       chunkDelayMs?: number;
     }
@@ -98,6 +100,7 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
     }
     const msg = reply.kind === "stall" ? { content: "partial answer that never finishes" } : reply;
     if ("delayMs" in msg && msg.delayMs) await sleep(msg.delayMs);
+    if ("waitFor" in msg && msg.waitFor) await msg.waitFor.catch(() => {});
     const id = `chatcmpl-fake-${++seq}`;
     const created = 1_700_000_000;
     const content = msg.content ?? (msg.toolCalls?.length ? null : "");

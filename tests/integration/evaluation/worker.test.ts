@@ -1,0 +1,64 @@
+// The evaluation worker next to a serving proxy: the scheduler queues the served version of an experiment
+// whose policy is an OpenAI-compatible upstream (the fake), the consumer generates through the same
+// upstream, and while that evaluation's request is held in flight at the upstream, a proxy request for the
+// same experiment is answered. The hold is released by the test, not by a timer, so nothing depends on timing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db, type Prisma } from "../../../server/platform/db/client";
+import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { uploadEvalSet } from "../../../server/evaluation/service";
+import { startEvaluationWorker } from "../../../server/evaluation/worker";
+import { closeQueues } from "../../../server/platform/bus/queues";
+import { defaultReply } from "../../fakes/openaiUpstream";
+import { adminPrincipal, harness, type Harness } from "../proxy/setup";
+import { isolateRedis, until } from "./helpers";
+
+isolateRedis("eval-worker");
+
+const lastUser = (body: Record<string, unknown>) => JSON.stringify((body.messages as unknown[]).at(-1));
+
+describe("evaluation worker beside the proxy", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness();
+  });
+  afterAll(async () => {
+    await h.close();
+    await closeQueues();
+  });
+
+  it("an evaluation in flight does not hold up a proxy request", async () => {
+    const e = await db().experiment.findUniqueOrThrow({ where: { id: h.experiment.id } });
+    const config = ExperimentConfigSchema.parse(e.config);
+    await db().experiment.update({ where: { id: e.id }, data: { config: { ...config, evaluation: { ...config.evaluation, enabled: true, k: 1, maxTokens: 16 } } as unknown as Prisma.InputJsonValue } });
+    const admin = await adminPrincipal();
+    await uploadEvalSet(admin, { experimentId: e.id, name: "held", jsonl: `{"key":"hold","prompt":"EVAL-HOLD","persona":"leo"}\n`, mode: "replace" });
+
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    h.fake.respond((body) => (lastUser(body).includes("EVAL-HOLD") ? { content: "- first\n- second", waitFor: held } : defaultReply(body)));
+
+    const worker = await startEvaluationWorker({ pollMs: 3_600_000, experimentIds: [e.id] });
+    try {
+      await until(() => h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")), "the evaluation's request at the upstream");
+      const evaluation = () => db().evaluation.findFirstOrThrow({ where: { experimentId: e.id } });
+      expect((await evaluation()).status).toBe("RUNNING");
+
+      const served = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hello while evaluating" }] }, { headers: { "X-Session-Id": "eval-side-by-side" } });
+      expect(served.choices[0]!.message.content).toBe("echo: hello while evaluating");
+      expect((await evaluation()).status).toBe("RUNNING"); // still held: the proxy did not wait for it
+
+      release();
+      await until(async () => (await evaluation()).status === "DONE", "the evaluation to finish");
+      const done = await evaluation();
+      expect(done).toMatchObject({ policyVersion: 0, items: 1, replies: 1, mean: 1, grader: "persona" });
+      const score = await db().evalScore.findFirstOrThrow({ where: { evaluationId: done.id } });
+      expect(score.reply).toBe("- first\n- second");
+      // the fixed sampling settings and seed went to the upstream
+      const sent = h.fake.requests.find((r) => lastUser(r.body).includes("EVAL-HOLD"))!.body;
+      expect(sent).toMatchObject({ temperature: config.evaluation.temperature, max_tokens: 16, seed: config.evaluation.seed, top_p: 1 });
+    } finally {
+      release();
+      await worker.close();
+    }
+  }, 60_000);
+});
