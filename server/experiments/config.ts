@@ -74,6 +74,53 @@ export const ServingSchema = z.object({
   contextPatterns: z.array(z.string().max(500)).max(50).default([]),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().min(1).max(32768).default(256),
+  /** always: a new version is served as soon as it exists; gated: only once its evaluation passes the gate. */
+  promotion: z.enum(["always", "gated"]).default("always"),
+  gate: z
+    .object({
+      /** promote when eval ≥ served eval − tolerance (scores are 0…1) */
+      tolerance: z.number().min(0).max(1).default(0.05),
+      /** and, when set, eval ≥ floor */
+      floor: z.number().min(0).max(1).optional(),
+    })
+    .default({ tolerance: 0.05 }),
+  /** Roll back when the served version's live judged reward falls below its predecessor's by `margin`. */
+  autoRollback: z
+    .object({
+      enabled: z.boolean().default(false),
+      /** on the judge's −1…1 scale */
+      margin: z.number().positive().max(2).default(0.3),
+      /** judged main turns each of the two versions must have served */
+      minTurns: z.number().int().min(1).max(100_000).default(20),
+    })
+    .default({ enabled: false, margin: 0.3, minTurns: 20 }),
+});
+
+/** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */
+export const EvaluationConfigSchema = z.object({
+  enabled: z.boolean().default(false),
+  /** evaluate every N-th version (a gated experiment evaluates every candidate) */
+  every: z.number().int().min(1).max(1000).default(1),
+  /** the eval set's name; default: the experiment's first set */
+  set: z.string().min(1).max(200).optional(),
+  grader: z.enum(["persona", "judge", "custom"]).default("persona"),
+  /** custom grader module (same extension style as the custom reward) */
+  graderPath: z.string().min(1).optional(),
+  /** replies per prompt */
+  k: z.number().int().min(1).max(16).default(2),
+  temperature: z.number().min(0).max(2).default(0.7),
+  seed: z.number().int().min(0).default(1),
+  maxTokens: z.number().int().min(1).max(32768).default(256),
+  /** judge votes per reply (model-judge grader) */
+  votes: z.number().int().min(1).max(16).default(3),
+  /** per-version budget: generation stops (status PARTIAL) at either bound */
+  budget: z
+    .object({ maxReplyTokens: z.number().int().min(1).default(20_000), maxSeconds: z.number().int().min(1).default(600) })
+    .default({ maxReplyTokens: 20_000, maxSeconds: 600 }),
+  /** judge–human agreement warning: κ below this over at least minLabeled labelled turns */
+  agreement: z
+    .object({ kappaThreshold: z.number().min(-1).max(1).default(0.6), minLabeled: z.number().int().min(1).default(30) })
+    .default({ kappaThreshold: 0.6, minLabeled: 30 }),
 });
 
 export const ExperimentConfigSchema = z
@@ -85,6 +132,7 @@ export const ExperimentConfigSchema = z
     hyper: HyperparamsSchema.default(HyperparamsSchema.parse({})),
     lora: LoraSchema.default(LoraSchema.parse({})),
     serving: ServingSchema.default(ServingSchema.parse({})),
+    evaluation: EvaluationConfigSchema.default(EvaluationConfigSchema.parse({})),
     customLossPath: z.string().min(1).optional(),
   })
   .superRefine((cfg, ctx) => {
@@ -104,6 +152,18 @@ export const ExperimentConfigSchema = z
         path: ["judge", "backend"],
         message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
       });
+    }
+    if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
+      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "gated promotion needs evaluation.enabled: nothing would ever be promoted" });
+    }
+    if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {
+      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy" });
+    }
+    if (cfg.evaluation.grader === "judge" && (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")) {
+      ctx.addIssue({ code: "custom", path: ["evaluation", "grader"], message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)" });
+    }
+    if (cfg.evaluation.grader === "custom" && !cfg.evaluation.graderPath) {
+      ctx.addIssue({ code: "custom", path: ["evaluation", "graderPath"], message: "a custom grader needs the path to its module" });
     }
     if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
       const plan = planGpuSplit(cfg.trainer.gpu);

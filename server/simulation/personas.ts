@@ -147,8 +147,23 @@ export function getPersona(id: string): Persona {
   return p;
 }
 
+/**
+ * The held-out split: the last two questions of every topic. Simulated users never ask them (so training
+ * never sees them as traffic); the persona eval set (server/evaluation/sets.ts) asks only them. The base
+ * policy's pretraining corpus covers every question, so the split tests what RL changed, not memory.
+ */
+export const HELD_OUT_QUESTION_IDS: ReadonlySet<string> = new Set(
+  [...new Set(QUESTIONS.map((x) => x.topic))].flatMap((t) => QUESTIONS.filter((x) => x.topic === t).slice(-2).map((x) => x.id)),
+);
+
+/** The questions a simulated persona asks (its training traffic): its topics minus the held-out split. */
 export function questionsFor(persona: Persona): Question[] {
-  return QUESTIONS.filter((x) => persona.topics.includes(x.topic));
+  return QUESTIONS.filter((x) => persona.topics.includes(x.topic) && !HELD_OUT_QUESTION_IDS.has(x.id));
+}
+
+/** The persona's held-out questions (its topics, held-out split only). */
+export function heldOutQuestionsFor(persona: Persona): Question[] {
+  return QUESTIONS.filter((x) => persona.topics.includes(x.topic) && HELD_OUT_QUESTION_IDS.has(x.id));
 }
 
 // ---- preference checks -----------------------------------------------------------------------
