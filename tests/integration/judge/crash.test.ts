@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { exited } from "../../../bench/lib/cluster";
 import { boxed, PrmScript } from "./helpers";
 import { deleteExperiments, makeExperiment } from "../../helpers/fixtures";
 import { isolateRedis } from "../../helpers/isolate";
@@ -60,12 +61,6 @@ function startWorker(experimentId: string): { child: ChildProcess; output: () =>
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   return { child, output: () => output };
 }
-
-const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
 
 it("a worker killed with SIGKILL mid-batch loses and duplicates nothing after restart; SIGTERM finishes in-flight turns", async () => {
   const exp = (await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" } } })).id;

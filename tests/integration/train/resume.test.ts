@@ -12,6 +12,7 @@ import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import { WORKERS, workerCommand } from "../../../workers/registry";
 import { judge, serveTurn, upstreamFor } from "./helpers";
 import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { exited } from "../../../bench/lib/cluster";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
@@ -52,7 +53,6 @@ function startWorker(experimentId: string): { child: ChildProcess; lines: string
   return { child, lines };
 }
 
-const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once("exit", () => r())));
 
 const BATCH = 4;
 const STEPS = 6;
