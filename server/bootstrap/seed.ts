@@ -8,7 +8,8 @@ import { createUser } from "../users/service";
 import { createApiKey } from "../apiKeys/service";
 import { createExperiment } from "../experiments/service";
 import { startRun } from "../runs/service";
-import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
+import { DEMO_EVAL_SET, DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
+import { createPersonaEvalSet } from "../evaluation/service";
 import { enableSimulation } from "../simulation/service";
 import type { Principal } from "../access/principal";
 
@@ -43,6 +44,7 @@ export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
       const e = await createExperiment(actor, { name: d.name, slug: d.slug, description: d.description, config: demoConfig(d) }, { demo: true });
       await startRun(actor, e.id); // PENDING until the trainer worker picks it up (RUNNING within a second or two)
       await enableSimulation(e.id, DEMO_SIMULATION); // SIMULATE=0 still keeps the worker quiet
+      await createPersonaEvalSet(null, { experimentId: e.id, name: DEMO_EVAL_SET });
       result.demoExperiments.push(e.slug);
     }
   }

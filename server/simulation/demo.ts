@@ -19,6 +19,9 @@ export interface DemoExperiment {
 
 const PERSONA = "leo";
 
+/** The demo's eval set: the persona set of its simulated users (created by the first-start seed). */
+export const DEMO_EVAL_SET = "held-out personas";
+
 const common = (method: "grpo" | "opd" | "combine", lr: number): ExperimentConfigInput => ({
   method,
   policy: { kind: "embedded", checkpoint: "models/base" },
@@ -26,6 +29,9 @@ const common = (method: "grpo" | "opd" | "combine", lr: number): ExperimentConfi
   trainer: { backend: "embedded" },
   hyper: { lr, batchSize: 8, keepCheckpoints: 5 },
   serving: { maxTokens: 96 },
+  // Every third version (and the base) is graded on Leo's held-out questions, which the simulated users
+  // never ask (personas.ts HELD_OUT_QUESTION_IDS): the Evaluation page's score next to the training reward.
+  evaluation: { enabled: true, every: 3, set: DEMO_EVAL_SET, grader: "persona", k: 2, temperature: 0.7, seed: 1, maxTokens: 96 },
 });
 
 export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
