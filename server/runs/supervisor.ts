@@ -35,16 +35,13 @@ import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "./backends/ray/backend"
 import { RayJobsError } from "./backends/ray/client";
 import { buildSlimeCommand, formatCommand, shellQuote } from "./backends/slime/args";
 import { SLIME_PROFILE_IDS } from "./backends/slime/profiles";
-import { TINKER_BACKEND_KIND, TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "./backends/tinker/backend";
+import { TINKER_BACKEND_KIND, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "./backends/tinker/backend";
 import { loadExperimentFor, loadRunFor } from "../access/scope";
 
 const LIVE: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
 
 /** Backends whose logs live in the supervising process (saved to DATA_DIR/runs/<id>/trainer.log for the API). */
 const IN_PROCESS_KINDS = new Set([LOCAL_PROCESS_BACKEND_KIND, TINKER_BACKEND_KIND]);
-
-/** What backends say when the job is gone rather than failed: such runs are CRASHED. */
-const LOST_JOB = new RegExp(["Ray has no job", "no local processes are tracked", TINKER_NOT_TRACKED].join("|"));
 
 // ---------------------------------------------------------------------------------------------------------
 // Operator settings (environment of the train worker and the web process)
@@ -384,7 +381,7 @@ export class RunSupervisor {
     this.unreachableSince.delete(run.id);
     if (IN_PROCESS_KINDS.has(run.trainerBackend)) await this.saveRunLogs(run, backend, handle);
 
-    if (state === "FAILED" && message && LOST_JOB.test(message)) return this.finish(run, "CRASHED", `the trainer job was lost: ${message}`);
+    if (state === "LOST") return this.finish(run, "CRASHED", `the trainer job was lost: ${message ?? "the backend no longer knows it"}`);
     if (state === "FINISHED" || state === "FAILED" || state === "KILLED") {
       return this.finish(run, state, message ?? `the job ended (${state.toLowerCase()})`);
     }

@@ -2,6 +2,10 @@
 // dashboard/modules/job/job_head.py: JSON bodies on success, text/plain errors (404 "Job X does not exist",
 // 400 for bad requests), and a duplicate submission_id rejected with Ray's own ValueError text. Jobs never
 // move by themselves: tests drive PENDING → RUNNING → SUCCEEDED/FAILED, and stop moves a job to STOPPED.
+// Packages (job_head.py `upload_package` / `get_package`): PUT /api/packages/{protocol}/{name} stores the
+// body, GET answers 200 when it exists and 404 otherwise (the content is never served back). Like Ray, a
+// submission whose runtime_env names both `conda` and `pip` is refused (runtime_env.py validation:
+// "The 'pip' field and 'conda' field of runtime_env cannot both be specified").
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -32,6 +36,8 @@ export interface FakeRayRequest {
 export interface FakeRayJobsServer {
   url: string;
   jobs: Map<string, FakeRayJob>;
+  /** Uploaded packages by URI (gcs://_ray_pkg_….zip). */
+  packages: Map<string, Buffer>;
   requests: FakeRayRequest[];
   /** Move a job along Ray's lifecycle; throws on transitions Ray never makes (out of a terminal state, PENDING → SUCCEEDED). */
   transition(id: string, status: "RUNNING" | "SUCCEEDED" | "FAILED", message?: string): void;
@@ -62,6 +68,7 @@ function traceback(exception: string): string {
 
 export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise<FakeRayJobsServer> {
   const jobs = new Map<string, FakeRayJob>();
+  const packages = new Map<string, Buffer>();
   const requests: FakeRayRequest[] = [];
   let counter = 0;
 
@@ -80,6 +87,16 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
     const method = req.method ?? "GET";
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const pkg = /^\/api\/packages\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (pkg) {
+      requests.push({ method, path: url.pathname });
+      const uri = `${pkg[1]}://${pkg[2]}`;
+      if (method === "PUT") {
+        packages.set(uri, Buffer.concat(chunks));
+        return send(res, 200, { result: "success", msg: `Successfully uploaded package ${uri}`, data: {} });
+      }
+      if (method === "GET") return packages.has(uri) ? send(res, 200, { result: "success" }) : send(res, 404, `Package ${uri} does not exist`);
+    }
     const raw = Buffer.concat(chunks).toString("utf8");
     let body: unknown;
     if (raw) {
@@ -103,6 +120,10 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
       }
       if (b.metadata !== undefined && (typeof b.metadata !== "object" || b.metadata === null || Object.values(b.metadata).some((v) => typeof v !== "string"))) {
         return send(res, 400, traceback("TypeError: metadata must be a dict of str to str."));
+      }
+      const env = (b.runtime_env ?? {}) as Record<string, unknown>;
+      if (env.conda !== undefined && env.pip !== undefined) {
+        return send(res, 400, traceback("ValueError: The 'pip' field and 'conda' field of runtime_env cannot both be specified."));
       }
       const id = typeof b.submission_id === "string" && b.submission_id ? b.submission_id : `raysubmit_${(++counter).toString(36).padStart(16, "0")}`;
       if (jobs.has(id)) {
@@ -161,6 +182,7 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
   return {
     url: `http://127.0.0.1:${port}`,
     jobs,
+    packages,
     requests,
     transition(id, status, message) {
       const job = jobs.get(id);

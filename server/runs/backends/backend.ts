@@ -130,8 +130,11 @@ export interface RunHandle {
   config: RunLaunchConfig;
 }
 
-/** Maps onto RunStatus; CRASHED (heartbeat loss) and PAUSED are decided by the control plane, not here. */
-export type TrainerRunState = "PENDING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED";
+/**
+ * Maps onto RunStatus; PAUSED is decided by the control plane. LOST: the backend no longer knows the job (Ray
+ * forgot it, the process that owned it restarted), which the supervisor records as CRASHED.
+ */
+export type TrainerRunState = "PENDING" | "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST";
 
 export interface TrainerStatus {
   state: TrainerRunState;

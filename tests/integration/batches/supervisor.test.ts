@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 // The run supervisor against a fake Ray dashboard (tests/fakes/rayJobsServer.ts) and harmless local processes:
 // launch with an experiment-bound trainer key, status mapping, heartbeat and job loss → CRASHED, user stop →
 // job stopped, logs tail and launch preview over the REST API.
@@ -37,6 +38,17 @@ async function rayRun(rayAddress = ray.url) {
 const supervisor = (experimentIds: string[], extra: Record<string, string> = {}, base: Record<string, string> = SETTINGS) =>
   new RunSupervisor({ settings: supervisorSettings({ ...base, ...extra }), log: quiet, experimentIds });
 const load = (id: string) => db().run.findUniqueOrThrow({ where: { id } });
+/** The preflight job passes; the next tick submits the real job under the run id. */
+async function passPreflight(sup: RunSupervisor, runId: string, r: FakeRayJobsServer = ray) {
+  r.transition(`${runId}-preflight`, "RUNNING");
+  r.transition(`${runId}-preflight`, "SUCCEEDED");
+  await sup.tick();
+}
+/** The run's key as the job reads it: from the package Ray was given as working_dir, never from env_vars. */
+function packagedKey(job: { runtime_env: Record<string, unknown> }): string {
+  const zip = ray.packages.get(job.runtime_env.working_dir as string)!;
+  return execFileSync("python3", ["-c", "import io,sys,zipfile; print(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('openclaw_run_key').decode(), end='')"], { input: zip }).toString();
+}
 const submissions = (id: string) => ray.requests.filter((r) => r.method === "POST" && r.path === "/api/jobs/" && (r.body as { submission_id?: string }).submission_id === id).length;
 
 describe("ray-slime runs", () => {
@@ -44,6 +56,7 @@ describe("ray-slime runs", () => {
     const { e, run } = await rayRun();
     const sup = supervisor([e.id]);
     expect((await sup.tick()).launched).toEqual([run.id]);
+    await passPreflight(sup, run.id);
 
     const job = ray.jobs.get(run.id)!;
     expect(job.entrypoint).toMatch(/^cd \/opt\/slime && python3 train_async\.py /);
@@ -51,7 +64,8 @@ describe("ray-slime runs", () => {
     const vars = job.runtime_env.env_vars as Record<string, string>;
     expect(vars).toMatchObject({ RUN_ID: run.id, CONTROL_PLANE_URL: "http://cp.test:3000", PYTHONPATH: "/opt/Megatron-LM:/opt/console", OPENCLAW_METHOD: "grpo" });
     // The job's key is a real write key of this experiment: it may report for the run.
-    const trainer = api(server.url, { bearer: vars.CONTROL_PLANE_API_KEY });
+    expect(JSON.stringify(job.runtime_env)).not.toMatch(/ocrl_/);
+    const trainer = api(server.url, { bearer: packagedKey(job) });
     expect((await trainer("POST", `/api/v1/runs/${run.id}/report`, {})).status).toBe(200);
     expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({ scopes: ["write"], experimentId: e.id, revokedAt: null });
     expect(await load(run.id)).toMatchObject({ status: "PENDING", externalJobId: run.id });
@@ -75,6 +89,7 @@ describe("ray-slime runs", () => {
     const { e, run } = await rayRun();
     const sup = supervisor([e.id]);
     await sup.tick();
+    await passPreflight(sup, run.id);
     ray.transition(run.id, "RUNNING");
     await sup.tick();
     await db().run.update({ where: { id: run.id }, data: { heartbeatAt: new Date(Date.now() - 2 * 3600_000) } });
@@ -89,6 +104,7 @@ describe("ray-slime runs", () => {
     const { e, run } = await rayRun();
     const sup = supervisor([e.id], { TRAINER_STARTUP_GRACE_S: "3600" });
     await sup.tick();
+    await passPreflight(sup, run.id);
     ray.transition(run.id, "RUNNING");
     await sup.tick();
     await db().run.update({ where: { id: run.id }, data: { startedAt: new Date(Date.now() - 1800_000) } });
@@ -103,6 +119,7 @@ describe("ray-slime runs", () => {
     const { e, run } = await rayRun();
     const sup = supervisor([e.id]);
     await sup.tick();
+    await passPreflight(sup, run.id);
     ray.transition(run.id, "RUNNING");
     await sup.tick();
     await actOnRun(admin, { id: run.id, action: "stop" });
@@ -119,7 +136,10 @@ describe("ray-slime runs", () => {
     const { e, run } = await rayRun();
     const sup = supervisor([e.id]);
     await sup.tick();
+    await passPreflight(sup, run.id);
+    // A Ray cluster restart forgets every job, the preflight included.
     ray.jobs.delete(run.id);
+    ray.jobs.delete(`${run.id}-preflight`);
     await sup.tick();
     expect(await load(run.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/job was lost: Ray has no job/) });
   });
@@ -130,6 +150,7 @@ describe("ray-slime runs", () => {
     const never = await rayRun(gone.url);
     const patient = supervisor([e.id]);
     await patient.tick();
+    await passPreflight(patient, run.id, gone);
     gone.transition(run.id, "RUNNING");
     await patient.tick();
     await gone.close();
@@ -154,10 +175,12 @@ describe("ray-slime runs", () => {
     const command = preview.body.command as string;
     expect(command).toContain("python3 train_async.py");
     expect(command).toContain("--rollout-function-path integrations.slime.rollout.generate_rollout");
-    expect(command).toContain("export CONTROL_PLANE_API_KEY=<hidden>");
+    expect(command).not.toContain("CONTROL_PLANE_API_KEY");
     expect(preview.body).toMatchObject({ trainerBackend: "ray-slime", error: null, needsUserKey: false });
 
-    await supervisor([e.id]).tick();
+    const sup = supervisor([e.id]);
+    await sup.tick();
+    await passPreflight(sup, run.id);
     ray.appendLogs(run.id, "line 1\nline 2\nline 3\n");
     const logs = await reader("GET", `/api/v1/runs/${run.id}/logs?tail=2`);
     expect(logs.body).toMatchObject({ source: "ray", text: "line 2\nline 3" });

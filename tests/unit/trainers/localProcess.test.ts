@@ -188,7 +188,8 @@ describe("LocalProcessBackend", () => {
     const run = launch("run_local_5", { actor: roleScript(marker), rollout: roleScript(marker), prm: ["/nonexistent/prm-server"] });
     await expect(backend.start(run)).rejects.toThrowError(/prm-0: spawn \/nonexistent\/prm-server ENOENT/);
     expect(liveMarked(marker)).toEqual([]);
-    expect((await backend.status(run)).state).toBe("FAILED");
+    // Nothing is tracked for it any more: the job is lost (the supervisor records CRASHED; the failed start already failed the run).
+    expect((await backend.status(run)).state).toBe("LOST");
   });
 
   it("refuses splits it cannot run locally", async () => {

@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunLaunchSchema, type RunLaunch, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
-import { RaySlimeBackend } from "../../../server/runs/backends/ray/backend";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { preflightJobId, RaySlimeBackend } from "../../../server/runs/backends/ray/backend";
 import { mapRayStatus, rayErrorSummary, RayJobsClient, RayJobsError } from "../../../server/runs/backends/ray/client";
 import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";
 
@@ -26,25 +30,74 @@ function launch(runId = "run_1", config: Partial<RunLaunchConfigInput> = {}): Ru
   });
 }
 
+/** Starts the run and walks its preflight job to SUCCEEDED, after which status() submits the real job. */
+async function startPastPreflight(backend: RaySlimeBackend, run: RunLaunch) {
+  await backend.start(run);
+  ray.transition(preflightJobId(run.runId), "RUNNING");
+  ray.transition(preflightJobId(run.runId), "SUCCEEDED");
+  expect(await backend.status(run)).toEqual({ state: "PENDING", message: "preflight passed; the slime job is submitted" });
+}
+
 describe("RaySlimeBackend against the fake Ray Jobs API", () => {
-  it("submits under the run id with env vars, metadata and the slime entrypoint", async () => {
+  it("uploads the run's package, runs the preflight, then submits the slime job under the run id; the key is never in env_vars", async () => {
     const backend = new RaySlimeBackend();
     const run = launch();
     expect(await backend.start(run)).toEqual({ externalJobId: "run_1" });
+    expect(ray.jobs.has("run_1")).toBe(false);
+    const pre = ray.jobs.get("run_1-preflight")!;
+    expect(pre.entrypoint).toBe('OPENCLAW_PKG="$PWD" && cd /opt/slime && python3 -m integrations.slime.preflight --args-file "$OPENCLAW_PKG/slime_args.json"');
+    expect((await backend.status(run)).message).toMatch(/^preflight: checking/);
 
+    ray.transition("run_1-preflight", "RUNNING");
+    ray.transition("run_1-preflight", "SUCCEEDED");
+    expect((await backend.status(run)).state).toBe("PENDING");
     const job = ray.jobs.get("run_1")!;
     expect(job.entrypoint.startsWith("cd /opt/slime && python3 train_async.py --actor-num-nodes 1 ")).toBe(true);
-    const env = (job.runtime_env as { env_vars: Record<string, string> }).env_vars;
-    expect(env).toMatchObject({ CONTROL_PLANE_URL: "http://console:3000", CONTROL_PLANE_API_KEY: "ocrl_key_1", RUN_ID: "run_1" });
+    const env = job.runtime_env as { env_vars: Record<string, string>; working_dir: string };
+    expect(env.env_vars).toMatchObject({ CONTROL_PLANE_URL: "http://console:3000", RUN_ID: "run_1", OPENCLAW_API_KEY_FILE: "openclaw_run_key" });
+    expect(JSON.stringify(job.runtime_env) + JSON.stringify(job.metadata) + JSON.stringify(pre.metadata) + job.entrypoint).not.toContain("ocrl_key_1");
     expect(job.metadata).toMatchObject({ openclaw_run_id: "run_1", openclaw_experiment: "exp" });
     expect(job.metadata.openclaw_launch).toMatch(/^[0-9a-f]{16}$/);
-    expect(ray.requests.filter((r) => r.method === "POST" && r.path === "/api/jobs/")).toHaveLength(1);
+
+    // The package is a zip Python's zipfile reads: the key and the argument list the preflight checks.
+    const zip = ray.packages.get(env.working_dir)!;
+    const dir = mkdtempSync(path.join(tmpdir(), "rawpkg-"));
+    writeFileSync(path.join(dir, "p.zip"), zip);
+    execFileSync("python3", ["-c", "import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", path.join(dir, "p.zip"), path.join(dir, "x")]);
+    expect(readFileSync(path.join(dir, "x", "openclaw_run_key"), "utf8")).toBe("ocrl_key_1");
+    const args = JSON.parse(readFileSync(path.join(dir, "x", "slime_args.json"), "utf8")) as string[];
+    expect(args.slice(0, 2)).toEqual(["--actor-num-nodes", "1"]);
+    expect(job.entrypoint.endsWith(args.at(-1)!)).toBe(true);
+  });
+
+  it("a failing preflight fails the run in seconds with every problem it printed", async () => {
+    const backend = new RaySlimeBackend();
+    const run = launch();
+    await backend.start(run);
+    ray.transition("run_1-preflight", "RUNNING");
+    ray.appendLogs("run_1-preflight", "PREFLIGHT OK: slime imports\nPREFLIGHT PROBLEM: --rotary-base 1000000 != rope_theta 5000000\nPREFLIGHT PROBLEM: 4 GPUs per node, need 8\nPREFLIGHT FAILED: 2 problem(s)\n");
+    ray.transition("run_1-preflight", "FAILED");
+    expect(await backend.status(run)).toEqual({
+      state: "FAILED",
+      message: "preflight failed (2 problems listed): --rotary-base 1000000 != rope_theta 5000000; 4 GPUs per node, need 8",
+    });
+    expect(ray.jobs.has("run_1")).toBe(false);
+    expect(await backend.logs(run)).toContain("[preflight]\nPREFLIGHT OK: slime imports");
+  });
+
+  it("runtime_env never sets both conda and pip, and a URI slime dir is refused (the working_dir is the key package)", async () => {
+    const backend = new RaySlimeBackend();
+    const both = launch("r", { ray: { address: ray.url, workingDir: "/opt/slime", pythonEnv: { conda: "slime", pip: ["x"] } } });
+    await expect(backend.start(both)).rejects.toThrowError(/either a conda env .* or pip packages, not both/);
+    const uri = launch("r", { ray: { address: ray.url, workingDir: "s3://b/slime.zip" } });
+    await expect(backend.start(uri)).rejects.toThrowError(/SLIME_DIR is a URI/);
+    expect(ray.requests.filter((r) => r.method === "POST")).toHaveLength(0);
   });
 
   it("maps PENDING → RUNNING → SUCCEEDED onto PENDING → RUNNING → FINISHED", async () => {
     const backend = new RaySlimeBackend();
     const run = launch();
-    await backend.start(run);
+    await startPastPreflight(backend, run);
     expect((await backend.status(run)).state).toBe("PENDING");
     ray.transition("run_1", "RUNNING");
     expect(await backend.status(run)).toEqual({ state: "RUNNING", message: "Job is currently running." });
@@ -55,7 +108,7 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
   it("a failed job is FAILED with Ray's message and error type", async () => {
     const backend = new RaySlimeBackend();
     const run = launch();
-    await backend.start(run);
+    await startPastPreflight(backend, run);
     ray.transition("run_1", "RUNNING");
     ray.transition("run_1", "FAILED", "Job entrypoint command failed with exit code 1, last available logs: CUDA out of memory");
     expect(await backend.status(run)).toEqual({
@@ -67,7 +120,7 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
   it("stop moves the job to STOPPED (KILLED for us); stopping again or an unknown job is harmless", async () => {
     const backend = new RaySlimeBackend();
     const run = launch();
-    await backend.start(run);
+    await startPastPreflight(backend, run);
     ray.transition("run_1", "RUNNING");
     await backend.stop(run);
     expect(ray.jobs.get("run_1")!.status).toBe("STOPPED");
@@ -75,8 +128,11 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     await backend.stop(run);
     await backend.stop({ ...run, runId: "never_submitted" });
     expect(ray.requests.filter((r) => r.path.endsWith("/stop")).map((r) => r.path)).toEqual([
+      "/api/jobs/run_1-preflight/stop",
       "/api/jobs/run_1/stop",
+      "/api/jobs/run_1-preflight/stop",
       "/api/jobs/run_1/stop",
+      "/api/jobs/never_submitted-preflight/stop",
       "/api/jobs/never_submitted/stop",
     ]);
   });
@@ -84,7 +140,7 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
   it("logs, whole or tailed", async () => {
     const backend = new RaySlimeBackend();
     const run = launch();
-    await backend.start(run);
+    await startPastPreflight(backend, run);
     ray.appendLogs("run_1", "line 1\nline 2\nline 3\n");
     expect(await backend.logs(run)).toBe("line 1\nline 2\nline 3\n");
     expect(await backend.logs(run, { tail: 2 })).toBe("line 2\nline 3");
@@ -96,9 +152,9 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     await expect(new RaySlimeBackend().start(run)).rejects.toThrowError(/the config has no Ray address \(ray.address/);
   });
 
-  it("a job Ray does not know is reported FAILED with a reason", async () => {
+  it("a job Ray does not know is reported LOST with a reason", async () => {
     const status = await new RaySlimeBackend().status(launch("gone"));
-    expect(status.state).toBe("FAILED");
+    expect(status.state).toBe("LOST");
     expect(status.message).toMatch(/Ray has no job gone/);
   });
 });
@@ -114,6 +170,7 @@ describe("idempotent start", () => {
       expect(await backend.start(launch("run_1", { apiKey: "ocrl_key_2" }))).toEqual({ externalJobId: "run_1" });
       expect(ray.jobs.size).toBe(1);
       expect(ray.requests.filter((r) => r.method === "POST" && r.path === "/api/jobs/")).toHaveLength(2);
+      expect([...ray.jobs.keys()]).toEqual(["run_1-preflight"]);
     });
   }
 
@@ -124,7 +181,7 @@ describe("idempotent start", () => {
     await expect(backend.start(changed)).rejects.toMatchObject({
       name: "RayJobsError",
       kind: "conflict",
-      message: "Ray already has a different job with submission id run_1 (its entrypoint differs); refusing to treat it as this run",
+      message: expect.stringMatching(/^Ray already has a different job with submission id run_1-preflight \(its metadata openclaw_launch is /),
     });
     const otherExperiment = { ...launch(), experimentSlug: "other" };
     await expect(backend.start(otherExperiment)).rejects.toThrowError(/its metadata openclaw_experiment is "exp", expected "other"/);

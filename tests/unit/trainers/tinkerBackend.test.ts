@@ -95,7 +95,7 @@ describe("TinkerBackend", () => {
   it("says when it does not track a run (e.g. after a restart)", async () => {
     const backend = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "k" }));
     const l = launch();
-    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({ state: "FAILED", message: TINKER_NOT_TRACKED });
+    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({ state: "LOST", message: TINKER_NOT_TRACKED });
   });
 });
 

@@ -115,7 +115,7 @@ export class LocalProcessBackend implements TrainerBackend {
     const local = this.runs.get(run.runId);
     if (!local) {
       return {
-        state: "FAILED",
+        state: "LOST",
         message: `no local processes are tracked for run ${run.runId} in this control-plane process (it may have restarted); check the GPUs for leftover processes`,
       };
     }

@@ -124,7 +124,7 @@ export class RayJobsClient {
    * Submits a job. When Ray already holds a job with this submission_id, the existing job is accepted only if
    * its entrypoint and our metadata match (a retried start); otherwise a "conflict" RayJobsError is thrown.
    */
-  async submitJob(req: RaySubmitRequest): Promise<{ submissionId: string; alreadyExisted: boolean }> {
+  async submitJob(req: RaySubmitRequest, opts: { volatileMetadata?: string[] } = {}): Promise<{ submissionId: string; alreadyExisted: boolean }> {
     try {
       const res = await this.json("POST", "/api/jobs/", SubmitResponseSchema, req);
       return { submissionId: res.submission_id, alreadyExisted: false };
@@ -132,7 +132,7 @@ export class RayJobsClient {
       if (!(err instanceof RayJobsError) || err.kind !== "http" || !isDuplicateSubmission(err.body ?? "")) throw err;
     }
     const existing = await this.getJob(req.submission_id);
-    const mismatch = describeMismatch(existing, req);
+    const mismatch = describeMismatch(existing, req, new Set(opts.volatileMetadata ?? []));
     if (mismatch) {
       throw new RayJobsError(
         `Ray already has a different job with submission id ${req.submission_id} (${mismatch}); refusing to treat it as this run`,
@@ -140,6 +140,21 @@ export class RayJobsClient {
       );
     }
     return { submissionId: req.submission_id, alreadyExisted: true };
+  }
+
+  /** Uploads a working_dir/py_modules package (job_head.py `upload_package`); `uri` like gcs://_ray_pkg_<hash>.zip. */
+  async uploadPackage(uri: string, zip: Buffer): Promise<void> {
+    const m = /^([a-z]+):\/\/([^/]+)$/.exec(uri);
+    if (!m) throw new RayJobsError(`not a package URI: ${uri}`, "protocol");
+    const path = `/api/packages/${m[1]}/${m[2]}`;
+    let res: Response;
+    try {
+      res = await this.doFetch(this.base + path, { method: "PUT", headers: this.headers, body: new Uint8Array(zip), signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      throw new RayJobsError(`could not reach the Ray dashboard at ${this.base} (PUT ${path}): ${err instanceof Error ? err.message : String(err)}`, "network");
+    }
+    const text = await res.text();
+    if (!res.ok) throw new RayJobsError(`Ray PUT ${path} failed with HTTP ${res.status}: ${rayErrorSummary(text) || res.statusText}`, "http", res.status, text);
   }
 
   async getJob(id: string): Promise<RayJobDetails> {
@@ -191,10 +206,11 @@ export class RayJobsClient {
   }
 }
 
-function describeMismatch(existing: RayJobDetails, req: RaySubmitRequest): string | null {
+function describeMismatch(existing: RayJobDetails, req: RaySubmitRequest, volatile: Set<string>): string | null {
   if (existing.entrypoint !== req.entrypoint) return "its entrypoint differs";
   const stored = existing.metadata ?? {};
   for (const [key, value] of Object.entries(req.metadata ?? {})) {
+    if (volatile.has(key)) continue;
     if (stored[key] !== value) return `its metadata ${key} is ${JSON.stringify(stored[key] ?? null)}, expected ${JSON.stringify(value)}`;
   }
   return null;

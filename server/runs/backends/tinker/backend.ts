@@ -115,7 +115,7 @@ export class TinkerBackend implements TrainerBackend {
 
   async status(handle: RunHandle): Promise<TrainerStatus> {
     const run = this.runs.get(handle.runId);
-    if (!run) return { state: "FAILED", message: TINKER_NOT_TRACKED };
+    if (!run) return { state: "LOST", message: TINKER_NOT_TRACKED };
     if (!run.exit) return { state: "RUNNING" };
     if (run.stopping) return { state: "KILLED", message: "stopped on request" };
     if (run.exit.code === 0) return { state: "FINISHED", message: "the Tinker bridge exited cleanly" };
