@@ -57,7 +57,7 @@ describe("console fixes in the browser", () => {
     const name = `Queue ${exp.slug}`;
     const row = await createQueue(page, name);
     await row.waitFor();
-    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.locator(".form-error").count()).toBe(0);
     expect(await page.getByText("No review queues yet").count()).toBe(0);
     expect(await page.getByRole("form", { name: "New review queue" }).getByLabel("Queue name").inputValue()).toBe("");
     expect(await db().reviewQueue.count({ where: { experimentId: exp.id, name } })).toBe(1);
@@ -158,7 +158,7 @@ describe("console fixes in the browser", () => {
     await page.goto(`${BASE_URL}/experiments/${exp.id}`);
     const clone = page.getByRole("button", { name: "Clone" });
     expect(await clone.isDisabled()).toBe(true);
-    expect(await clone.getAttribute("title")).toBe("Needs the admin role: you are signed in as a reviewer.");
+    await expect.poll(() => clone.getAttribute("title")).toBe("Needs the admin role: you are signed in as a reviewer.");
     await page.close();
   });
 
@@ -222,7 +222,7 @@ describe("console fixes in the browser", () => {
     await card.getByRole("button", { name: "Roll back to v1" }).click();
     await card.getByText("Now serving version 1; was 2.").waitFor();
     expect(await active()).toBe(1);
-    expect(await card.getByTestId("version-2").textContent()).toContain("rolled back");
+    await expect.poll(() => card.getByTestId("version-2").textContent()).toContain("rolled back");
     await card.getByRole("button", { name: "Promote v2" }).click();
     await card.getByText("Now serving version 2; was 1.").waitFor();
     expect(await active()).toBe(2);
@@ -247,8 +247,12 @@ describe("console fixes in the browser", () => {
     await db().run.update({ where: { id: rb.id }, data: { config: ExperimentConfigSchema.parse({ method: "opd", hyper: { lr: 0.00005 } }) as object } });
     const page = await newPage();
     await page.goto(`${BASE_URL}/metrics?view=compare`);
-    await page.getByTestId(`run-row-${ra.id}`).getByRole("checkbox").check();
-    await page.getByTestId(`run-row-${rb.id}`).getByRole("checkbox").check();
+    // Ticking a run rewrites the URL, which then checks the box: click and wait, rather than check().
+    for (const r of [ra, rb]) {
+      const box = page.getByTestId(`run-row-${r.id}`).getByRole("checkbox");
+      await box.click();
+      await expect.poll(() => box.isChecked()).toBe(true);
+    }
     const chart = page.getByTestId("compare-chart");
     await expect.poll(() => chart.getAttribute("data-points")).toBe("40");
     expect(await chart.getAttribute("data-lines")).toBe("2");

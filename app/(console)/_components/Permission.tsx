@@ -24,7 +24,7 @@ export function usePermission() {
     ready: !!me.data,
     /** false until the caller's permissions are known, so nothing flashes enabled for a viewer */
     can: (p: Perm) => perms.includes(p),
-    why: (p: Perm) => `Needs ${NEEDS[p]}: you are signed in as ${/^[aeiou]/i.test(role) ? "an" : "a"} ${role}.`,
+    why: (p: Perm) => (me.data ? `Needs ${NEEDS[p]}: you are signed in as ${/^[aeiou]/i.test(role) ? "an" : "a"} ${role}.` : "Checking your permissions…"),
   };
 }
 

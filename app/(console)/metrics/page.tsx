@@ -199,7 +199,7 @@ function ExperimentMetrics() {
     <>
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Metrics</h1>
-        <a className="button" href="/metrics?view=compare">Compare runs across experiments</a>
+        <a className="button" href="/metrics?view=compare">Compare runs</a>
         <span className={`live-dot${state === "ready" ? " on" : ""}`} data-testid="live-state" data-live={state} title={`live: ${state}`} />
         <span className="muted">{state === "ready" ? "live" : state}</span>
       </div>

@@ -74,7 +74,7 @@ export default function ExperimentDetailPage() {
         <Link className="button" href={`/sessions?${q}`}>Sessions</Link>
         <Link className="button" href={`/playground?${q}`}>Playground</Link>
         <Link className="button" href={`/review?${q}`}>Review queues</Link>
-        <Link className="button" href={`/metrics?compare=${e.id}`}>Compare with other experiments</Link>
+        <Link className="button" href="/metrics?view=compare">Compare runs</Link>
       </nav>
 
       <div className="card">
