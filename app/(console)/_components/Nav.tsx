@@ -9,6 +9,7 @@ const LINKS = [
   { href: "/sessions", label: "Sessions" },
   { href: "/review", label: "Review" },
   { href: "/metrics", label: "Metrics" },
+  { href: "/evaluation", label: "Evaluation" },
   { href: "/playground", label: "Playground" },
   { href: "/simulation", label: "Simulated users" },
   { href: "/workers", label: "Workers" },

@@ -1,0 +1,83 @@
+"use client";
+// The experiment's eval sets: versions, JSONL download, JSONL upload (a 400 names the bad line), and the
+// persona set of the simulated users' held-out questions.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC, useTRPCClient } from "../../_lib/trpc";
+import { issuesOf, messageOf } from "../../_lib/errors";
+import { GuardedButton } from "../_components/Permission";
+
+export function EvalSets({ experimentId }: { experimentId: string }) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const qc = useQueryClient();
+  const sets = useQuery(trpc.evaluation.sets.queryOptions({ experimentId }));
+  const upload = useMutation(trpc.evaluation.upload.mutationOptions());
+  const persona = useMutation(trpc.evaluation.personaSet.mutationOptions());
+  const [name, setName] = useState("held-out");
+  const [error, setError] = useState<string | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.evaluation.pathKey() });
+
+  async function onFile(file: File | undefined) {
+    if (!file) return;
+    setError(null);
+    try {
+      await upload.mutateAsync({ experimentId, name, jsonl: await file.text(), mode: "replace" });
+      await refresh();
+    } catch (err) {
+      const issues = issuesOf(err);
+      setError(issues.length ? issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+    }
+  }
+  async function download(id: string, version: number) {
+    const r = await client.evaluation.download.query({ id, version });
+    const url = URL.createObjectURL(new Blob([r.jsonl], { type: "application/x-ndjson" }));
+    const link = Object.assign(document.createElement("a"), { href: url, download: `${r.name}-v${r.version}.jsonl` });
+    link.click();
+    URL.revokeObjectURL(url);
+  }
+
+  return (
+    <div className="card" data-testid="eval-sets">
+      <h2 style={{ marginTop: 0 }}>Eval sets</h2>
+      {error && <div className="form-error" role="alert">{error}</div>}
+      {sets.data?.length ? (
+        <table className="list">
+          <thead><tr><th>Name</th><th>Latest</th><th>Versions</th></tr></thead>
+          <tbody>
+            {sets.data.map((s) => (
+              <tr key={s.id}>
+                <td>{s.name}<div className="muted" style={{ fontSize: 11 }}>{s.description}</div></td>
+                <td>v{s.latestVersion}</td>
+                <td>
+                  {s.versions.map((v) => (
+                    <button key={v.id} style={{ marginRight: 4 }} title={`${v.source}, ${v.items} items`} onClick={() => download(s.id, v.version)}>v{v.version} ↓</button>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : <div className="empty">No eval set yet.</div>}
+      <div className="toolbar" style={{ marginTop: 8 }}>
+        <label className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+          <span>Set name</span><input value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label className="button">Upload JSONL<input type="file" accept=".jsonl,.ndjson,application/x-ndjson" hidden onChange={(e) => onFile(e.target.files?.[0])} /></label>
+        <GuardedButton perm="write" disabled={persona.isPending} onClick={async () => {
+          setError(null);
+          try {
+            await persona.mutateAsync({ experimentId, name: "held-out personas" });
+            await refresh();
+          } catch (err) {
+            setError(messageOf(err));
+          }
+        }}>Create persona set</GuardedButton>
+      </div>
+      <p className="muted" style={{ fontSize: 12 }}>
+        One JSON object per line: <code>{`{"key": "…", "messages": [{"role": "user", "content": "…"}], "reference": "…", "rubric": "…", "persona": "leo"}`}</code> (or <code>prompt</code> instead of messages).
+        Recorded turns can be added from the API (<code>POST /api/v1/eval-sets/add-turns</code>).
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,148 @@
+"use client";
+// Evaluation: per experiment, each policy version's held-out eval score (mean with its 95% CI, on the current
+// eval set version) next to the training reward the same version earned on live traffic; candidates the
+// promotion gate holds back, with the reason; a side-by-side comparison of two versions on the same prompts;
+// judge–human agreement; and the eval sets (JSONL upload/download, persona set). Live: refreshed every 5 s.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { Suspense, useState } from "react";
+import { useTRPC } from "../../_lib/trpc";
+import { messageOf } from "../../_lib/errors";
+import { ExperimentSelect } from "../_components/ExperimentSelect";
+import { GuardedButton } from "../_components/Permission";
+import { EvalChart } from "./EvalChart";
+import { Comparison } from "./Comparison";
+import { Agreement } from "./Agreement";
+import { EvalSets } from "./EvalSets";
+
+export default function EvaluationPage() {
+  return (
+    <Suspense fallback={<div className="muted">Loading…</div>}>
+      <Evaluation />
+    </Suspense>
+  );
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(2));
+
+function Evaluation() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const experimentId = params.get("experimentId") ?? "";
+  const set = (patch: Record<string, string>) => {
+    const next = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) next.set(k, v);
+      else next.delete(k);
+    }
+    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+  };
+  const overview = useQuery({ ...trpc.evaluation.overview.queryOptions({ experimentId }), enabled: !!experimentId, refetchInterval: 5000 });
+  const request = useMutation(trpc.evaluation.request.mutationOptions());
+  const [error, setError] = useState<string | null>(null);
+  const d = overview.data;
+  const evaluated = d?.versions.filter((v) => v.evaluation?.mean !== null && v.evaluation?.mean !== undefined) ?? [];
+  const a = params.get("a") ?? (evaluated.length >= 2 ? String(evaluated[0]!.version) : "");
+  const b = params.get("b") ?? (evaluated.length >= 2 ? String(evaluated.at(-1)!.version) : "");
+
+  async function reEvaluate(version: number) {
+    setError(null);
+    try {
+      await request.mutateAsync({ experimentId, version });
+      await qc.invalidateQueries({ queryKey: trpc.evaluation.overview.queryKey() });
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  }
+
+  return (
+    <>
+      <h1>Evaluation</h1>
+      <p className="muted">
+        Is it learning? Every evaluated policy version answers the same held-out prompts (never seen as training traffic) with fixed
+        sampling settings and seeds; a grader scores each reply from 0 to 1. The training reward is what the judge gave the turns that
+        version served live. A gated experiment serves a new version only once its eval score is at least the served one&apos;s minus the tolerance.
+      </p>
+      <div className="filters">
+        <ExperimentSelect value={experimentId} onChange={(id) => set({ experimentId: id, a: "", b: "" })} allowAll={false} />
+      </div>
+      {overview.error && <div className="form-error">{overview.error.message}</div>}
+      {error && <div className="form-error" role="alert">{error}</div>}
+      {!experimentId && <div className="empty">Choose an experiment.</div>}
+      {d && (
+        <>
+          <div className="card" data-testid="eval-summary">
+            <dl className="kv">
+              <dt>Served version</dt><dd data-testid="eval-served">{d.servedVersion}</dd>
+              <dt>Promotion</dt><dd>{d.promotion === "gated" ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}` : "always (every new version is served at once)"}</dd>
+              <dt>Eval set</dt><dd>{d.set ? `${d.set.name} v${d.set.version} (${d.set.items} prompts)` : "none yet — create one below"}</dd>
+              <dt>Evaluation</dt><dd>{d.evaluationEnabled ? "on" : <>off (turn it on in the <Link href={`/experiments/${d.experimentId}/edit`}>experiment config</Link>)</>}</dd>
+            </dl>
+          </div>
+          <div className="card">
+            <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>Eval score per version (dots with 95% CI, 0–1, left) and training reward (line, −1…+1, right)</div>
+            {d.versions.some((v) => v.evaluation?.mean != null || v.trainingReward !== null) ? <EvalChart versions={d.versions} /> : <div className="empty">No evaluated or judged versions yet.</div>}
+          </div>
+          {d.candidates.length > 0 && (
+            <div className="card" data-testid="eval-candidates">
+              <h2 style={{ marginTop: 0 }}>Held back by the gate</h2>
+              <table className="list">
+                <thead><tr><th>Version</th><th>Eval</th><th>Reason</th></tr></thead>
+                <tbody>
+                  {d.candidates.map((c) => (
+                    <tr key={c.version} data-testid={`candidate-${c.version}`}>
+                      <td>v{c.version} <span className="badge PENDING">candidate</span></td>
+                      <td>{pct(c.evaluation?.mean)}</td>
+                      <td>{c.reason ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <div className="card">
+            <h2 style={{ marginTop: 0 }}>Versions</h2>
+            <table className="list" data-testid="eval-versions">
+              <thead><tr><th>Version</th><th>Status</th><th>Eval (95% CI)</th><th>Training reward</th><th>Cost</th><th>Grader</th><th /></tr></thead>
+              <tbody>
+                {[...d.versions].reverse().map((v) => (
+                  <tr key={v.version}>
+                    <td>v{v.version}{v.version === 0 ? " (base)" : ""}</td>
+                    <td><span className={`badge ${v.status}`}>{v.status.toLowerCase()}</span></td>
+                    <td>{v.evaluation ? (v.evaluation.mean !== null ? `${pct(v.evaluation.mean)} [${pct(v.evaluation.ciLow)}, ${pct(v.evaluation.ciHigh)}]` : v.evaluation.status.toLowerCase()) : "—"}{v.evaluation?.status === "PARTIAL" ? " (budget hit)" : ""}{v.evaluation?.error ? <span className="field-error"> {v.evaluation.error}</span> : null}</td>
+                    <td>{v.trainingReward !== null ? `${v.trainingReward >= 0 ? "+" : ""}${v.trainingReward.toFixed(2)} (${v.rewardTurns} turns)` : "—"}</td>
+                    <td className="muted">{v.evaluation ? `${(v.evaluation.durationMs / 1000).toFixed(1)} s · ${v.evaluation.replyTokens} tokens · ${v.evaluation.replies} replies` : ""}</td>
+                    <td className="muted">{v.evaluation ? `${v.evaluation.grader} ${v.evaluation.graderVersion}` : ""}</td>
+                    <td><GuardedButton perm="write" disabled={!d.set || request.isPending} onClick={() => reEvaluate(v.version)}>{v.evaluation ? "Re-evaluate" : "Evaluate"}</GuardedButton></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="card">
+            <div className="toolbar">
+              <h2 style={{ margin: 0 }}>Compare two versions</h2>
+              <span className="spacer" />
+              {(["a", "b"] as const).map((k) => (
+                <label key={k} className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+                  <span>{k === "a" ? "Before" : "After"}</span>
+                  <select aria-label={k === "a" ? "Before version" : "After version"} value={k === "a" ? a : b} onChange={(ev) => set({ [k]: ev.target.value })}>
+                    <option value="">—</option>
+                    {evaluated.map((v) => <option key={v.version} value={v.version}>v{v.version}</option>)}
+                  </select>
+                </label>
+              ))}
+            </div>
+            {a && b && a !== b ? <Comparison experimentId={experimentId} a={Number(a)} b={Number(b)} /> : <div className="empty">Pick two evaluated versions.</div>}
+          </div>
+          <Agreement experimentId={experimentId} />
+          <EvalSets experimentId={experimentId} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,93 @@
+// The Evaluation page in a real browser against the running app: the per-version chart (eval score with
+// its CI beside the training reward), a candidate held back by the gate with its reason, a side-by-side
+// comparison of two versions on the same prompts, and a new evaluation appearing live.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../server/platform/db/client";
+import { ExperimentConfigSchema } from "../../server/experiments/config";
+import { expectedJudgeVersion } from "../../server/judge/worker/settings";
+import { createPersonaEvalSet } from "../../server/evaluation/service";
+import { judgedTurn, makeExperiment } from "../integration/evaluation/helpers";
+import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+
+let browser: Browser;
+let exp: { id: string };
+let setVersionId: string;
+
+const HELD = "eval 0.250 < served v1's 0.750 − tolerance 0.050";
+
+/** An evaluation row with one reply per item: `good` items get a bullet list (score 1), the rest prose (0). */
+async function seedEvaluation(version: number, good: number) {
+  const items = await db().evalItem.findMany({ where: { setVersionId }, orderBy: { index: "asc" } });
+  const scores = items.map((_, i): number => (i < good ? 1 : 0));
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  const ev = await db().evaluation.create({
+    data: {
+      experimentId: exp.id, policyVersion: version, setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v1",
+      items: items.length, replies: items.length, mean, ciLow: Math.max(0, mean - 0.2), ciHigh: Math.min(1, mean + 0.2), replyTokens: 40 * items.length, durationMs: 2500, finishedAt: new Date(),
+    },
+  });
+  await db().evalScore.createMany({
+    data: items.map((it, i) => ({
+      evaluationId: ev.id, itemId: it.id, sample: 0, seed: 1 + i, score: scores[i]!, grader: "persona", graderVersion: "persona-v1",
+      reply: scores[i] ? `- v${version} point one\n- v${version} point two` : `Version ${version} answers in prose.`,
+    })),
+  });
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  // Gated, but with no run and no checkpoints on disk: the running workers leave these rows as they are.
+  exp = await makeExperiment({ method: "grpo", serving: { promotion: "gated", gate: { tolerance: 0.05 } }, evaluation: { enabled: true, k: 1 } });
+  const config = ExperimentConfigSchema.parse((await db().experiment.findUniqueOrThrow({ where: { id: exp.id } })).config);
+  setVersionId = (await createPersonaEvalSet(null, { experimentId: exp.id, name: "held-out personas", personas: ["leo"] })).setVersionId;
+  await db().policyVersion.create({ data: { experimentId: exp.id, version: 1, parentVersion: 0, status: "ACTIVE", promotedAt: new Date() } });
+  await db().policyVersion.create({ data: { experimentId: exp.id, version: 2, parentVersion: 1, status: "CANDIDATE", gateReason: HELD } });
+  await db().policyVersion.create({ data: { experimentId: exp.id, version: 3, parentVersion: 1, status: "CANDIDATE", gateReason: "awaiting evaluation (gated promotion)" } });
+  // Items: 8 held-out questions for Leo. v0 2/8, v1 6/8, v2 2/8 (the version the gate held back).
+  await seedEvaluation(0, 2);
+  await seedEvaluation(1, 6);
+  await seedEvaluation(2, 2);
+  // Training reward (live judged turns) under the experiment's own judge version, so the judge worker leaves them.
+  const jv = expectedJudgeVersion(config);
+  for (const [version, scores] of [[0, [-1, -1, 1]], [1, [1, 1, -1]], [2, [1, 1, 1]]] as const) for (const s of scores) await judgedTurn(exp.id, version, s, undefined, jv);
+});
+afterAll(() => browser?.close());
+
+async function newPage(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await signInAsNewUser(page);
+  return page;
+}
+
+describe("Evaluation page", () => {
+  it("charts eval score per version beside the training reward, shows the held-back candidate, compares two versions, and updates live", async () => {
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/evaluation?experimentId=${exp.id}`);
+    const chart = page.getByTestId("eval-chart");
+    await expect.poll(() => chart.locator(".recharts-scatter-symbol").count()).toBe(3);
+    await expect.poll(() => chart.locator(".recharts-line-curve").count()).toBe(1);
+    await expect.poll(() => page.getByTestId("eval-served").textContent()).toBe("1");
+
+    const held = page.getByTestId("candidate-2");
+    await expect.poll(() => held.textContent()).toContain(HELD);
+    await expect.poll(() => page.getByTestId("candidate-3").textContent()).toContain("awaiting evaluation");
+
+    await page.getByLabel("Before version").selectOption("1");
+    await page.getByLabel("After version").selectOption("2");
+    const compare = page.getByTestId("eval-compare");
+    await expect.poll(() => compare.locator("tbody tr").count()).toBe(8);
+    const first = compare.locator("tbody tr").first();
+    await expect.poll(() => first.textContent()).toContain("v1 point one");
+    expect(await first.textContent()).toContain("v2 point one");
+    const fourth = compare.locator("tbody tr").nth(3);
+    expect(await fourth.textContent()).toContain("v1 point one");
+    expect(await fourth.textContent()).toContain("Version 2 answers in prose.");
+    expect(await compare.locator("thead").textContent()).toMatch(/v1 · 0\.75.*v2 · 0\.25/);
+
+    // A new evaluation lands (as the worker would write it): the chart picks it up without a reload.
+    await seedEvaluation(3, 7);
+    await expect.poll(() => chart.locator(".recharts-scatter-symbol").count(), { timeout: 20_000 }).toBe(4);
+    await page.close();
+  }, 90_000);
+});
