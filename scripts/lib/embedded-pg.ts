@@ -135,10 +135,9 @@ export function placeForOwner(dataDir: string, native: { dir: string; version: s
     writeFileSync(`${clusterDir}.source`, `${path.resolve(dataDir)}\n`); // which project it belongs to
     symlinkSync(clusterDir, link);
   }
-  if (!existsSync(clusterDir)) {
-    mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
-    chownSync(clusterDir, owner.uid, owner.gid);
-  }
+  mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+  // initdb, run as `owner`, must own the (empty) directory it initialises.
+  if (!existsSync(path.join(clusterDir, "PG_VERSION"))) chownSync(clusterDir, owner.uid, owner.gid);
 
   let binDir = path.join(native.dir, "bin");
   if (!allowed(owner, "-x", path.join(binDir, "postgres"))) {
@@ -219,10 +218,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
 
   if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
     // initdb reads the password from a file; next to the cluster, where the postgres user can read it.
+    // UTF8 whatever the locale: with LANG unset (minimal images) initdb would otherwise pick SQL_ASCII.
     const pwFile = path.join(path.dirname(clusterDir), `.pg-init-password-${process.pid}`);
     writeFileSync(pwFile, `${PASSWORD}\n`, { mode: 0o644 });
     try {
-      const code = await run(path.join(binDir, "initdb"), [`--pgdata=${clusterDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${pwFile}`], owner, logFile);
+      const code = await run(path.join(binDir, "initdb"), [`--pgdata=${clusterDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${pwFile}`, "--encoding=UTF8"], owner, logFile);
       if (code !== 0) throw new Error(`initdb failed (exit ${code}); the end of ${logFile}:\n${tail(logFile)}`);
     } finally {
       unlinkSync(pwFile);
