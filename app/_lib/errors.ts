@@ -17,3 +17,10 @@ export function issuesOf(err: unknown): FieldIssue[] {
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** One line for a form's error banner: every field issue ("path: message"), else the error's message. */
+export function errorText(err: unknown, max = Infinity): string {
+  const issues = issuesOf(err);
+  const more = issues.length > max ? ` (and ${issues.length - max} more)` : "";
+  return issues.length ? issues.slice(0, max).map((i) => `${i.path}: ${i.message}`).join("; ") + more : messageOf(err);
+}

@@ -93,6 +93,9 @@ async function assertCustomReward(config: ExperimentConfig): Promise<void> {
   }
 }
 
+/** Names the field, so the form shows it beside the slug. */
+const slugTaken = (slug: string) => conflict(`Slug '${slug}' is already taken`, [{ path: "slug", message: `'${slug}' is already taken by another experiment` }]);
+
 function slugify(name: string): string {
   const s = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50);
   return s.length >= 2 ? s : `exp-${s || "x"}`;
@@ -146,7 +149,7 @@ export async function createExperiment(p: Principal, input: z.output<typeof Expe
   const { config, secrets } = sealSecrets(input.config);
   const created = await db().$transaction(async (tx) => {
     if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
-      throw conflict(`Slug '${input.slug}' is already taken`);
+      throw slugTaken(input.slug);
     }
     const slug = input.slug ?? (await uniqueSlug(tx, slugify(input.name)));
     const e = await tx.experiment.create({
@@ -199,7 +202,7 @@ export async function cloneExperiment(p: Principal, input: z.output<typeof Exper
     if (!src) throw notFound("Experiment", input.id);
     const name = input.name ?? `${src.name} (copy)`;
     if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
-      throw conflict(`Slug '${input.slug}' is already taken`);
+      throw slugTaken(input.slug);
     }
     const slug = input.slug ?? (await uniqueSlug(tx, slugify(name)));
     const e = await tx.experiment.create({

@@ -1,5 +1,7 @@
 // Domain errors carry an HTTP-ish code; tRPC and REST adapters map them, so services never know the transport.
 import type { ZodError } from "zod";
+// Every process that reports zod issues loads this module, so they are worded once (see zodMessages).
+import "./zodMessages";
 
 export type ErrorCode =
   | "BAD_REQUEST"
@@ -42,7 +44,7 @@ export const notFound = (what: string, id?: string) =>
   new AppError("NOT_FOUND", id ? `${what} '${id}' not found` : `${what} not found`);
 export const forbidden = (why: string) => new AppError("FORBIDDEN", why);
 export const unauthorized = (why = "Missing or invalid credentials") => new AppError("UNAUTHORIZED", why);
-export const conflict = (why: string) => new AppError("CONFLICT", why);
+export const conflict = (why: string, issues: Issue[] = []) => new AppError("CONFLICT", why, issues);
 export const badRequest = (why: string, issues: Issue[] = []) => new AppError("BAD_REQUEST", why, issues);
 
 export function zodIssues(err: ZodError): Issue[] {

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC, useTRPCClient } from "../../_lib/trpc";
-import { issuesOf, messageOf } from "../../_lib/errors";
+import { errorText, messageOf } from "../../_lib/errors";
 import { GuardedButton } from "../_components/Permission";
 
 export function EvalSets({ experimentId }: { experimentId: string }) {
@@ -25,8 +25,7 @@ export function EvalSets({ experimentId }: { experimentId: string }) {
       await upload.mutateAsync({ experimentId, name, jsonl: await file.text(), mode: "replace" });
       await refresh();
     } catch (err) {
-      const issues = issuesOf(err);
-      setError(issues.length ? issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+      setError(errorText(err, 5));
     }
   }
   async function download(id: string, version: number) {

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { issuesOf, messageOf } from "../../_lib/errors";
+import { errorText } from "../../_lib/errors";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 
 function CreateQueue({ onCreated }: { onCreated: () => void }) {
@@ -37,8 +37,7 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
       form.reset();
       onCreated();
     } catch (err) {
-      const issues = issuesOf(err);
-      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+      setError(errorText(err));
     }
   }
   return (

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { issuesOf, messageOf } from "../../_lib/errors";
+import { errorText, messageOf } from "../../_lib/errors";
 import { PERSONAS } from "../../../server/simulation/personas";
 import { RewardChart, windowMeans } from "./RewardChart";
 import { GuardedButton } from "../_components/Permission";
@@ -92,8 +92,7 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
       await update.mutateAsync({ experimentId: e.id, ...change });
       await qc.invalidateQueries({ queryKey: trpc.simulation.list.queryKey() });
     } catch (err) {
-      const issues = issuesOf(err);
-      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+      setError(errorText(err));
     }
   }
 

@@ -1,6 +1,7 @@
 "use client";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { ExperimentConfigSchema } from "../../../../server/experiments/config";
+import { ExperimentCreateInput } from "../../../../server/experiments/schemas";
+import "../../../../server/platform/zodMessages";
 import type { FieldIssue } from "../../../_lib/errors";
 import { getAt, setAt, type Json } from "./formState";
 import { GpuGrid } from "./GpuGrid";
@@ -25,6 +26,9 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const [issues, setIssues] = useState<FieldIssue[]>([]);
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Number fields the user emptied. The state holds undefined there, which the schema would fill with
+  // its default; on Edit that silently restored the old value, so an emptied field is an error instead.
+  const [blank, setBlank] = useState<ReadonlySet<string>>(new Set());
   const cfg = values.config;
   const issueAt = (path: string) => issues.find((i) => i.path === path || i.path.startsWith(path + "."))?.message;
   const setCfg = (path: string, v: unknown) => setValues((s) => ({ ...s, config: setAt(s.config, path, v) }));
@@ -42,7 +46,11 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const num = (label: string, path: string, step = "any", hint?: string) =>
     field(label, `config.${path}`,
       <input type="number" step={step} name={path} value={String(getAt(cfg, path) ?? "")}
-        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : Number(e.target.value))} />, hint);
+        onChange={(e) => {
+          const empty = e.target.value === "";
+          setBlank((b) => { const next = new Set(b); if (empty) next.add(path); else next.delete(path); return next; });
+          setCfg(path, empty ? undefined : Number(e.target.value));
+        }} />, hint);
   const text = (label: string, path: string, placeholder = "", type = "text") =>
     field(label, `config.${path}`,
       <input type={type} name={path} placeholder={placeholder} value={String(getAt(cfg, path) ?? "")}
@@ -67,12 +75,19 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   async function submit(e: FormEvent) {
     e.preventDefault();
     setFormError(null);
-    const nameIssue: FieldIssue[] = values.name.trim() ? [] : [{ path: "name", message: "name is required" }];
-    const local = ExperimentConfigSchema.safeParse(values.config);
-    const localIssues = local.success ? [] : local.error.issues.map((i) => ({ path: ["config", ...i.path.map(String)].join("."), message: i.message }));
-    if (nameIssue.length || localIssues.length) {
-      setIssues([...nameIssue, ...localIssues]);
-      setFormError("Please fix the highlighted fields.");
+    // The whole input in one parse, with the schema the server uses, so every problem shows at once
+    // (as REST reports them) instead of the slug's turn coming after the config's.
+    const blankIssues: FieldIssue[] = [...blank].filter((p) => getAt(values.config, p) === undefined).map((p) => ({ path: `config.${p}`, message: "required" }));
+    const local = ExperimentCreateInput.safeParse({
+      name: values.name,
+      slug: slugEditable && values.slug ? values.slug : undefined,
+      description: values.description,
+      config: values.config,
+    });
+    const localIssues = local.success ? [] : local.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+    if (blankIssues.length || localIssues.length) {
+      setIssues([...blankIssues, ...localIssues]);
+      setFormError(`Please fix the ${blankIssues.length + localIssues.length === 1 ? "highlighted field" : `${blankIssues.length + localIssues.length} highlighted fields`}.`);
       return;
     }
     setBusy(true);

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
-import { issuesOf, messageOf } from "../../../_lib/errors";
+import { errorText } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
 import { usePermission } from "../../_components/Permission";
 import { CopyButton } from "../../_components/CopyButton";
@@ -45,8 +45,7 @@ function Keys() {
       form.reset();
       await refresh();
     } catch (err) {
-      const issues = issuesOf(err);
-      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+      setError(errorText(err));
     }
   }
 

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { issuesOf, messageOf } from "../../../_lib/errors";
+import { errorText, messageOf } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
 import { usePermission } from "../../_components/Permission";
 
@@ -27,8 +27,7 @@ export default function UsersPage() {
       form.reset();
       await refresh();
     } catch (err) {
-      const issues = issuesOf(err);
-      setError(issues.length ? issues.map((i) => `${i.path}: ${i.message}`).join("; ") : messageOf(err));
+      setError(errorText(err));
     }
   }
   const change = (id: string, data: { role?: Role; disabled?: boolean }) => async () => {
