@@ -41,6 +41,56 @@ async function redisQueues(): Promise<QueueStats[]> {
   );
 }
 
+/** A job that failed at least once: retrying (BullMQ's delayed state after a failed attempt) or given up. */
+export interface JobProblem {
+  queue: string;
+  jobId: string;
+  experimentId: string | null;
+  state: "retrying" | "failed";
+  attemptsMade: number;
+  attempts: number;
+  reason: string;
+  /** The last attempt's stack, as BullMQ kept it. */
+  stack: string | null;
+  at: number;
+}
+
+const PROBLEMS_PER_QUEUE = 5;
+
+/**
+ * The newest retried and failed jobs with their last error (job.failedReason / stacktrace), so a backlog
+ * stuck on "Delayed (retrying)" says why. A principal bound to one experiment sees only that one's jobs.
+ */
+async function jobProblems(bound: string | null): Promise<JobProblem[]> {
+  const names = Object.keys(QUEUES) as QueueName[];
+  const perQueue = await Promise.all(
+    names.map(async (n) => {
+      const jobs = await queue(n).getJobs(["delayed", "failed"], 0, 4 * PROBLEMS_PER_QUEUE - 1, false);
+      return jobs
+        .filter((j) => j && j.failedReason)
+        .map((j): JobProblem => {
+          const data = (j.data ?? {}) as { experimentId?: unknown };
+          const stack = j.stacktrace?.length ? j.stacktrace[j.stacktrace.length - 1]! : null;
+          return {
+            queue: QUEUES[n].name,
+            jobId: String(j.id),
+            experimentId: typeof data.experimentId === "string" ? data.experimentId : null,
+            state: j.finishedOn ? "failed" : "retrying",
+            attemptsMade: j.attemptsMade,
+            attempts: j.opts.attempts ?? 1,
+            reason: j.failedReason,
+            stack,
+            at: j.finishedOn ?? j.processedOn ?? j.timestamp,
+          };
+        })
+        .filter((j) => !bound || j.experimentId === bound)
+        .sort((a, b) => b.at - a.at)
+        .slice(0, PROBLEMS_PER_QUEUE);
+    }),
+  );
+  return perQueue.flat().sort((a, b) => b.at - a.at);
+}
+
 /** Latest value of every queue / lag / buffer gauge published in the last `withinMs`. */
 async function gauges(experimentId: string | null, withinMs: number) {
   const since = new Date(Date.now() - withinMs).toISOString();
@@ -67,8 +117,9 @@ export async function fleetOverview(p: Principal) {
     ? await db().sample.groupBy({ by: ["runId"], where: { runId: { in: runs.map((r) => r.id) }, stepId: null, excluded: false }, _count: { _all: true } })
     : [];
   const experiments = await db().experiment.findMany({ where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) }, select: { id: true, name: true, config: true } });
-  const [queues, backlogs, latest] = await Promise.all([
+  const [queues, problems, backlogs, latest] = await Promise.all([
     redisQueues().catch(() => []),
+    jobProblems(bound).catch(() => []),
     Promise.all(
       experiments.map(async (e) => {
         const cfg = ExperimentConfigSchema.safeParse(e.config);
@@ -79,9 +130,13 @@ export async function fleetOverview(p: Principal) {
     ),
     gauges(bound, 5 * 60_000),
   ]);
+  const names = new Map(experiments.map((e) => [e.id, e.name]));
   return {
     queues,
-    backlogs: backlogs.filter((b): b is NonNullable<typeof b> => b !== null && (b.judgeDepth > 0 || b.judgeLagMs > 0)),
+    problems: problems.map((j) => ({ ...j, experimentName: j.experimentId ? (names.get(j.experimentId) ?? null) : null })),
+    backlogs: backlogs
+      .filter((b): b is NonNullable<typeof b> => b !== null && (b.judgeDepth > 0 || b.judgeLagMs > 0))
+      .map((b) => ({ ...b, lastError: problems.find((j) => j.queue === QUEUES.judgeTurn.name && j.experimentId === b.experimentId)?.reason ?? null })),
     gauges: latest.map((g) => ({ ...g, runId: g.runKey || null })),
     runs: runs.map((r) => {
       const cfg = ExperimentConfigSchema.safeParse(r.config);

@@ -4,6 +4,23 @@ import Link from "next/link";
 import { useTRPC } from "../../_lib/trpc";
 import { GpuGrid } from "../experiments/_components/GpuGrid";
 
+/** "recordedTurns" → "recorded turns": heartbeat stats are camelCase counters. */
+const words = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_.]/g, " ").toLowerCase();
+
+function Stats({ stats }: { stats: Record<string, unknown> }) {
+  const entries = Object.entries(stats);
+  if (!entries.length) return <span className="muted">—</span>;
+  return (
+    <table className="stats" data-testid="worker-stats">
+      <tbody>
+        {entries.map(([k, v]) => (
+          <tr key={k}><th scope="row">{words(k)}</th><td>{typeof v === "number" ? v.toLocaleString() : String(v)}</td></tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 const ago = (ms: number) => (ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 export default function WorkersPage() {
@@ -26,7 +43,7 @@ export default function WorkersPage() {
               <td>{w.activity}</td>
               <td className="mono">{w.host} / {w.pid}</td>
               <td className="muted">{new Date(w.startedAt).toLocaleTimeString()}</td>
-              <td className="mono">{Object.entries(w.stats).map(([k, v]) => `${k}=${v}`).join(" ")}</td>
+              <td><Stats stats={w.stats} /></td>
             </tr>
           ))}
         </tbody>
@@ -47,11 +64,33 @@ export default function WorkersPage() {
           {f?.backlogs.map((b) => (
             <tr key={b.experimentId}>
               <td>judge backlog · <Link href={`/trajectories?experimentId=${b.experimentId}&score=unjudged&turnType=MAIN`}>{b.experimentName}</Link></td>
-              <td>{b.judgeDepth}</td><td /><td /><td /><td>{ago(b.judgeLagMs)}</td>
+              <td>{b.judgeDepth}</td><td /><td colSpan={2}>{b.lastError && <span className="field-error" title="the newest retried or failed judge job of this experiment">last error: {b.lastError}</span>}</td><td>{ago(b.judgeLagMs)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      {f && f.problems.length > 0 && (
+        <>
+          <h3>Retried and failed jobs: their last error</h3>
+          <table className="list" data-testid="job-problems">
+            <thead><tr><th>Queue</th><th>Experiment</th><th>State</th><th>Last error</th><th>At</th></tr></thead>
+            <tbody>
+              {f.problems.map((j) => (
+                <tr key={`${j.queue}|${j.jobId}`} data-job-id={j.jobId}>
+                  <td className="mono">{j.queue}</td>
+                  <td>{j.experimentId ? <Link href={`/experiments/${j.experimentId}`}>{j.experimentName ?? j.experimentId}</Link> : "—"}</td>
+                  <td>{j.state === "retrying" ? `retrying (attempt ${j.attemptsMade} of ${j.attempts} failed)` : `failed after ${j.attemptsMade} attempt${j.attemptsMade === 1 ? "" : "s"}`}</td>
+                  <td>
+                    <span className="field-error">{j.reason}</span>
+                    {j.stack && <details><summary className="muted">stack</summary><pre className="mono" style={{ whiteSpace: "pre-wrap", fontSize: 11 }}>{j.stack}</pre></details>}
+                  </td>
+                  <td className="muted">{new Date(j.at).toLocaleTimeString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
       {f && f.gauges.length > 0 && (
         <>
           <h3>Reported by the workers (last 5 minutes)</h3>

@@ -2,11 +2,12 @@
 // and the latest gauges the workers publish.
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
-import { closeQueues } from "../../../server/platform/bus/queues";
+import { closeQueues, consume, enqueue, queue } from "../../../server/platform/bus/queues";
 import { fleetOverview } from "../../../server/metrics/fleet";
 import type { Principal } from "../../../server/access/principal";
 import { seedJudgment, seedSession } from "./seed";
 import { makeExperiment } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
 
 const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };
 
@@ -46,5 +47,38 @@ describe("fleet overview", () => {
     expect(live.gpuSummary).toContain("actor 4");
     const gauges = f.gauges.filter((g) => g.experimentId === exp.id);
     expect(gauges.map((g) => [g.name, g.value])).toEqual([["proxy/buffer_depth", 7]]);
+  });
+
+  it("names the last error of retried and failed jobs, and puts a retried judge job's reason on its backlog row", async () => {
+    const exp = await makeExperiment({ method: "grpo" });
+    const other = await makeExperiment({ method: "grpo" });
+    const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b" }, { user: "c", reply: "d" }]);
+    const worker = consume("judgeTurn", async () => {
+      throw new Error("judge endpoint http://127.0.0.1:1/v1 refused the connection");
+    });
+    const evalWorker = consume("evaluate", async () => {
+      throw new Error("eval set version gone");
+    });
+    try {
+      await enqueue("judgeTurn", { turnId: turns[0]!.id, experimentId: exp.id }, turns[0]!.id);
+      // One attempt only, so it ends in BullMQ's failed state rather than retrying.
+      await queue("evaluate").add("evaluate", { experimentId: exp.id, version: 1, setVersionId: "sv" }, { jobId: `e-${exp.id}`, attempts: 1 });
+      const problems = async () => (await fleetOverview(reader)).problems.filter((j) => j.experimentId === exp.id);
+      await waitFor("both jobs to have failed once", async () => (await problems()).length === 2);
+      const f = await fleetOverview(reader);
+      const mine = f.problems.filter((j) => j.experimentId === exp.id);
+      expect(mine.find((j) => j.queue === "judge-turn")).toMatchObject({
+        jobId: turns[0]!.id, state: "retrying", attemptsMade: 1, attempts: 8, experimentName: exp.name,
+        reason: "judge endpoint http://127.0.0.1:1/v1 refused the connection",
+      });
+      expect(mine.find((j) => j.queue === "judge-turn")!.stack).toContain("refused the connection");
+      expect(mine.find((j) => j.queue === "evaluate")).toMatchObject({ state: "failed", attemptsMade: 1, attempts: 1, reason: "eval set version gone" });
+      expect(f.backlogs.find((b) => b.experimentId === exp.id)?.lastError).toBe("judge endpoint http://127.0.0.1:1/v1 refused the connection");
+      // A key bound to another experiment does not see this one's errors.
+      const bound: Principal = { ...reader, experimentId: other.id };
+      expect((await fleetOverview(bound)).problems).toEqual([]);
+    } finally {
+      await Promise.all([worker.close(), evalWorker.close()]);
+    }
   });
 });
