@@ -4,7 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { seedExperiment } from "../integration/dashboard/seed";
+import { seedExperiment, seedJudgment, seedSession } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
 let browser: Browser;
@@ -51,6 +51,30 @@ describe("console details in the browser", () => {
     expect(page.url()).toMatch(/\/edit$/);
     const saved = await db().experiment.findUniqueOrThrow({ where: { id: exp.id } });
     expect((saved.config as { hyper: { batchSize: number } }).hyper.batchSize).toBe(7);
+    await page.close();
+  });
+
+  it("labels eval votes and hint votes apart, a hint vote's 1 as 'hint found' rather than a green +1, and says what the heat map's colours mean", async () => {
+    const exp = await seedExperiment({ method: "combine" });
+    const { turns } = await seedSession(exp.id, [{ user: "Book me a table", reply: "Done.", next: "You booked the wrong day!", tokenIds: [5, 6], logprobs: [-1, -1] }]);
+    const turn = turns[0]!;
+    const j = await seedJudgment(turn.id, { score: -1, votes: [-1, -1, -1], hint: "Confirm the day first.", teacherLogprobs: [-0.5, -2] });
+    await db().judgeVote.createMany({
+      data: [0, 1, 2].map((index) => ({ judgmentId: j.id, kind: "hint", index, raw: "\\boxed{1} [HINT_START]Confirm the day first.[HINT_END]", value: 1, hint: "Confirm the day first." })),
+    });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/trajectories/${turn.id}`);
+    const annot = page.getByTestId(`annot-${turn.id}`);
+    await annot.waitFor();
+    expect(await annot.getByTestId("vote-agreement").textContent()).toBe("3/3 eval votes agree");
+    expect(await annot.getByTestId("votes-summary").textContent()).toBe("3 eval votes · 3 hint votes (reasoning)");
+    await annot.getByTestId("votes-summary").click();
+    const hintVotes = annot.locator('.vote[data-kind="hint"]');
+    expect(await hintVotes.count()).toBe(3);
+    expect(await hintVotes.getByTestId("hint-vote").allTextContents()).toEqual(["hint found", "hint found", "hint found"]);
+    expect(await hintVotes.locator(".score").count()).toBe(0);
+    expect(await annot.locator('.vote[data-kind="eval"] .score.neg').count()).toBe(3);
+    expect(await annot.getByTestId("heat-legend-meaning").textContent()).toMatch(/red: the hinted teacher finds the token less likely.*green: more likely/);
     await page.close();
   });
 });

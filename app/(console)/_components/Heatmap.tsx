@@ -12,6 +12,10 @@ export function Heatmap({ opd }: { opd: Opd }) {
         <span>{(-scale).toFixed(2)}</span><span className="bar" /><span>+{scale.toFixed(2)}</span>
         <span>· mean {opd.meanGap.toFixed(3)} over {opd.tokenCount} tokens{opd.decoded ? "" : " (token ids: no text for this vocabulary)"}</span>
       </div>
+      <div className="heat-legend" data-testid="heat-legend-meaning">
+        <span><span className="swatch bad" /> red: the hinted teacher finds the token less likely than the policy did, so OPD pushes it down</span>
+        <span><span className="swatch good" /> green: more likely, so OPD pushes it up</span>
+      </div>
       {opd.warning && <div className="muted" style={{ fontSize: 12 }}>{opd.warning}</div>}
       <div className="heat">
         {opd.cells.map((c) => {

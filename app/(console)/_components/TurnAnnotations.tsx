@@ -3,6 +3,13 @@ import Link from "next/link";
 import { Heatmap } from "./Heatmap";
 import { fmtScore, fmtTime, scoreClass, trainingText, type AnnotatedTurn } from "./format";
 
+/** "3 eval votes · 3 hint votes": the two kinds answer different questions, so they are counted apart. */
+function voteSummary(votes: readonly { kind: string }[]): string {
+  const n = (kind: string) => votes.filter((v) => v.kind === kind).length;
+  const part = (count: number, kind: string) => `${count} ${kind} vote${count === 1 ? "" : "s"}`;
+  return [n("eval") && part(n("eval"), "eval"), n("hint") && part(n("hint"), "hint")].filter(Boolean).join(" · ");
+}
+
 /** Everything known about one assistant turn: version and staleness, votes, score, hint, training use, labels, OPD gap. */
 export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; link?: boolean }) {
   const j = turn.judgment;
@@ -20,7 +27,9 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
         {j ? (
           <>
             <span>judge <span className={`score ${scoreClass(j.score)}`} data-testid="judge-score">{fmtScore(j.score)}</span></span>
-            <span className="muted">{j.agreement.agree}/{j.agreement.valid} votes agree</span>
+            <span className="muted" data-testid="vote-agreement" title="eval votes (the judge's −1/0/+1 scores) that equal the final score; hint votes are counted apart">
+              {j.agreement.agree}/{j.agreement.valid} eval votes agree
+            </span>
             {j.agreement.valid > j.agreement.agree && <span className="badge disputed">split votes</span>}
             <span className="muted">{j.judgeKind === "heuristic" ? "heuristic judge" : `${j.judgeKind} ${j.model}`}</span>
           </>
@@ -50,12 +59,19 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
       )}
       {j && j.votes.length > 0 && (
         <details>
-          <summary>{j.votes.length} judge votes (reasoning)</summary>
+          <summary data-testid="votes-summary">{voteSummary(j.votes)} (reasoning)</summary>
           {j.votes.map((v) => (
-            <div key={v.id} className="vote">
+            <div key={v.id} className="vote" data-kind={v.kind}>
               <div className="row">
-                <span className="mono">{v.kind} #{v.index}</span>
-                <span className={`score ${scoreClass(v.value)}`}>{fmtScore(v.value)}</span>
+                <span className="mono">{v.kind} vote #{v.index}</span>
+                {v.kind === "eval" ? (
+                  <span className={`score ${scoreClass(v.value)}`} title="this vote's score of the turn">{fmtScore(v.value)}</span>
+                ) : (
+                  // A hint vote's 1 means "the next state holds a hint", not that the turn was good.
+                  <span className="badge" data-testid="hint-vote" title="hint vote: 1 = the next state reveals a hint for this turn, −1 = it does not; it does not score the turn">
+                    {v.value === 1 ? "hint found" : v.value === -1 ? "no hint" : "unparsable"}
+                  </span>
+                )}
                 {v.latencyMs !== null && <span className="muted">{v.latencyMs} ms</span>}
                 {v.error && <span className="field-error">{v.error}</span>}
               </div>
