@@ -6,14 +6,12 @@
 // stopped (scores are unique per item and reply); the budget bounds reply tokens and wall time per version.
 import { db, type Prisma } from "../platform/db/client";
 import { publish } from "../platform/bus/pubsub";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
-import { unsealConfig, type SealedSecrets } from "../experiments/secrets";
-import { LIVE_RUN_STATUSES } from "../runs/service";
 import { createUpstream, type UpstreamFactory } from "../proxy/upstreams/factory";
 import type { Upstream } from "../proxy/upstreams/types";
 import { graderFor } from "./grader";
 import { GradeError, type Grader, type GradeItem } from "./grader/types";
 import { applyGate } from "./gate";
+import { evaluationConfig } from "./config";
 import { summarize } from "./stats";
 
 export interface RunnerDeps {
@@ -24,16 +22,6 @@ export interface RunnerDeps {
   log?: (...args: unknown[]) => void;
   /** overrides the config's grader (tests) */
   grader?: Grader;
-}
-
-/** The config an experiment evaluates under: its live run's frozen config, else its own; secrets unsealed. */
-export async function evaluationConfig(experimentId: string): Promise<ExperimentConfig | null> {
-  const e = await db().experiment.findUnique({
-    where: { id: experimentId },
-    select: { config: true, secrets: true, runs: { where: { status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, take: 1, select: { config: true } } },
-  });
-  if (!e) return null;
-  return unsealConfig(ExperimentConfigSchema.parse(e.runs[0]?.config ?? e.config), e.secrets as SealedSecrets);
 }
 
 export const seedFor = (base: number, index: number, k: number, sample: number) => base + index * k + sample;

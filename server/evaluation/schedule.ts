@@ -6,14 +6,12 @@
 import { db } from "../platform/db/client";
 import { enqueue } from "../platform/bus/queues";
 import { checkAutoRollback, applyGate } from "./gate";
-import { evaluationConfig } from "./runner";
+import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion } from "./sets";
 
 /** At most this many versions are queued per experiment per pass (newest first). */
 const PER_PASS = 3;
 const CANDIDATES_PER_PASS = 2;
-
-export const evaluateJobId = (experimentId: string, version: number, setVersionId: string) => `${experimentId}_${version}_${setVersionId}`;
 
 export interface ScheduleResult {
   queued: { experimentId: string; version: number }[];

@@ -14,8 +14,7 @@ import { PERSONAS } from "../simulation/personas";
 import { agreementWarning, judgeAgreement } from "./agreement";
 import { liveRewards } from "./gate";
 import { parseEvalJsonl, toEvalJsonl } from "./jsonl";
-import { evaluationConfig } from "./runner";
-import { evaluateJobId } from "./schedule";
+import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion, itemsFromTurns, personaItems, writeSetVersion } from "./sets";
 import type {
   AgreementInput, CompareInput, EvalSetAddTurnsInput, EvalSetGetInput, EvalSetListInput, EvalSetUploadInput, EvaluationGetInput,

@@ -8,6 +8,9 @@ import { sleep } from "../platform/workerRuntime";
 import { evaluateVersion, type RunnerDeps } from "./runner";
 import { scheduleEvaluations } from "./schedule";
 
+/** The worker process's CPU niceness (workers/evaluate/main.ts), the trainer's. */
+export const EVALUATE_NICE = 19;
+
 export interface EvaluationWorkerOptions {
   pollMs: number;
   concurrency?: number;

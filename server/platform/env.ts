@@ -106,6 +106,13 @@ const SECTIONS = {
     TRAINER_EXPERIMENTS: idList,
     TRAINER_SUPERVISE_INTERVAL_S: z.coerce.number().min(1).default(5),
   }),
+  /** The evaluation worker (workers/evaluate): held-out evaluation, the promotion gate, auto-rollback. */
+  evaluate: z.object({
+    /** How often the scheduler looks for versions due an evaluation (it also runs on every version change). */
+    EVALUATE_POLL_MS: int(10_000, 100),
+    /** Comma-separated experiment ids: limit the worker to them (tests, partial deployments). */
+    EVALUATE_EXPERIMENTS: idList,
+  }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({
     UPSTREAM_ALLOW_PRIVATE: offUnlessOn,

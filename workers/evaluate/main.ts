@@ -1,25 +1,26 @@
 // Evaluation worker: held-out evaluation of policy versions, the promotion gate and automatic rollback
-// (server/evaluation). Its own process, so generation for evaluations never competes with the proxy's
-// event loop or the trainer's steps. Settings come from the environment; see EvaluateEnvSchema.
-import { z } from "zod";
+// (server/evaluation). Its own process, at the trainer's low CPU priority, so generation for evaluations
+// never holds up the proxy's event loop or the trainer's steps. Settings: the `evaluate` section of
+// server/platform/env.ts.
+import os from "node:os";
+import { settings } from "../../server/platform/env";
 import { closeQueues } from "../../server/platform/bus/queues";
 import { db } from "../../server/platform/db/client";
-import { startEvaluationWorker } from "../../server/evaluation/worker";
+import { EVALUATE_NICE, startEvaluationWorker } from "../../server/evaluation/worker";
 import { runWorker } from "../../server/platform/workerRuntime";
 
-const EvaluateEnvSchema = z.object({
-  /** How often the scheduler looks for versions due an evaluation (it also runs on every version change). */
-  EVALUATE_POLL_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Comma-separated experiment ids: limit the worker to them (tests, partial deployments). */
-  EVALUATE_EXPERIMENTS: z.string().optional(),
-});
+const cfg = settings("evaluate");
 
-const cfg = EvaluateEnvSchema.parse(process.env);
+try {
+  os.setPriority(EVALUATE_NICE);
+} catch {
+  // Not permitted here: evaluations then run at normal priority.
+}
 
 await runWorker("evaluate", async (ctx) => {
   const worker = await startEvaluationWorker({
     pollMs: cfg.EVALUATE_POLL_MS,
-    experimentIds: cfg.EVALUATE_EXPERIMENTS?.split(",").map((s) => s.trim()).filter(Boolean),
+    experimentIds: cfg.EVALUATE_EXPERIMENTS.length ? cfg.EVALUATE_EXPERIMENTS : undefined,
     setActivity: ctx.setActivity,
     setStat: ctx.setStat,
     log: ctx.log,
@@ -31,4 +32,5 @@ await runWorker("evaluate", async (ctx) => {
   await closeQueues();
   await db().$disconnect();
 });
+// Open handles (pg pool, BullMQ connections) must not keep a stopped worker alive.
 process.exit(0);

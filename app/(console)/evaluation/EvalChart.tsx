@@ -21,6 +21,8 @@ export function EvalChart({ versions }: { versions: readonly ChartVersion[] }) {
       reward: v.trainingReward,
     };
   });
+  // Only evaluated versions get a dot (a version without an evaluation is not a zero).
+  const evaluated = data.filter((d) => d.eval !== null);
   return (
     <div data-testid="eval-chart" style={{ width: "100%", height: 260 }}>
       <ResponsiveContainer>
@@ -32,7 +34,7 @@ export function EvalChart({ versions }: { versions: readonly ChartVersion[] }) {
           <Tooltip formatter={(v) => (typeof v === "number" ? v.toFixed(3) : String(v))} labelFormatter={(v) => `version ${v}`} />
           <Legend />
           <Line yAxisId="reward" dataKey="reward" name="training reward (judge, live)" stroke="var(--accent-2)" dot={false} connectNulls isAnimationActive={false} />
-          <Scatter yAxisId="eval" dataKey="eval" name="eval score (held-out)" fill="var(--accent)" isAnimationActive={false}>
+          <Scatter yAxisId="eval" data={evaluated} dataKey="eval" name="eval score (held-out)" fill="var(--accent)" isAnimationActive={false}>
             <ErrorBar dataKey="ci" width={4} stroke="var(--accent)" direction="y" />
           </Scatter>
         </ComposedChart>
