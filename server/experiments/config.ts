@@ -1,5 +1,5 @@
 // The one experiment config schema, shared by the form, tRPC, REST and every worker.
-// Defaults follow OpenClaw-RL's launch scripts (see shared/reference/openclaw-rl.md §5–6).
+// Defaults follow OpenClaw-RL's launch scripts (`openclaw-rl/run_qwen3_4b_openclaw_rl.sh` and the OPD/combine scripts beside it).
 import { z } from "zod";
 import { GpuSplitSchema, planGpuSplit } from "../gpu/plan";
 
@@ -37,6 +37,16 @@ export const JudgeSchema = z.object({
   maxTokens: z.number().int().min(16).max(32768).default(4096),
   includeRequest: z.boolean().default(false),
   evalMode: z.boolean().default(true),
+  /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
+  hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+  /**
+   * The policy checkpoint's own chat template (tokenizer_config.json `chat_template`). A remote teacher
+   * renders the hinted context with it, as the policy server rendered the prompt; without it the teacher
+   * falls back to Qwen ChatML (exact for Qwen2.5/Qwen3 instruct only).
+   */
+  chatTemplate: z.string().max(256_000, "a chat template is at most 256 KB").optional(),
+  /** Template variables the serving path passes, e.g. { "enable_thinking": false } for Qwen3 thinking models. */
+  chatTemplateKwargs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
 });
 
 export const HyperparamsSchema = z.object({
@@ -52,7 +62,30 @@ export const HyperparamsSchema = z.object({
   stalePolicy: z.enum(["drop", "importance-weight"]).default("drop"),
   keepCheckpoints: z.number().int().min(1).max(1000).default(5),
   gradClip: z.number().positive().default(1),
+  /**
+   * OPD estimator: "sampled" = the reference's A_t = teacher − π on the sampled tokens; "topk" = reverse KL to
+   * the teacher over its top-K tokens plus a tail bin (reference topk_distillation_loss); "full" = over the
+   * whole vocabulary (embedded trainer only: it needs the teacher's full distribution in-process).
+   */
+  opdEstimator: z.enum(["sampled", "topk", "full"]).default("sampled"),
+  topK: z.number().int().min(1).max(1024).default(50),
+  /** OPD teacher: the frozen base + hint (reference) or the current policy + hint (stop-gradient; embedded only). */
+  teacherSource: z.enum(["base", "current"]).default("base"),
+  /** |teacher − π| cap on the sampled OPD term; 0 = unclamped (reference). */
+  advClamp: z.number().min(0).max(100).default(0),
+  /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
+  dualClip: z.number().min(0).max(100).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1").default(0),
 });
+
+/**
+ * Hyperparameters that depend on the trainer backend, filled in when the config leaves them out. The schema's
+ * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, no clamp),
+ * which leave the 133k-parameter embedded policy where it is; the embedded ones were measured with
+ * bench/learning (see the README's learning section).
+ */
+export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
+  embedded: { lr: 1e-3, batchSize: 8, opdEstimator: "full", advClamp: 2, dualClip: 3 },
+};
 
 export const LoraSchema = z.object({
   enabled: z.boolean().default(false),
@@ -123,7 +156,18 @@ export const EvaluationConfigSchema = z.object({
     .default({ kappaThreshold: 0.6, minLabeled: 30 }),
 });
 
-export const ExperimentConfigSchema = z
+/** `raw` with the trainer backend's hyperparameter defaults under whatever it sets itself. */
+function withBackendDefaults(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const cfg = raw as { trainer?: { backend?: unknown }; hyper?: unknown };
+  const backend = typeof cfg.trainer?.backend === "string" ? cfg.trainer.backend : "embedded";
+  const defaults = BACKEND_HYPER_DEFAULTS[backend];
+  if (!defaults) return raw;
+  const hyper = cfg.hyper && typeof cfg.hyper === "object" && !Array.isArray(cfg.hyper) ? cfg.hyper : cfg.hyper === undefined ? {} : null;
+  return hyper === null ? raw : { ...cfg, hyper: { ...defaults, ...hyper } };
+}
+
+const ExperimentConfigObject = z
   .object({
     method: z.enum(["grpo", "opd", "combine"]).default("combine"),
     policy: PolicyBackendSchema.default({ kind: "embedded", checkpoint: "models/base" }),
@@ -175,10 +219,21 @@ export const ExperimentConfigSchema = z
         ctx.addIssue({ code: "custom", path: ["policy", "kind"], message: "GPU trainers serve through SGLang: choose policy kind sglang" });
       }
     }
+    if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
+      if (cfg.hyper.opdEstimator === "full") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk" });
+      }
+      if (cfg.hyper.teacherSource === "current") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "teacherSource"], message: "a current-policy teacher runs on the embedded trainer only: choose base" });
+      }
+    }
   });
 
-export type ExperimentConfigInput = z.input<typeof ExperimentConfigSchema>;
-export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
+/** The experiment config; hyperparameters a config leaves out get its trainer backend's defaults. */
+export const ExperimentConfigSchema = z.preprocess(withBackendDefaults, ExperimentConfigObject);
+
+export type ExperimentConfigInput = z.input<typeof ExperimentConfigObject>;
+export type ExperimentConfig = z.output<typeof ExperimentConfigObject>;
 
 /** Paths of write-only secrets inside the config. */
 export const SECRET_PATHS = [

@@ -53,8 +53,12 @@ export function judgeVersion(p: {
   includeRequest: boolean;
   method: JudgeMethod;
   evalMode: boolean;
+  hintSelection?: "longest" | "shortest";
 }): string {
-  const canonical = JSON.stringify([p.kind, p.model, p.promptVersion, p.m, p.temperature, p.includeRequest, p.method, p.evalMode]);
+  // The reference's hint selection (longest) adds nothing, so judgments made before the option keep their version.
+  const fields: unknown[] = [p.kind, p.model, p.promptVersion, p.m, p.temperature, p.includeRequest, p.method, p.evalMode];
+  if (p.hintSelection === "shortest") fields.push("shortest");
+  const canonical = JSON.stringify(fields);
   return `jv1-${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
 }
 
@@ -111,7 +115,7 @@ async function runModelVotes(input: JudgeTurnInput, nextState: ChatMessage, deps
     votes,
     score: majorityVote(evalValues),
     evalScore: meanVote(evalValues),
-    hint: runHint ? (selectBestHint(votes.filter((v) => v.kind === "hint"))?.hint ?? null) : null,
+    hint: runHint ? (selectBestHint(votes.filter((v) => v.kind === "hint"), settings.hintSelection)?.hint ?? null) : null,
   };
 }
 
@@ -220,10 +224,13 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
       includeRequest: settings.includeRequest,
       method: input.method,
       evalMode: settings.evalMode,
+      hintSelection: settings.hintSelection,
     }),
     model,
     promptVersion: PROMPT_VERSION,
-    settings: { ...settings, method: input.method },
+    // How the teacher's context became tokens (server template, the checkpoint's template, or ChatML):
+    // a judgment's log-probs are only comparable with the policy's under the same rendering.
+    settings: { ...settings, method: input.method, ...(agg.hint !== null && deps.teacher ? { teacherTemplate: deps.teacher.template } : {}) },
     latencyMs: Math.max(0, Math.round(now() - started)),
   };
 }

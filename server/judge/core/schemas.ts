@@ -34,6 +34,8 @@ export const JudgeSettingsSchema = z
     includeRequest: z.boolean().default(false),
     /** OPD/combine: also run PRM eval votes (needed for combine's RL branch; a metric for OPD). */
     evalMode: z.boolean().default(true),
+    /** OPD: which accepted hint wins (vote.ts selectBestHint). */
+    hintSelection: z.enum(["longest", "shortest"]).default("longest"),
     timeoutMs: z.int().min(50).max(600_000).default(120_000),
     retries: z.int().min(0).max(10).default(2),
     concurrency: z.int().min(1).max(64).default(4),
@@ -56,8 +58,15 @@ export const TeacherSettingsSchema = z
     kind: z.enum(["none", "sglang", "vllm", "embedded"]).default("none"),
     baseUrl: z.url().optional(),
     model: z.string().min(1).optional(),
-    /** How the hinted context becomes tokens: local ChatML (Qwen) or the server's own chat template (vLLM). */
-    template: z.enum(["chatml", "server"]).optional(),
+    /**
+     * How the hinted context becomes tokens: the server applies the model's template (vLLM /tokenize with
+     * messages), we render the checkpoint's own template (`chatTemplate`), or local Qwen ChatML (fallback).
+     */
+    template: z.enum(["chatml", "server", "checkpoint"]).optional(),
+    /** The checkpoint's Jinja chat template (tokenizer_config.json `chat_template`), for template "checkpoint". */
+    chatTemplate: z.string().min(1).optional(),
+    /** Extra template variables the serving path passes (e.g. { enable_thinking: false }). */
+    chatTemplateKwargs: z.record(z.string(), z.unknown()).optional(),
     /** vLLM: 0 needs a vLLM that accepts echo-only requests; 1 works on every version (the extra token is dropped). */
     vllmMaxTokens: z.union([z.literal(0), z.literal(1)]).default(1),
     timeoutMs: z.int().min(50).max(600_000).default(120_000),
@@ -71,6 +80,9 @@ export const TeacherSettingsSchema = z
     }
     if (s.kind === "vllm" && !s.model) {
       ctx.addIssue({ code: "custom", message: "a vllm teacher needs model", path: ["model"] });
+    }
+    if (s.template === "checkpoint" && !s.chatTemplate) {
+      ctx.addIssue({ code: "custom", message: "template checkpoint needs the checkpoint's chatTemplate", path: ["chatTemplate"] });
     }
     if (s.kind === "sglang" && s.template === "server") {
       ctx.addIssue({ code: "custom", message: "SGLang /tokenize takes text only; use template chatml", path: ["template"] });

@@ -1,5 +1,5 @@
 // Teacher log-prob clients: per-token log-probs of the recorded response under the hinted context
-// (reference §4: the frozen PRM engine scores prompt+response with max_new_tokens=0 and the code
+// (OpenClaw-RL `openclaw-opd/openclaw_opd_api_server.py`: the frozen PRM engine scores prompt+response with max_new_tokens=0 and the code
 // keeps the last resp_len entries of input_token_logprobs).
 //
 // Contracts, checked against public sources:
@@ -22,6 +22,7 @@
 // second, possibly different tokenization on the server.
 import { z } from "zod";
 import { BadResponseError, joinUrl, postJson, type FetchLike } from "./http";
+import { templateRenderer } from "./chatTemplate";
 import { flattenContent, normalizeForTemplate } from "./messages";
 import type { ChatMessage, TeacherSettings } from "./schemas";
 
@@ -30,8 +31,13 @@ export type TeacherResponse = string | readonly number[];
 
 export type ScoreOptions = { signal?: AbortSignal; tools?: readonly unknown[] };
 
+/** How a remote teacher turns the hinted context into tokens (recorded on every judgment that used it). */
+export type TemplatePath = "server" | "checkpoint" | "chatml";
+
 export interface TeacherScorer {
   readonly kind: string;
+  /** Embedded teachers use the policy's own renderer: "embedded". */
+  readonly template: TemplatePath | "embedded";
   /** Breaker key. */
   readonly endpoint: string;
   /** Per-token log-probs of the response (one per response token) given `messages` as the prompt. */
@@ -139,12 +145,27 @@ export function sglangScoreRequest(promptIds: readonly number[], respIds: readon
   };
 }
 
+/** The checkpoint's own template when we have it (exact), else Qwen ChatML (exact for Qwen2.5/Qwen3 instruct only). */
+function rendererFor(settings: { chatTemplate?: string; chatTemplateKwargs?: Record<string, unknown> }): { render: ChatRenderer; template: TemplatePath } {
+  if (!settings.chatTemplate) return { render: renderChatML, template: "chatml" };
+  const render = templateRenderer({ template: settings.chatTemplate, extra: settings.chatTemplateKwargs });
+  return { render: (messages, tools) => render(normalizeForTemplate(messages), tools), template: "checkpoint" };
+}
+
 /** SGLang teacher: prompt tokens from /tokenize of the rendered context, then /generate with no new tokens. */
-export function createSglangTeacher(opts: { baseUrl: string; apiKey?: string; render?: ChatRenderer; fetch?: FetchLike }): TeacherScorer {
-  const render = opts.render ?? renderChatML;
+export function createSglangTeacher(opts: {
+  baseUrl: string;
+  apiKey?: string;
+  render?: ChatRenderer;
+  chatTemplate?: string;
+  chatTemplateKwargs?: Record<string, unknown>;
+  fetch?: FetchLike;
+}): TeacherScorer {
+  const { render, template } = opts.render ? { render: opts.render, template: "chatml" as const } : rendererFor(opts);
   const generateUrl = joinUrl(serverRoot(opts.baseUrl), "generate");
   return {
     kind: "sglang",
+    template,
     endpoint: opts.baseUrl,
     async score(messages, response, { signal, tools } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
@@ -179,16 +200,20 @@ export function createVllmTeacher(opts: {
   baseUrl: string;
   model: string;
   apiKey?: string;
-  template?: "server" | "chatml";
+  template?: TemplatePath;
   render?: ChatRenderer;
+  chatTemplate?: string;
+  chatTemplateKwargs?: Record<string, unknown>;
   maxTokens?: 0 | 1;
   fetch?: FetchLike;
 }): TeacherScorer {
-  const template = opts.render ? "chatml" : (opts.template ?? "server");
-  const render = opts.render ?? renderChatML;
+  // The server applying the model's own template is the most faithful path; then the checkpoint's template; then ChatML.
+  const template: TemplatePath = opts.render ? "chatml" : (opts.template ?? "server");
+  const render = opts.render ?? (template === "checkpoint" ? rendererFor(opts).render : renderChatML);
   const completionsUrl = joinUrl(serverRoot(opts.baseUrl), "v1/completions");
   return {
     kind: "vllm",
+    template,
     endpoint: opts.baseUrl,
     async score(messages, response, { signal, tools } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
@@ -222,7 +247,13 @@ export function createVllmTeacher(opts: {
 /** A scorer for the teacher settings; null when no teacher is configured or it is the embedded one (built elsewhere). */
 export function createTeacherScorer(settings: TeacherSettings, secrets: { apiKey?: string; fetch?: FetchLike } = {}): TeacherScorer | null {
   if (settings.kind === "sglang" && settings.baseUrl) {
-    return createSglangTeacher({ baseUrl: settings.baseUrl, apiKey: secrets.apiKey, fetch: secrets.fetch });
+    return createSglangTeacher({
+      baseUrl: settings.baseUrl,
+      apiKey: secrets.apiKey,
+      chatTemplate: settings.template === "checkpoint" ? settings.chatTemplate : undefined,
+      chatTemplateKwargs: settings.chatTemplateKwargs,
+      fetch: secrets.fetch,
+    });
   }
   if (settings.kind === "vllm" && settings.baseUrl && settings.model) {
     return createVllmTeacher({
@@ -230,6 +261,8 @@ export function createTeacherScorer(settings: TeacherSettings, secrets: { apiKey
       model: settings.model,
       apiKey: secrets.apiKey,
       template: settings.template ?? "server",
+      chatTemplate: settings.chatTemplate,
+      chatTemplateKwargs: settings.chatTemplateKwargs,
       maxTokens: settings.vllmMaxTokens,
       fetch: secrets.fetch,
     });

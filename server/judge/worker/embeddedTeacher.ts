@@ -2,9 +2,8 @@
 // response under the hinted context. One engine per checkpoint per process, loaded on first use and
 // never swapped, so the teacher stays frozen while the trained policy moves.
 import path from "node:path";
-import { z } from "zod";
 import { EmbeddedEngine } from "../../engine/engine";
-import { chatMessageSchema, toolDefSchema } from "../../engine/tokenizer";
+import { parseChatRequest } from "../../engine/request";
 import { BadResponseError } from "../core/http";
 import type { TeacherScorer } from "../core/teacherClients";
 
@@ -25,22 +24,20 @@ export function teacherEngine(checkpointDir: string): Promise<EmbeddedEngine> {
   return engine;
 }
 
-const MessagesSchema = z.array(chatMessageSchema);
-const ToolsSchema = z.array(toolDefSchema);
-
 /** `checkpoint` is resolved against `baseDir` (the repository root when the worker runs from it). */
 export function createEmbeddedTeacher(checkpoint: string, baseDir = process.cwd()): TeacherScorer {
   const dir = path.resolve(baseDir, checkpoint);
   return {
     kind: "embedded",
+    template: "embedded",
     endpoint: `embedded:${dir}`,
     async score(messages, response, { tools } = {}) {
-      const parsed = MessagesSchema.safeParse(messages);
-      if (!parsed.success) throw new BadResponseError(`the embedded teacher cannot render these messages: ${parsed.error.issues[0]?.message}`);
-      const toolDefs = tools && tools.length > 0 ? ToolsSchema.safeParse(tools) : null;
-      if (toolDefs && !toolDefs.success) throw new BadResponseError("the embedded teacher cannot render these tool definitions");
+      // Read exactly as the policy read the request it answered ("function" → tool, unreadable tool
+      // definitions skipped), so the teacher scores the context the student saw plus the hint.
+      const request = parseChatRequest(messages, tools);
+      if (!request) throw new BadResponseError("the embedded teacher cannot render these messages");
       const engine = await teacherEngine(dir);
-      const scored = await engine.scoreChat(parsed.data, response, { tools: toolDefs?.data });
+      const scored = await engine.scoreChat(request.messages, response, { tools: request.tools?.length ? request.tools : undefined });
       return scored.logprobs;
     },
   };

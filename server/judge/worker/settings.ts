@@ -22,6 +22,7 @@ export function judgeSettingsFor(config: ExperimentConfig, calls: CallPolicy = D
     maxTokens: judge.maxTokens,
     includeRequest: judge.includeRequest,
     evalMode: judge.evalMode,
+    hintSelection: judge.hintSelection,
     timeoutMs: calls.timeoutMs,
     retries: calls.retries,
     concurrency,
@@ -45,6 +46,7 @@ export function expectedJudgeVersion(config: ExperimentConfig): string {
     includeRequest: s.includeRequest,
     method: config.method,
     evalMode: s.evalMode,
+    hintSelection: s.hintSelection,
   });
 }
 
@@ -70,7 +72,16 @@ export function teacherPlanFor(config: ExperimentConfig, calls: CallPolicy = DEF
   if (policy.kind === "embedded") return { kind: "embedded", checkpoint: policy.checkpoint };
   const remote = (baseUrl: string, apiKey?: string): TeacherPlan => ({
     kind: "remote",
-    settings: TeacherSettingsSchema.parse({ kind: "sglang", baseUrl, template: "chatml", timeoutMs: calls.timeoutMs, retries: calls.retries, concurrency }),
+    settings: TeacherSettingsSchema.parse({
+      kind: "sglang",
+      baseUrl,
+      ...(config.judge.chatTemplate
+        ? { template: "checkpoint", chatTemplate: config.judge.chatTemplate, chatTemplateKwargs: config.judge.chatTemplateKwargs }
+        : { template: "chatml" }),
+      timeoutMs: calls.timeoutMs,
+      retries: calls.retries,
+      concurrency,
+    }),
     apiKey,
   });
   if (judge.kind === "sglang") return remote(judge.baseUrl, judge.apiKey);

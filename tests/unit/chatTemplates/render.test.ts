@@ -9,7 +9,7 @@ import {
   renderPolicyAndHinted,
   templateRenderer,
   type TemplateMessage,
-} from "../../../server/chatTemplates/render";
+} from "../../../server/judge/core/chatTemplate";
 
 // Fixtures: template texts (see SOURCES.md for where each came from), conversations, and the
 // strings Python Jinja2 renders for them when configured as transformers' apply_chat_template

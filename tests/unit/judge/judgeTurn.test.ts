@@ -151,6 +151,8 @@ describe("judgeTurn — OPD and combine", () => {
     expect(r.votes[1].hint).toBe("too short");
     expect([r.score, r.evalScore, r.hint, r.hintAccepted]).toEqual([-1, -2 / 3, HINT, true]);
     expect(r.teacherLogprobs).toEqual(expectedTeacher(HINT));
+    // Which rendering produced the teacher context travels with the judgment.
+    expect(r.settings.teacherTemplate).toBe("chatml");
     expect(r.teacherLogprobs).toHaveLength(responseIds.length);
     expect(r.dispatch).toEqual({ kind: "BOTH", reward: -1, excluded: false, excludeReason: null });
   });

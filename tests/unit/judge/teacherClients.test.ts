@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../server/judge/core/http";
-import type { ChatMessage } from "../../../server/judge/core/schemas";
+import { TeacherSettingsSchema, type ChatMessage } from "../../../server/judge/core/schemas";
 import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML, sglangScoreRequest } from "../../../server/judge/core/teacherClients";
 import { fakeChatTemplate, fakeLogprob, fakeTokenize, sglangInputTokenLogprobs, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
@@ -115,6 +117,34 @@ describe("SGLang teacher", () => {
     await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/no log-prob/);
     fake.pushNative("/generate", { status: 500 });
     await expect(teacher.score(messages, [1])).rejects.toMatchObject({ status: 500 });
+  });
+});
+
+describe("teacher context rendered with the checkpoint's own chat template", () => {
+  const fixtures = join(import.meta.dirname, "../../fixtures/chat-templates");
+  const expectedCases = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")).cases as { conversation: string; template: string; text: string }[];
+  const conversations = JSON.parse(readFileSync(join(fixtures, "conversations.json"), "utf8")).conversations as {
+    name: string; add_generation_prompt: boolean; messages: ChatMessage[]; tools?: unknown[]; kwargs?: Record<string, unknown>;
+  }[];
+
+  it.each(["Qwen3-4B-Instruct-2507", "Qwen3-4B-Thinking-2507", "Qwen3.5-4B"])("SGLang tokenizes exactly the reference render of %s (tools round trip)", async (name) => {
+    const conv = conversations.find((c) => c.name === "tools_round_trip_generation")!;
+    const want = expectedCases.find((c) => c.template === name && c.conversation === conv.name)!.text;
+    const teacher = createTeacherScorer(
+      TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "checkpoint", chatTemplate: readFileSync(join(fixtures, `${name}.jinja`), "utf8"), chatTemplateKwargs: conv.kwargs }),
+    )!;
+    expect(teacher.template).toBe("checkpoint");
+    const before = fake.requests.length;
+    const respIds = [79, 75];
+    const lps = await teacher.score(conv.messages, respIds, { tools: conv.tools });
+    expect(fake.requests[before]).toMatchObject({ path: "/tokenize", body: { prompt: want, add_special_tokens: false } });
+    expect(lps).toEqual(expected(fakeTokenize(want), respIds));
+  });
+
+  it("without a checkpoint template falls back to ChatML and says so", () => {
+    expect(createTeacherScorer(TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "chatml" }))!.template).toBe("chatml");
+    expect(createTeacherScorer(TeacherSettingsSchema.parse({ kind: "vllm", baseUrl: fake.url, model: "m" }))!.template).toBe("server");
+    expect(() => TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "checkpoint" })).toThrow(/chatTemplate/);
   });
 });
 

@@ -149,6 +149,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {num("Temperature", "judge.temperature")}
           {num("Max tokens", "judge.maxTokens", "1")}
         </div>
+        {policyKind !== "embedded" && (
+          <>
+            <br />
+            {field("Policy chat template (tokenizer_config.json chat_template; the teacher renders the hinted context with it — empty: Qwen ChatML)", "config.judge.chatTemplate",
+              <textarea name="judge.chatTemplate" rows={3} spellCheck={false} value={String(getAt(cfg, "judge.chatTemplate") ?? "")}
+                placeholder="{%- if tools %} … {%- endif %}"
+                onChange={(e) => setCfg("judge.chatTemplate", e.target.value === "" ? undefined : e.target.value)} />)}
+          </>
+        )}
       </div>
 
       <div className="card">

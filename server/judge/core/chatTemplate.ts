@@ -30,6 +30,8 @@
 // order is: the server applies its own template (vLLM `/tokenize` with `messages`) > this renderer
 // with the checkpoint's template > renderChatML.
 import { Template } from "@huggingface/jinja";
+import type { ChatMessage } from "./schemas";
+import { HINT_MARKER, hintedTeacherMessages } from "./teacher";
 
 /** A chat message as HF templates read it (OpenAI shape plus `reasoning_content`). */
 export type TemplateMessage = {
@@ -116,41 +118,11 @@ export function templateRenderer(
   return (messages, tools) => renderChatTemplate({ ...opts, messages, tools });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Hinted teacher context (OPD). Same semantics as `hintedTeacherMessages` in
-// server/judge/core/teacher.ts (reference §4 `_append_hint_to_messages`): a deep copy with
-// `\n\n[user's hint / instruction]\n{hint}` appended to the last `user` message (the last message
-// when there is no user message; a new user message when the list is empty); the target's content
-// becomes plain text (string, or text parts joined by a space) and is trimmed. Pass the real
-// function as `applyHint` once wired in; this copy exists so this module does not depend on a
-// folder that is being restructured.
+// Hinted teacher context (OPD): the one hint rule of ./teacher.ts, applied to template messages.
 
-export const HINT_MARKER = "[user's hint / instruction]";
-
-function flattenText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .filter((p) => p && typeof p === "object" && (p as { type?: unknown }).type === "text")
-      .map((p) => String((p as { text?: unknown }).text ?? ""))
-      .join(" ");
-  }
-  return "";
-}
-
+/** `hintedTeacherMessages` for template messages (the target's content becomes its plain text, trimmed). */
 export function appendHint(messages: readonly TemplateMessage[], hint: string): TemplateMessage[] {
-  const trimmedHint = hint.trim();
-  if (messages.length === 0) return [{ role: "user", content: `${HINT_MARKER}\n${trimmedHint}` }];
-  const cloned = structuredClone(messages) as TemplateMessage[];
-  let target = cloned.length - 1;
-  for (let i = cloned.length - 1; i >= 0; i--) {
-    if (cloned[i].role === "user") {
-      target = i;
-      break;
-    }
-  }
-  cloned[target].content = `${flattenText(cloned[target].content)}\n\n${HINT_MARKER}\n${trimmedHint}`.trim();
-  return cloned;
+  return hintedTeacherMessages(messages as readonly ChatMessage[], hint) as TemplateMessage[];
 }
 
 /** The text `appendHint` inserts (what a hinted render should add and nothing else). */
