@@ -9,7 +9,7 @@ import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
-import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
+import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FILTER_FROM, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { QueueFilterSchema, type QueueAddTurnsInput, type QueueCreateInput, type QueueListInput, type QueueUpdateInput, type SubmitInput } from "./schemas";
@@ -116,10 +116,32 @@ export async function listQueues(p: Principal, input: z.output<typeof QueueListI
       (count(*) FILTER (WHERE i.status = 'PENDING' AND i.disputed))::int AS disputed,
       (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM review_locks l WHERE l."itemId" = i.id AND l."expiresAt" > ${NOW})))::int AS locked
     FROM review_items i WHERE i."queueId" IN (${P.join(queues.map((q) => q.id))}) GROUP BY i."queueId"`;
-  return queues.map((q) => {
+  const waiting = await Promise.all(queues.map((q) => unqueuedMatches(q)));
+  return queues.map((q, i) => {
     const c = counts.find((x) => x.queueId === q.id);
-    return { ...queueView(q), experimentName: q.experiment.name, pending: c?.pending ?? 0, done: c?.done ?? 0, disputed: c?.disputed ?? 0, locked: c?.locked ?? 0 };
+    const w = waiting[i]!;
+    return {
+      ...queueView(q),
+      experimentName: q.experiment.name,
+      pending: (c?.pending ?? 0) + w.pending,
+      done: c?.done ?? 0,
+      disputed: (c?.disputed ?? 0) + w.disputed,
+      locked: c?.locked ?? 0,
+    };
   });
+}
+
+/**
+ * Turns that match the queue's filter but are not items yet: fetch-next moves them in lazily (FILL_BATCH at a
+ * time), so counting items alone said "Pending 0" for a new queue whose filter matched 72 turns.
+ */
+async function unqueuedMatches(q: { id: string; experimentId: string; filter: unknown }): Promise<{ pending: number; disputed: number }> {
+  const filter = { ...QueueFilterSchema.parse(q.filter), experimentId: q.experimentId };
+  const [row] = await db().$queryRaw<{ pending: number; disputed: number }[]>`
+    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE ${DISPUTED_SQL}))::int AS disputed
+    FROM ${TURN_FILTER_FROM}
+    WHERE ${turnWhere(filter)} AND NOT EXISTS (SELECT 1 FROM review_items x WHERE x."queueId" = ${q.id} AND x."turnId" = f."turnId")`;
+  return row ?? { pending: 0, disputed: 0 };
 }
 
 async function loadQueue(p: Principal, id: string, client: Tx | ReturnType<typeof db> = db()) {
@@ -345,7 +367,8 @@ export async function submitReview(p: Principal, input: z.output<typeof SubmitIn
     }
     const current = (await effectiveLabelsForTurns([row.turnId], tx)).get(row.turnId);
     const value = input.verdict === "ACCEPT" ? clampVote(current?.value ?? input.value ?? 0) : (input.value ?? clampVote(current?.value ?? 0));
-    const exclude = input.verdict === "REJECT" ? true : input.verdict === "ACCEPT" ? false : (input.exclude ?? false);
+    // Reject forces exclusion; Fix may force (true) or lift (false) it; Accept leaves the dispatch's decision alone.
+    const exclude = input.verdict === "REJECT" ? true : input.verdict === "ACCEPT" ? null : (input.exclude ?? null);
     const hint = input.verdict === "FIX" ? input.hint : undefined;
     const { label, after } = await writeReviewerLabel(
       tx,
@@ -353,7 +376,7 @@ export async function submitReview(p: Principal, input: z.output<typeof SubmitIn
       { turnId: row.turnId, value, hint, exclude, comment: input.comment ?? `review: ${input.verdict.toLowerCase()}` },
       { via: "review", queueId: q.id, itemId: input.itemId, verdict: input.verdict },
     );
-    await tx.reviewSubmission.create({ data: { itemId: input.itemId, userId, verdict: input.verdict, value, hint: label.hint, exclude, labelId: label.id } });
+    await tx.reviewSubmission.create({ data: { itemId: input.itemId, userId, verdict: input.verdict, value, hint: label.hint, exclude: exclude === true, labelId: label.id } });
     await tx.reviewSeen.upsert({ where: { itemId_userId: { itemId: input.itemId, userId } }, create: { itemId: input.itemId, userId, action: "submitted" }, update: { action: "submitted", at: new Date() } });
     await tx.reviewLock.deleteMany({ where: { itemId: input.itemId, userId } });
     const [updated] = await tx.$queryRaw<{ submittedCount: number }[]>`

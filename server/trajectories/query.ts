@@ -21,6 +21,9 @@ export const TURN_FROM = Prisma.sql`
     SELECT value, exclude FROM labels WHERE "turnId" = f."turnId" AND source = 'REVIEWER' ORDER BY "createdAt" DESC, id DESC LIMIT 1
   ) r ON true`;
 
+/** TURN_FROM without the display-only joins: enough for turnWhere (it reads f and t only), e.g. to count. */
+export const TURN_FILTER_FROM = Prisma.sql`turn_facets f JOIN turns t ON t.id = f."turnId"`;
+
 /** Newest first; the facet indexes all end in createdAt, so each filter's index yields this order. */
 export const TURN_ORDER = Prisma.sql`f."createdAt" DESC, f."turnId" DESC`;
 

@@ -77,4 +77,31 @@ describe("console details in the browser", () => {
     expect(await annot.getByTestId("heat-legend-meaning").textContent()).toMatch(/red: the hinted teacher finds the token less likely.*green: more likely/);
     await page.close();
   });
+
+  it("the queue list counts the turns a new queue will serve, and each verdict says what it does", async () => {
+    const exp = await seedExperiment({ method: "grpo" });
+    const { turns } = await seedSession(exp.id, [
+      { user: "a", reply: "b" }, { user: "c", reply: "d" }, { user: "e", reply: "f" },
+    ]);
+    for (const [i, t] of turns.entries()) await seedJudgment(t.id, { score: 1, votes: i === 0 ? [1, 1, -1] : [1, 1, 1] });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/review`);
+    const form = page.getByRole("form", { name: "New review queue" });
+    await form.getByLabel("Experiment").selectOption(exp.id);
+    const name = `Counts ${exp.slug}`;
+    await form.getByLabel("Queue name").fill(name);
+    await form.getByRole("button", { name: "Create queue" }).click();
+    const row = page.getByTestId("queues-table").locator("tr", { hasText: name });
+    await row.waitFor();
+    // Columns: Queue, Experiment, Pending, Disputed, …; no fetch has moved the turns into the queue yet.
+    expect(await row.locator("td").nth(2).textContent()).toBe("3");
+    expect(await row.locator("td").nth(3).textContent()).toBe("1");
+    await row.getByRole("link", { name: "Review" }).click();
+    const verdicts = page.getByTestId("verdicts");
+    await verdicts.waitFor();
+    expect(await verdicts.getByRole("button", { name: /^Accept/ }).getAttribute("title")).toMatch(/label training uses now/);
+    expect(await page.locator("#verdict-FIX").isVisible()).toBe(true);
+    expect(await page.locator("#verdict-REJECT").textContent()).toMatch(/exclude it from training/);
+    await page.close();
+  });
 });

@@ -167,6 +167,28 @@ describe("review queue locking", () => {
   });
 });
 
+describe("queue counts", () => {
+  it("count the turns the filter matches before any fetch moved them in, and stay the same once they are items", async () => {
+    const { exp } = await judgedTurns(5, [1, 3]);
+    const q = await createQueue(exp.id);
+    const counts = async () => {
+      const res = await admin("GET", `/api/v1/review/queues/${q.id}`);
+      expect(res.status).toBe(200);
+      return res.body as unknown as { pending: number; disputed: number; locked: number; done: number };
+    };
+    expect(await db().reviewItem.count({ where: { queueId: q.id } })).toBe(0);
+    expect(await counts()).toMatchObject({ pending: 5, disputed: 2, locked: 0, done: 0 });
+    const a = await reviewerSession();
+    const item = (await next(a.call, q.id))!;
+    expect(await db().reviewItem.count({ where: { queueId: q.id } })).toBe(5);
+    expect(await counts()).toMatchObject({ pending: 5, disputed: 2, locked: 1, done: 0 });
+    expect((await a.call("POST", `/api/v1/review/items/${item.id}/submit`, { verdict: "ACCEPT" })).status).toBe(200);
+    expect(await counts()).toMatchObject({ pending: 4, done: 1 });
+    const list = await admin("GET", `/api/v1/review/queues?experimentId=${exp.id}`);
+    expect((list.body as unknown as { id: string; pending: number }[]).find((x) => x.id === q.id)?.pending).toBe(4);
+  });
+});
+
 describe("verdicts", () => {
   it("accept, fix & accept, and reject become audited reviewer labels that training reads", async () => {
     const { exp, turnIds } = await judgedTurns(3);

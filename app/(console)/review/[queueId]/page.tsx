@@ -25,6 +25,13 @@ function useCountdown(until: Date | string | null): number | null {
   return until ? Math.max(0, Math.round((new Date(until).getTime() - now) / 1000)) : null;
 }
 
+/** The three verdicts, each with what it does to training, shown under its button (not only in the ? sheet). */
+const VERDICTS = [
+  { verdict: "ACCEPT", label: "Accept", key: "a", className: undefined, help: "The label training uses now (the judge's, or the user's feedback) is right: keep it, marked as reviewed." },
+  { verdict: "FIX", label: "Fix & Accept", key: "Ctrl+Enter", className: "primary", help: "Save the label, hint and exclude choice above as yours; training uses them instead." },
+  { verdict: "REJECT", label: "Reject", key: "r", className: "danger", help: "This turn is not fit to learn from: exclude it from training." },
+] as const;
+
 export default function ReviewQueuePage() {
   const { queueId } = useParams<{ queueId: string }>();
   const trpc = useTRPC();
@@ -198,10 +205,15 @@ export default function ReviewQueuePage() {
             <label style={{ display: "flex", gap: 6, alignItems: "center", margin: "8px 0" }}>
               <input type="checkbox" aria-label="Exclude from training" checked={exclude} disabled={readOnly} onChange={(e) => setExclude(e.target.checked)} /> Exclude from training <kbd>x</kbd>
             </label>
-            <div style={{ display: "flex", flexDirection: "column", gap: 6 }}>
-              <button disabled={readOnly || submitM.isPending} onClick={() => void submit("ACCEPT")}>Accept <kbd>a</kbd></button>
-              <button className="primary" disabled={readOnly || submitM.isPending} onClick={() => void submit("FIX")}>Fix &amp; Accept <kbd>Ctrl+Enter</kbd></button>
-              <button className="danger" disabled={readOnly || submitM.isPending} onClick={() => void submit("REJECT")}>Reject <kbd>r</kbd></button>
+            <div className="verdicts" data-testid="verdicts">
+              {VERDICTS.map((v) => (
+                <div key={v.verdict}>
+                  <button className={v.className} title={v.help} aria-describedby={`verdict-${v.verdict}`} disabled={readOnly || submitM.isPending} onClick={() => void submit(v.verdict)}>
+                    {v.label} <kbd>{v.key}</kbd>
+                  </button>
+                  <div id={`verdict-${v.verdict}`} className="muted verdict-help">{v.help}</div>
+                </div>
+              ))}
             </div>
             <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
               <button onClick={() => void previous()}><kbd>k</kbd> Previous</button>
