@@ -42,14 +42,37 @@ class Settings:
     run_id: str
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None, cwd: str | None = None) -> "Settings":
+        """The key comes from CONTROL_PLANE_API_KEY (local-process and Tinker runs: the child's own environment,
+        which nobody else can read) or, when that is unset, from the file OPENCLAW_API_KEY_FILE names (Ray runs:
+        the control plane ships the key in the job's working_dir package, because runtime_env.env_vars are shown
+        on the Ray dashboard). A relative path is taken against ``cwd`` (default: the process's working
+        directory, which for every Ray worker of the job is the unpacked package)."""
         env = os.environ if env is None else env
-        missing = [n for n in ("CONTROL_PLANE_URL", "CONTROL_PLANE_API_KEY", "RUN_ID") if not env.get(n)]
+        missing = [n for n in ("CONTROL_PLANE_URL", "RUN_ID") if not env.get(n)]
+        if not env.get("CONTROL_PLANE_API_KEY") and not env.get("OPENCLAW_API_KEY_FILE"):
+            missing.insert(1, "CONTROL_PLANE_API_KEY (or OPENCLAW_API_KEY_FILE)")
         if missing:
             raise ControlPlaneError(
                 f"missing environment variables {', '.join(missing)}: the control plane sets them when it launches the job"
             )
-        return cls(url=env["CONTROL_PLANE_URL"].rstrip("/"), api_key=env["CONTROL_PLANE_API_KEY"], run_id=env["RUN_ID"])
+        api_key = env.get("CONTROL_PLANE_API_KEY") or _key_from_file(env["OPENCLAW_API_KEY_FILE"], cwd)
+        return cls(url=env["CONTROL_PLANE_URL"].rstrip("/"), api_key=api_key, run_id=env["RUN_ID"])
+
+
+def _key_from_file(name: str, cwd: str | None) -> str:
+    path = name if os.path.isabs(name) else os.path.join(cwd if cwd is not None else os.getcwd(), name)
+    try:
+        with open(path, encoding="utf-8") as f:
+            key = f.read().strip()
+    except OSError as e:
+        raise ControlPlaneError(
+            f"OPENCLAW_API_KEY_FILE: cannot read the run's key at {path} ({e.strerror}); a Ray job finds it in its "
+            "working_dir package, so the process must start there (Ray workers do)"
+        ) from None
+    if not key:
+        raise ControlPlaneError(f"OPENCLAW_API_KEY_FILE: {path} is empty; the control plane writes the run's key there")
+    return key
 
 
 class ControlPlaneClient:

@@ -18,7 +18,8 @@ alive and renews held leases. With OpenClaw-RL's ``--prm-enable`` it also report
 (``prmUrl``: ``http://<args.prm_router_ip>:<args.prm_router_port>``, SGLang's native ``/generate`` API,
 started by the fork's RolloutManager, ``slime/slime/ray/rollout.py:53-55`` @0d034dd, which hands this
 function the same ``args``) and, if one is known, a separate PRM teacher's (``prmTeacherUrl``), so the
-judge can score that run's turns on the GPUs the job reserved. ``prmModelPath`` names the PRM model. Environment: CONTROL_PLANE_URL, CONTROL_PLANE_API_KEY, RUN_ID,
+judge can score that run's turns on the GPUs the job reserved. ``prmModelPath`` names the PRM model. Environment: CONTROL_PLANE_URL, RUN_ID,
+OPENCLAW_API_KEY_FILE or CONTROL_PLANE_API_KEY (the run's key: client.Settings.from_env),
 OPENCLAW_METHOD (grpo|opd|combine); optional OPENCLAW_ROLLOUT_URL (when the router is reachable from
 the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEARTBEAT_S,
 OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,

@@ -18,7 +18,7 @@ Per response token t the advantage is w_rl·r + w_opd·(teacher_lp_t − behavio
 teacher gap), masked by the loss mask; prompt positions carry zero advantage. ``logprobs`` are the
 behaviour log-probs the proxy recorded, so importance_sampling / ppo / cispo correct for staleness.
 
-Environment: CONTROL_PLANE_URL, CONTROL_PLANE_API_KEY, RUN_ID (set by the control plane), TINKER_API_KEY
+Environment: CONTROL_PLANE_URL, RUN_ID, CONTROL_PLANE_API_KEY or OPENCLAW_API_KEY_FILE (set by the control plane), TINKER_API_KEY
 (the user's own key, read by the SDK), TINKER_BASE_MODEL, TINKER_LORA_RANK (32), TINKER_LEARNING_RATE
 (1e-4), TINKER_BATCH_SIZE (16), TINKER_LOSS (importance_sampling), OPENCLAW_METHOD (combine),
 OPENCLAW_COMBINE_W_OPD / _W_RL (1). The Tinker SDK (``pip install tinker``) is imported only here.

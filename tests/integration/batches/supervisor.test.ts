@@ -1,8 +1,11 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 // The run supervisor against a fake Ray dashboard (tests/fakes/rayJobsServer.ts) and harmless local processes:
 // launch with an experiment-bound trainer key, status mapping, heartbeat and job loss → CRASHED, user stop →
 // job stopped, logs tail and launch preview over the REST API.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Principal } from "../../../server/access/principal";
 import { db } from "../../../server/platform/db/client";
@@ -49,6 +52,32 @@ function packagedKey(job: { runtime_env: Record<string, unknown> }): string {
   const zip = ray.packages.get(job.runtime_env.working_dir as string)!;
   return execFileSync("python3", ["-c", "import io,sys,zipfile; print(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('openclaw_run_key').decode(), end='')"], { input: zip }).toString();
 }
+/**
+ * Unpacks the job's package as Ray does (its working_dir, where every worker starts) and loads the real rollout
+ * function's per-process state there with the job's env_vars: its first report authenticates with the key it
+ * read from OPENCLAW_API_KEY_FILE. Only CONTROL_PLANE_URL and PYTHONPATH differ (this API, this checkout).
+ */
+async function rolloutReportsFromPackage(job: { runtime_env: Record<string, unknown> }, apiUrl: string): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), "ray-pkg-"));
+  execFileSync("python3", ["-c", "import io,sys,zipfile; zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).extractall(sys.argv[1])", dir], {
+    input: ray.packages.get(job.runtime_env.working_dir as string)!,
+  });
+  const script = [
+    "import argparse, os",
+    "from integrations.slime import rollout",
+    "rollout.TOKENIZER_LOADER = lambda args: None",
+    "args = argparse.Namespace(sglang_router_ip='127.0.0.1', sglang_router_port=3456, save=None, start_rollout_id=0)",
+    "job = rollout._Job(args, dict(os.environ))",
+    "print('key from file:', job.client.settings.api_key == open('openclaw_run_key').read())",
+    "job.start(args)",
+    "job.heartbeat.stop()",
+  ].join("\n");
+  const vars = job.runtime_env.env_vars as Record<string, string>;
+  const env = { ...vars, CONTROL_PLANE_URL: apiUrl, PYTHONPATH: path.resolve(import.meta.dirname, "../../.."), PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
+  // Asynchronous: the API it reports to runs in this process.
+  const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: dir, env: env as NodeJS.ProcessEnv });
+  return stdout;
+}
 const submissions = (id: string) => ray.requests.filter((r) => r.method === "POST" && r.path === "/api/jobs/" && (r.body as { submission_id?: string }).submission_id === id).length;
 
 describe("ray-slime runs", () => {
@@ -67,6 +96,10 @@ describe("ray-slime runs", () => {
     expect(JSON.stringify(job.runtime_env)).not.toMatch(/ocrl_/);
     const trainer = api(server.url, { bearer: packagedKey(job) });
     expect((await trainer("POST", `/api/v1/runs/${run.id}/report`, {})).status).toBe(200);
+    // The rollout function, started in the unpacked package with the job's env_vars, reports with that key.
+    expect(vars).not.toHaveProperty("CONTROL_PLANE_API_KEY");
+    expect(await rolloutReportsFromPackage(job, server.url)).toContain("key from file: True");
+    expect((await load(run.id)).rolloutUrl).toBe("http://127.0.0.1:3456/v1");
     expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({ scopes: ["write"], experimentId: e.id, revokedAt: null });
     expect(await load(run.id)).toMatchObject({ status: "PENDING", externalJobId: run.id });
 
