@@ -2,13 +2,22 @@
  * Policy losses with the OpenClaw-RL / slime semantics (reference §4–5):
  *
  *   GRPO     A_t = r                                    (broadcast, no normalisation)
- *   OPD      A_t = teacher_lp_t − old_lp_t              (reward unused)
- *   Combine  A_t = w_opd·(teacher_lp_t − old_lp_t) + w_rl·r
+ *   OPD      A_t = clamp(teacher_lp_t − base_t, ±c)     (reward unused; c = advClamp, 0 = unclamped)
+ *   Combine  A_t = w_opd·clamp(teacher_lp_t − base_t, ±c) + w_rl·r
  *
  *   ratio_t = exp(lp_t − old_lp_t)
  *   pg_t    = max(−A_t·ratio_t, −A_t·clip(ratio_t, 1−ε, 1+ε_high))      ε=0.2, ε_high=0.28
+ *             and, with dual-clip c_d > 1 (dualClip), for A_t < 0: min(pg_t, −A_t·c_d)
  *   kl_t    = k3 ("low_var_kl"): exp(ref_t − lp_t) − (ref_t − lp_t) − 1, clamped to [−10, 10]
- *   loss    = agg(pg) + kl_coef·agg(kl) − entropy_coef·agg(entropy)
+ *   loss    = agg(pg) + w_opd·agg(distill) + kl_coef·agg(kl) − entropy_coef·agg(entropy)
+ *
+ * base_t is π_old (the reference) or, decoupled (train.ts), the current policy's log-prob before the
+ * update while the ratio stays against the behaviour log-probs.
+ *
+ * OPD estimator (`opdEstimator`): "sampled" is the reference's (the OPD term in the advantage above);
+ * "topk" and "full" leave it out of the advantage and add distill_t, the reverse KL(π ‖ teacher) at
+ * each response position: over the teacher's top-K tokens plus one tail bin for the rest of the mass
+ * (the reference's topk_distillation_loss), or over the whole vocabulary.
  *
  * agg ("sum_of_sample_mean") = token mean within each sample, then mean over samples; a sample's
  * optional weight w_i (importance weight for stale samples; 0 reproduces slime's loss_mask=0, the
@@ -16,8 +25,8 @@
  * Metrics (pg_loss, pg_clipfrac, ppo_kl = agg(old − lp), kl_loss, entropy) use the same reducer.
  *
  * Sample kinds map onto the estimators: "RL" → GRPO term only, "OPD" → OPD term only, "BOTH" →
- * Combine. The combine server's RL-only branch (teacher log-probs = rollout log-probs) is "BOTH"
- * with teacherLogprobs set to the rollout log-probs.
+ * Combine. The combine server's RL-only branch (reference: teacher log-probs = rollout log-probs, an
+ * OPD term only approximately 0) is "BOTH" without teacherLogprobs: its OPD term is exactly 0.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import path from "node:path";
@@ -31,6 +40,13 @@ export const lossHyperSchema = z.object({
   entropyCoef: z.number().min(0).default(0),
   wOpd: z.number().default(1),
   wRl: z.number().default(1),
+  /** |teacher − base| cap on the sampled OPD term; 0 = unclamped (the reference) */
+  advClamp: z.number().min(0).default(0),
+  /** dual-clip constant c > 1 bounding the loss of negative-advantage tokens; 0 = off (the reference) */
+  dualClip: z.number().min(0).default(0).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1"),
+  opdEstimator: z.enum(["sampled", "topk", "full"]).default("sampled"),
+  /** K of the top-K estimator */
+  topK: z.number().int().min(1).default(50),
 });
 export type LossHyper = z.input<typeof lossHyperSchema>;
 type LossHyperFull = z.output<typeof lossHyperSchema>;
@@ -43,17 +59,47 @@ export interface AdvantageInput {
   teacherLogprobs?: readonly number[];
 }
 
-/** Per-token advantages for one sample (plain numbers: advantages carry no gradient). */
-export function computeAdvantages(s: AdvantageInput, oldLogprobs: readonly number[], hyper: LossHyper = {}): number[] {
-  const { wOpd, wRl } = lossHyperSchema.parse(hyper);
-  const n = oldLogprobs.length;
+/**
+ * Per-token advantages for one sample (plain numbers: advantages carry no gradient). `baseLogprobs` is
+ * what the OPD term is taken against (π_old, or the current policy when decoupled). With the topk/full
+ * estimators the OPD term is the distillation loss instead, so only the RL part stays here.
+ */
+export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly number[], hyper: LossHyper = {}): number[] {
+  const { wOpd, wRl, advClamp, opdEstimator } = lossHyperSchema.parse(hyper);
+  const n = baseLogprobs.length;
   if (s.kind === "RL") return new Array<number>(n).fill(s.reward);
+  const rl = s.kind === "BOTH" ? wRl * s.reward : 0;
   const teacher = s.teacherLogprobs;
+  // Combine's RL-only samples carry no teacher: their OPD term is 0 (see the header).
+  if (opdEstimator !== "sampled" || (s.kind === "BOTH" && !teacher)) return new Array<number>(n).fill(rl);
   if (!teacher || teacher.length !== n) {
     throw new Error(`${s.kind} sample needs teacherLogprobs of length ${n}, got ${teacher?.length ?? "none"}`);
   }
-  if (s.kind === "OPD") return oldLogprobs.map((old, t) => teacher[t] - old);
-  return oldLogprobs.map((old, t) => wOpd * (teacher[t] - old) + wRl * s.reward);
+  const clamp = (d: number) => (advClamp > 0 ? Math.max(-advClamp, Math.min(advClamp, d)) : d);
+  const w = s.kind === "OPD" ? 1 : wOpd;
+  return baseLogprobs.map((base, t) => w * clamp(teacher[t] - base) + rl);
+}
+
+/**
+ * Reverse KL(π ‖ teacher) per position from log-probabilities over the vocabulary, [B,T,V] → [B,T].
+ * With `topK`, the sum runs over the teacher's K most likely tokens plus one tail bin holding the rest of
+ * each distribution's mass (both tails floored at 1e-6 so the log stays finite); without, over all tokens.
+ * The gradient flows through `studentLogp` only.
+ */
+export function distillationKl(studentLogp: tf.Tensor, teacherLogp: tf.Tensor, topK?: number): tf.Tensor {
+  return tf.tidy(() => {
+    const p = tf.exp(studentLogp);
+    const diff = tf.sub(studentLogp, teacherLogp);
+    const V = studentLogp.shape[studentLogp.rank - 1];
+    if (topK === undefined || topK >= V) return tf.sum(tf.mul(p, diff), -1);
+    // K-hot mask of the teacher's top-K per position (a mask, not a gather: gather has no gradient on wasm).
+    const { indices } = tf.topk(teacherLogp, topK);
+    const mask = tf.sum(tf.oneHot(indices, V), -2);
+    const head = tf.sum(tf.mul(mask, tf.mul(p, diff)), -1);
+    const tailS = tf.maximum(tf.sub(1, tf.sum(tf.mul(mask, p), -1)), 1e-6);
+    const tailT = tf.maximum(tf.sub(1, tf.sum(tf.mul(mask, tf.exp(teacherLogp)), -1)), 1e-6);
+    return tf.add(head, tf.mul(tailS, tf.sub(tf.log(tailS), tf.log(tailT))));
+  });
 }
 
 /** k3 / "low_var_kl" estimator of KL(π‖π_ref) per token, clamped like slime. */
@@ -85,10 +131,17 @@ export interface PolicyLossInputs {
   entropy?: tf.Tensor;
   /** per-sample weights, [B] */
   sampleWeights?: tf.Tensor;
+  /** topk/full estimators: the policy's and the teacher's log-probs over the vocabulary, [B,T,V] */
+  vocabLogprobs?: tf.Tensor;
+  teacherVocabLogprobs?: tf.Tensor;
+  /** 1 on the response tokens of samples with a teacher distribution, [B,T] */
+  distillMask?: tf.Tensor;
 }
 
 export interface PolicyLossMetrics {
   pg_loss: tf.Scalar;
+  /** agg of the distillation KL (0 with the sampled estimator) */
+  distill_kl: tf.Scalar;
   pg_clipfrac: tf.Scalar;
   ppo_kl: tf.Scalar;
   kl_loss: tf.Scalar;
@@ -97,18 +150,32 @@ export interface PolicyLossMetrics {
 
 /** The PPO clipped surrogate. Returns the per-token loss and clip indicator, [B,T]. */
 export function ppoClipTerms(
-  logprobs: tf.Tensor, oldLogprobs: tf.Tensor, advantages: tf.Tensor, epsClip: number, epsClipHigh: number,
+  logprobs: tf.Tensor, oldLogprobs: tf.Tensor, advantages: tf.Tensor, epsClip: number, epsClipHigh: number, dualClip = 0,
 ): { pg: tf.Tensor; clipped: tf.Tensor } {
   const ratio = tf.exp(tf.sub(logprobs, oldLogprobs));
   const pg1 = tf.mul(tf.neg(advantages), ratio);
   const pg2 = tf.mul(tf.neg(advantages), tf.clipByValue(ratio, 1 - epsClip, 1 + epsClipHigh));
-  return { pg: tf.maximum(pg1, pg2), clipped: tf.cast(tf.greater(pg2, pg1), "float32") };
+  const pg = tf.maximum(pg1, pg2);
+  if (!(dualClip > 1)) return { pg, clipped: tf.cast(tf.greater(pg2, pg1), "float32") };
+  // Dual-clip (Ye et al. 2020): a negative-advantage token's loss is capped at −A·c, so a ratio far above 1
+  // (a token the policy now likes much more than when it was sampled) cannot blow up the update.
+  const cap = tf.mul(tf.neg(advantages), dualClip);
+  const negative = tf.less(advantages, 0);
+  const dual = tf.where(negative, tf.minimum(pg, cap), pg);
+  const clipped = tf.logicalOr(tf.greater(pg2, pg1), tf.logicalAnd(negative, tf.greater(pg, cap)));
+  return { pg: dual, clipped: tf.cast(clipped, "float32") };
+}
+
+function distillTerm(inp: PolicyLossInputs, h: LossHyperFull): tf.Scalar {
+  if (h.opdEstimator === "sampled" || !inp.vocabLogprobs || !inp.teacherVocabLogprobs || !inp.distillMask) return tf.scalar(0);
+  const kl = distillationKl(inp.vocabLogprobs, inp.teacherVocabLogprobs, h.opdEstimator === "topk" ? h.topK : undefined);
+  return sampleMean(kl, inp.distillMask, inp.sampleWeights);
 }
 
 /** Metrics other than pg_loss, shared by the built-in and custom losses. */
 function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
   const { logprobs, oldLogprobs, advantages, mask, sampleWeights: w } = inp;
-  const { clipped } = ppoClipTerms(logprobs, oldLogprobs, advantages, h.epsClip, h.epsClipHigh);
+  const { clipped } = ppoClipTerms(logprobs, oldLogprobs, advantages, h.epsClip, h.epsClipHigh, h.dualClip);
   const zero = tf.scalar(0);
   return {
     pg_clipfrac: sampleMean(clipped, mask, w),
@@ -118,8 +185,9 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
   };
 }
 
-function addRegularisers(pgLoss: tf.Scalar, m: { kl_loss: tf.Scalar; entropy: tf.Scalar }, h: LossHyperFull): tf.Scalar {
+function addRegularisers(pgLoss: tf.Scalar, m: { kl_loss: tf.Scalar; entropy: tf.Scalar; distill_kl: tf.Scalar }, h: LossHyperFull): tf.Scalar {
   let loss: tf.Scalar = pgLoss;
+  if (h.opdEstimator !== "sampled") loss = tf.add(loss, tf.mul(m.distill_kl, h.wOpd));
   if (h.klCoef > 0) loss = tf.add(loss, tf.mul(m.kl_loss, h.klCoef));
   if (h.entropyCoef > 0) loss = tf.sub(loss, tf.mul(m.entropy, h.entropyCoef));
   return loss;
@@ -128,9 +196,9 @@ function addRegularisers(pgLoss: tf.Scalar, m: { kl_loss: tf.Scalar; entropy: tf
 export function policyLoss(inp: PolicyLossInputs, hyper: LossHyper = {}): { loss: tf.Scalar; metrics: PolicyLossMetrics } {
   const h = lossHyperSchema.parse(hyper);
   if (h.klCoef > 0 && !inp.refLogprobs) throw new Error("klCoef > 0 needs reference log-probs");
-  const { pg } = ppoClipTerms(inp.logprobs, inp.oldLogprobs, inp.advantages, h.epsClip, h.epsClipHigh);
+  const { pg } = ppoClipTerms(inp.logprobs, inp.oldLogprobs, inp.advantages, h.epsClip, h.epsClipHigh, h.dualClip);
   const pgLoss = sampleMean(pg, inp.mask, inp.sampleWeights);
-  const m = monitorMetrics(inp, h);
+  const m = { ...monitorMetrics(inp, h), distill_kl: distillTerm(inp, h) };
   return { loss: addRegularisers(pgLoss, m, h), metrics: { pg_loss: pgLoss, ...m } };
 }
 
@@ -165,7 +233,7 @@ export function customPolicyLoss(
   const pgLoss = fn({
     logprobs: inp.logprobs, oldLogprobs: inp.oldLogprobs, advantages: inp.advantages, mask: inp.mask, sampleWeights: inp.sampleWeights,
   });
-  const m = monitorMetrics(inp, h);
+  const m = { ...monitorMetrics(inp, h), distill_kl: distillTerm(inp, h) };
   return { loss: addRegularisers(pgLoss, m, h), metrics: { pg_loss: pgLoss, ...m } };
 }
 

@@ -57,18 +57,19 @@ export function packBatch(items: readonly ScoreItem[], ctx: number): PackedBatch
 
 /**
  * Token log-probs and entropies from logits [B*T, V] of a packed batch: returns [B, T-1] tensors
- * (positions predicting the next token; the last column of each row is dropped).
+ * (positions predicting the next token; the last column of each row is dropped), and with `withVocab`
+ * the log-probs over the whole vocabulary, [B, T-1, V].
  */
 export function tokenLogprobs(
-  logits: tf.Tensor2D, batch: PackedBatch, withEntropy: boolean,
-): { logprobs: tf.Tensor2D; entropy: tf.Tensor2D | null } {
+  logits: tf.Tensor2D, batch: PackedBatch, withEntropy: boolean, withVocab = false,
+): { logprobs: tf.Tensor2D; entropy: tf.Tensor2D | null; vocab: tf.Tensor3D | null } {
   const { B, T } = batch;
   const V = logits.shape[1];
   const lsm = tf.slice(tf.reshape(tf.logSoftmax(logits), [B, T, V]), [0, 0, 0], [B, T - 1, V]);
   const targets = tf.tensor2d(batch.targets, [B, T - 1], "int32");
   const logprobs = tf.sum(tf.mul(lsm, oneHotF32(targets, V)), -1) as tf.Tensor2D;
   const entropy = withEntropy ? (tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), -1)) as tf.Tensor2D) : null;
-  return { logprobs, entropy };
+  return { logprobs, entropy, vocab: withVocab ? (lsm as tf.Tensor3D) : null };
 }
 
 /** Per-item response log-probs, computed in micro-batches of `microBatch` rows. */

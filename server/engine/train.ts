@@ -7,7 +7,14 @@
  * recompute the log-probs before the update, and the rollout (behaviour) log-probs only feed the
  * `train/train_rollout_logprob_abs_diff` metric. `"rollout"` trains against the sample's own
  * `oldLogprobs` (like slime's --use-rollout-logprobs), which makes the PPO ratio see staleness; it
- * is also what a caller uses for further inner epochs on the same batch.
+ * is also what a caller uses for further inner epochs on the same batch. `"decoupled"` (decoupled PPO)
+ * keeps the ratio against the behaviour log-probs and takes the OPD term of the advantage against the
+ * current weights' log-probs, so a stale sample's OPD advantage is teacher − π rather than teacher −
+ * (an older π).
+ *
+ * The topk/full OPD estimators need the teacher's whole next-token distribution: samples carry the
+ * hinted prompt (`teacherPromptIds`) and `options.teacherModel` scores it in each micro-batch (the frozen
+ * base, or the current weights before the update; either way a constant of the loss).
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
@@ -31,6 +38,8 @@ export const trainSampleSchema = z
     kind: z.enum(["RL", "OPD", "BOTH"]),
     /** per-sample loss weight (importance weight for stale samples); default 1 */
     weight: z.number().min(0).optional(),
+    /** the teacher's (hinted) prompt, for the topk/full estimators */
+    teacherPromptIds: ids.min(1).optional(),
   })
   .refine((s) => s.oldLogprobs.length === s.responseIds.length, { message: "oldLogprobs must match responseIds" })
   .refine((s) => !s.teacherLogprobs || s.teacherLogprobs.length === s.responseIds.length, {
@@ -44,7 +53,7 @@ export const trainHyperSchema = lossHyperSchema.extend({
   /** global-norm gradient clip; 0 disables */
   gradClip: z.number().min(0).default(1),
   microBatchSize: z.number().int().positive().default(8),
-  oldLogprobs: z.enum(["recompute", "rollout"]).default("recompute"),
+  oldLogprobs: z.enum(["recompute", "rollout", "decoupled"]).default("recompute"),
 });
 export type TrainHyper = z.input<typeof trainHyperSchema>;
 
@@ -53,6 +62,8 @@ export interface TrainOptions {
   refModel?: PolicyModel;
   /** replaces the PPO clipped surrogate (see losses.ts) */
   customLoss?: CustomLossFn;
+  /** scores `teacherPromptIds` for the topk/full OPD estimators */
+  teacherModel?: PolicyModel;
 }
 
 export interface TrainMetrics {
@@ -62,6 +73,8 @@ export interface TrainMetrics {
   "train/ppo_kl": number;
   "train/kl_loss": number;
   "train/entropy": number;
+  /** reverse KL to the teacher over its top-K (or all) tokens; 0 with the sampled estimator */
+  "train/distill_kl": number;
   "train/grad_norm": number;
   /** mean |rollout − recomputed| log-prob; only when π_old is recomputed */
   "train/train_rollout_logprob_abs_diff"?: number;
@@ -71,7 +84,7 @@ export interface TrainMetrics {
   "train/prompt_tokens": number;
 }
 
-const METRIC_KEYS = ["pg_loss", "pg_clipfrac", "ppo_kl", "kl_loss", "entropy"] as const;
+const METRIC_KEYS = ["pg_loss", "pg_clipfrac", "ppo_kl", "kl_loss", "entropy", "distill_kl"] as const;
 
 /** [B, T-1] matrix with each row's values placed on its response span. */
 function spread(batch: PackedBatch, rows: ReadonlyArray<readonly number[]>): tf.Tensor2D {
@@ -79,6 +92,32 @@ function spread(batch: PackedBatch, rows: ReadonlyArray<readonly number[]>): tf.
   const out = new Float32Array(batch.B * W);
   batch.spans.forEach(({ start }, i) => out.set(rows[i], i * W + start));
   return tf.tensor2d(out, [batch.B, W]);
+}
+
+/**
+ * The teacher's log-probs over the vocabulary at the student's response positions of `batch`, [B, T-1, V]
+ * (zeros elsewhere), and a [B, 1] indicator of the rows that have a teacher prompt. Plain data: no gradient.
+ */
+function teacherDistribution(teacher: PolicyModel, batch: PackedBatch, rows: ReadonlyArray<z.output<typeof trainSampleSchema>>): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
+  const V = teacher.config.vocabSize;
+  const W = batch.T - 1;
+  const out = new Float32Array(batch.B * W * V);
+  const has = rows.map((r) => (r.teacherPromptIds ? 1 : 0));
+  const withTeacher = rows.flatMap((r, i) => (r.teacherPromptIds ? [i] : []));
+  if (withTeacher.length) {
+    const tb = packBatch(withTeacher.map((i) => ({ promptIds: rows[i].teacherPromptIds!, responseIds: rows[i].responseIds })), teacher.config.ctx);
+    const flat = tf.tidy(() => {
+      const ids = tf.tensor2d(tb.ids, [tb.B, tb.T], "int32");
+      return tokenLogprobs(forward(teacher.config, teacher.params, ids), tb, false, true).vocab!.dataSync();
+    });
+    const TW = tb.T - 1;
+    withTeacher.forEach((i, k) => {
+      const src = tb.spans[k];
+      const dst = batch.spans[i];
+      out.set(flat.subarray((k * TW + src.start) * V, (k * TW + src.start + src.length) * V), (i * W + dst.start) * V);
+    });
+  }
+  return { logp: tf.tensor3d(out, [batch.B, W, V]), rows: tf.tensor2d(has, [batch.B, 1]) };
 }
 
 export async function trainStep(
@@ -92,20 +131,25 @@ export async function trainStep(
   const items = samples.map((s) => ({ promptIds: s.promptIds, responseIds: s.responseIds }));
 
   let old = samples.map((s) => s.oldLogprobs);
+  let advBase = old;
   let absDiff = 0;
-  if (hyper.oldLogprobs === "recompute") {
-    old = scoreBatch(model, items, mbs);
+  if (hyper.oldLogprobs !== "rollout") {
+    const current = scoreBatch(model, items, mbs);
     let n = 0;
-    samples.forEach((s, i) => s.oldLogprobs.forEach((lp, t) => { absDiff += Math.abs(lp - old[i][t]); n++; }));
+    samples.forEach((s, i) => s.oldLogprobs.forEach((lp, t) => { absDiff += Math.abs(lp - current[i][t]); n++; }));
     absDiff /= n;
+    advBase = current;
+    if (hyper.oldLogprobs === "recompute") old = current;
     await yieldToEventLoop();
   }
   const ref = options.refModel ? scoreBatch(options.refModel, items, mbs) : undefined;
-  const adv = samples.map((s, i) => computeAdvantages(s, old[i], hyper));
+  const adv = samples.map((s, i) => computeAdvantages(s, advBase[i], hyper));
+  const distill = hyper.opdEstimator !== "sampled" && samples.some((s) => s.teacherPromptIds);
+  if (distill && !options.teacherModel) throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
 
   const names = paramNames(model.config);
   let acc: tf.Tensor[] | null = null;
-  const sums = { loss: 0, pg_loss: 0, pg_clipfrac: 0, ppo_kl: 0, kl_loss: 0, entropy: 0 };
+  const sums = { loss: 0, pg_loss: 0, pg_clipfrac: 0, ppo_kl: 0, kl_loss: 0, entropy: 0, distill_kl: 0 };
   let responseTokens = 0;
   let promptTokens = 0;
 
@@ -117,6 +161,7 @@ export async function trainStep(
     promptTokens += batch.promptTokens;
     const share = batch.B / N; // sampleMean divides by the micro-batch size; rescale to the batch
 
+    const teacherDist = distill ? teacherDistribution(options.teacherModel!, batch, idx.map((i) => samples[i])) : null;
     let metricsT: tf.Tensor | null = null;
     const { value, grads } = tf.tidy(() => {
       const inputs = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
@@ -130,9 +175,10 @@ export async function trainStep(
       const lossFn = (...paramList: tf.Tensor[]): tf.Scalar => {
         const params: Params = Object.fromEntries(names.map((n, k) => [n, paramList[k]]));
         const logits = forward(model.config, params, inputs);
-        const { logprobs, entropy } = tokenLogprobs(logits, batch, true);
+        const { logprobs, entropy, vocab } = tokenLogprobs(logits, batch, true, teacherDist !== null);
         const inp: PolicyLossInputs = {
           logprobs, oldLogprobs: oldT, advantages: advT, mask, refLogprobs: refT, entropy: entropy ?? undefined, sampleWeights: weights,
+          ...(teacherDist ? { vocabLogprobs: vocab!, teacherVocabLogprobs: teacherDist.logp, distillMask: tf.mul(mask, teacherDist.rows) } : {}),
         };
         const { loss, metrics } = options.customLoss ? customPolicyLoss(options.customLoss, inp, hyper) : policyLoss(inp, hyper);
         metricsT = tf.keep(tf.stack(METRIC_KEYS.map((k) => metrics[k])));
@@ -140,6 +186,7 @@ export async function trainStep(
       };
       return tf.valueAndGrads(lossFn)(names.map((n) => model.params[n]));
     });
+    if (teacherDist) tf.dispose([teacherDist.logp, teacherDist.rows]);
     const mv = (metricsT as tf.Tensor | null)?.dataSync() ?? new Float32Array(METRIC_KEYS.length);
     METRIC_KEYS.forEach((k, j) => (sums[k] += mv[j] * share));
     sums.loss += value.dataSync()[0];
@@ -167,8 +214,9 @@ export async function trainStep(
     "train/ppo_kl": sums.ppo_kl,
     "train/kl_loss": sums.kl_loss,
     "train/entropy": sums.entropy,
+    "train/distill_kl": sums.distill_kl,
     "train/grad_norm": gradNorm,
-    ...(hyper.oldLogprobs === "recompute" ? { "train/train_rollout_logprob_abs_diff": absDiff } : {}),
+    ...(hyper.oldLogprobs !== "rollout" ? { "train/train_rollout_logprob_abs_diff": absDiff } : {}),
     "train/lr": lr,
     "train/samples": N,
     "train/response_tokens": responseTokens,

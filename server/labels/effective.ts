@@ -77,7 +77,7 @@ export async function effectiveLabelsForTurns(turnIds: readonly string[], client
 
 type TurnFacts = { id: string; experimentId: string; turnType: "MAIN" | "SIDE"; status: "OK" | "FAILED"; nextState: unknown };
 type JudgmentFacts = { id: string; score: number; hint: string | null; hintAccepted: boolean; teacherLogprobs: number[] };
-type LabelFacts = { id: string; source: "REVIEWER" | "USER" | "JUDGE"; value: number; hint: string | null; exclude: boolean; createdAt: Date };
+type LabelFacts = { id: string; source: "REVIEWER" | "USER" | "JUDGE"; value: number; hint: string | null; exclude: boolean | null; createdAt: Date };
 
 function decide(t: TurnFacts, method: "grpo" | "opd" | "combine", j: JudgmentFacts | null, labels: LabelFacts[]): TrainingLabel {
   const base = { turnId: t.id, experimentId: t.experimentId, judgmentId: j?.id ?? null };
@@ -103,12 +103,17 @@ function decide(t: TurnFacts, method: "grpo" | "opd" | "combine", j: JudgmentFac
     score: clampVote(label.value),
     hintUsable: teacherLogprobs !== null,
   });
-  const { kind } = dispatch;
-  // Label.exclude is a plain boolean, so only `true` means something: the reviewer forces exclusion.
-  // A reviewer's 0 stays excluded like the judge's (OpenClaw-RL `openclaw-rl/openclaw_api_server.py`), never silently trained at zero reward.
-  const forced = label.source === "REVIEWER" && label.excludeOverride === true;
-  const excluded = forced || dispatch.excluded;
-  const excludeReason = forced ? EXCLUDE.reviewer : dispatch.excludeReason;
+  // The reviewer's exclude: true forces exclusion; false lifts the dispatch's where a sample can still be
+  // trained: a 0 is then an RL sample at reward 0 (it counts in the batch with zero advantage, like the
+  // reference's at-least-one rule), but an OPD sample without teacher log-probs stays excluded (nothing to
+  // distil). Left unset, a reviewer's 0 stays excluded like the judge's (OpenClaw-RL
+  // `openclaw-rl/openclaw_api_server.py`), never silently trained at zero reward.
+  const byReviewer = label.source === "REVIEWER";
+  const forced = byReviewer && label.excludeOverride === true;
+  const lifted = byReviewer && label.excludeOverride === false && dispatch.excluded && method !== "opd";
+  const kind = lifted ? (dispatch.kind ?? "RL") : dispatch.kind;
+  const excluded = forced || (dispatch.excluded && !lifted);
+  const excludeReason = forced ? EXCLUDE.reviewer : lifted ? null : dispatch.excludeReason;
   const reward = kind === "OPD" ? 0 : label.value;
   return {
     ...base,

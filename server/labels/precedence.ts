@@ -5,7 +5,7 @@ export type LabelSource = "REVIEWER" | "USER" | "JUDGE";
 export type HumanLabel = {
   value: number;
   hint?: string | null;
-  exclude?: boolean;
+  exclude?: boolean | null;
   createdAt?: Date;
 };
 

@@ -13,7 +13,8 @@ export interface ReviewerLabelInput {
   turnId: string;
   value: -1 | 0 | 1;
   hint?: string | null;
-  exclude: boolean;
+  /** true forces exclusion, false lifts the dispatch's exclusion, null/absent leaves it alone */
+  exclude?: boolean | null;
   comment?: string | null;
 }
 
@@ -45,7 +46,7 @@ export async function writeReviewerLabel(
       source: "REVIEWER",
       value: input.value,
       hint,
-      exclude: input.exclude,
+      exclude: input.exclude ?? null,
       comment: input.comment?.trim() || null,
       userId: p.kind === "user" ? p.userId : null,
       apiKeyId: p.kind === "apiKey" ? p.keyId : null,

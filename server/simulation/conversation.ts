@@ -85,9 +85,14 @@ export function conversationRng(seed: number, index: number): Rng {
  * is the instruction the judge turns into a hint.
  */
 export function correctionFor(persona: Persona, rng: Rng): string {
-  const text = pick(rng, [persona.correction, ...STYLE_INSTRUCTIONS[persona.preference]]);
-  if (/^no\b/i.test(text)) return text;
-  return `no — ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+  return pick(rng, correctionsOf(persona));
+}
+
+/** Every correction `correctionFor` can give (the pretraining corpus and the compliance bench use them all). */
+export function correctionsOf(persona: Persona): string[] {
+  return [persona.correction, ...STYLE_INSTRUCTIONS[persona.preference]].map((text) =>
+    /^no\b/i.test(text) ? text : `no — ${text.charAt(0).toLowerCase()}${text.slice(1)}`,
+  );
 }
 
 /** The user's follow-up after an approval: the approval and their next question in one message. */
@@ -96,7 +101,7 @@ export function approvalWithQuestion(approval: string, question: Question): stri
   return `${approval}${sep}Next question: ${question.text}`;
 }
 
-function notesResult(question: Question, topic: string): string {
+export function notesResult(question: Question, topic: string): string {
   if (topic !== question.topic) return JSON.stringify({ error: `no notes found for topic "${topic}"` });
   return JSON.stringify({ topic, notes: question.facts });
 }

@@ -232,15 +232,22 @@ export class Trainer {
       entropyCoef: config.hyper.entropyCoef,
       wOpd: config.hyper.wOpd,
       wRl: config.hyper.wRl,
+      advClamp: config.hyper.advClamp,
+      dualClip: config.hyper.dualClip,
+      opdEstimator: config.hyper.opdEstimator,
+      topK: config.hyper.topK,
       gradClip: config.hyper.gradClip,
       microBatchSize: this.opts.microBatchSize ?? 8,
-      // π_old = the behaviour log-probs recorded when the turn was served: the ratio sees staleness.
-      oldLogprobs: "rollout",
+      // Decoupled PPO: the ratio is to the behaviour log-probs recorded when the turn was served (it sees
+      // staleness); the OPD advantage is teacher − the current weights, not teacher − an older policy.
+      oldLogprobs: "decoupled",
     };
+    // topk/full: the teacher's distribution comes from the frozen base or the current weights (before the update).
+    const teacherModel = config.hyper.teacherSource === "current" ? weights.model : ref;
     try {
       this.log(`run ${s.runId}: step ${step} on ${built.samples.length} samples from version ${active.version}`);
       const tTrain = performance.now();
-      const trainMetrics = await trainStep(weights.model, weights.optimizer, built.samples, hyper, { refModel: ref, customLoss: s.customLoss });
+      const trainMetrics = await trainStep(weights.model, weights.optimizer, built.samples, hyper, { refModel: ref, customLoss: s.customLoss, teacherModel });
       const trainStepMs = performance.now() - tTrain;
 
       const version = await nextVersion(s.experimentId);

@@ -30,7 +30,9 @@ export const TraceEntrySchema = z.object({
   /** per-sample loss weight (< 1 only for importance-weighted stale samples) */
   weight: z.number(),
   /** where the teacher log-probs came from */
-  teacher: z.enum(["judgment", "rescored", "behaviour", "none"]),
+  /** "step": scored by the trainer at step time (a current-policy teacher, or the topk/full estimators' distribution);
+   *  "behaviour": recorded by older steps (combine RL-only samples, before their OPD term became exactly 0) */
+  teacher: z.enum(["judgment", "rescored", "step", "behaviour", "none"]),
 });
 export type TraceEntry = z.infer<typeof TraceEntrySchema>;
 

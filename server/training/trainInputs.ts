@@ -5,7 +5,8 @@ import { z } from "zod";
 import { db } from "../platform/db/client";
 import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
-import { chatMessageSchema, renderChat, toolDefSchema, type ChatMessage, type ToolDef } from "../engine/tokenizer";
+import { parseChatRequest } from "../engine/request";
+import { renderChat } from "../engine/tokenizer";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../experiments/config";
 import { ChatMessageSchema } from "../judge/core/schemas";
@@ -24,22 +25,9 @@ import { importanceWeight, isTooStale } from "./staleness";
  * that leaves too little room in the context). null when the request does not render.
  */
 export function servedPromptIds(messages: readonly unknown[], tools: unknown, promptTokens: number | null): number[] | null {
-  const parsed: ChatMessage[] = [];
-  for (const m of messages) {
-    const obj = (m ?? {}) as Record<string, unknown>;
-    const r = chatMessageSchema.safeParse({ ...obj, role: obj.role === "function" ? "tool" : obj.role });
-    if (!r.success) return null;
-    parsed.push(r.data);
-  }
-  let toolDefs: ToolDef[] | undefined;
-  if (Array.isArray(tools)) {
-    toolDefs = [];
-    for (const t of tools) {
-      const r = toolDefSchema.safeParse(t);
-      if (r.success) toolDefs.push(r.data);
-    }
-  }
-  const ids = renderChat(parsed, { addGenerationPrompt: true, tools: toolDefs });
+  const request = parseChatRequest(messages, tools);
+  if (!request) return null;
+  const ids = renderChat(request.messages, { addGenerationPrompt: true, tools: request.tools });
   return promptTokens !== null && promptTokens > 0 && promptTokens < ids.length ? ids.slice(ids.length - promptTokens) : ids;
 }
 
@@ -70,6 +58,14 @@ export interface BuildContext {
   model: PolicyModel;
   /** scores reviewer hints (the frozen base, as the judge's embedded teacher) */
   teacher: () => TeacherScorer;
+}
+
+/** The teacher's prompt ids: the served request with the hint appended (judge/core/teacher.ts), rendered as served. */
+export function hintedPromptIds(messages: readonly unknown[], tools: unknown, hint: string): number[] | null {
+  const judgeMessages = JudgeMessagesSchema.safeParse(messages);
+  if (!judgeMessages.success) return null;
+  const request = parseChatRequest(hintedTeacherMessages(judgeMessages.data, hint), tools);
+  return request ? renderChat(request.messages, { addGenerationPrompt: true, tools: request.tools }) : null;
 }
 
 const MessagesSchema = z.array(z.unknown());
@@ -121,8 +117,21 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       continue;
     }
     let teacherLogprobs: number[] | undefined;
+    let teacherPromptIds: number[] | undefined;
     let teacherSource: TraceEntry["teacher"] = "none";
-    if (decision.teacher === "judgment") {
+    const { opdEstimator, teacherSource: source } = config.hyper;
+    if (decision.teacher && (opdEstimator !== "sampled" || source === "current")) {
+      // The teacher is scored at step time: the whole distribution (topk/full) from the frozen base or the
+      // current policy, or the current policy's log-probs of the sampled tokens (sampled + current).
+      const hinted = hintedPromptIds(MessagesSchema.parse(messages), tools, label.hint!);
+      if (!hinted) {
+        out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable } });
+        continue;
+      }
+      if (opdEstimator === "sampled") teacherLogprobs = scoreBatch(ctx.model, [{ promptIds: hinted, responseIds: turn.tokenIds }])[0];
+      else teacherPromptIds = hinted;
+      teacherSource = "step";
+    } else if (decision.teacher === "judgment") {
       teacherLogprobs = label.teacherLogprobs!;
       teacherSource = "judgment";
     } else if (decision.teacher === "rescore") {
@@ -134,15 +143,17 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       }
       teacherSource = "rescored";
     }
-    // The loss by method: grpo trains A = r; opd A = teacher − old; combine always uses the combine
-    // estimator, an RL-only sample with the behaviour log-probs as its teacher (reference §4).
+    // The loss by method: grpo trains A = r; opd A = teacher − π; combine always uses the combine
+    // estimator. Its RL-only samples (OpenClaw-RL `openclaw-combine/openclaw_combine_api_server.py`: teacher =
+    // rollout log-probs) carry no teacher here, so their OPD term is exactly 0 rather than rollout − π, which
+    // grows with staleness and with the π_old swap of importance-weighted samples below.
     const kind = LOSS_KIND[config.method];
     if (config.method === "combine" && decision.kind === "RL") {
-      teacherLogprobs = turn.logprobs;
-      teacherSource = "behaviour";
+      teacherLogprobs = undefined;
+      teacherSource = "none";
     }
     if (isTooStale(decision.staleness, config.hyper.maxStaleness)) stale.push(out.samples.length);
-    out.samples.push({ promptIds, responseIds: turn.tokenIds, oldLogprobs: turn.logprobs, reward: decision.reward, teacherLogprobs, kind, weight: 1 });
+    out.samples.push({ promptIds, responseIds: turn.tokenIds, oldLogprobs: turn.logprobs, reward: decision.reward, teacherLogprobs, teacherPromptIds, kind, weight: 1 });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;

@@ -62,7 +62,8 @@ export const LabelCreateInput = z.object({
   turnId: IdSchema,
   value: z.union([z.literal(1), z.literal(0), z.literal(-1)], { message: "value must be 1, 0 or -1" }),
   hint: z.string().max(2000).optional(),
-  exclude: z.boolean().default(false),
+  /** true: exclude from training; false: train it even where the dispatch would exclude it; absent: leave that to the dispatch */
+  exclude: z.boolean().optional(),
   comment: z.string().max(2000).optional(),
 });
 

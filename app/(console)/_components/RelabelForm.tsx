@@ -21,7 +21,8 @@ export function RelabelForm({ turnId, initial }: { turnId: string; initial: { va
   async function submit() {
     if (value === null) return setMsg({ ok: false, text: "Pick a label first (1, 0 or -)." });
     try {
-      await create.mutateAsync({ turnId, value, hint: hint.trim() || undefined, exclude, comment: comment.trim() || undefined });
+      // Unchecked leaves exclusion to the dispatch (sending false would lift it, e.g. train a 0 at reward 0).
+      await create.mutateAsync({ turnId, value, hint: hint.trim() || undefined, exclude: exclude || undefined, comment: comment.trim() || undefined });
       setMsg({ ok: true, text: `Saved: ${fmtScore(value)}${exclude ? ", excluded" : ""}` });
       await qc.invalidateQueries({ queryKey: trpc.turns.pathKey() });
       await qc.invalidateQueries({ queryKey: trpc.sessions.pathKey() });

@@ -89,9 +89,10 @@ const REDO_ONLY = /^(try again|retry|redo|do it again|start over|one more time|a
 
 function toThirdPerson(text: string): string {
   return text
-    .replace(/\bI'm\b/g, "they are")
-    .replace(/\bI am\b/g, "they are")
-    .replace(/\bI\b/g, "they")
+    .replace(/\bI'm\b/gi, "they are")
+    .replace(/\bI am\b/gi, "they are")
+    .replace(/\bI\b/gi, "they")
+    .replace(/\bmyself\b/gi, "themselves")
     .replace(/\bmy\b/gi, "their")
     .replace(/\bme\b/gi, "them");
 }
@@ -99,6 +100,19 @@ function toThirdPerson(text: string): string {
 function sentence(text: string): string {
   const t = text.trim().replace(/[\s,;:—–-]+$/, "");
   return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+const CLAUSE_BREAK = /\s*[,;—–]\s*|\s+-\s+|(?<=[.!?])\s+/g;
+const QUOTED = /"[^"]*"|“[^”]*”/g;
+
+/**
+ * Clauses of a reply, split at commas, dashes and sentence ends outside quotes: the text a user wants
+ * verbatim ('end with "— Cheers!"') stays whole, dash and all.
+ */
+function splitClauses(text: string): string[] {
+  const quotes: string[] = [];
+  const masked = text.replace(QUOTED, (q) => `\u0000${quotes.push(q) - 1}\u0000`);
+  return masked.split(CLAUSE_BREAK).map((c) => c.replace(/\u0000(\d+)\u0000/g, (_, i: string) => quotes[Number(i)]));
 }
 
 /**
@@ -112,10 +126,11 @@ export function deriveHint(text: string): string | null {
     prev = rest;
     rest = rest.replace(LEADING_FILLER, "");
   }
-  const clauses = rest
-    .split(/\s*[,;—–]\s*|\s+-\s+|(?<=[.!?])\s+/)
+  // A question mark ends the hint only when it ends the reply ("…a bullet list? one point per line" reads as one ask).
+  const clauses = splitClauses(rest)
     .map((c) => c.replace(COURTESY, "").replace(/\s+/g, " ").replace(/[.!]+$/, "").trim())
-    .filter((c) => c.length > 0);
+    .filter((c) => c.length > 0)
+    .map((c, i, all) => (i < all.length - 1 ? c.replace(/\?+$/, "") : c));
   if (clauses.length === 0 || (clauses.length === 1 && REDO_ONLY.test(clauses[0]))) return null;
   const [first, ...others] = clauses;
   let hint: string;

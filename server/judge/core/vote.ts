@@ -34,16 +34,19 @@ export const MIN_HINT_CHARS = 10;
 
 /**
  * The accepted hint: among votes that said 1 with a trimmed hint longer than 10 characters, the
- * longest (the first one on equal length). Null means no OPD sample for this turn.
+ * longest (the reference) or the shortest (upstream's later option), the first one on equal length.
+ * Null means no OPD sample for this turn.
  */
 export function selectBestHint(
   votes: readonly { value: number | null; hint: string | null }[],
+  selection: "longest" | "shortest" = "longest",
 ): { index: number; hint: string } | null {
   let best: { index: number; hint: string } | null = null;
   for (const [index, vote] of votes.entries()) {
     const hint = vote.hint?.trim() ?? "";
     if (vote.value !== 1 || hint.length <= MIN_HINT_CHARS) continue;
-    if (best === null || hint.length > best.hint.length) best = { index, hint };
+    const better = selection === "longest" ? hint.length > (best?.hint.length ?? -1) : hint.length < (best?.hint.length ?? Infinity);
+    if (better) best = { index, hint };
   }
   return best;
 }

@@ -13,7 +13,7 @@ async function turnsFor(method: "grpo" | "opd" | "combine", specs: { next?: stri
 }
 
 const reviewer = (turnId: string, value: number, extra: { hint?: string; exclude?: boolean; createdAt?: Date } = {}) =>
-  db().label.create({ data: { turnId, source: "REVIEWER", value, hint: extra.hint, exclude: extra.exclude ?? false, createdAt: extra.createdAt } });
+  db().label.create({ data: { turnId, source: "REVIEWER", value, hint: extra.hint, exclude: extra.exclude ?? null, createdAt: extra.createdAt } });
 
 describe("effectiveLabelsForTurns", () => {
   it("grpo: judge alone, user feedback over the judge, reviewer over both, the latest reviewer label wins", async () => {
@@ -53,6 +53,23 @@ describe("effectiveLabelsForTurns", () => {
     expect(m.get(failed!)).toMatchObject({ excluded: true, excludeReason: "failed_turn" });
     expect(m.get(unjudged!)).toMatchObject({ excluded: true, excludeReason: "not_judged", value: null });
     expect(m.has("no-such-turn")).toBe(false);
+  });
+
+  it("a reviewer's exclude: false lifts the dispatch's exclusion where the turn can still train", async () => {
+    const [grpoZero, grpoUnset] = await turnsFor("grpo", [{}, {}]);
+    const [combineZero] = await turnsFor("combine", [{}]);
+    const [opdNoHint] = await turnsFor("opd", [{}]);
+    for (const t of [grpoZero, grpoUnset, combineZero, opdNoHint]) await seedJudgment(t!, { score: 1, votes: [1] });
+    await reviewer(grpoZero!, 0, { exclude: false });
+    await reviewer(grpoUnset!, 0);
+    await reviewer(combineZero!, 0, { exclude: false });
+    await reviewer(opdNoHint!, 1, { exclude: false });
+    const m = await effectiveLabelsForTurns([grpoZero!, grpoUnset!, combineZero!, opdNoHint!]);
+    expect(m.get(grpoZero!)).toMatchObject({ excluded: false, excludeReason: null, kind: "RL", reward: 0, source: "REVIEWER" });
+    expect(m.get(grpoUnset!)).toMatchObject({ excluded: true, excludeReason: "zero_score" });
+    expect(m.get(combineZero!)).toMatchObject({ excluded: false, kind: "RL", reward: 0 });
+    // OPD has nothing to distil without teacher log-probs: the lift cannot make a sample of it.
+    expect(m.get(opdNoHint!)).toMatchObject({ excluded: true, excludeReason: "no_valid_hint" });
   });
 
   it("combine and opd: hints with teacher log-probs, and a reviewer hint that needs re-scoring", async () => {

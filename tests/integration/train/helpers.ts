@@ -112,7 +112,7 @@ export async function judge(turnId: string, j: JudgmentSpec): Promise<string> {
 }
 
 export async function label(turnId: string, source: "REVIEWER" | "USER", value: number, extra: { hint?: string; exclude?: boolean } = {}): Promise<string> {
-  const row = await db().label.create({ data: { turnId, source, value, hint: extra.hint ?? null, exclude: extra.exclude ?? false } });
+  const row = await db().label.create({ data: { turnId, source, value, hint: extra.hint ?? null, exclude: extra.exclude ?? null } });
   return row.id;
 }
 

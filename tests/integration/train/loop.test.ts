@@ -12,7 +12,7 @@ import { promotePolicyVersion, rollbackPolicyVersion } from "../../../server/pol
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { Trainer } from "../../../server/training/loop";
 import { StepRecordSchema } from "../../../server/training/schemas";
-import { servedPromptIds } from "../../../server/training/trainInputs";
+import { hintedPromptIds, servedPromptIds } from "../../../server/training/trainInputs";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import { collect, judge, label, serveTurn, upstreamFor, type Message, type ServeSpec } from "./helpers";
@@ -218,19 +218,34 @@ describe("run states", () => {
 
 describe("losses through the loop", () => {
   it("combine: a reviewer's hint is scored by the frozen teacher; RL-only samples get w_rl·r", async () => {
-    const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5 } });
+    const hint = "Ask which days are free before planning.";
+    const { id: exp } = await makeExperiment({
+      method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5, opdEstimator: "sampled", advClamp: 0.01 },
+    });
     const runId = (await makeRun(exp)).id;
     const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
     const hinted = await ask(exp, runId);
     const j = await judge(hinted.turnId, { score: 1 });
-    await label(hinted.turnId, "REVIEWER", -1, { hint: "Ask which days are free before planning." });
+    await label(hinted.turnId, "REVIEWER", -1, { hint });
+    // The teacher: the frozen base scoring the reply under the request with the hint appended.
+    const turn = await db().turn.findUniqueOrThrow({ where: { id: hinted.turnId } });
+    const baseModel = (await loadCheckpoint(base)).model;
+    const teacher = scoreResponse(baseModel, hintedPromptIds(await reassembleMessages(turn), undefined, hint)!, turn.tokenIds);
+    disposeModel(baseModel);
     const r = await trainer.tick(runId);
     expect(r.step).toMatchObject({ step: 1, outcome: "ACTIVE" });
     const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } } })).metrics);
     const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
-    expect(byTurn.get(rl.turnId)).toMatchObject({ kind: "RL", reward: 1, teacher: "behaviour" });
+    expect(byTurn.get(rl.turnId)).toMatchObject({ kind: "RL", reward: 1, teacher: "none" });
     expect(byTurn.get(hinted.turnId)).toMatchObject({ kind: "BOTH", reward: -1, teacher: "rescored", labelSource: "REVIEWER", judgmentId: j });
     expect(record.values).toMatchObject({ "samples/rl_only": 1, "samples/both": 1 });
+    // Fresh samples (current = behaviour, ratio 1): pg = −mean_i mean_t A_it, with A = w_rl·r = 0.5 on the
+    // RL-only sample and A_t = clamp(teacher_t − π_t, ±0.01) + 0.5·(−1) on the hinted one.
+    const clamp = (x: number) => Math.max(-0.01, Math.min(0.01, x));
+    const hintedAdv = mean(teacher.map((t, k) => clamp(t - hinted.served.logprobs[k]) - 0.5));
+    expect(teacher.some((t, k) => Math.abs(t - hinted.served.logprobs[k]) > 0.01)).toBe(true); // the clamp is exercised
+    expect(record.values["train/pg_loss"]).toBeCloseTo(-(0.5 + hintedAdv) / 2, 4);
+    expect(record.values["train/loss"]).toBeCloseTo(-(0.5 + hintedAdv) / 2, 4);
   });
 
   it("a custom loss module replaces the PPO surrogate (examples/custom-loss.ts, CISPO)", async () => {
@@ -276,5 +291,36 @@ describe("losses through the loop", () => {
     // The ratio is to the current policy: nothing is clipped and the surrogate is −Σ w_i r_i / N.
     expect(record.values["train/pg_clipfrac"]).toBe(0);
     expect(record.values["train/pg_loss"]).toBeCloseTo(-(expectedWeights[0] - expectedWeights[1]) / 2, 4);
+  });
+
+  it("combine with importance-weighted stale samples: RL-only samples have no OPD term", async () => {
+    const { id: exp } = await makeExperiment({
+      method: "combine", policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", opdEstimator: "sampled" },
+    });
+    const runId = (await makeRun(exp)).id;
+    await judgedTurn(exp, runId, 1);
+    await judgedTurn(exp, runId, -1);
+    const first = await trainer.tick(runId);
+    expect(first.step).toMatchObject({ version: 1 });
+    const s1 = await judgedTurn(exp, runId, 1); // served by version 0: one version stale
+    const s2 = await judgedTurn(exp, runId, -1);
+    const v1 = (await loadCheckpoint(first.step!.checkpointPath)).model;
+    const gaps = await Promise.all([s1, s2].map(async (t) => {
+      const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+      const current = scoreResponse(v1, servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!, turn.tokenIds);
+      return mean(current.map((x, i) => turn.logprobs[i] - x)); // mean_t(behaviour − current)
+    }));
+    disposeModel(v1);
+    const r = await trainer.tick(runId);
+    expect(r.step).toMatchObject({ step: 2 });
+    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics);
+    const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
+    const [w1, w2] = [byTurn.get(s1.turnId)!.weight, byTurn.get(s2.turnId)!.weight];
+    // The ratio is to the current policy and the advantage is w_rl·r alone: −Σ w_i r_i / N. With the behaviour
+    // log-probs as "teacher" (the reference), the OPD term behaviour − current would add −Σ w_i·gap_i / N.
+    const withBehaviourTeacher = -(w1 * (1 + gaps[0]) + w2 * (-1 + gaps[1])) / 2;
+    expect(Math.abs(withBehaviourTeacher - -(w1 - w2) / 2)).toBeGreaterThan(1e-3); // the case tells them apart
+    expect(record.values["train/pg_loss"]).toBeCloseTo(-(w1 - w2) / 2, 5);
   });
 });

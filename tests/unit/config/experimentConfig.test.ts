@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { BACKEND_HYPER_DEFAULTS, ExperimentConfigSchema } from "../../../server/experiments/config";
 import { diffConfigs } from "../../../server/experiments/diff";
 
 const issuesOf = (input: unknown) => {
@@ -8,13 +8,30 @@ const issuesOf = (input: unknown) => {
 };
 
 describe("experiment config", () => {
-  it("fills OpenClaw-RL's defaults", () => {
-    const c = ExperimentConfigSchema.parse({});
-    expect(c.hyper).toMatchObject({ lr: 1e-5, epsClip: 0.2, epsClipHigh: 0.28, klCoef: 0, batchSize: 16, wOpd: 1, wRl: 1 });
-    expect(c.judge).toMatchObject({ votes: 3, temperature: 0.6, includeRequest: false });
+  it("fills OpenClaw-RL's defaults for GPU trainers", () => {
+    const c = ExperimentConfigSchema.parse({ policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } });
+    expect(c.hyper).toMatchObject({
+      lr: 1e-5, epsClip: 0.2, epsClipHigh: 0.28, klCoef: 0, batchSize: 16, wOpd: 1, wRl: 1, opdEstimator: "sampled", teacherSource: "base", advClamp: 0, dualClip: 0,
+    });
+    expect(c.judge).toMatchObject({ votes: 3, temperature: 0.6, includeRequest: false, hintSelection: "longest" });
     expect(c.lora).toMatchObject({ enabled: false, rank: 16, alpha: 32 });
+  });
+
+  it("gives the embedded trainer its own measured defaults, under whatever the config sets", () => {
+    const c = ExperimentConfigSchema.parse({});
     expect(c.policy.kind).toBe("embedded");
     expect(c.trainer.backend).toBe("embedded");
+    expect(c.hyper).toMatchObject({ ...BACKEND_HYPER_DEFAULTS.embedded, epsClip: 0.2, wRl: 1 });
+    expect(c.hyper.lr).not.toBe(1e-5);
+    expect(ExperimentConfigSchema.parse({ hyper: { lr: 3e-4 } }).hyper).toMatchObject({ lr: 3e-4, batchSize: BACKEND_HYPER_DEFAULTS.embedded.batchSize });
+  });
+
+  it("keeps the full estimator and the current-policy teacher to the embedded trainer", () => {
+    const gpu = { method: "opd", policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } };
+    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "full" } })).toContainEqual({ path: "hyper.opdEstimator", message: expect.stringContaining("embedded trainer only") });
+    expect(issuesOf({ ...gpu, hyper: { teacherSource: "current" } })).toContainEqual({ path: "hyper.teacherSource", message: expect.stringContaining("embedded trainer only") });
+    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([]);
+    expect(issuesOf({ hyper: { dualClip: 1 } })).toContainEqual({ path: "hyper.dualClip", message: "dual-clip must be 0 (off) or above 1" });
   });
 
   it("names the field and what to change", () => {
@@ -38,7 +55,7 @@ describe("experiment config", () => {
     const a = ExperimentConfigSchema.parse({});
     const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });
     expect(diffConfigs(a, b)).toEqual([
-      { path: "hyper.lr", before: 1e-5, after: 2e-5 },
+      { path: "hyper.lr", before: BACKEND_HYPER_DEFAULTS.embedded.lr, after: 2e-5 },
       { path: "method", before: "combine", after: "grpo" },
     ]);
     expect(diffConfigs(a, a)).toEqual([]);

@@ -52,6 +52,10 @@ describe("deriveHint", () => {
     ["That's not what I asked. I wanted a list of my meetings", "The user wanted a list of their meetings."],
     ["please don't use markdown", "Follow the user's feedback: don't use markdown."],
     ["Can you use metric units instead?", "Follow the user's feedback: Can you use metric units instead?"],
+    // The quoted sign-off keeps its em dash; "myself" and a lowercase "i" are put in the third person too.
+    ['please always end your reply with "— Cheers!"', 'Follow the user\'s feedback: always end your reply with "— Cheers!".'],
+    ["no — i want a hint so I can work it out myself", "Follow the user's feedback: they want a hint so they can work it out themselves."],
+    ["no — can you put that as a bullet list? one point per line", "Follow the user's feedback: can you put that as a bullet list, one point per line."],
   ])("%j → %j", (text, hint) => {
     expect(deriveHint(text)).toBe(hint);
   });

@@ -26,10 +26,21 @@ describe("majorityVote", () => {
     fc.assert(
       fc.property(fc.array(vote, { maxLength: 9 }), (votes) => {
         const valid = votes.filter((v) => v !== null);
-        for (const candidate of [1, -1, 0] as const) {
-          if (valid.filter((v) => v === candidate).length * 2 > valid.length) return majorityVote(votes) === candidate;
-        }
-        return [1, -1, 0].includes(majorityVote(votes));
+        const majority = ([1, -1, 0] as const).find((c) => valid.filter((v) => v === c).length * 2 > valid.length);
+        fc.pre(majority !== undefined);
+        return majorityVote(votes) === majority;
+      }),
+    );
+  });
+
+  it("otherwise the single most frequent valid vote wins, and a tie for the top (or no valid vote) gives 0", () => {
+    const vote = fc.constantFrom<VoteValue | null>(1, -1, 0, null);
+    fc.assert(
+      fc.property(fc.array(vote, { maxLength: 9 }), (votes) => {
+        const counts = ([1, -1, 0] as const).map((c) => [c, votes.filter((v) => v === c).length] as const);
+        const top = Math.max(...counts.map(([, n]) => n));
+        const leaders = counts.filter(([, n]) => n === top && n > 0);
+        return majorityVote(votes) === (leaders.length === 1 ? leaders[0][0] : 0);
       }),
     );
   });
@@ -57,6 +68,17 @@ describe("selectBestHint", () => {
     expect(selectBestHint([{ value: 1, hint: "   0123456789   " }])).toBeNull();
     expect(selectBestHint([{ value: 1, hint: "0123456789A" }])).toEqual({ index: 0, hint: "0123456789A" });
     expect(selectBestHint([{ value: 1, hint: null }, { value: null, hint: "long enough hint text" }])).toBeNull();
+  });
+
+  it("picks the shortest instead when asked (upstream's hint-selection option), still above 10 characters", () => {
+    const votes = [
+      { value: 1, hint: "Answer in at most two sentences and skip the preamble." },
+      { value: 1, hint: "too short" },
+      { value: 1, hint: "Answer in two sentences." },
+      { value: -1, hint: "Be brief now." },
+    ];
+    expect(selectBestHint(votes, "shortest")).toEqual({ index: 2, hint: "Answer in two sentences." });
+    expect(selectBestHint(votes, "longest")?.index).toBe(0);
   });
 
   it("keeps the first of equally long hints", () => {
