@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import { db as defaultDb, type Db } from "../platform/db/client";
 import { env, settings } from "../platform/env";
 import { createRedis } from "../platform/redis";
-import { hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
+import { rateLimitHeaders, ReservingRateLimiter } from "../platform/rateLimit";
 import { subscribe } from "../platform/bus/pubsub";
 import { ProxyAuth } from "./auth";
 import { ProxyError } from "./errors";
@@ -23,6 +23,7 @@ import { ServingMetrics, type MetricPointRow } from "./metrics";
 import { RecordingWriter } from "./recorder/writer";
 import type { JudgeItem } from "./recorder/sql";
 import { SessionTable } from "./sessions";
+import { redisSessionOrder } from "./sessionOrder";
 import { StitchIndex } from "./stitch";
 import { redisStitchStore } from "./stitchStore";
 import { TurnPlanner } from "./turns";
@@ -90,7 +91,17 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     onTurnRejected: (ev) => planner?.resetLane(ev),
     log,
   });
-  planner = new TurnPlanner({ sessions, stitch, blobs: writer });
+  planner = new TurnPlanner({
+    sessions,
+    stitch,
+    blobs: writer,
+    order: fastRedis ? redisSessionOrder(fastRedis) : null,
+    storedMaxIndex: async (experimentId, externalId) =>
+      (await writer.query<{ m: number }>(
+        `SELECT COALESCE(max(t.index), -1)::int AS m FROM agent_sessions s JOIN turns t ON t."sessionId" = s.id WHERE s."experimentId" = $1 AND s."externalId" = $2`,
+        [experimentId, externalId],
+      )).rows[0]?.m ?? -1,
+  });
   judge = new JudgeEnqueuer({
     enqueue: opts.enqueueJudge ?? (useRedis ? undefined : async () => {}),
     enqueueMany: opts.enqueueJudge || !useRedis ? undefined : defaultEnqueueMany,
@@ -128,9 +139,11 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     );
   }
 
+  // Shared across replicas without a Redis round trip per request (budget reserved in chunks).
+  const limiter = fastRedis ? new ReservingRateLimiter({ bucket: "proxy", limit: penv.PROXY_RATE_LIMIT_PER_MIN, client: fastRedis }) : null;
   const rateLimit = async (keyId: string) => {
-    if (!fastRedis) return {};
-    const d = await hitRateLimit("proxy", keyId, penv.PROXY_RATE_LIMIT_PER_MIN, 60, fastRedis);
+    if (!limiter) return {};
+    const d = await limiter.hit(keyId);
     if (!d.allowed) throw new ProxyError(429, "rate_limit_error", `Rate limit of ${d.limit} requests per minute for this key exceeded`, "rate_limit_exceeded", null, d.resetSeconds);
     return rateLimitHeaders(d);
   };

@@ -1,6 +1,7 @@
-// In-memory state of live sessions, bounded (LRU + idle expiry). Nothing here is authoritative: a session
-// this process does not know (restart, eviction, another replica) simply starts "cold" — its first turn
-// stores its full body and its next state is linked by the writer from Postgres.
+// In-memory state of live sessions, bounded (LRU + idle expiry). Nothing here is authoritative: with Redis
+// up the session's order lives there (sessionOrder.ts) and this is a cache that spares the digests a round
+// trip; without Redis a session this process does not know (restart, eviction) starts "cold" — its first
+// turn stores its full body and its next state is linked by the writer from Postgres.
 export type IdSource = "header" | "body" | "stitched";
 export type Lane = "MAIN" | "SIDE";
 
@@ -12,6 +13,8 @@ export interface SessionState {
   keyId: string | null;
   /** Per lane, the message digests of the last recorded body (the base of the next delta). */
   lanes: Partial<Record<Lane, string[]>>;
+  /** Per lane, the turn those digests belong to. */
+  laneTurns: Partial<Record<Lane, string>>;
   /** The last successful main turn still waiting for its next state. */
   pendingMain: string | null;
   /** Not known to this process before this request: the writer must find the turn to link. */
@@ -49,6 +52,7 @@ export class SessionTable {
       ...init,
       key: sessionKey(init.experimentId, init.externalId),
       lanes: {},
+      laneTurns: {},
       pendingMain: null,
       stitchSeq: 0,
       lastUserText: null,

@@ -10,9 +10,15 @@ export interface StitchTarget {
   seq: number;
 }
 
-/** Where stitch hashes survive a restart and are shared between proxy processes (Redis in production). */
+/**
+ * Where stitch hashes survive a restart and are shared between proxy replicas (Redis in production). The
+ * store holds only each session's live registration (the session order script moves it), so a hit there is
+ * a live continuation; getMany resolves null when the store could not answer.
+ */
 export interface StitchStore {
-  getMany(hashes: string[]): Promise<(StitchTarget | null)[]>;
+  getMany(hashes: string[]): Promise<(StitchTarget | null)[] | null>;
+  /** The store's key of a hash (the session order script writes it). */
+  keyOf(hash: string): string;
   set(hash: string, target: StitchTarget): void;
   delete(hash: string): void;
 }
@@ -53,12 +59,7 @@ export class StitchIndex {
   }
 
   register(hash: string, target: StitchTarget): void {
-    this.map.delete(hash);
-    this.map.set(hash, { target, at: this.now() });
-    if (this.map.size > this.opts.maxEntries) this.map.delete(this.map.keys().next().value!);
-    this.latest.delete(target.sessionKey);
-    this.latest.set(target.sessionKey, hash);
-    if (this.latest.size > this.opts.maxEntries) this.latest.delete(this.latest.keys().next().value!);
+    this.registerLocal(hash, target);
     this.opts.store?.set(hash, target);
   }
 
@@ -85,16 +86,36 @@ export class StitchIndex {
     return null;
   }
 
-  async lookup(chain: readonly string[]): Promise<StitchMatch | null> {
-    const local = this.lookupLocal(chain);
-    if (local || !this.opts.store || chain.length < 2) return local;
-    const candidates = chain.slice(0, -1);
-    const found = await this.opts.store.getMany(candidates).catch(() => [] as (StitchTarget | null)[]);
+  /**
+   * The shared store decides when it answers (another replica may have registered the continuation, or
+   * moved the session past what this process remembers); this process's memory only while it cannot.
+   */
+  async lookup(chain: readonly string[]): Promise<(StitchMatch & { shared: boolean }) | null> {
+    if (chain.length < 2) return null;
+    const found = this.opts.store ? await this.opts.store.getMany(chain.slice(0, -1)).catch(() => null) : null;
+    if (!found) {
+      const local = this.lookupLocal(chain);
+      return local && { ...local, shared: false };
+    }
     for (let k = found.length - 1; k >= 0; k--) {
       const t = found[k];
-      if (t) return { target: t, length: k + 1 };
+      if (t) return { target: t, length: k + 1, shared: true };
     }
     return null;
+  }
+
+  get store(): StitchStore | null {
+    return this.opts.store ?? null;
+  }
+
+  /** Remembers a registration the session order script already made live in the store. */
+  registerLocal(hash: string, target: StitchTarget): void {
+    this.map.delete(hash);
+    this.map.set(hash, { target, at: this.now() });
+    if (this.map.size > this.opts.maxEntries) this.map.delete(this.map.keys().next().value!);
+    this.latest.delete(target.sessionKey);
+    this.latest.set(target.sessionKey, hash);
+    if (this.latest.size > this.opts.maxEntries) this.latest.delete(this.latest.keys().next().value!);
   }
 
   get size(): number {

@@ -13,6 +13,7 @@ import type { TurnEvent } from "./recorder/events";
 import type { ChatMessage } from "./schemas";
 import { sessionKey, type Lane, type SessionState, type SessionTable } from "./sessions";
 import type { SessionMeta } from "./sessionMeta";
+import type { Claim, SessionOrder } from "./sessionOrder";
 import { chainHashes, chainSeed, extendChain, type StitchIndex } from "./stitch";
 
 export interface TurnPlan {
@@ -21,7 +22,12 @@ export interface TurnPlan {
   typeSource: "header" | "body" | "stitched" | "summary" | "pattern" | "default";
   /** How the session was decided: header, body, stitched (continuation), summary (after compaction), side-call, new. */
   sessionSource: "header" | "body" | "stitched" | "summary" | "side-call" | "new";
+  /** Without shared order (no Redis): the link decided from this process's memory. */
   link: TurnEvent["link"];
+  /** A main request's next state for the session's pending main turn (the shared order picks the turn). */
+  nextState: { value: NonNullable<TurnEvent["link"]>["nextState"]; role: string } | null;
+  /** A session this request created (its order starts at index 0 without asking Postgres). */
+  fresh: boolean;
   /** Chain hashes of the normalized request (stitching only). */
   chain: string[] | null;
   done: boolean;
@@ -62,7 +68,15 @@ export class TurnPlanner {
   readonly lastMain = new Lru<string, string>(100_000);
 
   constructor(
-    private readonly deps: { sessions: SessionTable; stitch: StitchIndex; blobs: BlobShipper },
+    private readonly deps: {
+      sessions: SessionTable;
+      stitch: StitchIndex;
+      blobs: BlobShipper;
+      /** Shared order (Redis); null: this process's memory orders its sessions. */
+      order?: SessionOrder | null;
+      /** Highest stored index of a session (-1 if none), for a session the shared order does not hold yet. */
+      storedMaxIndex?: (experimentId: string, externalId: string) => Promise<number>;
+    },
   ) {}
 
   async plan(ex: ExperimentContext, keyId: string | null, meta: SessionMeta, messages: ChatMessage[], hasTools: boolean): Promise<TurnPlan> {
@@ -82,7 +96,8 @@ export class TurnPlanner {
       const match = await this.deps.stitch.lookup(chain);
       if (match) {
         const known = sessions.get(match.target.sessionKey);
-        if (known && known.stitchSeq === match.target.seq) session = known;
+        // A shared-store hit is the session's live registration; a memory hit is live only if it is the latest.
+        if (known && (match.shared || known.stitchSeq === match.target.seq)) session = known;
         else if (!known) {
           // Known to the shared store only (restart, other replica): continue it cold.
           const externalId = match.target.sessionKey.slice(match.target.sessionKey.indexOf("\u0000") + 1);
@@ -123,8 +138,10 @@ export class TurnPlanner {
     }
 
     let link: TurnEvent["link"] = null;
+    let nextState: TurnPlan["nextState"] = null;
     if (turnType === "MAIN") {
       const next = extractNextState(messages, ex.contexts);
+      if (next) nextState = { value: next, role: next.role };
       if (next && (session.pendingMain || session.cold)) {
         link = { target: session.pendingMain ?? "lookup", nextState: next, role: next.role, at: Date.now() };
         session.pendingMain = null;
@@ -132,7 +149,7 @@ export class TurnPlanner {
     }
     session.cold = false;
     sessions.touch(session);
-    return { session, turnType, typeSource, sessionSource, link, chain, done: meta.done, persona: meta.persona };
+    return { session, turnType, typeSource, sessionSource, link, nextState, fresh: sessionSource === "new", chain, done: meta.done, persona: meta.persona };
   }
 
   /** The conversation a post-compaction request resumes: one whose side call produced a summary it quotes. */
@@ -151,12 +168,35 @@ export class TurnPlanner {
       .find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText));
   }
 
-  record(ex: ExperimentContext, plan: TurnPlan, r: RecordInput): TurnEvent {
+  /**
+   * The turn as a record event. With shared order the turn's index, its lane's predecessor and its link come
+   * from Redis (one script call, before the response completes); otherwise from this process's memory.
+   */
+  async record(ex: ExperimentContext, plan: TurnPlan, r: RecordInput): Promise<TurnEvent> {
     const { session, turnType } = plan;
     const { system, body } = splitSystem(r.messages);
     const digests = messageDigests(body);
-    const { messagesOffset, messagesDelta } = encodeDelta(session.lanes[turnType] ?? null, digests, body);
+    const ok = r.status === "OK";
+    const out = r.output;
+    const stitchHash = turnType === "MAIN" && ok && plan.chain && !plan.done ? this.continuationHash(ex, plan, out) : null;
+    const claim = await this.claim(ex, plan, r, digests, stitchHash);
+
+    let prev: readonly string[] | null;
+    let link: TurnEvent["link"];
+    let finalTurnId: string | null = null;
+    if (claim?.kind === "ok") {
+      prev = claim.lane === "none" ? null : claim.lane === "same" ? (session.lanes[turnType] ?? null) : claim.baseDigests;
+      link = plan.nextState && claim.target ? { target: claim.target, nextState: plan.nextState.value, role: plan.nextState.role, at: Date.now() } : null;
+      if (plan.done) finalTurnId = claim.final;
+    } else {
+      prev = session.lanes[turnType] ?? null;
+      link = plan.link;
+      if (plan.done) finalTurnId = turnType === "MAIN" && ok ? r.turnId : session.pendingMain;
+    }
+    const { messagesOffset, messagesDelta } = encodeDelta(prev, digests, body);
     session.lanes[turnType] = digests;
+    session.laneTurns[turnType] = r.turnId;
+    session.turns++;
 
     const blobs: BlobRecord[] = [];
     const sys = system ? blobOf("system", system) : null;
@@ -165,8 +205,6 @@ export class TurnPlanner {
     if (!toolsBlob && tools !== undefined) params.tools = tools; // [] or null round-trip through params
     for (const b of [sys, toolsBlob]) if (b && this.deps.blobs.shipBlob(b.hash)) blobs.push(b);
 
-    const ok = r.status === "OK";
-    const out = r.output;
     if (turnType === "MAIN") {
       const lastUser = [...r.messages].reverse().find((m) => m.role === "user" && !ex.contexts.isContextMessage(m));
       const n = lastUser ? normalizeMessage(lastUser, ex.contexts) : null;
@@ -174,7 +212,12 @@ export class TurnPlanner {
       if (ok) {
         session.pendingMain = r.turnId;
         this.lastMain.set(session.key, r.turnId);
-        if (plan.chain) this.registerContinuation(ex, plan, out);
+        if (stitchHash) {
+          session.stitchSeq = claim?.kind === "ok" ? claim.index + 1 : session.stitchSeq + 1;
+          const target = { sessionKey: session.key, seq: session.stitchSeq };
+          if (claim?.kind === "ok") this.deps.stitch.registerLocal(stitchHash, target);
+          else this.deps.stitch.register(stitchHash, target);
+        }
       }
     } else if (ok && plan.sessionSource === "side-call" && out?.content) {
       const text = out.content.trim();
@@ -182,9 +225,7 @@ export class TurnPlanner {
     }
 
     this.recentTurns.set(r.turnId, { experimentId: ex.id, sessionKey: session.key });
-    let finalTurnId: string | null = null;
     if (plan.done) {
-      finalTurnId = turnType === "MAIN" && ok ? r.turnId : session.pendingMain;
       session.pendingMain = null;
       this.deps.sessions.delete(session.key);
       this.deps.stitch.forgetSession(session.key);
@@ -197,6 +238,7 @@ export class TurnPlanner {
       experimentId: ex.id,
       runId: ex.runId,
       session: { externalId: session.externalId, idSource: session.idSource },
+      index: claim?.kind === "ok" ? claim.index : null,
       turnType,
       typeSource: plan.typeSource,
       status: r.status,
@@ -220,7 +262,7 @@ export class TurnPlanner {
       upstreamModel: r.upstreamModel,
       error: r.error,
       createdAt: r.createdAt,
-      link: plan.link,
+      link,
       done: plan.done,
       finalTurnId,
       simulated: plan.persona !== null,
@@ -228,18 +270,54 @@ export class TurnPlanner {
     };
   }
 
-  private registerContinuation(ex: ExperimentContext, plan: TurnPlan, out: RecordedOutput | null) {
+  /** The shared order's answer for this turn, or null (no Redis, or it failed: memory decides). */
+  private async claim(ex: ExperimentContext, plan: TurnPlan, r: RecordInput, digests: string[], stitchHash: string | null): Promise<Claim | null> {
+    const order = this.deps.order;
+    if (!order) return null;
+    const { session, turnType } = plan;
+    const store = this.deps.stitch.store;
+    const input = {
+      experimentId: ex.id,
+      externalId: session.externalId,
+      lane: turnType,
+      turnId: r.turnId,
+      localLaneTurn: session.laneTurns[turnType] ?? null,
+      digests,
+      main: turnType === "MAIN",
+      ok: r.status === "OK",
+      wantsLink: plan.nextState !== null,
+      done: plan.done,
+      stitch: stitchHash && store ? { key: store.keyOf(stitchHash), payload: JSON.stringify({ sessionKey: session.key, seq: 0 }) } : null,
+      initIndex: plan.fresh ? -1 : null,
+    };
+    try {
+      const first = await order.claim(input);
+      if (first.kind === "ok" || !this.deps.storedMaxIndex) return first;
+      // Not in Redis (first sight of a header session, or expired): continue after what Postgres holds, and
+      // let the writer find the turn this next state belongs to there ("lookup"), as for a cold session.
+      const max = await this.deps.storedMaxIndex(ex.id, session.externalId);
+      const claim = await order.claim({ ...input, initIndex: max });
+      return claim.kind === "ok" ? { ...claim, target: claim.target ?? (max >= 0 ? "lookup" : null) } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The stitch hash a continuation of this turn will start with: its normalized request + its reply. */
+  private continuationHash(ex: ExperimentContext, plan: TurnPlan, out: RecordedOutput | null): string {
     const chain = plan.chain!;
     const base = chain.length ? chain[chain.length - 1]! : chainSeed(ex.id);
     const reply = normalizeMessage({ role: "assistant", content: out?.content ?? null, tool_calls: (out?.toolCalls ?? null) as ChatMessage["tool_calls"] }, ex.contexts);
-    const hash = reply ? extendChain(base, reply) : base;
-    plan.session.stitchSeq++;
-    this.deps.stitch.register(hash, { sessionKey: plan.session.key, seq: plan.session.stitchSeq });
+    return reply ? extendChain(base, reply) : base;
   }
 
   /** The writer refused a turn: the next turn of that lane stores its whole body. */
   resetLane(e: TurnEvent): void {
     const s = this.deps.sessions.get(sessionKey(e.experimentId, e.session.externalId));
-    if (s) delete s.lanes[e.turnType];
+    if (s) {
+      delete s.lanes[e.turnType];
+      delete s.laneTurns[e.turnType];
+    }
+    this.deps.order?.forgetLane(e.experimentId, e.session.externalId, e.turnType);
   }
 }

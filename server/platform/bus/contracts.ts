@@ -120,6 +120,14 @@ export const KEYS = {
     key: (hash: string) => `stitch:${hash}`,
     payload: z.object({ sessionKey: z.string(), seq: z.number().int() }),
   },
+  /**
+   * Hash with TTL: a recorded session's order state shared by every proxy replica (next index, each lane's
+   * last turn and its message digests, the main turn awaiting its next state, the live stitch key).
+   */
+  proxySession: {
+    pattern: "psess:*",
+    key: (experimentId: string, externalId: string) => `psess:${experimentId}:${externalId}`,
+  },
   /** String with TTL: the latest SimulationStats of an experiment. */
   simulationStats: {
     pattern: "sim:stats:*",

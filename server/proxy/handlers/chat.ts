@@ -1,7 +1,9 @@
 // POST /v1/chat/completions: authenticate, validate, decide session and turn type, forward to the
 // experiment's upstream (real SSE pass-through when streaming), record, then send the last bytes. Recording
-// is one synchronous journal append plus an in-memory push (the writer batches the Postgres write), done
-// before the response completes so that a client never holds a 2xx for a turn a crash could lose.
+// is one call to the shared session order (Redis: the turn's index, delta base and link), then one synchronous
+// journal append plus an in-memory push (the writer batches the Postgres write), done before the response
+// completes so that a client never holds a 2xx for a turn a crash could lose, and so that its next request
+// sees this turn whichever replica it reaches.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
@@ -131,10 +133,10 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     "x-policy-version": String(version),
   };
 
-  const finish = (status: "OK" | "FAILED", output: RecordedOutput | null, error: string | null, ttftMs: number | null, policyVersion: number) => {
+  const finish = async (status: "OK" | "FAILED", output: RecordedOutput | null, error: string | null, ttftMs: number | null, policyVersion: number) => {
     const latencyMs = Math.round(performance.now() - t0);
     const { messages, ...rest } = upstreamBody;
-    recordTurn(deps, ex, plan, {
+    await recordTurn(deps, ex, plan, {
       turnId,
       requestId,
       messages: messages as ChatRequest["messages"],
@@ -156,14 +158,14 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     resp = await upstream.send({ body: upstreamBody, stream, signal: aborted.signal });
   } catch (err) {
     const pe = toProxyError(err);
-    finish("FAILED", null, pe.message, null, version);
+    await finish("FAILED", null, pe.message, null, version);
     sendError(res, pe, headers);
     return;
   }
 
   if (resp.kind === "error") {
     const message = upstreamErrorMessage(resp.body);
-    finish("FAILED", null, `upstream ${resp.status}: ${message}`, null, version);
+    await finish("FAILED", null, `upstream ${resp.status}: ${message}`, null, version);
     if (resp.status >= 500) {
       sendError(res, new ProxyError(502, "upstream_error", `The policy backend failed (${resp.status}): ${message}`, "upstream_error", null, UPSTREAM_RETRY_AFTER_S), headers);
     } else {
@@ -182,7 +184,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     const output = fromCompletion(resp.body);
     const { choices, changed } = clientChoices(resp.body.choices, wants);
     const body: Obj = { ...resp.body, ...(changed ? { choices } : {}), session_id: plan.session.externalId };
-    finish("OK", output, null, null, servedBy);
+    await finish("OK", output, null, null, servedBy);
     sendJson(res, 200, body, headers);
     return;
   }
@@ -210,19 +212,19 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   }
   if (failure === null) {
     start();
-    finish("OK", acc.result(), null, ttftMs, servedBy);
+    await finish("OK", acc.result(), null, ttftMs, servedBy);
     res.end("data: [DONE]\n\n");
     return;
   }
   const pe = aborted.signal.aborted ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed") : toProxyError(failure);
-  finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
+  await finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
   if (!started) sendError(res, pe, headers);
   else res.end(`data: ${JSON.stringify(pe.body())}\n\n`);
 }
 
-function recordTurn(deps: ProxyDeps, ex: ExperimentContext, plan: TurnPlan, input: Parameters<ProxyDeps["planner"]["record"]>[2]): void {
+async function recordTurn(deps: ProxyDeps, ex: ExperimentContext, plan: TurnPlan, input: Parameters<ProxyDeps["planner"]["record"]>[2]): Promise<void> {
   try {
-    deps.writer.push(deps.planner.record(ex, plan, input));
+    deps.writer.push(await deps.planner.record(ex, plan, input));
   } catch (err) {
     // Never let recording break serving; this is a bug worth seeing in the logs.
     console.error(`[proxy] could not record turn ${input.turnId}:`, err);

@@ -20,6 +20,8 @@ export const TurnEventSchema = z.object({
   experimentId: z.string(),
   runId: z.string().nullable(),
   session: z.object({ externalId: z.string(), idSource: z.string() }),
+  /** The index the shared session order gave it (Redis); absent or null: the writer appends it. */
+  index: z.number().int().nullable().optional(),
   turnType: z.enum(["MAIN", "SIDE"]),
   typeSource: z.string(),
   status: z.enum(["OK", "FAILED"]),
@@ -64,8 +66,23 @@ export const LabelEventSchema = z.object({
   createdAt: z.number(),
 });
 
-export const RecordEventSchema = z.discriminatedUnion("t", [TurnEventSchema, LabelEventSchema]);
+/**
+ * A next state whose turn was not in Postgres yet when the turn carrying it was written: another replica's
+ * writer has it queued (or buffered through an outage). Retried until the turn appears or `until` passes.
+ */
+export const LinkEventSchema = z.object({
+  t: z.literal("link"),
+  experimentId: z.string(),
+  target: z.string(),
+  nextState: z.unknown(),
+  role: z.string(),
+  at: z.number(),
+  until: z.number(),
+});
+
+export const RecordEventSchema = z.discriminatedUnion("t", [TurnEventSchema, LabelEventSchema, LinkEventSchema]);
 
 export type TurnEvent = z.infer<typeof TurnEventSchema>;
 export type LabelEvent = z.infer<typeof LabelEventSchema>;
+export type LinkEvent = z.infer<typeof LinkEventSchema>;
 export type RecordEvent = z.infer<typeof RecordEventSchema>;

@@ -77,6 +77,12 @@ export async function storedRequestIds(c: PoolClient, requestIds: string[]): Pro
   return new Set(rows.map((r) => r.requestId));
 }
 
+/** Of these turn ids, those stored. */
+export async function existingTurns(c: PoolClient, ids: string[]): Promise<Set<string>> {
+  const { rows } = await c.query<{ id: string }>(`SELECT id FROM turns WHERE id = ANY($1::text[])`, [ids]);
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Inserts turns (a requestId already stored is skipped); returns the session id of each row actually inserted. */
 export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionId: string; index: number }[]): Promise<string[]> {
   if (!turns.length) return [];

@@ -12,8 +12,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { DiskBuffer, readEvents } from "./diskBuffer";
 import { Journal, leftoverJournals } from "./journal";
-import type { LabelEvent, RecordEvent, TurnEvent } from "./events";
-import { insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, storedRequestIds, updateSessions, type JudgeItem, type NewSession } from "./sql";
+import type { LabelEvent, LinkEvent, RecordEvent, TurnEvent } from "./events";
+import { existingTurns, insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, storedRequestIds, updateSessions, type JudgeItem, type NewSession } from "./sql";
 
 export interface WriterOptions {
   databaseUrl: string;
@@ -55,6 +55,10 @@ export function isConnectionError(err: unknown): boolean {
   return /connect|terminat|timeout|closed|ended/i.test((err as Error)?.message ?? "");
 }
 
+/** How long a next state waits for its turn to reach Postgres from another replica's writer (outages included). */
+const LINK_WAIT_MS = 3600_000;
+const LINK_RETRY_MS = 500;
+
 const isIndexConflict = (err: unknown) => sqlState(err) === "23505" && /turns_sessionId_index_key/.test((err as Error).message + String((err as { constraint?: string }).constraint));
 const isTransient = (err: unknown) => ["40001", "40P01", "55P03"].includes(sqlState(err) ?? "");
 
@@ -80,7 +84,11 @@ export class RecordingWriter {
   private readonly probeMs: number;
   private readonly lingerMs: number;
   private draining = 0;
-  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0 };
+  /** Next states waiting for their turn (journaled; queued again after LINK_RETRY_MS). */
+  private readonly deferred = new Set<NodeJS.Timeout>();
+  /** Set after an index conflict that a retry did not resolve: the batch appends instead of using given indices. */
+  private reindex = false;
+  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0, deferredLinks: 0, reindexed: 0 };
   lastError: string | null = null;
 
   constructor(private readonly opts: WriterOptions) {
@@ -169,12 +177,30 @@ export class RecordingWriter {
 
   /** Journals the event synchronously (it survives a SIGKILL from here on), then queues it. */
   push(e: RecordEvent): void {
+    this.journalAppend(e);
+    this.enqueue(e);
+  }
+
+  private journalAppend(e: RecordEvent): void {
     try {
       this.journal.append(e);
     } catch (err) {
       // Serving goes on (the event is still queued); the count and the log say the guarantee is off.
       if (this.stats.journalErrors++ === 0) this.log(`could not write the journal (${(err as Error).message}): turns are not crash-safe until it works again`);
     }
+  }
+
+  /** Journaled now (before the batch that deferred it settles), queued again a little later. */
+  private defer(links: LinkEvent[]): void {
+    for (const l of links) {
+      this.journalAppend(l);
+      this.stats.deferredLinks++;
+      const t = setTimeout(() => (this.deferred.delete(t), this.enqueue(l)), LINK_RETRY_MS);
+      this.deferred.add(t);
+    }
+  }
+
+  private enqueue(e: RecordEvent): void {
     if (this.mode === "memory" && this.queue.length >= this.maxQueue) this.toDisk([]);
     if (this.mode === "disk") {
       this.diskPending.push(e);
@@ -314,6 +340,9 @@ export class RecordingWriter {
         if (isConnectionError(err)) throw err;
         if ((isIndexConflict(err) || isTransient(err)) && attempt < 3) {
           this.sessions.clear();
+          // An index the shared order gave is taken (Redis lost its state, or a turn recorded while it was
+          // down took it): append instead, so the turn is kept.
+          if (isIndexConflict(err) && attempt >= 1) this.reindex = true;
           continue;
         }
         if (events.length > 1) {
@@ -370,16 +399,19 @@ export class RecordingWriter {
 
       const rows: { e: TurnEvent; sessionId: string; index: number }[] = [];
       const lookups: { sessionId: string; index: number; link: NonNullable<TurnEvent["link"]> }[] = [];
-      const links: NonNullable<TurnEvent["link"]>[] = [];
+      const links: (NonNullable<TurnEvent["link"]> & { experimentId: string; until?: number })[] = [];
       const finals: string[] = [];
       const touched = new Map<string, { id: string; last: number; done: boolean; added: number }>();
+      const reindex = this.reindex;
       for (const t of turns) {
         const s = staged.get(sessionKey(t.experimentId, t.session.externalId))!;
-        const index = s.nextIndex++;
+        const index = t.index != null && !reindex ? t.index : s.nextIndex;
+        if (reindex && t.index != null) this.stats.reindexed++;
+        s.nextIndex = Math.max(s.nextIndex, index + 1);
         rows.push({ e: t, sessionId: s.rowId, index });
         if (t.link) {
           // A session that had ended starts a new episode: its last turn keeps "no next state".
-          if (t.link.target !== "lookup") links.push(t.link);
+          if (t.link.target !== "lookup") links.push({ ...t.link, experimentId: t.experimentId });
           else if (!s.done) lookups.push({ sessionId: s.rowId, index, link: t.link });
         }
         s.done = t.done;
@@ -387,8 +419,17 @@ export class RecordingWriter {
         const prev = touched.get(s.rowId);
         touched.set(s.rowId, { id: s.rowId, last: Math.max(prev?.last ?? 0, t.createdAt), done: t.done, added: 0 });
       }
+      for (const l of events) if (l.t === "link") links.push(l);
       const inserted = await insertTurns(client, rows);
+      // A next state whose turn another replica has not written yet waits for it. Looked up before the
+      // UPDATE: each statement sees what was committed when it started, so a turn seen here is seen there.
+      const now = Date.now();
+      const present = links.length ? await existingTurns(client, links.map((l) => l.target)) : new Set<string>();
       const judge: JudgeItem[] = [...(await linkTurns(client, links))];
+      const waiting: LinkEvent[] = links
+        .filter((l) => !present.has(l.target))
+        .map((l): LinkEvent => ({ t: "link", experimentId: l.experimentId, target: l.target, nextState: l.nextState, role: l.role, at: l.at, until: l.until ?? now + LINK_WAIT_MS }))
+        .filter((l) => l.until > now);
       for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
       for (const sessionId of inserted) touched.get(sessionId)!.added++;
       await updateSessions(client, [...touched.values()]);
@@ -396,6 +437,8 @@ export class RecordingWriter {
       if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
       judge.push(...(await judgeableFinals(client, finals)));
       await client.query("COMMIT");
+      this.reindex = false;
+      this.defer(waiting);
 
       for (const [k, v] of staged) this.sessions.set(k, v);
       if (this.sessions.size > 50_000) for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
@@ -438,6 +481,9 @@ export class RecordingWriter {
   async close(graceMs = 5000): Promise<void> {
     if (this.mode === "memory" && this.depth > 0) await this.drain(graceMs).catch(() => {});
     this.running = false;
+    // Waiting next states are journaled: the next start replays them.
+    for (const t of this.deferred) clearTimeout(t);
+    this.deferred.clear();
     this.kick();
     await this.loop?.catch(() => {});
     if (this.queue.length || this.diskPending.length) this.toDisk([]);

@@ -49,3 +49,28 @@ describe("proxy abuse limits", () => {
     expect(r.json.error!.message).toMatch(/at most 3/);
   });
 });
+
+describe("the proxy's reserving rate limiter across replicas (real Redis)", () => {
+  it("never admits more than the limit in a window, and at most replicas × 2 × chunk fewer", async () => {
+    const { createRedis } = await import("../../../server/platform/redis");
+    const { ReservingRateLimiter } = await import("../../../server/platform/rateLimit");
+    const redis = createRedis();
+    try {
+      // A fixed clock keeps the burst in one window; three limiters stand for three replicas' processes.
+      const now = () => 1_700_000_000_000;
+      const bucket = `replicas-${Date.now()}`;
+      const limit = 2000;
+      const replicas = [0, 1, 2].map(() => new ReservingRateLimiter({ bucket, limit, client: redis, now }));
+      const chunk = replicas[0]!.chunk;
+      expect(chunk).toBe(10);
+      const decisions = await Promise.all(Array.from({ length: 2600 }, (_, i) => replicas[i % 3]!.hit("key-1")));
+      const admitted = decisions.filter((d) => d.allowed).length;
+      expect(admitted).toBeLessThanOrEqual(limit);
+      expect(admitted).toBeGreaterThanOrEqual(limit - replicas.length * 2 * chunk);
+      // Another key has its own budget.
+      expect((await replicas[0]!.hit("key-2")).allowed).toBe(true);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});

@@ -123,8 +123,9 @@ describe("sessions, next states and side turns", () => {
       const { turns } = await turnsOf(sid);
       expect(turns).toHaveLength(2);
       expect(turns[0]).toMatchObject({ id: first.turnId, nextState: u2 });
-      // Unknown history in the new process: the second turn stores its whole body.
-      expect(turns[1]!.messagesOffset).toBe(0);
+      // The session's order is in Redis, not in the first process: the new one stores only what the turn
+      // added (offset 1 = u1 kept), exactly as the first process would have.
+      expect(turns[1]).toMatchObject({ index: 1, messagesOffset: 1 });
       expect(await reassembleMessages(turns[1]!)).toEqual([u1, { role: "assistant", content: first.message.content }, u2]);
     } finally {
       await other.close();

@@ -86,11 +86,11 @@ describe("normalization and stitching", () => {
     expect(chain[1]).toBe(extendChain(chain[0]!, "m2"));
     idx.register(chain[0]!, { sessionKey: "s", seq: 1 });
     idx.register(chain[2]!, { sessionKey: "s", seq: 2 });
-    expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 2 }, length: 3 });
-    expect(await idx.lookup(chain.slice(0, 3))).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1 }); // a full match is not a continuation
+    expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 2 }, length: 3, shared: false });
+    expect(await idx.lookup(chain.slice(0, 3))).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1, shared: false }); // a full match is not a continuation
     expect(await idx.lookup(chainHashes("other-exp", n))).toBeNull();
     idx.forgetSession("s");
-    expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1 });
+    expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1, shared: false });
   });
 });
 

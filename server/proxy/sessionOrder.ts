@@ -1,0 +1,117 @@
+// A session's order, shared by every proxy replica: with several replicas behind a round-robin balancer,
+// consecutive requests of one conversation land on different processes, so nothing that orders a session
+// can live in one process's memory. One Lua script per recorded turn (atomic in Redis, one round trip)
+// hands out the turn's index, tells the caller what its lane's previous turn was (and that turn's message
+// digests when another replica recorded it, so the delta is always against the true predecessor and the
+// stored rows are the same as with one replica), takes the main turn waiting for a next state, and moves the
+// session's live stitch registration. The script runs when the turn is recorded, before its response
+// completes, so the client's next request — wherever it lands — sees this turn.
+// Without Redis (down, or too slow) the caller falls back to its own memory: exact for one replica.
+import type { Redis } from "ioredis";
+import { KEYS } from "../platform/bus/contracts";
+import { rkey } from "../platform/redis";
+import type { Lane } from "./sessions";
+
+const CLAIM = `
+local k = KEYS[1]
+if redis.call('EXISTS', k) == 0 then
+  if ARGV[8] == '' then return {'cold'} end
+  redis.call('HSET', k, 'seq', ARGV[8])
+end
+local idx = redis.call('HINCRBY', k, 'seq', 1)
+local lane = ARGV[1]
+local laneTurn = redis.call('HGET', k, 'lt:' .. lane)
+local state, base = 'none', ''
+if laneTurn then
+  if laneTurn == ARGV[3] then state = 'same' else state = 'other'; base = redis.call('HGET', k, 'ld:' .. lane) or '' end
+end
+local pm = redis.call('HGET', k, 'pm') or ''
+local target, final = '', ''
+if ARGV[5] == '1' and ARGV[7] == '1' and pm ~= '' then target = pm; pm = '' end
+if ARGV[5] == '1' and ARGV[6] == '1' then pm = ARGV[2] end
+redis.call('HSET', k, 'lt:' .. lane, ARGV[2], 'ld:' .. lane, ARGV[4])
+if ARGV[10] ~= '' or ARGV[9] == '1' then
+  local old = redis.call('HGET', k, 'sh')
+  if old then redis.call('DEL', old); redis.call('HDEL', k, 'sh') end
+end
+if ARGV[9] == '1' then
+  final = pm
+  redis.call('HDEL', k, 'pm', 'lt:MAIN', 'lt:SIDE', 'ld:MAIN', 'ld:SIDE')
+else
+  if pm == '' then redis.call('HDEL', k, 'pm') else redis.call('HSET', k, 'pm', pm) end
+  if ARGV[10] ~= '' then
+    redis.call('SET', KEYS[2], ARGV[10], 'EX', ARGV[11])
+    redis.call('HSET', k, 'sh', KEYS[2])
+  end
+end
+redis.call('EXPIRE', k, ARGV[11])
+return {'ok', idx, state, base, target, final}
+`;
+
+export interface ClaimInput {
+  experimentId: string;
+  externalId: string;
+  lane: Lane;
+  turnId: string;
+  /** The lane's last turn as this process knows it ("" if none): when it is still the latest, no digests travel back. */
+  localLaneTurn: string | null;
+  digests: readonly string[];
+  main: boolean;
+  ok: boolean;
+  /** The request carries a next state for the session's pending main turn. */
+  wantsLink: boolean;
+  done: boolean;
+  /** The stitch registration to make live (the hash of this request + its reply) and its payload. */
+  stitch: { key: string; payload: string } | null;
+  /** Highest stored index when the session is not in Redis yet (-1: brand new); null: unknown. */
+  initIndex: number | null;
+}
+
+export type Claim =
+  | { kind: "cold" }
+  | {
+      kind: "ok";
+      index: number;
+      /** The lane's previous turn: none, the one this process knows, or another replica's (with its digests). */
+      lane: "none" | "same" | "other";
+      baseDigests: string[];
+      /** The main turn this request's next state belongs to. */
+      target: string | null;
+      /** done: the main turn to judge without a next state. */
+      final: string | null;
+    };
+
+export interface SessionOrder {
+  claim(input: ClaimInput): Promise<Claim>;
+  /** The writer refused this turn: the lane's next turn must store its whole body. */
+  forgetLane(experimentId: string, externalId: string, lane: Lane): void;
+}
+
+export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs?: number } = {}): SessionOrder {
+  const ttl = String(opts.ttlS ?? 24 * 3600);
+  const timeoutMs = opts.timeoutMs ?? 250;
+  const key = (e: string, x: string) => rkey(KEYS.proxySession.key(e, x));
+  return {
+    async claim(i) {
+      const k = key(i.experimentId, i.externalId);
+      let timer: NodeJS.Timeout | undefined;
+      const call = redis.eval(CLAIM, 2, k, i.stitch?.key ?? k,
+        i.lane, i.turnId, i.localLaneTurn ?? "", i.digests.join(","), i.main ? "1" : "0", i.ok ? "1" : "0", i.wantsLink ? "1" : "0",
+        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl) as Promise<(string | number)[]>;
+      const r = await Promise.race([call, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("session order timed out")), timeoutMs)))]).finally(() => clearTimeout(timer));
+      if (r[0] === "cold") return { kind: "cold" };
+      const base = String(r[3]);
+      return {
+        kind: "ok",
+        index: Number(r[1]),
+        lane: r[2] as "none" | "same" | "other",
+        baseDigests: base === "" ? [] : base.split(","),
+        target: r[4] ? String(r[4]) : null,
+        final: r[5] ? String(r[5]) : null,
+      };
+    },
+    forgetLane(experimentId, externalId, lane) {
+      redis.hdel(key(experimentId, externalId), `lt:${lane}`, `ld:${lane}`).catch(() => {});
+    },
+  };
+}

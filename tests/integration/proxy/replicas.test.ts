@@ -1,0 +1,173 @@
+// Several proxy replicas behind an ordinary round-robin balancer (no stickiness): each replica is its own
+// process (bench/proxy/proxyMain.ts, as workers/serve runs it) with its own memory and recording buffer,
+// sharing Postgres and Redis. Consecutive requests of a conversation land on different replicas and must
+// still form one session — stitched or with headers — with the turns in order, the right next states and
+// deltas that reassemble every request exactly; a replica SIGKILLed mid-conversation loses nothing; and the
+// per-key rate limit holds across replicas.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { db } from "../../../server/platform/db/client";
+import { reassembleMessages } from "../../../server/recording/reassemble";
+import { startRoundRobin, type RoundRobin } from "../../../bench/lib/roundRobin";
+import { startFakeUpstream, type FakeUpstream } from "../../fakes/openaiUpstream";
+import { makeKey, uniq } from "../../helpers/fixtures";
+import { collect, OpenClawAgent, scriptedAnswer, type Body, type Msg } from "./openclawShapes";
+import { proxiedExperiment, tempDataDir } from "./setup";
+
+const RATE_LIMIT = 100;
+
+interface Replica {
+  proc: ChildProcess;
+  url: string;
+  dataDir: string;
+}
+
+async function startReplica(dataDir?: string): Promise<Replica> {
+  const dir = dataDir ?? (await tempDataDir());
+  const proc = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve("bench/proxy/proxyMain.ts")], {
+    env: { ...process.env, DATA_DIR: dir, PROXY_RATE_LIMIT_PER_MIN: String(RATE_LIMIT) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).once("line", (l) => resolve((JSON.parse(l) as { url: string }).url));
+    proc.once("exit", (code) => reject(new Error(`proxy replica exited with ${code}`)));
+  });
+  return { proc, url, dataDir: dir };
+}
+
+const stop = (r: Replica, signal: NodeJS.Signals = "SIGTERM") =>
+  new Promise<void>((res) => (r.proc.exitCode !== null || r.proc.signalCode !== null ? res() : (r.proc.once("exit", () => res()), r.proc.kill(signal))));
+
+let fake: FakeUpstream;
+let experiment: Awaited<ReturnType<typeof proxiedExperiment>>;
+let replicas: Replica[] = [];
+let lb: RoundRobin;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  fake.respond((body) => scriptedAnswer(body));
+  experiment = await proxiedExperiment(fake);
+  replicas = await Promise.all([startReplica(), startReplica()]);
+  lb = await startRoundRobin(replicas.map((r) => r.url));
+}, 120_000);
+
+afterAll(async () => {
+  await lb?.close();
+  await Promise.all(replicas.map((r) => stop(r)));
+  await fake?.close();
+});
+
+const clientFor = (key: string) => new OpenAI({ apiKey: key, baseURL: `${lb.url}/v1`, maxRetries: 0 });
+
+/** Waits until Postgres holds `n` turns of the experiment (the replicas' writers batch asynchronously). */
+async function storedTurns(experimentId: string, where: Record<string, unknown>, n: number) {
+  for (let i = 0; i < 300; i++) {
+    const turns = await db().turn.findMany({ where: { experimentId, ...where }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
+    const linked = turns.filter((t) => t.nextStateAt !== null).length;
+    if (turns.length >= n && linked >= n - 1) return turns;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return db().turn.findMany({ where: { experimentId, ...where }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
+}
+
+describe("two proxy replicas behind a round-robin balancer", () => {
+  it("records a stitched OpenClaw conversation as one session: in order, next states right, every request reassembled exactly", async () => {
+    const key = await makeKey(["proxy"], experiment.id);
+    const client = clientFor(key);
+    const send = async (body: Body) => {
+      const { data, response } = await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
+      return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
+    };
+    const script = ["Plan a trip to Paris.", "What's the weather there?", "Book a table for two.", "And the trains?", "What's the weather tomorrow?", "Thanks, summarize."];
+    const before = [...lb.counts];
+    const agent = new OpenClawAgent("2026.9.6", send, { systemChars: 3000, tools: 3 });
+    for (const text of script) await agent.say(text);
+    // Both replicas served this conversation.
+    expect(lb.counts.map((c, i) => c - before[i]!).every((c) => c >= agent.sent.length / 2 - 1)).toBe(true);
+
+    const ids = agent.sent.map((r) => r.reply.turnId!);
+    const turns = await storedTurns(experiment.id, { id: { in: ids } }, ids.length);
+    expect(turns.map((t) => t.id)).toEqual(ids); // one session, indices in the order sent, none twice, none lost
+    expect(new Set(turns.map((t) => t.sessionId)).size).toBe(1);
+    expect(turns.map((t) => t.index)).toEqual(ids.map((_, i) => i));
+    for (const [i, t] of turns.entries()) {
+      expect(t.turnType).toBe("MAIN");
+      expect(t.nextState).toEqual(agent.sent[i]!.nextState);
+      expect(JSON.stringify(await reassembleMessages(t))).toBe(JSON.stringify(agent.sent[i]!.body.messages));
+    }
+
+    // The same conversation through one replica alone (another experiment, same upstream) is stored the same:
+    // deltas are against the true predecessor whichever replica recorded it.
+    const single = await proxiedExperiment(fake);
+    const one = new OpenAI({ apiKey: await makeKey(["proxy"], single.id), baseURL: `${replicas[1]!.url}/v1`, maxRetries: 0 });
+    const alone = new OpenClawAgent("2026.9.6", async (body) => {
+      const { data, response } = await one.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
+      return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
+    }, { systemChars: 3000, tools: 3 });
+    for (const text of script) await alone.say(text);
+    const reference = await storedTurns(single.id, {}, alone.sent.length);
+    // Tool-call ids are the fake upstream's running counter (OpenClaw 2026.9.6 renumbers them in its history).
+    const calls = (c: unknown) => (Array.isArray(c) ? c.map(({ id: _id, ...rest }: Record<string, unknown>) => rest) : c);
+    const stored = (rows: typeof turns) => rows.map((t) => [t.index, t.turnType, t.typeSource, t.status, t.systemHash, t.toolsHash, t.messagesOffset, t.messagesDelta, t.nextState, t.nextStateRole, t.content, calls(t.toolCalls)]);
+    expect(stored(turns)).toEqual(stored(reference));
+  });
+
+  it("records a header session as one session; a replica SIGKILLed mid-conversation loses nothing and the other continues it", async () => {
+    const key = await makeKey(["proxy"], experiment.id);
+    const client = clientFor(key);
+    const sid = uniq("replicas");
+    const hdr = { "X-Session-Id": sid, "X-Turn-Type": "main" };
+    const messages: Msg[] = [];
+    const sent: { turnId: string; messages: Msg[]; replica: string }[] = [];
+    const say = async (text: string) => {
+      messages.push({ role: "user", content: text });
+      const { data, response } = await client.chat.completions.create({ model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }, { headers: hdr }).withResponse();
+      sent.push({ turnId: response.headers.get("x-turn-id")!, messages: [...messages], replica: "" });
+      messages.push({ role: "assistant", content: data.choices[0]!.message.content ?? "" });
+    };
+    for (let i = 0; i < 4; i++) await say(`step ${i}`);
+    // SIGKILL one replica right after it answered (its last batch is likely still uncommitted, only journaled).
+    const victim = replicas[0]!;
+    await stop(victim, "SIGKILL");
+    for (let i = 4; i < 8; i++) await say(`step ${i}`); // the balancer skips the dead replica: the other continues
+    // A supervisor restarts the killed replica on its disk: the journal replays what it had not committed.
+    replicas[0] = await startReplica(victim.dataDir);
+    lb.setBackends(replicas.map((r) => r.url));
+    for (let i = 8; i < 10; i++) await say(`step ${i}`);
+
+    const ids = sent.map((s) => s.turnId);
+    const turns = await storedTurns(experiment.id, { id: { in: ids } }, ids.length);
+    expect(turns.map((t) => t.id)).toEqual(ids);
+    expect(new Set(turns.map((t) => t.sessionId)).size).toBe(1);
+    expect(turns.map((t) => t.index)).toEqual(ids.map((_, i) => i));
+    for (const [i, t] of turns.entries()) {
+      expect(t.nextState).toEqual(i + 1 < sent.length ? { role: "user", content: `step ${i + 1}` } : null);
+      expect(await reassembleMessages(t)).toEqual(sent[i]!.messages);
+    }
+    const session = await db().agentSession.findUniqueOrThrow({ where: { id: turns[0]!.sessionId } });
+    expect(session.turnCount).toBe(ids.length);
+  }, 120_000);
+
+  it(`holds the per-key rate limit across replicas (${RATE_LIMIT}/min, exact below 200/min)`, async () => {
+    const key = await makeKey(["proxy"], experiment.id);
+    // Fixed one-minute windows: start in a fresh one so the burst stays in one window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    const window = Math.floor(Date.now() / 60_000);
+    const statuses = await Promise.all(
+      Array.from({ length: RATE_LIMIT + 30 }, (_, i) =>
+        fetch(`${lb.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-session-id": `rl-${i % 5}` },
+          body: JSON.stringify({ model: "x", messages: [{ role: "user", content: `hi ${i}` }] }),
+        }).then(async (r) => (await r.text(), r.status)),
+      ),
+    );
+    expect(Math.floor(Date.now() / 60_000)).toBe(window); // precondition: one window
+    const count = (code: number) => statuses.filter((s) => s === code).length;
+    expect([count(200), count(429)]).toEqual([RATE_LIMIT, 30]);
+  }, 120_000);
+});
