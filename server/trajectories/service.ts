@@ -11,6 +11,7 @@ import { conflict } from "../platform/errors";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
+import { searchHits } from "./searchHits";
 import { RELABEL_ACTION, writeReviewerLabel } from "../labels/reviewerLabels";
 import { listOrder, sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
 import type { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnFilter, TurnListInput } from "./schemas";
@@ -74,7 +75,9 @@ export async function listTurns(p: Principal, input: z.output<typeof TurnListInp
     WHERE ${turnWhere(filter)} ${after}
     ORDER BY ${order}
     LIMIT ${input.limit + 1}`;
-  return keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
+  const page = keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
+  const hits = input.q ? await searchHits(page.items.map((r) => r.id), input.q) : null;
+  return { ...page, items: page.items.map((r) => ({ ...r, hits: hits?.get(r.id) ?? [] })) };
 }
 
 /** The experiment's serving version now: the active one, else the newest. */

@@ -104,4 +104,20 @@ describe("console details in the browser", () => {
     expect(await page.locator("#verdict-REJECT").textContent()).toMatch(/exclude it from training/);
     await page.close();
   });
+
+  it("search results show where they matched with the hit marked, and the count reads '1 turn'", async () => {
+    const exp = await seedExperiment({ method: "grpo" });
+    await seedSession(exp.id, [
+      { user: "Which train to Porto?", reply: "The 9:00 Alfa Pendular.", next: "That one is sold out, find a zebrafish alternative" },
+    ]);
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}&q=zebrafish`);
+    const hit = page.getByTestId("turns-list").getByTestId("search-hit");
+    await hit.waitFor();
+    expect(await hit.getAttribute("data-field")).toBe("next state");
+    expect(await hit.locator("mark").allTextContents()).toEqual(["zebrafish"]);
+    expect(await hit.textContent()).toContain("in next state");
+    await expect.poll(() => page.getByTestId("turn-count").textContent()).toBe("1 turn");
+    await page.close();
+  });
 });

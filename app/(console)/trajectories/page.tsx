@@ -9,6 +9,7 @@ import { VirtualList } from "../_components/VirtualList";
 import { ImportRecords } from "../_components/ImportRecords";
 import { fmtScore, scoreClass } from "../_components/format";
 import { RowLink } from "../_components/RowLink";
+import { SearchHit } from "../_components/SearchHit";
 
 const KEYS = ["experimentId", "runId", "sessionId", "turnType", "status", "score", "agreement", "relabeled", "disputed", "from", "to", "policyVersion", "q"] as const;
 type Key = (typeof KEYS)[number];
@@ -127,7 +128,7 @@ function Browser() {
         <div style={{ flex: 1, maxWidth: 520 }}>
           <DebouncedInput label="Search messages" value={f.q} onCommit={(v) => set({ q: v })} placeholder='words, "a phrase", -not, or' />
         </div>
-        <span className="muted" data-testid="turn-count">{list.hasNextPage ? `first ${rows.length} turns shown, more as you scroll` : `${rows.length} turn${rows.length === 1 ? "" : "s"}`}{list.isFetching ? " · loading…" : ""}</span>
+        <span className="muted" data-testid="turn-count">{list.hasNextPage ? `${rows.length}+ turns (more as you scroll)` : `${rows.length} turn${rows.length === 1 ? "" : "s"}`}{list.isFetching ? " · loading…" : ""}</span>
         <span className="spacer" />
         {f.experimentId && (
           <a className="button" href={`/api/export/turns?${new URLSearchParams(Object.entries(f).filter(([, v]) => v) as [string, string][]).toString()}`} download>Export JSONL</a>
@@ -159,7 +160,7 @@ function Browser() {
               {r.disputed && <span className="badge disputed">disputed</span>}
             </span>
             <span className="muted">v{r.policyVersion}</span>
-            <span className="clip">{r.status === "FAILED" ? <span className="field-error">{r.error}</span> : r.preview}</span>
+            <span className="clip">{r.status === "FAILED" ? <span className="field-error">{r.error}</span> : r.hits.length ? <SearchHit hits={r.hits} /> : r.preview}</span>
           </RowLink>
         )}
       />

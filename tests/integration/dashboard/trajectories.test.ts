@@ -98,6 +98,20 @@ describe("trajectory browser", () => {
     expect(idsOf(await list({ q: "board", score: "0" }))).toEqual([ids[2]]);
   });
 
+  it("says where each search result matched, with the hit marked in an excerpt", async () => {
+    const page = (await list({ q: "profit" })) as unknown as { items: { id: string; hits: { field: string; snippet: string }[] }[] };
+    const hitsOf = (id: string) => page.items.find((r) => r.id === id)!.hits;
+    // Turn 0's own texts say nothing of profit: its next state (the user's reply) does.
+    expect(hitsOf(ids[0]!)).toEqual([{ field: "next state", snippet: "No, I meant the net ⟦profit⟧ instead" }]);
+    expect(hitsOf(ids[1]!).map((h) => h.field)).toEqual(["response", "messages"]);
+    expect(hitsOf(ids[1]!)[0]!.snippet).toBe("Net ⟦profit⟧ was 7 million");
+    expect(hitsOf(ids[1]!)[1]!.snippet).toContain("net ⟦profit⟧ instead");
+    // Stemmed like the index: "profits" finds "profit".
+    expect((await list({ q: "profits" })).items.length).toBe(3);
+    // No query, no hits.
+    expect(((await list({})) as unknown as { items: { hits: unknown[] }[] }).items.every((r) => r.hits.length === 0)).toBe(true);
+  });
+
   it("pages with a keyset cursor: every row exactly once, in order", async () => {
     const seen: string[] = [];
     let cursor: string | null = null;
