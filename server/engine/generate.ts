@@ -151,7 +151,9 @@ export async function* generateEvents(
       let text = row.text.push(tok);
       const isStop = stop.has(tok);
       if (isStop || res.tokenIds.length >= row.maxTokens) {
-        text += row.text.flush();
+        // A reply cut by max tokens inside a multi-byte character would end in "�" (the decoder's flush of the
+        // incomplete bytes): it ends before that character instead. The token ids keep every byte.
+        text += row.text.flush().replace(/\uFFFD$/u, "");
         res.finishReason = isStop ? "stop" : "length";
       } else next.push(r);
       res.text += text;

@@ -42,6 +42,21 @@ describe("generation", () => {
     expect(plain.tokenIds).toHaveLength(20);
   });
 
+  it("a reply cut by max tokens inside a multi-byte character ends before it, not in '�'", async () => {
+    const lead = (id: number) => id >= 0xc2 && id <= 0xf4;
+    let checked = 0;
+    for (let seed = 1; seed <= 200 && checked < 3; seed++) {
+      const r = await generate(model, promptA, { maxTokens: 4, temperature: 1, seed, stopIds: [] });
+      // The last token opens a character; the one before is plain ASCII (nothing else pending).
+      if (!lead(r.tokenIds[3]!) || r.tokenIds[2]! >= 0x80) continue;
+      checked++;
+      expect(r.finishReason).toBe("length");
+      expect(r.text.endsWith("\uFFFD")).toBe(false);
+      expect(r.text).toBe(new TextDecoder().decode(Uint8Array.from(r.tokenIds.slice(0, 3).filter((id) => id < 256))));
+    }
+    expect(checked).toBe(3);
+  });
+
   it("reports log-probs that scoring the response reproduces", async () => {
     for (const [prompt, seed] of [[promptA, 1], [promptB, 2]] as const) {
       const r = await generate(model, prompt, { maxTokens: 30, seed, stopIds: [] });
