@@ -6,8 +6,9 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { db } from "../../../server/platform/db/client";
 import { loadCheckpoint, readCheckpointMeta } from "../../../server/engine/checkpoint";
-import { disposeModel } from "../../../server/engine/model";
-import { scoreResponse } from "../../../server/engine/score";
+import { disposeModel, forward } from "../../../server/engine/model";
+import * as tf from "@tensorflow/tfjs-core";
+import { packBatch, scoreResponse, tokenLogprobs } from "../../../server/engine/score";
 import { promotePolicyVersion, rollbackPolicyVersion } from "../../../server/policyVersions/service";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { Trainer } from "../../../server/training/loop";
@@ -322,5 +323,34 @@ describe("losses through the loop", () => {
     const withBehaviourTeacher = -(w1 * (1 + gaps[0]) + w2 * (-1 + gaps[1])) / 2;
     expect(Math.abs(withBehaviourTeacher - -(w1 - w2) / 2)).toBeGreaterThan(1e-3); // the case tells them apart
     expect(record.values["train/pg_loss"]).toBeCloseTo(-(w1 - w2) / 2, 5);
+  });
+  it("the full-vocabulary OPD estimator: reverse KL to the hinted base at every response position, no PG term", async () => {
+    const hint = "Keep the plan to three bullet points.";
+    const { id: exp } = await makeExperiment({ method: "opd", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 1, lr: 1e-3, opdEstimator: "full", teacherSource: "base" } });
+    const runId = (await makeRun(exp)).id;
+    const t = await ask(exp, runId);
+    await judge(t.turnId, { score: -1, hint, hintAccepted: true, teacherLogprobs: t.served.logprobs.map(() => -1), dispatch: "OPD" });
+    const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+    const messages = await reassembleMessages(turn);
+    // Student = the base (version 0) on the served prompt; teacher = the base on the hinted prompt.
+    const model = (await loadCheckpoint(base)).model;
+    const dist = (prompt: number[]) => {
+      const batch = packBatch([{ promptIds: prompt, responseIds: turn.tokenIds }], model.config.ctx);
+      const V = model.config.vocabSize;
+      const flat = tf.tidy(() => tokenLogprobs(forward(model.config, model.params, tf.tensor2d(batch.ids, [1, batch.T], "int32")), batch, false, true).vocab!.dataSync());
+      return turn.tokenIds.map((_, j) => Array.from(flat.subarray((batch.spans[0]!.start + j) * V, (batch.spans[0]!.start + j + 1) * V)));
+    };
+    const student = dist(servedPromptIds(messages, undefined, turn.promptTokens)!);
+    const teacher = dist(hintedPromptIds(messages, undefined, hint)!);
+    disposeModel(model);
+    const kl = mean(student.map((s, j) => s.reduce((a, lp, v) => a + Math.exp(lp) * (lp - teacher[j]![v]!), 0)));
+    expect(kl).toBeGreaterThan(1e-4);
+
+    const r = await trainer.tick(runId);
+    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: r.step!.step } } })).metrics);
+    expect(record.trace[0]).toMatchObject({ kind: "OPD", teacher: "step" });
+    expect(record.values["train/distill_kl"]).toBeCloseTo(kl, 4);
+    expect(record.values["train/pg_loss"]).toBeCloseTo(0, 6); // the OPD term is the distillation loss, not an advantage
+    expect(record.values["train/loss"]).toBeCloseTo(kl, 4);
   });
 });

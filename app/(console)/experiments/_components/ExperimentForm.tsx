@@ -3,6 +3,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { ExperimentCreateInput } from "../../../../server/experiments/schemas";
 import "../../../../server/platform/zodMessages";
 import type { FieldIssue } from "../../../_lib/errors";
+import { BACKEND_HYPER_DEFAULTS, HyperparamsSchema } from "../../../../server/experiments/config";
 import { getAt, setAt, type Json } from "./formState";
 import { GpuGrid } from "./GpuGrid";
 
@@ -20,6 +21,9 @@ interface Props {
   slugEditable: boolean;
   onSubmit: (values: { name: string; slug?: string; description: string; config: unknown }) => Promise<FieldIssue[] | string | null>;
 }
+
+const REFERENCE_HYPER = HyperparamsSchema.parse({});
+const BACKEND_DEPENDENT = [...new Set(Object.values(BACKEND_HYPER_DEFAULTS).flatMap((d) => Object.keys(d)))] as (keyof typeof REFERENCE_HYPER)[];
 
 export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEditable, onSubmit }: Props) {
   const [values, setValues] = useState(initial);
@@ -71,6 +75,22 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const policyKind = String(getAt(cfg, "policy.kind") ?? "embedded");
   const judgeKind = String(getAt(cfg, "judge.backend.kind") ?? "heuristic");
   const trainerBackend = String(getAt(cfg, "trainer.backend") ?? "embedded");
+  // Where each default comes from: the trainer backend's own (measured), else OpenClaw-RL's launch scripts.
+  const origin = (key: keyof typeof REFERENCE_HYPER, what = "") => {
+    const own = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key];
+    const ref = `OpenClaw-RL default ${String(REFERENCE_HYPER[key])}`;
+    return [what, own !== undefined ? `${trainerBackend} trainer default ${String(own)} (measured); ${ref}` : ref].filter(Boolean).join(" · ");
+  };
+  // Switching the trainer moves the backend-dependent fields still at the old backend's default to the new one's.
+  const switchTrainer = (next: string) =>
+    setValues((s) => {
+      let config = setAt(s.config, "trainer.backend", next);
+      for (const key of BACKEND_DEPENDENT) {
+        const before = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key] ?? REFERENCE_HYPER[key];
+        if (getAt(s.config, `hyper.${key}`) === before) config = setAt(config, `hyper.${key}`, BACKEND_HYPER_DEFAULTS[next]?.[key] ?? REFERENCE_HYPER[key]);
+      }
+      return { ...s, config };
+    });
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -147,6 +167,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           )}
           {num("Votes (m)", "judge.votes", "1")}
           {num("Temperature", "judge.temperature")}
+          {select("Hint selection (OPD)", "judge.hintSelection", ["longest", "shortest"])}
           {num("Max tokens", "judge.maxTokens", "1")}
         </div>
         {policyKind !== "embedded" && (
@@ -163,8 +184,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <div className="card">
         <h3>Training</h3>
         <div className="grid2">
-          {num("Learning rate", "hyper.lr", "any", "OpenClaw-RL default 1e-5")}
-          {num("Batch size", "hyper.batchSize", "1", "samples per optimizer step")}
+          {num("Learning rate", "hyper.lr", "any", origin("lr"))}
+          {num("Batch size", "hyper.batchSize", "1", origin("batchSize", "samples per optimizer step"))}
           {num("eps-clip", "hyper.epsClip")}
           {num("eps-clip-high", "hyper.epsClipHigh")}
           {num("KL coefficient", "hyper.klCoef")}
@@ -173,6 +194,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {num("Max staleness (versions)", "hyper.maxStaleness", "1")}
           {select("Stale samples", "hyper.stalePolicy", ["drop", "importance-weight"])}
           {num("Checkpoints kept", "hyper.keepCheckpoints", "1")}
+          {select("OPD estimator", "hyper.opdEstimator", trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled", "topk"])}
+          <span className="muted" style={{ fontSize: 11 }}>{origin("opdEstimator", "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (embedded only)")}</span>
+          {getAt(cfg, "hyper.opdEstimator") === "topk" && num("Top-K", "hyper.topK", "1", origin("topK"))}
+          {select("OPD teacher", "hyper.teacherSource", trainerBackend === "embedded" ? ["base", "current"] : ["base"])}
+          {num("OPD advantage clamp (0 = off)", "hyper.advClamp", "any", origin("advClamp", "caps |teacher − π| of the sampled estimator"))}
+          {num("PPO dual-clip c (0 = off)", "hyper.dualClip", "any", origin("dualClip", "caps the loss of negative-advantage tokens at −A·c"))}
           {field("LoRA", "config.lora.enabled", <select name="lora.enabled" value={String(getAt(cfg, "lora.enabled") ?? false)} onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}><option value="false">off</option><option value="true">on</option></select>)}
           {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}
@@ -182,7 +209,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <div className="card">
         <h3>Trainer backend and GPU split</h3>
         <div className="grid2">
-          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker"])}
+          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker"], switchTrainer)}
           {trainerBackend === "tinker" && <div className="notice">Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (<code>TINKER_API_KEY</code> on the trainer host). No local GPUs are used.</div>}
           {trainerBackend === "ray-slime" && text("Ray dashboard address", "trainer.rayAddress", "http://head-node:8265")}
         </div>
