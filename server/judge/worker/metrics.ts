@@ -8,6 +8,10 @@
 //   judge/queue_depth         turns ready to judge with no judgment under the current judge version
 //   judge/lag_ms              how long the oldest of those has been waiting (0 when caught up)
 // The three "share" metrics are omitted from a window that has nothing to measure them on.
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import { KEYS } from "../../platform/bus/contracts";
+import { rkey } from "../../platform/redis";
 import type { JudgmentResult } from "../core/schemas";
 
 export type JudgedSample = {
@@ -85,5 +89,58 @@ export class JudgeMetricsWindow {
     this.samples = new Map();
     this.since = now;
     return out;
+  }
+}
+
+const JudgedSampleSchema = z.object({
+  score: z.number(),
+  excluded: z.boolean(),
+  hintAccepted: z.boolean(),
+  hadHintVotes: z.boolean(),
+  voteLatencies: z.array(z.number()),
+  agreement: z.number().nullable(),
+});
+
+/** Takes the leadership of the judge metrics, or keeps it (only the holder renews). */
+const LEAD = `
+local cur = redis.call('GET', KEYS[1])
+if cur == false or cur == ARGV[1] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]); return 1 end
+return 0`;
+
+/** Atomically takes every sample the other workers handed over for an experiment. */
+const TAKE = `
+local v = redis.call('LRANGE', KEYS[1], 0, -1)
+redis.call('DEL', KEYS[1])
+return v`;
+
+/**
+ * Several judge workers, one series: each window, one worker (a lease in Redis, renewed by its holder at
+ * every flush) writes the judge/* points, over its own samples and those the other workers handed it
+ * through Redis; the others write nothing. Without Redis every worker writes its own points (as alone).
+ */
+export class MetricsAggregation {
+  constructor(private readonly opts: { redis: Redis; workerId: string; leaseMs: number }) {}
+
+  /** True: this worker writes the series this window. */
+  async lead(): Promise<boolean> {
+    return (await this.opts.redis.eval(LEAD, 1, rkey(KEYS.judgeMetricsLeader.key()), this.opts.workerId, String(this.opts.leaseMs))) === 1;
+  }
+
+  async handOver(samples: ReadonlyMap<string, readonly JudgedSample[]>): Promise<void> {
+    const m = this.opts.redis.multi();
+    for (const [experimentId, list] of samples) {
+      if (!list.length) continue;
+      const key = rkey(KEYS.judgeMetricsSamples.key(experimentId));
+      m.rpush(key, ...list.map((s) => JSON.stringify(s))).pexpire(key, this.opts.leaseMs * 10);
+    }
+    await m.exec();
+  }
+
+  async take(experimentId: string): Promise<JudgedSample[]> {
+    const raw = (await this.opts.redis.eval(TAKE, 1, rkey(KEYS.judgeMetricsSamples.key(experimentId)))) as string[];
+    return raw.flatMap((r) => {
+      const parsed = JudgedSampleSchema.safeParse(JSON.parse(r));
+      return parsed.success ? [parsed.data] : [];
+    });
   }
 }

@@ -5,11 +5,13 @@ import type { Job } from "bullmq";
 import { publish } from "../../platform/bus/pubsub";
 import { consume, queue } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
+import { redis } from "../../platform/redis";
+import { randomUUID } from "node:crypto";
 import { withTimeout } from "../core/resilience";
 import { LIVE_RUN_STATUSES } from "../../runs/service";
 import { sleep } from "../../platform/workerRuntime";
 import { activeExperiments, backlogOf } from "./backlog";
-import { JudgeMetricsWindow, sampleOf, summarize } from "./metrics";
+import { JudgeMetricsWindow, MetricsAggregation, sampleOf, summarize, type JudgedSample } from "./metrics";
 import { judgeTurnJob, JudgeUnavailableError } from "./process";
 import { JudgeRuntime, type JudgeRuntimeOptions } from "./runtime";
 import { sweepUnjudged } from "./sweeper";
@@ -50,6 +52,7 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
   const log = opts.log ?? (() => {});
   const runtime = new JudgeRuntime(opts.runtime);
   const window = new JudgeMetricsWindow();
+  const aggregation = new MetricsAggregation({ redis: redis(), workerId: randomUUID(), leaseMs: Math.max(3 * opts.metricsIntervalMs, 5000) });
   const totals = { stored: 0, duplicates: 0, skipped: 0, retried: 0 };
   const inFlight = new Set<string>();
   /** Experiments that got points last flush: they get one more (the return to zero) when idle. */
@@ -106,9 +109,14 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
   const flushMetrics = async () => {
     const { windowMs, samples } = window.drain();
     const now = Date.now();
+    // One series however many workers run: a follower hands its samples to the leader and writes nothing.
+    // Redis unreachable: this worker writes its own (one series per worker, as before the aggregation).
+    const leader = await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.lead()).catch(() => null);
+    const handed = leader === false && (await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.handOver(samples)).then(() => true, () => false));
     const emitted = new Set<string>();
-    for (const e of await activeExperiments(opts.experimentIds)) {
-      const mine = samples.get(e.id) ?? [];
+    for (const e of handed ? [] : await activeExperiments(opts.experimentIds)) {
+      let mine: JudgedSample[] = samples.get(e.id) ?? [];
+      if (leader) mine = [...mine, ...(await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.take(e.id)).catch(() => [] as JudgedSample[]))];
       const backlog = await backlogOf(e.id, e.judgeVersion);
       if (mine.length === 0 && backlog.depth === 0 && !reported.has(e.id)) continue;
       if (mine.length > 0 || backlog.depth > 0) emitted.add(e.id);
@@ -119,7 +127,7 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
       // Live fan-out is best effort: Postgres has the points, and a Redis outage must not stall the loop.
       await withTimeout(REDIS_TIMEOUT_MS, () => publish("metrics", { experimentId: e.id, runId, points: points.map((p) => ({ ...p, step: null, ts: now })) })).catch(() => {});
     }
-    reported = emitted;
+    if (!handed) reported = emitted;
     const counts = await withTimeout(REDIS_TIMEOUT_MS, () => queue("judgeTurn").getJobCounts("waiting", "active", "delayed", "failed", "prioritized"));
     for (const [state, n] of Object.entries(counts)) opts.setStat?.(`queue_${state}`, n);
     for (const [name, n] of Object.entries(totals)) opts.setStat?.(`${name}_total`, n);

@@ -128,6 +128,10 @@ export const KEYS = {
     pattern: "psess:*",
     key: (experimentId: string, externalId: string) => `psess:${experimentId}:${externalId}`,
   },
+  /** String with TTL: the judge worker that writes the judge/* metric series (one series however many workers run). */
+  judgeMetricsLeader: { key: () => "judge:metrics:leader" },
+  /** List with TTL: judged samples (JSON) other judge workers hand to the leader, per experiment. */
+  judgeMetricsSamples: { key: (experimentId: string) => `judge:metrics:samples:${experimentId}` },
   /** String with TTL: the latest SimulationStats of an experiment. */
   simulationStats: {
     pattern: "sim:stats:*",
