@@ -112,7 +112,7 @@ export class ExperimentDirectory {
     const version = active?.version ?? 0;
     const checkpointPath = active?.checkpointPath ?? null;
     const previous = this.byId.get(e.id);
-    const upstream = this.upstreamFor(e.id, config, checkpointPath, version);
+    const upstream = this.upstreamFor(e.id, e.slug, config, checkpointPath, version);
     const ctx: ExperimentContext = {
       id: e.id,
       slug: e.slug,
@@ -132,7 +132,7 @@ export class ExperimentDirectory {
     return ctx;
   }
 
-  private upstreamFor(experimentId: string, config: ExperimentConfig, checkpointPath: string | null, version: number): Upstream {
+  private upstreamFor(experimentId: string, slug: string, config: ExperimentConfig, checkpointPath: string | null, version: number): Upstream {
     // An embedded policy's weights move with its own experiment's training: two experiments on the same base
     // checkpoint must not share one engine (a version swap for one would serve the other's weights).
     const sig = config.policy.kind === "embedded" ? `${experimentId}\u0000${upstreamSignature(config.policy)}` : upstreamSignature(config.policy);
@@ -144,6 +144,7 @@ export class ExperimentDirectory {
         version,
         timeoutMs: this.deps.upstreamTimeoutMs,
         defaultMaxTokens: config.serving.maxTokens,
+        servedName: slug,
       });
       this.upstreams.set(sig, u);
     }

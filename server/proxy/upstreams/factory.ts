@@ -13,6 +13,8 @@ export interface UpstreamContext {
   version: number;
   timeoutMs: number;
   defaultMaxTokens: number;
+  /** The name an embedded policy answers with (`model` in its responses): the experiment's slug, as clients ask for it. */
+  servedName?: string;
 }
 
 export type UpstreamFactory = (ctx: UpstreamContext) => Upstream;
@@ -26,7 +28,7 @@ export const createUpstream: UpstreamFactory = (ctx) => {
   const p = ctx.policy;
   if (p.kind === "embedded") {
     return new EmbeddedUpstream({
-      model: "embedded",
+      model: ctx.servedName ?? "embedded",
       checkpointPath: path.resolve(ctx.checkpointPath ?? p.checkpoint),
       version: ctx.version,
       defaultMaxTokens: ctx.defaultMaxTokens,

@@ -142,7 +142,14 @@ describe("embedded policy", () => {
       const a = await client.chat.completions.create({ model: "x", messages, seed: 5, temperature: 1 } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming).withResponse();
       const streamed = await client.chat.completions.create({ model: "x", messages, seed: 5, temperature: 1, stream: true } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
       let text = "";
-      for await (const c of streamed.data) text += c.choices[0]?.delta.content ?? "";
+      const models = new Set<string>();
+      for await (const c of streamed.data) {
+        text += c.choices[0]?.delta.content ?? "";
+        models.add(c.model);
+      }
+      // Responses name the experiment the client asked for, not the backend kind ("embedded").
+      expect(a.data.model).toBe(experiment.slug);
+      expect([...models]).toEqual([experiment.slug]);
 
       await reference.load(path.join(dir, "v0"), 0);
       const expected = await reference.chat(messages, { maxTokens: 12, seed: 5, temperature: 1 });
