@@ -8,9 +8,7 @@ import { useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useTRPC } from "../../_lib/trpc";
 import { emaSmooth } from "../../../server/metrics/ema";
-import { COLORS, fmtX, type Axis } from "./chart";
-
-const round = (v: unknown) => (typeof v === "number" ? Number(v.toPrecision(4)) : String(v));
+import { COLORS, fmtTick, fmtValue, fmtX, round, unitOf, withGaps, yDomain, type Axis } from "./chart";
 
 export function CompareView() {
   const trpc = useTRPC();
@@ -46,9 +44,10 @@ export function CompareView() {
   const lines = selected.map((r, i) => {
     const pts = series[i]?.data?.series[0]?.points ?? [];
     const smooth = emaSmooth(pts.map((p) => p.last), alpha);
-    return { key: r.id, label: `${expName.get(r.experimentId) ?? r.experimentId} · run #${r.number}`, color: COLORS[i % COLORS.length]!, data: pts.map((p, k) => ({ x: p.x, y: smooth[k]! })) };
+    return { key: r.id, label: `${expName.get(r.experimentId) ?? r.experimentId} · run #${r.number}`, color: COLORS[i % COLORS.length]!, count: pts.length, data: withGaps(pts.map((p, k) => ({ x: p.x, y: smooth[k]! as number | null })), (x) => ({ x, y: null })) };
   });
-  const total = lines.reduce((n, l) => n + l.data.length, 0);
+  const total = lines.reduce((n, l) => n + l.count, 0);
+  const unit = unitOf(metric);
 
   return (
     <>
@@ -70,7 +69,7 @@ export function CompareView() {
           <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={alpha} onChange={(e) => set({ smooth: Number(e.target.value) ? e.target.value : null })} />
         </label>
       </div>
-      <div className="chart" data-testid="compare-chart" data-points={total} data-lines={lines.filter((l) => l.data.length).length}>
+      <div className="chart" data-testid="compare-chart" data-points={total} data-lines={lines.filter((l) => l.count).length}>
         <h4>{metric}</h4>
         {!selected.length && <div className="empty">Tick runs below to overlay them.</div>}
         {selected.length > 0 && !total && <div className="empty">No points of {metric} in these runs.</div>}
@@ -79,9 +78,9 @@ export function CompareView() {
             <LineChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
               <CartesianGrid stroke="#2a3140" strokeDasharray="3 3" />
               <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmtX(axis)} stroke="#9aa3b2" fontSize={11} allowDuplicatedCategory={false} />
-              <YAxis stroke="#9aa3b2" fontSize={11} width={56} domain={["auto", "auto"]} tickFormatter={(v: number) => String(round(v))} />
-              <Tooltip contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }} labelFormatter={(x) => fmtX(axis)(Number(x))} formatter={(v) => round(v)} />
-              {lines.map((l) => <Line key={l.key} data={l.data} dataKey="y" name={l.label} stroke={l.color} dot={false} strokeWidth={1.6} isAnimationActive={false} />)}
+              <YAxis stroke="#9aa3b2" fontSize={11} width={64} domain={yDomain} tickFormatter={fmtTick(unit)} />
+              <Tooltip contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }} labelFormatter={(x) => fmtX(axis)(Number(x))} formatter={(v) => `${fmtValue(v)}${unit ? ` ${unit}` : ""}`} />
+              {lines.map((l) => <Line key={l.key} data={l.data} dataKey="y" name={l.label} stroke={l.color} dot={false} strokeWidth={1.6} isAnimationActive={false} connectNulls={false} />)}
             </LineChart>
           </ResponsiveContainer>
         )}

@@ -7,7 +7,7 @@ import { useTRPC } from "../../_lib/trpc";
 import { emaSmooth } from "../../../server/metrics/ema";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { CompareView } from "./Compare";
-import { COLORS, fmtX, type Axis } from "./chart";
+import { COLORS, fmtTick, fmtValue, fmtX, unitOf, withGaps, yDomain, type Axis } from "./chart";
 
 type LivePoint = { x: number; value: number };
 const NO_LIVE = new Map<string, LivePoint[]>();
@@ -34,7 +34,7 @@ const GROUPS: { title: string; claims: (name: string) => boolean }[] = [
  * Series recorded without a step (judge, proxy and queue gauges) have no place on a step axis: on the Step
  * axis they get charts of their own on the time axis instead of saying "No points yet".
  */
-function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title: string; names: string[]; axis: Axis }[] {
+function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title: string; names: string[]; axis: Axis; unit: string }[] {
   const make = (title: string, a: Axis) => ({ title, names: [] as string[], axis: a });
   const charts = GROUPS.map((g) => make(g.title, axis));
   const timeCharts = GROUPS.map((g) => make(`${g.title} (by time)`, "time"));
@@ -45,12 +45,20 @@ function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title:
     if (i >= 0) (onTime ? timeCharts : charts)[i]!.names.push(n);
     else other.push({ title: n, names: [n], axis: onTime ? "time" : axis });
   }
-  return [...charts, ...timeCharts].filter((c) => c.names.length).concat(other);
+  return [...charts, ...timeCharts].filter((c) => c.names.length).concat(other).flatMap(byUnit);
+}
+
+/** One unit per y axis: a group that mixes milliseconds and rates (Throughput, Queue depth and lag) splits. */
+function byUnit(c: { title: string; names: string[]; axis: Axis }): { title: string; names: string[]; axis: Axis; unit: string }[] {
+  const units = [...new Set(c.names.map(unitOf))];
+  if (units.length === 1) return [{ ...c, unit: units[0]! }];
+  return units.map((u) => ({ title: `${c.title} (${u || "count"})`, names: c.names.filter((n) => unitOf(n) === u), axis: c.axis, unit: u }));
 }
 
 
-function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band, live, axisNote }: {
+function Chart({ experimentId, runIds, runLabel, names, title, axis, unit, alpha, band, live, axisNote }: {
   axisNote?: string;
+  unit: string;
   experimentId: string;
   runIds: string[];
   runLabel: (id: string) => string;
@@ -74,7 +82,10 @@ function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band
         key,
         label: `${runIds.length > 1 || s.runId === null ? `${runLabel(s.runId ?? "")} · ` : ""}${s.name}`,
         color: COLORS[i % COLORS.length]!,
-        data: pts.map((p, k) => ({ x: p.x, y: smooth[k]!, band: [p.min, p.max] as [number, number] })),
+        data: withGaps(
+          pts.map((p, k) => ({ x: p.x, y: smooth[k]! as number | null, band: [p.min, p.max] as [number, number] | null })),
+          (x) => ({ x, y: null, band: null }),
+        ),
         count: pts.length,
       };
     }).filter((l) => l.count > 0);
@@ -90,13 +101,13 @@ function Chart({ experimentId, runIds, runLabel, names, title, axis, alpha, band
           <ComposedChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#2a3140" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmtX(axis)} stroke="#9aa3b2" fontSize={11} allowDuplicatedCategory={false} />
-            <YAxis stroke="#9aa3b2" fontSize={11} width={56} domain={["auto", "auto"]} />
-            <Tooltip contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }} labelFormatter={(x) => fmtX(axis)(Number(x))} />
+            <YAxis stroke="#9aa3b2" fontSize={11} width={64} domain={yDomain} tickFormatter={fmtTick(unit)} />
+            <Tooltip contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }} labelFormatter={(x) => fmtX(axis)(Number(x))} formatter={(v) => `${fmtValue(v)}${unit ? ` ${unit}` : ""}`} />
             {band && lines.map((l) => (
-              <Area key={`${l.key}-band`} data={l.data} dataKey="band" stroke="none" fill={l.color} fillOpacity={0.15} isAnimationActive={false} name={`${l.label} min–max`} legendType="none" />
+              <Area key={`${l.key}-band`} data={l.data} dataKey="band" stroke="none" fill={l.color} fillOpacity={0.15} isAnimationActive={false} connectNulls={false} name={`${l.label} min–max`} legendType="none" />
             ))}
             {lines.map((l) => (
-              <Line key={l.key} data={l.data} dataKey="y" name={l.label} stroke={l.color} dot={false} strokeWidth={1.6} isAnimationActive={false} />
+              <Line key={l.key} data={l.data} dataKey="y" name={l.label} stroke={l.color} dot={false} strokeWidth={1.6} isAnimationActive={false} connectNulls={false} />
             ))}
           </ComposedChart>
         </ResponsiveContainer>
@@ -231,7 +242,7 @@ function ExperimentMetrics() {
       {experimentId && catalog.data && !charts.length && <div className="empty">No metrics recorded for these runs yet.</div>}
       <div className="charts">
         {charts.map((c) => (
-          <Chart key={c.title} experimentId={experimentId} runIds={runIds} runLabel={runLabel} names={c.names} title={c.title} axis={c.axis} alpha={alpha} band={band} live={c.axis === axis ? live : NO_LIVE}
+          <Chart key={c.title} experimentId={experimentId} runIds={runIds} runLabel={runLabel} names={c.names} title={c.title} axis={c.axis} unit={c.unit} alpha={alpha} band={band} live={c.axis === axis ? live : NO_LIVE}
             axisNote={c.axis !== axis ? "time axis: recorded without a step" : undefined} />
         ))}
       </div>
