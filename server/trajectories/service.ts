@@ -213,9 +213,14 @@ export async function listTurnAudit(p: Principal, input: z.output<typeof AuditLi
   }
   const turnIds = experimentId && !input.turnId ? Prisma.sql`AND a."resourceId" IN (SELECT id FROM turns WHERE "experimentId" = ${experimentId})` : Prisma.empty;
   const k = input.cursor ? await db().auditLog.findUnique({ where: { id: input.cursor }, select: { createdAt: true, id: true } }) : null;
-  const rows = await db().$queryRaw<{ id: string; action: string; resourceId: string; before: unknown; after: unknown; createdAt: Date; actor: string | null; actorKeyId: string | null }[]>`
-    SELECT a.id, a.action, a."resourceId", a.before, a.after, a."createdAt", u.email AS actor, a."actorKeyId"
+  const rows = await db().$queryRaw<{
+    id: string; action: string; resourceId: string; before: unknown; after: unknown; createdAt: Date; actor: string | null; actorKeyId: string | null;
+    turnIndex: number | null; experimentId: string | null; experimentName: string | null;
+  }[]>`
+    SELECT a.id, a.action, a."resourceId", a.before, a.after, a."createdAt", u.email AS actor, a."actorKeyId",
+           t.index AS "turnIndex", e.id AS "experimentId", e.name AS "experimentName"
     FROM audit_logs a LEFT JOIN users u ON u.id = a."actorUserId"
+      LEFT JOIN turns t ON t.id = a."resourceId" LEFT JOIN experiments e ON e.id = t."experimentId"
     WHERE a."resourceType" = 'turn' ${input.turnId ? Prisma.sql`AND a."resourceId" = ${input.turnId}` : Prisma.empty}
       AND a.action = ${input.action ?? RELABEL_ACTION} ${turnIds}
       ${k ? Prisma.sql`AND (a."createdAt", a.id) < (${sqlTime(k.createdAt)}, ${k.id})` : Prisma.empty}

@@ -60,10 +60,13 @@ export default function ExperimentsPage() {
         </tbody>
       </table>
       {list.data && !list.data.items.length && <div className="empty">No experiments match. <Link href="/experiments/new">Create one</Link>.</div>}
-      <div className="toolbar" style={{ marginTop: 12 }}>
-        <button disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>← Previous</button>
-        <button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>Next →</button>
-      </div>
+      {/* No pager for a single page. */}
+      {(cursors.length > 0 || !!list.data?.nextCursor) && (
+        <div className="toolbar" style={{ marginTop: 12 }} data-testid="experiments-pager">
+          <button disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>← Previous</button>
+          <button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>Next →</button>
+        </div>
+      )}
     </>
   );
 }

@@ -235,7 +235,9 @@ describe("conversation view", () => {
       after: { source: "REVIEWER", value: 1, kind: "RL", reward: 1, labelValue: 1, via: "relabel" },
     });
     const audit = await call("GET", `/api/v1/audit/relabels?experimentId=${exp.id}`);
-    expect((audit.body as unknown as { items: { resourceId: string }[] }).items.map((a) => a.resourceId)).toContain(ids[1]);
+    const entries = (audit.body as unknown as { items: { resourceId: string; turnIndex: number; experimentId: string; experimentName: string; after: { hint?: string } }[] }).items;
+    // The audit log names the turn's experiment and index beside its full id, and keeps the reviewer's hint.
+    expect(entries.find((a) => a.resourceId === ids[1])).toMatchObject({ turnIndex: 1, experimentId: exp.id, experimentName: exp.name, after: { hint: "Quote the exact figure asked for." } });
     expect(idsOf(await list({ relabeled: "true" }))).toEqual([ids[1]]);
     expect(idsOf(await list({ relabeled: "false", turnType: "MAIN" }))).toEqual([ids[3], ids[2], ids[0]]);
     const stored = await db().label.findMany({ where: { turnId: ids[1], source: "REVIEWER" } });

@@ -21,10 +21,13 @@ export default function RelabelAuditPage() {
       <div className="toolbar"><div style={{ width: 260 }}><ExperimentSelect value={experimentId} onChange={(v) => (setExperimentId(v), setCursors([]))} /></div></div>
       {list.error && <div className="form-error">{list.error.message}</div>}
       {list.data && <AuditTable entries={list.data.items} showTurn />}
-      <div className="toolbar" style={{ marginTop: 12 }}>
-        <button disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
-        <button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>Older →</button>
-      </div>
+      {/* No pager for a single page. */}
+      {(cursors.length > 0 || !!list.data?.nextCursor) && (
+        <div className="toolbar" style={{ marginTop: 12 }} data-testid="audit-pager">
+          <button disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>← Newer</button>
+          <button disabled={!list.data?.nextCursor} onClick={() => list.data?.nextCursor && setCursors([...cursors, list.data.nextCursor])}>Older →</button>
+        </div>
+      )}
     </>
   );
 }
