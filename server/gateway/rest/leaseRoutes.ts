@@ -31,7 +31,7 @@ export const batchRoutes: RouteDef[] = [
   }),
   route({
     method: "POST", path: "/runs/:id/report", tag: "trainer",
-    summary: "Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), lease renewals; answers whether to stop",
+    summary: "Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), the PRM routers (the judge scores there), lease renewals; answers whether to stop",
     permission: "write", params: ById, body: ReportInput,
     handler: (p, i) => batches.reportRun(p, i.params.id, i.body),
   }),

@@ -3,12 +3,24 @@
 // judgment instead of adding another, and votes are written only by the transaction that created it.
 import { db, type Prisma } from "../../platform/db/client";
 import type { JudgmentResult } from "../core/schemas";
+import type { JudgeEndpoints } from "./endpoints";
 
 export type SavedJudgment = { id: string; created: boolean };
 
-/** `teacherError`: teacher scoring failed for good (stored in the settings record, visible with it). */
-export async function saveJudgment(turnId: string, r: JudgmentResult, opts: { teacherError?: string | null } = {}): Promise<SavedJudgment> {
-  const settings = (opts.teacherError ? { ...r.settings, teacherError: opts.teacherError } : r.settings) as Prisma.InputJsonValue;
+/**
+ * Stored in the settings record, visible with it: `teacherError` (teacher scoring failed for good) and
+ * `endpoints` (which judge and teacher endpoints scored the turn: the experiment's, or a live run's PRM).
+ */
+export async function saveJudgment(
+  turnId: string,
+  r: JudgmentResult,
+  opts: { teacherError?: string | null; endpoints?: JudgeEndpoints } = {},
+): Promise<SavedJudgment> {
+  const settings = {
+    ...r.settings,
+    ...(opts.teacherError ? { teacherError: opts.teacherError } : {}),
+    ...(opts.endpoints ? { endpoints: opts.endpoints } : {}),
+  } as Prisma.InputJsonValue;
   return db().$transaction(async (tx) => {
     const inserted = await tx.judgment.createManyAndReturn({
       data: [

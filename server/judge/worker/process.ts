@@ -64,7 +64,7 @@ export async function judgeTurnJob(
 ): Promise<JudgeOutcome> {
   const loaded = await loadTurnForJudging(turnId);
   if (!loaded.ready) return { status: "skipped", reason: loaded.reason };
-  const judge = runtime.forExperiment(loaded.experimentId, loaded.config);
+  const judge = await runtime.forExperimentNow(loaded.experimentId, loaded.config);
   const existing = await db().judgment.findUnique({
     where: { turnId_judgeVersion: { turnId, judgeVersion: judge.version } },
     select: { id: true },
@@ -78,7 +78,7 @@ export async function judgeTurnJob(
   if (problem && (!opts.finalAttempt || problem.transient)) throw new JudgeUnavailableError(problem.reason);
   const degraded = problem?.reason ?? null;
   const teacherError = result.hintAccepted && result.teacherLogprobs === null ? result.teacherError : null;
-  const saved = await saveJudgment(turnId, result, { teacherError });
+  const saved = await saveJudgment(turnId, result, { teacherError, endpoints: judge.endpoints });
   if (!saved.created) return { status: "duplicate", judgmentId: saved.id, experimentId: loaded.experimentId };
   return { status: "stored", judgmentId: saved.id, experimentId: loaded.experimentId, result, degraded };
 }

@@ -1,6 +1,7 @@
 // Process-wide judging state: ONE breaker registry and ONE limiter per kind of call (so circuits and
 // concurrency are per endpoint and per process, not per job), and the backend/teacher built for each
-// experiment, rebuilt only when the experiment's judge or policy config changes.
+// experiment, rebuilt only when the experiment's judge or policy config changes, or its live run's PRM
+// routers do (endpoints.ts: where the calls go).
 import type { ExperimentConfig } from "../../experiments/config";
 import { createJudgeBackend, type JudgeBackend } from "../core/backends";
 import { loadCustomReward } from "../core/customReward";
@@ -10,6 +11,7 @@ import { BreakerRegistry, Limiter, type BreakerOptions } from "../core/resilienc
 import type { JudgeSettings } from "../core/schemas";
 import { createTeacherScorer, type TeacherScorer } from "../core/teacherClients";
 import { createEmbeddedTeacher } from "./embeddedTeacher";
+import { RunPrmLookup, withRunPrm, type JudgeEndpoints, type RunPrm } from "./endpoints";
 import { DEFAULT_CALL_POLICY, expectedJudgeVersion, judgeConfigHash, judgeSettingsFor, teacherPlanFor, type CallPolicy } from "./settings";
 
 export type JudgeRuntimeOptions = {
@@ -23,6 +25,8 @@ export type JudgeRuntimeOptions = {
   /** Where relative custom reward modules and checkpoints resolve. */
   baseDir?: string;
   fetch?: FetchLike;
+  /** Finds an experiment's live run's PRM routers (replaceable, e.g. for another egress check). */
+  prmLookup?: RunPrmLookup;
 };
 
 export type ExperimentJudge = {
@@ -32,12 +36,15 @@ export type ExperimentJudge = {
   settings: JudgeSettings;
   backend?: JudgeBackend;
   teacher: TeacherScorer | null;
+  /** Recorded on each judgment (settings.endpoints). */
+  endpoints: JudgeEndpoints;
 };
 
 export class JudgeRuntime {
   readonly breakers: BreakerRegistry;
   readonly judgeLimiter: Limiter;
   readonly teacherLimiter: Limiter;
+  readonly prm: RunPrmLookup;
   private readonly judges = new Map<string, ExperimentJudge>();
   private readonly judgeCalls: CallPolicy;
   private readonly teacherCalls: CallPolicy;
@@ -50,25 +57,41 @@ export class JudgeRuntime {
     this.judgeCalls = opts.judgeCalls ?? DEFAULT_CALL_POLICY;
     this.teacherCalls = opts.teacherCalls ?? DEFAULT_CALL_POLICY;
     this.baseDir = opts.baseDir ?? process.cwd();
+    this.prm = opts.prmLookup ?? new RunPrmLookup();
   }
 
-  /** The judge for an experiment's (unsealed) config, cached per experiment and config hash. */
-  forExperiment(experimentId: string, config: ExperimentConfig): ExperimentJudge {
-    const hash = judgeConfigHash(config);
+  /** The judge for an experiment right now: at its live run's PRM routers when the job reported them. */
+  async forExperimentNow(experimentId: string, config: ExperimentConfig): Promise<ExperimentJudge> {
+    const { prm, refused } = await this.prm.forExperiment(experimentId);
+    return this.forExperiment(experimentId, config, prm, refused);
+  }
+
+  /** The judge for an experiment's (unsealed) config, cached per experiment, config hash and PRM routers. */
+  forExperiment(experimentId: string, config: ExperimentConfig, prm: RunPrm | null = null, refused?: string): ExperimentJudge {
+    const hash = `${judgeConfigHash(config)}:${JSON.stringify(prm)}:${refused ?? ""}`;
     const cached = this.judges.get(experimentId);
     if (cached?.hash === hash) return cached;
-    const settings = judgeSettingsFor(config, this.judgeCalls, this.judgeLimiter.max);
-    const b = config.judge.backend;
+    const { judgeConfig, teacherConfig } = withRunPrm(config, prm);
+    const settings = judgeSettingsFor(judgeConfig, this.judgeCalls, this.judgeLimiter.max);
+    const b = judgeConfig.judge.backend;
     const backend =
       settings.kind === "custom" ? undefined : createJudgeBackend(settings, { apiKey: "apiKey" in b ? b.apiKey : undefined, fetch: this.opts.fetch });
-    const plan = teacherPlanFor(config, this.teacherCalls, this.teacherLimiter.max);
+    const plan = teacherPlanFor(teacherConfig, this.teacherCalls, this.teacherLimiter.max);
     const teacher =
       plan.kind === "embedded"
         ? createEmbeddedTeacher(plan.checkpoint, this.baseDir)
         : plan.kind === "remote"
           ? createTeacherScorer(plan.settings, { apiKey: plan.apiKey, fetch: this.opts.fetch })
           : null;
-    const judge: ExperimentJudge = { hash, version: expectedJudgeVersion(config), method: config.method, settings, backend, teacher };
+    const endpoints: JudgeEndpoints = {
+      source: prm ? "run" : "experiment",
+      ...(prm ? { runId: prm.runId } : {}),
+      judge: settings.kind === "openai" ? (settings.baseUrl ?? null) : null,
+      teacher: plan.kind === "remote" ? (plan.settings.baseUrl ?? null) : plan.kind === "embedded" ? `embedded:${plan.checkpoint}` : null,
+      ...(refused ? { refused } : {}),
+    };
+    // The version comes from the experiment's own config: the run's routers change where, not what.
+    const judge: ExperimentJudge = { hash, version: expectedJudgeVersion(config), method: config.method, settings, backend, teacher, endpoints };
     this.judges.set(experimentId, judge);
     return judge;
   }

@@ -8,7 +8,7 @@ import { db } from "../../platform/db/client";
 import { redis } from "../../platform/redis";
 import { randomUUID } from "node:crypto";
 import { withTimeout } from "../core/resilience";
-import { LIVE_RUN_STATUSES } from "../../runs/service";
+import { LIVE_RUN_STATUSES } from "../../platform/db/runStatus";
 import { sleep } from "../../platform/workerRuntime";
 import { activeExperiments, backlogOf } from "./backlog";
 import { JudgeMetricsWindow, MetricsAggregation, sampleOf, summarize, type JudgedSample } from "./metrics";

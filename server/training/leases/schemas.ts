@@ -51,6 +51,15 @@ export const ReportInput = z.object({
   weightVersion: z.number().int().min(0).optional(),
   /** OpenAI-compatible base URL of the job's rollout engine; the proxy forwards the run's traffic there. */
   rolloutUrl: httpUrl.optional(),
+  /**
+   * The job's PRM engines' router (SGLang native API base, e.g. http://10.0.0.5:3789; slime fork --prm-*): while
+   * the run is live the judge worker scores this experiment's votes and teacher log-probs there.
+   */
+  prmUrl: httpUrl.optional(),
+  /** A separate PRM teacher's router (4-way split), for teacher log-probs; prmUrl when absent. */
+  prmTeacherUrl: httpUrl.optional(),
+  /** The model the PRM engines serve (--prm-model-path), shown beside the endpoint. */
+  prmModelPath: z.string().min(1).max(2000).optional(),
   /** Short human-readable state ("waiting for 16 samples", "training step 12"), shown on the run. */
   message: z.string().max(2000).optional(),
   /** Leases the trainer still holds (leased, not yet acknowledged): their expiry moves to now + leaseSeconds. */

@@ -184,17 +184,24 @@ async function replayedAck(tx: Tx, lease: { id: string; step: number | null; ste
   };
 }
 
-export async function reportRun(p: Principal, runId: string, input: ReportInputT): Promise<ReportResult> {
-  const run = await runFor(p, runId, "write");
-  if (input.rolloutUrl) {
+/** The engine addresses a report names, against the egress policy (the proxy and the judge check again when they call). */
+async function assertEndpointsAllowed(input: ReportInputT): Promise<void> {
+  for (const field of ["rolloutUrl", "prmUrl", "prmTeacherUrl"] as const) {
+    const url = input[field];
+    if (!url) continue;
     try {
-      // Names that resolve only inside the cluster are accepted here; the proxy checks again when it forwards.
-      await assertEgressAllowed(input.rolloutUrl, policyFromEnv(), { allowUnresolvable: true });
+      // Names that resolve only inside the cluster are accepted here.
+      await assertEgressAllowed(url, policyFromEnv(), { allowUnresolvable: true });
     } catch (err) {
-      if (err instanceof EgressRefusedError) throw badRequest(`rolloutUrl refused: ${err.message}`, [{ path: "rolloutUrl", message: err.message }]);
+      if (err instanceof EgressRefusedError) throw badRequest(`${field} refused: ${err.message}`, [{ path: field, message: err.message }]);
       throw err;
     }
   }
+}
+
+export async function reportRun(p: Principal, runId: string, input: ReportInputT): Promise<ReportResult> {
+  const run = await runFor(p, runId, "write");
+  await assertEndpointsAllowed(input);
   const live = !TERMINAL_RUN_STATUSES.includes(run.status);
   const { renewed, points } = await db().$transaction(async (tx) => {
     const now = await dbNow(tx);
@@ -203,6 +210,7 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
       data: {
         heartbeatAt: now,
         ...(input.rolloutUrl ? { rolloutUrl: input.rolloutUrl } : {}),
+        ...(input.prmUrl ? { prmUrl: input.prmUrl, prmTeacherUrl: input.prmTeacherUrl ?? null, prmModelPath: input.prmModelPath ?? null } : {}),
         ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}),
         // A finished run keeps the message that explains how it ended.
         ...(input.message !== undefined && live ? { statusMessage: input.message } : {}),

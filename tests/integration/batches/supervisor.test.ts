@@ -66,14 +66,16 @@ async function rolloutReportsFromPackage(job: { runtime_env: Record<string, unkn
     "import argparse, os",
     "from integrations.slime import rollout",
     "rollout.TOKENIZER_LOADER = lambda args: None",
-    "args = argparse.Namespace(sglang_router_ip='127.0.0.1', sglang_router_port=3456, save=None, start_rollout_id=0)",
+    // As slime's RolloutManager leaves args: both routers started, the PRM engines' included (--prm-*).
+    "args = argparse.Namespace(sglang_router_ip='127.0.0.1', sglang_router_port=3456, prm_enable=True, prm_num_gpus=2,",
+    "    prm_router_ip='127.0.0.1', prm_router_port=3789, prm_model_path='/models/prm', save=None, start_rollout_id=0)",
     "job = rollout._Job(args, dict(os.environ))",
     "print('key from file:', job.client.settings.api_key == open('openclaw_run_key').read())",
     "job.start(args)",
     "job.heartbeat.stop()",
   ].join("\n");
   const vars = job.runtime_env.env_vars as Record<string, string>;
-  const env = { ...vars, CONTROL_PLANE_URL: apiUrl, PYTHONPATH: path.resolve(import.meta.dirname, "../../.."), PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
+  const env: Record<string, string> = { ...vars, CONTROL_PLANE_URL: apiUrl, PYTHONPATH: path.resolve(import.meta.dirname, "../../.."), PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
   // Asynchronous: the API it reports to runs in this process.
   const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: dir, env: env as NodeJS.ProcessEnv });
   return stdout;
@@ -99,7 +101,7 @@ describe("ray-slime runs", () => {
     // The rollout function, started in the unpacked package with the job's env_vars, reports with that key.
     expect(vars).not.toHaveProperty("CONTROL_PLANE_API_KEY");
     expect(await rolloutReportsFromPackage(job, server.url)).toContain("key from file: True");
-    expect((await load(run.id)).rolloutUrl).toBe("http://127.0.0.1:3456/v1");
+    expect(await load(run.id)).toMatchObject({ rolloutUrl: "http://127.0.0.1:3456/v1", prmUrl: "http://127.0.0.1:3789", prmModelPath: "/models/prm" });
     expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({ scopes: ["write"], experimentId: e.id, revokedAt: null });
     expect(await load(run.id)).toMatchObject({ status: "PENDING", externalJobId: run.id });
 
