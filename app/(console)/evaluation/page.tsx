@@ -46,8 +46,11 @@ function Evaluation() {
   const [error, setError] = useState<string | null>(null);
   const d = overview.data;
   const evaluated = d?.versions.filter((v) => v.evaluation?.mean !== null && v.evaluation?.mean !== undefined) ?? [];
-  const a = params.get("a") ?? (evaluated.length >= 2 ? String(evaluated[0]!.version) : "");
-  const b = params.get("b") ?? (evaluated.length >= 2 ? String(evaluated.at(-1)!.version) : "");
+  // The two compared versions are local state (two quick picks must not race through the router); default:
+  // the oldest and the newest evaluated version, the before/after of the run.
+  const [pick, setPick] = useState<{ a?: string; b?: string }>({});
+  const a = pick.a ?? (evaluated.length >= 2 ? String(evaluated[0]!.version) : "");
+  const b = pick.b ?? (evaluated.length >= 2 ? String(evaluated.at(-1)!.version) : "");
 
   async function reEvaluate(version: number) {
     setError(null);
@@ -68,7 +71,7 @@ function Evaluation() {
         version served live. A gated experiment serves a new version only once its eval score is at least the served one&apos;s minus the tolerance.
       </p>
       <div className="filters">
-        <ExperimentSelect value={experimentId} onChange={(id) => set({ experimentId: id, a: "", b: "" })} allowAll={false} />
+        <ExperimentSelect value={experimentId} onChange={(id) => (setPick({}), set({ experimentId: id }))} allowAll={false} />
       </div>
       {overview.error && <div className="form-error">{overview.error.message}</div>}
       {error && <div className="form-error" role="alert">{error}</div>}
@@ -130,7 +133,7 @@ function Evaluation() {
               {(["a", "b"] as const).map((k) => (
                 <label key={k} className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
                   <span>{k === "a" ? "Before" : "After"}</span>
-                  <select aria-label={k === "a" ? "Before version" : "After version"} value={k === "a" ? a : b} onChange={(ev) => set({ [k]: ev.target.value })}>
+                  <select aria-label={k === "a" ? "Before version" : "After version"} value={k === "a" ? a : b} onChange={(ev) => setPick((p) => ({ ...p, [k]: ev.target.value }))}>
                     <option value="">—</option>
                     {evaluated.map((v) => <option key={v.version} value={v.version}>v{v.version}</option>)}
                   </select>
