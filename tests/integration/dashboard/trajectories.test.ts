@@ -8,7 +8,7 @@ import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let call: ReturnType<typeof api>;
-let exp: { id: string };
+let exp: { id: string; name: string };
 let runId: string;
 let ids: string[];
 let sideId: string;
