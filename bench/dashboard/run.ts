@@ -132,7 +132,7 @@ async function main() {
   try {
     // Imported only now: server modules read the environment set above.
     const { createApiKey } = await import("../../server/apiKeys/service");
-    const { ExperimentConfigSchema } = await import("../../server/experiments/config");
+    const { ExperimentConfigSchema } = await import("../../server/config/experimentConfig");
     const { serveFetch } = await import("../../tests/helpers/httpAdapter");
     const { handleApi } = await import("../../server/gateway/handler");
     const experimentId = "bench-exp";

@@ -11,7 +11,7 @@ import type { Principal } from "../../server/access/principal";
 import { env } from "../../server/platform/env";
 import { createApiKey } from "../../server/apiKeys/service";
 import { createExperiment } from "../../server/experiments/service";
-import { ExperimentConfigSchema } from "../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { startRun } from "../../server/runs/service";
 import { spawnRedis, type RedisChoice } from "../../scripts/lib/redis";
 import { makeBaseCheckpoint, TINY } from "./baseCheckpoint";

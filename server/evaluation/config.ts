@@ -1,8 +1,8 @@
 // The config an experiment evaluates under, and the evaluate job's id. Kept apart from the runner so the
 // web process (service.ts) never loads the engine, the upstreams or custom grader modules.
 import { db } from "../platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
-import { unsealConfig, type SealedSecrets } from "../experiments/secrets";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
+import { unsealConfig, type SealedSecrets } from "../config/secrets";
 import { LIVE_RUN_STATUSES } from "../runs/service";
 
 /** Its live run's frozen config, else its own; secrets unsealed. */

@@ -2,7 +2,7 @@
 // their application: promote or roll back through policyVersions' own transactions (audited, announced on
 // the policy-version channel like a manual promote/rollback), or record on each held-back candidate why.
 import { db } from "../platform/db/client";
-import type { ExperimentConfig } from "../experiments/config";
+import type { ExperimentConfig } from "../config/experimentConfig";
 import { systemPromote, systemRollback } from "../policyVersions/service";
 
 export interface GateInput {

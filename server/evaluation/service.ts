@@ -8,7 +8,7 @@ import { conflict, notFound } from "../platform/errors";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { audit } from "../access/audit";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { expectedJudgeVersion } from "../judge/worker/settings";
 import { PERSONAS } from "../simulation/personas";
 import { agreementWarning, judgeAgreement } from "./agreement";

@@ -1,6 +1,6 @@
 // Inputs of the experiment and run procedures, shared by tRPC and REST (and the OpenAPI document).
 import { z } from "zod";
-import { ExperimentConfigSchema } from "./config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 
 export const SlugSchema = z
   .string()

@@ -7,9 +7,9 @@ import type { Experiment } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
-import { ExperimentConfigSchema, type ExperimentConfig } from "./config";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { diffConfigs } from "./diff";
-import { sealSecrets, secretsSet, type SealedSecrets } from "./secrets";
+import { sealSecrets, secretsSet, type SealedSecrets } from "../config/secrets";
 import { assertEgressAllowed, EgressRefusedError } from "../platform/egress";
 import { badRequest } from "../platform/errors";
 import type {

@@ -6,7 +6,7 @@ import { Prisma } from "../platform/db/generated/client";
 import { assertCan, boundExperimentId, type Principal } from "../access/principal";
 import { QUEUES, type QueueName } from "../platform/bus/contracts";
 import { queue } from "../platform/bus/queues";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { planGpuSplit } from "../gpu/plan";
 import { backlogOf } from "../judge/worker/backlog";
 import { expectedJudgeVersion } from "../judge/worker/settings";

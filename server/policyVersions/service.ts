@@ -11,7 +11,7 @@ import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { conflict, notFound } from "../platform/errors";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { LIVE_RUN_STATUSES } from "../runs/service";
 import type { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "./schemas";
 

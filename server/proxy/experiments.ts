@@ -5,8 +5,8 @@
 // and keeps answering with the old ones meanwhile — never a 503.
 import type { Db } from "../platform/db/client";
 import type { Principal } from "../access/principal";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
-import { unsealConfig, type SealedSecrets } from "../experiments/secrets";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
+import { unsealConfig, type SealedSecrets } from "../config/secrets";
 import { LIVE_RUN_STATUSES } from "../runs/service";
 import { ProxyError } from "./errors";
 import { BUILTIN_SIDE_PATTERNS, compilePatterns, ContextMatcher } from "./normalize";

@@ -6,7 +6,7 @@ import type { Run, RunStatus } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 import { authorizeRow, loadRunFor } from "../access/scope";
 

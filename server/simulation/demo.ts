@@ -7,7 +7,7 @@
 // reward has room to climb; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost);
 // batches of 8 judged turns, so a step comes every two or three conversations; lr 1e-3 for every method (3e-3
 // learns GRPO in half the steps, then collapses the policy a few steps later).
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../experiments/config";
+import { ExperimentConfigSchema, type ExperimentConfigInput } from "../config/experimentConfig";
 import type { SimulationSettings } from "./schemas";
 
 export interface DemoExperiment {

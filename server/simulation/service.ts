@@ -11,7 +11,7 @@ import { audit } from "../access/audit";
 import { assertCan, boundExperimentId, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { KEYS, type SimulationStats } from "../platform/bus/contracts";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { badRequest, fromZod } from "../platform/errors";
 import { redis, rkey } from "../platform/redis";
 import type { SimulationControl } from "../platform/db/generated/client";

@@ -8,7 +8,7 @@
 // operator's choice wins, and the trainer continues from the version now ACTIVE. Under gated promotion every
 // step's version is a CANDIDATE until its held-out evaluation passes.
 import { db, type Prisma } from "../platform/db/client";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { activeVersion, nextVersion } from "../policyVersions/active";
 import type { SampleDecision } from "./decide";
 import { metricRows, type Point } from "./metrics";

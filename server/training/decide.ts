@@ -4,7 +4,7 @@
 // still has to score (the dispatch treats such a hint as usable: the trainer rescores it at step time).
 import { dispatchTurn } from "../judge/core/dispatch";
 import { EXCLUDE, type TrainingLabel } from "../labels/effective";
-import type { HyperparamsSchema } from "../experiments/config";
+import type { HyperparamsSchema } from "../config/experimentConfig";
 import type { z } from "zod";
 import { TRAINER_EXCLUDE } from "./schemas";
 import { isTooStale, stalenessOf } from "./staleness";

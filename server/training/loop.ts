@@ -14,7 +14,7 @@ import { loadCustomLoss, type CustomLossFn } from "../engine/losses";
 import { disposeModel, type PolicyModel } from "../engine/model";
 import { Adam } from "../engine/optimizer";
 import { trainStep, type TrainHyper } from "../engine/train";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../experiments/config";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import type { TeacherScorer } from "../judge/core/teacherClients";
 import { createEmbeddedTeacher } from "../judge/worker/embeddedTeacher";
 import { activeVersion, nextVersion, type ActiveVersion } from "../policyVersions/active";

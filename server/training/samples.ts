@@ -5,7 +5,7 @@
 // Exported for every trainer backend (the embedded loop here; the Ray/slime batch lease later).
 import { db, type Prisma } from "../platform/db/client";
 import { notFound } from "../platform/errors";
-import { ExperimentConfigSchema } from "../experiments/config";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { activeVersion } from "../policyVersions/active";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { decideSample, type SampleDecision } from "./decide";

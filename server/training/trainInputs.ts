@@ -8,7 +8,7 @@ import { scoreBatch } from "../engine/score";
 import { parseChatRequest } from "../engine/request";
 import { renderChat } from "../engine/tokenizer";
 import type { TrainSample } from "../engine/train";
-import type { ExperimentConfig } from "../experiments/config";
+import type { ExperimentConfig } from "../config/experimentConfig";
 import { ChatMessageSchema } from "../judge/core/schemas";
 import { hintedTeacherMessages } from "../judge/core/teacher";
 import type { TeacherScorer } from "../judge/core/teacherClients";

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { ExperimentConfigSchema } from "../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { seedExperiment, seedJudgment, seedRun, seedSession } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
 import { publish } from "../../server/platform/bus/pubsub";
 import { effectiveLabelsForTurns } from "../../server/labels/effective";
-import { ExperimentConfigSchema } from "../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { seedJudgment, seedSession, seedUserFeedback } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";

@@ -4,7 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { ExperimentConfigSchema } from "../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { createPersonaEvalSet } from "../../server/evaluation/service";
 import { judgedTurn, makeExperiment } from "../integration/evaluation/helpers";
@@ -13,6 +13,7 @@ import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 let browser: Browser;
 let exp: { id: string };
 let setVersionId: string;
+let disagreeing: string;
 
 const HELD = "eval 0.250 < served v1's 0.750 − tolerance 0.050";
 
@@ -51,6 +52,9 @@ beforeAll(async () => {
   // Training reward (live judged turns) under the experiment's own judge version, so the judge worker leaves them.
   const jv = expectedJudgeVersion(config);
   for (const [version, scores] of [[0, [-1, -1, 1]], [1, [1, 1, -1]], [2, [1, 1, 1]]] as const) for (const s of scores) await judgedTurn(exp.id, version, s, undefined, jv);
+  // Two turns with user feedback: one agrees with the judge, one does not.
+  await judgedTurn(exp.id, 1, 1, { source: "USER", value: 1 }, jv);
+  disagreeing = await judgedTurn(exp.id, 1, 1, { source: "USER", value: -1 }, jv);
 });
 afterAll(() => browser?.close());
 
@@ -90,4 +94,17 @@ describe("Evaluation page", () => {
     await expect.poll(() => chart.locator(".recharts-scatter-symbol").count(), { timeout: 20_000 }).toBe(4);
     await page.close();
   }, 90_000);
+
+  it("shows judge–human agreement and sends the disagreeing turns to a review queue in one click", async () => {
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/evaluation?experimentId=${exp.id}`);
+    const card = page.getByTestId("eval-agreement");
+    await expect.poll(() => card.textContent()).toMatch(/2 labelled turns · accuracy 0\.50 · κ 0\.00/);
+    await card.getByRole("button", { name: "Review these 1 in a queue" }).click();
+    await page.waitForURL(/\/review\/[^/]+$/);
+    const queueId = new URL(page.url()).pathname.split("/").pop()!;
+    const items = await db().reviewItem.findMany({ where: { queueId } });
+    expect(items.map((i) => i.turnId)).toContain(disagreeing);
+    await page.close();
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { db, type Prisma } from "../../server/platform/db/client";
 import { createUser } from "../../server/users/service";
 import { createApiKey } from "../../server/apiKeys/service";
-import { ExperimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from "../../server/experiments/config";
+import { ExperimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from "../../server/config/experimentConfig";
 import { createExperiment } from "../../server/experiments/service";
 import type { Principal, Scope } from "../../server/access/principal";
 

@@ -1,5 +1,5 @@
 // The grader an experiment's evaluation config names.
-import type { ExperimentConfig } from "../../experiments/config";
+import type { ExperimentConfig } from "../../config/experimentConfig";
 import { createJudgeBackend } from "../../judge/core/backends";
 import { judgeSettingsFor } from "../../judge/worker/settings";
 import { loadCustomGrader } from "./custom";

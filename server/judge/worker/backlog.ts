@@ -4,7 +4,7 @@
 // hold UTC wall time), so the app's and the database's time zones never mix.
 import { db } from "../../platform/db/client";
 import { Prisma } from "../../platform/db/generated/client";
-import { ExperimentConfigSchema } from "../../experiments/config";
+import { ExperimentConfigSchema } from "../../config/experimentConfig";
 import { expectedJudgeVersion } from "./settings";
 import type { Backlog } from "./metrics";
 import { READY_AT, READY_TO_JUDGE } from "../../recording/readiness";

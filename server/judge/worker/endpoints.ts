@@ -9,7 +9,7 @@
 // (the judge version stays the config's, so the sweeper's expected version still matches), and a heuristic or
 // custom judge keeps voting as configured while its teacher log-probs move to the run's PRM. The configured
 // judge's API key is never sent to the run's routers.
-import type { ExperimentConfig } from "../../experiments/config";
+import type { ExperimentConfig } from "../../config/experimentConfig";
 import { db } from "../../platform/db/client";
 import { assertEgressAllowed } from "../../platform/egress";
 import { LIVE_RUN_STATUSES } from "../../platform/db/runStatus";

@@ -3,8 +3,8 @@
 // role, and the experiment's config with secrets unsealed.
 import { z } from "zod";
 import { db } from "../../platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../../experiments/config";
-import { unsealConfig, type SealedSecrets } from "../../experiments/secrets";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../../config/experimentConfig";
+import { unsealConfig, type SealedSecrets } from "../../config/secrets";
 import type { JudgeTurnInput } from "../core/judgeTurn";
 import { assistantOutputText } from "../core/messages";
 import { ChatMessageSchema, type ChatMessage } from "../core/schemas";

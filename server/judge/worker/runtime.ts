@@ -2,7 +2,7 @@
 // concurrency are per endpoint and per process, not per job), and the backend/teacher built for each
 // experiment, rebuilt only when the experiment's judge or policy config changes, or its live run's PRM
 // routers do (endpoints.ts: where the calls go).
-import type { ExperimentConfig } from "../../experiments/config";
+import type { ExperimentConfig } from "../../config/experimentConfig";
 import { createJudgeBackend, type JudgeBackend } from "../core/backends";
 import { loadCustomReward } from "../core/customReward";
 import type { FetchLike } from "../core/http";

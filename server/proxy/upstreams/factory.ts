@@ -1,7 +1,7 @@
 // Which Upstream serves an experiment: its policy backend (from the live run's frozen config, else the
 // experiment's), with secrets unsealed.
 import path from "node:path";
-import type { ExperimentConfig } from "../../experiments/config";
+import type { ExperimentConfig } from "../../config/experimentConfig";
 import { EmbeddedUpstream } from "./embedded";
 import { OpenAiHttpUpstream } from "./openaiHttp";
 import type { Upstream } from "./types";

@@ -1,8 +1,9 @@
-// The one interface every trainer backend implements (Ray + slime, local processes, the embedded trainer),
-// plus the zod schemas of the launch config the control plane hands to a backend.
+// The one interface every external trainer backend implements (Ray + slime, local processes, the Tinker
+// bridge), plus the zod schemas of the launch config the control plane hands to a backend. The embedded
+// trainer is not one of them: it runs inside the train worker (server/training/loop.ts), not through a launch.
 import { z } from "zod";
 import { GpuSplitSchema } from "../../gpu/plan";
-import { HyperparamsSchema, LoraSchema } from "../../experiments/config";
+import { HyperparamsSchema, LoraSchema } from "../../config/experimentConfig";
 import { SLIME_PROFILE_IDS } from "./slime/profiles";
 
 const httpUrl = z
@@ -12,22 +13,17 @@ const httpUrl = z
 
 /** grpo = binary RL from PRM votes; opd = hindsight-hint distillation; combine = both; topk = top-K OPD. */
 export const TrainingMethodSchema = z.enum(["grpo", "opd", "combine", "topk"]);
-export type TrainingMethod = z.output<typeof TrainingMethodSchema>;
 
 // The experiment's own hyperparameter and LoRA schemas (OpenClaw-RL defaults), plus top-K for method topk.
-export const TrainerHyperparametersSchema = HyperparamsSchema.pick({
+const TrainerHyperparametersSchema = HyperparamsSchema.pick({
   lr: true, epsClip: true, epsClipHigh: true, klCoef: true, entropyCoef: true, batchSize: true, wOpd: true, wRl: true, maxStaleness: true,
 }).extend({
   /** Teacher top-K for method topk (slime --distill-topk). */
   distillTopK: z.number().int().min(1).max(1024).default(50),
 });
-export type TrainerHyperparameters = z.output<typeof TrainerHyperparametersSchema>;
-
-export const TrainerLoraSchema = LoraSchema;
-export type TrainerLora = z.output<typeof TrainerLoraSchema>;
 
 /** Where and how the Ray job runs. */
-export const RayConfigSchema = z.object({
+const RayConfigSchema = z.object({
   /** Ray dashboard (Jobs API) address, e.g. http://head:8265. */
   address: httpUrl,
   /**
@@ -48,10 +44,9 @@ export const RayConfigSchema = z.object({
     })
     .optional(),
 });
-export type RayConfig = z.output<typeof RayConfigSchema>;
 
 /** slime model/checkpoint settings; anything else goes through extraArgs (appended last, so it wins). */
-export const SlimeConfigSchema = z.object({
+const SlimeConfigSchema = z.object({
   /** The slime the cluster runs: OpenClaw-RL's fork (default) or upstream THUDM/slime (slime/profiles.ts). */
   profile: z.enum(SLIME_PROFILE_IDS).default("openclaw-rl-fork"),
   /** Model preset id (slime/models.ts) or "custom"; default: recognised from hfCheckpoint's folder name. */
@@ -71,7 +66,7 @@ export const SlimeConfigSchema = z.object({
 });
 export type SlimeConfig = z.output<typeof SlimeConfigSchema>;
 
-export const LocalRoleCommandSchema = z.object({
+const LocalRoleCommandSchema = z.object({
   /** argv, run without a shell; the first element is the program. */
   command: z
     .array(z.string())
@@ -99,7 +94,7 @@ export type LocalProcessConfig = z.output<typeof LocalProcessConfigSchema>;
 export const RunLaunchConfigSchema = z.object({
   method: TrainingMethodSchema.default("combine"),
   hyperparameters: TrainerHyperparametersSchema.default(TrainerHyperparametersSchema.parse({})),
-  lora: TrainerLoraSchema.default(TrainerLoraSchema.parse({})),
+  lora: LoraSchema.default(LoraSchema.parse({})),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
   /** Required by the ray-slime backend. */
   ray: RayConfigSchema.optional(),
@@ -121,7 +116,6 @@ export const RunLaunchSchema = z.object({
   config: RunLaunchConfigSchema,
 });
 export type RunLaunch = z.output<typeof RunLaunchSchema>;
-export type RunLaunchInput = z.input<typeof RunLaunchSchema>;
 
 /** What stop/status/logs need: the run, the job id start() returned, and the launch config. */
 export interface RunHandle {
@@ -142,7 +136,7 @@ export interface TrainerStatus {
 }
 
 export interface TrainerBackend {
-  /** Stored in Run.trainerBackend: "ray-slime", "local-process", "embedded". */
+  /** Stored in Run.trainerBackend: "ray-slime", "local-process", "tinker". */
   readonly kind: string;
   /** Launches the run; safe to retry with the same runId (never launches twice). */
   start(run: RunLaunch): Promise<{ externalJobId?: string }>;

@@ -4,8 +4,8 @@
 // judge uses for the experiment, as the embedded trainer rescores it at step time.
 import { z } from "zod";
 import { db } from "../../platform/db/client";
-import { ExperimentConfigSchema } from "../../experiments/config";
-import { unsealConfig, type SealedSecrets } from "../../experiments/secrets";
+import { ExperimentConfigSchema } from "../../config/experimentConfig";
+import { unsealConfig, type SealedSecrets } from "../../config/secrets";
 import { effectiveLabelsForTurns, type TrainingLabel } from "../../labels/effective";
 import { ChatMessageSchema } from "../../judge/core/schemas";
 import { hintedTeacherMessages } from "../../judge/core/teacher";

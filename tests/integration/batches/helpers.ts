@@ -2,7 +2,7 @@
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
 import { db } from "../../../server/platform/db/client";
-import type { ExperimentConfigInput } from "../../../server/experiments/config";
+import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { makeKey } from "../../helpers/fixtures";
 import { makeSession, makeTurn, storeBlob } from "../../helpers/turns";
 

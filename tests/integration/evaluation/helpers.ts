@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { db, type Prisma } from "../../../server/platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
+import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import type { PolicyModel } from "../../../server/engine/model";
 import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";

@@ -4,7 +4,7 @@
 // same experiment is answered. The hold is released by the test, not by a timer, so nothing depends on timing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db, type Prisma } from "../../../server/platform/db/client";
-import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { uploadEvalSet } from "../../../server/evaluation/service";
 import { startEvaluationWorker } from "../../../server/evaluation/worker";
 import { closeQueues } from "../../../server/platform/bus/queues";

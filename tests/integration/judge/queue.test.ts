@@ -15,7 +15,7 @@ const { subscribe } = await import("../../../server/platform/bus/pubsub");
 const { db } = await import("../../../server/platform/db/client");
 const { HEURISTIC_JUDGE_LABEL, HEURISTIC_JUDGE_MODEL } = await import("../../../server/judge/core/heuristic");
 const { expectedJudgeVersion } = await import("../../../server/judge/worker/settings");
-const { ExperimentConfigSchema } = await import("../../../server/experiments/config");
+const { ExperimentConfigSchema } = await import("../../../server/config/experimentConfig");
 const { startJudgeWorker } = await import("../../../server/judge/worker/worker");
 const { startFakePrmServer } = await import("../../fakes/prmServer");
 

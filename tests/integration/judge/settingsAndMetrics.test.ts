@@ -1,7 +1,7 @@
 // Pure parts of the judging side: config → judge settings/teacher/version, and metric summaries,
 // checked against hand-computed values and against what judgeTurn itself stamps.
 import { describe, expect, it } from "vitest";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/experiments/config";
+import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { createJudgeBackend } from "../../../server/judge/core/backends";
 import { loadCustomReward } from "../../../server/judge/core/customReward";
 import { judgeTurn } from "../../../server/judge/core/judgeTurn";

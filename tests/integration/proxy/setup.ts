@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
 import OpenAI from "openai";
-import type { ExperimentConfigInput } from "../../../server/experiments/config";
+import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { startProxy, type ProxyOptions, type ProxyServer } from "../../../server/proxy/server";
 import { env } from "../../../server/platform/env";
 import type { Principal } from "../../../server/access/principal";

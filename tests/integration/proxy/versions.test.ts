@@ -11,7 +11,7 @@ import { KEYS, ProxyMetricsSchema } from "../../../server/platform/bus/contracts
 import { redis, rkey } from "../../../server/platform/redis";
 import { startRun } from "../../../server/runs/service";
 import { createExperiment } from "../../../server/experiments/service";
-import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { initBackend } from "../../../server/engine/backend";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import { createModel } from "../../../server/engine/model";

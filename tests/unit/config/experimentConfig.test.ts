@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BACKEND_HYPER_DEFAULTS, ExperimentConfigSchema } from "../../../server/experiments/config";
+import { BACKEND_HYPER_DEFAULTS, ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { diffConfigs } from "../../../server/experiments/diff";
 
 const issuesOf = (input: unknown) => {
@@ -36,7 +36,7 @@ describe("experiment config", () => {
 
   it("names the field and what to change", () => {
     expect(issuesOf({ hyper: { epsClip: 0.3, epsClipHigh: 0.2 } })).toContainEqual({ path: "hyper.epsClipHigh", message: expect.stringContaining("must be ≥ eps-clip") });
-    expect(issuesOf({ hyper: { lr: -1 } })).toContainEqual({ path: "hyper.lr", message: "learning rate must be > 0" });
+    expect(issuesOf({ hyper: { lr: -1 } })).toContainEqual({ path: "hyper.lr", message: "learning rate must be ≥ 0 (0 = a control run that never moves)" });
     expect(issuesOf({ policy: { kind: "openai", baseUrl: "ftp://x", model: "m" } })[0]?.path).toBe("policy.baseUrl");
     expect(issuesOf({ method: "ppo" })[0]?.path).toBe("method");
     expect(issuesOf({ judge: { votes: 0 } })).toContainEqual({ path: "judge.votes", message: "at least one vote" });

@@ -1,7 +1,7 @@
 // The evaluation and promotion settings of the experiment config: defaults, and the 400s for combinations
 // that could never work.
 import { describe, expect, it } from "vitest";
-import { ExperimentConfigSchema } from "../../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 
 const issues = (input: unknown) => {
   const r = ExperimentConfigSchema.safeParse(input);

@@ -3,7 +3,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { ExperimentCreateInput } from "../../../../server/experiments/schemas";
 import "../../../../server/platform/zodMessages";
 import type { FieldIssue } from "../../../_lib/errors";
-import { BACKEND_HYPER_DEFAULTS, HyperparamsSchema } from "../../../../server/experiments/config";
+import { BACKEND_HYPER_DEFAULTS, HyperparamsSchema } from "../../../../server/config/experimentConfig";
 import { getAt, setAt, type Json } from "./formState";
 import { GpuGrid } from "./GpuGrid";
 

@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
-import { ExperimentConfigSchema } from "../../../../server/experiments/config";
+import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
 import { issuesOf, messageOf } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
 import { ExperimentForm } from "../_components/ExperimentForm";

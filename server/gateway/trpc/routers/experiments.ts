@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { scopedProcedure, router } from "../trpc";
 import * as experiments from "../../../experiments/service";
-import { ExperimentConfigSchema } from "../../../experiments/config";
+import { ExperimentConfigSchema } from "../../../config/experimentConfig";
 import { env } from "../../../platform/env";
 import {
   ConfigDiffInput,

@@ -1,0 +1,243 @@
+// The one experiment config schema, shared by the form, tRPC, REST and every worker.
+// Defaults follow OpenClaw-RL's launch scripts (`openclaw-rl/run_qwen3_4b_openclaw_rl.sh` and the OPD/combine scripts beside it).
+import { z } from "zod";
+import { GpuSplitSchema, planGpuSplit } from "../gpu/plan";
+
+const httpUrl = z
+  .string()
+  .url("must be a URL such as http://127.0.0.1:30001/v1")
+  .refine((u) => /^https?:\/\//.test(u), "must start with http:// or https://");
+
+/** Write-only secret: send a string to set it, "" to clear it, omit to keep the stored one. */
+const secretInput = z.string().max(4096).optional();
+
+export const UpstreamSchema = z.object({
+  baseUrl: httpUrl,
+  model: z.string().min(1, "model name is required").max(200),
+  apiKey: secretInput,
+});
+
+export const PolicyBackendSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("embedded"), checkpoint: z.string().default("models/base") }),
+  UpstreamSchema.extend({ kind: z.literal("openai") }),
+  UpstreamSchema.extend({ kind: z.literal("sglang") }),
+]);
+
+export const JudgeBackendSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("heuristic") }),
+  UpstreamSchema.extend({ kind: z.literal("openai") }),
+  UpstreamSchema.extend({ kind: z.literal("sglang") }),
+  z.object({ kind: z.literal("custom"), modulePath: z.string().min(1, "path to the custom reward module") }),
+]);
+
+export const JudgeSchema = z.object({
+  backend: JudgeBackendSchema.default({ kind: "heuristic" }),
+  votes: z.number().int().min(1, "at least one vote").max(16, "at most 16 votes").default(3),
+  temperature: z.number().min(0).max(2).default(0.6),
+  maxTokens: z.number().int().min(16).max(32768).default(4096),
+  includeRequest: z.boolean().default(false),
+  evalMode: z.boolean().default(true),
+  /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
+  hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+  /**
+   * The policy checkpoint's own chat template (tokenizer_config.json `chat_template`). A remote teacher
+   * renders the hinted context with it, as the policy server rendered the prompt; without it the teacher
+   * falls back to Qwen ChatML (exact for Qwen2.5/Qwen3 instruct only).
+   */
+  chatTemplate: z.string().max(256_000, "a chat template is at most 256 KB").optional(),
+  /** Template variables the serving path passes, e.g. { "enable_thinking": false } for Qwen3 thinking models. */
+  chatTemplateKwargs: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+});
+
+export const HyperparamsSchema = z.object({
+  // 0 is allowed: a control run (same data, same pipeline, no update) for a learning claim.
+  lr: z.number().min(0, "learning rate must be ≥ 0 (0 = a control run that never moves)").max(1, "learning rate above 1 diverges").default(1e-5),
+  epsClip: z.number().min(0).max(1).default(0.2),
+  epsClipHigh: z.number().min(0).max(1).default(0.28),
+  klCoef: z.number().min(0).default(0),
+  entropyCoef: z.number().min(0).default(0),
+  batchSize: z.number().int().min(1).max(4096).default(16),
+  wOpd: z.number().min(0).default(1),
+  wRl: z.number().min(0).default(1),
+  maxStaleness: z.number().int().min(0).default(4),
+  stalePolicy: z.enum(["drop", "importance-weight"]).default("drop"),
+  keepCheckpoints: z.number().int().min(1).max(1000).default(5),
+  gradClip: z.number().positive().default(1),
+  /**
+   * OPD estimator: "sampled" = the reference's A_t = teacher − π on the sampled tokens; "topk" = reverse KL to
+   * the teacher over its top-K tokens plus a tail bin (reference topk_distillation_loss); "full" = over the
+   * whole vocabulary (embedded trainer only: it needs the teacher's full distribution in-process).
+   */
+  opdEstimator: z.enum(["sampled", "topk", "full"]).default("sampled"),
+  topK: z.number().int().min(1).max(1024).default(50),
+  /** OPD teacher: the frozen base + hint (reference) or the current policy + hint (stop-gradient; embedded only). */
+  teacherSource: z.enum(["base", "current"]).default("base"),
+  /** |teacher − π| cap on the sampled OPD term; 0 = unclamped (reference). */
+  advClamp: z.number().min(0).max(100).default(0),
+  /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
+  dualClip: z.number().min(0).max(100).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1").default(0),
+});
+
+/**
+ * Hyperparameters that depend on the trainer backend, filled in when the config leaves them out. The schema's
+ * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, no clamp),
+ * which leave the 133k-parameter embedded policy where it is; the embedded ones were measured with
+ * bench/learning (see the README's learning section).
+ */
+export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
+  embedded: { lr: 1e-3, batchSize: 8, opdEstimator: "full", advClamp: 2, dualClip: 3 },
+};
+
+export const LoraSchema = z.object({
+  enabled: z.boolean().default(false),
+  rank: z.number().int().min(1).max(1024).default(16),
+  alpha: z.number().int().min(1).max(4096).default(32),
+});
+
+export const TrainerSchema = z.object({
+  /** tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host. */
+  backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]).default("embedded"),
+  gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
+  rayAddress: httpUrl.optional(),
+});
+
+export const ServingSchema = z.object({
+  /** Turn type when the client sends none. The reference defaults to side; stock clients need main. */
+  defaultTurnType: z.enum(["main", "side"]).default("main"),
+  sidePatterns: z.array(z.string().max(500)).max(50).default([]),
+  contextPatterns: z.array(z.string().max(500)).max(50).default([]),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().min(1).max(32768).default(256),
+  /** always: a new version is served as soon as it exists; gated: only once its evaluation passes the gate. */
+  promotion: z.enum(["always", "gated"]).default("always"),
+  gate: z
+    .object({
+      /** promote when eval ≥ served eval − tolerance (scores are 0…1) */
+      tolerance: z.number().min(0).max(1).default(0.05),
+      /** and, when set, eval ≥ floor */
+      floor: z.number().min(0).max(1).optional(),
+    })
+    .default({ tolerance: 0.05 }),
+  /** Roll back when the served version's live judged reward falls below its predecessor's by `margin`. */
+  autoRollback: z
+    .object({
+      enabled: z.boolean().default(false),
+      /** on the judge's −1…1 scale */
+      margin: z.number().positive().max(2).default(0.3),
+      /** judged main turns each of the two versions must have served */
+      minTurns: z.number().int().min(1).max(100_000).default(20),
+    })
+    .default({ enabled: false, margin: 0.3, minTurns: 20 }),
+});
+
+/** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */
+export const EvaluationConfigSchema = z.object({
+  enabled: z.boolean().default(false),
+  /** evaluate every N-th version (a gated experiment evaluates every candidate) */
+  every: z.number().int().min(1).max(1000).default(1),
+  /** the eval set's name; default: the experiment's first set */
+  set: z.string().min(1).max(200).optional(),
+  grader: z.enum(["persona", "judge", "custom"]).default("persona"),
+  /** custom grader module (same extension style as the custom reward) */
+  graderPath: z.string().min(1).optional(),
+  /** replies per prompt */
+  k: z.number().int().min(1).max(16).default(2),
+  temperature: z.number().min(0).max(2).default(0.7),
+  seed: z.number().int().min(0).default(1),
+  maxTokens: z.number().int().min(1).max(32768).default(256),
+  /** judge votes per reply (model-judge grader) */
+  votes: z.number().int().min(1).max(16).default(3),
+  /** per-version budget: generation stops (status PARTIAL) at either bound */
+  budget: z
+    .object({ maxReplyTokens: z.number().int().min(1).default(20_000), maxSeconds: z.number().int().min(1).default(600) })
+    .default({ maxReplyTokens: 20_000, maxSeconds: 600 }),
+  /** judge–human agreement warning: κ below this over at least minLabeled labelled turns */
+  agreement: z
+    .object({ kappaThreshold: z.number().min(-1).max(1).default(0.6), minLabeled: z.number().int().min(1).default(30) })
+    .default({ kappaThreshold: 0.6, minLabeled: 30 }),
+});
+
+/** `raw` with the trainer backend's hyperparameter defaults under whatever it sets itself. */
+function withBackendDefaults(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
+  const cfg = raw as { trainer?: { backend?: unknown }; hyper?: unknown };
+  const backend = typeof cfg.trainer?.backend === "string" ? cfg.trainer.backend : "embedded";
+  const defaults = BACKEND_HYPER_DEFAULTS[backend];
+  if (!defaults) return raw;
+  const hyper = cfg.hyper && typeof cfg.hyper === "object" && !Array.isArray(cfg.hyper) ? cfg.hyper : cfg.hyper === undefined ? {} : null;
+  return hyper === null ? raw : { ...cfg, hyper: { ...defaults, ...hyper } };
+}
+
+const ExperimentConfigObject = z
+  .object({
+    method: z.enum(["grpo", "opd", "combine"]).default("combine"),
+    policy: PolicyBackendSchema.default({ kind: "embedded", checkpoint: "models/base" }),
+    judge: JudgeSchema.default(JudgeSchema.parse({})),
+    trainer: TrainerSchema.default(TrainerSchema.parse({})),
+    hyper: HyperparamsSchema.default(HyperparamsSchema.parse({})),
+    lora: LoraSchema.default(LoraSchema.parse({})),
+    serving: ServingSchema.default(ServingSchema.parse({})),
+    evaluation: EvaluationConfigSchema.default(EvaluationConfigSchema.parse({})),
+    customLossPath: z.string().min(1).optional(),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.hyper.epsClipHigh < cfg.hyper.epsClip) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["hyper", "epsClipHigh"],
+        message: `eps-clip-high (${cfg.hyper.epsClipHigh}) must be ≥ eps-clip (${cfg.hyper.epsClip})`,
+      });
+    }
+    if (cfg.method === "combine" && cfg.hyper.wOpd === 0 && cfg.hyper.wRl === 0) {
+      ctx.addIssue({ code: "custom", path: ["hyper", "wRl"], message: "combine needs w_opd or w_rl above 0" });
+    }
+    if (cfg.method !== "grpo" && cfg.judge.backend.kind === "custom") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge", "backend"],
+        message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
+      });
+    }
+    if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
+      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "gated promotion needs evaluation.enabled: nothing would ever be promoted" });
+    }
+    if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {
+      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy" });
+    }
+    if (cfg.evaluation.grader === "judge" && (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")) {
+      ctx.addIssue({ code: "custom", path: ["evaluation", "grader"], message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)" });
+    }
+    if (cfg.evaluation.grader === "custom" && !cfg.evaluation.graderPath) {
+      ctx.addIssue({ code: "custom", path: ["evaluation", "graderPath"], message: "a custom grader needs the path to its module" });
+    }
+    if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
+      const plan = planGpuSplit(cfg.trainer.gpu);
+      if (!plan.ok) for (const e of plan.errors) ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
+      if (cfg.trainer.backend === "ray-slime" && !cfg.trainer.rayAddress) {
+        ctx.addIssue({ code: "custom", path: ["trainer", "rayAddress"], message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265" });
+      }
+      if (cfg.policy.kind === "embedded") {
+        ctx.addIssue({ code: "custom", path: ["policy", "kind"], message: "GPU trainers serve through SGLang: choose policy kind sglang" });
+      }
+    }
+    if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
+      if (cfg.hyper.opdEstimator === "full") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk" });
+      }
+      if (cfg.hyper.teacherSource === "current") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "teacherSource"], message: "a current-policy teacher runs on the embedded trainer only: choose base" });
+      }
+    }
+  });
+
+/** The experiment config; hyperparameters a config leaves out get its trainer backend's defaults. */
+export const ExperimentConfigSchema = z.preprocess(withBackendDefaults, ExperimentConfigObject);
+
+export type ExperimentConfigInput = z.input<typeof ExperimentConfigObject>;
+export type ExperimentConfig = z.output<typeof ExperimentConfigObject>;
+
+/** Paths of write-only secrets inside the config. */
+export const SECRET_PATHS = [
+  ["policy", "apiKey"],
+  ["judge", "backend", "apiKey"],
+] as const;
