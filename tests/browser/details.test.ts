@@ -5,6 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
 import { seedExperiment, seedJudgment, seedSession } from "../integration/dashboard/seed";
+import { makeKey } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
 let browser: Browser;
@@ -102,6 +103,9 @@ describe("console details in the browser", () => {
     expect(await verdicts.getByRole("button", { name: /^Accept/ }).getAttribute("title")).toMatch(/label training uses now/);
     expect(await page.locator("#verdict-FIX").isVisible()).toBe(true);
     expect(await page.locator("#verdict-REJECT").textContent()).toMatch(/exclude it from training/);
+    // The shortcut badge on the blue button takes the button's dark text, not the muted grey lost in the blue.
+    const badge = verdicts.getByRole("button", { name: /^Fix & Accept/ }).locator("kbd");
+    expect(await badge.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(7, 17, 31)");
     await page.close();
   });
 
@@ -118,6 +122,68 @@ describe("console details in the browser", () => {
     expect(await hit.locator("mark").allTextContents()).toEqual(["zebrafish"]);
     expect(await hit.textContent()).toContain("in next state");
     await expect.poll(() => page.getByTestId("turn-count").textContent()).toBe("1 turn");
+    await page.close();
+  });
+
+  it("the relabel audit log shows the full turn id, its experiment and the reviewer's hint, and no pager for one page", async () => {
+    const exp = await seedExperiment({ method: "grpo" });
+    const { turns } = await seedSession(exp.id, [{ user: "Summarise this", reply: "No." }]);
+    const turn = turns[0]!;
+    const key = await makeKey(["write"]);
+    const res = await fetch(`${BASE_URL}/api/v1/labels`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ turnId: turn.id, value: -1, hint: "Give the summary that was asked for." }),
+    });
+    expect(res.status).toBe(201);
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/review/audit`);
+    await page.getByLabel("Experiment").selectOption(exp.id);
+    const row = page.getByTestId("audit-table").locator("tr", { hasText: turn.id });
+    await row.waitFor();
+    expect(await row.getByRole("link", { name: turn.id }).getAttribute("href")).toBe(`/trajectories/${turn.id}`);
+    expect(await row.textContent()).toContain(exp.name);
+    expect(await row.getByTestId("audit-hint").textContent()).toBe("Give the summary that was asked for.");
+    expect(await page.getByTestId("audit-pager").count()).toBe(0);
+    await page.close();
+  });
+
+  it("ticks rows in the trajectory list and adds them to one of the experiment's review queues", async () => {
+    const exp = await seedExperiment({ method: "grpo" });
+    const { turns } = await seedSession(exp.id, [{ user: "one", reply: "1" }, { user: "two", reply: "2" }, { user: "three", reply: "3" }]);
+    const queue = await db().reviewQueue.create({ data: { experimentId: exp.id, name: `Picked ${exp.slug}`, filter: { turnType: "MAIN" } } });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}`);
+    const list = page.getByTestId("turns-list");
+    for (const t of [turns[0]!, turns[2]!]) await list.locator(`[role="row"][data-key="${t.id}"] .pick input`).check();
+    // Ticking stays on the list page.
+    expect(page.url()).toContain("/trajectories?");
+    const bar = page.getByTestId("add-to-queue");
+    expect(await bar.textContent()).toContain("2 turns selected");
+    await bar.getByLabel("Review queue").selectOption(queue.id);
+    await bar.getByRole("button", { name: "Add to queue" }).click();
+    await bar.getByText(`Added 2 turns to ${queue.name}.`).waitFor();
+    const items = await db().reviewItem.findMany({ where: { queueId: queue.id }, select: { turnId: true } });
+    expect(items.map((i) => i.turnId).sort()).toEqual([turns[0]!.id, turns[2]!.id].sort());
+    await page.close();
+  });
+
+  it("saves the trajectory filters as a named view and applies it again", async () => {
+    const exp = await seedExperiment({ method: "grpo" });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}&score=-1&turnType=MAIN`);
+    const views = page.getByTestId("saved-views");
+    await views.waitFor();
+    page.once("dialog", (d) => void d.accept("Bad main turns"));
+    await views.getByRole("button", { name: "Save view" }).click();
+    await expect.poll(() => views.getByLabel("Saved views").inputValue()).toBe("Bad main turns");
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.waitForURL(/\/trajectories$/);
+    await views.getByLabel("Saved views").selectOption("Bad main turns");
+    await page.waitForURL(/score=-1/);
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({ experimentId: exp.id, score: "-1", turnType: "MAIN" });
+    expect(await page.getByLabel("Judged score").inputValue()).toBe("-1");
     await page.close();
   });
 });

@@ -10,6 +10,8 @@ import { ImportRecords } from "../_components/ImportRecords";
 import { fmtScore, scoreClass } from "../_components/format";
 import { RowLink } from "../_components/RowLink";
 import { SearchHit } from "../_components/SearchHit";
+import { AddToQueue } from "./AddToQueue";
+import { SavedViews } from "../_components/SavedViews";
 
 const KEYS = ["experimentId", "runId", "sessionId", "turnType", "status", "score", "agreement", "relabeled", "disputed", "from", "to", "policyVersion", "q"] as const;
 type Key = (typeof KEYS)[number];
@@ -69,9 +71,16 @@ function Browser() {
   const trpc = useTRPC();
   const router = useRouter();
   const [f, set] = useUrlFilters();
+  // The filters as a canonical query string (a saved view's identity).
+  const query = new URLSearchParams(KEYS.filter((k) => f[k]).map((k) => [k, f[k]])).toString();
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: f.experimentId, limit: 50 }), enabled: !!f.experimentId });
   const me = useQuery(trpc.me.queryOptions());
   const canWrite = me.data?.permissions.includes("write") ?? false;
+  // Ticking rows (to add them to a review queue) needs one experiment: a queue holds that experiment's turns.
+  const canPick = !!f.experimentId && (me.data?.permissions.includes("review") ?? false);
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => setPicked(new Set()), [f.experimentId]);
+  const togglePick = (id: string) => setPicked((p) => { const next = new Set(p); if (next.has(id)) next.delete(id); else next.add(id); return next; });
   const input = useMemo(
     () => ({
       experimentId: f.experimentId || undefined,
@@ -135,18 +144,27 @@ function Browser() {
         )}
         <button onClick={() => router.replace("/trajectories")}>Clear filters</button>
       </div>
+      <SavedViews storageKey="ocrl.views.trajectories" query={query} onApply={(q) => router.replace(`/trajectories?${q}`)} />
       {list.error && <div className="form-error">{list.error.message}</div>}
+      {canPick && <AddToQueue experimentId={f.experimentId} turnIds={[...picked]} onDone={() => setPicked(new Set())} />}
       <VirtualList
         testId="turns-list"
         items={rows}
         height={600}
         rowHeight={38}
-        columns="170px 130px 44px 52px 60px 64px 110px 50px minmax(0, 1fr)"
-        header={<><span>Time</span><span>Session</span><span>#</span><span>Type</span><span>Score</span><span>Votes</span><span>Labels</span><span>Policy</span><span>Response</span></>}
+        columns={`${canPick ? "24px " : ""}170px 130px 44px 52px 60px 64px 110px 50px minmax(0, 1fr)`}
+        header={<>{canPick && <span />}<span>Time</span><span>Session</span><span>#</span><span>Type</span><span>Score</span><span>Votes</span><span>Labels</span><span>Policy</span><span>Response</span></>}
         getKey={(r) => r.id}
         onSelect={(r) => router.push(`/trajectories/${r.id}`)}
         onEndReached={more}
         renderRow={(r) => (
+          <>
+          {canPick && (
+            // Outside the row's link, and the click stays here: ticking must not open the turn.
+            <label className="pick" onClick={(e) => e.stopPropagation()}>
+              <input type="checkbox" aria-label={`Select turn #${r.index} of ${r.sessionExternalId}`} checked={picked.has(r.id)} onChange={() => togglePick(r.id)} />
+            </label>
+          )}
           <RowLink href={`/trajectories/${r.id}`}>
             <span className="muted clip">{new Date(r.createdAt).toLocaleString()}</span>
             <span className="mono clip" title={r.sessionExternalId}>{r.sessionExternalId}</span>
@@ -162,6 +180,7 @@ function Browser() {
             <span className="muted">v{r.policyVersion}</span>
             <span className="clip">{r.status === "FAILED" ? <span className="field-error">{r.error}</span> : r.hits.length ? <SearchHit hits={r.hits} /> : r.preview}</span>
           </RowLink>
+          </>
         )}
       />
       {list.data && !rows.length && <div className="empty">No turns match these filters.</div>}
