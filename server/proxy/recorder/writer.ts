@@ -456,14 +456,14 @@ export class RecordingWriter {
   }
 
   private notifyIdle() {
-    if (this.depth > 0 || this.diskWrites > 0) return;
+    if (this.depth > 0 || this.diskWrites > 0 || this.deferred.size > 0) return;
     const waiters = this.idleWaiters.splice(0);
     for (const w of waiters) w();
   }
 
-  /** Resolves once everything pushed so far is in Postgres (or rejects after `timeoutMs`). */
+  /** Resolves once everything pushed so far is in Postgres, next states waiting for another replica's turn included (or rejects after `timeoutMs`). */
   drain(timeoutMs = 30_000): Promise<void> {
-    if (this.depth === 0 && this.diskWrites === 0 && this.mode === "memory") return Promise.resolve();
+    if (this.depth === 0 && this.diskWrites === 0 && this.deferred.size === 0 && this.mode === "memory") return Promise.resolve();
     this.draining++;
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)), timeoutMs);
