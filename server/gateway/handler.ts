@@ -6,37 +6,13 @@ import { resolveContext } from "./context";
 import { errorResponse, jsonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
 import { openApiDocument } from "./rest/openapi";
-import { LoginInput } from "../users/schemas";
-import { authenticate } from "../users/service";
-import { clearSessionCookie, endSessions, sealSession, sessionCookie } from "../access/session";
-import { fromZod } from "../platform/errors";
 import { settings } from "../platform/env";
 import { healthReport } from "./health";
+import { login, logout } from "./endpoints/auth";
 import { metricsStream } from "./endpoints/metricsStream";
 import { playgroundChat, playgroundFeedback } from "./endpoints/playground";
 import { exportTurns, importRecords } from "./endpoints/exports";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
-
-
-async function login(req: Request): Promise<Response> {
-  try {
-    // Per address *and* account: guessing one account's password is slowed down without letting one busy
-    // address (a NAT, a CI box) lock everyone else out.
-    const body = (await req.clone().json().catch(() => ({}))) as { email?: unknown };
-    const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
-    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, settings("web").LOGIN_RATE_LIMIT_PER_MIN);
-    if (!limited.allowed) {
-      return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
-    }
-    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
-    if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
-    const user = await authenticate(parsed.data.email, parsed.data.password);
-    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
-    return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
-  } catch (err) {
-    return errorResponse(err);
-  }
-}
 
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
 async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
@@ -57,10 +33,7 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path === "/api/health") return Response.json(await healthReport());
   if (path === "/api/openapi.json") return Response.json(openApiDocument(url.origin));
   if (path === "/api/auth/login" && req.method === "POST") return login(req);
-  if (path === "/api/auth/logout" && req.method === "POST") {
-    await endSessions(req.headers.get("cookie"));
-    return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
-  }
+  if (path === "/api/auth/logout" && req.method === "POST") return logout(req);
   if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
   if (path === "/api/playground/chat" && req.method === "POST") return playgroundChat(req);
   if (path === "/api/playground/feedback" && req.method === "POST") return playgroundFeedback(req);

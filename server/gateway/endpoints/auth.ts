@@ -1,0 +1,35 @@
+// Sign-in and sign-out for the console: the sealed session cookie (access/session.ts) over the credential
+// check of the users service.
+import { clearSessionCookie, endSessions, sealSession, sessionCookie } from "../../access/session";
+import { settings } from "../../platform/env";
+import { fromZod } from "../../platform/errors";
+import { hitRateLimit, rateLimitHeaders } from "../../platform/rateLimit";
+import { LoginInput } from "../../users/schemas";
+import { authenticate } from "../../users/service";
+import { errorResponse, jsonError } from "../httpErrors";
+
+export async function login(req: Request): Promise<Response> {
+  try {
+    // Per address *and* account: guessing one account's password is slowed down without letting one busy
+    // address (a NAT, a CI box) lock everyone else out.
+    const body = (await req.clone().json().catch(() => ({}))) as { email?: unknown };
+    const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
+    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, settings("web").LOGIN_RATE_LIMIT_PER_MIN);
+    if (!limited.allowed) {
+      return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
+    }
+    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
+    if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
+    const user = await authenticate(parsed.data.email, parsed.data.password);
+    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** Ends every session of the signed-in user (a copied cookie stops working too), then clears the cookie. */
+export async function logout(req: Request): Promise<Response> {
+  await endSessions(req.headers.get("cookie"));
+  return Response.json({ ok: true }, { headers: { "set-cookie": clearSessionCookie() } });
+}
