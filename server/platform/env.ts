@@ -47,6 +47,23 @@ const onUnlessOff = z.string().optional().transform((v) => !OFF.has((v ?? "1").t
 /** A switch that is off unless set to 1/true/yes. */
 const offUnlessOn = z.string().optional().transform((v) => ON.has((v ?? "").trim().toLowerCase()));
 const idList = z.string().optional().transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+const optionalText = z.string().min(1).optional();
+/** A variable holding JSON, parsed, then checked against `schema`. */
+const jsonText = <T extends z.ZodType>(schema: T) =>
+  z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+/** Empty variables count as unset (an operator's `FOO=` in a unit file or .env). */
+const blankAsUnset = (v: unknown) =>
+  v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== "")) : v;
 
 const SECTIONS = {
   /** The web process's /api surface. */
@@ -106,6 +123,56 @@ const SECTIONS = {
     TRAINER_EXPERIMENTS: idList,
     TRAINER_SUPERVISE_INTERVAL_S: z.coerce.number().min(1).default(5),
   }),
+  /**
+   * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the
+   * web process serves their launch preview and logs). Values the run domain narrows further (the slime
+   * profile id, the local-process role commands) are checked there, by server/runs/settings.ts.
+   */
+  supervisor: z.preprocess(
+    blankAsUnset,
+    z.object({
+      /** How jobs reach the control plane's API (default PUBLIC_URL, else http://127.0.0.1:WEB_PORT). */
+      CONTROL_PLANE_URL: z.string().url().optional(),
+      PUBLIC_URL: z.string().url().optional(),
+      WEB_PORT: z.coerce.number().int().positive().default(3000),
+      /** slime checkout on the cluster (a path is cd-ed into; a URI becomes Ray's working_dir). */
+      SLIME_DIR: optionalText,
+      SLIME_PYTHON: optionalText,
+      /** Colon-separated PYTHONPATH for the job: Megatron-LM, slime, and the folder holding `integrations`. */
+      SLIME_PYTHONPATH: z.string().transform((s) => s.split(":").filter(Boolean)).optional(),
+      SLIME_CONDA_ENV: optionalText,
+      /** Target slime: openclaw-rl-fork (default) or upstream-slime. */
+      SLIME_PROFILE: optionalText,
+      /** Model preset (qwen3-4b, qwen3-4b-2507, qwen3-8b, qwen3.5-4b) or "custom"; default: from the checkpoint's name. */
+      SLIME_MODEL: optionalText,
+      /** Policy checkpoint on the cluster (default: the experiment's policy model name). */
+      SLIME_HF_CHECKPOINT: optionalText,
+      SLIME_REF_LOAD: optionalText,
+      /** Checkpoints go to <SLIME_SAVE_DIR>/<experiment slug>/run-<n>. */
+      SLIME_SAVE_DIR: optionalText,
+      SLIME_SAVE_INTERVAL: z.coerce.number().int().min(1).optional(),
+      SLIME_PRM_MODEL_PATH: optionalText,
+      SLIME_MAX_TOKENS_PER_GPU: z.coerce.number().int().min(1).optional(),
+      /** JSON array of extra slime flags, appended last. */
+      SLIME_EXTRA_ARGS: jsonText(z.array(z.string())).optional(),
+      /** JSON {"actor": {"command": [...]}, "rollout": {...}, "prm": {...}} for the local-process backend. */
+      LOCAL_PROCESS_ROLES: jsonText(z.record(z.string(), z.unknown())).optional(),
+      LOCAL_PROCESS_ENV: jsonText(z.record(z.string(), z.string())).optional(),
+      /** The user's own Tinker service key. */
+      TINKER_API_KEY: optionalText,
+      TINKER_BASE_MODEL: optionalText,
+      TINKER_LOSS: z.enum(["importance_sampling", "ppo", "cispo"]).optional(),
+      TINKER_PYTHON: optionalText,
+      /** A running trainer that has reported before is CRASHED after this long without a heartbeat. */
+      TRAINER_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(600),
+      /** Time from RUNNING to the first heartbeat (slime loads models and starts engines first). */
+      TRAINER_STARTUP_GRACE_S: z.coerce.number().positive().default(1800),
+      /** A job whose status cannot be read for this long is CRASHED. */
+      TRAINER_JOB_LOST_S: z.coerce.number().min(0).default(300),
+      /** A launch that keeps failing on transient errors (Ray unreachable) fails after this long. */
+      TRAINER_LAUNCH_TIMEOUT_S: z.coerce.number().min(0).default(600),
+    }),
+  ),
   /** The evaluation worker (workers/evaluate): held-out evaluation, the promotion gate, auto-rollback. */
   evaluate: z.object({
     /** How often the scheduler looks for versions due an evaluation (it also runs on every version change). */

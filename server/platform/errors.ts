@@ -56,3 +56,8 @@ export function fromZod(err: ZodError, what = "Invalid input"): AppError {
   const summary = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
   return new AppError("BAD_REQUEST", `${what}: ${summary}`, issues);
 }
+
+/** An error's message for a log line or a status message (anything thrown, not only Errors). */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -3,7 +3,8 @@
 // TRAINER_SUPERVISE_INTERVAL_S seconds (default 5), covers the experiments in TRAINER_EXPERIMENTS (all when
 // unset, as for the embedded loop) and, on SIGTERM/SIGINT, ends the trainer processes it
 // started itself (local processes, the Tinker bridge); Ray jobs keep running and are picked up again.
-import { RunSupervisor, supervisorSettings } from "../../server/runs/supervisor";
+import { supervisorSettings } from "../../server/runs/settings";
+import { RunSupervisor } from "../../server/runs/supervisor";
 import { sleep } from "../../server/platform/workerRuntime";
 import { settings } from "../../server/platform/env";
 

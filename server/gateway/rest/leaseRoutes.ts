@@ -7,7 +7,8 @@ import { route, type RouteDef } from "./define";
 import { collectRunSamples } from "../../training/leases/fill";
 import { AckInput, LeaseInput, LeaseListInput, LeaseParams, LogsQuery, ReportInput } from "../../training/leases/schemas";
 import * as batches from "../../training/leases/service";
-import { launchPreview, runLogs } from "../../runs/supervisor";
+import { runLogs } from "../../runs/logs";
+import { launchPreview } from "../../runs/preview";
 
 const ById = z.object({ id: IdSchema });
 

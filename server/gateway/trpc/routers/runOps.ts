@@ -5,7 +5,8 @@ import { scopedProcedure, router } from "../trpc";
 import { IdSchema } from "../../../experiments/schemas";
 import { LeaseListInput, LogsQuery } from "../../../training/leases/schemas";
 import { listLeases } from "../../../training/leases/service";
-import { launchPreview, runLogs } from "../../../runs/supervisor";
+import { runLogs } from "../../../runs/logs";
+import { launchPreview } from "../../../runs/preview";
 
 export const runOpsRouter = router({
   launchPreview: scopedProcedure("read")

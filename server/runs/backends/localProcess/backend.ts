@@ -13,6 +13,7 @@ import {
   type TrainerBackend,
   type TrainerStatus,
 } from "../backend";
+import { inheritedEnv } from "../../../platform/env";
 import { groupAlive, terminateGroup } from "./processGroup";
 
 export const LOCAL_PROCESS_BACKEND_KIND = "local-process";
@@ -148,8 +149,9 @@ export class LocalProcessBackend implements TrainerBackend {
     const spec = local.roles[group.role];
     if (!spec) return Promise.reject(new Error(`localProcess.roles.${group.role} has no command`));
     const env: Record<string, string> = {};
+    const inherited = inheritedEnv();
     for (const name of INHERITED_ENV) {
-      const value = process.env[name];
+      const value = inherited[name];
       if (value !== undefined) env[name] = value;
     }
     Object.assign(env, local.env, {

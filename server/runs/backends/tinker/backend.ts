@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { RunLaunchSchema, tailLines, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import { inheritedEnv } from "../../../platform/env";
 import { terminateGroup } from "../localProcess/processGroup";
 
 export const TINKER_BACKEND_KIND = "tinker";
@@ -82,8 +83,9 @@ export class TinkerBackend implements TrainerBackend {
       throw new Error("Tinker trains on your own Tinker account: set TINKER_API_KEY (your Tinker service key) for the control plane");
     }
     const { argv, env, cwd } = tinkerCommand(launch, this.settings);
-    for (const name of INHERITED) if (process.env[name] !== undefined) env[name] ??= process.env[name]!;
-    env.PYTHONPATH = [cwd, process.env.PYTHONPATH].filter(Boolean).join(":");
+    const inherited = inheritedEnv();
+    for (const name of INHERITED) if (inherited[name] !== undefined) env[name] ??= inherited[name]!;
+    env.PYTHONPATH = [cwd, inherited.PYTHONPATH].filter(Boolean).join(":");
 
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     const run = await new Promise<BridgeRun>((resolve, reject) => {
