@@ -1,20 +1,49 @@
 "use client";
 // Judge–human agreement per judge version: accuracy, Cohen's κ, the confusion matrix (rows: the human label,
-// columns: the judge's score), and the turns where they disagree, each one click from its trajectory page.
-import { useQuery } from "@tanstack/react-query";
+// columns: the judge's score), and the turns where they disagree: each one click from its trajectory page,
+// and all of them one click into a review queue (which also takes every disputed turn as it comes).
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
+import { messageOf } from "../../_lib/errors";
+import { GuardedButton } from "../_components/Permission";
 
 const CLASSES = ["−1", "0", "+1"];
+const QUEUE_NAME = "Judge–human disagreements";
+
+function useSendToReview(experimentId: string) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queues = useQuery(trpc.review.queues.queryOptions({ experimentId }));
+  const create = useMutation(trpc.review.createQueue.mutationOptions());
+  const add = useMutation(trpc.review.addTurns.mutationOptions());
+  const [error, setError] = useState<string | null>(null);
+  async function send(turnIds: string[]) {
+    setError(null);
+    try {
+      const existing = queues.data?.find((q) => q.name === QUEUE_NAME);
+      const queue = existing ?? (await create.mutateAsync({ experimentId, name: QUEUE_NAME, description: "Turns where the judge and a human label disagree (from the Evaluation page), and every disputed turn.", filter: { turnType: "MAIN", disputed: true } }));
+      await add.mutateAsync({ queueId: queue.id, turnIds });
+      router.push(`/review/${queue.id}`);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  }
+  return { send, error, pending: create.isPending || add.isPending };
+}
 
 export function Agreement({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
   const q = useQuery({ ...trpc.evaluation.agreement.queryOptions({ experimentId, disagreements: 20 }), refetchInterval: 15_000 });
   const d = q.data;
+  const review = useSendToReview(experimentId);
   return (
     <div className="card" data-testid="eval-agreement">
       <h2 style={{ marginTop: 0 }}>Judge–human agreement</h2>
       {d?.warning && <div className="form-error" role="alert" data-testid="agreement-warning">{d.warning}</div>}
+      {review.error && <div className="form-error" role="alert">{review.error}</div>}
       {d && !d.judges.length && <div className="empty">No turn carries both a judgment and a reviewer label or user feedback yet.</div>}
       {d?.judges.map((j) => (
         <details key={j.judgeVersion} open={j.judgeVersion === d.currentJudgeVersion}>
@@ -30,6 +59,11 @@ export function Agreement({ experimentId }: { experimentId: string }) {
               ))}
             </tbody>
           </table>
+          {j.disagreements.length > 0 && (
+            <GuardedButton perm="write" disabled={review.pending} onClick={() => review.send(j.disagreements.map((x) => x.turnId))}>
+              Review these {j.disagreements.length} in a queue
+            </GuardedButton>
+          )}
           {j.disagreements.length > 0 && (
             <ul>
               {j.disagreements.map((x) => (

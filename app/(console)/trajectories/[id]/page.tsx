@@ -8,6 +8,7 @@ import { Message, type ChatMessage } from "../../_components/Message";
 import { RelabelForm } from "../../_components/RelabelForm";
 import { TurnAnnotations } from "../../_components/TurnAnnotations";
 import { fmtTime } from "../../_components/format";
+import { AddToEvalSet } from "../../evaluation/AddToEvalSet";
 
 export default function TurnPage() {
   const { id } = useParams<{ id: string }>();
@@ -28,6 +29,7 @@ export default function TurnPage() {
         <span className={`badge ${t.status === "OK" ? "alive" : "FAILED"}`}>{t.status.toLowerCase()}</span>
         <span className="badge">{t.turnType.toLowerCase()}</span>
         <span className="spacer" />
+        <AddToEvalSet experimentId={t.experimentId} turnId={t.id} />
         <Link className="button" href={`/sessions/${t.sessionId}#turn-${t.index}`}>Whole conversation</Link>
         <Link className="button" href={`/trajectories?experimentId=${t.experimentId}`}>Experiment&apos;s turns</Link>
       </div>
