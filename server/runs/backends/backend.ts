@@ -71,7 +71,8 @@ const LocalRoleCommandSchema = z.object({
   command: z
     .array(z.string())
     .min(1)
-    .refine((argv) => argv[0].length > 0, "the program (first element) must not be empty"),
+    // Not argv[0].length: zod runs the refinement after a failed min(1) too, on an empty array.
+    .refine((argv) => argv[0] !== "", "the program (first element) must not be empty"),
   cwd: z.string().min(1).optional(),
 });
 
