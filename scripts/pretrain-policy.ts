@@ -1,18 +1,17 @@
 /**
  * Pretrain the embedded base policy on a templated chat corpus built from the personas' questions.
  *
- *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 1200 --out models/base
+ *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 2000 --out models/base
  *
  * (That exact command produced the committed models/base; see models/base/README.md.)
  *
- * Replies come in every style — short, long, bullet list, hint-only — with and without the
- * "— Cheers!" sign-off, drawn independently of the question, so the base model satisfies each
- * persona's hidden preference only some of the time and RL has behaviour to select among. A
- * fraction of examples carry an explicit instruction (inline, or in the OPD hint format
- * "[user's hint / instruction]") with a reply that follows it, so a teacher prompted with a hint
- * prefers the matching style; another fraction is a two-turn exchange where the user's correction
- * is followed by a reply that satisfies it. Deterministic given --seed (same machine, same tfjs).
- */
+ * The base must behave like a small instruction-tuned model: follow a hint or instruction in its context (OPD's
+ * teacher is this model prompted with the judge's hint), while meeting each persona's hidden preference only now
+ * and then unprompted (so there is something to learn). The corpus is built like the simulated users'
+ * conversations (server/simulation/conversation.ts): optional system prompt, note lookup, an earlier approved or
+ * corrected exchange; the hints are exactly those the heuristic judge derives from the users' corrections
+ * (deriveHint over correctionsOf), appended as the teacher appends them (judge/core/teacher.ts). Unprompted
+ * replies lean long. Deterministic given --seed (same machine type, same tfjs). */
 import * as tf from "@tensorflow/tfjs-core";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -23,9 +22,12 @@ import { countParams, createModel, DEFAULT_CONFIG, forward, paramNames, type Par
 import { Adam, globalNorm } from "../server/engine/optimizer";
 import { mulberry32, pick, type Rng } from "../server/engine/rng";
 import { packBatch, tokenLogprobs } from "../server/engine/score";
-import { renderChat, type ChatMessage } from "../server/engine/tokenizer";
+import { renderChat, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
+import { deriveHint } from "../server/judge/core/heuristic";
+import { HINT_MARKER } from "../server/judge/core/teacher";
+import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
 import {
-  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type ReplyStyle,
+  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type Persona, type PreferenceId, type Question, type ReplyStyle,
 } from "../server/simulation/personas";
 
 const argsSchema = z.object({
@@ -41,56 +43,100 @@ const argsSchema = z.object({
   out: z.string().default("models/base"),
 });
 
-const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.3], ["long", 0.25], ["bullets", 0.25], ["hint", 0.2]];
-const SIGN_OFF_RATE = 0.3;
+// Unprompted replies lean long, so each persona's hidden preference is met only now and then (≤ 30 %:
+// short and hint-only replies also pass Maya's "two sentences at most"); a hint or instruction in the
+// context is followed, so the hinted teacher of OPD writes what the persona asked for.
+const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.1], ["long", 0.65], ["bullets", 0.15], ["hint", 0.1]];
+const SIGN_OFF_RATE = 0.12;
 const BUCKETS = 4;
 const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
+/** Share of conversations that open with the agent runtime's note lookup (as the simulated users' do). */
+const TOOL_RATE = 0.1;
 
 function drawStyle(rng: Rng): ReplyStyle {
   let u = rng();
   for (const [s, w] of STYLE_WEIGHTS) if ((u -= w) < 0) return s;
-  return "short";
+  return "long";
 }
 
 const STYLE_OF: Record<PreferenceId, ReplyStyle> = { concise: "short", bullets: "bullets", hints: "hint", signoff: "long" };
 
-/** One training conversation (messages ending with the assistant reply). */
-function sampleConversation(rng: Rng): ChatMessage[] {
-  const question = pick(rng, QUESTIONS);
+/**
+ * The hints OPD's teacher is prompted with: exactly what the heuristic judge derives from each correction a
+ * simulated user can give (server/judge/core/heuristic.ts deriveHint), per preference.
+ */
+const JUDGE_HINTS: Record<PreferenceId, string[]> = Object.fromEntries(
+  PERSONAS.map((p) => [p.preference, correctionsOf(p).map((c) => deriveHint(c)).filter((h): h is string => h !== null)]),
+) as Record<PreferenceId, string[]>;
+const PREFERENCES = ["concise", "bullets", "hints", "signoff"] as const;
+
+/** A reply that follows `pref` (the sign-off goes on a reply of any style). */
+function compliantReply(question: Question, pref: PreferenceId, rng: Rng): string {
+  const style = pref === "signoff" ? drawStyle(rng) : STYLE_OF[pref];
+  return renderReply(question, style, { rng, signOff: pref === "signoff" });
+}
+
+/** A reply that does not satisfy `persona` (what the user then corrects). */
+function violatingReply(question: Question, persona: Persona, rng: Rng): string {
+  const first = renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
+  return satisfiesPreference(persona, first) ? renderReply(question, "long", { rng }) : first;
+}
+
+/**
+ * One training conversation (messages ending with the assistant reply), built like the simulated users'
+ * conversations: an optional system prompt, an optional note lookup, an optional earlier exchange (approved,
+ * with "Next question: …", or corrected), then the reply that is trained on. 30 % of the last user
+ * messages carry a judge hint in the teacher's format (server/judge/core/teacher.ts), 10 % an inline
+ * instruction; those replies follow it. After a correction without a hint the reply follows the correction
+ * half of the time, so the unprompted policy still has room to learn.
+ */
+function sampleConversation(rng: Rng): { messages: ChatMessage[]; tools?: ToolDef[] } {
+  let question = pick(rng, QUESTIONS);
+  const persona = pick(rng, PERSONAS);
   const msgs: ChatMessage[] = [];
+  let tools: ToolDef[] | undefined;
   if (rng() < 0.3) msgs.push({ role: "system", content: pick(rng, SYSTEM_PROMPTS) });
-  const mode = rng();
-  if (mode < 0.25) {
-    // Follows an explicit instruction.
-    const pref = pick(rng, ["concise", "bullets", "hints", "signoff"] as const);
-    const instr = pick(rng, STYLE_INSTRUCTIONS[pref]);
-    const content = rng() < 0.5 ? `${question.text} ${instr}` : `${question.text}\n\n[user's hint / instruction]\n${instr}`;
-    const style = pref === "signoff" ? drawStyle(rng) : STYLE_OF[pref];
-    msgs.push({ role: "user", content }, { role: "assistant", content: renderReply(question, style, { rng, signOff: pref === "signoff" }) });
-  } else if (mode < 0.4) {
-    // Two turns: a reply, the persona's correction, a reply that satisfies it.
-    const persona = pick(rng, PERSONAS);
-    let first = renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
-    if (satisfiesPreference(persona, first)) first = renderReply(question, "long", { rng });
-    const style = persona.preference === "signoff" ? drawStyle(rng) : STYLE_OF[persona.preference];
-    msgs.push(
-      { role: "user", content: question.text },
-      { role: "assistant", content: first },
-      { role: "user", content: persona.correction },
-      { role: "assistant", content: renderReply(question, style, { rng, signOff: persona.preference === "signoff" }) },
-    );
-  } else {
-    msgs.push(
-      { role: "user", content: question.text },
-      { role: "assistant", content: renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE }) },
-    );
+  msgs.push({ role: "user", content: question.text });
+  if (rng() < TOOL_RATE) {
+    const call = { id: "call_notes_0", type: "function" as const, function: { name: NOTES_TOOL.function.name, arguments: JSON.stringify({ topic: question.topic }) } };
+    msgs.push({ role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) });
+    tools = [NOTES_TOOL];
   }
-  return msgs;
+  const history = rng();
+  let corrected = false;
+  if (history < 0.2) {
+    // An approved reply, then the user's next question in the same message.
+    msgs.push({ role: "assistant", content: compliantReply(question, persona.preference, rng) });
+    question = pick(rng, QUESTIONS);
+    msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
+  } else if (history < 0.45) {
+    // A reply the persona corrects.
+    msgs.push({ role: "assistant", content: violatingReply(question, persona, rng) }, { role: "user", content: pick(rng, correctionsOf(persona)) });
+    corrected = true;
+  }
+  const last = msgs[msgs.length - 1];
+  const u = rng();
+  let reply: string;
+  if (u < 0.3) {
+    const pref = corrected ? persona.preference : pick(rng, PREFERENCES);
+    last.content = `${last.content as string}\n\n${HINT_MARKER}\n${pick(rng, JUDGE_HINTS[pref])}`;
+    reply = compliantReply(question, pref, rng);
+  } else if (u < 0.4 && !corrected) {
+    const pref = pick(rng, PREFERENCES);
+    last.content = `${last.content as string} ${pick(rng, STYLE_INSTRUCTIONS[pref])}`;
+    reply = compliantReply(question, pref, rng);
+  } else if (corrected && rng() < 0.5) {
+    reply = compliantReply(question, persona.preference, rng);
+  } else {
+    reply = renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
+  }
+  msgs.push({ role: "assistant", content: reply });
+  return { messages: msgs, tools };
 }
 
 /** Token ids of a conversation, keeping the last `ctx` tokens. */
-function sequence(msgs: ChatMessage[], ctx: number): number[] {
-  const ids = renderChat(msgs);
+function sequence({ messages, tools }: { messages: ChatMessage[]; tools?: ToolDef[] }, ctx: number): number[] {
+  const ids = renderChat(messages, { tools });
   return ids.slice(Math.max(0, ids.length - ctx));
 }
 

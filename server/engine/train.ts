@@ -49,7 +49,7 @@ export type TrainSample = z.input<typeof trainSampleSchema>;
 
 export const trainHyperSchema = lossHyperSchema.extend({
   /** overrides the optimizer's learning rate for this step */
-  lr: z.number().positive().optional(),
+  lr: z.number().min(0).optional(),
   /** global-norm gradient clip; 0 disables */
   gradClip: z.number().min(0).default(1),
   microBatchSize: z.number().int().positive().default(8),

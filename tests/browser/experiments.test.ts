@@ -32,7 +32,7 @@ describe("experiments in the browser", () => {
     await page.getByRole("button", { name: "Create experiment" }).click();
     const lrError = page.locator('[data-path="config.hyper.lr"] .field-error');
     await lrError.waitFor();
-    expect(await lrError.textContent()).toBe("learning rate must be > 0");
+    expect(await lrError.textContent()).toBe("learning rate must be ≥ 0 (0 = a control run that never moves)");
     expect(page.url()).toMatch(/\/experiments\/new/);
 
     await page.locator('input[name="hyper.lr"]').fill("0.00002");

@@ -1,7 +1,9 @@
 /**
- * The policy learns from a persona's reward: GRPO (A = r, no normalisation) on the committed base
- * model, reward +1 when a reply satisfies Leo's hidden preference (a bullet list) and 0 otherwise.
- * Fixed seeds throughout; the last window's mean reward must beat the first window's.
+ * The policy learns a persona's hidden preference, with a control. On-policy distillation with the
+ * full-vocabulary estimator (losses.ts distillationKl): the student samples replies to Leo's questions unprompted,
+ * and every step pulls its next-token distributions toward the base prompted with the hint the judge derives from
+ * Leo's correction. The learning run's last window of judged reward (+1 bullet list, −1 otherwise) must beat its
+ * first by 0.3; the same run at lr 0 (same seeds, same samples drawn from an unchanged policy) must not.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
@@ -12,41 +14,56 @@ import { Adam } from "../../../server/engine/optimizer";
 import { mulberry32 } from "../../../server/engine/rng";
 import { trainStep } from "../../../server/engine/train";
 import { renderChat } from "../../../server/engine/tokenizer";
+import { deriveHint } from "../../../server/judge/core/heuristic";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import { getPersona, nextQuestion, satisfiesPreference } from "../../../server/simulation/personas";
 
-const ITERATIONS = 12;
-const WINDOW = 4;
-const PROMPTS = 4;
-const GROUP = 4;
+const ITERATIONS = 8;
+const WINDOW = 3;
+const SAMPLES = 12;
+const MARGIN = 0.3;
 
 beforeAll(async () => {
   await initBackend();
 });
 
-describe("learning from a persona reward", () => {
-  it("raises the mean reward of a persona preference within a dozen GRPO steps", async () => {
-    const { model } = await loadCheckpoint("models/base");
-    const persona = getPersona("leo");
-    const adam = new Adam({ lr: 2e-3 });
-    const rng = mulberry32(7);
-    const meanRewards: number[] = [];
-    for (let it = 0; it < ITERATIONS; it++) {
-      const prompts = Array.from({ length: PROMPTS }, () => nextQuestion(persona, rng)).flatMap((q) =>
-        Array.from({ length: GROUP }, () => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true })),
-      );
-      const gens = await generateBatch(model, prompts, { maxTokens: 96, temperature: 1, seed: 1000 + it });
-      const rewards = gens.map((g): number => (satisfiesPreference(persona, g.text) ? 1 : 0));
-      meanRewards.push(rewards.reduce((a, b) => a + b, 0) / rewards.length);
-      await trainStep(
-        model, adam,
-        gens.map((g, i) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: rewards[i], kind: "RL" as const })),
-        { microBatchSize: 8 },
-      );
-    }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const first = mean(meanRewards.slice(0, WINDOW));
-    const last = mean(meanRewards.slice(-WINDOW));
-    expect(last, `mean reward per iteration: ${meanRewards.map((r) => r.toFixed(2)).join(" ")}`).toBeGreaterThan(first);
-    disposeModel(model);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Mean judged reward per iteration of a distillation run at learning rate `lr`. */
+async function run(lr: number): Promise<number[]> {
+  const [{ model }, { model: teacher }] = await Promise.all([loadCheckpoint("models/base"), loadCheckpoint("models/base")]);
+  const persona = getPersona("leo");
+  const hint = deriveHint(persona.correction)!;
+  const adam = new Adam({ lr: 1e-3 });
+  const rng = mulberry32(7);
+  const rewards: number[] = [];
+  for (let it = 0; it < ITERATIONS; it++) {
+    const questions = Array.from({ length: SAMPLES }, () => nextQuestion(persona, rng));
+    const prompts = questions.map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+    const gens = await generateBatch(model, prompts, { maxTokens: 64, temperature: 1, seed: 1000 + it });
+    rewards.push(mean(gens.map((g) => (satisfiesPreference(persona, g.text) ? 1 : -1))));
+    await trainStep(
+      model, adam,
+      gens.map((g, i) => ({
+        promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: 0, kind: "OPD" as const,
+        teacherPromptIds: renderChat(hintedTeacherMessages([{ role: "user", content: questions[i]!.text }], hint) as never, { addGenerationPrompt: true }),
+      })),
+      { lr, opdEstimator: "full", oldLogprobs: "decoupled", microBatchSize: 12 },
+      { teacherModel: teacher },
+    );
+  }
+  disposeModel(model);
+  disposeModel(teacher);
+  return rewards;
+}
+
+describe("learning from a persona's hints", () => {
+  it("raises the judged reward by a margin, and the lr-0 control on the same seeds does not", async () => {
+    const learned = await run(1e-3);
+    const control = await run(0);
+    const gain = (r: number[]) => mean(r.slice(-WINDOW)) - mean(r.slice(0, WINDOW));
+    const show = (r: number[]) => r.map((x) => x.toFixed(2)).join(" ");
+    expect(gain(learned), `learning run: ${show(learned)}`).toBeGreaterThanOrEqual(MARGIN);
+    expect(gain(control), `control run: ${show(control)}`).toBeLessThan(MARGIN);
   });
 });
