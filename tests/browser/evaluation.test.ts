@@ -105,6 +105,14 @@ describe("Evaluation page", () => {
     const queueId = new URL(page.url()).pathname.split("/").pop()!;
     const items = await db().reviewItem.findMany({ where: { queueId } });
     expect(items.map((i) => i.turnId)).toContain(disagreeing);
+
+    // From the turn page, the turn's request goes into the experiment's eval set as its next version.
+    await page.goto(`${BASE_URL}/trajectories/${disagreeing}`);
+    await page.getByRole("button", { name: "Add to eval set" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("added to held-out personas v2");
+    const v2 = await db().evalSetVersion.findFirstOrThrow({ where: { set: { experimentId: exp.id }, version: 2 }, include: { items: { orderBy: { index: "asc" } } } });
+    expect(v2.items.at(-1)).toMatchObject({ key: `turn/${disagreeing}`, sourceTurnId: disagreeing });
+    expect(v2.items).toHaveLength(9);
     await page.close();
   }, 60_000);
 });
