@@ -3,7 +3,7 @@
 import { db } from "../platform/db/client";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { unsealConfig, type SealedSecrets } from "../config/secrets";
-import { LIVE_RUN_STATUSES } from "../runs/service";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 
 /** Its live run's frozen config, else its own; secrets unsealed. */
 export async function evaluationConfig(experimentId: string): Promise<ExperimentConfig | null> {

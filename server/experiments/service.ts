@@ -3,6 +3,7 @@ import { validateCustomReward } from "../judge/core/customReward";
 import { authorizeRow, experimentIdOrSlug, loadExperimentFor } from "../access/scope";
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import type { Experiment } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
@@ -57,7 +58,7 @@ export function toView(e: Row): ExperimentView {
 }
 
 const ACTIVE_RUN = {
-  where: { status: { in: ["PENDING", "RUNNING", "PAUSED"] } },
+  where: { status: { in: LIVE_RUN_STATUSES } },
   orderBy: { number: "desc" },
   take: 1,
   select: { id: true, number: true, status: true },

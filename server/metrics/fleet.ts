@@ -2,6 +2,7 @@
 // source of truth, so lost queue messages still show), each live run's training backlog and GPU plan, and
 // the latest queue/lag/buffer gauges the workers publish as metrics.
 import { db } from "../platform/db/client";
+import { STARTED_RUN_STATUSES } from "../platform/db/runStatus";
 import { Prisma } from "../platform/db/generated/client";
 import { assertCan, boundExperimentId, type Principal } from "../access/principal";
 import { QUEUES, type QueueName } from "../platform/bus/contracts";
@@ -109,7 +110,7 @@ export async function fleetOverview(p: Principal) {
   assertCan(p, "read");
   const bound = boundExperimentId(p);
   const runs = await db().run.findMany({
-    where: { status: { in: ["RUNNING", "PAUSED"] }, ...(bound ? { experimentId: bound } : {}) },
+    where: { status: { in: STARTED_RUN_STATUSES }, ...(bound ? { experimentId: bound } : {}) },
     include: { experiment: { select: { name: true, config: true } }, steps: { orderBy: { step: "desc" }, take: 1, select: { createdAt: true } } },
     orderBy: { startedAt: "desc" },
   });

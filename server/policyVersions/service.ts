@@ -12,7 +12,7 @@ import { assertCan, assertExperimentAccess, type Principal } from "../access/pri
 import { publish } from "../platform/bus/pubsub";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
-import { LIVE_RUN_STATUSES } from "../runs/service";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import type { PolicyVersionGetInput, PolicyVersionListInput, PromoteInput, RollbackInput } from "./schemas";
 
 type Tx = Prisma.TransactionClient;

@@ -7,7 +7,7 @@ import type { Db } from "../platform/db/client";
 import type { Principal } from "../access/principal";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { unsealConfig, type SealedSecrets } from "../config/secrets";
-import { LIVE_RUN_STATUSES } from "../runs/service";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { ProxyError } from "./errors";
 import { BUILTIN_SIDE_PATTERNS, compilePatterns, ContextMatcher } from "./normalize";
 import { createUpstream, upstreamSignature, type UpstreamFactory } from "./upstreams/factory";

@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import type { Run, RunStatus } from "../platform/db/generated/client";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
@@ -10,10 +11,9 @@ import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 import { authorizeRow, loadRunFor } from "../access/scope";
 
-export const LIVE_RUN_STATUSES: RunStatus[] = ["PENDING", "RUNNING", "PAUSED"];
 
 const TRANSITIONS: Record<z.output<typeof RunActionInput>["action"], { from: RunStatus[]; to: RunStatus }> = {
-  stop: { from: ["PENDING", "RUNNING", "PAUSED"], to: "KILLED" },
+  stop: { from: LIVE_RUN_STATUSES, to: "KILLED" },
   pause: { from: ["RUNNING"], to: "PAUSED" },
   resume: { from: ["PAUSED"], to: "RUNNING" },
 };

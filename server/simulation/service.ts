@@ -6,6 +6,7 @@ import { settings, type EnvSource } from "../platform/env";
 import { authorizeRow, experimentIdOrSlug } from "../access/scope";
 import type { z } from "zod";
 import { db } from "../platform/db/client";
+import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { Prisma } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertCan, boundExperimentId, type Principal } from "../access/principal";
@@ -86,7 +87,7 @@ export async function listSimulations(p: Principal) {
   const experiments = await db().experiment.findMany({
     where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) },
     orderBy: [{ demo: "desc" }, { createdAt: "asc" }],
-    include: { runs: { where: { status: { in: ["PENDING", "RUNNING", "PAUSED"] } }, orderBy: { number: "desc" }, take: 1, select: { id: true, number: true, status: true, lastStep: true } } },
+    include: { runs: { where: { status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, take: 1, select: { id: true, number: true, status: true, lastStep: true } } },
   });
   const ids = experiments.map((e) => e.id);
   const [rows, global, stats] = await Promise.all([

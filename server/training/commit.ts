@@ -8,6 +8,7 @@
 // operator's choice wins, and the trainer continues from the version now ACTIVE. Under gated promotion every
 // step's version is a CANDIDATE until its held-out evaluation passes.
 import { db, type Prisma } from "../platform/db/client";
+import { STARTED_RUN_STATUSES } from "../platform/db/runStatus";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { activeVersion, nextVersion } from "../policyVersions/active";
 import type { SampleDecision } from "./decide";
@@ -44,7 +45,7 @@ export async function commitStep(c: CommitInput): Promise<CommitOutcome> {
       async (tx) => {
         await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${c.experimentId} FOR UPDATE`;
         const run = await tx.run.findUnique({ where: { id: c.runId }, select: { status: true, lastStep: true, config: true } });
-        if (!run || (run.status !== "RUNNING" && run.status !== "PAUSED")) throw new Discard(`run is ${run?.status.toLowerCase() ?? "gone"}`);
+        if (!run || !STARTED_RUN_STATUSES.includes(run.status)) throw new Discard(`run is ${run?.status.toLowerCase() ?? "gone"}`);
         if (run.lastStep !== c.step - 1) throw new Discard(`step ${c.step} was already taken (run is at ${run.lastStep})`);
         if ((await nextVersion(c.experimentId, tx)) !== c.version) throw new Discard(`version ${c.version} was already taken`);
         // A gated experiment serves a version only once its evaluation passes (server/evaluation/gate.ts).

@@ -7,6 +7,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { db } from "../platform/db/client";
+import { STARTED_RUN_STATUSES } from "../platform/db/runStatus";
 import { publish } from "../platform/bus/pubsub";
 import { initBackend } from "../engine/backend";
 import { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from "../engine/checkpoint";
@@ -79,7 +80,6 @@ export interface TickResult {
 export const TRAINER_NICE = 19;
 export const REST_AFTER_STEP_MS = 250;
 
-const LIVE = new Set(["RUNNING", "PAUSED"]);
 const PERSIST_FILL_EVERY_MS = 30_000;
 
 export class Trainer {
@@ -100,7 +100,7 @@ export class Trainer {
   /** One pass over a run: collect, report the batch fill, and take a step when a batch is ready. */
   async tick(runId: string): Promise<TickResult> {
     const run = await db().run.findUnique({ where: { id: runId }, select: { id: true, experimentId: true, status: true, config: true, lastStep: true } });
-    if (!run || !LIVE.has(run.status)) {
+    if (!run || !STARTED_RUN_STATUSES.includes(run.status)) {
       this.release(runId);
       return { fill: null, step: null };
     }

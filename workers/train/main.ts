@@ -7,6 +7,7 @@
 import os from "node:os";
 import { settings } from "../../server/platform/env";
 import { db, type Prisma } from "../../server/platform/db/client";
+import { STARTED_RUN_STATUSES } from "../../server/platform/db/runStatus";
 import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
 import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
@@ -33,8 +34,8 @@ await runWorker("train", async (ctx) => {
         const now = new Date();
         const started = await db().run.updateMany({ where: { ...mine, status: "PENDING" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
         if (started.count) ctx.log(`started ${started.count} run(s)`);
-        await db().run.updateMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, data: { heartbeatAt: now } });
-        live = await db().run.findMany({ where: { ...mine, status: { in: ["RUNNING", "PAUSED"] } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
+        await db().run.updateMany({ where: { ...mine, status: { in: STARTED_RUN_STATUSES } }, data: { heartbeatAt: now } });
+        live = await db().run.findMany({ where: { ...mine, status: { in: STARTED_RUN_STATUSES } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
       } catch (e) {
         // Postgres unreachable (outage, failover): wait it out in this process, weights still loaded,
         // instead of dying on the rejection.

@@ -13,6 +13,9 @@ export const RUN_STATUSES: readonly RunStatus[] = Object.values(RunStatus);
 /** Mutable type only because Prisma's `in` filters take `RunStatus[]`; never modified. */
 export const LIVE_RUN_STATUSES: RunStatus[] = [RunStatus.PENDING, RunStatus.RUNNING, RunStatus.PAUSED];
 
+/** Live and past launch: the trainer has started (the embedded loop trains, steps may commit, the fleet shows it). */
+export const STARTED_RUN_STATUSES: RunStatus[] = [RunStatus.RUNNING, RunStatus.PAUSED];
+
 export const TERMINAL_RUN_STATUSES: RunStatus[] = RUN_STATUSES.filter((s) => !LIVE_RUN_STATUSES.includes(s));
 
 export const isLiveRunStatus = (status: string): boolean => (LIVE_RUN_STATUSES as string[]).includes(status);

@@ -7,7 +7,7 @@
 // does, because both allocate policy versions. An expired lease needs no sweeper: a sample is free when
 // its lease is gone, acknowledged or past expiresAt, which every lease query checks in the database.
 import { db, type Prisma } from "../../platform/db/client";
-import type { RunStatus } from "../../platform/db/generated/client";
+import { TERMINAL_RUN_STATUSES } from "../../platform/db/runStatus";
 import { assertCan, type Permission, type Principal } from "../../access/principal";
 import { badRequest, conflict, notFound } from "../../platform/errors";
 import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
@@ -18,8 +18,6 @@ import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, Repo
 import { loadRunFor } from "../../access/scope";
 
 type Tx = Prisma.TransactionClient;
-
-export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ["FINISHED", "FAILED", "CRASHED", "KILLED"];
 
 /** Turns the run's judged turns into Sample rows before leasing (server/training/samples.ts collectSamples). */
 export type SampleFiller = (runId: string) => Promise<unknown>;

@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
+import { isLiveRunStatus } from "../../../../server/platform/db/runStatus";
 
 const TAILS = [200, 1000, 5000] as const;
 
@@ -9,7 +10,7 @@ const TAILS = [200, 1000, 5000] as const;
 export function RunLogs({ run }: { run: { id: string; number: number; status: string; trainerBackend: string } }) {
   const trpc = useTRPC();
   const [tail, setTail] = useState<number>(TAILS[0]);
-  const live = run.status === "PENDING" || run.status === "RUNNING" || run.status === "PAUSED";
+  const live = isLiveRunStatus(run.status);
   const external = run.trainerBackend !== "embedded";
   const logs = useQuery({ ...trpc.runOps.logs.queryOptions({ id: run.id, tail }), enabled: external, refetchInterval: live ? 3000 : false });
   if (!external) return null;
