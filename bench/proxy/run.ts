@@ -54,9 +54,10 @@ function child(script: string, args: string[], env: NodeJS.ProcessEnv, profileDi
 const stop = (p: ChildProcess) => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.once("exit", () => r()), p.kill("SIGTERM"))));
 
 /** Asks a proxy to write everything it recorded so far; resolves with its answer. */
-function drain(p: Child): Promise<{ drained: boolean; depth: number }> {
+type WriterStats = Record<string, number>;
+function drain(p: Child): Promise<{ drained: boolean; depth: number; stats: WriterStats }> {
   return new Promise((resolve) => {
-    p.lines.once("line", (l) => resolve(JSON.parse(l) as { drained: boolean; depth: number }));
+    p.lines.once("line", (l) => resolve(JSON.parse(l) as { drained: boolean; depth: number; stats: WriterStats }));
     p.proc.stdin!.write("drain\n");
   });
 }
@@ -137,7 +138,13 @@ async function main() {
     const maxReplicas = Math.max(...REPLICAS);
     const proxies: Child[] = [];
     for (let i = 0; i < maxReplicas; i++) proxies.push(await start("bench/proxy/proxyMain.ts", [], i === 0 ? process.env.BENCH_PROXY_PROFILE : undefined));
-    const drainAll = async () => (await Promise.all(proxies.map(drain))).every((d) => d.drained);
+    let writerStats: WriterStats[] = [];
+    const drainAll = async () => {
+      const answers = await Promise.all(proxies.map(drain));
+      writerStats = answers.map((a) => a.stats);
+      return answers.every((d) => d.drained);
+    };
+    const deadlocks = async () => Number((await pool.query<{ n: string }>(`SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
     const count = async (experimentId: string) => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM turns WHERE "experimentId" = $1`, [experimentId])).rows[0]!.n);
 
     // Ingest cost: CPU of the Postgres backends serving this database (the proxies' writer pools) and of the
@@ -246,7 +253,16 @@ async function main() {
       const rows: string[][] = [];
       const canon: Record<number, string> = {};
       const base: Record<number, number> = {};
+      const notes: string[] = [];
       for (const n of REPLICAS) {
+        await drainAll();
+        const statsBefore = writerStats.map((w) => ({ ...w }));
+        const deadlocksBefore = await deadlocks();
+        // CPU per stored turn of everything that serves it (replicas, their Postgres backends, Redis): the cost
+        // a replica count adds, which the noisy throughput numbers of a shared machine hide.
+        const serving = () => proxies.slice(0, n).reduce((t, p) => t + cpuMs(p.proc.pid!), 0) + cpuMs(redis.pid!);
+        const pgBefore = new Map((await backends()).map((p) => [p, cpuMs(p)]));
+        const cpuBefore = serving();
         const lb = await start("bench/proxy/balancerMain.ts", proxies.slice(0, n).map((p) => p.url));
         const hdr = await experiment(fixed.url, `bench-rep${n}-hdr`);
         const cells: string[] = [];
@@ -294,10 +310,16 @@ async function main() {
         }
         rows.push([String(n), ...cells, `${storedHdr}/${okAll} ${storedHdr === okAll ? "exact" : "MISMATCH"}`, `${storedClaw}/${clawOk} ${storedClaw === clawOk ? "exact" : "MISMATCH"}`, same]);
         await stop(lb.proc);
+        let pgMs = 0;
+        for (const p of await backends()) pgMs += cpuMs(p) - (pgBefore.get(p) ?? 0);
+        const cpuPerTurn = (serving() - cpuBefore + pgMs) / (storedHdr + storedClaw);
+        const delta = (k: string) => writerStats.reduce((sum, w, i) => sum + (w[k] ?? 0) - (statsBefore[i]?.[k] ?? 0), 0);
+        notes.push(`${n} replica(s): ${f1(cpuPerTurn)} ms CPU per stored turn (replicas + Postgres backends + Redis), ${delta("batches")} writer batches, ${delta("deferredLinks")} next states deferred to another replica's commit, ${delta("reindexed")} re-indexed, ${delta("dbErrors")} database errors, ${(await deadlocks()) - deadlocksBefore} deadlocks`);
         log(`done replicas=${n}`);
       }
       say(`\nReplicas behind the bench's round-robin balancer (its own process; every count through it, 1 replica included), header sessions, fixed reply\n`);
       say(table(["replicas", "c16 rps", "×1", "c16 non-2xx", "c64 rps", "×1", "c64 non-2xx", "stored = 2xx (load)", "stored = 2xx (conv.)", "sessions vs 1 replica"], rows));
+      for (const note of notes) say(note);
       say(`(${os.cpus().length} cores shared by the load generator, upstream, balancer, replicas, Postgres and Redis: with fewer cores than replicas + their dependencies, more replicas cannot add throughput.)`);
     }
     say(`\nLoad average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the end.`);

@@ -35,7 +35,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       reject(err);
     };
     req.on("error", fail);
-    req.on("close", () => fail(new ProxyError(400, "invalid_request_error", "The client closed the connection before sending the whole body", "incomplete_body")));
+    // The error is built only when it is raised: 'close' follows every request, and an Error captures a stack.
+    req.on("close", () => !failed && !ended && fail(new ProxyError(400, "invalid_request_error", "The client closed the connection before sending the whole body", "incomplete_body")));
   });
 }
 

@@ -75,7 +75,9 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   const getDb = opts.db ?? defaultDb;
   const useRedis = opts.redis ?? true;
   // Fails fast while Redis is down instead of queueing commands in memory.
-  const fastRedis: Redis | null = useRedis ? createRedis({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+  // Auto-pipelining: the commands of one tick (session order calls of concurrent requests, stitch lookups)
+  // leave in one write — a socket write per command was the largest share of recording's CPU in the profile.
+  const fastRedis: Redis | null = useRedis ? createRedis({ enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true }) : null;
   fastRedis?.on("error", () => {});
 
   const sessions = new SessionTable();

@@ -131,9 +131,11 @@ export class OpenAiHttpUpstream implements Upstream {
         clearTimeout(timer);
         timer = setTimeout(fail, ms);
       });
-      res.on("end", () => (clearTimeout(timer), resolve(text)));
+      let ended = false;
+      res.on("end", () => (ended = true, clearTimeout(timer), resolve(text)));
       res.on("error", (err) => (clearTimeout(timer), reject(new UpstreamUnavailableError(err.message))));
-      res.on("close", () => (clearTimeout(timer), reject(new UpstreamUnavailableError("upstream closed the connection"))));
+      // 'close' follows every answer: build the error (a stack capture) only when it is one.
+      res.on("close", () => (clearTimeout(timer), ended || reject(new UpstreamUnavailableError("upstream closed the connection"))));
     });
   }
 
