@@ -33,7 +33,6 @@ export const EvalItemLineSchema = z
       ctx.addIssue({ code: "custom", path: ["messages", l.messages!.length - 1, "role"], message: "the prefix must end with the user's (or a tool's) message: that is what the policy answers" });
     }
   });
-export type EvalItemLine = z.output<typeof EvalItemLineSchema>;
 
 export const SetNameSchema = z.string().trim().min(1, "name is required").max(200);
 
