@@ -15,6 +15,9 @@ import { runLockstep } from "../lib/lockstep";
 import { simulationProgress } from "../../server/simulation/service";
 import type { SimulationSettings } from "../../server/simulation/schemas";
 import { Trainer } from "../../server/training/loop";
+import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { disposeModel } from "../../server/engine/model";
+import { measureCompliance, type PersonaCompliance } from "./compliance";
 import type { Principal } from "../../server/access/principal";
 
 export interface ChildResult {
@@ -25,6 +28,10 @@ export interface ChildResult {
   /** judged reward of the turns each policy version served (version v = after step v) */
   versions: { version: number; turns: number; reward: number }[];
   stepMs: number[];
+  /** mean train/kl_loss (k3 KL to the base on the trained samples) over the last 10 steps */
+  klToBase: number;
+  /** the final policy measured as bench/learning/compliance.ts measures the base (the demo's persona) */
+  final: PersonaCompliance;
 }
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -53,6 +60,8 @@ export async function runChild(method: string, steps: number, settings: Simulati
   const t0 = performance.now();
   let last = t0;
   const stepMs: number[] = [];
+  const kl: number[] = [];
+  let lastCheckpoint: string | null = null;
   try {
     const done = await runLockstep({
       experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings, steps, nonce: method,
@@ -61,14 +70,21 @@ export async function runChild(method: string, steps: number, settings: Simulati
         const now = performance.now();
         stepMs.push(now - last);
         last = now;
+        kl.push(s.metrics["train/kl_loss"] ?? NaN);
         emit({ type: "step", method, step: s.step, conversations: s.conversations, reward: s.metrics["rollout/reward_mean"] ?? null, evalScore: s.metrics["rollout/prm_eval_score"] ?? null, ms: Math.round(stepMs.at(-1)!) });
       },
     });
     const admin: Principal = { kind: "apiKey", keyId: "bench", prefix: "bench", scopes: ["admin"], experimentId: null, createdById: null };
     const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });
+    lastCheckpoint = (await db().policyVersion.findFirst({ where: { experimentId: e.id, status: "ACTIVE" }, orderBy: { version: "desc" } }))?.checkpointPath ?? null;
+    const finalModel = (await loadCheckpoint(lastCheckpoint ?? config.policy.checkpoint)).model;
+    const [final] = await measureCompliance(finalModel, { samples: 32, personas: [settings.personas[0]!] });
+    disposeModel(finalModel);
+    const tail = kl.slice(-10).filter(Number.isFinite);
     const result: ChildResult = {
       method, steps: done.length, conversations: done.at(-1)?.conversations ?? 0, wallS: (performance.now() - t0) / 1000,
       versions: progress.versions.map((v) => ({ version: v.version, turns: v.turns, reward: v.reward })), stepMs,
+      klToBase: tail.reduce((a, b) => a + b, 0) / Math.max(tail.length, 1), final: final!,
     };
     emit({ type: "result", ...result });
   } finally {

@@ -1,12 +1,15 @@
 /**
  * Learning-efficacy benchmark: does the demo's agent learn its simulated user's hidden preference, and how fast,
- * with each method? For GRPO, OPD and Combine (the demo experiments' configs), fixed seeds, N optimizer steps of the
- * real loop (proxy → judge worker → trainer → new version served), driven in lockstep so the run is reproducible.
- * Prints the judged reward per window of policy versions and the first step whose window mean reaches the target,
- * and writes a PNG chart of the three curves.
+ * with each method? For GRPO, OPD and Combine (the demo experiments' configs) on several seeds, plus a control (the
+ * Combine demo at lr 0: same users, judge and pipeline, no update), N optimizer steps of the real loop (proxy →
+ * judge worker → trainer → new version served), driven in lockstep so each run is reproducible.
+ * Reports per method the judged reward per window of policy versions (mean and range over seeds), steps to the
+ * target, the minimum of every later window, the KL to the base, the hinted teacher's compliance and the persona
+ * grader's on-topic rate, and writes one PNG with a band (min–max over seeds) per method.
  *
- *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--steps 100] [--window 5] [--target 0.6]
- *                                 [--parallel 2] [--seed 7] [--lr X] [--batch N] [--out bench/learning/learning-curves.png]
+ *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
+ *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
+ *                                 [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -24,27 +27,42 @@ import { z } from "zod";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis } from "../../scripts/lib/redis";
 import { migrate } from "../../server/platform/db/migrator";
-import { renderLineChart, type Rgb } from "./png";
+import { initBackend } from "../../server/engine/backend";
+import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { renderBandPng } from "./chart";
 import type { ChildResult } from "./child";
+import { measureCompliance } from "./compliance";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+const Method = z.enum(["grpo", "opd", "combine"]);
 const ArgsSchema = z.object({
-  methods: z.string().default("grpo,opd,combine").transform((s) => s.split(",").map((m) => z.enum(["grpo", "opd", "combine"]).parse(m.trim()))),
-  steps: z.coerce.number().int().min(1).default(100),
-  window: z.coerce.number().int().min(1).default(5),
+  methods: z.string().default("grpo,opd,combine").transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
+  seeds: z.string().default("7,8,9").transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
+  control: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  steps: z.coerce.number().int().min(1).default(150),
+  window: z.coerce.number().int().min(1).default(10),
   target: z.coerce.number().default(0.6),
   parallel: z.coerce.number().int().min(1).default(2),
   seed: z.coerce.number().int().min(0).optional(),
-  lr: z.coerce.number().positive().optional(),
+  lr: z.coerce.number().min(0).optional(),
   batch: z.coerce.number().int().min(1).optional(),
   out: z.string().default("bench/learning/learning-curves.png"),
-  child: z.enum(["grpo", "opd", "combine"]).optional(),
+  child: Method.optional(),
 });
 type Args = z.output<typeof ArgsSchema>;
 
-const COLORS: Record<string, Rgb> = { grpo: [31, 119, 180], opd: [214, 39, 40], combine: [44, 160, 44] };
-const LABELS: Record<string, string> = { grpo: "GRPO", opd: "OPD", combine: "Combine" };
+/** One run: a method (or the control) on one seed. */
+interface Job {
+  name: string;
+  method: z.output<typeof Method>;
+  seed: number;
+  lr?: number;
+}
+
+const CONTROL = "control";
+const COLORS: Record<string, string> = { grpo: "#1f77b4", opd: "#d62728", combine: "#2ca02c", [CONTROL]: "#7f7f7f" };
+const LABELS: Record<string, string> = { grpo: "GRPO", opd: "OPD", combine: "Combine", [CONTROL]: "Control (Combine, lr 0)" };
 
 /** Turn-weighted mean reward of the `window` versions ending at each version. */
 export function windowed(versions: ChildResult["versions"], window: number): { version: number; reward: number }[] {
@@ -67,11 +85,12 @@ function childEnv(base: NodeJS.ProcessEnv, databaseUrl: string, redisUrl: string
   };
 }
 
-function runChildProcess(method: string, args: Args, env: NodeJS.ProcessEnv): Promise<ChildResult> {
+function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<ChildResult> {
+  const method = job.method;
   return new Promise((resolve, reject) => {
-    const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps)];
-    if (args.seed !== undefined) argv.push("--seed", String(args.seed));
-    if (args.lr !== undefined) argv.push("--lr", String(args.lr));
+    const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps), "--seed", String(job.seed)];
+    const lr = job.lr ?? args.lr;
+    if (lr !== undefined) argv.push("--lr", String(lr));
     if (args.batch !== undefined) argv.push("--batch", String(args.batch));
     const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     let result: ChildResult | null = null;
@@ -82,13 +101,13 @@ function runChildProcess(method: string, args: Args, env: NodeJS.ProcessEnv): Pr
       } catch {
         return; // a log line
       }
-      if (msg.type === "step") console.log(`  ${LABELS[method]} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`);
+      if (msg.type === "step" && Number(msg.step) % 10 === 0) console.log(`  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`);
       if (msg.type === "result") result = msg as unknown as ChildResult;
     });
     child.on("exit", (code) => {
       rmSync(env.DATA_DIR!, { recursive: true, force: true });
       if (code === 0 && result) resolve(result);
-      else reject(new Error(`${method}: child exited with ${code}`));
+      else reject(new Error(`${job.name} seed ${job.seed}: child exited with ${code}`));
     });
   });
 }
@@ -104,16 +123,30 @@ async function parent(args: Args): Promise<void> {
   const redisChoice = await chooseRedis(dataDir, log);
   try {
     await migrate(databaseUrl, path.join(root, "prisma/migrations"));
-    log(`database ${dbName}; ${args.methods.length} method(s), ${args.steps} steps each, ${args.parallel} at a time`);
+    const jobs: Job[] = args.seeds.flatMap((seed) => [
+      ...args.methods.map((method) => ({ name: method, method, seed })),
+      ...(args.control ? [{ name: CONTROL, method: "combine" as const, seed, lr: 0 }] : []),
+    ]);
+    log(`database ${dbName}; ${jobs.length} runs (${args.methods.join(", ")}${args.control ? ", control" : ""} × seeds ${args.seeds.join(", ")}), ${args.steps} steps each, ${args.parallel} at a time`);
     const t0 = Date.now();
-    const results: ChildResult[] = [];
-    const queue = [...args.methods];
+    const results: (ChildResult & { name: string; seed: number })[] = [];
+    const queue = [...jobs];
     await Promise.all(
       Array.from({ length: Math.min(args.parallel, queue.length) }, async () => {
-        for (let m = queue.shift(); m; m = queue.shift()) results.push(await runChildProcess(m, args, childEnv(process.env, databaseUrl, redisChoice.url, m)));
+        for (let j = queue.shift(); j; j = queue.shift()) {
+          // One failed run is reported and left out; the others still count.
+          try {
+            const r = await runChildProcess(j, args, childEnv(process.env, databaseUrl, redisChoice.url, `${j.name}-${j.seed}`));
+            results.push({ ...r, name: j.name, seed: j.seed });
+          } catch (e) {
+            log(`FAILED: ${(e as Error).message}`);
+          }
+        }
       }),
     );
-    report(args, results, (Date.now() - t0) / 1000);
+    await initBackend();
+    const base = await measureCompliance((await loadCheckpoint(path.join(root, "models/base"))).model, { samples: 32 });
+    report(args, results, base, (Date.now() - t0) / 1000);
   } finally {
     const c = new pg.Client({ connectionString: server.adminUrl });
     await c.connect();
@@ -124,42 +157,76 @@ async function parent(args: Args): Promise<void> {
   }
 }
 
-function report(args: Args, results: ChildResult[], wallS: number): void {
-  results.sort((a, b) => args.methods.indexOf(a.method as never) - args.methods.indexOf(b.method as never));
-  console.log(`\nJudged reward per window of ${args.window} policy versions (turn-weighted mean; version v = served after step v)`);
-  const curves = results.map((r) => ({ r, w: windowed(r.versions, args.window) }));
+type Result = ChildResult & { name: string; seed: number };
+
+/** The first version whose full window reaches the target (a partial window at the start does not count). */
+export function stepsToTarget(w: { version: number; reward: number }[], window: number, target: number): number | null {
+  return w.find((x) => x.version >= window - 1 && x.reward >= target)?.version ?? null;
+}
+
+const fmt = (x: number | null | undefined, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+
+function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof measureCompliance>>, wallS: number): void {
+  const names = [...args.methods, ...(args.control ? [CONTROL] : [])];
+  const byName = new Map(names.map((n) => [n, results.filter((r) => r.name === n).sort((a, b) => a.seed - b.seed)]));
+  const curves = new Map(names.map((n) => [n, byName.get(n)!.map((r) => windowed(r.versions, args.window))]));
   const maxV = Math.max(...results.map((r) => r.versions.at(-1)?.version ?? 0));
-  const header = ["steps", ...results.map((r) => LABELS[r.method].padStart(8))].join(" | ");
-  console.log(header);
+  const leo = base.find((b) => b.persona === "leo")!;
+  console.log(`\nJudged reward per window of ${args.window} policy versions: mean over seeds ${args.seeds.join(", ")} [min, max]`);
+  console.log(["steps", ...names.map((n) => LABELS[n]!.padStart(22))].join(" | "));
+  const at = (n: string, v: number) => curves.get(n)!.map((w) => w.find((x) => x.version === v)?.reward).filter((x): x is number => x !== undefined);
   for (let end = args.window - 1; end <= maxV; end += args.window) {
-    const cells = curves.map(({ w }) => {
-      const p = w.find((x) => x.version === end);
-      return (p ? p.reward.toFixed(2) : "").padStart(8);
+    const cells = names.map((n) => {
+      const xs = at(n, end);
+      return (xs.length ? `${fmt(mean(xs))} [${fmt(Math.min(...xs))}, ${fmt(Math.max(...xs))}]` : "").padStart(22);
     });
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
-  console.log("");
-  for (const { r, w } of curves) {
-    const hit = w.find((x) => x.reward >= args.target);
-    const medianStep = [...r.stepMs].sort((a, b) => a - b)[Math.floor(r.stepMs.length / 2)] ?? NaN;
+  console.log(`\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`);
+  console.log("method | steps to +" + args.target + " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo satisfied unprompted / on-topic / hinted compliance");
+  for (const n of names) {
+    const rs = byName.get(n)!;
+    if (rs.length === 0) {
+      console.log(`${LABELS[n]} | no run finished`);
+      continue;
+    }
+    const hits = curves.get(n)!.map((w) => stepsToTarget(w, args.window, args.target));
+    const mins = curves.get(n)!.map((w, i) => {
+      const from = hits[i] ?? null;
+      const later = w.filter((x) => from !== null && x.version > from);
+      return later.length ? Math.min(...later.map((x) => x.reward)) : null;
+    });
+    const hitMean = hits.every((h) => h !== null) ? fmt(mean(hits as number[]), 1) : "not all";
     console.log(
-      `${LABELS[r.method].padEnd(8)} first window mean ≥ ${args.target}: ${hit ? `after step ${hit.version}` : `not within ${r.steps} steps`}` +
-        ` | ${r.conversations} conversations, ${r.versions.reduce((a, v) => a + v.turns, 0)} judged turns, ${r.wallS.toFixed(0)} s (median ${(medianStep / 1000).toFixed(1)} s/step)`,
+      `${LABELS[n]} | ${hits.map((h) => h ?? "–").join(", ")} (${hitMean}) | ${mins.map((m) => fmt(m)).join(", ")} | ${fmt(mean(rs.map((r) => r.klToBase)), 4)}` +
+        ` | ${fmt(mean(rs.map((r) => r.final.unprompted)))} / ${fmt(mean(rs.map((r) => r.final.onTopic)))} / ${fmt(mean(rs.map((r) => r.final.hinted)))}` +
+        ` | ${rs.map((r) => `${r.wallS.toFixed(0)} s`).join(", ")}`,
     );
   }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
-  const png = renderLineChart({
-    title: `Judged reward while learning Leo's preference (window of ${args.window} versions)`,
+  const png = renderBandPng({
+    title: `Judged reward while learning Leo's preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
     xLabel: "training step (policy version served)",
     yLabel: "judged reward",
-    xMax: maxV,
     yMin: -1,
     yMax: 1,
     target: { y: args.target, label: `target +${args.target}` },
-    series: curves.map(({ r, w }) => ({ label: LABELS[r.method], color: COLORS[r.method], points: w.map((p) => ({ x: p.version, y: p.reward })) })),
+    series: names.map((n) => {
+      const ws = curves.get(n)!;
+      const versions = [...new Set(ws.flatMap((w) => w.map((x) => x.version)))].filter((v) => v >= args.window - 1).sort((a, b) => a - b);
+      return {
+        label: LABELS[n]!,
+        color: COLORS[n]!,
+        points: versions.map((v) => {
+          const xs = at(n, v);
+          return { x: v, mean: mean(xs), min: Math.min(...xs), max: Math.max(...xs) };
+        }).filter((p) => Number.isFinite(p.min)),
+      };
+    }),
   });
   writeFileSync(path.resolve(root, args.out), png);
-  writeFileSync(path.resolve(root, args.out.replace(/\.png$/, ".json")), `${JSON.stringify({ args, results }, null, 1)}\n`);
+  writeFileSync(path.resolve(root, args.out.replace(/\.png$/, ".json")), `${JSON.stringify({ args, base, results }, null, 1)}\n`);
   console.log(`chart: ${args.out}`);
 }
 

@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { Params } from "./model";
 
 export const adamConfigSchema = z.object({
-  lr: z.number().positive().default(3e-4),
+  // 0 is a control run: moments update, the weights do not move.
+  lr: z.number().min(0).default(3e-4),
   beta1: z.number().min(0).lt(1).default(0.9),
   beta2: z.number().min(0).lt(1).default(0.98),
   eps: z.number().positive().default(1e-8),
