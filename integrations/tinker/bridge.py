@@ -21,7 +21,8 @@ behaviour log-probs the proxy recorded, so importance_sampling / ppo / cispo cor
 Environment: CONTROL_PLANE_URL, RUN_ID, CONTROL_PLANE_API_KEY or OPENCLAW_API_KEY_FILE (set by the control plane), TINKER_API_KEY
 (the user's own key, read by the SDK), TINKER_BASE_MODEL, TINKER_LORA_RANK (32), TINKER_LEARNING_RATE
 (1e-4), TINKER_BATCH_SIZE (16), TINKER_LOSS (importance_sampling), OPENCLAW_METHOD (combine),
-OPENCLAW_COMBINE_W_OPD / _W_RL (1). The Tinker SDK (``pip install tinker``) is imported only here.
+OPENCLAW_COMBINE_W_OPD / _W_RL (1); TINKER_SERVE_PORT (serve the trained weights through the proxy:
+serve.py), TINKER_SERVE_HOST, TINKER_SERVE_URL. The Tinker SDK (``pip install tinker``) is imported only here.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from integrations.slime.client import ControlPlaneClient, Settings
+from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped
+from integrations.tinker.serve import SamplerSlot, SamplingServer
 
 log = logging.getLogger("openclaw.tinker")
 
@@ -133,13 +135,18 @@ def train(
     poll_s: float = 2.0,
     state: TrainState | None = None,
     make_sampler: bool = False,
+    slot: SamplerSlot | None = None,
 ) -> int:
-    """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``."""
+    """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``.
+    With a ``slot`` (the sampling endpoint's, serve.py), it holds the base model's sampler from the start and
+    each step's sampler once the step's weights are saved."""
     types = tinker.types
     state = state if state is not None else TrainState()
     service = tinker.ServiceClient()
     training = service.create_lora_training_client(base_model=cfg.base_model, rank=cfg.lora_rank)
     tokenizer = training.get_tokenizer()
+    if slot is not None:
+        slot.set(service.create_sampling_client(base_model=cfg.base_model), tokenizer, None, 0)
     steps = 0
     while max_steps is None or steps < max_steps:
         try:
@@ -159,8 +166,10 @@ def train(
         # Durable sampler weights; the SDK's path is what the control plane records as the version's checkpoint.
         path = training.save_weights_for_sampler(sampler_name(run_id, steps + 1)).result().path
         state.checkpoint_path = path
-        if make_sampler:
+        if make_sampler or slot is not None:
             state.sampler = service.create_sampling_client(model_path=path)
+            if slot is not None:
+                slot.set(state.sampler, tokenizer, path, steps + 1)
         metrics = _metrics(result, optim_result)
         metrics["tinker/batch_size"] = float(len(data))
         book.acknowledge_through(
@@ -179,6 +188,24 @@ def sampler_name(run_id: str, step: int) -> str:
     return f"{safe}-step-{step:06d}"
 
 
+def start_serving(tinker: Any, client: ControlPlaneClient, cfg: BridgeConfig, env: Mapping[str, str]) -> SamplingServer | None:
+    """With TINKER_SERVE_PORT set: the sampling endpoint (serve.py), reported as the run's rolloutUrl so the
+    proxy forwards the run's traffic to the weights being trained. TINKER_SERVE_HOST (127.0.0.1) is where it
+    listens and, unless TINKER_SERVE_URL says otherwise, the address reported."""
+    if not env.get("TINKER_SERVE_PORT"):
+        return None
+    server = SamplingServer(tinker.types, SamplerSlot(), served_name=cfg.base_model, host=env.get("TINKER_SERVE_HOST", "127.0.0.1"), port=int(env["TINKER_SERVE_PORT"]))
+    server.start()
+    url = env.get("TINKER_SERVE_URL") or server.url
+    try:
+        client.report(rollout_url=url, message=f"serving the trained weights at {url}")
+    except ControlPlaneError as err:
+        # The proxy keeps the configured policy until a report with the URL gets through.
+        log.warning("could not report the sampling endpoint %s: %s", url, err)
+    log.info("sampling endpoint at %s", url)
+    return server
+
+
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -193,11 +220,14 @@ def main() -> int:
     client = ControlPlaneClient(Settings.from_env())
     book = LeaseBook(client)
     heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
+    server = start_serving(tinker, client, cfg, os.environ)
     heartbeat.start()
     try:
-        steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1")
+        steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None)
     finally:
         heartbeat.stop()
+        if server:
+            server.close()
     log.info("finished after %d step(s)", steps)
     return 0
 

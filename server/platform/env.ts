@@ -163,6 +163,11 @@ const SECTIONS = {
       TINKER_BASE_MODEL: optionalText,
       TINKER_LOSS: z.enum(["importance_sampling", "ppo", "cispo"]).optional(),
       TINKER_PYTHON: optionalText,
+      /** The Tinker bridge serves the trained weights on this port (the run's rolloutUrl; add it to UPSTREAM_ALLOWLIST). */
+      TINKER_SERVE_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+      TINKER_SERVE_HOST: optionalText,
+      /** The address the proxy reaches the bridge's endpoint at, when not http://TINKER_SERVE_HOST:PORT/v1. */
+      TINKER_SERVE_URL: z.string().url().optional(),
       /** A running trainer that has reported before is CRASHED after this long without a heartbeat. */
       TRAINER_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(600),
       /** Time from RUNNING to the first heartbeat (slime loads models and starts engines first). */

@@ -64,6 +64,11 @@ export async function launchPreview(p: Principal, experimentId: string, settings
       out.command = formatCommand(tinkerCommand(launch, tinkerSettings(settings)));
       out.notes.push("Trains on Tinker (remote LoRA service), billed to your own Tinker account.");
       if (!settings.TINKER_API_KEY) out.notes.push("TINKER_API_KEY is not set for the control plane: a launch would fail.");
+      out.notes.push(
+        settings.TINKER_SERVE_PORT !== undefined
+          ? `The bridge serves the trained weights on port ${settings.TINKER_SERVE_PORT} and reports it as the run's rollout URL: the proxy forwards this experiment's traffic there while the run is live.`
+          : "The proxy keeps serving the configured policy: set TINKER_SERVE_PORT to serve the trained weights through it.",
+      );
     } else {
       throw new Error(`no trainer backend '${kind}' in this control plane`);
     }

@@ -39,5 +39,11 @@ export function createBackends(s: SupervisorSettings): Map<string, TrainerBacken
 }
 
 export function tinkerSettings(s: SupervisorSettings) {
-  return TinkerSettingsSchema.parse({ apiKey: s.TINKER_API_KEY, baseModel: s.TINKER_BASE_MODEL, loss: s.TINKER_LOSS, python: s.TINKER_PYTHON });
+  return TinkerSettingsSchema.parse({
+    apiKey: s.TINKER_API_KEY,
+    baseModel: s.TINKER_BASE_MODEL,
+    loss: s.TINKER_LOSS,
+    python: s.TINKER_PYTHON,
+    serve: s.TINKER_SERVE_PORT !== undefined ? { port: s.TINKER_SERVE_PORT, host: s.TINKER_SERVE_HOST, url: s.TINKER_SERVE_URL } : undefined,
+  });
 }

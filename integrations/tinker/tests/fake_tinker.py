@@ -10,7 +10,14 @@ thinking-machines-lab/tinker @ d595dc2ba62a1494aa0f452fe1d0dbb7b321b870
   whose ``name`` is deprecated, has no effect and warns (DeprecationWarning), the weights being ephemeral;
   ``create_sampling_client(model_path, retry_config=None)``; ``get_tokenizer()``.
 - ``src/tinker/lib/public_interfaces/sampling_client.py``: ``SamplingClient`` has **no** ``model_path`` attribute
-  (``model_path`` is only a create-time argument); ``sample(prompt, num_samples, sampling_params, ...)``.
+  (``model_path`` is only a create-time argument); ``sample(prompt, num_samples, sampling_params,
+  include_prompt_logprobs=False, topk_prompt_logprobs=0)`` → future of ``SampleResponse``.
+- ``src/tinker/types/_pydantic_types/sampling_params.py``: ``SamplingParams(max_tokens=None, seed=None, stop=None,
+  temperature=1, top_k=-1, top_p=1)``; ``types/sample_response.py``: ``SampleResponse(sequences, ...)``;
+  ``types/sampled_sequence.py``: ``SampledSequence(stop_reason: "length" | "stop", tokens, logprobs)``. The fake
+  "model" answers ``answer from <weights>`` (the sampler's model path or base model), token by token as the
+  tokenizer encodes it, ending with the first int stop token unless max_tokens cuts it: which weights answered
+  is visible in the text.
 - ``src/tinker/types/``: ``ModelInput(chunks=[EncodedTextChunk(tokens)])`` with ``from_ints``/``to_ints``/``length``;
   ``TensorData(data, dtype, shape=None)`` (dtype required, shape checked); ``Datum(model_input, loss_fn_inputs)``
   (frozen, lists coerced by key: target_tokens int64, advantages/logprobs/weights float32);
@@ -129,19 +136,64 @@ class APIFuture:
         return self._value
 
 
+class SamplingParams:
+    _FIELDS = {"max_tokens": None, "seed": None, "stop": None, "temperature": 1.0, "top_k": -1, "top_p": 1.0}
+
+    def __init__(self, **kwargs):
+        unknown = set(kwargs) - set(self._FIELDS)
+        if unknown:
+            raise ValueError(f"SamplingParams: unknown fields {sorted(unknown)}")
+        for k, v in {**self._FIELDS, **kwargs}.items():
+            setattr(self, k, v)
+
+
+@dataclass(frozen=True)
+class SampledSequence:
+    stop_reason: str
+    tokens: List[int]
+    logprobs: Optional[List[float]] = None
+
+
+@dataclass(frozen=True)
+class SampleResponse:
+    sequences: List[SampledSequence]
+
+
+def fake_logprob(token: int) -> float:
+    return -((token % 7) + 1) / 10
+
+
 class SamplingClient:
     """Holds what the real one does (a sampling session); deliberately no ``model_path`` attribute."""
 
-    __slots__ = ("_session", "_base_model")
+    __slots__ = ("_session", "_base_model", "_tokenizer", "prompts")
 
-    def __init__(self, session: str, base_model: str):
-        self._session, self._base_model = session, base_model
+    def __init__(self, session: str, base_model: str, tokenizer=None):
+        self._session, self._base_model, self._tokenizer = session, base_model, tokenizer
+        self.prompts = []
 
     def get_base_model(self) -> str:
         return self._base_model
 
     def sample(self, prompt, num_samples, sampling_params, include_prompt_logprobs=False, topk_prompt_logprobs=0):
-        raise NotImplementedError("the fake does not sample")
+        if not isinstance(prompt, ModelInput):
+            raise TypeError("sample takes a types.ModelInput prompt")
+        if not isinstance(sampling_params, SamplingParams):
+            raise TypeError("sample takes types.SamplingParams")
+        if self._tokenizer is None:
+            raise NotImplementedError("this fake sampler has no tokenizer to answer with")
+        self.prompts.append(prompt.to_ints())
+        reply = self._tokenizer(f"answer from {self._session}", add_special_tokens=False)["input_ids"]
+        stops = [s for s in (sampling_params.stop or []) if isinstance(s, int)]
+        limit = sampling_params.max_tokens
+        seqs = []
+        for _ in range(num_samples):
+            tokens = list(reply) + stops[:1]
+            reason = "stop"
+            if limit is not None and len(tokens) > limit:
+                tokens, reason = tokens[:limit], "length"
+            seqs.append(SampledSequence(stop_reason=reason, tokens=tokens, logprobs=[fake_logprob(t) for t in tokens]))
+        return APIFuture(SampleResponse(sequences=seqs))
 
 
 class TrainingClient:
@@ -188,7 +240,7 @@ class TrainingClient:
         if not str(model_path).startswith("tinker://"):
             raise ValueError(f"not a tinker path: {model_path}")
         self.service.calls.append(("create_sampling_client", model_path))
-        return SamplingClient(session=model_path, base_model=self.base_model)
+        return SamplingClient(session=model_path, base_model=self.base_model, tokenizer=self.tokenizer)
 
 
 def make_module(tokenizer):
@@ -206,12 +258,13 @@ def make_module(tokenizer):
             if model_path is None and base_model is None:
                 raise ValueError("Either model_path or base_model must be provided")
             self.calls.append(("create_sampling_client", model_path or base_model))
-            return SamplingClient(session=model_path or base_model, base_model=base_model or "?")
+            return SamplingClient(session=model_path or base_model, base_model=base_model or "?", tokenizer=tokenizer)
 
     module = pytypes.ModuleType("tinker")
     module.ServiceClient = ServiceClient
     module.types = pytypes.SimpleNamespace(
         Datum=Datum, ModelInput=ModelInput, EncodedTextChunk=EncodedTextChunk, TensorData=TensorData, AdamParams=AdamParams,
         ForwardBackwardOutput=ForwardBackwardOutput, OptimStepResponse=OptimStepResponse, SaveWeightsForSamplerResponse=SaveWeightsForSamplerResponse,
+        SamplingParams=SamplingParams, SampleResponse=SampleResponse, SampledSequence=SampledSequence,
     )
     return module, service_state

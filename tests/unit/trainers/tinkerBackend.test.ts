@@ -48,6 +48,13 @@ describe("tinkerCommand", () => {
     });
     expect(tinkerCommand(launch(), TinkerSettingsSchema.parse({ baseModel: "meta-llama/Llama-3.1-8B" })).env.TINKER_BASE_MODEL).toBe("meta-llama/Llama-3.1-8B");
   });
+
+  it("asks the bridge to serve the trained weights only when a port is set", () => {
+    expect(tinkerCommand(launch(), TinkerSettingsSchema.parse({})).env).not.toHaveProperty("TINKER_SERVE_PORT");
+    const served = tinkerCommand(launch(), TinkerSettingsSchema.parse({ serve: { port: 30010, url: "http://trainer:30010/v1" } })).env;
+    expect(served).toMatchObject({ TINKER_SERVE_PORT: "30010", TINKER_SERVE_URL: "http://trainer:30010/v1" });
+    expect(served).not.toHaveProperty("TINKER_SERVE_HOST");
+  });
 });
 
 describe("TinkerBackend", () => {
@@ -114,6 +121,6 @@ describe("Tinker bridge (Python)", () => {
       child.on("exit", (c) => resolve({ code: c, output: out }));
     });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/Ran 5 tests/);
+    expect(output).toMatch(/Ran 12 tests/);
   });
 });

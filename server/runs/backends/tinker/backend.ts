@@ -26,6 +26,19 @@ export const TinkerSettingsSchema = z.object({
   /** Folder holding the `integrations` package (default: the control plane's working directory). */
   cwd: z.string().min(1).optional(),
   graceMs: z.number().int().min(0).default(10_000),
+  /**
+   * Serve the trained weights through the proxy: the bridge answers OpenAI chat completions on this port from
+   * the latest step's sampler (integrations/tinker/serve.py) and reports it as the run's rolloutUrl.
+   */
+  serve: z
+    .object({
+      port: z.number().int().min(0).max(65_535),
+      /** Where it listens (default 127.0.0.1: the bridge runs beside the control plane). */
+      host: z.string().min(1).optional(),
+      /** The address the proxy reaches it at, when not http://<host>:<port>/v1. */
+      url: z.string().url().optional(),
+    })
+    .optional(),
 });
 export type TinkerSettings = z.output<typeof TinkerSettingsSchema>;
 
@@ -55,6 +68,11 @@ export function tinkerCommand(launch: RunLaunch, settings: TinkerSettings): { ar
     PYTHONDONTWRITEBYTECODE: "1",
   };
   if (settings.apiKey) env.TINKER_API_KEY = settings.apiKey;
+  if (settings.serve) {
+    env.TINKER_SERVE_PORT = String(settings.serve.port);
+    if (settings.serve.host) env.TINKER_SERVE_HOST = settings.serve.host;
+    if (settings.serve.url) env.TINKER_SERVE_URL = settings.serve.url;
+  }
   return { argv: [settings.python, "-m", "integrations.tinker.bridge"], env, cwd: settings.cwd ?? process.cwd() };
 }
 
