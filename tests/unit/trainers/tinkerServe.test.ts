@@ -11,30 +11,20 @@ const root = path.resolve(import.meta.dirname, "../../..");
 const PATH_ = "tinker://run-abc/sampler_weights/run-1-step-000003";
 // The fake "model" answers `answer from <weights>` in the char-level tokenizer (id = code point), then EOS (3).
 const REPLY = `answer from ${PATH_}`;
-const SCRIPT = `
-import sys
-sys.path[:0] = ["integrations/tinker/tests", "integrations/slime/tests"]
-from fake_tinker import make_module
-from fakes import CharTokenizer
-from integrations.tinker.serve import SamplerSlot, SamplingServer
-class Tok(CharTokenizer):
-    eos_token_id = 3
-tinker, _ = make_module(Tok())
-slot = SamplerSlot()
-slot.set(tinker.ServiceClient().create_sampling_client(model_path=${JSON.stringify(PATH_)}), Tok(), ${JSON.stringify(PATH_)}, 3)
-server = SamplingServer(tinker.types, slot, served_name="Qwen/Qwen3-4B").start()
-print(server.url, flush=True)
-sys.stdin.read()
-`;
-
 let child: ChildProcess;
 let url: string;
 beforeAll(async () => {
-  child = spawn("python3", ["-c", SCRIPT], { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONPATH: root, PYTHONDONTWRITEBYTECODE: "1" } as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
-  url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
-  });
+  // The endpoint as the bridge starts it (integrations/tinker/tests/serve_fake.py), with step 3's sampler swapped in.
+  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" } as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const next = () =>
+    new Promise<string>((resolve, reject) => {
+      lines.once("line", resolve);
+      child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
+    });
+  url = await next();
+  child.stdin!.write(`step 3 ${PATH_}\n`);
+  expect(await next()).toBe("serving step 3");
 });
 afterAll(() => {
   child.stdin?.end();
