@@ -1,9 +1,11 @@
 // The promotion gate and the automatic rollback. Pure decisions first (decideGate, decideRollback), then
 // their application: promote or roll back through policyVersions' own transactions (audited, announced on
-// the policy-version channel like a manual promote/rollback), or record on each held-back candidate why.
+// the policy-version channel like a manual promote/rollback), or record on each held-back candidate why
+// (audited as policyVersion.gateHold; the evaluation channel announces every gate pass).
 import { db } from "../platform/db/client";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { systemPromote, systemRollback } from "../policyVersions/service";
+import { audit } from "../access/audit";
 
 export interface GateInput {
   candidate: { version: number; mean: number | null };
@@ -87,7 +89,12 @@ export async function applyGate(experimentId: string, config: ExperimentConfig, 
     if (x === winner) continue;
     const reason = winner && x.d.promote ? `passed (${x.d.reason}) but v${winner.c.version} scored higher` : x.d.reason;
     held.push({ version: x.c.version, reason });
-    if (x.c.gateReason !== reason) await db().policyVersion.update({ where: { id: x.c.id }, data: { gateReason: reason } });
+    if (x.c.gateReason === reason) continue;
+    // A changed verdict is a decision: audited like a promotion (waiting for an evaluation is not one).
+    await db().$transaction(async (tx) => {
+      await tx.policyVersion.update({ where: { id: x.c.id }, data: { gateReason: reason } });
+      if (x.mean !== null) await audit(tx, null, "policyVersion.gateHold", "experiment", experimentId, { version: x.c.version, gateReason: x.c.gateReason }, { version: x.c.version, gateReason: reason, servedVersion });
+    });
   }
   if (winner) await systemPromote(experimentId, winner.c.version, winner.d.reason);
   return { promoted: winner?.c.version ?? null, held };

@@ -27,8 +27,13 @@ async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps
   const adam = new Adam({ lr: opts.lr });
   const prompts = questionsFor(leo).slice(0, 8).map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
   for (let it = 0; it < opts.steps; it++) {
-    const gens = await generateBatch(model, prompts.flatMap((p) => [p, p]), { maxTokens: 64, temperature: 1, seed: 100 + it });
-    const samples = gens.map((g) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1), kind: "RL" as const }));
+    // A group of 4 replies per prompt: with 2, the committed base's 16% bullet rate gives too few positives to learn from.
+    const gens = await generateBatch(model, prompts.flatMap((p) => [p, p, p, p]), { maxTokens: 64, temperature: 1, seed: 100 + it });
+    // Rewards centred on the batch mean (a group baseline): with a base that rarely writes bullets unprompted,
+    // uncentred ±1 rewards are almost all −1 and mostly push the sampled tokens down rather than bullets up.
+    const rewards = gens.map((g) => opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1));
+    const baseline = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+    const samples = gens.map((g, i) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: rewards[i]! - baseline, kind: "RL" as const }));
     await trainStep(model, adam, samples, { microBatchSize: 8 });
   }
   adam.dispose();
@@ -88,6 +93,8 @@ describe("gated promotion", () => {
     expect(v2.status).toBe("CANDIDATE");
     expect(v2.gateReason).toMatch(/^eval \d\.\d{3} < served v1's \d\.\d{3} − tolerance 0\.050$/);
     expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, status: "ACTIVE" } })).version).toBe(1);
+    const holdAudit = await db().auditLog.findFirstOrThrow({ where: { resourceId: e.id, action: "policyVersion.gateHold" } });
+    expect(holdAudit.after).toMatchObject({ version: 2, gateReason: v2.gateReason, servedVersion: 1 });
 
     // Every reply is stored with its seed, grader and version; cost is recorded.
     const scores = await db().evalScore.findMany({ where: { evaluationId: ev2!.id } });
