@@ -393,7 +393,10 @@ export class RecordingWriter {
         if (known) staged.set(key, { ...known });
         else if (!missing.has(key)) missing.set(key, { id: `ses_${randomBytes(10).toString("hex")}`, experimentId: t.experimentId, externalId: t.session.externalId, idSource: t.session.idSource, at: t.createdAt, persona: t.persona ?? null });
       }
-      for (const row of await resolveSessions(client, [...missing.values()])) {
+      // Rows are locked in one order (sorted) by every replica's writer, so two writers touching the same
+      // sessions wait for each other instead of deadlocking (a deadlock costs deadlock_timeout, 1 s).
+      const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      for (const row of await resolveSessions(client, [...missing.values()].sort((a, b) => byKey(sessionKey(a.experimentId, a.externalId), sessionKey(b.experimentId, b.externalId))))) {
         staged.set(sessionKey(row.experimentId, row.externalId), { rowId: row.id, nextIndex: row.maxIndex + 1, done: row.done });
       }
 
@@ -425,14 +428,14 @@ export class RecordingWriter {
       // UPDATE: each statement sees what was committed when it started, so a turn seen here is seen there.
       const now = Date.now();
       const present = links.length ? await existingTurns(client, links.map((l) => l.target)) : new Set<string>();
-      const judge: JudgeItem[] = [...(await linkTurns(client, links))];
+      const judge: JudgeItem[] = [...(await linkTurns(client, [...links].sort((a, b) => byKey(a.target, b.target))))];
       const waiting: LinkEvent[] = links
         .filter((l) => !present.has(l.target))
         .map((l): LinkEvent => ({ t: "link", experimentId: l.experimentId, target: l.target, nextState: l.nextState, role: l.role, at: l.at, until: l.until ?? now + LINK_WAIT_MS }))
         .filter((l) => l.until > now);
       for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
       for (const sessionId of inserted) touched.get(sessionId)!.added++;
-      await updateSessions(client, [...touched.values()]);
+      await updateSessions(client, [...touched.values()].sort((a, b) => byKey(a.id, b.id)));
       const skipped = await insertLabels(client, labels);
       if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
       judge.push(...(await judgeableFinals(client, finals)));
