@@ -11,17 +11,25 @@ import { ChatMessageSchema } from "../../judge/core/schemas";
 import { hintedTeacherMessages } from "../../judge/core/teacher";
 import { createTeacherScorer, type TeacherScorer } from "../../judge/core/teacherClients";
 import { createEmbeddedTeacher } from "../../judge/worker/embeddedTeacher";
+import { RunPrmLookup, withRunPrm } from "../../judge/worker/endpoints";
 import { teacherPlanFor } from "../../judge/worker/settings";
 import { reassembleMessages } from "../../recording/reassemble";
 import type { LeasedSample } from "./schemas";
 
 const SecretsSchema = z.record(z.string(), z.unknown()).nullable().catch(null);
 
-/** The experiment's teacher (judge/worker/settings.ts teacherPlanFor), or null when it has none. */
+/** Egress answers for the PRM routers, kept across leases (judge/worker/endpoints.ts). */
+const prmLookup = new RunPrmLookup();
+
+/**
+ * The experiment's teacher as the judge uses it (judge/worker/settings.ts teacherPlanFor; a live run's PRM
+ * teacher router when its job reported one, judge/worker/endpoints.ts), or null when it has none.
+ */
 async function teacherForRun(runId: string): Promise<TeacherScorer | null> {
-  const run = await db().run.findUniqueOrThrow({ where: { id: runId }, select: { config: true, experiment: { select: { secrets: true } } } });
+  const run = await db().run.findUniqueOrThrow({ where: { id: runId }, select: { experimentId: true, config: true, experiment: { select: { secrets: true } } } });
   const config = unsealConfig(ExperimentConfigSchema.parse(run.config), (SecretsSchema.parse(run.experiment.secrets) ?? {}) as SealedSecrets);
-  const plan = teacherPlanFor(config);
+  const { prm } = await prmLookup.forExperiment(run.experimentId);
+  const plan = teacherPlanFor(withRunPrm(config, prm).teacherConfig);
   if (plan.kind === "embedded") return createEmbeddedTeacher(plan.checkpoint);
   if (plan.kind === "remote") return createTeacherScorer(plan.settings, { apiKey: plan.apiKey });
   return null;

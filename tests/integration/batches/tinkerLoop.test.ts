@@ -40,11 +40,11 @@ afterAll(async () => {
 describe("Tinker served through the proxy", () => {
   it("the bridge reports its endpoint, and the proxy serves the base model, then the trained step, recording tokens and log-probs", async () => {
     const run = await makeRun(h.experiment.id, { status: "RUNNING", trainerBackend: "tinker" });
-    bridge = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1", CONTROL_PLANE_URL: api.url, RUN_ID: run.id, CONTROL_PLANE_API_KEY: await makeKey(["write"], h.experiment.id), TINKER_BASE_MODEL: BASE } as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "inherit"],
-    });
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1",
+      CONTROL_PLANE_URL: api.url, RUN_ID: run.id, CONTROL_PLANE_API_KEY: await makeKey(["write"], h.experiment.id), TINKER_BASE_MODEL: BASE,
+    };
+    bridge = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
     lines = createInterface({ input: bridge.stdout! });
     const url = await nextLine();
     expect((await db().run.findUniqueOrThrow({ where: { id: run.id } })).rolloutUrl).toBe(url);

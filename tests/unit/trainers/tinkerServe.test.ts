@@ -15,7 +15,8 @@ let child: ChildProcess;
 let url: string;
 beforeAll(async () => {
   // The endpoint as the bridge starts it (integrations/tinker/tests/serve_fake.py), with step 3's sampler swapped in.
-  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" } as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
+  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const next = () =>
     new Promise<string>((resolve, reject) => {
