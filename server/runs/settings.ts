@@ -38,7 +38,7 @@ export function createBackends(s: SupervisorSettings): Map<string, TrainerBacken
   ]);
 }
 
-export function tinkerSettings(s: SupervisorSettings) {
+function tinkerSettings(s: SupervisorSettings) {
   return TinkerSettingsSchema.parse({
     apiKey: s.TINKER_API_KEY,
     baseModel: s.TINKER_BASE_MODEL,

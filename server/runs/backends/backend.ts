@@ -146,6 +146,13 @@ export interface TrainerBackend {
   status(run: RunHandle): Promise<TrainerStatus>;
   /** Recent log text; `tail` limits it to the last N lines. */
   logs(run: RunHandle, opts?: { tail?: number }): Promise<string>;
+  /** What start() would run for this launch, secrets hidden, and notes on where it runs (the console's launch preview). */
+  preview(launch: RunLaunch): LaunchPlan;
+}
+
+export interface LaunchPlan {
+  command: string;
+  notes: string[];
 }
 
 /** Last `n` lines of `text` (all of it when n is undefined). */

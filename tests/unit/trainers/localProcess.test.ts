@@ -104,6 +104,15 @@ afterEach(async () => {
 const WAIT = { timeout: 20_000, interval: 50 };
 
 describe("LocalProcessBackend", () => {
+  it("previews one command line per role group with its devices", () => {
+    const plan = new LocalProcessBackend().preview(launch("p", { actor: ["python3", "actor.py"], rollout: ["python3", "engine.py", "--port", "30000"] }, { totalGpus: 2, actorGpus: 1, rolloutGpus: 1, rolloutGpusPerEngine: 1, prmGpus: 0 }));
+    expect(plan.command.split("\n").filter((l) => l.startsWith("CUDA_VISIBLE_DEVICES"))).toEqual([
+      "CUDA_VISIBLE_DEVICES=0 python3 actor.py",
+      "CUDA_VISIBLE_DEVICES=1 python3 engine.py --port 30000",
+    ]);
+    expect(plan.notes).toEqual(["Each role runs in its own process group on this machine; stopping the run ends exactly those groups."]);
+  });
+
   it("starts actor, rollout and PRM engines with their CUDA_VISIBLE_DEVICES; stop ends every tree", async () => {
     process.env.OPENCLAW_TEST_LEAK = "must-not-reach-children";
     const marker = `ocrl-test-${randomUUID()}`;

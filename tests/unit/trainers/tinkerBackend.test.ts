@@ -58,6 +58,23 @@ describe("tinkerCommand", () => {
 });
 
 describe("TinkerBackend", () => {
+  it("previews the bridge's command with the keys hidden, and says whether the trained weights are served", () => {
+    const plain = new TinkerBackend(TinkerSettingsSchema.parse({ cwd: "/opt/console" })).preview(launch("r2"));
+    expect(plain.command).toContain("python3 -m integrations.tinker.bridge");
+    expect(plain.command).not.toContain("ocrl_trainer_key");
+    expect(plain.notes).toEqual([
+      "Trains on Tinker (remote LoRA service), billed to your own Tinker account.",
+      "TINKER_API_KEY is not set for the control plane: a launch would fail.",
+      "The proxy keeps serving the configured policy: set TINKER_SERVE_PORT to serve the trained weights through it.",
+    ]);
+    const served = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "tk-user", serve: { port: 30010 } })).preview(launch("r3"));
+    expect(served.command).not.toContain("tk-user");
+    expect(served.command).toContain("export TINKER_SERVE_PORT=30010");
+    expect(served.notes.slice(1)).toEqual([
+      "The bridge serves the trained weights on port 30010 and reports it as the run's rollout URL: the proxy forwards this experiment's traffic there while the run is live.",
+    ]);
+  });
+
   it("refuses to start without the user's own Tinker key", async () => {
     const backend = new TinkerBackend(TinkerSettingsSchema.parse({ cwd: root }));
     await expect(backend.start(launch())).rejects.toThrow(/TINKER_API_KEY/);

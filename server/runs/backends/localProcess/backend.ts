@@ -7,6 +7,7 @@ import { assertGpuPlan, planRoleGroups, type RoleGroup } from "../../../gpu/plan
 import {
   RunLaunchSchema,
   tailLines,
+  type LaunchPlan,
   type LocalProcessConfig,
   type RunHandle,
   type RunLaunch,
@@ -14,6 +15,7 @@ import {
   type TrainerStatus,
 } from "../backend";
 import { inheritedEnv } from "../../../platform/env";
+import { shellQuote } from "../slime/args";
 import { groupAlive, terminateGroup } from "./processGroup";
 
 export const LOCAL_PROCESS_BACKEND_KIND = "local-process";
@@ -64,6 +66,19 @@ export class LocalProcessBackend implements TrainerBackend {
 
   constructor(opts: LocalProcessBackendOptions = {}) {
     this.maxLogLines = opts.maxLogLines ?? 10_000;
+  }
+
+  preview(launch: RunLaunch): LaunchPlan {
+    const local = launch.config.localProcess;
+    if (!local) throw new Error("set LOCAL_PROCESS_ROLES (JSON role commands) for the train worker");
+    const command = planRoleGroups(assertGpuPlan(launch.config.gpu))
+      .map((g) => {
+        const spec = local.roles[g.role];
+        const argv = spec ? spec.command.map(shellQuote).join(" ") : "(no command for this role)";
+        return `# ${g.label}\nCUDA_VISIBLE_DEVICES=${g.devices.map((d) => d.gpu).join(",")} ${argv}`;
+      })
+      .join("\n");
+    return { command, notes: ["Each role runs in its own process group on this machine; stopping the run ends exactly those groups."] };
   }
 
   async start(input: RunLaunch): Promise<{ externalJobId: string }> {

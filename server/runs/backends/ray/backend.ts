@@ -6,8 +6,8 @@
 // package (package.ts) as working_dir: the key and the argument list travel there, not in env_vars.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { RunLaunchSchema, tailLines, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
-import { buildSlimeCommand, isRemoteUri, shellQuote, type SlimeCommand } from "../slime/args";
+import { RunLaunchSchema, tailLines, type LaunchPlan, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import { buildSlimeCommand, formatCommand, isRemoteUri, shellQuote, type SlimeCommand } from "../slime/args";
 import { mapRayStatus, RayJobsClient, RayJobsError, type RayJobsClientOptions, type RaySubmitRequest } from "./client";
 import { ARGS_FILE, KEY_FILE, runPackage } from "./package";
 
@@ -80,6 +80,18 @@ export class RaySlimeBackend implements TrainerBackend {
 
   constructor(opts: Omit<RayJobsClientOptions, "address"> & { clientFor?: RayClientFactory } = {}) {
     this.clientFor = opts.clientFor ?? ((address) => new RayJobsClient({ ...opts, address }));
+  }
+
+  preview(launch: RunLaunch): LaunchPlan {
+    const cmd = buildSlimeCommand(launch);
+    return {
+      command: formatCommand(cmd),
+      notes: [
+        `Submitted to the Ray Jobs API at ${launch.config.ray?.address} with submission_id = the run id, so a retried launch never starts twice.`,
+        `Target: ${cmd.profile.label}; ${cmd.backend === "fsdp" ? "FSDP (LoRA)" : "Megatron"} backend; model ${cmd.model ? `${cmd.model.name} (architecture from ${cmd.model.source})` : "custom (architecture arguments from SLIME_EXTRA_ARGS)"}.`,
+        `GPUs: ${cmd.plan.summary.text}`,
+      ],
+    };
   }
 
   /** Uploads the package and submits the preflight; the real job follows from status() once it passed. */

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { RunLaunchSchema, tailLines, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import { RunLaunchSchema, tailLines, type LaunchPlan, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import { formatCommand } from "../slime/args";
 import { inheritedEnv } from "../../../platform/env";
 import { terminateGroup } from "../localProcess/processGroup";
 
@@ -92,6 +93,17 @@ export class TinkerBackend implements TrainerBackend {
     private readonly settings: TinkerSettings,
     private readonly maxLogLines = 10_000,
   ) {}
+
+  preview(launch: RunLaunch): LaunchPlan {
+    const notes = ["Trains on Tinker (remote LoRA service), billed to your own Tinker account."];
+    if (!this.settings.apiKey) notes.push("TINKER_API_KEY is not set for the control plane: a launch would fail.");
+    notes.push(
+      this.settings.serve
+        ? `The bridge serves the trained weights on port ${this.settings.serve.port} and reports it as the run's rollout URL: the proxy forwards this experiment's traffic there while the run is live.`
+        : "The proxy keeps serving the configured policy: set TINKER_SERVE_PORT to serve the trained weights through it.",
+    );
+    return { command: formatCommand(tinkerCommand(launch, this.settings)), notes };
+  }
 
   async start(input: RunLaunch): Promise<{ externalJobId: string }> {
     const launch = RunLaunchSchema.parse(input);
