@@ -314,7 +314,7 @@ async function main() {
         for (const p of await backends()) pgMs += cpuMs(p) - (pgBefore.get(p) ?? 0);
         const cpuPerTurn = (serving() - cpuBefore + pgMs) / (storedHdr + storedClaw);
         const delta = (k: string) => writerStats.reduce((sum, w, i) => sum + (w[k] ?? 0) - (statsBefore[i]?.[k] ?? 0), 0);
-        notes.push(`${n} replica(s): ${f1(cpuPerTurn)} ms CPU per stored turn (replicas + Postgres backends + Redis), ${delta("batches")} writer batches, ${delta("deferredLinks")} next states deferred to another replica's commit, ${delta("reindexed")} re-indexed, ${delta("dbErrors")} database errors, ${(await deadlocks()) - deadlocksBefore} deadlocks`);
+        notes.push(`${n} replica(s): ${f1(cpuPerTurn)} ms CPU per stored turn (replicas + Postgres backends + Redis), ${delta("batches")} writer batches, ${delta("deferred")} next states or labels deferred to another replica's commit, ${delta("reindexed")} re-indexed, ${delta("dbErrors")} database errors, ${(await deadlocks()) - deadlocksBefore} deadlocks`);
         log(`done replicas=${n}`);
       }
       say(`\nReplicas behind the bench's round-robin balancer (its own process; every count through it, 1 replica included), header sessions, fixed reply\n`);

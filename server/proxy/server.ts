@@ -93,11 +93,12 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     onTurnRejected: (ev) => planner?.resetLane(ev),
     log,
   });
+  const order = fastRedis ? redisSessionOrder(fastRedis) : null;
   planner = new TurnPlanner({
     sessions,
     stitch,
     blobs: writer,
-    order: fastRedis ? redisSessionOrder(fastRedis) : null,
+    order,
     storedMaxIndex: async (experimentId, externalId) =>
       (await writer.query<{ m: number }>(
         `SELECT COALESCE(max(t.index), -1)::int AS m FROM agent_sessions s JOIN turns t ON t."sessionId" = s.id WHERE s."experimentId" = $1 AND s."externalId" = $2`,
@@ -151,7 +152,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   };
   const deps: ProxyDeps = {
     maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES, maxMessages: penv.PROXY_MAX_MESSAGES, rateLimit,
-    auth, experiments, planner, sessions, writer, metrics, db: getDb,
+    auth, experiments, planner, sessions, order, writer, metrics, db: getDb,
   };
   let closing = false;
   let inflight = 0;

@@ -4,7 +4,8 @@
 // hands out the turn's index, tells the caller what its lane's previous turn was (and that turn's message
 // digests when another replica recorded it, so the delta is always against the true predecessor and the
 // stored rows are the same as with one replica), takes the main turn waiting for a next state, and moves the
-// session's live stitch registration. The script runs when the turn is recorded, before its response
+// session's live stitch registration; it also notes the session's latest answered main turn and the turn's
+// experiment, for feedback that reaches another replica. The script runs when the turn is recorded, before its response
 // completes, so the client's next request — wherever it lands — sees this turn.
 // Without Redis (down, or too slow) the caller falls back to its own memory: exact for one replica.
 import type { Redis } from "ioredis";
@@ -28,7 +29,8 @@ end
 local pm = redis.call('HGET', k, 'pm') or ''
 local target, final = '', ''
 if ARGV[5] == '1' and ARGV[7] == '1' and pm ~= '' then target = pm; pm = '' end
-if ARGV[5] == '1' and ARGV[6] == '1' then pm = ARGV[2] end
+if ARGV[5] == '1' and ARGV[6] == '1' then pm = ARGV[2]; redis.call('HSET', k, 'lm', ARGV[2]) end
+redis.call('SET', KEYS[3], ARGV[12], 'EX', 3600)
 redis.call('HSET', k, 'lt:' .. lane, ARGV[2], 'ld:' .. lane, ARGV[4])
 if ARGV[10] ~= '' or ARGV[9] == '1' then
   local old = redis.call('HGET', k, 'sh')
@@ -85,6 +87,10 @@ export interface SessionOrder {
   claim(input: ClaimInput): Promise<Claim>;
   /** The writer refused this turn: the lane's next turn must store its whole body. */
   forgetLane(experimentId: string, externalId: string, lane: Lane): void;
+  /** The session's latest answered main turn, whichever replica recorded it (null: unknown here). */
+  latestMain(experimentId: string, externalId: string): Promise<string | null>;
+  /** A turn's experiment, for an hour after any replica recorded it (null: unknown here). */
+  experimentOfTurn(turnId: string): Promise<string | null>;
 }
 
 export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs?: number } = {}): SessionOrder {
@@ -92,15 +98,15 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
   const timeoutMs = opts.timeoutMs ?? 250;
   const key = (e: string, x: string) => rkey(KEYS.proxySession.key(e, x));
   // EVALSHA: the script's text crosses the wire once, not with every turn (it was 9 % of the proxy's CPU).
-  if (!("proxyClaimTurn" in redis)) redis.defineCommand("proxyClaimTurn", { numberOfKeys: 2, lua: CLAIM });
+  if (!("proxyClaimTurn" in redis)) redis.defineCommand("proxyClaimTurn", { numberOfKeys: 3, lua: CLAIM });
   const claimTurn = (redis as unknown as { proxyClaimTurn(...args: string[]): Promise<(string | number)[]> }).proxyClaimTurn.bind(redis);
   return {
     async claim(i) {
       const k = key(i.experimentId, i.externalId);
       let timer: NodeJS.Timeout | undefined;
-      const call = claimTurn(k, i.stitch?.key ?? k,
+      const call = claimTurn(k, i.stitch?.key ?? k, rkey(KEYS.proxyTurn.key(i.turnId)),
         i.lane, i.turnId, i.localLaneTurn ?? "", i.digests.join(","), i.main ? "1" : "0", i.ok ? "1" : "0", i.wantsLink ? "1" : "0",
-        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl);
+        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl, i.experimentId);
       const r = await Promise.race([call, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("session order timed out")), timeoutMs)))]).finally(() => clearTimeout(timer));
       if (r[0] === "cold") return { kind: "cold" };
       const base = String(r[3]);
@@ -116,5 +122,13 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
     forgetLane(experimentId, externalId, lane) {
       redis.hdel(key(experimentId, externalId), `lt:${lane}`, `ld:${lane}`).catch(() => {});
     },
+    latestMain: (experimentId, externalId) => bounded(redis.hget(key(experimentId, externalId), "lm"), timeoutMs),
+    experimentOfTurn: (turnId) => bounded(redis.get(rkey(KEYS.proxyTurn.key(turnId))), timeoutMs),
   };
+}
+
+/** The answer, or null when Redis fails or is slower than `ms` (the caller falls back to Postgres). */
+async function bounded(call: Promise<string | null>, ms: number): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([call.catch(() => null), new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]).finally(() => clearTimeout(timer));
 }

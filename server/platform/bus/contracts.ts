@@ -128,6 +128,8 @@ export const KEYS = {
     pattern: "psess:*",
     key: (experimentId: string, externalId: string) => `psess:${experimentId}:${externalId}`,
   },
+  /** String with TTL: a recorded turn's experiment, so feedback naming it finds it on any replica before it is in Postgres. */
+  proxyTurn: { key: (turnId: string) => `pturn:${turnId}` },
   /** String with TTL: the judge worker that writes the judge/* metric series (one series however many workers run). */
   judgeMetricsLeader: { key: () => "judge:metrics:leader" },
   /** List with TTL: judged samples (JSON) other judge workers hand to the leader, per experiment. */

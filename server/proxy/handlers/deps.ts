@@ -2,6 +2,7 @@ import type { ProxyAuth } from "../auth";
 import type { ExperimentDirectory } from "../experiments";
 import type { ServingMetrics } from "../metrics";
 import type { RecordEvent } from "../recorder/events";
+import type { SessionOrder } from "../sessionOrder";
 import type { SessionTable } from "../sessions";
 import type { TurnPlanner } from "../turns";
 import type { Db } from "../../platform/db/client";
@@ -13,6 +14,8 @@ export interface ProxyDeps {
   experiments: ExperimentDirectory;
   planner: TurnPlanner;
   sessions: SessionTable;
+  /** The sessions' shared order (Redis); null without Redis. */
+  order: SessionOrder | null;
   writer: { push(e: RecordEvent): void; readonly depth: number; readonly degraded: boolean; readonly bufferFull: boolean };
   metrics: ServingMetrics;
   db: () => Db;

@@ -29,7 +29,8 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
 
   let turnId: string | null = null;
   if (fb.turn_id) {
-    let experimentId = deps.planner.recentTurns.get(fb.turn_id)?.experimentId;
+    // This replica's memory, then Redis (any replica's turns, before their writer committed them), then Postgres.
+    let experimentId = deps.planner.recentTurns.get(fb.turn_id)?.experimentId ?? (await deps.order?.experimentOfTurn(fb.turn_id)) ?? undefined;
     if (!experimentId) {
       const row = await deps.db().turn.findUnique({ where: { id: fb.turn_id }, select: { experimentId: true } }).catch((err) => {
         throw unavailable(err);
@@ -41,7 +42,7 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
     turnId = fb.turn_id;
   } else {
     const ex = await deps.experiments.resolve(principal, fb.model);
-    turnId = deps.planner.lastMain.get(sessionKey(ex.id, sessionId!)) ?? null;
+    turnId = (await deps.order?.latestMain(ex.id, sessionId!)) ?? deps.planner.lastMain.get(sessionKey(ex.id, sessionId!)) ?? null;
     if (!turnId) {
       const t = await deps
         .db()

@@ -58,6 +58,8 @@ export function isConnectionError(err: unknown): boolean {
 /** How long a next state waits for its turn to reach Postgres from another replica's writer (outages included). */
 const LINK_WAIT_MS = 3600_000;
 const LINK_RETRY_MS = 500;
+/** drain() waits for deferred events this young; an older one's turn may never come (refused, lost). */
+const DRAIN_WAITS_FOR_MS = 10_000;
 
 const isIndexConflict = (err: unknown) => sqlState(err) === "23505" && /turns_sessionId_index_key/.test((err as Error).message + String((err as { constraint?: string }).constraint));
 const isTransient = (err: unknown) => ["40001", "40P01", "55P03"].includes(sqlState(err) ?? "");
@@ -85,10 +87,10 @@ export class RecordingWriter {
   private readonly lingerMs: number;
   private draining = 0;
   /** Next states waiting for their turn (journaled; queued again after LINK_RETRY_MS). */
-  private readonly deferred = new Set<NodeJS.Timeout>();
+  private readonly deferred = new Map<NodeJS.Timeout, number>();
   /** Set after an index conflict that a retry did not resolve: the batch appends instead of using given indices. */
   private reindex = false;
-  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0, deferredLinks: 0, reindexed: 0 };
+  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0, deferred: 0, reindexed: 0 };
   lastError: string | null = null;
 
   constructor(private readonly opts: WriterOptions) {
@@ -191,12 +193,12 @@ export class RecordingWriter {
   }
 
   /** Journaled now (before the batch that deferred it settles), queued again a little later. */
-  private defer(links: LinkEvent[]): void {
-    for (const l of links) {
+  private defer(events: (LinkEvent | LabelEvent)[]): void {
+    for (const l of events) {
       this.journalAppend(l);
-      this.stats.deferredLinks++;
+      this.stats.deferred++;
       const t = setTimeout(() => (this.deferred.delete(t), this.enqueue(l)), LINK_RETRY_MS);
-      this.deferred.add(t);
+      this.deferred.set(t, l.t === "link" ? l.at : l.createdAt);
     }
   }
 
@@ -436,17 +438,21 @@ export class RecordingWriter {
       for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
       for (const sessionId of inserted) touched.get(sessionId)!.added++;
       await updateSessions(client, [...touched.values()].sort((a, b) => byKey(a.id, b.id)));
-      const skipped = await insertLabels(client, labels);
+      // Feedback for a turn another replica recorded may arrive before that replica's writer commits it: it
+      // waits (as a next state does). A label whose turn never appears is skipped when the wait is over.
+      const labelled = labels.length ? await existingTurns(client, labels.map((l) => l.turnId)) : new Set<string>();
+      const waitingLabels = labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS > now);
+      const skipped = await insertLabels(client, labels.filter((l) => labelled.has(l.turnId))) + labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS <= now).length;
       if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
       judge.push(...(await judgeableFinals(client, finals)));
       await client.query("COMMIT");
       this.reindex = false;
-      this.defer(waiting);
+      this.defer([...waiting, ...waitingLabels]);
 
       for (const [k, v] of staged) this.sessions.set(k, v);
       if (this.sessions.size > 50_000) for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
       this.stats.turns += turns.length;
-      this.stats.labels += labels.length - skipped;
+      this.stats.labels += labels.length - skipped - waitingLabels.length;
       this.stats.batches++;
       if (judge.length) this.opts.onJudge(judge);
     } catch (err) {
@@ -458,15 +464,22 @@ export class RecordingWriter {
     }
   }
 
+  /** Deferred events young enough that their turn is surely on its way (older ones do not hold up a drain). */
+  private get waiting(): boolean {
+    const now = Date.now();
+    for (const since of this.deferred.values()) if (now - since < DRAIN_WAITS_FOR_MS) return true;
+    return false;
+  }
+
   private notifyIdle() {
-    if (this.depth > 0 || this.diskWrites > 0 || this.deferred.size > 0) return;
+    if (this.depth > 0 || this.diskWrites > 0 || this.waiting) return;
     const waiters = this.idleWaiters.splice(0);
     for (const w of waiters) w();
   }
 
   /** Resolves once everything pushed so far is in Postgres, next states waiting for another replica's turn included (or rejects after `timeoutMs`). */
   drain(timeoutMs = 30_000): Promise<void> {
-    if (this.depth === 0 && this.diskWrites === 0 && this.deferred.size === 0 && this.mode === "memory") return Promise.resolve();
+    if (this.depth === 0 && this.diskWrites === 0 && !this.waiting && this.mode === "memory") return Promise.resolve();
     this.draining++;
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)), timeoutMs);
@@ -485,7 +498,7 @@ export class RecordingWriter {
     if (this.mode === "memory" && this.depth > 0) await this.drain(graceMs).catch(() => {});
     this.running = false;
     // Waiting next states are journaled: the next start replays them.
-    for (const t of this.deferred) clearTimeout(t);
+    for (const t of this.deferred.keys()) clearTimeout(t);
     this.deferred.clear();
     this.kick();
     await this.loop?.catch(() => {});

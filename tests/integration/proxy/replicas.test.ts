@@ -151,6 +151,34 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     expect(session.turnCount).toBe(ids.length);
   }, 120_000);
 
+  it("takes feedback on another replica right after the answer: by session (the latest turn, not the one before) and by turn id", async () => {
+    const key = await makeKey(["proxy"], experiment.id);
+    const client = clientFor(key);
+    const sid = uniq("fb-replicas");
+    const hdr = { "X-Session-Id": sid, "X-Turn-Type": "main" };
+    const ids: string[] = [];
+    const messages: Msg[] = [];
+    for (let i = 0; i < 3; i++) {
+      messages.push({ role: "user", content: `question ${i}` });
+      const { data, response } = await client.chat.completions.create({ model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }, { headers: hdr }).withResponse();
+      ids.push(response.headers.get("x-turn-id")!);
+      messages.push({ role: "assistant", content: data.choices[0]!.message.content ?? "" });
+    }
+    // Round robin: each of these lands on the replica that did not answer the request before it.
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const bySession = await fetch(`${lb.url}/v1/feedback`, { method: "POST", headers: auth, body: JSON.stringify({ session_id: sid, value: -1 }) });
+    expect(bySession.status).toBe(200);
+    expect(((await bySession.json()) as { turn_id: string }).turn_id).toBe(ids[2]);
+    const byTurn = await fetch(`${lb.url}/v1/feedback`, { method: "POST", headers: auth, body: JSON.stringify({ turn_id: ids[2], value: 1, comment: "fine after all" }) });
+    expect(byTurn.status).toBe(200);
+    let labels: { value: number }[] = [];
+    for (let i = 0; i < 300 && labels.length < 2; i++) {
+      labels = await db().label.findMany({ where: { turnId: ids[2] }, orderBy: { createdAt: "asc" } });
+      if (labels.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(labels.map((l) => l.value)).toEqual([-1, 1]);
+  }, 120_000);
+
   it(`holds the per-key rate limit across replicas (${RATE_LIMIT}/min, exact below 200/min)`, async () => {
     const key = await makeKey(["proxy"], experiment.id);
     // Fixed one-minute windows: start in a fresh one so the burst stays in one window.
