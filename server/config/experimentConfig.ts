@@ -82,10 +82,12 @@ export const HyperparamsSchema = z.object({
  * Hyperparameters that depend on the trainer backend, filled in when the config leaves them out. The schema's
  * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, no clamp),
  * which leave the 133k-parameter embedded policy where it is; the embedded ones were measured with
- * bench/learning (see the README's learning section).
+ * bench/learning (see the README's learning section). The full-vocabulary estimator is not the embedded default:
+ * in the loop it trains only on rejected replies, where the hinted teacher, conditioned on a reply it would never
+ * have written, is a poor target, and OPD and Combine fell to −1 with it (GRPO climbed to +0.88 on the same seed).
  */
 export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
-  embedded: { lr: 1e-3, batchSize: 8, opdEstimator: "full", advClamp: 2, dualClip: 3 },
+  embedded: { lr: 1e-3, batchSize: 8, opdEstimator: "sampled", advClamp: 2, dualClip: 3 },
 };
 
 export const LoraSchema = z.object({

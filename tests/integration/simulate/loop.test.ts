@@ -2,7 +2,9 @@
 // (embedded policy on the committed base checkpoint) → the judge worker (BullMQ, heuristic judge) → the trainer
 // (GRPO steps, checkpoints, version announcements) → the proxy serving each new version. Run in lockstep with a
 // fixed seed, so the outcome is reproducible: versions advance, every trained sample traces back to a recorded
-// turn and its judgment, and the judged reward of the last window of versions beats the first window's.
+// turn and its judgment, and every served version's judged reward is reported. Whether the loop *learns* is a
+// claim that needs a control and a margin over more steps than a test affords: tests/unit/engine/learning.test.ts
+// (with its lr-0 control) and bench/learning (several seeds, a control run) make it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -22,11 +24,8 @@ import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
 isolateRedis("sim-loop");
 
-// The GRPO demo experiment as `npm start` seeds it, with a bolder learning rate so that a handful of steps show
-// learning (at 3e-3 the policy later collapses; the demo's 1e-3 stays put, see bench/learning).
+// The GRPO demo experiment as `npm start` seeds it.
 const STEPS = 10;
-const LR = 3e-3;
-const WINDOW = 3;
 
 let dataDir = "";
 let proxy: ProxyServer;
@@ -46,13 +45,11 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-const mean = (xs: { turns: number; reward: number }[]) => xs.reduce((a, v) => a + v.reward * v.turns, 0) / xs.reduce((a, v) => a + v.turns, 0);
 
 describe("simulated users → proxy → judge → trainer → new version served", () => {
   it("learns the simulated user's preference in lockstep, and every trained sample traces back to a turn and its judgment", async () => {
     const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
-    config.hyper = { ...config.hyper, lr: LR };
     const BATCH = config.hyper.batchSize;
     const e = await db().experiment.create({ data: { slug: uniq("loop"), name: "loop test", config: config as unknown as Prisma.InputJsonValue } });
     const run = await db().run.create({
@@ -96,13 +93,11 @@ describe("simulated users → proxy → judge → trainer → new version served
       }
     }
 
-    // The judged reward (the user's reactions) of the last window of versions beats the first window's.
+    // Every version up to the last step's parent served judged turns (lockstep: each new version serves the next
+    // conversation), and their rewards are reported.
     const progress = await simulationProgress(ADMIN, { experimentId: e.id, versions: 500 });
     const byVersion = progress.versions;
-    const first = mean(byVersion.slice(0, WINDOW));
-    const last = mean(byVersion.slice(-WINDOW));
-    console.log(`judged reward per version: ${byVersion.map((v) => `v${v.version}=${v.reward.toFixed(2)}(${v.turns})`).join(" ")}; first ${first.toFixed(2)}, last ${last.toFixed(2)}`);
-    expect(byVersion[0].version).toBe(0);
-    expect(last).toBeGreaterThan(first);
+    console.log(`judged reward per version: ${byVersion.map((v) => `v${v.version}=${v.reward.toFixed(2)}(${v.turns})`).join(" ")}`);
+    expect(byVersion.map((v) => v.version)).toEqual(Array.from({ length: byVersion.length }, (_, i) => i));
   }, 300_000);
 });
