@@ -25,7 +25,7 @@ interface Extra {
   logprobs?: number[];
   tools?: unknown;
   judgment?: { judge_version?: string; judge_kind?: string; model?: string; prompt_version?: string; eval_score?: number | null; teacher_logprobs?: number[] } | null;
-  labels?: { source?: string; value?: number; hint?: string | null; exclude?: boolean; comment?: string | null }[];
+  labels?: { source?: string; value?: number; hint?: string | null; exclude?: boolean | null; comment?: string | null }[];
 }
 
 interface Entry {
@@ -171,7 +171,7 @@ async function importSession(experimentId: string, method: "grpo" | "opd" | "com
       if (createdKeys.has(`${e.lane}|${e.record.turn}`) && e.extra.labels?.length) {
         const labels = e.extra.labels.filter((l) => (l.source === "reviewer" || l.source === "user") && typeof l.value === "number");
         await tx.label.createMany({
-          data: labels.map((l) => ({ turnId: t.id, source: l.source === "reviewer" ? ("REVIEWER" as const) : ("USER" as const), value: l.value!, hint: l.hint ?? null, exclude: l.exclude ?? false, comment: l.comment ?? null })),
+          data: labels.map((l) => ({ turnId: t.id, source: l.source === "reviewer" ? ("REVIEWER" as const) : ("USER" as const), value: l.value!, hint: l.hint ?? null, exclude: l.exclude ?? null, comment: l.comment ?? null })),
         });
         report.labels += labels.length;
       }

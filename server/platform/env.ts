@@ -202,16 +202,15 @@ const SECTIONS = {
 export type SettingsSection = keyof typeof SECTIONS;
 export type Settings<K extends SettingsSection> = z.output<(typeof SECTIONS)[K]>;
 
-const cachedSections = new Map<SettingsSection, unknown>();
-
-/** One section's settings, validated; from the process environment (cached) or from `source`. */
+/**
+ * One section's settings, validated, from `source` or the process environment as it is now (not cached:
+ * a section is a handful of fields, and a changed variable applies at the next read, as it always did).
+ */
 export function settings<K extends SettingsSection>(section: K, source?: EnvSource): Settings<K> {
-  if (!source && cachedSections.has(section)) return cachedSections.get(section) as Settings<K>;
   const parsed = SECTIONS[section].safeParse(source ?? process.env);
   if (!parsed.success) {
     throw new Error(`Invalid ${section} settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   }
-  if (!source) cachedSections.set(section, parsed.data);
   return parsed.data as Settings<K>;
 }
 

@@ -7,7 +7,8 @@ import { db } from "../../server/platform/db/client";
 import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { createPersonaEvalSet } from "../../server/evaluation/service";
-import { judgedTurn, makeExperiment } from "../integration/evaluation/helpers";
+import { judgedTurn } from "../integration/evaluation/helpers";
+import { makeExperiment } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
 let browser: Browser;

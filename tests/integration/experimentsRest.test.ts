@@ -18,7 +18,8 @@ describe("REST /api/v1/experiments", () => {
     const created = await admin("POST", "/api/v1/experiments", { name: "REST flow", slug, config: { method: "grpo" } });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect(created.body).toMatchObject({ slug, name: "REST flow", status: "ACTIVE", config: { method: "grpo", hyper: { lr: 1e-5 } } });
+    // The embedded trainer (the default backend) has its own learning rate: OpenClaw-RL's 1e-5 would leave its model where it is.
+    expect(created.body).toMatchObject({ slug, name: "REST flow", status: "ACTIVE", config: { method: "grpo", trainer: { backend: "embedded" }, hyper: { lr: 1e-3 } } });
 
     expect((await admin("GET", `/api/v1/experiments/${slug}`)).body.id).toBe(id);
 

@@ -1,6 +1,7 @@
 // The Workers page's data: queue stats, judge backlog, live runs with their training backlog and GPU plan,
 // and the latest gauges the workers publish.
 import { afterAll, describe, expect, it } from "vitest";
+import { isolateRedis } from "../../helpers/isolate";
 import { db } from "../../../server/platform/db/client";
 import { closeQueues, consume, enqueue, queue } from "../../../server/platform/bus/queues";
 import { fleetOverview } from "../../../server/metrics/fleet";
@@ -8,6 +9,9 @@ import type { Principal } from "../../../server/access/principal";
 import { seedJudgment, seedSession } from "./seed";
 import { makeExperiment } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
+
+// This file runs queue workers that fail every job: its own queue namespace keeps them off other files' jobs.
+isolateRedis("fleet");
 
 const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };
 

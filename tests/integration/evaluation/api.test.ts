@@ -7,7 +7,9 @@ import { api, makeKey } from "../../helpers/fixtures";
 import { startApiServer } from "../../helpers/apiServer";
 import { HELD_OUT_QUESTION_IDS } from "../../../server/simulation/personas";
 import { expectedJudgeVersion } from "../../../server/judge/worker/settings";
-import { isolateRedis, judgedTurn, makeExperiment } from "./helpers";
+import { judgedTurn } from "./helpers";
+import { isolateRedis } from "../../helpers/isolate";
+import { makeExperiment } from "../../helpers/fixtures";
 
 isolateRedis("eval-api");
 

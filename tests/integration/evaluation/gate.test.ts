@@ -17,7 +17,9 @@ import { commitStep, GATE_AWAITING } from "../../../server/training/commit";
 import { createPersonaEvalSet } from "../../../server/evaluation/service";
 import { evaluateVersion } from "../../../server/evaluation/runner";
 import { getPersona, questionsFor, satisfiesPreference } from "../../../server/simulation/personas";
-import { checkpoint, collect, isolateDataDir, isolateRedis, makeExperiment, makeRun } from "./helpers";
+import { checkpoint, collect } from "./helpers";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { makeExperiment, makeRun } from "../../helpers/fixtures";
 
 isolateRedis("eval-gate");
 const leo = getPersona("leo");
@@ -54,7 +56,7 @@ describe("gated promotion", () => {
       serving: { promotion: "gated", gate: { tolerance: 0.05 }, maxTokens: 96 },
       evaluation: { enabled: true, k: 2, temperature: 0.7, seed: 1, maxTokens: 96 },
     });
-    const runId = await makeRun(e.id);
+    const runId = (await makeRun(e.id)).id;
     const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
     const announced = await collect("policyVersion", e.id);
 

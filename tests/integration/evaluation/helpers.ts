@@ -1,40 +1,12 @@
-// Fixtures for the evaluation tests: a per-file Redis prefix and data dir, experiments and runs as rows,
-// checkpoints trained with the real engine, and recorded turns with judgments and labels.
-import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
-import os from "node:os";
+// Fixtures for the evaluation tests: checkpoints trained with the real engine, recorded turns with judgments
+// and labels, channel announcements. Experiments, runs, isolation and polling come from tests/helpers.
 import path from "node:path";
 import { db, type Prisma } from "../../../server/platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/config/experimentConfig";
+import { uniq } from "../../helpers/fixtures";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import type { PolicyModel } from "../../../server/engine/model";
 import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";
 import { subscribe } from "../../../server/platform/bus/pubsub";
-
-export const uniq = (p = "t") => `${p}-${randomBytes(4).toString("hex")}`;
-
-/** Must run before anything touches Redis (env() is read once and cached). */
-export function isolateRedis(name: string): void {
-  process.env.REDIS_PREFIX = `${process.env.REDIS_PREFIX ?? "test:"}${name}-${randomBytes(3).toString("hex")}:`;
-}
-
-export async function isolateDataDir(name: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `eval-${name}-`));
-  process.env.DATA_DIR = dir;
-  return dir;
-}
-
-export async function makeExperiment(config: ExperimentConfigInput) {
-  const parsed = ExperimentConfigSchema.parse(config);
-  const e = await db().experiment.create({ data: { slug: uniq("eval"), name: "evaluation test", config: parsed as unknown as Prisma.InputJsonValue } });
-  return { id: e.id, config: parsed };
-}
-
-export async function makeRun(experimentId: string): Promise<string> {
-  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
-  const run = await db().run.create({ data: { experimentId, number: 1, config: e.config as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() } });
-  return run.id;
-}
 
 export async function checkpoint(dir: string, name: string, model: PolicyModel, version: number): Promise<string> {
   const target = path.join(dir, name);
@@ -61,12 +33,4 @@ export async function collect<C extends ChannelName>(channel: C, experimentId: s
   const seen: ChannelPayload<C>[] = [];
   const stop = await subscribe(channel, (m) => (m as { experimentId: string }).experimentId === experimentId && seen.push(m));
   return { seen, stop };
-}
-
-export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -7,7 +7,10 @@ import { initBackend } from "../../../server/engine/backend";
 import { createModel, disposeModel } from "../../../server/engine/model";
 import { VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { checkAutoRollback } from "../../../server/evaluation/gate";
-import { checkpoint, collect, isolateDataDir, isolateRedis, judgedTurn, makeExperiment, until } from "./helpers";
+import { checkpoint, collect, judgedTurn } from "./helpers";
+import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { makeExperiment } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
 
 isolateRedis("eval-rollback");
 
@@ -56,7 +59,7 @@ describe("automatic rollback", () => {
     const entry = await db().auditLog.findFirstOrThrow({ where: { resourceId: e.id, action: "policyVersion.autoRollback" } });
     expect(entry.before).toEqual({ activeVersion: 2 });
     expect(entry.after).toMatchObject({ activeVersion: 1 });
-    await until(() => announced.seen.length > 0, "the rollback's announcement");
+    await waitFor("the rollback's announcement", () => announced.seen.length > 0);
     await announced.stop();
     expect(announced.seen.map((m) => m.version)).toEqual([1]);
 

@@ -6,7 +6,8 @@ import { db } from "../../../server/platform/db/client";
 import { closeQueues, queue } from "../../../server/platform/bus/queues";
 import { createPersonaEvalSet } from "../../../server/evaluation/service";
 import { scheduleEvaluations } from "../../../server/evaluation/schedule";
-import { isolateRedis, makeExperiment } from "./helpers";
+import { isolateRedis } from "../../helpers/isolate";
+import { makeExperiment } from "../../helpers/fixtures";
 
 isolateRedis("eval-schedule");
 afterAll(() => closeQueues());

@@ -10,7 +10,8 @@ import { startEvaluationWorker } from "../../../server/evaluation/worker";
 import { closeQueues } from "../../../server/platform/bus/queues";
 import { defaultReply } from "../../fakes/openaiUpstream";
 import { adminPrincipal, harness, type Harness } from "../proxy/setup";
-import { isolateRedis, until } from "./helpers";
+import { isolateRedis } from "../../helpers/isolate";
+import { waitFor } from "../../helpers/waitFor";
 
 isolateRedis("eval-worker");
 
@@ -39,7 +40,7 @@ describe("evaluation worker beside the proxy", () => {
 
     const worker = await startEvaluationWorker({ pollMs: 3_600_000, experimentIds: [e.id] });
     try {
-      await until(() => h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")), "the evaluation's request at the upstream");
+      await waitFor("the evaluation's request at the upstream", () => h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")));
       const evaluation = () => db().evaluation.findFirstOrThrow({ where: { experimentId: e.id } });
       expect((await evaluation()).status).toBe("RUNNING");
 
@@ -48,7 +49,7 @@ describe("evaluation worker beside the proxy", () => {
       expect((await evaluation()).status).toBe("RUNNING"); // still held: the proxy did not wait for it
 
       release();
-      await until(async () => (await evaluation()).status === "DONE", "the evaluation to finish");
+      await waitFor("the evaluation to finish", async () => (await evaluation()).status === "DONE");
       const done = await evaluation();
       expect(done).toMatchObject({ policyVersion: 0, items: 1, replies: 1, mean: 1, grader: "persona" });
       const score = await db().evalScore.findFirstOrThrow({ where: { evaluationId: done.id } });
