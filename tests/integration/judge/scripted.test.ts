@@ -18,7 +18,8 @@ let prm: PrmScript;
 let grpo: string;
 let combine: string;
 
-const TIMEOUT_MS = 300;
+// Long enough that a loaded machine never times out a normal call; the timeout tests delay 10x past it.
+const TIMEOUT_MS = 2000;
 const runtime = () =>
   new JudgeRuntime({ judgeCalls: { timeoutMs: TIMEOUT_MS, retries: 0 }, teacherCalls: { timeoutMs: 5000, retries: 0 }, judgeConcurrency: 1 });
 const judge = (turnId: string, finalAttempt = false, rt = runtime()) => judgeTurnJob(rt, turnId, { finalAttempt });
