@@ -47,7 +47,28 @@ else
   end
 end
 redis.call('EXPIRE', k, ARGV[11])
+if KEYS[4] ~= k then
+  redis.call('ZADD', KEYS[4], ARGV[16], ARGV[13])
+  if ARGV[14] ~= '' then redis.call('HSET', KEYS[5], 'u:' .. ARGV[13], ARGV[14]) end
+  if ARGV[15] ~= '' then redis.call('HSET', KEYS[5], 's:' .. ARGV[13], ARGV[15]) end
+  local old = redis.call('ZRANGE', KEYS[4], 0, -9)
+  for _, m in ipairs(old) do redis.call('HDEL', KEYS[5], 'u:' .. m, 's:' .. m) end
+  if #old > 0 then redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -9) end
+  redis.call('PEXPIRE', KEYS[4], ARGV[17]); redis.call('PEXPIRE', KEYS[5], ARGV[17])
+end
 return {'ok', idx, state, base, target, final}
+`;
+
+/** An API key's sessions active since ARGV[1] (ms), newest first: externalId, last user text, summaries JSON. */
+const RECENT = `
+local ids = redis.call('ZREVRANGEBYSCORE', KEYS[1], '+inf', ARGV[1], 'LIMIT', 0, 8)
+local out = {}
+for _, m in ipairs(ids) do
+  table.insert(out, m)
+  table.insert(out, redis.call('HGET', KEYS[2], 'u:' .. m) or '')
+  table.insert(out, redis.call('HGET', KEYS[2], 's:' .. m) or '')
+end
+return out
 `;
 
 export interface ClaimInput {
@@ -67,6 +88,14 @@ export interface ClaimInput {
   stitch: { key: string; payload: string } | null;
   /** Highest stored index when the session is not in Redis yet (-1: brand new); null: unknown. */
   initIndex: number | null;
+  /** The API key's recent-sessions entry to refresh (header-less attribution); null without a key. */
+  recent: { keyId: string; lastUserText: string | null; summaries: string[] | null; windowMs: number } | null;
+}
+
+export interface RecentSession {
+  externalId: string;
+  lastUserText: string | null;
+  summaries: string[];
 }
 
 export type Claim =
@@ -91,6 +120,8 @@ export interface SessionOrder {
   latestMain(experimentId: string, externalId: string): Promise<string | null>;
   /** A turn's experiment, for an hour after any replica recorded it (null: unknown here). */
   experimentOfTurn(turnId: string): Promise<string | null>;
+  /** The key's sessions active within `withinMs`, newest first, whichever replica served them; null: Redis did not answer. */
+  recentForKey(keyId: string, experimentId: string, withinMs: number): Promise<RecentSession[] | null>;
 }
 
 export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs?: number } = {}): SessionOrder {
@@ -98,15 +129,20 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
   const timeoutMs = opts.timeoutMs ?? 250;
   const key = (e: string, x: string) => rkey(KEYS.proxySession.key(e, x));
   // EVALSHA: the script's text crosses the wire once, not with every turn (it was 9 % of the proxy's CPU).
-  if (!("proxyClaimTurn" in redis)) redis.defineCommand("proxyClaimTurn", { numberOfKeys: 3, lua: CLAIM });
+  if (!("proxyClaimTurn" in redis)) redis.defineCommand("proxyClaimTurn", { numberOfKeys: 5, lua: CLAIM });
+  if (!("proxyRecent" in redis)) redis.defineCommand("proxyRecent", { numberOfKeys: 2, lua: RECENT });
+  const recent = (redis as unknown as { proxyRecent(...args: string[]): Promise<string[]> }).proxyRecent.bind(redis);
   const claimTurn = (redis as unknown as { proxyClaimTurn(...args: string[]): Promise<(string | number)[]> }).proxyClaimTurn.bind(redis);
   return {
     async claim(i) {
       const k = key(i.experimentId, i.externalId);
       let timer: NodeJS.Timeout | undefined;
+      const r0 = i.recent;
       const call = claimTurn(k, i.stitch?.key ?? k, rkey(KEYS.proxyTurn.key(i.turnId)),
+        r0 ? rkey(KEYS.proxyRecent.key(i.experimentId, r0.keyId)) : k, r0 ? rkey(KEYS.proxyRecent.data(i.experimentId, r0.keyId)) : k,
         i.lane, i.turnId, i.localLaneTurn ?? "", i.digests.join(","), i.main ? "1" : "0", i.ok ? "1" : "0", i.wantsLink ? "1" : "0",
-        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl, i.experimentId);
+        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl, i.experimentId,
+        i.externalId, r0?.lastUserText ?? "", r0?.summaries ? JSON.stringify(r0.summaries) : "", String(Date.now()), String(r0?.windowMs ?? 0));
       const r = await Promise.race([call, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("session order timed out")), timeoutMs)))]).finally(() => clearTimeout(timer));
       if (r[0] === "cold") return { kind: "cold" };
       const base = String(r[3]);
@@ -124,6 +160,20 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
     },
     latestMain: (experimentId, externalId) => bounded(redis.hget(key(experimentId, externalId), "lm"), timeoutMs),
     experimentOfTurn: (turnId) => bounded(redis.get(rkey(KEYS.proxyTurn.key(turnId))), timeoutMs),
+    async recentForKey(keyId, experimentId, withinMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const flat = await Promise.race([
+        recent(rkey(KEYS.proxyRecent.key(experimentId, keyId)), rkey(KEYS.proxyRecent.data(experimentId, keyId)), String(Date.now() - withinMs)).catch(() => null),
+        new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs))),
+      ]).finally(() => clearTimeout(timer));
+      if (!flat) return null;
+      const out: RecentSession[] = [];
+      for (let j = 0; j + 2 < flat.length; j += 3) {
+        const summaries = flat[j + 2] ? (JSON.parse(flat[j + 2]!) as unknown) : [];
+        out.push({ externalId: flat[j]!, lastUserText: flat[j + 1] || null, summaries: Array.isArray(summaries) ? summaries.filter((x): x is string => typeof x === "string") : [] });
+      }
+      return out;
+    },
   };
 }
 

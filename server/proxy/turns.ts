@@ -13,7 +13,7 @@ import type { TurnEvent } from "./recorder/events";
 import type { ChatMessage } from "./schemas";
 import { sessionKey, type Lane, type SessionState, type SessionTable } from "./sessions";
 import type { SessionMeta } from "./sessionMeta";
-import type { Claim, SessionOrder } from "./sessionOrder";
+import type { Claim, RecentSession, SessionOrder } from "./sessionOrder";
 import { chainHashes, chainSeed, extendChain, type StitchIndex } from "./stitch";
 
 export interface TurnPlan {
@@ -106,12 +106,15 @@ export class TurnPlanner {
         // else: it continues an older turn of a live session (a retry or an edit) — a new branch, new session.
       }
       sessionSource = "stitched";
+      // A compaction call and the request resumed after it continue no stitch chain: they are attributed to
+      // a recent session of the key — any replica's (Redis), or this process's while Redis does not answer.
+      const recent = !session && keyId ? await this.recentSessions(keyId, ex.id) : [];
       if (!session && keyId) {
-        session = this.afterCompaction(keyId, ex.id, normalized);
+        session = this.afterCompaction(ex.id, keyId, normalized, recent);
         if (session) sessionSource = "summary";
       }
       if (!session && keyId && isSideCall()) {
-        session = this.sideCallOwner(keyId, ex.id, messages, ex);
+        session = this.sideCallOwner(ex.id, keyId, messages, ex, recent);
         if (session) sessionSource = "side-call";
       }
       if (!session) {
@@ -152,20 +155,31 @@ export class TurnPlanner {
     return { session, turnType, typeSource, sessionSource, link, nextState, fresh: sessionSource === "new", chain, done: meta.done, persona: meta.persona };
   }
 
+  /** The key's recent sessions: shared across replicas (Redis), else this process's. */
+  private async recentSessions(keyId: string, experimentId: string): Promise<RecentSession[]> {
+    const shared = this.deps.order ? await this.deps.order.recentForKey(keyId, experimentId, SIDE_ATTACH_MS) : null;
+    return shared ?? this.deps.sessions.recentForKey(keyId, experimentId, SIDE_ATTACH_MS).map((s) => ({ externalId: s.externalId, lastUserText: s.lastUserText, summaries: s.summaries }));
+  }
+
+  /** This process's state of a session another replica may have served (then it continues cold). */
+  private local(experimentId: string, keyId: string, r: RecentSession | undefined): SessionState | undefined {
+    if (!r) return undefined;
+    const known = this.deps.sessions.get(sessionKey(experimentId, r.externalId));
+    return known ?? this.deps.sessions.create({ experimentId, externalId: r.externalId, idSource: "stitched", keyId, cold: true });
+  }
+
   /** The conversation a post-compaction request resumes: one whose side call produced a summary it quotes. */
-  private afterCompaction(keyId: string, experimentId: string, normalized: string[]): SessionState | undefined {
-    const candidates = this.deps.sessions.recentForKey(keyId, experimentId, SIDE_ATTACH_MS).filter((s) => s.summaries.length);
+  private afterCompaction(experimentId: string, keyId: string, normalized: string[], recent: RecentSession[]): SessionState | undefined {
+    const candidates = recent.filter((s) => s.summaries.length);
     if (!candidates.length) return undefined;
     const texts = normalized.slice(0, 5).map(normalizedText);
-    return candidates.find((s) => s.summaries.some((sum) => texts.some((t) => t.includes(sum))));
+    return this.local(experimentId, keyId, candidates.find((s) => s.summaries.some((sum) => texts.some((t) => t.includes(sum)))));
   }
 
   /** The conversation a side call (e.g. a compaction) is about: a recent session whose last user message it quotes. */
-  private sideCallOwner(keyId: string, experimentId: string, messages: ChatMessage[], ex: ExperimentContext): SessionState | undefined {
+  private sideCallOwner(experimentId: string, keyId: string, messages: ChatMessage[], ex: ExperimentContext, recent: RecentSession[]): SessionState | undefined {
     const text = normalizeAll(messages, ex.contexts).map(normalizedText).join("\n");
-    return this.deps.sessions
-      .recentForKey(keyId, experimentId, SIDE_ATTACH_MS)
-      .find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText));
+    return this.local(experimentId, keyId, recent.find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText)));
   }
 
   /**
@@ -179,7 +193,17 @@ export class TurnPlanner {
     const ok = r.status === "OK";
     const out = r.output;
     const stitchHash = turnType === "MAIN" && ok && plan.chain && !plan.done ? this.continuationHash(ex, plan, out) : null;
-    const claim = await this.claim(ex, plan, r, digests, stitchHash);
+    let lastUserText: string | null = null;
+    let summaries: string[] | null = null;
+    if (turnType === "MAIN") {
+      const lastUser = [...r.messages].reverse().find((m) => m.role === "user" && !ex.contexts.isContextMessage(m));
+      const n = lastUser ? normalizeMessage(lastUser, ex.contexts) : null;
+      if (n) lastUserText = normalizedText(n);
+    } else if (ok && plan.sessionSource === "side-call" && out?.content) {
+      const text = out.content.trim();
+      if (text.length >= MIN_SUMMARY_CHARS) summaries = [text, ...session.summaries].slice(0, 3);
+    }
+    const claim = await this.claim(ex, plan, r, digests, stitchHash, { lastUserText, summaries });
 
     let prev: readonly string[] | null;
     let link: TurnEvent["link"];
@@ -205,10 +229,9 @@ export class TurnPlanner {
     if (!toolsBlob && tools !== undefined) params.tools = tools; // [] or null round-trip through params
     for (const b of [sys, toolsBlob]) if (b && this.deps.blobs.shipBlob(b.hash)) blobs.push(b);
 
+    if (lastUserText !== null) session.lastUserText = lastUserText;
+    if (summaries) session.summaries = summaries;
     if (turnType === "MAIN") {
-      const lastUser = [...r.messages].reverse().find((m) => m.role === "user" && !ex.contexts.isContextMessage(m));
-      const n = lastUser ? normalizeMessage(lastUser, ex.contexts) : null;
-      if (n) session.lastUserText = normalizedText(n);
       if (ok) {
         session.pendingMain = r.turnId;
         this.lastMain.set(session.key, r.turnId);
@@ -219,9 +242,6 @@ export class TurnPlanner {
           else this.deps.stitch.register(stitchHash, target);
         }
       }
-    } else if (ok && plan.sessionSource === "side-call" && out?.content) {
-      const text = out.content.trim();
-      if (text.length >= MIN_SUMMARY_CHARS) session.summaries = [text, ...session.summaries].slice(0, 3);
     }
 
     this.recentTurns.set(r.turnId, { experimentId: ex.id, sessionKey: session.key });
@@ -271,7 +291,7 @@ export class TurnPlanner {
   }
 
   /** The shared order's answer for this turn, or null (no Redis, or it failed: memory decides). */
-  private async claim(ex: ExperimentContext, plan: TurnPlan, r: RecordInput, digests: string[], stitchHash: string | null): Promise<Claim | null> {
+  private async claim(ex: ExperimentContext, plan: TurnPlan, r: RecordInput, digests: string[], stitchHash: string | null, seen: { lastUserText: string | null; summaries: string[] | null }): Promise<Claim | null> {
     const order = this.deps.order;
     if (!order) return null;
     const { session, turnType } = plan;
@@ -289,6 +309,7 @@ export class TurnPlanner {
       done: plan.done,
       stitch: stitchHash && store ? { key: store.keyOf(stitchHash), payload: JSON.stringify({ sessionKey: session.key, seq: 0 }) } : null,
       initIndex: plan.fresh ? -1 : null,
+      recent: session.keyId ? { keyId: session.keyId, ...seen, windowMs: SIDE_ATTACH_MS } : null,
     };
     try {
       const first = await order.claim(input);

@@ -128,6 +128,15 @@ export const KEYS = {
     pattern: "psess:*",
     key: (experimentId: string, externalId: string) => `psess:${experimentId}:${externalId}`,
   },
+  /**
+   * Sorted set (by last activity) and hash with TTL: an API key's recently active sessions of an experiment,
+   * with each one's last user text and compaction summaries, so any replica attributes a compaction call
+   * and the conversation resumed after it.
+   */
+  proxyRecent: {
+    key: (experimentId: string, keyId: string) => `precent:${experimentId}:${keyId}`,
+    data: (experimentId: string, keyId: string) => `precent:d:${experimentId}:${keyId}`,
+  },
   /** String with TTL: a recorded turn's experiment, so feedback naming it finds it on any replica before it is in Postgres. */
   proxyTurn: { key: (turnId: string) => `pturn:${turnId}` },
   /** String with TTL: the judge worker that writes the judge/* metric series (one series however many workers run). */

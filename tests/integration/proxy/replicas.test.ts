@@ -63,18 +63,18 @@ afterAll(async () => {
 const clientFor = (key: string) => new OpenAI({ apiKey: key, baseURL: `${lb.url}/v1`, maxRetries: 0 });
 
 /** Waits until Postgres holds `n` turns of the experiment (the replicas' writers batch asynchronously). */
-async function storedTurns(experimentId: string, where: Record<string, unknown>, n: number) {
+async function storedTurns(experimentId: string, where: Record<string, unknown>, n: number, linkedN = n - 1) {
   for (let i = 0; i < 300; i++) {
     const turns = await db().turn.findMany({ where: { experimentId, ...where }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
     const linked = turns.filter((t) => t.nextStateAt !== null).length;
-    if (turns.length >= n && linked >= n - 1) return turns;
+    if (turns.length >= n && linked >= linkedN) return turns;
     await new Promise((r) => setTimeout(r, 100));
   }
   return db().turn.findMany({ where: { experimentId, ...where }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
 }
 
 describe("two proxy replicas behind a round-robin balancer", () => {
-  it("records a stitched OpenClaw conversation as one session: in order, next states right, every request reassembled exactly", async () => {
+  it("records a stitched OpenClaw conversation, compaction included, as one session: in order, next states right, every request reassembled exactly", async () => {
     const key = await makeKey(["proxy"], experiment.id);
     const client = clientFor(key);
     const send = async (body: Body) => {
@@ -83,18 +83,28 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     };
     const script = ["Plan a trip to Paris.", "What's the weather there?", "Book a table for two.", "And the trains?", "What's the weather tomorrow?", "Thanks, summarize."];
     const before = [...lb.counts];
+    // A compaction (a side call summarizing the history, then a rewritten history) is attributed through
+    // Redis: the side call and the request resumed after it land on other replicas than the turns before.
+    const converse = async (a: OpenClawAgent) => {
+      for (const text of script) await a.say(text);
+      await a.compact();
+      await a.say("Continue from the summary, please.");
+      await a.say("What's the weather on Sunday?");
+    };
     const agent = new OpenClawAgent("2026.9.6", send, { systemChars: 3000, tools: 3 });
-    for (const text of script) await agent.say(text);
+    await converse(agent);
     // Both replicas served this conversation.
     expect(lb.counts.map((c, i) => c - before[i]!).every((c) => c >= agent.sent.length / 2 - 1)).toBe(true);
 
     const ids = agent.sent.map((r) => r.reply.turnId!);
-    const turns = await storedTurns(experiment.id, { id: { in: ids } }, ids.length);
+    const withNext = agent.sent.filter((r) => r.nextState !== null).length;
+    const turns = await storedTurns(experiment.id, { id: { in: ids } }, ids.length, withNext);
     expect(turns.map((t) => t.id)).toEqual(ids); // one session, indices in the order sent, none twice, none lost
     expect(new Set(turns.map((t) => t.sessionId)).size).toBe(1);
     expect(turns.map((t) => t.index)).toEqual(ids.map((_, i) => i));
+    expect(turns.map((t) => t.typeSource)).toContain("summary"); // the resumed request continued this session
     for (const [i, t] of turns.entries()) {
-      expect(t.turnType).toBe("MAIN");
+      expect(t.turnType).toBe(agent.sent[i]!.kind === "compaction" ? "SIDE" : "MAIN");
       expect(t.nextState).toEqual(agent.sent[i]!.nextState);
       expect(JSON.stringify(await reassembleMessages(t))).toBe(JSON.stringify(agent.sent[i]!.body.messages));
     }
@@ -107,8 +117,8 @@ describe("two proxy replicas behind a round-robin balancer", () => {
       const { data, response } = await one.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
       return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
     }, { systemChars: 3000, tools: 3 });
-    for (const text of script) await alone.say(text);
-    const reference = await storedTurns(single.id, {}, alone.sent.length);
+    await converse(alone);
+    const reference = await storedTurns(single.id, {}, alone.sent.length, withNext);
     // Tool-call ids are the fake upstream's running counter (OpenClaw 2026.9.6 renumbers them in its history).
     const calls = (c: unknown) => (Array.isArray(c) ? c.map(({ id: _id, ...rest }: Record<string, unknown>) => rest) : c);
     const stored = (rows: typeof turns) => rows.map((t) => [t.index, t.turnType, t.typeSource, t.status, t.systemHash, t.toolsHash, t.messagesOffset, t.messagesDelta, t.nextState, t.nextStateRole, t.content, calls(t.toolCalls)]);
