@@ -5,10 +5,11 @@
 //
 // The run's routers stand in for the judge backend as an SGLang engine (OpenAI chat API for votes, native
 // /generate for teacher log-probs), so the judge settings and teacher plan come from the same rules as for a
-// configured SGLang judge. What a judgment means is unchanged: a model judge keeps its kind and model name
-// (the judge version stays the config's, so the sweeper's expected version still matches), and a heuristic or
-// custom judge keeps voting as configured while its teacher log-probs move to the run's PRM. The configured
-// judge's API key is never sent to the run's routers.
+// configured SGLang judge. Votes move only from a configured SGLang judge (the PRM engines are what such a
+// judge is); an OpenAI-API judge (e.g. a hosted model chosen on purpose), a heuristic or a custom judge keeps
+// voting as configured, while teacher log-probs move to the run's PRM in every case. The judge version stays
+// the config's (so the sweeper's expected version still matches); the judgment's settings.endpoints says where
+// it was scored and which model served there. The configured judge's API key is never sent to the run's routers.
 import type { ExperimentConfig } from "../../config/experimentConfig";
 import { db } from "../../platform/db/client";
 import { assertEgressAllowed } from "../../platform/egress";
@@ -23,6 +24,8 @@ export type JudgeEndpoints = {
   runId?: string;
   judge: string | null;
   teacher: string | null;
+  /** The model the run's PRM engines serve (--prm-model-path), when they scored the turn. */
+  prmModelPath?: string | null;
   /** A run's router the egress policy refused (the experiment's endpoints were used instead). */
   refused?: string;
 };
@@ -77,7 +80,7 @@ export function withRunPrm(config: ExperimentConfig, prm: RunPrm | null): { judg
   const engine = (baseUrl: string, model: string): ExperimentConfig => ({ ...config, judge: { ...config.judge, backend: { kind: "sglang", baseUrl, model } } });
   const model = "model" in configured ? configured.model : (prm.prmModelPath ?? "prm");
   return {
-    judgeConfig: configured.kind === "openai" || configured.kind === "sglang" ? engine(prm.prmUrl, model) : config,
+    judgeConfig: configured.kind === "sglang" ? engine(prm.prmUrl, model) : config,
     teacherConfig: engine(prm.prmTeacherUrl ?? prm.prmUrl, model),
   };
 }

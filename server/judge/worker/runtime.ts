@@ -85,7 +85,7 @@ export class JudgeRuntime {
           : null;
     const endpoints: JudgeEndpoints = {
       source: prm ? "run" : "experiment",
-      ...(prm ? { runId: prm.runId } : {}),
+      ...(prm ? { runId: prm.runId, prmModelPath: prm.prmModelPath } : {}),
       judge: settings.kind === "openai" ? (settings.baseUrl ?? null) : null,
       teacher: plan.kind === "remote" ? (plan.settings.baseUrl ?? null) : plan.kind === "embedded" ? `embedded:${plan.checkpoint}` : null,
       ...(refused ? { refused } : {}),

@@ -47,10 +47,10 @@ afterAll(async () => {
 });
 
 /** A combine experiment whose configured judge (with its own key) and policy are the `configured` fake. */
-async function experiment() {
+async function experiment(judgeKind: "sglang" | "openai" = "sglang") {
   return makeExperiment({
     method: "combine",
-    judge: { backend: { kind: "sglang", baseUrl: configured.url, model: "prm", apiKey: "configured-judge-key" } },
+    judge: { backend: { kind: judgeKind, baseUrl: configured.url, model: "prm", apiKey: "configured-judge-key" } },
     policy: { kind: "sglang", baseUrl: configured.url, model: "policy" },
   });
 }
@@ -87,7 +87,7 @@ describe("judging at the live run's PRM router", () => {
 
     const [j] = await judgmentsOf(id);
     expect(j).toMatchObject({ score: -1, hint: longHint, hintAccepted: true, dispatch: "BOTH", judgeKind: "openai", model: "prm" });
-    expect(j!.settings).toMatchObject({ endpoints: { source: "run", runId: run.id, judge: runPrm.url, teacher: runPrm.url } });
+    expect(j!.settings).toMatchObject({ endpoints: { source: "run", runId: run.id, judge: runPrm.url, teacher: runPrm.url, prmModelPath: "/models/Qwen3-4B" } });
     const expected = expectedTeacher(content);
     expect(j!.teacherLogprobs).toHaveLength(expected.length);
     j!.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expected[k]!, 12));
@@ -117,6 +117,21 @@ describe("judging at the live run's PRM router", () => {
     } finally {
       await teacher.close();
     }
+  });
+
+  it("an OpenAI-API judge keeps voting as configured; only the teacher log-probs move to the run's PRM", async () => {
+    const e = await experiment("openai");
+    const run = await makeRun(e.id, { status: "RUNNING" });
+    await db().run.update({ where: { id: run.id }, data: { prmUrl: runPrm.url } });
+    const tag = configuredScript.script([boxed(1), boxed(1), boxed(1)], [boxed(1, longHint), boxed(1, longHint), boxed(1, longHint)]);
+    const before = runPrm.requests.length;
+    const { id, content } = await turn(e.id, tag);
+    await judgeTurnJob(runtime(), id, { finalAttempt: false });
+    const [j] = await judgmentsOf(id);
+    expect(j!.settings).toMatchObject({ endpoints: { source: "run", runId: run.id, judge: configured.url, teacher: runPrm.url } });
+    expect(configuredScript.calls.get(tag)).toBe(6);
+    expect(runPrm.requests.slice(before).map((r) => r.path)).toEqual(["/tokenize", "/generate"]);
+    j!.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expectedTeacher(content)[k]!, 12));
   });
 
   it("falls back to the experiment's endpoints when the run has ended, and when egress refuses the run's router", async () => {
