@@ -116,4 +116,16 @@ describe("Evaluation page", () => {
     expect(v2.items).toHaveLength(9);
     await page.close();
   }, 60_000);
+
+  it("warns on the experiment page when the judge disagrees with humans", async () => {
+    const low = await makeExperiment({ method: "grpo", evaluation: { agreement: { minLabeled: 2 } } });
+    const jv = expectedJudgeVersion(ExperimentConfigSchema.parse((await db().experiment.findUniqueOrThrow({ where: { id: low.id } })).config));
+    await judgedTurn(low.id, 0, 1, { source: "USER", value: 1 }, jv);
+    await judgedTurn(low.id, 0, 1, { source: "REVIEWER", value: -1 }, jv);
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/experiments/${low.id}`);
+    const warning = page.getByRole("status").filter({ hasText: "Judge–human agreement is low" });
+    await expect.poll(() => warning.textContent()).toMatch(/κ = 0\.00 \(< 0\.6\) over 2 labelled turns/);
+    await page.close();
+  }, 60_000);
 });

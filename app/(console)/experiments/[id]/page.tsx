@@ -19,6 +19,8 @@ export default function ExperimentDetailPage() {
   const [error, setError] = useState<string | null>(null);
   const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: exp.data?.id, limit: 20 }), enabled: !!exp.data, refetchInterval: 3000 });
+  // Training on a judge that humans disagree with is wasted compute: say so where the run is started.
+  const agreement = useQuery({ ...trpc.evaluation.agreement.queryOptions({ experimentId: exp.data?.id ?? "", disagreements: 0 }), enabled: !!exp.data });
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.experiments.pathKey() }).then(() => qc.invalidateQueries({ queryKey: trpc.runs.pathKey() }));
   const act = (fn: () => Promise<unknown>) => async () => {
     setError(null);
@@ -68,6 +70,11 @@ export default function ExperimentDetailPage() {
       </div>
       {error && <div className="form-error" role="alert">{error}</div>}
       {e.description && <p className="muted">{e.description}</p>}
+      {agreement.data?.warning && (
+        <div className="form-error" role="status">
+          {agreement.data.warning} <Link href={`/evaluation?${q}`}>Judge–human agreement</Link>
+        </div>
+      )}
       <nav className="links" aria-label="This experiment's data">
         <Link className="button" href={`/metrics?${q}`}>Metrics</Link>
         <Link className="button" href={`/trajectories?${q}`}>Trajectories</Link>
