@@ -57,6 +57,7 @@ export interface BlobShipper {
 
 const SIDE_ATTACH_MS = 30 * 60_000;
 const MIN_SUMMARY_CHARS = 40;
+const RECENT_TEXT_CHARS = 2000;
 
 /** Time-ordered prefix + 122 random bits (randomUUID draws from a cached entropy pool: no syscall per id). */
 export const newId = (prefix: string) => `${prefix}${Date.now().toString(36)}${randomUUID().replace(/-/g, "")}`;
@@ -309,7 +310,8 @@ export class TurnPlanner {
       done: plan.done,
       stitch: stitchHash && store ? { key: store.keyOf(stitchHash), payload: JSON.stringify({ sessionKey: session.key, seq: 0 }) } : null,
       initIndex: plan.fresh ? -1 : null,
-      recent: session.keyId ? { keyId: session.keyId, ...seen, windowMs: SIDE_ATTACH_MS } : null,
+      // A prefix is enough to recognise a side call quoting the text (and keeps a long message out of Redis).
+      recent: session.keyId ? { keyId: session.keyId, lastUserText: seen.lastUserText?.slice(0, RECENT_TEXT_CHARS) ?? null, summaries: seen.summaries, windowMs: SIDE_ATTACH_MS } : null,
     };
     try {
       const first = await order.claim(input);
