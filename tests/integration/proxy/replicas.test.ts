@@ -27,7 +27,8 @@ interface Replica {
 
 async function startReplica(dataDir?: string): Promise<Replica> {
   const dir = dataDir ?? (await tempDataDir());
-  const proc = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve("bench/proxy/proxyMain.ts")], {
+  // node itself, not the tsx launcher: a SIGKILL must reach the proxy, not a wrapper that leaves it running.
+  const proc = spawn(process.execPath, ["--import", "tsx", path.resolve("bench/proxy/proxyMain.ts")], {
     env: { ...process.env, DATA_DIR: dir, PROXY_RATE_LIMIT_PER_MIN: String(RATE_LIMIT) },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -142,7 +143,10 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     // SIGKILL one replica right after it answered (its last batch is likely still uncommitted, only journaled).
     const victim = replicas[0]!;
     await stop(victim, "SIGKILL");
+    expect(victim.proc.signalCode).toBe("SIGKILL");
+    const victimServed = lb.counts[0];
     for (let i = 4; i < 8; i++) await say(`step ${i}`); // the balancer skips the dead replica: the other continues
+    expect(lb.counts[0]).toBe(victimServed);
     // A supervisor restarts the killed replica on its disk: the journal replays what it had not committed.
     replicas[0] = await startReplica(victim.dataDir);
     lb.setBackends(replicas.map((r) => r.url));
