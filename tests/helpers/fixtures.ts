@@ -60,13 +60,16 @@ const made: string[] = [];
  * check, sealed secrets, an audit entry); without, it is a row written straight with Prisma: seeded state for
  * tests of workers and read paths, which must not add entries to the audit log those tests read.
  */
+/** The description of experiments seeded as plain rows (no audit entry), so audit invariants can leave them out. */
+export const SEEDED_ROW = "seeded by a test fixture (no audit entry)";
+
 export async function makeExperiment(config: ExperimentConfigInput = {}, opts: { by?: Principal; name?: string } = {}): Promise<{ id: string; slug: string; name: string; config: ExperimentConfig }> {
   const slug = uniq("exp");
   const name = opts.name ?? `Test ${slug}`;
   const parsed = ExperimentConfigSchema.parse(config);
   const e = opts.by
     ? await createExperiment(opts.by, { name, slug, description: "", config: parsed })
-    : { ...(await db().experiment.create({ data: { slug, name, config: parsed as unknown as Prisma.InputJsonValue }, select: { id: true, slug: true, name: true } })), config: parsed };
+    : { ...(await db().experiment.create({ data: { slug, name, description: SEEDED_ROW, config: parsed as unknown as Prisma.InputJsonValue }, select: { id: true, slug: true, name: true } })), config: parsed };
   made.push(e.id);
   return { id: e.id, slug: e.slug, name: e.name, config: e.config };
 }

@@ -18,7 +18,7 @@ import { runLockstep } from "../../../bench/lib/lockstep";
 import { simulationProgress } from "../../../server/simulation/service";
 import { StepRecordSchema } from "../../../server/training/schemas";
 import { Trainer } from "../../../server/training/loop";
-import { ADMIN, makeKey, uniq } from "../../helpers/fixtures";
+import { ADMIN, makeKey, uniq, SEEDED_ROW } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
@@ -51,7 +51,7 @@ describe("simulated users → proxy → judge → trainer → new version served
     const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
     const BATCH = config.hyper.batchSize;
-    const e = await db().experiment.create({ data: { slug: uniq("loop"), name: "loop test", config: config as unknown as Prisma.InputJsonValue } });
+    const e = await db().experiment.create({ data: { slug: uniq("loop"), name: "loop test", description: SEEDED_ROW, config: config as unknown as Prisma.InputJsonValue } });
     const run = await db().run.create({
       data: { experimentId: e.id, number: 1, config: config as unknown as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() },
     });

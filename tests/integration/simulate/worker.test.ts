@@ -21,14 +21,16 @@ afterAll(() => h.close());
 
 function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProcess; exited: Promise<number | null>; since: number } {
   const since = Date.now();
-  const child = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve("workers/simulate/main.ts")], {
+  // As npm start runs it (workers/registry.ts): one node process with the tsx loader. The tsx CLI would SIGKILL the
+  // worker ~30 ms after relaying SIGTERM, which a loaded machine's graceful shutdown can outlast.
+  const child = spawn(process.execPath, ["--import", "tsx", path.resolve("workers/simulate/main.ts")], {
     env: { ...process.env, SIMULATE_PROXY_URL: `${h.proxy.url}/v1`, SIMULATE_POLL_MS: "200", ...extraEnv },
     stdio: ["ignore", "inherit", "inherit"],
   });
   return { child, since, exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
 }
 
-/** The worker's heartbeat (tsx runs it in a process of its own, so it is found by start time, not pid). */
+/** The worker's heartbeat, found by start time. */
 const heartbeatOf = async (since: number) => (await listHeartbeats()).find((b) => b.kind === "simulate" && b.startedAt >= since);
 
 describe("workers/simulate", () => {
