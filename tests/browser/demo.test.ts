@@ -81,7 +81,10 @@ describe("the live demo", () => {
     await expect.poll(async () => Number(await grpoCard.getByTestId("sim-steps").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(progress.steps);
 
     mkdirSync("docs/screenshots", { recursive: true });
-    await page.screenshot({ path: "docs/screenshots/dashboard.png", fullPage: true });
+    // The demo's cards, not the whole page: a test database holds many other experiments listed below them.
+    const cards = await Promise.all(demos.map((d) => page.getByTestId(`simulation-${d.slug}`).boundingBox()));
+    const bottom = Math.max(...cards.map((c) => (c ? c.y + c.height : 0)));
+    await page.screenshot({ path: "docs/screenshots/dashboard.png", fullPage: true, clip: { x: 0, y: 0, width: 1360, height: Math.ceil(bottom) + 16 } });
 
     // The trajectory browser marks the traffic as simulated, with the persona.
     await page.goto(`${BASE_URL}/sessions`);
