@@ -18,7 +18,7 @@ describe("server/ layering", () => {
   it.each([
     ["server/engine/probe.ts", "../judge/core/vote", /engine\/ imports nothing of server\/ but platform/],
     ["server/judge/core/probe.ts", "../worker/load", /judge\/core\/ is pure/],
-    ["server/judge/core/probe.ts", "../../experiments/config", /judge\/core\/ is pure/],
+    ["server/judge/core/probe.ts", "../../config/experimentConfig", /judge\/core\/ is pure/],
     ["server/platform/probe.ts", "../experiments/config", /bottom layer/],
     ["server/platform/bus/probe.ts", "../../access/principal", /bottom layer/],
     ["server/training/probe.ts", "../gateway/httpErrors", /Only the web entry/],
