@@ -2,30 +2,18 @@
 // Postgres and a redis-server of its own, migrate, seed, serve the dashboard, let the printed admin log in
 // and create an experiment — and Ctrl-C must leave no process behind.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/fixtures";
+import { processesWithDataDir } from "../helpers/processes";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "ocrl-start-"));
 // World-traversable, so as root the cluster stays in DATA_DIR/pg (startupAsRoot.test.ts covers a mode-700 folder).
 chmodSync(dataDir, 0o755);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Processes whose environment carries our DATA_DIR: the launcher's whole tree. */
-function processesOfThisStart(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`)) pids.push(Number(entry));
-    } catch {
-      /* exited or not ours */
-    }
-  }
-  return pids;
-}
 
 describe("npm start on a fresh machine", () => {
   it("brings everything up on embedded Postgres + spawned Redis, admin logs in and creates an experiment, Ctrl-C stops all", async () => {
@@ -70,7 +58,7 @@ describe("npm start on a fresh machine", () => {
       expect(demo.status).toBe(200);
       const created = await asAdmin("POST", "/api/v1/experiments", { name: "Created after first start" });
       expect(created.status).toBe(201);
-      expect(processesOfThisStart().length).toBeGreaterThan(3);
+      expect(processesWithDataDir(dataDir).length).toBeGreaterThan(3);
     } finally {
       if (child.exitCode === null) {
         child.kill("SIGINT");
@@ -82,7 +70,7 @@ describe("npm start on a fresh machine", () => {
     expect(child.exitCode, output.slice(-4000)).toBe(0);
     // Give the kernel a moment to reap, then nothing of ours may remain.
     const until = Date.now() + 15_000;
-    while (processesOfThisStart().length && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
-    expect(processesOfThisStart()).toEqual([]);
+    while (processesWithDataDir(dataDir).length && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+    expect(processesWithDataDir(dataDir)).toEqual([]);
   }, 300_000);
 });

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { processesWithDataDir } from "../helpers/processes";
 
 const repo = path.resolve(import.meta.dirname, "../..");
 const redisServer = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).stdout.trim();
@@ -66,24 +67,11 @@ class Launch {
   }
 }
 
-/** Processes whose environment carries `DATA_DIR=dataDir`: the launcher's whole tree, Postgres included. */
-function processesWith(dataDir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`)) pids.push(Number(entry));
-    } catch {
-      /* exited, or a kernel thread */
-    }
-  }
-  return pids;
-}
 
 async function noneLeft(dataDir: string): Promise<number[]> {
   // The launcher has exited; its children may still be being reaped by the kernel.
-  for (let i = 0; i < 100 && processesWith(dataDir).length; i++) await new Promise((r) => setTimeout(r, 100));
-  return processesWith(dataDir);
+  for (let i = 0; i < 100 && processesWithDataDir(dataDir).length; i++) await new Promise((r) => setTimeout(r, 100));
+  return processesWithDataDir(dataDir);
 }
 
 describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
