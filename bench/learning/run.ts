@@ -47,6 +47,11 @@ const ArgsSchema = z.object({
   seed: z.coerce.number().int().min(0).optional(),
   lr: z.coerce.number().min(0).optional(),
   batch: z.coerce.number().int().min(1).optional(),
+  /** overrides the demo's OPD estimator (and K) for every run */
+  estimator: z.enum(["sampled", "topk", "full"]).optional(),
+  topK: z.coerce.number().int().min(1).optional(),
+  /** overrides the demo's KL coefficient (k3 KL to the base) for every run */
+  klCoef: z.coerce.number().min(0).optional(),
   out: z.string().default("bench/learning/learning-curves.png"),
   child: Method.optional(),
 });
@@ -92,6 +97,9 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
     const lr = job.lr ?? args.lr;
     if (lr !== undefined) argv.push("--lr", String(lr));
     if (args.batch !== undefined) argv.push("--batch", String(args.batch));
+    if (args.estimator !== undefined) argv.push("--estimator", args.estimator);
+    if (args.topK !== undefined) argv.push("--topK", String(args.topK));
+    if (args.klCoef !== undefined) argv.push("--klCoef", String(args.klCoef));
     const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     let result: ChildResult | null = null;
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -236,7 +244,7 @@ async function main() {
   if (args.child) {
     const { runChild } = await import("./child");
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
-    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed }, { lr: args.lr, batchSize: args.batch });
+    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed }, { lr: args.lr, batchSize: args.batch, opdEstimator: args.estimator, topK: args.topK, klCoef: args.klCoef });
     return;
   }
   await parent(args);
