@@ -47,7 +47,7 @@ afterAll(async () => {
 
 
 describe("simulated users → proxy → judge → trainer → new version served", () => {
-  it("learns the simulated user's preference in lockstep, and every trained sample traces back to a turn and its judgment", async () => {
+  it("runs in lockstep, one served version per step, and every trained sample traces back to a turn and its judgment", async () => {
     const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
     const BATCH = config.hyper.batchSize;
