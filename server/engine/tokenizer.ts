@@ -63,10 +63,6 @@ export function decode(ids: readonly number[], opts: { keepSpecials?: boolean } 
   return out.join("");
 }
 
-export function isSpecial(id: number): boolean {
-  return id >= 256;
-}
-
 /**
  * Incremental decoder for streaming: feed ids one at a time, get the text they complete. A
  * multi-byte character split across tokens is emitted with its last byte ("" before that).
