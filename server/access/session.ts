@@ -2,12 +2,12 @@
 // version. The user row is re-read on every request, so disabling a user or changing a role takes effect
 // immediately; signing out or changing the password bumps the version, which ends every cookie issued
 // before (a copied cookie included), on every device.
+import { readCookie, SESSION_COOKIE } from "../platform/cookies";
 import { sealData, unsealData } from "iron-session";
 import { db } from "../platform/db/client";
 import { env } from "../platform/env";
 import type { Principal } from "./principal";
 
-export const SESSION_COOKIE = "ocrl_session";
 const TTL_SECONDS = 7 * 24 * 3600;
 
 interface SessionData {
@@ -31,14 +31,6 @@ export function clearSessionCookie(): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
 }
 
-export function readCookie(cookieHeader: string | null, name: string): string | null {
-  if (!cookieHeader) return null;
-  for (const part of cookieHeader.split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === name) return v.join("=");
-  }
-  return null;
-}
 
 async function readSession(cookieHeader: string | null): Promise<SessionData | null> {
   const sealed = readCookie(cookieHeader, SESSION_COOKIE);

@@ -1,5 +1,6 @@
 // Fixed-window rate limits in Redis, keyed by the caller's credential (never the secret itself).
 // Fails open when Redis is unreachable: availability of the API beats precise throttling.
+import { readCookie, SESSION_COOKIE } from "./cookies";
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redis, rkey } from "./redis";
@@ -130,8 +131,7 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
 export function callerIdentity(req: Request): string {
   const auth = req.headers.get("authorization");
   if (auth) return `auth:${auth.split("_").slice(0, 2).join("_")}`;
-  const cookie = req.headers.get("cookie");
-  const session = cookie && /ocrl_session=([^;]+)/.exec(cookie)?.[1];
+  const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   if (session) return `session:${session}`;
   return `ip:${req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local"}`;
 }
