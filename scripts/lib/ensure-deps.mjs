@@ -1,5 +1,6 @@
 // Installs dependencies when node_modules is missing or older than package.json / package-lock.json.
-// `npm install`, not `npm ci`: vite 8 lists an optional dependency the registry does not serve, which `npm ci` rejects.
+// `npm install`, not `npm ci`: on a working copy it keeps what is installed and adds what package.json gained (CI, on a
+// clean clone, uses `npm ci` to prove the lock file).
 import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 
