@@ -145,8 +145,7 @@ async function unqueuedMatches(q: { id: string; experimentId: string; filter: un
 }
 
 async function loadQueue(p: Principal, id: string, client: Tx | ReturnType<typeof db> = db()) {
-  const q = authorizeRow(p, "Review queue", id, await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
-  return q;
+  return authorizeRow(p, "Review queue", id, await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
 }
 
 export async function getQueue(p: Principal, id: string) {

@@ -113,8 +113,7 @@ export async function listSimulations(p: Principal) {
 }
 
 async function resolveExperiment(p: Principal, idOrSlug: string) {
-  const e = authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({ where: experimentIdOrSlug(idOrSlug), select: { id: true, slug: true, status: true } }), (r) => r.id);
-  return e;
+  return authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({ where: experimentIdOrSlug(idOrSlug), select: { id: true, slug: true, status: true } }), (r) => r.id);
 }
 
 export async function updateSimulation(p: Principal, input: z.output<typeof SimulationUpdateInput>) {

@@ -24,8 +24,7 @@ export type SampleFiller = (runId: string) => Promise<unknown>;
 
 async function runFor(p: Principal, runId: string, perm: Permission) {
   assertCan(p, perm);
-  const run = await loadRunFor(p, runId);
-  return run;
+  return await loadRunFor(p, runId);
 }
 
 /** The transaction's own clock, so every expiry comparison uses one time source (the database's). */
