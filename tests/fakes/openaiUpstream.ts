@@ -1,7 +1,11 @@
-// A fake OpenAI-compatible chat server on 127.0.0.1, following the documented wire format: JSON
-// completions and SSE chunk streams (role/content/reasoning_content/tool_calls deltas, a finish chunk,
-// a usage chunk when stream_options.include_usage, then [DONE]), log-probs when asked. Replies can be
-// scripted per request, including failures: HTTP errors, hangs, stalled streams and dropped connections.
+// A fake OpenAI-compatible chat server on 127.0.0.1: JSON completions and SSE chunk streams (role/content/
+// reasoning_content/tool_calls deltas, a finish chunk, a usage chunk when stream_options.include_usage, then
+// [DONE]), log-probs when asked. Replies can be scripted per request, including failures: HTTP errors, hangs,
+// stalled streams and dropped connections.
+// Shapes follow the official SDK's types, openai-node 6.49.0 (the devDependency `openai`):
+// resources/chat/completions/completions.d.ts `ChatCompletion`, `ChatCompletionChunk` (choices[].delta,
+// finish_reason, usage) — and the proxy tests read this fake's answers through that SDK. `reasoning_content`
+// is SGLang's/vLLM's extension to the delta, not in the SDK; it was not re-checked against their source.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
