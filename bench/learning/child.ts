@@ -34,9 +34,19 @@ export interface ChildResult {
   final: PersonaCompliance;
 }
 
+export interface ChildOverrides {
+  lr?: number;
+  batchSize?: number;
+  opdEstimator?: "sampled" | "topk" | "full";
+  topK?: number;
+  klCoef?: number;
+  teacherSource?: "base" | "current";
+  checkpoint: string;
+}
+
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
-export async function runChild(method: string, steps: number, settings: SimulationSettings, overrides: { lr?: number; batchSize?: number; opdEstimator?: "sampled" | "topk" | "full"; topK?: number; klCoef?: number }): Promise<void> {
+export async function runChild(method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
   const config = demoConfig(demo);
@@ -45,7 +55,8 @@ export async function runChild(method: string, steps: number, settings: Simulati
   if (overrides.opdEstimator !== undefined) config.hyper.opdEstimator = overrides.opdEstimator;
   if (overrides.topK !== undefined) config.hyper.topK = overrides.topK;
   if (overrides.klCoef !== undefined) config.hyper.klCoef = overrides.klCoef;
-  config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
+  if (overrides.teacherSource !== undefined) config.hyper.teacherSource = overrides.teacherSource;
+  config.policy = { kind: "embedded", checkpoint: path.resolve(overrides.checkpoint) };
   const e = await db().experiment.create({
     data: { slug: `bench-${method}-${randomBytes(3).toString("hex")}`, name: `learning bench (${method})`, config: config as unknown as Prisma.InputJsonValue },
   });

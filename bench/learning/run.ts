@@ -9,7 +9,8 @@
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
- *                                 [--out bench/learning/learning-curves.png]
+ *                                 [--estimator sampled|topk|full] [--topK K] [--klCoef X] [--teacherSource base|current]
+ *                                 [--maxTurns N] [--checkpoint models/base] [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -52,6 +53,12 @@ const ArgsSchema = z.object({
   topK: z.coerce.number().int().min(1).optional(),
   /** overrides the demo's KL coefficient (k3 KL to the base) for every run */
   klCoef: z.coerce.number().min(0).optional(),
+  /** overrides the demo's OPD teacher (the frozen base or the current policy, each with the hint) */
+  teacherSource: z.enum(["base", "current"]).optional(),
+  /** overrides the simulated users' most replies per conversation */
+  maxTurns: z.coerce.number().int().min(1).optional(),
+  /** the base checkpoint every run starts from (default models/base) */
+  checkpoint: z.string().default("models/base"),
   out: z.string().default("bench/learning/learning-curves.png"),
   child: Method.optional(),
 });
@@ -100,6 +107,9 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
     if (args.estimator !== undefined) argv.push("--estimator", args.estimator);
     if (args.topK !== undefined) argv.push("--topK", String(args.topK));
     if (args.klCoef !== undefined) argv.push("--klCoef", String(args.klCoef));
+    if (args.teacherSource !== undefined) argv.push("--teacherSource", args.teacherSource);
+    if (args.maxTurns !== undefined) argv.push("--maxTurns", String(args.maxTurns));
+    argv.push("--checkpoint", args.checkpoint);
     const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     let result: ChildResult | null = null;
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -153,7 +163,7 @@ async function parent(args: Args): Promise<void> {
       }),
     );
     await initBackend();
-    const base = await measureCompliance((await loadCheckpoint(path.join(root, "models/base"))).model, { samples: 32 });
+    const base = await measureCompliance((await loadCheckpoint(path.resolve(root, args.checkpoint))).model, { samples: 32 });
     report(args, results, base, (Date.now() - t0) / 1000);
   } finally {
     const c = new pg.Client({ connectionString: server.adminUrl });
@@ -244,7 +254,9 @@ async function main() {
   if (args.child) {
     const { runChild } = await import("./child");
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
-    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed }, { lr: args.lr, batchSize: args.batch, opdEstimator: args.estimator, topK: args.topK, klCoef: args.klCoef });
+    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed, maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns }, {
+      lr: args.lr, batchSize: args.batch, opdEstimator: args.estimator, topK: args.topK, klCoef: args.klCoef, teacherSource: args.teacherSource, checkpoint: args.checkpoint,
+    });
     return;
   }
   await parent(args);

@@ -85,7 +85,7 @@ export function classifyNextState(role: string, text: string, requestText: strin
 const LEADING_FILLER = /^\s*(no+|nope|nah|wrong|incorrect|not quite|actually|hmm+|well|ok(ay)?|sorry|that'?s not what i (asked|wanted|meant))\b[\s,.!:;—–-]*/i;
 const COURTESY = /\b(please|pls|thanks|thank you)\b/gi;
 const STYLE_WORDS = /^(shorter|longer|briefer|simpler|clearer|more \w+|less \w+)$/i;
-const REDO_ONLY = /^(try again|retry|redo|do it again|start over|one more time|again|that didn'?t work|it didn'?t work|doesn'?t work|wrong|no)$/i;
+const REDO_ONLY = /^(try again|retry|redo|do it again|start over|one more time|again|that didn'?t work|it didn'?t work|doesn'?t work|wrong|no|that (doesn'?t|does not|didn'?t) answer (my|the) question)$/i;
 
 function toThirdPerson(text: string): string {
   return text

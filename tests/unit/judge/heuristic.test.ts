@@ -60,9 +60,13 @@ describe("deriveHint", () => {
     expect(deriveHint(text)).toBe(hint);
   });
 
-  it("gives no hint for a bare redo request", () => {
+  it("gives no hint for a bare redo request or a complaint that names nothing to do", () => {
     expect(deriveHint("try again")).toBeNull();
     expect(deriveHint("No.")).toBeNull();
+    // "that doesn't answer my question" says the reply missed, not what to write instead.
+    expect(deriveHint("no — that doesn't answer my question")).toBeNull();
+    expect(deriveHint("That does not answer the question.")).toBeNull();
+    expect(deriveHint("no — that doesn't answer my question, use a bullet list")).toBe("Follow the user's feedback: that doesn't answer their question, use a bullet list.");
   });
 });
 
