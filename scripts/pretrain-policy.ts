@@ -1,15 +1,15 @@
 /**
  * Pretrain the embedded base policy on a templated chat corpus built from the personas' questions.
  *
- *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 2000 --out models/base
+ *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 2500 --out models/base
  *
  * (That exact command produced the committed models/base; see models/base/README.md.)
  *
  * The base must behave like a small instruction-tuned model: follow a hint or instruction in its context (OPD's
  * teacher is this model prompted with the judge's hint), while meeting each persona's hidden preference only now
  * and then unprompted (so there is something to learn). The corpus is built like the simulated users'
- * conversations (server/simulation/conversation.ts): optional system prompt, note lookup, an earlier approved or
- * corrected exchange; the hints are exactly those the heuristic judge derives from the users' corrections
+ * conversations (server/simulation/conversation.ts): optional system prompt, note lookup, an earlier approved,
+ * corrected or off-topic exchange; the hints are exactly those the heuristic judge derives from the users' corrections
  * (deriveHint over correctionsOf), appended as the teacher appends them (judge/core/teacher.ts). Unprompted
  * replies lean long. Deterministic given --seed (same machine type, same tfjs). */
 import * as tf from "@tensorflow/tfjs-core";
@@ -44,18 +44,27 @@ const argsSchema = z.object({
 });
 
 // Unprompted replies lean long, so each persona's hidden preference is met only now and then (≤ 30 %:
-// short and hint-only replies also pass Maya's "two sentences at most"); a hint or instruction in the
-// context is followed, so the hinted teacher of OPD writes what the persona asked for.
-const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.1], ["long", 0.65], ["bullets", 0.15], ["hint", 0.1]];
+// short and hint-only replies also pass Maya's "two sentences at most", and so does a long reply cut by the
+// demo's 96-token cap after two sentences); a hint or instruction in the context is followed, so the hinted
+// teacher of OPD writes what the persona asked for.
+const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.06], ["long", 0.72], ["bullets", 0.14], ["hint", 0.08]];
+/** Share of trained replies whose last user message carries a judge hint (the OPD teacher's context). */
+const HINT_RATE = 0.45;
+/** Share that carry an inline instruction instead ("Use a bullet list."). */
+const INSTRUCTION_RATE = 0.1;
+// A reply asked to sign off is mostly short, so the sign-off fits the demo's reply cap (96 tokens).
+const SIGN_OFF_STYLES: Array<[ReplyStyle, number]> = [["short", 0.5], ["bullets", 0.25], ["long", 0.25]];
 const SIGN_OFF_RATE = 0.12;
 const BUCKETS = 4;
 const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
+/** What a user says to a reply about something else: a correction with no instruction in it (no judge hint). */
+const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
 /** Share of conversations that open with the agent runtime's note lookup (as the simulated users' do). */
 const TOOL_RATE = 0.1;
 
-function drawStyle(rng: Rng): ReplyStyle {
+function drawStyle(rng: Rng, weights = STYLE_WEIGHTS): ReplyStyle {
   let u = rng();
-  for (const [s, w] of STYLE_WEIGHTS) if ((u -= w) < 0) return s;
+  for (const [s, w] of weights) if ((u -= w) < 0) return s;
   return "long";
 }
 
@@ -72,7 +81,7 @@ const PREFERENCES = ["concise", "bullets", "hints", "signoff"] as const;
 
 /** A reply that follows `pref` (the sign-off goes on a reply of any style). */
 function compliantReply(question: Question, pref: PreferenceId, rng: Rng): string {
-  const style = pref === "signoff" ? drawStyle(rng) : STYLE_OF[pref];
+  const style = pref === "signoff" ? drawStyle(rng, SIGN_OFF_STYLES) : STYLE_OF[pref];
   return renderReply(question, style, { rng, signOff: pref === "signoff" });
 }
 
@@ -85,9 +94,9 @@ function violatingReply(question: Question, persona: Persona, rng: Rng): string 
 /**
  * One training conversation (messages ending with the assistant reply), built like the simulated users'
  * conversations: an optional system prompt, an optional note lookup, an optional earlier exchange (approved,
- * with "Next question: …", or corrected), then the reply that is trained on. 30 % of the last user
- * messages carry a judge hint in the teacher's format (server/judge/core/teacher.ts), 10 % an inline
- * instruction; those replies follow it. After a correction without a hint the reply follows the correction
+ * with "Next question: …", corrected, or off topic and called out), then the reply that is trained on. 45 % of
+ * the last user messages carry a judge hint in the teacher's format (server/judge/core/teacher.ts), 10 % an
+ * inline instruction; those replies follow it. After a correction without a hint the reply follows the correction
  * half of the time, so the unprompted policy still has room to learn.
  */
 function sampleConversation(rng: Rng): { messages: ChatMessage[]; tools?: ToolDef[] } {
@@ -109,19 +118,23 @@ function sampleConversation(rng: Rng): { messages: ChatMessage[]; tools?: ToolDe
     msgs.push({ role: "assistant", content: compliantReply(question, persona.preference, rng) });
     question = pick(rng, QUESTIONS);
     msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
-  } else if (history < 0.45) {
+  } else if (history < 0.42) {
     // A reply the persona corrects.
     msgs.push({ role: "assistant", content: violatingReply(question, persona, rng) }, { role: "user", content: pick(rng, correctionsOf(persona)) });
     corrected = true;
+  } else if (history < 0.47) {
+    // A reply about something else, which the user says does not answer the question (no hint: answer it).
+    const other = pick(rng, QUESTIONS.filter((x) => x.topic !== question.topic));
+    msgs.push({ role: "assistant", content: renderReply(other, drawStyle(rng), { rng }) }, { role: "user", content: OFF_TOPIC_CORRECTION });
   }
   const last = msgs[msgs.length - 1];
   const u = rng();
   let reply: string;
-  if (u < 0.3) {
+  if (u < HINT_RATE) {
     const pref = corrected ? persona.preference : pick(rng, PREFERENCES);
     last.content = `${last.content as string}\n\n${HINT_MARKER}\n${pick(rng, JUDGE_HINTS[pref])}`;
     reply = compliantReply(question, pref, rng);
-  } else if (u < 0.4 && !corrected) {
+  } else if (u < HINT_RATE + INSTRUCTION_RATE && !corrected) {
     const pref = pick(rng, PREFERENCES);
     last.content = `${last.content as string} ${pick(rng, STYLE_INSTRUCTIONS[pref])}`;
     reply = compliantReply(question, pref, rng);
