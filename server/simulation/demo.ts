@@ -2,14 +2,14 @@
 // policy, the heuristic judge and the CPU trainer, each with simulated users running. The same settings drive
 // bench/learning, so the README's learning curves are the demo's.
 //
-// Why these numbers (measured on the 2-core box with bench/learning, seeds 7, 8, 9, 40 steps; see the README's learning
-// section): one simulated user, Leo, whose hidden preference (bullet lists) the base model meets 16 % of the time
-// unprompted and 78 % of the time with the judge's hint in context, so the reward has room to climb and OPD's teacher
+// Why these numbers (measured on the 2-core box with bench/learning, seeds 7, 8, 9, 150 steps; see the README's learning
+// section): one simulated user, Leo, whose hidden preference (bullet lists) the base model meets 9 % of the time
+// unprompted and 84 % of the time with the judge's hint in context, so the reward has room to climb and OPD's teacher
 // knows the answer; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost); batches of
 // 8 judged turns; lr 1e-3, and the embedded trainer's defaults for the rest (sampled OPD estimator with the ±2
 // advantage clamp, dual-clip 3, no KL term: a KL coefficient of 0.1 slowed Combine without keeping replies on topic).
-// GRPO passes +0.6 after 15–34 steps and Combine after 17–22; OPD alone does not learn here (it stays at or below
-// the lr-0 control), and both learners' replies drift off topic — open follow-ups in the README.
+// GRPO passes +0.6 after 22–29 steps and Combine after 28–32; OPD alone does not learn here (it stays below the lr-0
+// control), and both learners' replies drift off topic — open follow-ups in the README.
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../config/experimentConfig";
 import type { SimulationSettings } from "./schemas";
 
