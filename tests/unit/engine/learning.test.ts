@@ -65,5 +65,5 @@ describe("learning from a persona's hints", () => {
     const show = (r: number[]) => r.map((x) => x.toFixed(2)).join(" ");
     expect(gain(learned), `learning run: ${show(learned)}`).toBeGreaterThanOrEqual(MARGIN);
     expect(gain(control), `control run: ${show(control)}`).toBeLessThan(MARGIN);
-  });
+  }, 300_000); // a hang guard, not a speed claim: two 8-step runs take ~30 s alone and several times that beside the suite
 });
