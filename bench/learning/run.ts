@@ -63,6 +63,8 @@ const ArgsSchema = z.object({
   child: Method.optional(),
 });
 type Args = z.output<typeof ArgsSchema>;
+/** The flags a child takes from the parent as they are (lr and the seed are per job). */
+const CHILD_FLAGS = ["batch", "estimator", "topK", "klCoef", "teacherSource", "maxTurns", "checkpoint"] as const satisfies readonly (keyof Args)[];
 
 /** One run: a method (or the control) on one seed. */
 interface Job {
@@ -103,13 +105,7 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
     const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps), "--seed", String(job.seed)];
     const lr = job.lr ?? args.lr;
     if (lr !== undefined) argv.push("--lr", String(lr));
-    if (args.batch !== undefined) argv.push("--batch", String(args.batch));
-    if (args.estimator !== undefined) argv.push("--estimator", args.estimator);
-    if (args.topK !== undefined) argv.push("--topK", String(args.topK));
-    if (args.klCoef !== undefined) argv.push("--klCoef", String(args.klCoef));
-    if (args.teacherSource !== undefined) argv.push("--teacherSource", args.teacherSource);
-    if (args.maxTurns !== undefined) argv.push("--maxTurns", String(args.maxTurns));
-    argv.push("--checkpoint", args.checkpoint);
+    for (const key of CHILD_FLAGS) if (args[key] !== undefined) argv.push(`--${key}`, String(args[key]));
     const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     let result: ChildResult | null = null;
     createInterface({ input: child.stdout }).on("line", (line) => {
