@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // The page polls the API while workers train beside it: give a poll 10 s rather than vitest's 1 s by default.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -45,24 +45,27 @@ async function main(): Promise<number> {
   try {
     const server = await chooseServer(dataDir, log);
     if (server.stop) cleanups.push(server.stop);
-    const dbName = `ocrl_test_${id}`;
-    await ensureDatabase(server.adminUrl, dbName);
-    cleanups.unshift(() => dropDatabase(server.adminUrl, dbName));
-    const databaseUrl = withDatabase(server.adminUrl, dbName);
-    await migrate(databaseUrl, path.join(root, "prisma/migrations"));
     const redisChoice = await chooseRedis(dataDir, log);
     if (redisChoice.stop) cleanups.push(redisChoice.stop);
-    const prefix = `test:${id}:`;
-    cleanups.unshift(() => deleteRedisPrefix(redisChoice.url, prefix));
-    log(`database ${dbName} on ${server.source} Postgres; Redis ${redisChoice.url} with prefix ${prefix}`);
+    /** A migrated throwaway database and a Redis prefix of their own, dropped at the end. */
+    const scratch = async (name: string) => {
+      const dbName = `ocrl_test_${name}`;
+      await ensureDatabase(server.adminUrl, dbName);
+      cleanups.unshift(() => dropDatabase(server.adminUrl, dbName));
+      const databaseUrl = withDatabase(server.adminUrl, dbName);
+      await migrate(databaseUrl, path.join(root, "prisma/migrations"));
+      const prefix = `test:${name}:`;
+      cleanups.unshift(() => deleteRedisPrefix(redisChoice.url, prefix));
+      log(`database ${dbName} on ${server.source} Postgres; Redis ${redisChoice.url} with prefix ${prefix}`);
+      return { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix };
+    };
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: "test",
-      DATABASE_URL: databaseUrl,
+      ...(await scratch(id)),
       TEST_ADMIN_DATABASE_URL: server.adminUrl,
       REDIS_URL: redisChoice.url,
-      REDIS_PREFIX: prefix,
       SECRET_KEY: randomBytes(32).toString("base64url"),
       DATA_DIR: path.join(dataDir, id),
       // Fake upstreams in tests listen on loopback; every other private range stays refused.
@@ -87,7 +90,8 @@ async function main(): Promise<number> {
     ensureWebBuild(root, log);
     const webPort = String(41000 + Math.floor(Math.random() * 2000));
     const proxyPort = String(43000 + Math.floor(Math.random() * 2000));
-    const appEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
+    // A store of its own: runs the unit pass left live would otherwise train beside the browser tests on 2 cores.
+    const appEnv: NodeJS.ProcessEnv = { ...env, ...(await scratch(`${id}_web`)), DATA_DIR: path.join(dataDir, `${id}_web`), NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
     const supervisor = new Supervisor([
       { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: appEnv, cwd: root },
       ...WORKERS.map((w) => ({ name: w.name, ...workerCommand(root, w), env: appEnv, cwd: root })),

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import type { Run, RunStatus } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
+import { serializable } from "../platform/db/serializable";
 import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
@@ -39,29 +40,27 @@ export function runView(r: Run) {
 export async function startRun(p: Principal, experimentId: string) {
   assertCan(p, "write");
   assertExperimentAccess(p, experimentId);
-  const run = await db().$transaction(
-    async (tx) => {
-      const e = await tx.experiment.findUnique({ where: { id: experimentId } });
-      if (!e) throw notFound("Experiment", experimentId);
-      if (e.status === "ARCHIVED") throw conflict("Archived experiments cannot start runs");
-      const live = await tx.run.findFirst({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } });
-      if (live) throw conflict(`Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
-      const last = await tx.run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
-      const config = ExperimentConfigSchema.parse(e.config);
-      const r = await tx.run.create({
-        data: {
-          experimentId,
-          number: (last?.number ?? 0) + 1,
-          config: config as unknown as Prisma.InputJsonValue,
-          trainerBackend: config.trainer.backend,
-          createdById: p.kind === "user" ? p.userId : p.createdById,
-        },
-      });
-      await audit(tx, p, "run.start", "run", r.id, null, { experimentId, number: r.number, trainerBackend: r.trainerBackend });
-      return r;
-    },
-    { isolationLevel: "Serializable" },
-  );
+  // Serializable so two concurrent starts cannot both see "no live run"; the loser is retried and then gets the 409.
+  const run = await serializable(async (tx) => {
+    const e = await tx.experiment.findUnique({ where: { id: experimentId } });
+    if (!e) throw notFound("Experiment", experimentId);
+    if (e.status === "ARCHIVED") throw conflict("Archived experiments cannot start runs");
+    const live = await tx.run.findFirst({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } });
+    if (live) throw conflict(`Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
+    const last = await tx.run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
+    const config = ExperimentConfigSchema.parse(e.config);
+    const r = await tx.run.create({
+      data: {
+        experimentId,
+        number: (last?.number ?? 0) + 1,
+        config: config as unknown as Prisma.InputJsonValue,
+        trainerBackend: config.trainer.backend,
+        createdById: p.kind === "user" ? p.userId : p.createdById,
+      },
+    });
+    await audit(tx, p, "run.start", "run", r.id, null, { experimentId, number: r.number, trainerBackend: r.trainerBackend });
+    return r;
+  });
   return runView(run);
 }
 

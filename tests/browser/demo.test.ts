@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
 import { createExperiment } from "../../server/experiments/service";
-import { startRun } from "../../server/runs/service";
+import { actOnRun, startRun } from "../../server/runs/service";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../server/simulation/demo";
 import { enableSimulation, simulationProgress, updateSimulation } from "../../server/simulation/service";
 import type { Principal } from "../../server/access/principal";
@@ -21,7 +21,7 @@ const LEARNED = 0.5;
 
 let browser: Browser;
 let actor: Principal;
-const demos: { id: string; slug: string }[] = [];
+const demos: { id: string; slug: string; runId: string }[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -30,14 +30,18 @@ beforeAll(async () => {
   const suffix = uniq("b");
   for (const d of DEMO_EXPERIMENTS) {
     const e = await createExperiment(actor, { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config: demoConfig(d) }, { demo: true });
-    await startRun(actor, e.id);
+    const run = await startRun(actor, e.id);
     await enableSimulation(e.id, DEMO_SIMULATION);
-    demos.push({ id: e.id, slug: e.slug });
+    demos.push({ id: e.id, slug: e.slug, runId: run.id });
   }
 });
 
 afterAll(async () => {
-  for (const d of demos) await updateSimulation(actor, { experimentId: d.id, enabled: false }).catch(() => {});
+  // Users off and runs stopped: three runs training on the samples they have would slow the tests after this one.
+  for (const d of demos) {
+    await updateSimulation(actor, { experimentId: d.id, enabled: false }).catch(() => {});
+    await actOnRun(actor, { id: d.runId, action: "stop" }).catch(() => {});
+  }
   await browser?.close();
 });
 
