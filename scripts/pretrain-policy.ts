@@ -40,6 +40,8 @@ const argsSchema = z.object({
   embd: z.coerce.number().int().positive().default(DEFAULT_CONFIG.nEmbd),
   heads: z.coerce.number().int().positive().default(DEFAULT_CONFIG.nHead),
   ctx: z.coerce.number().int().positive().default(DEFAULT_CONFIG.ctx),
+  /** most earlier exchanges before the trained reply (1 made models/base; a longer context can hold more) */
+  history: z.coerce.number().int().min(0).default(1),
   out: z.string().default("models/base"),
 });
 
@@ -93,13 +95,13 @@ function violatingReply(question: Question, persona: Persona, rng: Rng): string 
 
 /**
  * One training conversation (messages ending with the assistant reply), built like the simulated users'
- * conversations: an optional system prompt, an optional note lookup, an optional earlier exchange (approved,
+ * conversations: an optional system prompt, an optional note lookup, up to `maxHistory` earlier exchanges (approved,
  * with "Next question: …", corrected, or off topic and called out), then the reply that is trained on. 45 % of
  * the last user messages carry a judge hint in the teacher's format (server/judge/core/teacher.ts), 10 % an
  * inline instruction; those replies follow it. After a correction without a hint the reply follows the correction
  * half of the time, so the unprompted policy still has room to learn.
  */
-function sampleConversation(rng: Rng): { messages: ChatMessage[]; tools?: ToolDef[] } {
+function sampleConversation(rng: Rng, maxHistory: number): { messages: ChatMessage[]; tools?: ToolDef[] } {
   let question = pick(rng, QUESTIONS);
   const persona = pick(rng, PERSONAS);
   const msgs: ChatMessage[] = [];
@@ -111,21 +113,25 @@ function sampleConversation(rng: Rng): { messages: ChatMessage[]; tools?: ToolDe
     msgs.push({ role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) });
     tools = [NOTES_TOOL];
   }
-  const history = rng();
   let corrected = false;
-  if (history < 0.2) {
-    // An approved reply, then the user's next question in the same message.
-    msgs.push({ role: "assistant", content: compliantReply(question, persona.preference, rng) });
-    question = pick(rng, QUESTIONS);
-    msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
-  } else if (history < 0.42) {
-    // A reply the persona corrects.
-    msgs.push({ role: "assistant", content: violatingReply(question, persona, rng) }, { role: "user", content: pick(rng, correctionsOf(persona)) });
-    corrected = true;
-  } else if (history < 0.47) {
-    // A reply about something else, which the user says does not answer the question (no hint: answer it).
-    const other = pick(rng, QUESTIONS.filter((x) => x.topic !== question.topic));
-    msgs.push({ role: "assistant", content: renderReply(other, drawStyle(rng), { rng }) }, { role: "user", content: OFF_TOPIC_CORRECTION });
+  // Up to `maxHistory` earlier exchanges, each drawn independently; "none" ends the history.
+  for (let i = 0; i < maxHistory; i++) {
+    const history = rng();
+    corrected = false;
+    if (history < 0.2) {
+      // An approved reply, then the user's next question in the same message.
+      msgs.push({ role: "assistant", content: compliantReply(question, persona.preference, rng) });
+      question = pick(rng, QUESTIONS);
+      msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
+    } else if (history < 0.42) {
+      // A reply the persona corrects.
+      msgs.push({ role: "assistant", content: violatingReply(question, persona, rng) }, { role: "user", content: pick(rng, correctionsOf(persona)) });
+      corrected = true;
+    } else if (history < 0.47) {
+      // A reply about something else, which the user says does not answer the question (no hint: answer it).
+      const other = pick(rng, QUESTIONS.filter((x) => x.topic !== question.topic));
+      msgs.push({ role: "assistant", content: renderReply(other, drawStyle(rng), { rng }) }, { role: "user", content: OFF_TOPIC_CORRECTION });
+    } else break;
   }
   const last = msgs[msgs.length - 1];
   const u = rng();
@@ -174,7 +180,7 @@ async function main() {
   let queue: number[][][] = [];
   for (let step = 1; step <= args.steps; step++) {
     if (queue.length === 0) {
-      const pool = Array.from({ length: args.batch * BUCKETS }, () => sequence(sampleConversation(rng), config.ctx));
+      const pool = Array.from({ length: args.batch * BUCKETS }, () => sequence(sampleConversation(rng, args.history), config.ctx));
       pool.sort((a, b) => a.length - b.length);
       queue = Array.from({ length: BUCKETS }, (_, i) => pool.slice(i * args.batch, (i + 1) * args.batch));
       for (let i = queue.length - 1; i > 0; i--) {

@@ -133,7 +133,7 @@ async function main() {
     // Imported only now: server modules read the environment set above.
     const { createApiKey } = await import("../../server/apiKeys/service");
     const { ExperimentConfigSchema } = await import("../../server/config/experimentConfig");
-    const { serveFetch } = await import("../../tests/helpers/httpAdapter");
+    const { serveFetch } = await import("../lib/httpAdapter");
     const { handleApi } = await import("../../server/gateway/handler");
     const experimentId = "bench-exp";
     if (!REUSE) {

@@ -18,7 +18,7 @@ import pg from "pg";
 import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { pingRedis } from "../../scripts/lib/redis";
 import { migrate } from "../../server/platform/db/migrator";
-import { OpenClawAgent, type Body, type Reply } from "../../tests/integration/proxy/openclawShapes";
+import { OpenClawAgent, type Body, type Reply } from "../lib/openclawShapes";
 import { failures, is2xx, pct, request, runLoad, throughput, type LoadResult, type Target } from "./load";
 
 const root = path.resolve(import.meta.dirname, "../..");

@@ -1,7 +1,7 @@
 // The benchmark's upstream, in its own process: the fake OpenAI-compatible server with a fixed reply
 // ("fixed") or the scripted OpenClaw answers ("openclaw"). Prints its base URL as one JSON line.
-import { startFakeUpstream } from "../../tests/fakes/openaiUpstream";
-import { scriptedAnswer } from "../../tests/integration/proxy/openclawShapes";
+import { startFakeUpstream } from "../lib/fakeOpenaiUpstream";
+import { scriptedAnswer } from "../lib/openclawShapes";
 
 const mode = process.argv[2] ?? "fixed";
 const fake = await startFakeUpstream({ recordRequests: false });

@@ -106,8 +106,12 @@ export class ExperimentDirectory {
     const run = e.runs[0] ?? null;
     const config = unsealConfig(ExperimentConfigSchema.parse(run ? run.config : e.config), e.secrets as SealedSecrets);
     // An external trainer (slime) reports where its rollout engine serves the weights it trains: the
-    // live run's traffic goes there rather than to the configured URL.
-    if (run?.rolloutUrl && config.policy.kind !== "embedded") config.policy = { ...config.policy, baseUrl: run.rolloutUrl };
+    // live run's traffic goes there rather than to the configured URL. The configured API key belongs to the
+    // configured server: it goes along only to that same origin, never to an address a trainer reported.
+    if (run?.rolloutUrl && config.policy.kind !== "embedded") {
+      const sameOrigin = new URL(run.rolloutUrl).origin === new URL(config.policy.baseUrl).origin;
+      config.policy = { ...config.policy, baseUrl: run.rolloutUrl, apiKey: sameOrigin ? config.policy.apiKey : undefined };
+    }
     const active = e.policyVersions[0] ?? null;
     const version = active?.version ?? 0;
     const checkpointPath = active?.checkpointPath ?? null;

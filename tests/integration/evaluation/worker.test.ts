@@ -8,7 +8,7 @@ import { ExperimentConfigSchema } from "../../../server/config/experimentConfig"
 import { uploadEvalSet } from "../../../server/evaluation/service";
 import { startEvaluationWorker } from "../../../server/evaluation/worker";
 import { closeQueues } from "../../../server/platform/bus/queues";
-import { defaultReply } from "../../fakes/openaiUpstream";
+import { defaultReply } from "../../../bench/lib/fakeOpenaiUpstream";
 import { adminPrincipal, harness, type Harness } from "../proxy/setup";
 import { isolateRedis } from "../../helpers/isolate";
 import { waitFor } from "../../helpers/waitFor";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
 import { reassembleMessages } from "../../../server/recording/reassemble";
-import { fakeLogprob, fakeTokenId, pieces } from "../../fakes/openaiUpstream";
+import { fakeLogprob, fakeTokenId, pieces } from "../../../bench/lib/fakeOpenaiUpstream";
 import { uniq } from "../../helpers/fixtures";
 import { harness, type Harness } from "./setup";
 

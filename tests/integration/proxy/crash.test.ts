@@ -8,7 +8,7 @@ import { afterAll, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { env } from "../../../server/platform/env";
 import { Cluster, exited, freePort } from "../../../bench/lib/cluster";
-import { startFakeUpstream } from "../../fakes/openaiUpstream";
+import { startFakeUpstream } from "../../../bench/lib/fakeOpenaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";
 import { proxiedExperiment, tempDataDir } from "./setup";
 import { startForwarder } from "../../../bench/lib/tcpForwarder";

@@ -10,7 +10,7 @@ import { env } from "../../../server/platform/env";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import type { JudgeItem } from "../../../server/proxy/recorder/sql";
-import { startFakeUpstream, type FakeUpstream } from "../../fakes/openaiUpstream";
+import { startFakeUpstream, type FakeUpstream } from "../../../bench/lib/fakeOpenaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";
 import { proxiedExperiment, post, tempDataDir } from "./setup";
 import { startForwarder } from "../../../bench/lib/tcpForwarder";

@@ -12,9 +12,9 @@ import OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { startRoundRobin, type RoundRobin } from "../../../bench/lib/roundRobin";
-import { startFakeUpstream, type FakeUpstream } from "../../fakes/openaiUpstream";
+import { startFakeUpstream, type FakeUpstream } from "../../../bench/lib/fakeOpenaiUpstream";
 import { makeKey, uniq } from "../../helpers/fixtures";
-import { collect, OpenClawAgent, scriptedAnswer, type Body, type Msg } from "./openclawShapes";
+import { collect, OpenClawAgent, scriptedAnswer, type Body, type Msg } from "../../../bench/lib/openclawShapes";
 import { proxiedExperiment, tempDataDir } from "./setup";
 
 const RATE_LIMIT = 100;

@@ -7,7 +7,7 @@ import type { ExperimentConfigInput } from "../../../server/config/experimentCon
 import { startProxy, type ProxyOptions, type ProxyServer } from "../../../server/proxy/server";
 import { env } from "../../../server/platform/env";
 import type { Principal } from "../../../server/access/principal";
-import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../../fakes/openaiUpstream";
+import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../../../bench/lib/fakeOpenaiUpstream";
 import { makeExperiment, makeKey, makeUser, uniq } from "../../helpers/fixtures";
 
 export async function adminPrincipal(): Promise<Principal> {

@@ -8,7 +8,7 @@ import { db } from "../../../server/platform/db/client";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { stableStringify } from "../../../server/proxy/normalize";
 import { harness, type Harness } from "./setup";
-import { collect, OpenClawAgent, scriptedAnswer, type Body } from "./openclawShapes";
+import { collect, OpenClawAgent, scriptedAnswer, type Body } from "../../../bench/lib/openclawShapes";
 
 let h: Harness;
 beforeAll(async () => {

@@ -19,7 +19,7 @@ import { EmbeddedEngine } from "../../../server/engine/engine";
 import { VOCAB_SIZE } from "../../../server/engine/tokenizer";
 import { startProxy } from "../../../server/proxy/server";
 import { makeKey, uniq } from "../../helpers/fixtures";
-import { startFakeUpstream } from "../../fakes/openaiUpstream";
+import { startFakeUpstream } from "../../../bench/lib/fakeOpenaiUpstream";
 import { adminPrincipal, harness, tempDataDir, type Harness } from "./setup";
 
 async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
@@ -108,9 +108,23 @@ describe("external trainer", () => {
       expect(res.choices[0]!.message.content).toBe("echo: to the rollout engine");
       expect(rollout.requests).toHaveLength(1);
       expect(r.fake.requests).toHaveLength(0);
+      // The configured upstream's key is not sent to an address the trainer reported.
+      expect(rollout.requests[0]!.headers.authorization).toBeUndefined();
     } finally {
       await r.close();
       await rollout.close();
+    }
+  });
+
+  it("keeps the configured API key when the rollout URL is on the configured server", async () => {
+    const r = await harness();
+    try {
+      const run = await startRun(await adminPrincipal(), r.experiment.id);
+      await db().run.update({ where: { id: run.id }, data: { rolloutUrl: r.fake.url } });
+      await r.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "same server" }] });
+      expect(r.fake.requests.at(-1)!.headers.authorization).toBe("Bearer upstream-secret");
+    } finally {
+      await r.close();
     }
   });
 });

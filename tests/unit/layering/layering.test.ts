@@ -46,4 +46,9 @@ describe("server/ layering", () => {
     const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "server"], { cwd: root, encoding: "utf8" });
     expect(out.trim().split("\n").at(-1)).toMatch(/^0 folder-level cycle\(s\)/);
   });
+
+  it("has no import cycle between the top-level folders (tests and bench share bench/lib, never the reverse)", () => {
+    const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "."], { cwd: root, encoding: "utf8" });
+    expect(out.trim().split("\n").at(-1)).toMatch(/^0 folder-level cycle\(s\)/);
+  });
 });

@@ -1,4 +1,4 @@
-// Serves a Fetch-style handler over real HTTP on 127.0.0.1 (ephemeral port), for tests.
+// Serves a Fetch-style handler over real HTTP on 127.0.0.1 (ephemeral port), for tests and benchmarks.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
