@@ -5,7 +5,10 @@
 // Shapes follow the official SDK's types, openai-node 6.49.0 (the devDependency `openai`):
 // resources/chat/completions/completions.d.ts `ChatCompletion`, `ChatCompletionChunk` (choices[].delta,
 // finish_reason, usage) — and the proxy tests read this fake's answers through that SDK. `reasoning_content`
-// is SGLang's/vLLM's extension to the delta, not in the SDK; it was not re-checked against their source.
+// is SGLang's extension, not in the SDK. With `flavor: "sglang"` the fake serialises as SGLang does
+// (sgl-project/sglang python/sglang/srt/entrypoints/openai/protocol.py @004c82e0 `DeltaMessage`, `ChatMessage`,
+// `ChatCompletionResponseStreamChoice`; serving_chat.py @002897c2 streams `chunk.model_dump_json()` and builds the
+// non-streaming message with `content=text if text else ""`): every optional field is present, null when unset.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -52,7 +55,12 @@ export interface FakeUpstreamOptions {
   model?: string;
   /** Keep received requests in `requests` (default true; a benchmark turns it off). */
   recordRequests?: boolean;
+  /** "sglang": every pydantic field serialised, null when unset (see the header); default: the SDK's shapes. */
+  flavor?: "openai" | "sglang";
 }
+
+/** SGLang's DeltaMessage / ChatMessage fields (hidden_states is popped when None). */
+const SGLANG_MESSAGE_FIELDS = { role: null, content: null, reasoning_content: null, tool_calls: null };
 
 function lastUserText(body: Obj): string {
   const messages = Array.isArray(body.messages) ? (body.messages as Obj[]) : [];
@@ -115,18 +123,22 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
     const usage = { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: parts.length + toolCalls.length, total_tokens: Math.ceil(promptChars / 4) + parts.length + toolCalls.length };
     const lp = (p: string, i: number) => ({ token: p, logprob: fakeLogprob(i), bytes: [...Buffer.from(p)], top_logprobs: [] });
 
+    const sglang = opts.flavor === "sglang";
     if (body.stream !== true) {
-      const message: Obj = { role: "assistant", content };
+      const message: Obj = sglang ? { ...SGLANG_MESSAGE_FIELDS, role: "assistant", content: content ?? "" } : { role: "assistant", content };
       if (msg.reasoning) message.reasoning_content = msg.reasoning;
       if (toolCalls.length) message.tool_calls = toolCalls;
-      const choice: Obj = { index: 0, message, logprobs: wantLogprobs ? { content: parts.map(lp) } : null, finish_reason: finish };
+      const choice: Obj = { index: 0, message, logprobs: wantLogprobs ? { content: parts.map(lp) } : null, finish_reason: finish, ...(sglang ? { matched_stop: null } : {}) };
       if (opts.tokenIds) choice.token_ids = parts.map((_, i) => fakeTokenId(i));
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [choice], usage }));
     }
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const send = (choices: Obj[], extra: Obj = {}) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`);
+    const send = (choices: Obj[], extra: Obj = {}) => {
+      const shaped = sglang ? choices.map((c) => ({ matched_stop: null, ...c, delta: { ...SGLANG_MESSAGE_FIELDS, ...(c.delta as Obj) } })) : choices;
+      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: shaped, ...(sglang ? { usage: null } : {}), ...extra })}\n\n`);
+    };
     const gap = "chunkDelayMs" in msg && msg.chunkDelayMs ? () => sleep(msg.chunkDelayMs!) : () => Promise.resolve();
     send([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]);
     if (reply.kind === "stall") return;

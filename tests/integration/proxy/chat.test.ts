@@ -126,3 +126,43 @@ describe("POST /v1/chat/completions", () => {
     expect(await ready.json()).toMatchObject({ ready: true, database: "ok" });
   });
 });
+
+describe("an SGLang upstream (every optional field serialised, null when unset)", () => {
+  let sg: Harness;
+  beforeAll(async () => {
+    sg = await harness({ fake: { tokenIds: true, flavor: "sglang" } });
+  });
+  afterAll(() => sg.close());
+  const turnById = async (id: string) => {
+    await sg.proxy.writer.drain();
+    return db().turn.findUniqueOrThrow({ where: { id } });
+  };
+
+  it("streams content, reasoning and a tool call whose deltas carry explicit nulls, and records them", async () => {
+    sg.fake.enqueue({ content: "Let me look", reasoning: "the user wants the weather", toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo"}' }] });
+    const { data: stream, response } = await sg.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "weather in Oslo?" }], tools: [weatherTool], stream: true }, { headers: { "X-Session-Id": uniq("s") } })
+      .withResponse();
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("Let me look");
+    // SGLang's explicit nulls reach the client as sent (the SDK's own types allow them).
+    expect(chunks.some((c) => c.choices[0]?.delta.tool_calls === null)).toBe(true);
+    const turn = await turnById(response.headers.get("x-turn-id")!);
+    expect(turn).toMatchObject({ content: "Let me look", reasoning: "the user wants the weather", finishReason: "tool_calls", status: "OK" });
+    expect(turn.toolCalls).toEqual([{ id: expect.any(String), type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }]);
+    expect(turn.tokenIds).toEqual(pieces("Let me look").map((_, i) => fakeTokenId(i)));
+  });
+
+  it("answers a non-streaming request (content \"\" beside tool calls, reasoning_content null) and records it", async () => {
+    sg.fake.enqueue({ toolCalls: [{ name: "get_weather", arguments: '{"city":"Rome"}' }] });
+    const { data, response } = await sg.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "weather in Rome?" }], tools: [weatherTool] }, { headers: { "X-Session-Id": uniq("s") } })
+      .withResponse();
+    expect(data.choices[0]!.message.tool_calls![0]).toMatchObject({ function: { name: "get_weather", arguments: '{"city":"Rome"}' } });
+    const turn = await turnById(response.headers.get("x-turn-id")!);
+    expect(turn).toMatchObject({ reasoning: null, finishReason: "tool_calls", status: "OK" });
+    expect(turn.content ?? "").toBe("");
+    expect(turn.toolCalls).toHaveLength(1);
+  });
+});
