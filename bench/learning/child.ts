@@ -32,6 +32,26 @@ export interface ChildResult {
   klToBase: number;
   /** the final policy measured as bench/learning/compliance.ts measures the base (the demo's persona) */
   final: PersonaCompliance;
+  /** judged reward of the last `window` versions' replies by position: a conversation's first judged reply, or a later one */
+  byPosition: { first: PositionReward; later: PositionReward };
+}
+
+export interface PositionReward {
+  turns: number;
+  reward: number | null;
+}
+
+/** Judged main replies of versions ≥ `fromVersion`, split by their position among the session's judged replies. */
+async function rewardByPosition(experimentId: string, fromVersion: number): Promise<ChildResult["byPosition"]> {
+  const rows = await db().$queryRaw<{ first: boolean; turns: number; reward: number | null }[]>`
+    SELECT (x.pos = 1) AS first, count(*)::int AS turns, avg(x.score)::float8 AS reward FROM (
+      SELECT t."policyVersion" AS version, j.score, row_number() OVER (PARTITION BY t."sessionId" ORDER BY t.index) AS pos
+      FROM turns t
+      JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
+      WHERE t."experimentId" = ${experimentId} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL
+    ) x WHERE x.version >= ${fromVersion} GROUP BY 1`;
+  const of = (first: boolean): PositionReward => rows.find((r) => r.first === first) ?? { turns: 0, reward: null };
+  return { first: of(true), later: of(false) };
 }
 
 export interface ChildOverrides {
@@ -46,7 +66,7 @@ export interface ChildOverrides {
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
-export async function runChild(method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides): Promise<void> {
+export async function runChild(method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides, window = 10): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
   const config = demoConfig(demo);
@@ -99,6 +119,7 @@ export async function runChild(method: string, steps: number, settings: Simulati
       method, steps: done.length, conversations: done.at(-1)?.conversations ?? 0, wallS: (performance.now() - t0) / 1000,
       versions: progress.versions.map((v) => ({ version: v.version, turns: v.turns, reward: v.reward })), stepMs,
       klToBase: tail.reduce((a, b) => a + b, 0) / Math.max(tail.length, 1), final: final!,
+      byPosition: await rewardByPosition(e.id, Math.max(0, done.length - window + 1)),
     };
     emit({ type: "result", ...result });
   } finally {

@@ -102,7 +102,7 @@ function childEnv(base: NodeJS.ProcessEnv, databaseUrl: string, redisUrl: string
 function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<ChildResult> {
   const method = job.method;
   return new Promise((resolve, reject) => {
-    const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps), "--seed", String(job.seed)];
+    const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps), "--seed", String(job.seed), "--window", String(args.window)];
     const lr = job.lr ?? args.lr;
     if (lr !== undefined) argv.push("--lr", String(lr));
     for (const key of CHILD_FLAGS) if (args[key] !== undefined) argv.push(`--${key}`, String(args[key]));
@@ -218,6 +218,13 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
         ` | ${rs.map((r) => `${r.wallS.toFixed(0)} s`).join(", ")}`,
     );
   }
+  // Where the reward is earned: later replies follow a correction or an approval, in a longer context.
+  console.log(`\nJudged reward of the last ${args.window} versions' replies by position in the conversation: first reply / later replies (turns)`);
+  for (const n of names) {
+    const rs = byName.get(n)!;
+    const part = (k: "first" | "later") => rs.map((r) => `${fmt(r.byPosition[k].reward)} (${r.byPosition[k].turns})`).join(", ");
+    if (rs.length) console.log(`${LABELS[n]} | ${part("first")} / ${part("later")}`);
+  }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
   const png = renderBandPng({
     title: `Judged reward while learning Leo's preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
@@ -252,7 +259,7 @@ async function main() {
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
     await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed, maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns }, {
       lr: args.lr, batchSize: args.batch, opdEstimator: args.estimator, topK: args.topK, klCoef: args.klCoef, teacherSource: args.teacherSource, checkpoint: args.checkpoint,
-    });
+    }, args.window);
     return;
   }
   await parent(args);
