@@ -58,6 +58,10 @@ export interface TickResult {
   stopped: string[];
 }
 
+/** Retrying a failed stop of a killed run's job: 10 s, doubling to 10 min (for the 24 h a killed run is looked at). */
+const STOP_RETRY_FIRST_MS = 10_000;
+const STOP_RETRY_MAX_MS = 600_000;
+
 const minutes = (ms: number) => (ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
 
 /** Worth retrying: Ray (or the network) was not able to answer, as opposed to refusing the launch. */
@@ -77,6 +81,8 @@ export class RunSupervisor {
   private readonly settled = new Set<string>();
   /** Runs whose in-process trainer this supervisor started. */
   private readonly owned = new Set<string>();
+  /** Killed runs whose job could not be stopped yet: failures so far and when to try again. */
+  private readonly stopRetry = new Map<string, { failures: number; nextAt: number }>();
   private result: TickResult = { launched: [], changed: [], stopped: [] };
 
   constructor(opts: SupervisorOptions) {
@@ -213,14 +219,21 @@ export class RunSupervisor {
     });
     for (const run of killed) {
       if (this.settled.has(run.id)) continue;
+      const retry = this.stopRetry.get(run.id);
+      if (retry && this.now().getTime() < retry.nextAt) continue;
+      // The user stopped the run: its job may no longer report or lease, even while it cannot be reached.
+      await revokeTrainerKeys(run.id);
       try {
         await this.stopJob(run);
-        await revokeTrainerKeys(run.id);
+        this.stopRetry.delete(run.id);
         this.settled.add(run.id);
         this.result.stopped.push(run.id);
         this.log(`run ${run.id}: job stopped`);
       } catch (err) {
-        this.log(`run ${run.id}: stopping its job failed, retrying: ${errorText(err)}`);
+        const failures = (retry?.failures ?? 0) + 1;
+        const wait = Math.min(STOP_RETRY_MAX_MS, STOP_RETRY_FIRST_MS * 2 ** (failures - 1));
+        this.stopRetry.set(run.id, { failures, nextAt: this.now().getTime() + wait });
+        this.log(`run ${run.id}: stopping its job failed (attempt ${failures}), retrying in ${minutes(wait)}: ${errorText(err)}`);
       }
     }
   }

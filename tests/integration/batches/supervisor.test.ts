@@ -14,6 +14,7 @@ import { runLogPath } from "../../../server/runs/logs";
 import { supervisorSettings } from "../../../server/runs/settings";
 import { RunSupervisor } from "../../../server/runs/supervisor";
 import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";
+import { startForwarder } from "../../../bench/lib/tcpForwarder";
 import { startApiServer } from "../../helpers/apiServer";
 import { ADMIN, api, makeExperiment, makeKey } from "../../helpers/fixtures";
 import { SLIME_EXPERIMENT } from "./helpers";
@@ -167,6 +168,41 @@ describe("ray-slime runs", () => {
     await sup.tick();
     expect(stops()).toBe(1);
     expect((await load(run.id)).status).toBe("KILLED");
+  });
+
+  it("revokes a stopped run's trainer key at once and backs off while its job cannot be stopped, then stops it", async () => {
+    const relay = await startForwarder({ host: "127.0.0.1", port: Number(new URL(ray.url).port) });
+    try {
+      const { e, run } = await rayRun(`http://127.0.0.1:${relay.port()}`);
+      let clock = Date.now();
+      const lines: string[] = [];
+      const sup = new RunSupervisor({ settings: supervisorSettings(SETTINGS), log: (l) => lines.push(l), experimentIds: [e.id], now: () => new Date(clock) });
+      await sup.tick();
+      await passPreflight(sup, run.id);
+      ray.transition(run.id, "RUNNING");
+      await sup.tick();
+      expect(await db().apiKey.count({ where: { name: `trainer:run:${run.id}`, revokedAt: null } })).toBe(1);
+
+      await relay.down();
+      await actOnRun(admin, { id: run.id, action: "stop" });
+      await sup.tick();
+      const failures = () => lines.filter((l) => l.includes("stopping its job failed")).length;
+      expect(failures()).toBe(1);
+      expect(await db().apiKey.count({ where: { name: `trainer:run:${run.id}`, revokedAt: null } })).toBe(0);
+      await sup.tick(); // within the 10 s backoff: no new attempt
+      expect(failures()).toBe(1);
+      clock += 11_000;
+      await sup.tick();
+      expect(failures()).toBe(2);
+      expect(lines.at(-1)).toMatch(/attempt 2\), retrying in 20 s/);
+
+      await relay.up();
+      clock += 21_000;
+      expect((await sup.tick()).stopped).toEqual([run.id]);
+      expect(ray.jobs.get(run.id)!.status).toBe("STOPPED");
+    } finally {
+      await relay.close();
+    }
   });
 
   it("marks a run CRASHED when Ray has lost its job", async () => {
