@@ -15,7 +15,8 @@ describe("experiments in the browser", () => {
     const page = await browser.newPage();
     await page.goto(`${BASE_URL}/experiments`);
     await page.waitForURL(/\/login/);
-    expect(await page.getByRole("button", { name: "Sign in" }).isVisible()).toBe(true);
+    // isVisible() does not wait: the URL can change before the form has rendered.
+    await page.getByRole("button", { name: "Sign in" }).waitFor({ state: "visible" });
     await page.close();
   });
 
@@ -66,7 +67,7 @@ describe("experiments in the browser", () => {
     page.once("dialog", (d) => void d.accept()); // Stop asks for confirmation
     await page.getByRole("button", { name: "Stop run #1" }).click();
     await page.getByText("stopped by user").waitFor();
-    expect(await page.getByRole("button", { name: "Start run" }).isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Start run" }).waitFor({ state: "visible" });
     await page.close();
   });
 });
