@@ -148,20 +148,29 @@ export function scriptedAnswer(body: Record<string, unknown>): { content?: strin
   return { content: `Sure — ${said.replace(/^\[[^\]]*\]\s*/, "").slice(0, 60)}` };
 }
 
+/** The part of a stream chunk's delta an agent keeps: its text and its tool-call pieces. */
+export interface ReplyDelta {
+  content?: string | null;
+  tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] | null;
+}
+
+/** Adds one delta to `reply` (text appended, tool-call pieces merged by index). */
+export function mergeDelta(reply: Reply, d: ReplyDelta): void {
+  if (typeof d.content === "string" && d.content) reply.content = (reply.content ?? "") + d.content;
+  for (const tc of d.tool_calls ?? []) {
+    const call = (reply.toolCalls[tc.index] ??= { id: "", name: "", arguments: "" });
+    if (tc.id) call.id = tc.id;
+    if (tc.function?.name) call.name += tc.function.name;
+    if (tc.function?.arguments) call.arguments += tc.function.arguments;
+  }
+}
+
 /** Reads an OpenAI stream into the reply an agent keeps. */
 export async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<Reply> {
-  let content: string | null = null;
-  const calls: { id: string; name: string; arguments: string }[] = [];
+  const reply: Reply = { content: null, toolCalls: [] };
   for await (const c of stream) {
     const d = c.choices[0]?.delta;
-    if (!d) continue;
-    if (typeof d.content === "string" && d.content) content = (content ?? "") + d.content;
-    for (const tc of d.tool_calls ?? []) {
-      const call = (calls[tc.index] ??= { id: "", name: "", arguments: "" });
-      if (tc.id) call.id = tc.id;
-      if (tc.function?.name) call.name += tc.function.name;
-      if (tc.function?.arguments) call.arguments += tc.function.arguments;
-    }
+    if (d) mergeDelta(reply, d);
   }
-  return { content, toolCalls: calls };
+  return reply;
 }

@@ -18,7 +18,7 @@ import pg from "pg";
 import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { pingRedis } from "../../scripts/lib/redis";
 import { migrate } from "../../server/platform/db/migrator";
-import { OpenClawAgent, type Body, type Reply } from "../lib/openclawShapes";
+import { mergeDelta, OpenClawAgent, type Body, type Reply, type ReplyDelta } from "../lib/openclawShapes";
 import { failures, is2xx, pct, request, runLoad, throughput, type LoadResult, type Target } from "./load";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -353,22 +353,13 @@ async function canonicalSessions(pool: pg.Pool, experimentId: string): Promise<s
 
 /** The reply an SSE body carried (content and merged tool calls). */
 function readSse(body: string): Reply {
-  let content: string | null = null;
-  const calls: Reply["toolCalls"] = [];
+  const reply: Reply = { content: null, toolCalls: [] };
   for (const line of body.split("\n")) {
     if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-    const j = JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[] };
-    const d = j.choices?.[0]?.delta;
-    if (!d) continue;
-    if (d.content) content = (content ?? "") + d.content;
-    for (const tc of d.tool_calls ?? []) {
-      const c = (calls[tc.index] ??= { id: "", name: "", arguments: "" });
-      if (tc.id) c.id = tc.id;
-      if (tc.function?.name) c.name += tc.function.name;
-      if (tc.function?.arguments) c.arguments += tc.function.arguments;
-    }
+    const d = (JSON.parse(line.slice(6)) as { choices?: { delta?: ReplyDelta }[] }).choices?.[0]?.delta;
+    if (d) mergeDelta(reply, d);
   }
-  return { content, toolCalls: calls };
+  return reply;
 }
 
 main().then(
