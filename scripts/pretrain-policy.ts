@@ -22,7 +22,8 @@ import { countParams, createModel, DEFAULT_CONFIG, forward, paramNames, type Par
 import { Adam, globalNorm } from "../server/engine/optimizer";
 import { mulberry32, pick, type Rng } from "../server/engine/rng";
 import { packBatch, tokenLogprobs } from "../server/engine/score";
-import { renderChat, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
+import { fitChat, servingBudget } from "../server/engine/fit";
+import { decode, encode, END_ID, renderChat, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
 import { deriveHint } from "../server/judge/core/heuristic";
 import { HINT_MARKER } from "../server/judge/core/teacher";
 import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
@@ -32,7 +33,7 @@ import {
 
 const argsSchema = z.object({
   seed: z.coerce.number().int().default(1),
-  steps: z.coerce.number().int().positive().default(1200),
+  steps: z.coerce.number().int().positive().default(4000),
   batch: z.coerce.number().int().positive().default(16),
   lr: z.coerce.number().positive().default(6e-3),
   warmup: z.coerce.number().int().min(0).default(60),
@@ -40,27 +41,40 @@ const argsSchema = z.object({
   embd: z.coerce.number().int().positive().default(DEFAULT_CONFIG.nEmbd),
   heads: z.coerce.number().int().positive().default(DEFAULT_CONFIG.nHead),
   ctx: z.coerce.number().int().positive().default(DEFAULT_CONFIG.ctx),
-  /** most earlier exchanges before the trained reply (1 made models/base; a longer context can hold more) */
-  history: z.coerce.number().int().min(0).default(1),
+  /** most earlier exchanges before the trained reply */
+  history: z.coerce.number().int().min(0).default(3),
+  /** the reply cap the corpus's earlier replies are cut at, and the room a prompt leaves (the demo's maxTokens) */
+  replyCap: z.coerce.number().int().positive().default(96),
+  /** also save the checkpoint every N steps (to `<out>-step<N>`), so it can be measured while training goes on */
+  saveEvery: z.coerce.number().int().min(0).default(0),
+  /** the tokens the loss is on: the trained reply only (as instruction tuning does), or every token */
+  lossOn: z.enum(["reply", "all"]).default("reply"),
+  /** print this many corpus sequences (as the model sees them, the trained reply marked) and exit */
+  dump: z.coerce.number().int().min(0).default(0),
   out: z.string().default("models/base"),
 });
 
-// Unprompted replies lean long, so each persona's hidden preference is met only now and then (≤ 30 %:
-// short and hint-only replies also pass Maya's "two sentences at most", and so does a long reply cut by the
-// demo's 96-token cap after two sentences); a hint or instruction in the context is followed, so the hinted
-// teacher of OPD writes what the persona asked for.
+// Unprompted replies lean long, so each persona's hidden preference is met only now and then (≤ 30 %); a hint or
+// instruction in the context is followed, so the hinted teacher of OPD writes what the persona asked for.
 const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.06], ["long", 0.72], ["bullets", 0.14], ["hint", 0.08]];
 /** Share of trained replies whose last user message carries a judge hint (the OPD teacher's context). */
 const HINT_RATE = 0.45;
 /** Share that carry an inline instruction instead ("Use a bullet list."). */
 const INSTRUCTION_RATE = 0.1;
-// A reply asked to sign off is mostly short, so the sign-off fits the demo's reply cap (96 tokens).
-const SIGN_OFF_STYLES: Array<[ReplyStyle, number]> = [["short", 0.5], ["bullets", 0.25], ["long", 0.25]];
+// A reply asked to sign off is short, so the sign-off fits the demo's reply cap (96 tokens).
+const SIGN_OFF_STYLES: Array<[ReplyStyle, number]> = [["short", 0.85], ["hint", 0.15]];
 const SIGN_OFF_RATE = 0.12;
+/** After a correction without a hint, the share of replies that follow it (the rest still have room to learn). */
+const FOLLOW_CORRECTION = 0.5;
+/** Chance of one more earlier exchange (up to --history): 0, 1, 2, 3 earlier exchanges ≈ 40, 24, 14, 22 %. */
+const MORE_HISTORY = 0.6;
+/** Share of earlier replies longer than the reply cap that are cut at it, as served replies are. */
+const CUT_EARLIER = 0.7;
 const BUCKETS = 4;
 const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
 /** What a user says to a reply about something else: a correction with no instruction in it (no judge hint). */
 const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
+const OFF_TOPIC_RATE = 0.06;
 /** Share of conversations that open with the agent runtime's note lookup (as the simulated users' do). */
 const TOOL_RATE = 0.1;
 
@@ -81,27 +95,33 @@ const JUDGE_HINTS: Record<PreferenceId, string[]> = Object.fromEntries(
 ) as Record<PreferenceId, string[]>;
 const PREFERENCES = ["concise", "bullets", "hints", "signoff"] as const;
 
-/** A reply that follows `pref` (the sign-off goes on a reply of any style). */
+/** A reply that follows `pref` (the sign-off goes on a short reply). */
 function compliantReply(question: Question, pref: PreferenceId, rng: Rng): string {
   const style = pref === "signoff" ? drawStyle(rng, SIGN_OFF_STYLES) : STYLE_OF[pref];
   return renderReply(question, style, { rng, signOff: pref === "signoff" });
 }
 
-/** A reply that does not satisfy `persona` (what the user then corrects). */
-function violatingReply(question: Question, persona: Persona, rng: Rng): string {
-  const first = renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
-  return satisfiesPreference(persona, first) ? renderReply(question, "long", { rng }) : first;
+/** A reply as the base gives it unprompted: the style drawn independently of the question and the user. */
+function unpromptedReply(question: Question, rng: Rng): string {
+  return renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
+}
+
+/** An earlier reply as the context holds it: cut at the reply cap most of the time, as served replies are. */
+function asServed(reply: string, replyCap: number, rng: Rng): string {
+  const bytes = encode(reply);
+  return bytes.length > replyCap && rng() < CUT_EARLIER ? decode(bytes.slice(0, replyCap)).replace(/\uFFFD$/u, "") : reply;
 }
 
 /**
- * One training conversation (messages ending with the assistant reply), built like the simulated users'
- * conversations: an optional system prompt, an optional note lookup, up to `maxHistory` earlier exchanges (approved,
- * with "Next question: …", corrected, or off topic and called out), then the reply that is trained on. 45 % of
- * the last user messages carry a judge hint in the teacher's format (server/judge/core/teacher.ts), 10 % an
- * inline instruction; those replies follow it. After a correction without a hint the reply follows the correction
- * half of the time, so the unprompted policy still has room to learn.
+ * One training conversation, built like the simulated users' conversations: an optional system prompt, an
+ * optional note lookup, up to `maxHistory` earlier exchanges in which one persona reacts to each reply as it
+ * would (approval with the next question, or a correction; now and then a reply about something else, called
+ * out), then the reply that is trained on. 45 % of the last user messages carry a judge hint in the teacher's
+ * format (server/judge/core/teacher.ts) and 10 % an inline instruction; those replies follow it. After a
+ * correction without a hint the reply follows the correction half of the time, so the unprompted policy still has
+ * room to learn. Returns the messages before the trained reply, and the reply.
  */
-function sampleConversation(rng: Rng, maxHistory: number): { messages: ChatMessage[]; tools?: ToolDef[] } {
+function sampleConversation(rng: Rng, maxHistory: number, replyCap: number): { messages: ChatMessage[]; tools?: ToolDef[]; reply: string } {
   let question = pick(rng, QUESTIONS);
   const persona = pick(rng, PERSONAS);
   const msgs: ChatMessage[] = [];
@@ -114,49 +134,49 @@ function sampleConversation(rng: Rng, maxHistory: number): { messages: ChatMessa
     tools = [NOTES_TOOL];
   }
   let corrected = false;
-  // Up to `maxHistory` earlier exchanges, each drawn independently; "none" ends the history.
-  for (let i = 0; i < maxHistory; i++) {
-    const history = rng();
-    corrected = false;
-    if (history < 0.2) {
-      // An approved reply, then the user's next question in the same message.
-      msgs.push({ role: "assistant", content: compliantReply(question, persona.preference, rng) });
-      question = pick(rng, QUESTIONS);
-      msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
-    } else if (history < 0.42) {
-      // A reply the persona corrects.
-      msgs.push({ role: "assistant", content: violatingReply(question, persona, rng) }, { role: "user", content: pick(rng, correctionsOf(persona)) });
-      corrected = true;
-    } else if (history < 0.47) {
+  for (let i = 0; i < maxHistory && rng() < MORE_HISTORY; i++) {
+    if (rng() < OFF_TOPIC_RATE) {
       // A reply about something else, which the user says does not answer the question (no hint: answer it).
       const other = pick(rng, QUESTIONS.filter((x) => x.topic !== question.topic));
-      msgs.push({ role: "assistant", content: renderReply(other, drawStyle(rng), { rng }) }, { role: "user", content: OFF_TOPIC_CORRECTION });
-    } else break;
+      msgs.push({ role: "assistant", content: asServed(unpromptedReply(other, rng), replyCap, rng) }, { role: "user", content: OFF_TOPIC_CORRECTION });
+      continue;
+    }
+    const earlier = corrected && rng() < FOLLOW_CORRECTION ? compliantReply(question, persona.preference, rng) : unpromptedReply(question, rng);
+    const served = asServed(earlier, replyCap, rng);
+    msgs.push({ role: "assistant", content: served });
+    corrected = !satisfiesPreference(persona, served);
+    if (corrected) msgs.push({ role: "user", content: pick(rng, correctionsOf(persona)) });
+    else {
+      question = pick(rng, QUESTIONS);
+      msgs.push({ role: "user", content: approvalWithQuestion(pick(rng, persona.approvals), question) });
+    }
   }
-  const last = msgs[msgs.length - 1];
+  const last = msgs.findLast((m) => m.role === "user")!;
   const u = rng();
   let reply: string;
   if (u < HINT_RATE) {
     const pref = corrected ? persona.preference : pick(rng, PREFERENCES);
     last.content = `${last.content as string}\n\n${HINT_MARKER}\n${pick(rng, JUDGE_HINTS[pref])}`;
     reply = compliantReply(question, pref, rng);
-  } else if (u < HINT_RATE + INSTRUCTION_RATE && !corrected) {
+  } else if (u < HINT_RATE + INSTRUCTION_RATE && !corrected && last === msgs.at(-1)) {
     const pref = pick(rng, PREFERENCES);
     last.content = `${last.content as string} ${pick(rng, STYLE_INSTRUCTIONS[pref])}`;
     reply = compliantReply(question, pref, rng);
-  } else if (corrected && rng() < 0.5) {
+  } else if (corrected && rng() < FOLLOW_CORRECTION) {
     reply = compliantReply(question, persona.preference, rng);
   } else {
-    reply = renderReply(question, drawStyle(rng), { rng, signOff: rng() < SIGN_OFF_RATE });
+    reply = unpromptedReply(question, rng);
   }
-  msgs.push({ role: "assistant", content: reply });
-  return { messages: msgs, tools };
+  return { messages: msgs, tools, reply };
 }
 
-/** Token ids of a conversation, keeping the last `ctx` tokens. */
-function sequence({ messages, tools }: { messages: ChatMessage[]; tools?: ToolDef[] }, ctx: number): number[] {
-  const ids = renderChat(messages, { tools });
-  return ids.slice(Math.max(0, ids.length - ctx));
+/**
+ * A conversation's token ids as the engine serves it (the prompt fitted by whole messages into the context less
+ * the reply cap, engine/fit.ts), then the reply; cut at the context. `from` is where the reply's tokens start.
+ */
+function sequence(c: { messages: ChatMessage[]; tools?: ToolDef[]; reply: string }, ctx: number, replyCap: number): { ids: number[]; from: number } {
+  const prompt = fitChat(c.messages, servingBudget(ctx, replyCap), { tools: c.tools, addGenerationPrompt: true });
+  return { ids: [...prompt, ...encode(c.reply), END_ID].slice(0, ctx), from: prompt.length };
 }
 
 async function main() {
@@ -164,6 +184,14 @@ async function main() {
     options: Object.fromEntries(Object.keys(argsSchema.shape).map((k) => [k, { type: "string" as const }])),
   });
   const args = argsSchema.parse(values);
+  if (args.dump > 0) {
+    const rng = mulberry32(args.seed ^ 0x5eed);
+    for (let i = 0; i < args.dump; i++) {
+      const { ids, from } = sequence(sampleConversation(rng, args.history, args.replyCap), args.ctx, args.replyCap);
+      console.log(`--- ${ids.length} tokens (prompt ${from})\n${decode(ids.slice(0, from), { keepSpecials: true })}⟦${decode(ids.slice(from), { keepSpecials: true })}⟧`);
+    }
+    return;
+  }
   const info = await initBackend();
   const config = { ...DEFAULT_CONFIG, nLayer: args.layers, nEmbd: args.embd, nHead: args.heads, ctx: args.ctx };
   console.log(`backend ${info.backend} simd=${info.simd} fastMatMul=${info.fastMatMul}`);
@@ -177,19 +205,21 @@ async function main() {
   let ema = NaN;
   // Length bucketing: draw BUCKETS batches' worth of conversations, sort by length and cut them into
   // batches of similar length, so short conversations are not padded to the longest (~2× less work).
-  let queue: number[][][] = [];
+  let queue: Array<Array<{ ids: number[]; from: number }>> = [];
   for (let step = 1; step <= args.steps; step++) {
     if (queue.length === 0) {
-      const pool = Array.from({ length: args.batch * BUCKETS }, () => sequence(sampleConversation(rng, args.history), config.ctx));
-      pool.sort((a, b) => a.length - b.length);
+      const pool = Array.from({ length: args.batch * BUCKETS }, () => sequence(sampleConversation(rng, args.history, args.replyCap), config.ctx, args.replyCap));
+      pool.sort((a, b) => a.ids.length - b.ids.length);
       queue = Array.from({ length: BUCKETS }, (_, i) => pool.slice(i * args.batch, (i + 1) * args.batch));
       for (let i = queue.length - 1; i > 0; i--) {
         const j = Math.floor(rng() * (i + 1));
         [queue[i], queue[j]] = [queue[j], queue[i]];
       }
     }
-    const seqs = queue.pop() as number[][];
-    const batch = packBatch(seqs.map((s) => ({ promptIds: s.slice(0, 1), responseIds: s.slice(1) })), config.ctx);
+    // The loss is on the trained reply only (as instruction tuning does): the model conditions on the rest.
+    const seqs = queue.pop()!;
+    const from = (s: { from: number }) => (args.lossOn === "reply" ? s.from : 1);
+    const batch = packBatch(seqs.map((s) => ({ promptIds: s.ids.slice(0, from(s)), responseIds: s.ids.slice(from(s)) })), config.ctx);
     const { value, grads } = tf.tidy(() => {
       const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
       const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
@@ -209,6 +239,9 @@ async function main() {
     adam.apply(model.params, Object.fromEntries(names.map((n, i) => [n, scaled[i]])), lr);
     tf.dispose([...grads, ...scaled]);
     ema = Number.isNaN(ema) ? loss : 0.95 * ema + 0.05 * loss;
+    if (args.saveEvery > 0 && step % args.saveEvery === 0 && step < args.steps) {
+      await saveCheckpoint(`${args.out}-step${step}`, model, { version: 0, step, extra: { seed: args.seed, lossEma: ema } });
+    }
     if (step % 25 === 0 || step === 1) {
       const s = (performance.now() - t0) / 1000;
       console.log(`step ${step}/${args.steps} loss ${loss.toFixed(3)} ema ${ema.toFixed(3)} lr ${lr.toExponential(2)} gnorm ${gnorm.toFixed(2)} ${s.toFixed(0)}s`);

@@ -9,7 +9,8 @@ where A_grpo is slime's GRPO advantage (the reward broadcast over the turn's tok
 ``--disable-rewards-normalization``), old_logp the actor's recomputed log-probs, and teacher_logp the
 sample's ``teacher_log_probs`` (the behaviour log-probs for RL-only samples, so their OPD term is ~0).
 w_opd / w_rl come from OPENCLAW_COMBINE_W_OPD / OPENCLAW_COMBINE_W_RL (the reference's names; the
-control plane sets them from the experiment).
+control plane sets them from the experiment). OPENCLAW_OPD_ADV_CLAMP (0 = off) caps |teacher - old| as the
+embedded trainer's advClamp does; ``--eps-clip-c`` (dual-clip) is passed on to slime's policy loss.
 
 Needs torch and a slime whose training batch carries ``teacher_log_probs`` (OpenClaw-RL's slime does):
 imported inside the function, so this module loads, and its pure parts are tested, without either.
@@ -27,11 +28,19 @@ def combine_weights(env: dict[str, str] | None = None) -> tuple[float, float]:
     return float(env.get("OPENCLAW_COMBINE_W_OPD", "1")), float(env.get("OPENCLAW_COMBINE_W_RL", "1"))
 
 
-def combined_advantages(teacher: Sequence[Any] | None, old: Sequence[Any], grpo: Any, w_opd: float, w_rl: float) -> Any:
-    """w_opd·(teacher − old) + w_rl·grpo over the batch's concatenated response tokens.
+def opd_adv_clamp(env: dict[str, str] | None = None) -> float:
+    env = dict(os.environ) if env is None else env
+    return float(env.get("OPENCLAW_OPD_ADV_CLAMP", "0"))
+
+
+def combined_advantages(
+    teacher: Sequence[Any] | None, old: Sequence[Any], grpo: Any, w_opd: float, w_rl: float, clamp: float = 0.0
+) -> Any:
+    """w_opd·clamp(teacher − old) + w_rl·grpo over the batch's concatenated response tokens.
 
     ``teacher`` and ``old`` hold one sequence per sample (tensors in slime, float lists in tests);
     ``grpo`` is slime's already concatenated GRPO advantage. Without teacher log-probs the OPD term is zero.
+    ``clamp`` > 0 caps the gap at ±clamp.
     """
     if isinstance(grpo, list) and not isinstance(grpo, _Vector):
         grpo = _Vector(grpo)
@@ -40,6 +49,8 @@ def combined_advantages(teacher: Sequence[Any] | None, old: Sequence[Any], grpo:
     if len(teacher) != len(old):
         raise ValueError(f"{len(teacher)} teacher log-prob sequences for {len(old)} samples")
     opd = [(_Vector(t) if isinstance(t, list) else t) - o for t, o in zip(teacher, old)]
+    if clamp > 0:
+        opd = [g.clamp(-clamp, clamp) for g in opd]
     return _concat(opd) * w_opd + grpo * w_rl
 
 
@@ -73,6 +84,9 @@ class _Vector(list):
     def __mul__(self, other: Any) -> "_Vector":  # type: ignore[override]
         return self._zip(other, lambda a, b: a * b)
 
+    def clamp(self, low: float, high: float) -> "_Vector":
+        return _Vector(min(high, max(low, a)) for a in self)
+
     __rmul__ = __mul__
 
 
@@ -101,10 +115,14 @@ def combine_loss_function(args: Any, batch: dict, logits: Any, sum_of_sample_mea
     device = new.device
     teacher = batch.get("teacher_log_probs") or None
     teacher = [t.to(device) for t in teacher] if teacher else None
-    advantages = combined_advantages(teacher, [s.to(device) for s in batch["log_probs"]], grpo.to(device), w_opd, w_rl)
+    advantages = combined_advantages(
+        teacher, [s.to(device) for s in batch["log_probs"]], grpo.to(device), w_opd, w_rl, opd_adv_clamp()
+    )
 
     ppo_kl = old - new
-    pg_loss, pg_clipfrac = compute_policy_loss(ppo_kl, advantages, args.eps_clip, args.eps_clip_high)
+    pg_loss, pg_clipfrac = compute_policy_loss(
+        ppo_kl, advantages, args.eps_clip, args.eps_clip_high, getattr(args, "eps_clip_c", None)
+    )
     pg_loss = sum_of_sample_mean(pg_loss)
     loss = pg_loss
     metrics = {

@@ -74,6 +74,12 @@ export const HyperparamsSchema = z.object({
   teacherSource: z.enum(["base", "current"]).default("base"),
   /** |teacher − π| cap on the sampled OPD term; 0 = unclamped (reference). */
   advClamp: z.number().min(0).max(100).default(0),
+  /**
+   * Whiten the advantages over the batch's response tokens (slime --normalize-advantages): a baseline for the ±1
+   * rewards, so the content shared by approved and rejected replies is not pushed down with the rejected ones.
+   * Off in the reference (A = r).
+   */
+  normalizeAdvantages: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z.number().min(0).max(100).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1").default(0),
 });
@@ -225,6 +231,15 @@ const ExperimentConfigObject = z
     if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
       if (cfg.hyper.opdEstimator === "full") {
         ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk" });
+      }
+      if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled" });
+      }
+      if (cfg.trainer.backend !== "tinker" && cfg.method === "combine" && cfg.hyper.opdEstimator === "topk") {
+        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "on slime, top-K distillation is method opd (the reference's top-K loss); combine's loss uses the sampled estimator: choose sampled" });
+      }
+      if (cfg.trainer.backend !== "tinker" && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
+        ctx.addIssue({ code: "custom", path: ["hyper", "advClamp"], message: "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0" });
       }
       if (cfg.hyper.teacherSource === "current") {
         ctx.addIssue({ code: "custom", path: ["hyper", "teacherSource"], message: "a current-policy teacher runs on the embedded trainer only: choose base" });

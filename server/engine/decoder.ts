@@ -157,38 +157,58 @@ export class Decoder {
    * Rows are independent (each at its own position); weights are streamed once for all rows.
    */
   step(states: readonly DecoderState[], tokens: readonly number[]): Float32Array {
+    return this.append(states.map((state, r) => ({ state, tokens: [tokens[r]] })));
+  }
+
+  /**
+   * Append a whole prompt to one row and return the logits after its last token. Same arithmetic as one
+   * `step` per token, but every matrix product runs over all the prompt's positions at once.
+   */
+  prefill(state: DecoderState, tokens: readonly number[]): Float32Array {
+    if (tokens.length === 0) throw new Error("prefill needs at least one token");
+    return this.append([{ state, tokens }]);
+  }
+
+  /** Append `tokens` to each row's cache; the logits after each row's last token, [rows, V]. */
+  private append(rows: ReadonlyArray<{ state: DecoderState; tokens: readonly number[] }>): Float32Array {
     const { nEmbd: d, nHead: H, vocabSize: V, ctx } = this.config;
-    const R = states.length;
-    let x = new Float32Array(R * d);
-    for (let r = 0; r < R; r++) {
-      const pos = states[r].len;
+    // One flat position per appended token: its row's cache and its position in it.
+    const flat = rows.flatMap(({ state, tokens }) => tokens.map((token, i) => ({ state, token, pos: state.len + i })));
+    const N = flat.length;
+    let x = new Float32Array(N * d);
+    flat.forEach(({ token, pos }, f) => {
       if (pos >= ctx) throw new Error(`context ${ctx} exhausted`);
-      const t = tokens[r] * d;
-      const p = pos * d;
-      for (let i = 0; i < d; i++) x[r * d + i] = this.wte[t + i] + this.wpe[p + i];
-    }
+      for (let i = 0; i < d; i++) x[f * d + i] = this.wte[token * d + i] + this.wpe[pos * d + i];
+    });
     for (let l = 0; l < this.layers.length; l++) {
       const L = this.layers[l];
-      const qkv = linear(layerNorm(x, R, d, L.ln1g, L.ln1b), R, d, L.wqkv, L.bqkv, 3 * d);
-      const att = new Float32Array(R * d);
-      for (let r = 0; r < R; r++) {
-        const st = states[r];
-        const base = r * 3 * d;
-        st.k[l].set(qkv.subarray(base + d, base + 2 * d), st.len * d);
-        st.v[l].set(qkv.subarray(base + 2 * d, base + 3 * d), st.len * d);
-        attendRow(qkv, base, st.k[l], st.v[l], st.len + 1, d, H, att, r * d);
-      }
-      const y = linear(att, R, d, L.wo, L.bo, d);
+      const qkv = linear(layerNorm(x, N, d, L.ln1g, L.ln1b), N, d, L.wqkv, L.bqkv, 3 * d);
+      // Cache every new key and value first: a position attends to the earlier new ones of its row.
+      flat.forEach(({ state, pos }, f) => {
+        state.k[l].set(qkv.subarray(f * 3 * d + d, f * 3 * d + 2 * d), pos * d);
+        state.v[l].set(qkv.subarray(f * 3 * d + 2 * d, f * 3 * d + 3 * d), pos * d);
+      });
+      const att = new Float32Array(N * d);
+      flat.forEach(({ state, pos }, f) => attendRow(qkv, f * 3 * d, state.k[l], state.v[l], pos + 1, d, H, att, f * d));
+      const y = linear(att, N, d, L.wo, L.bo, d);
       for (let i = 0; i < x.length; i++) x[i] += y[i];
-      const m = linear(layerNorm(x, R, d, L.ln2g, L.ln2b), R, d, L.w1, L.b1, 4 * d);
+      const m = linear(layerNorm(x, N, d, L.ln2g, L.ln2b), N, d, L.w1, L.b1, 4 * d);
       for (let i = 0; i < m.length; i++) m[i] = m[i] / (1 + Math.exp(-1.702 * m[i])); // quick-GELU
-      const z = linear(m, R, 4 * d, L.w2, L.b2, d);
+      const z = linear(m, N, 4 * d, L.w2, L.b2, d);
       const next = new Float32Array(x.length);
       for (let i = 0; i < x.length; i++) next[i] = x[i] + z[i];
       x = next;
     }
-    for (const s of states) s.len += 1;
-    const h = layerNorm(x, R, d, this.lnfg, this.lnfb);
+    // Only each row's last position needs logits (the head is a sixth of a step's arithmetic at d 64).
+    const R = rows.length;
+    const last = new Float32Array(R * d);
+    let f = 0;
+    rows.forEach(({ state, tokens }, r) => {
+      f += tokens.length;
+      last.set(x.subarray((f - 1) * d, f * d), r * d);
+      state.len += tokens.length;
+    });
+    const h = layerNorm(last, R, d, this.lnfg, this.lnfb);
     const wte = this.wte;
     const logits = new Float32Array(R * V);
     for (let r = 0; r < R; r++) {

@@ -10,11 +10,12 @@
 import { initBackend } from "./backend";
 import { loadCheckpoint } from "./checkpoint";
 import {
-  generateStream, type GenerationResult, type SampleOptions, type TokenEvent,
+  generateStream, sampleOptionsSchema, type GenerationResult, type SampleOptions, type TokenEvent,
 } from "./generate";
 import { disposeModel, type ModelConfig, type PolicyModel } from "./model";
+import { fitChat, servingBudget } from "./fit";
 import { scoreResponse } from "./score";
-import { encode, END_ID, renderChat, type ChatMessage, type RenderOptions } from "./tokenizer";
+import { encode, END_ID, type ChatMessage, type RenderOptions } from "./tokenizer";
 
 interface Loaded {
   model: PolicyModel;
@@ -79,9 +80,12 @@ export class EmbeddedEngine {
     return this.current !== null;
   }
 
-  /** Prompt token ids for a chat request (with the generation prompt). */
-  promptIds(messages: readonly ChatMessage[], tools?: RenderOptions["tools"]): number[] {
-    return renderChat(messages, { addGenerationPrompt: true, tools });
+  /**
+   * Prompt token ids for a chat request (with the generation prompt), fitted by whole messages (fit.ts) into
+   * `budget` tokens: the context less the room a reply needs.
+   */
+  promptIds(messages: readonly ChatMessage[], budget: number, tools?: RenderOptions["tools"]): number[] {
+    return fitChat(messages, budget, { addGenerationPrompt: true, tools });
   }
 
   /**
@@ -92,7 +96,8 @@ export class EmbeddedEngine {
    */
   chatStream(messages: readonly ChatMessage[], opts: ChatOptions = {}): ChatStream {
     const { tools, onToken, ...sampling } = opts;
-    const prompt = this.promptIds(messages, tools);
+    const maxTokens = sampleOptionsSchema.shape.maxTokens.parse(sampling.maxTokens);
+    const prompt = this.promptIds(messages, servingBudget(this.config.ctx, maxTokens), tools);
     const pinned = this.pin();
     let released = false;
     const release = () => {
@@ -158,18 +163,16 @@ export class EmbeddedEngine {
   /**
    * Per-token log-probs of a response under the current weights. A string response is encoded and
    * closed with the end-of-turn token (as the policy would emit it); ids are scored as given. A prompt
-   * too long for the context keeps as many trailing tokens as fit (generation may have kept fewer;
-   * to reproduce a generation exactly, score its `promptIds` with score.ts).
+   * too long for the context is fitted by whole messages into the room the response leaves (generation
+   * may have kept less; to reproduce a generation exactly, score its `promptIds` with score.ts).
    */
   async scoreChat(
     messages: readonly ChatMessage[], response: string | readonly number[], opts: { tools?: RenderOptions["tools"] } = {},
   ): Promise<ScoreResult> {
     const tokenIds = typeof response === "string" ? [...encode(response), END_ID] : [...response];
-    const prompt = this.promptIds(messages, opts.tools);
     const pinned = this.pin();
     try {
-      const ctx = pinned.model.config.ctx;
-      const promptIds = prompt.slice(Math.max(0, prompt.length - (ctx - tokenIds.length)));
+      const promptIds = this.promptIds(messages, pinned.model.config.ctx - tokenIds.length, opts.tools);
       const logprobs = scoreResponse(pinned.model, promptIds, tokenIds);
       return { tokenIds, logprobs, promptIds, version: pinned.version };
     } finally {

@@ -135,7 +135,7 @@ export async function* generateEvents(
 
   // Prefill row by row (prompts differ in length), yielding between rows.
   for (const row of rows) {
-    for (const id of row.result.promptIds) row.logits = decoder.step([row.state], [id]);
+    row.logits = decoder.prefill(row.state, row.result.promptIds);
     await yieldToEventLoop();
   }
   let active = rows.map((_, r) => r);

@@ -47,6 +47,8 @@ export const lossHyperSchema = z.object({
   opdEstimator: z.enum(["sampled", "topk", "full"]).default("sampled"),
   /** K of the top-K estimator */
   topK: z.number().int().min(1).default(50),
+  /** whiten the advantages over the batch's response tokens (slime --normalize-advantages) */
+  normalizeAdvantages: z.boolean().default(false),
 });
 export type LossHyper = z.input<typeof lossHyperSchema>;
 type LossHyperFull = z.output<typeof lossHyperSchema>;
@@ -60,24 +62,68 @@ export interface AdvantageInput {
 }
 
 /**
- * Per-token advantages for one sample (plain numbers: advantages carry no gradient). `baseLogprobs` is
- * what the OPD term is taken against (π_old, or the current policy when decoupled). With the topk/full
- * estimators the OPD term is the distillation loss instead, so only the RL part stays here.
+ * The two terms of a sample's per-token advantage (plain numbers: advantages carry no gradient): the RL term
+ * (w_rl·r for Combine, r for GRPO, 0 for OPD) and the sampled OPD term (w_opd·clamp(teacher − base) for Combine,
+ * clamp(teacher − base) for OPD, 0 for GRPO and for the topk/full estimators, whose OPD part is the distillation
+ * loss). `baseLogprobs` is what the OPD term is taken against (π_old, or the current policy when decoupled).
  */
-export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly number[], hyper: LossHyper = {}): number[] {
+export function advantageTerms(s: AdvantageInput, baseLogprobs: readonly number[], hyper: LossHyper = {}): { rl: number[]; opd: number[] } {
   const { wOpd, wRl, advClamp, opdEstimator } = lossHyperSchema.parse(hyper);
   const n = baseLogprobs.length;
-  if (s.kind === "RL") return new Array<number>(n).fill(s.reward);
-  const rl = s.kind === "BOTH" ? wRl * s.reward : 0;
+  const zeros = () => new Array<number>(n).fill(0);
+  if (s.kind === "RL") return { rl: new Array<number>(n).fill(s.reward), opd: zeros() };
+  const rl = new Array<number>(n).fill(s.kind === "BOTH" ? wRl * s.reward : 0);
   const teacher = s.teacherLogprobs;
   // Combine's RL-only samples carry no teacher: their OPD term is 0 (see the header).
-  if (opdEstimator !== "sampled" || (s.kind === "BOTH" && !teacher)) return new Array<number>(n).fill(rl);
+  if (opdEstimator !== "sampled" || (s.kind === "BOTH" && !teacher)) return { rl, opd: zeros() };
   if (!teacher || teacher.length !== n) {
     throw new Error(`${s.kind} sample needs teacherLogprobs of length ${n}, got ${teacher?.length ?? "none"}`);
   }
   const clamp = (d: number) => (advClamp > 0 ? Math.max(-advClamp, Math.min(advClamp, d)) : d);
   const w = s.kind === "OPD" ? 1 : wOpd;
-  return baseLogprobs.map((base, t) => w * clamp(teacher[t] - base) + rl);
+  return { rl, opd: baseLogprobs.map((base, t) => w * clamp(teacher[t] - base)) };
+}
+
+/** A sample's per-token advantage: the RL term plus the sampled OPD term (see advantageTerms). */
+export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly number[], hyper: LossHyper = {}): number[] {
+  const { rl, opd } = advantageTerms(s, baseLogprobs, hyper);
+  return rl.map((r, t) => r + opd[t]);
+}
+
+/**
+ * The advantages of a batch. With `normalizeAdvantages`, the advantage slime computes is whitened over the batch
+ * (whitenAdvantages) — the OPD term for OPD samples (--advantage-estimator on_policy_distillation), the RL term
+ * otherwise — and Combine's OPD term is added after, as OpenClaw-RL's combine loss adds it to slime's advantages.
+ */
+export function batchAdvantages(samples: readonly AdvantageInput[], baseLogprobs: readonly (readonly number[])[], hyper: LossHyper = {}): number[][] {
+  const { normalizeAdvantages } = lossHyperSchema.parse(hyper);
+  const terms = samples.map((s, i) => advantageTerms(s, baseLogprobs[i], hyper));
+  if (!normalizeAdvantages) return terms.map(({ rl, opd }) => rl.map((r, t) => r + opd[t]));
+  const primary = terms.map(({ rl, opd }, i) => (samples[i].kind === "OPD" ? opd : rl));
+  return whitenAdvantages(primary).map((w, i) => (samples[i].kind === "BOTH" ? w.map((a, t) => a + terms[i].opd[t]) : w));
+}
+
+/**
+ * slime's `--normalize-advantages` (megatron_utils/loss.py → distributed_masked_whiten): every response token's
+ * advantage minus the mean over all of the batch's response tokens, divided by their standard deviation (with
+ * Bessel's correction; ε 1e-8 under the root). With ±1 rewards it is a baseline: a reply's tokens move by how
+ * much better it did than the batch, so what the approved and the rejected replies share (the content of the
+ * answer) is no longer pushed down by the many rejections. A batch whose advantages are all equal gets zeros.
+ */
+export function whitenAdvantages(adv: readonly (readonly number[])[]): number[][] {
+  let n = 0;
+  let sum = 0;
+  let sumSq = 0;
+  for (const row of adv) for (const a of row) {
+    n++;
+    sum += a;
+    sumSq += a * a;
+  }
+  if (n === 0) return adv.map((row) => [...row]);
+  const mean = sum / n;
+  const variance = Math.max(0, sumSq / n - mean * mean) * (n >= 2 ? n / (n - 1) : 1);
+  const scale = 1 / Math.sqrt(variance + 1e-8);
+  return adv.map((row) => row.map((a) => (a - mean) * scale));
 }
 
 /**

@@ -23,7 +23,7 @@ export const modelConfigSchema = z.object({
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
-export const DEFAULT_CONFIG: ModelConfig = { vocabSize: VOCAB_SIZE, ctx: 256, nLayer: 2, nEmbd: 64, nHead: 4 };
+export const DEFAULT_CONFIG: ModelConfig = { vocabSize: VOCAB_SIZE, ctx: 512, nLayer: 2, nEmbd: 64, nHead: 4 };
 
 export type Params = Record<string, tf.Tensor>;
 

@@ -20,7 +20,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { yieldToEventLoop } from "./generate";
 import {
-  computeAdvantages, customPolicyLoss, lossHyperSchema, policyLoss, type CustomLossFn, type PolicyLossInputs,
+  batchAdvantages, customPolicyLoss, lossHyperSchema, policyLoss, type CustomLossFn, type PolicyLossInputs,
 } from "./losses";
 import { forward, paramNames, type Params, type PolicyModel } from "./model";
 import { globalNorm, type Adam } from "./optimizer";
@@ -143,7 +143,7 @@ export async function trainStep(
     await yieldToEventLoop();
   }
   const ref = options.refModel ? scoreBatch(options.refModel, items, mbs) : undefined;
-  const adv = samples.map((s, i) => computeAdvantages(s, advBase[i], hyper));
+  const adv = batchAdvantages(samples, advBase, hyper);
   const distill = hyper.opdEstimator !== "sampled" && samples.some((s) => s.teacherPromptIds);
   if (distill && !options.teacherModel) throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
 

@@ -21,8 +21,13 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
     runId: t.runId,
     experimentSlug: t.experimentSlug,
     config: {
-      method: c.method,
-      hyperparameters: { lr: h.lr, epsClip: h.epsClip, epsClipHigh: h.epsClipHigh, klCoef: h.klCoef, entropyCoef: h.entropyCoef, batchSize: h.batchSize, wOpd: h.wOpd, wRl: h.wRl, maxStaleness: h.maxStaleness },
+      // On slime, OPD with the top-K estimator is the reference's top-K method (its own loss module, --distill-topk).
+      method: c.method === "opd" && h.opdEstimator === "topk" && c.trainer.backend !== "tinker" ? "topk" : c.method,
+      hyperparameters: {
+        lr: h.lr, epsClip: h.epsClip, epsClipHigh: h.epsClipHigh, klCoef: h.klCoef, entropyCoef: h.entropyCoef, batchSize: h.batchSize,
+        wOpd: h.wOpd, wRl: h.wRl, maxStaleness: h.maxStaleness, dualClip: h.dualClip, normalizeAdvantages: h.normalizeAdvantages,
+        advClamp: h.advClamp, distillTopK: h.topK,
+      },
       lora: c.lora,
       gpu: c.trainer.gpu,
       ray: c.trainer.rayAddress

@@ -236,6 +236,7 @@ export class Trainer {
       dualClip: config.hyper.dualClip,
       opdEstimator: config.hyper.opdEstimator,
       topK: config.hyper.topK,
+      normalizeAdvantages: config.hyper.normalizeAdvantages,
       gradClip: config.hyper.gradClip,
       microBatchSize: this.opts.microBatchSize ?? 8,
       // Decoupled PPO: the ratio is to the behaviour log-probs recorded when the turn was served (it sees

@@ -6,7 +6,7 @@ import { db } from "../platform/db/client";
 import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
 import { parseChatRequest } from "../engine/request";
-import { renderChat } from "../engine/tokenizer";
+import { fitChat, servedPrompt } from "../engine/fit";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ChatMessageSchema } from "../judge/core/schemas";
@@ -20,15 +20,14 @@ import { importanceWeight, isTooStale } from "./staleness";
 
 /**
  * The prompt ids the embedded upstream generated from: the request parsed as it parses it ("function"
- * messages are tool messages, invalid tool definitions are skipped), rendered with the generation
- * prompt, then cut from the left to the `promptTokens` it reported (the engine left-truncates a prompt
- * that leaves too little room in the context). null when the request does not render.
+ * messages are tool messages, invalid tool definitions are skipped), rendered with the generation prompt and
+ * fitted as the engine fitted it (engine/fit.ts), found from the `promptTokens` it reported. null when the
+ * request does not render.
  */
 export function servedPromptIds(messages: readonly unknown[], tools: unknown, promptTokens: number | null): number[] | null {
   const request = parseChatRequest(messages, tools);
   if (!request) return null;
-  const ids = renderChat(request.messages, { addGenerationPrompt: true, tools: request.tools });
-  return promptTokens !== null && promptTokens > 0 && promptTokens < ids.length ? ids.slice(ids.length - promptTokens) : ids;
+  return servedPrompt(request.messages, promptTokens, { addGenerationPrompt: true, tools: request.tools });
 }
 
 export interface BatchSampleRow {
@@ -60,12 +59,15 @@ export interface BuildContext {
   teacher: () => TeacherScorer;
 }
 
-/** The teacher's prompt ids: the served request with the hint appended (judge/core/teacher.ts), rendered as served. */
-export function hintedPromptIds(messages: readonly unknown[], tools: unknown, hint: string): number[] | null {
+/**
+ * The teacher's prompt ids: the served request with the hint appended (judge/core/teacher.ts), fitted by whole
+ * messages into `budget` tokens (the context less the response), as the embedded teacher fits it.
+ */
+export function hintedPromptIds(messages: readonly unknown[], tools: unknown, hint: string, budget: number): number[] | null {
   const judgeMessages = JudgeMessagesSchema.safeParse(messages);
-  if (!judgeMessages.success) return null;
+  if (!judgeMessages.success || budget < 1) return null;
   const request = parseChatRequest(hintedTeacherMessages(judgeMessages.data, hint), tools);
-  return request ? renderChat(request.messages, { addGenerationPrompt: true, tools: request.tools }) : null;
+  return request ? fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools }) : null;
 }
 
 const MessagesSchema = z.array(z.unknown());
@@ -123,7 +125,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     if (decision.teacher && (opdEstimator !== "sampled" || source === "current")) {
       // The teacher is scored at step time: the whole distribution (topk/full) from the frozen base or the
       // current policy, or the current policy's log-probs of the sampled tokens (sampled + current).
-      const hinted = hintedPromptIds(MessagesSchema.parse(messages), tools, label.hint!);
+      const hinted = hintedPromptIds(MessagesSchema.parse(messages), tools, label.hint!, ctx.model.config.ctx - turn.tokenIds.length);
       if (!hinted) {
         out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable } });
         continue;

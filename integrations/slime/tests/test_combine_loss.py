@@ -1,6 +1,6 @@
 import unittest
 
-from integrations.slime.combine_loss import combine_weights, combined_advantages
+from integrations.slime.combine_loss import combine_weights, combined_advantages, opd_adv_clamp
 
 
 class CombineAdvantageTest(unittest.TestCase):
@@ -19,6 +19,13 @@ class CombineAdvantageTest(unittest.TestCase):
 
     def test_without_teacher_log_probs_only_the_rl_term_remains(self):
         self.assertEqual(list(combined_advantages(None, [[0.0]], [1.0, -1.0], w_opd=1.0, w_rl=3.0)), [3.0, -3.0])
+
+    def test_the_clamp_caps_the_teacher_gap_before_the_weight(self):
+        self.assertEqual(opd_adv_clamp({"OPENCLAW_OPD_ADV_CLAMP": "2"}), 2.0)
+        self.assertEqual(opd_adv_clamp({}), 0.0)
+        got = combined_advantages([[-6.0, 4.0, -1.0]], [[-1.0, -1.0, -1.5]], [1.0, 1.0, 1.0], w_opd=0.5, w_rl=1.0, clamp=2.0)
+        # gaps -5, 5, 0.5 -> clamped -2, 2, 0.5 -> *0.5 + 1
+        self.assertEqual(list(got), [0.0, 2.0, 1.25])
 
     def test_mismatched_batches_are_refused(self):
         with self.assertRaises(ValueError):

@@ -44,7 +44,7 @@ describe("reviewer hints for external trainers", () => {
     const turn = await db().turn.findUniqueOrThrow({ where: { id: turnIds[1]! } });
     const model = (await loadCheckpoint(base)).model;
     const tools = (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash! } })).content;
-    const expected = scoreResponse(model, hintedPromptIds(await reassembleMessages(turn), tools, hint)!, turn.tokenIds);
+    const expected = scoreResponse(model, hintedPromptIds(await reassembleMessages(turn), tools, hint, model.config.ctx - turn.tokenIds.length)!, turn.tokenIds);
     disposeModel(model);
     expect(hinted.teacherLogprobs).toHaveLength(turn.tokenIds.length);
     hinted.teacherLogprobs!.forEach((lp, i) => expect(lp).toBeCloseTo(expected[i]!, 4));

@@ -231,7 +231,7 @@ describe("losses through the loop", () => {
     // The teacher: the frozen base scoring the reply under the request with the hint appended.
     const turn = await db().turn.findUniqueOrThrow({ where: { id: hinted.turnId } });
     const baseModel = (await loadCheckpoint(base)).model;
-    const teacher = scoreResponse(baseModel, hintedPromptIds(await reassembleMessages(turn), undefined, hint)!, turn.tokenIds);
+    const teacher = scoreResponse(baseModel, hintedPromptIds(await reassembleMessages(turn), undefined, hint, baseModel.config.ctx - turn.tokenIds.length)!, turn.tokenIds);
     disposeModel(baseModel);
     const r = await trainer.tick(runId);
     expect(r.step).toMatchObject({ step: 1, outcome: "ACTIVE" });
@@ -341,7 +341,7 @@ describe("losses through the loop", () => {
       return turn.tokenIds.map((_, j) => Array.from(flat.subarray((batch.spans[0]!.start + j) * V, (batch.spans[0]!.start + j + 1) * V)));
     };
     const student = dist(servedPromptIds(messages, undefined, turn.promptTokens)!);
-    const teacher = dist(hintedPromptIds(messages, undefined, hint)!);
+    const teacher = dist(hintedPromptIds(messages, undefined, hint, model.config.ctx - turn.tokenIds.length)!);
     disposeModel(model);
     const kl = mean(student.map((s, j) => s.reduce((a, lp, v) => a + Math.exp(lp) * (lp - teacher[j]![v]!), 0)));
     expect(kl).toBeGreaterThan(1e-4);

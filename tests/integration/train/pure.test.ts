@@ -144,6 +144,16 @@ describe("servedPromptIds", () => {
     expect(servedPromptIds([{ role: "user", content: "abcdef" }], undefined, 999)).toEqual(full);
   });
 
+  it("finds a prompt the engine fitted by whole messages from its reported length", () => {
+    const messages = [
+      { role: "user", content: "How do I boil an egg?" },
+      { role: "assistant", content: "Boil it." },
+      { role: "user", content: "no — use a bullet list." },
+    ];
+    const latest = [U, ...encode("no — use a bullet list."), END_ID, A];
+    expect(servedPromptIds(messages, undefined, latest.length)).toEqual(latest);
+  });
+
   it("is null for a request the template cannot render", () => {
     expect(servedPromptIds([{ role: "robot", content: "x" }], undefined, null)).toBeNull();
   });

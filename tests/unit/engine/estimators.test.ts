@@ -5,7 +5,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
-import { computeAdvantages, distillationKl, policyLoss, ppoClipTerms } from "../../../server/engine/losses";
+import { batchAdvantages, computeAdvantages, distillationKl, policyLoss, ppoClipTerms, whitenAdvantages } from "../../../server/engine/losses";
 import { createModel } from "../../../server/engine/model";
 import { Adam } from "../../../server/engine/optimizer";
 import { scoreBatch } from "../../../server/engine/score";
@@ -44,6 +44,35 @@ describe("distillation KL", () => {
     Array.from(g.dataSync()).forEach((x, v) => expect(x).toBeCloseTo(expected[v], 5));
     expect(g.dataSync()[0]).toBeGreaterThan(0); // p 0.4 > q 0.1: gradient descent lowers it
     expect(g.dataSync()[3]).toBeLessThan(0); // p 0.1 < q 0.4: raised
+  });
+});
+
+describe("advantage whitening (slime --normalize-advantages)", () => {
+  it("subtracts the token mean over the batch and divides by the Bessel-corrected standard deviation", () => {
+    // One approved reply of 2 tokens, one rejected of 2: mean 0, sample variance 4/3.
+    const out = whitenAdvantages([[1, 1], [-1, -1]]);
+    const s = Math.sqrt(4 / 3);
+    expect(out.flat().map((x) => +x.toFixed(6))).toEqual([1 / s, 1 / s, -1 / s, -1 / s].map((x) => +x.toFixed(6)));
+    // 1 approved token against 3 rejected: mean −0.5, variance (3·0.25 + 2.25)/3 = 1; the rejected move by −0.5 only.
+    expect(whitenAdvantages([[1], [-1, -1, -1]]).flat().map((x) => +x.toFixed(6))).toEqual([1.5, -0.5, -0.5, -0.5]);
+  });
+  it("gives zeros to a batch whose advantages are all equal", () => {
+    expect(whitenAdvantages([[-1, -1], [-1]]).flat()).toEqual([0, 0, 0]);
+  });
+  it("whitens what slime whitens: the reward for GRPO and Combine's RL term, teacher − π for OPD", () => {
+    const base = [[-1], [-1], [-1], [-1]];
+    const teacher = [-0.5];
+    const round = (xs: number[][]) => xs.flat().map((x) => +x.toFixed(6));
+    // GRPO: rewards [1, −1, −1, −1] → [1.5, −0.5, −0.5, −0.5] (see above).
+    const rl = [1, -1, -1, -1].map((reward) => ({ kind: "RL" as const, reward }));
+    expect(round(batchAdvantages(rl, base, { normalizeAdvantages: true }))).toEqual([1.5, -0.5, -0.5, -0.5]);
+    expect(round(batchAdvantages(rl, base))).toEqual([1, -1, -1, -1]);
+    // Combine: the RL term is whitened, the OPD term (w_opd·(−0.5 − (−1)) = 0.5 where there is a teacher) added after.
+    const both = [1, -1, -1, -1].map((reward, i) => ({ kind: "BOTH" as const, reward, teacherLogprobs: i === 1 ? teacher : undefined }));
+    expect(round(batchAdvantages(both, base, { normalizeAdvantages: true }))).toEqual([1.5, 0, -0.5, -0.5]);
+    // OPD: teacher − π [0.5, 1.5] → mean 1, variance 0.5 → ±0.5/√0.5.
+    const opd = [{ kind: "OPD" as const, reward: 0, teacherLogprobs: teacher }, { kind: "OPD" as const, reward: 0, teacherLogprobs: [0.5] }];
+    expect(round(batchAdvantages(opd, [[-1], [-1]], { normalizeAdvantages: true }))).toEqual([-Math.SQRT1_2, Math.SQRT1_2].map((x) => +x.toFixed(6)));
   });
 });
 

@@ -4,6 +4,7 @@ import { initBackend } from "../../../server/engine/backend";
 import {
   fitPrompt, generate, generateBatch, generateStream, rowSeed, sampleToken, type TokenEvent,
 } from "../../../server/engine/generate";
+import { Decoder } from "../../../server/engine/decoder";
 import { disposeModel, type PolicyModel } from "../../../server/engine/model";
 import { mulberry32 } from "../../../server/engine/rng";
 import { scoreBatch, scoreResponse } from "../../../server/engine/score";
@@ -21,6 +22,21 @@ beforeAll(async () => {
 afterAll(() => disposeModel(model));
 
 describe("generation", () => {
+  it("prefills a prompt exactly as one decode step per token would", () => {
+    const decoder = new Decoder(model);
+    const stepped = decoder.newState();
+    let logits: Float32Array = new Float32Array(0);
+    for (const id of promptA) logits = decoder.step([stepped], [id]);
+    const prefilled = decoder.newState();
+    expect(decoder.prefill(prefilled, promptA)).toEqual(logits);
+    expect(prefilled.len).toBe(stepped.len);
+    expect(prefilled.k).toEqual(stepped.k);
+    expect(prefilled.v).toEqual(stepped.v);
+    // A second prefill continues from where the first left off.
+    for (const id of promptB) logits = decoder.step([stepped], [id]);
+    expect(decoder.prefill(prefilled, promptB)).toEqual(logits);
+  });
+
   it("streams exactly what the non-streaming call returns", async () => {
     const opts = { maxTokens: 20, temperature: 1, seed: 42, stopIds: [] };
     const events: TokenEvent[] = [];

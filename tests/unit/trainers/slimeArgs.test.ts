@@ -2,7 +2,10 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
 import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
-import { buildSlimeCommand, formatCommand, shellQuote, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/runs/backends/slime/args";
+import { buildSlimeCommand, formatCommand, shellQuote, SLIME_CUSTOM_LOSS_PATHS, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/runs/backends/slime/args";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+import { buildRunLaunch } from "../../../server/runs/launch";
+import { supervisorSettings } from "../../../server/runs/settings";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({
@@ -152,6 +155,29 @@ describe("algorithm flags", () => {
     expect(argv.slice(-2)).toEqual(["--rollout-temperature", "0.6"]);
     // A converted torch_dist --ref-load loads in the default raw mode.
     expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
+  });
+});
+
+describe("the experiment's loss knobs", () => {
+  it("dual-clip and advantage whitening become slime's flags, off by default", () => {
+    const on = buildSlimeCommand(launch({ method: "combine", hyperparameters: { dualClip: 3, normalizeAdvantages: true, advClamp: 2 } }));
+    expect(flag(on.argv, "--eps-clip-c")).toEqual(["3"]);
+    expect(flag(on.argv, "--normalize-advantages")).toEqual([]);
+    expect(on.env.OPENCLAW_OPD_ADV_CLAMP).toBe("2");
+    const off = buildSlimeCommand(launch({ method: "grpo" })).argv;
+    expect([flag(off, "--eps-clip-c"), flag(off, "--normalize-advantages")]).toEqual([undefined, undefined]);
+  });
+
+  it("OPD with the top-K estimator launches the reference's top-K loss with the experiment's K", () => {
+    const cfg = ExperimentConfigSchema.parse({
+      method: "opd", policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
+      trainer: { backend: "ray-slime", rayAddress: "http://h:8265" }, hyper: { opdEstimator: "topk", topK: 20 },
+    });
+    const l = buildRunLaunch({ runId: "r", runNumber: 1, experimentSlug: "e", config: cfg }, supervisorSettings({ SLIME_HF_CHECKPOINT: "/models/Qwen3-4B" }), "k");
+    expect(l.config.method).toBe("topk");
+    const argv = buildSlimeCommand(l).argv;
+    expect(flag(argv, "--distill-topk")).toEqual(["20"]);
+    expect(flag(argv, "--custom-loss-function-path")).toEqual([SLIME_CUSTOM_LOSS_PATHS.topk]);
   });
 });
 

@@ -100,7 +100,11 @@ describe("generated slime commands against the extracted argparse contracts", ()
         const launch = RunLaunchSchema.parse({
           runId: "r",
           experimentSlug: "e",
-          config: { method, lora: { enabled: lora }, gpu, controlPlaneUrl: "http://cp:3000", apiKey: "k", slime: { hfCheckpoint, profile, saveDir: "/ckpt" } },
+          config: {
+            method, lora: { enabled: lora }, gpu, controlPlaneUrl: "http://cp:3000", apiKey: "k", slime: { hfCheckpoint, profile, saveDir: "/ckpt" },
+            // every optional flag the experiment can turn on: dual-clip, advantage whitening
+            hyperparameters: { dualClip: 3, normalizeAdvantages: true },
+          },
         });
         let argv: string[];
         try {

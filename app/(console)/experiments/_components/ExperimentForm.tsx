@@ -198,8 +198,14 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           <span className="muted" style={{ fontSize: 11 }}>{origin("opdEstimator", "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (embedded only)")}</span>
           {getAt(cfg, "hyper.opdEstimator") === "topk" && num("Top-K", "hyper.topK", "1", origin("topK"))}
           {select("OPD teacher", "hyper.teacherSource", trainerBackend === "embedded" ? ["base", "current"] : ["base"])}
-          {num("OPD advantage clamp (0 = off)", "hyper.advClamp", "any", origin("advClamp", "caps |teacher − π| of the sampled estimator"))}
-          {num("PPO dual-clip c (0 = off)", "hyper.dualClip", "any", origin("dualClip", "caps the loss of negative-advantage tokens at −A·c"))}
+          {num("OPD advantage clamp (0 = off)", "hyper.advClamp", "any", origin("advClamp", "caps |teacher − π| of the sampled estimator (embedded; combine's loss on slime)"))}
+          {num("PPO dual-clip c (0 = off)", "hyper.dualClip", "any", origin("dualClip", "caps the loss of negative-advantage tokens at −A·c (slime --eps-clip-c)"))}
+          {field("Advantage whitening", "config.hyper.normalizeAdvantages",
+            <select name="hyper.normalizeAdvantages" value={String(getAt(cfg, "hyper.normalizeAdvantages") ?? false)} onChange={(e) => setCfg("hyper.normalizeAdvantages", e.target.value === "true")}>
+              <option value="false">off (A = r)</option>
+              <option value="true">on (baseline over the batch)</option>
+            </select>)}
+          <span className="muted" style={{ fontSize: 11 }}>{origin("normalizeAdvantages", "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)")}</span>
           {field("LoRA", "config.lora.enabled", <select name="lora.enabled" value={String(getAt(cfg, "lora.enabled") ?? false)} onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}><option value="false">off</option><option value="true">on</option></select>)}
           {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}

@@ -69,17 +69,21 @@ function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   const clip = ["--eps-clip", num(h.epsClip), "--eps-clip-high", num(h.epsClipHigh)];
   const kl = ["--use-kl-loss", "--kl-loss-coef", num(h.klCoef), "--kl-loss-type", "low_var_kl"];
   const entropy = ["--entropy-coef", num(h.entropyCoef)];
+  // Dual-clip (slime ppo_utils.compute_policy_loss eps_clip_c, > 1) and advantage whitening (loss.py
+  // compute_advantages_and_returns), where the experiment turns them on.
+  const dual = h.dualClip > 1 ? ["--eps-clip-c", num(h.dualClip)] : [];
+  const whiten = h.normalizeAdvantages ? ["--normalize-advantages"] : [];
   const lossPath = (m: keyof typeof SLIME_CUSTOM_LOSS_PATHS) => slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS[m];
   switch (method) {
     case "grpo":
-      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", ...kl, ...entropy, ...clip];
+      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "opd":
-      return ["--advantage-estimator", "on_policy_distillation", ...kl, ...entropy, ...clip];
+      return ["--advantage-estimator", "on_policy_distillation", ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "combine":
       return [
         "--advantage-estimator", "grpo", "--disable-rewards-normalization",
         "--loss-type", "custom_loss", "--custom-loss-function-path", lossPath("combine"),
-        ...kl, ...entropy, ...clip,
+        ...kl, ...entropy, ...clip, ...dual, ...whiten,
       ];
     case "topk":
       // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all.
@@ -219,6 +223,8 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     // Same names as the reference combine loss reads, so either loss module works.
     OPENCLAW_COMBINE_W_OPD: num(h.wOpd),
     OPENCLAW_COMBINE_W_RL: num(h.wRl),
+    // Our combine loss clamps |teacher − π| as the embedded trainer does (slime has no flag for it); 0 = off.
+    OPENCLAW_OPD_ADV_CLAMP: num(h.advClamp),
     OPENCLAW_MAX_STALENESS: String(h.maxStaleness),
     PYTHONUNBUFFERED: "1",
     // Megatron needs it for compute/communication overlap; the scripts always set it.
