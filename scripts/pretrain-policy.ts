@@ -28,7 +28,7 @@ import { deriveHint } from "../server/judge/core/heuristic";
 import { HINT_MARKER } from "../server/judge/core/teacher";
 import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
 import {
-  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type Persona, type PreferenceId, type Question, type ReplyStyle,
+  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
 } from "../server/simulation/personas";
 
 const argsSchema = z.object({
