@@ -16,12 +16,12 @@ import * as tf from "@tensorflow/tfjs-core";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { initBackend } from "../server/engine/backend";
-import { saveCheckpoint } from "../server/engine/checkpoint";
+import { loadCheckpoint, saveCheckpoint } from "../server/engine/checkpoint";
 import { generate } from "../server/engine/generate";
 import { countParams, createModel, DEFAULT_CONFIG, forward, paramNames, type Params } from "../server/engine/model";
 import { Adam, globalNorm } from "../server/engine/optimizer";
 import { mulberry32, pick, type Rng } from "../server/engine/rng";
-import { packBatch, tokenLogprobs } from "../server/engine/score";
+import { packBatch, scoreBatch, tokenLogprobs } from "../server/engine/score";
 import { fitChat, servingBudget } from "../server/engine/fit";
 import { decode, encode, END_ID, renderChat, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
 import { deriveHint } from "../server/judge/core/heuristic";
@@ -49,6 +49,8 @@ const argsSchema = z.object({
   saveEvery: z.coerce.number().int().min(0).default(0),
   /** the tokens the loss is on: the trained reply only (as instruction tuning does), or every token */
   lossOn: z.enum(["reply", "all"]).default("reply"),
+  /** report a checkpoint's loss on 128 held-out corpus sequences (reply tokens, every token) and exit */
+  evaluate: z.string().optional(),
   /** print this many corpus sequences (as the model sees them, the trained reply marked) and exit */
   dump: z.coerce.number().int().min(0).default(0),
   out: z.string().default("models/base"),
@@ -193,6 +195,22 @@ async function main() {
     return;
   }
   const info = await initBackend();
+  if (args.evaluate) {
+    const { model } = await loadCheckpoint(args.evaluate);
+    const rng = mulberry32(args.seed ^ 0xe7a1);
+    const seqs = Array.from({ length: 128 }, () => sequence(sampleConversation(rng, args.history, args.replyCap), model.config.ctx, args.replyCap));
+    const nll = (start: (s: { from: number }) => number) => {
+      let sum = 0;
+      let n = 0;
+      for (let i = 0; i < seqs.length; i += 16) {
+        const items = seqs.slice(i, i + 16).map((s) => ({ promptIds: s.ids.slice(0, start(s)), responseIds: s.ids.slice(start(s)) }));
+        for (const lps of scoreBatch(model, items)) for (const lp of lps) (sum -= lp), n++;
+      }
+      return sum / n;
+    };
+    console.log(`${args.evaluate}: held-out loss ${nll((s) => s.from).toFixed(3)} nats/byte on replies, ${nll(() => 1).toFixed(3)} on every token`);
+    return;
+  }
   const config = { ...DEFAULT_CONFIG, nLayer: args.layers, nEmbd: args.embd, nHead: args.heads, ctx: args.ctx };
   console.log(`backend ${info.backend} simd=${info.simd} fastMatMul=${info.fastMatMul}`);
   console.log(`config ${JSON.stringify(config)} params=${countParams(config)} seed=${args.seed} steps=${args.steps}`);

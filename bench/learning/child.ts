@@ -11,6 +11,7 @@ import { closeQueues } from "../../server/platform/bus/queues";
 import { startJudgeWorker } from "../../server/judge/worker/worker";
 import { startProxy } from "../../server/proxy/server";
 import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
+import type { ExperimentConfig } from "../../server/config/experimentConfig";
 import { runLockstep } from "../lib/lockstep";
 import { simulationProgress } from "../../server/simulation/service";
 import type { SimulationSettings } from "../../server/simulation/schemas";
@@ -57,10 +58,8 @@ async function rewardByPosition(experimentId: string, fromVersion: number): Prom
 export interface ChildOverrides {
   lr?: number;
   batchSize?: number;
-  opdEstimator?: "sampled" | "topk" | "full";
-  topK?: number;
-  klCoef?: number;
-  teacherSource?: "base" | "current";
+  /** any other hyperparameters of the demo's config (bench/learning/run.ts --hyper) */
+  hyper?: Partial<ExperimentConfig["hyper"]>;
   checkpoint: string;
 }
 
@@ -70,12 +69,9 @@ export async function runChild(method: string, steps: number, settings: Simulati
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
   const config = demoConfig(demo);
+  Object.assign(config.hyper, overrides.hyper);
   if (overrides.lr !== undefined) config.hyper.lr = overrides.lr;
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
-  if (overrides.opdEstimator !== undefined) config.hyper.opdEstimator = overrides.opdEstimator;
-  if (overrides.topK !== undefined) config.hyper.topK = overrides.topK;
-  if (overrides.klCoef !== undefined) config.hyper.klCoef = overrides.klCoef;
-  if (overrides.teacherSource !== undefined) config.hyper.teacherSource = overrides.teacherSource;
   config.policy = { kind: "embedded", checkpoint: path.resolve(overrides.checkpoint) };
   const e = await db().experiment.create({
     data: { slug: `bench-${method}-${randomBytes(3).toString("hex")}`, name: `learning bench (${method})`, config: config as unknown as Prisma.InputJsonValue },

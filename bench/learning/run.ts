@@ -9,8 +9,8 @@
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
- *                                 [--estimator sampled|topk|full] [--topK K] [--klCoef X] [--teacherSource base|current]
- *                                 [--maxTurns N] [--checkpoint models/base] [--out bench/learning/learning-curves.png]
+ *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--checkpoint models/base]
+ *                                 [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -27,6 +27,7 @@ import pg from "pg";
 import { z } from "zod";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis } from "../../scripts/lib/redis";
+import { HyperparamsSchema } from "../../server/config/experimentConfig";
 import { migrate } from "../../server/platform/db/migrator";
 import { initBackend } from "../../server/engine/backend";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
@@ -48,13 +49,16 @@ const ArgsSchema = z.object({
   seed: z.coerce.number().int().min(0).optional(),
   lr: z.coerce.number().min(0).optional(),
   batch: z.coerce.number().int().min(1).optional(),
-  /** overrides the demo's OPD estimator (and K) for every run */
-  estimator: z.enum(["sampled", "topk", "full"]).optional(),
-  topK: z.coerce.number().int().min(1).optional(),
-  /** overrides the demo's KL coefficient (k3 KL to the base) for every run */
-  klCoef: z.coerce.number().min(0).optional(),
-  /** overrides the demo's OPD teacher (the frozen base or the current policy, each with the hint) */
-  teacherSource: z.enum(["base", "current"]).optional(),
+  /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
+  hyper: z.string().optional().transform((s, ctx) => {
+    if (s === undefined) return undefined;
+    const r = HyperparamsSchema.partial().strict().safeParse((() => { try { return JSON.parse(s); } catch { return null; } })());
+    if (!r.success) {
+      ctx.addIssue({ code: "custom", message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}` });
+      return z.NEVER;
+    }
+    return s;
+  }),
   /** overrides the simulated users' most replies per conversation */
   maxTurns: z.coerce.number().int().min(1).optional(),
   /** the base checkpoint every run starts from (default models/base) */
@@ -64,7 +68,7 @@ const ArgsSchema = z.object({
 });
 type Args = z.output<typeof ArgsSchema>;
 /** The flags a child takes from the parent as they are (lr and the seed are per job). */
-const CHILD_FLAGS = ["batch", "estimator", "topK", "klCoef", "teacherSource", "maxTurns", "checkpoint"] as const satisfies readonly (keyof Args)[];
+const CHILD_FLAGS = ["batch", "hyper", "maxTurns", "checkpoint"] as const satisfies readonly (keyof Args)[];
 
 /** One run: a method (or the control) on one seed. */
 interface Job {
@@ -258,7 +262,7 @@ async function main() {
     const { runChild } = await import("./child");
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
     await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed, maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns }, {
-      lr: args.lr, batchSize: args.batch, opdEstimator: args.estimator, topK: args.topK, klCoef: args.klCoef, teacherSource: args.teacherSource, checkpoint: args.checkpoint,
+      lr: args.lr, batchSize: args.batch, hyper: args.hyper ? JSON.parse(args.hyper) : undefined, checkpoint: args.checkpoint,
     }, args.window);
     return;
   }
