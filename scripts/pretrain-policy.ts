@@ -202,13 +202,8 @@ async function main() {
     const rng = mulberry32(args.seed ^ 0xe7a1);
     const seqs = Array.from({ length: 128 }, () => sequence(sampleConversation(rng, args.history, args.replyCap), model.config.ctx, args.replyCap));
     const nll = (start: (s: { from: number }) => number) => {
-      let sum = 0;
-      let n = 0;
-      for (let i = 0; i < seqs.length; i += 16) {
-        const items = seqs.slice(i, i + 16).map((s) => ({ promptIds: s.ids.slice(0, start(s)), responseIds: s.ids.slice(start(s)) }));
-        for (const lps of scoreBatch(model, items)) for (const lp of lps) (sum -= lp), n++;
-      }
-      return sum / n;
+      const lps = scoreBatch(model, seqs.map((s) => ({ promptIds: s.ids.slice(0, start(s)), responseIds: s.ids.slice(start(s)) })), 16).flat();
+      return -lps.reduce((a, b) => a + b, 0) / lps.length;
     };
     console.log(`${args.evaluate}: held-out loss ${nll((s) => s.from).toFixed(3)} nats/byte on replies, ${nll(() => 1).toFixed(3)} on every token`);
     return;
