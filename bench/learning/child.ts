@@ -65,7 +65,9 @@ export interface ChildOverrides {
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
-export async function runChild(method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides, window = 10): Promise<void> {
+export async function runChild(
+  method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides, window = 10, maxConversations?: number,
+): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
   const config = demoConfig(demo);
@@ -94,7 +96,7 @@ export async function runChild(method: string, steps: number, settings: Simulati
   let lastCheckpoint: string | null = null;
   try {
     const done = await runLockstep({
-      experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings, steps, nonce: method,
+      experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings, steps, nonce: method, maxConversations,
       timeoutMs: 300_000,
       onStep: (s) => {
         const now = performance.now();

@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
- *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--checkpoint models/base]
+ *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
@@ -59,6 +59,8 @@ const ArgsSchema = z.object({
     }
     return s;
   }),
+  /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
+  maxConversations: z.coerce.number().int().min(1).optional(),
   /** overrides the simulated users' most replies per conversation */
   maxTurns: z.coerce.number().int().min(1).optional(),
   /** the base checkpoint every run starts from (default models/base) */
@@ -68,7 +70,7 @@ const ArgsSchema = z.object({
 });
 type Args = z.output<typeof ArgsSchema>;
 /** The flags a child takes from the parent as they are (lr and the seed are per job). */
-const CHILD_FLAGS = ["batch", "hyper", "maxTurns", "checkpoint"] as const satisfies readonly (keyof Args)[];
+const CHILD_FLAGS = ["batch", "hyper", "maxTurns", "checkpoint", "maxConversations"] as const satisfies readonly (keyof Args)[];
 
 /** One run: a method (or the control) on one seed. */
 interface Job {
@@ -202,7 +204,7 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
   console.log(`\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`);
-  console.log("method | steps to +" + args.target + " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo satisfied unprompted / on-topic / hinted compliance");
+  console.log("method | steps to +" + args.target + " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo's preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time");
   for (const n of names) {
     const rs = byName.get(n)!;
     if (rs.length === 0) {
@@ -219,7 +221,7 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
     console.log(
       `${LABELS[n]} | ${hits.map((h) => h ?? "–").join(", ")} (${hitMean}) | ${mins.map((m) => fmt(m)).join(", ")} | ${fmt(mean(rs.map((r) => r.klToBase)), 4)}` +
         ` | ${fmt(mean(rs.map((r) => r.final.unprompted)))} / ${fmt(mean(rs.map((r) => r.final.onTopic)))} / ${fmt(mean(rs.map((r) => r.final.hinted)))}` +
-        ` | ${rs.map((r) => `${r.wallS.toFixed(0)} s`).join(", ")}`,
+        ` | ${rs.map((r) => `${r.steps} steps, ${r.conversations} conversations, ${r.wallS.toFixed(0)} s`).join("; ")}`,
     );
   }
   // Where the reward is earned: later replies follow a correction or an approval, in a longer context.
@@ -263,7 +265,7 @@ async function main() {
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
     await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed, maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns }, {
       lr: args.lr, batchSize: args.batch, hyper: args.hyper ? JSON.parse(args.hyper) : undefined, checkpoint: args.checkpoint,
-    }, args.window);
+    }, args.window, args.maxConversations);
     return;
   }
   await parent(args);

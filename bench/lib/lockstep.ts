@@ -22,6 +22,8 @@ export interface LockstepOptions {
   settings: SimulationSettings;
   /** optimizer steps to take */
   steps: number;
+  /** stop early after this many conversations (an OPD run trains only on corrected replies, which grow rare) */
+  maxConversations?: number;
   /** session ids are `sim-<persona>-<nonce>-<k>` */
   nonce?: string;
   timeoutMs?: number;
@@ -61,7 +63,7 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
   const steps: LockstepStep[] = [];
   let k = 0;
   const signal = o.signal ?? new AbortController().signal;
-  while (steps.length < o.steps) {
+  while (steps.length < o.steps && k < (o.maxConversations ?? Infinity)) {
     await simulateConversation(o.settings, k++, nonce, (conv) => proxyChat(o.client, { model: o.slug, ...conv }), signal);
     await o.proxy.writer.drain();
     await waitFor(`the judge on conversation ${k - 1}`, () => allJudged(o.experimentId), timeoutMs, signal);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
+import { makeBaseCheckpoint, TINY } from "../../../bench/lib/baseCheckpoint";
 import { loadCheckpoint } from "../../../server/engine/checkpoint";
 import { disposeModel } from "../../../server/engine/model";
 import { scoreResponse } from "../../../server/engine/score";
@@ -16,7 +16,8 @@ let dir = "";
 let base = "";
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "embedded-teacher-"));
-  base = await makeBaseCheckpoint(dir, 4);
+  // A context long enough that the whole request (tools included) fits: nothing is dropped by engine/fit.ts.
+  base = await makeBaseCheckpoint(dir, 4, { ...TINY, ctx: 256 });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
