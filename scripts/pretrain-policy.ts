@@ -1,17 +1,19 @@
 /**
  * Pretrain the embedded base policy on a templated chat corpus built from the personas' questions.
  *
- *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 2500 --out models/base
+ *   npx tsx scripts/pretrain-policy.ts --seed 1 --steps 4000 --out models/base
  *
  * (That exact command produced the committed models/base; see models/base/README.md.)
  *
  * The base must behave like a small instruction-tuned model: follow a hint or instruction in its context (OPD's
  * teacher is this model prompted with the judge's hint), while meeting each persona's hidden preference only now
  * and then unprompted (so there is something to learn). The corpus is built like the simulated users'
- * conversations (server/simulation/conversation.ts): optional system prompt, note lookup, an earlier approved,
- * corrected or off-topic exchange; the hints are exactly those the heuristic judge derives from the users' corrections
- * (deriveHint over correctionsOf), appended as the teacher appends them (judge/core/teacher.ts). Unprompted
- * replies lean long. Deterministic given --seed (same machine type, same tfjs). */
+ * conversations (server/simulation/conversation.ts): optional system prompt, note lookup, up to three earlier
+ * exchanges in which a persona approves or corrects each reply (or calls out an off-topic one), fitted into the
+ * context as the engine fits a served prompt (server/engine/fit.ts); the hints are exactly those the heuristic judge
+ * derives from the users' corrections (deriveHint over correctionsOf), appended as the teacher appends them
+ * (judge/core/teacher.ts). Unprompted replies lean long. Deterministic given --seed (same machine type, same tfjs).
+ */
 import * as tf from "@tensorflow/tfjs-core";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -28,7 +30,7 @@ import { deriveHint } from "../server/judge/core/heuristic";
 import { HINT_MARKER } from "../server/judge/core/teacher";
 import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
 import {
-  OFF_TOPIC_CORRECTION, PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
+  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
 } from "../server/simulation/personas";
 
 const argsSchema = z.object({
@@ -78,6 +80,8 @@ const MORE_HISTORY = 0.6;
 const CUT_EARLIER = 0.7;
 const BUCKETS = 4;
 const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
+/** What a user says to a reply about something else: a correction with no instruction in it (no judge hint). */
+const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
 const OFF_TOPIC_RATE = 0.06;
 /** Share of conversations that open with the agent runtime's note lookup (as the simulated users' do). */
 const TOOL_RATE = 0.1;

@@ -23,8 +23,8 @@ import { deriveHint } from "../../server/judge/core/heuristic";
 import { hintedTeacherMessages } from "../../server/judge/core/teacher";
 import { correctionsOf } from "../../server/simulation/conversation";
 import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
-
-import { onTopic, PERSONAS, questionsFor, renderReply, satisfiesPreference, REPLY_STYLES } from "../../server/simulation/personas";
+import { onTopic } from "../../server/simulation/grader";
+import { PERSONAS, questionsFor, renderReply, satisfiesPreference, REPLY_STYLES } from "../../server/simulation/personas";
 
 export interface PersonaCompliance {
   persona: string;

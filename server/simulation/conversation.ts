@@ -3,14 +3,13 @@
 // questions, approval wording, when to stop, the policy's sampling seed — comes from one seeded RNG, so the
 // same seed and the same policy replies give the same conversation.
 //
-// The persona reacts to each reply as that person would: an approval (often with their next question); a reply in
-// the wrong form gets a concrete correction that the heuristic judge scores −1 and turns into an OPD hint; one in
-// their form that does not answer the question gets "that doesn't answer my question" (−1, no hint). Some conversations open
+// The persona reacts to each reply as that person would: an approval (often with their next question), or a
+// concrete correction that the heuristic judge scores −1 and turns into an OPD hint. Some conversations open
 // with the agent runtime's own note lookup (an assistant tool call and its result in the context); a reply that
 // itself calls the tool gets the tool's result back. The last message closes the session (X-Session-Done).
 import { mulberry32, pick, type Rng } from "../engine/rng";
 import {
-  OFF_TOPIC_CORRECTION, questionsFor, STYLE_INSTRUCTIONS, verdictOf, type Persona, type Question,
+  feedbackFor, questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question,
 } from "./personas";
 
 export interface ToolCall {
@@ -44,7 +43,7 @@ export type ChatFn = (req: ChatRequest) => Promise<ChatReply>;
 
 export interface ConversationEvent {
   kind: "reply" | "tool";
-  /** reply: did the persona approve it (their hidden preference, and an answer to the question) */
+  /** reply: did it respect the persona's hidden preference */
   satisfied: boolean | null;
   /** what the user (or the tool) said next */
   reaction: string;
@@ -167,10 +166,8 @@ export async function runConversation({ persona, rng, chat, maxTurns, signal }: 
     }
     messages.push({ role: "assistant", content: reply.content });
     const last = turn === maxTurns - 1;
-    const verdict = verdictOf(persona, question, reply.content);
-    const satisfied = verdict === "approved";
+    const { satisfied, text: approval } = feedbackFor(persona, reply.content, rng);
     if (satisfied) {
-      const approval = pick(rng, persona.approvals);
       result.satisfied++;
       const next = last || rng() < LEAVE_AFTER_APPROVAL ? null : nextQ();
       if (!next) {
@@ -184,9 +181,7 @@ export async function runConversation({ persona, rng, chat, maxTurns, signal }: 
       messages.push({ role: "user", content: text });
     } else {
       result.corrections++;
-      // A reply in the wrong form gets the persona's correction (the judge's hint); one in their form that does not
-      // answer the question gets "that doesn't answer my question" (no instruction, so no hint).
-      const correction = verdict === "preference" ? correctionFor(persona, rng) : OFF_TOPIC_CORRECTION;
+      const correction = correctionFor(persona, rng);
       result.events.push({ kind: "reply", satisfied, reaction: correction });
       if (last) {
         await close(correction); // gives up: the correction is still the last reply's next state

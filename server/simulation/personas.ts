@@ -190,35 +190,10 @@ export function satisfiesPreference(persona: Persona, replyText: string): boolea
   }
 }
 
-const TOPIC_STOPWORDS = new Set(["hint", "think", "about", "that", "this", "with", "your", "what", "them", "they", "first", "when", "then", "cheers", "more", "less", "before", "after"]);
-
-function contentWords(text: string): Set<string> {
-  return new Set((text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !TOPIC_STOPWORDS.has(w)));
-}
-
-/**
- * Does the reply talk about the question asked (at least two of the content words of its facts or hint)? What a
- * user checks after the form: a bare "- ", or "— Cheers!" after babble or another question's facts, fails it.
- */
-export function onTopic(question: Question, replyText: string): boolean {
-  const own = contentWords([...question.facts, question.hint].join(" "));
-  let shared = 0;
-  for (const w of contentWords(replyText)) if (own.has(w) && ++shared >= 2) return true;
-  return false;
-}
-
-/** What a user says to a reply in their style that does not answer the question: a correction with no instruction (no hint). */
-export const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
-
-export type Verdict = "approved" | "preference" | "off-topic";
-
-/**
- * How the persona judges a reply: first its form (the hidden preference — what they notice at a glance), then
- * whether it answers the question. Pure and deterministic.
- */
-export function verdictOf(persona: Persona, question: Question, replyText: string): Verdict {
-  if (!satisfiesPreference(persona, replyText)) return "preference";
-  return onTopic(question, replyText) ? "approved" : "off-topic";
+/** The user's next message after a reply: the correction, or an approval phrase. */
+export function feedbackFor(persona: Persona, replyText: string, rng: Rng): { satisfied: boolean; text: string } {
+  const satisfied = satisfiesPreference(persona, replyText);
+  return { satisfied, text: satisfied ? pick(rng, persona.approvals) : persona.correction };
 }
 
 /** A seeded user turn: which question the persona asks next. */

@@ -25,13 +25,13 @@ async function seedEvaluation(version: number, good: number) {
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   const ev = await db().evaluation.create({
     data: {
-      experimentId: exp.id, policyVersion: version, setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v2",
+      experimentId: exp.id, policyVersion: version, setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v1",
       items: items.length, replies: items.length, mean, ciLow: Math.max(0, mean - 0.2), ciHigh: Math.min(1, mean + 0.2), replyTokens: 40 * items.length, durationMs: 2500, finishedAt: new Date(),
     },
   });
   await db().evalScore.createMany({
     data: items.map((it, i) => ({
-      evaluationId: ev.id, itemId: it.id, sample: 0, seed: 1 + i, score: scores[i]!, grader: "persona", graderVersion: "persona-v2",
+      evaluationId: ev.id, itemId: it.id, sample: 0, seed: 1 + i, score: scores[i]!, grader: "persona", graderVersion: "persona-v1",
       reply: scores[i] ? `- v${version} point one\n- v${version} point two` : `Version ${version} answers in prose.`,
     })),
   });

@@ -1,16 +1,9 @@
-// The persona grader: 1 when the simulated persona would approve the reply, else 0 — the same pure check the
-// simulated user reacts to (server/simulation/personas.ts verdictOf: the hidden preference, then whether the reply
-// answers the question), so it is deterministic. The question is the item's last user message when it is one of
-// the personas' questions; for any other prompt only the preference can be checked (detail.onTopic is null).
-import { getPersona, PERSONAS, QUESTIONS, satisfiesPreference, verdictOf } from "../../simulation/personas";
-import type { GradeItem, Grader } from "./types";
+// The persona grader: 1 when the reply respects the simulated persona's hidden preference, else 0 — the same
+// pure check the simulated user reacts to (server/simulation/personas.ts), so it is deterministic.
+import { getPersona, PERSONAS, satisfiesPreference } from "../../simulation/personas";
+import type { Grader } from "./types";
 
-export const PERSONA_GRADER_VERSION = "persona-v2";
-
-function questionOf(item: GradeItem) {
-  const text = [...item.messages].reverse().find((m) => m.role === "user")?.content;
-  return typeof text === "string" ? QUESTIONS.find((q) => q.text === text.trim()) ?? null : null;
-}
+export const PERSONA_GRADER_VERSION = "persona-v1";
 
 export function createPersonaGrader(): Grader {
   return {
@@ -20,10 +13,8 @@ export function createPersonaGrader(): Grader {
       !item.persona ? `item "${item.key}" names no persona (the persona grader needs one)` : PERSONAS.some((p) => p.id === item.persona) ? null : `item "${item.key}": unknown persona "${item.persona}"`,
     async grade(item, reply) {
       const persona = getPersona(item.persona!);
-      const question = questionOf(item);
-      if (!question) return { score: satisfiesPreference(persona, reply) ? 1 : 0, detail: { preference: persona.preference, onTopic: null } };
-      const verdict = verdictOf(persona, question, reply);
-      return { score: verdict === "approved" ? 1 : 0, detail: { preference: persona.preference, verdict } };
+      const ok = satisfiesPreference(persona, reply);
+      return { score: ok ? 1 : 0, detail: { preference: persona.preference } };
     },
   };
 }

@@ -16,7 +16,7 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { commitStep, GATE_AWAITING } from "../../../server/training/commit";
 import { createPersonaEvalSet } from "../../../server/evaluation/service";
 import { evaluateVersion } from "../../../server/evaluation/runner";
-import { getPersona, questionsFor, verdictOf } from "../../../server/simulation/personas";
+import { getPersona, questionsFor, satisfiesPreference } from "../../../server/simulation/personas";
 import { checkpoint, collect } from "./helpers";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
@@ -24,17 +24,16 @@ import { makeExperiment, makeRun } from "../../helpers/fixtures";
 isolateRedis("eval-gate");
 const leo = getPersona("leo");
 
-/** GRPO on Leo's training questions: reward +1 for what Leo approves — a bullet list that answers (sign 1) — or for anything else (sign −1). */
+/** GRPO on Leo's training questions: reward +1 for a bullet list (sign 1) or for anything else (sign −1). */
 async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps: number }) {
   const adam = new Adam({ lr: opts.lr });
-  const questions = questionsFor(leo).slice(0, 8);
-  const prompts = questions.map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+  const prompts = questionsFor(leo).slice(0, 8).map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
   for (let it = 0; it < opts.steps; it++) {
     // A group of 4 replies per prompt: with 2, the committed base's 16% bullet rate gives too few positives to learn from.
     const gens = await generateBatch(model, prompts.flatMap((p) => [p, p, p, p]), { maxTokens: 64, temperature: 1, seed: 100 + it });
     // Rewards centred on the batch mean (a group baseline): with a base that rarely writes bullets unprompted,
     // uncentred ±1 rewards are almost all −1 and mostly push the sampled tokens down rather than bullets up.
-    const rewards = gens.map((g, i) => opts.sign * (verdictOf(leo, questions[Math.floor(i / 4)]!, g.text) === "approved" ? 1 : -1));
+    const rewards = gens.map((g) => opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1));
     const baseline = rewards.reduce((a, b) => a + b, 0) / rewards.length;
     const samples = gens.map((g, i) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: rewards[i]! - baseline, kind: "RL" as const }));
     await trainStep(model, adam, samples, { microBatchSize: 8 });
@@ -102,7 +101,7 @@ describe("gated promotion", () => {
     // Every reply is stored with its seed, grader and version; cost is recorded.
     const scores = await db().evalScore.findMany({ where: { evaluationId: ev2!.id } });
     expect(scores).toHaveLength(set.items * 2);
-    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v2"]));
+    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v1"]));
     expect(ev2!.replyTokens).toBeGreaterThan(0);
     // Same prompts, same seeds for every version: the comparison is paired.
     const seeds = async (id: string) => (await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })).map((s) => s.seed);

@@ -21,7 +21,7 @@ describe("evaluation scheduler", () => {
     const e = await makeExperiment({ method: "grpo", evaluation: { enabled: true, every: 2 } });
     const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
     await versions(e.id, [[1, "RETIRED"], [2, "RETIRED"], [3, "RETIRED"], [4, "RETIRED"], [5, "RETIRED"], [6, "ACTIVE"]]);
-    await db().evaluation.create({ data: { experimentId: e.id, policyVersion: 6, setVersionId: set.setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v2" } });
+    await db().evaluation.create({ data: { experimentId: e.id, policyVersion: 6, setVersionId: set.setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v1" } });
     const r = await scheduleEvaluations({ experimentIds: [e.id] });
     expect(r.queued.map((q) => q.version)).toEqual([4, 2, 0]);
     const jobs = await queue("evaluate").getJobs(["waiting", "prioritized", "delayed"]);

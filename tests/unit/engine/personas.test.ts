@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../server/engine/rng";
 import {
-  getPersona, nextQuestion, PERSONAS, personaRng, preferredReply, QUESTIONS, questionsFor, renderReply,
-  onTopic, REPLY_STYLES, satisfiesPreference, SIGN_OFF, verdictOf,
+  feedbackFor, getPersona, nextQuestion, PERSONAS, personaRng, preferredReply, QUESTIONS, questionsFor, renderReply,
+  REPLY_STYLES, satisfiesPreference, SIGN_OFF,
 } from "../../../server/simulation/personas";
 
 const maya = getPersona("maya");
@@ -55,15 +55,12 @@ describe("personas", () => {
     }
   });
 
-  it("judges the form first, then whether the reply answers the question", () => {
-    const egg = QUESTIONS.find((q) => q.id === "boil-egg")!;
-    expect(verdictOf(leo, egg, "Put the egg in boiling water for seven minutes.")).toBe("preference");
-    expect(verdictOf(leo, egg, renderReply(egg, "bullets"))).toBe("approved");
-    const password = QUESTIONS.find((q) => q.id === "password")!;
-    expect(verdictOf(leo, egg, renderReply(password, "bullets"))).toBe("off-topic");
-    expect(verdictOf(leo, egg, "- \n- ")).toBe("preference");
-    expect(onTopic(egg, "- Boiling water.\n- Cool it down")).toBe(true); // "boiling", "water" (and "cool")
-    expect(onTopic(egg, "- Boil it.\n- Done")).toBe(false);
+  it("gives the correction on a violation and an approval otherwise", () => {
+    const rng = mulberry32(5);
+    expect(feedbackFor(maya, "One. Two. Three. Four.", rng)).toEqual({ satisfied: false, text: maya.correction });
+    const ok = feedbackFor(maya, "Short.", rng);
+    expect(ok.satisfied).toBe(true);
+    expect(maya.approvals).toContain(ok.text);
   });
 
   it("is reproducible for a seed", () => {

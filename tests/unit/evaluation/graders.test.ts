@@ -9,7 +9,7 @@ import { loadCustomGrader } from "../../../server/evaluation/grader/custom";
 import { createJudgeGrader, judgeGraderVersion } from "../../../server/evaluation/grader/judge";
 import { createPersonaGrader } from "../../../server/evaluation/grader/persona";
 import { GradeError, type GradeItem } from "../../../server/evaluation/grader/types";
-import { getPersona, heldOutQuestionsFor, PERSONAS, preferredReply, QUESTIONS, questionsFor, renderReply } from "../../../server/simulation/personas";
+import { getPersona, heldOutQuestionsFor, PERSONAS, preferredReply, questionsFor, renderReply } from "../../../server/simulation/personas";
 import { startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
 const item = (over: Partial<GradeItem> = {}): GradeItem => ({ key: "k", messages: [{ role: "user", content: "How do I unclog a sink?" }], reference: null, rubric: null, persona: null, ...over });
@@ -27,18 +27,12 @@ describe("held-out persona split", () => {
 
 describe("persona grader", () => {
   const g = createPersonaGrader();
-  it("scores 1 exactly when the persona would approve: its hidden preference, then an answer to the question", async () => {
+  it("scores 1 exactly when the reply meets the persona's hidden preference", async () => {
     const leo = getPersona("leo");
     const q = heldOutQuestionsFor(leo)[0]!;
-    const asked = item({ persona: "leo", messages: [{ role: "user", content: q.text }] });
-    expect((await g.grade(asked, preferredReply(leo, q))).score).toBe(1);
-    expect((await g.grade(asked, renderReply(q, "long"))).score).toBe(0);
-    const other = QUESTIONS.find((x) => x.id === "password")!;
-    expect(await g.grade(asked, renderReply(other, "bullets"))).toEqual({ score: 0, detail: { preference: "bullets", verdict: "off-topic" } });
-    // A prompt that is none of the personas' questions: only the preference can be checked.
-    const free = item({ persona: "leo", messages: [{ role: "user", content: "Plan my week." }] });
-    expect(await g.grade(free, renderReply(other, "bullets"))).toEqual({ score: 1, detail: { preference: "bullets", onTopic: null } });
-    expect(g.version).toBe("persona-v2");
+    expect((await g.grade(item({ persona: "leo" }), preferredReply(leo, q))).score).toBe(1);
+    expect((await g.grade(item({ persona: "leo" }), renderReply(q, "long"))).score).toBe(0);
+    expect(g.version).toBe("persona-v1");
   });
   it("refuses items without a known persona before any generation", () => {
     expect(g.cannotGrade(item())).toMatch(/names no persona/);
