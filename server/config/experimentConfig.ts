@@ -86,14 +86,16 @@ export const HyperparamsSchema = z.object({
 
 /**
  * Hyperparameters that depend on the trainer backend, filled in when the config leaves them out. The schema's
- * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, no clamp),
- * which leave the 133k-parameter embedded policy where it is; the embedded ones were measured with
- * bench/learning (see the README's learning section). The full-vocabulary estimator is not the embedded default:
- * in the loop it trains only on rejected replies, where the hinted teacher, conditioned on a reply it would never
- * have written, is a poor target, and OPD and Combine fell to −1 with it (GRPO climbed to +0.88 on the same seed).
+ * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, A = r, no
+ * clamp), which leave the 150k-parameter embedded policy where it is. The embedded ones were measured with
+ * bench/learning (see the README's learning section): lr 3e-4 (at 1e-3 every method lost the content of its replies
+ * within 20 steps, and GRPO's on-topic rate fell 0.75 → 0.19 at 4e-4); advantage whitening (with A = r, batches of
+ * only rejected replies push every sampled token down and the policy degrades into babble); the full-vocabulary OPD
+ * estimator (the whole hinted-teacher distribution at every position: OPD alone learns and keeps its content, which
+ * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen.
  */
 export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
-  embedded: { lr: 1e-3, batchSize: 8, opdEstimator: "sampled", advClamp: 2, dualClip: 3 },
+  embedded: { lr: 3e-4, batchSize: 8, opdEstimator: "full", normalizeAdvantages: true, advClamp: 2, dualClip: 3 },
 };
 
 export const LoraSchema = z.object({

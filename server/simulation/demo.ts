@@ -2,14 +2,13 @@
 // policy, the heuristic judge and the CPU trainer, each with simulated users running. The same settings drive
 // bench/learning, so the README's learning curves are the demo's.
 //
-// Why these numbers (measured on the 2-core box with bench/learning, seeds 7, 8, 9, 150 steps; see the README's learning
-// section): one simulated user, Leo, whose hidden preference (bullet lists) the base model meets 9 % of the time
-// unprompted and 84 % of the time with the judge's hint in context, so the reward has room to climb and OPD's teacher
-// knows the answer; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost); batches of
-// 8 judged turns; lr 1e-3, and the embedded trainer's defaults for the rest (sampled OPD estimator with the ±2
-// advantage clamp, dual-clip 3, no KL term: a KL coefficient of 0.1 slowed Combine without keeping replies on topic).
-// GRPO passes +0.6 after 22–29 steps and Combine after 28–32; OPD alone does not learn here (it stays below the lr-0
-// control), and both learners' replies drift off topic — open follow-ups in the README.
+// Why these settings (measured on the 2-core box with bench/learning; see the README's learning section): one
+// simulated user, Leo, whose hidden preference (bullet lists) the base model meets 3 % of the time unprompted and
+// 97 % of the time with the judge's hint in context, so the reward has room to climb and OPD's teacher knows the
+// answer; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost); and otherwise the
+// embedded trainer's own defaults (config/experimentConfig.ts BACKEND_HYPER_DEFAULTS: batches of 8, lr 3e-4,
+// advantage whitening, the full-vocabulary OPD estimator), so a user's experiment created with the form's defaults
+// trains as the demo does.
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../config/experimentConfig";
 import type { SimulationSettings } from "./schemas";
 
@@ -25,12 +24,12 @@ const PERSONA = "leo";
 /** The demo's eval set: the persona set of its simulated users (created by the first-start seed). */
 export const DEMO_EVAL_SET = "held-out personas";
 
-const common = (method: "grpo" | "opd" | "combine", lr: number): ExperimentConfigInput => ({
+const common = (method: "grpo" | "opd" | "combine"): ExperimentConfigInput => ({
   method,
   policy: { kind: "embedded", checkpoint: "models/base" },
   judge: { backend: { kind: "heuristic" } },
   trainer: { backend: "embedded" },
-  hyper: { lr, batchSize: 8, keepCheckpoints: 5 },
+  hyper: { keepCheckpoints: 5 },
   serving: { maxTokens: 96 },
   // Every third version (and the base) is graded on Leo's held-out questions, which the simulated users
   // never ask (personas.ts HELD_OUT_QUESTION_IDS): the Evaluation page's score next to the training reward.
@@ -42,19 +41,19 @@ export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
     slug: "demo-grpo",
     name: "Demo: personal assistant (GRPO)",
     description: "Learns Leo's hidden preference (bullet lists) from the judge's ±1 scores of his replies. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("grpo", 1e-3),
+    config: common("grpo"),
   },
   {
     slug: "demo-opd",
     name: "Demo: personal assistant (OPD)",
     description: "Learns Leo's hidden preference from the hints in his corrections (on-policy distillation from the hinted base model). Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("opd", 1e-3),
+    config: common("opd"),
   },
   {
     slug: "demo",
     name: "Demo: personal assistant (combine)",
     description: "Learns Leo's hidden preference from both: ±1 scores and the hints in his corrections. Embedded policy, heuristic judge, CPU trainer, simulated users.",
-    config: common("combine", 1e-3),
+    config: common("combine"),
   },
 ];
 

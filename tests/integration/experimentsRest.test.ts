@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
+import { BACKEND_HYPER_DEFAULTS } from "../../server/config/experimentConfig";
 import { startApiServer } from "../helpers/apiServer";
 import { api, makeKey, makeUser, uniq } from "../helpers/fixtures";
 
@@ -19,7 +20,7 @@ describe("REST /api/v1/experiments", () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     // The embedded trainer (the default backend) has its own learning rate: OpenClaw-RL's 1e-5 would leave its model where it is.
-    expect(created.body).toMatchObject({ slug, name: "REST flow", status: "ACTIVE", config: { method: "grpo", trainer: { backend: "embedded" }, hyper: { lr: 1e-3 } } });
+    expect(created.body).toMatchObject({ slug, name: "REST flow", status: "ACTIVE", config: { method: "grpo", trainer: { backend: "embedded" }, hyper: { lr: BACKEND_HYPER_DEFAULTS.embedded.lr } } });
 
     expect((await admin("GET", `/api/v1/experiments/${slug}`)).body.id).toBe(id);
 

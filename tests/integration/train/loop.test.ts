@@ -221,7 +221,7 @@ describe("losses through the loop", () => {
   it("combine: a reviewer's hint is scored by the frozen teacher; RL-only samples get w_rl·r", async () => {
     const hint = "Ask which days are free before planning.";
     const { id: exp } = await makeExperiment({
-      method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5, opdEstimator: "sampled", advClamp: 0.01 },
+      method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5, opdEstimator: "sampled", advClamp: 0.01, normalizeAdvantages: false },
     });
     const runId = (await makeRun(exp)).id;
     const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
@@ -250,7 +250,7 @@ describe("losses through the loop", () => {
   });
 
   it("a custom loss module replaces the PPO surrogate (examples/custom-loss.ts, CISPO)", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 }, customLossPath: "examples/custom-loss.ts" });
+    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, normalizeAdvantages: false }, customLossPath: "examples/custom-loss.ts" });
     const runId = (await makeRun(exp)).id;
     const a = await judgedTurn(exp, runId, 1);
     const b = await judgedTurn(exp, runId, -1);
@@ -297,7 +297,7 @@ describe("losses through the loop", () => {
   it("combine with importance-weighted stale samples: RL-only samples have no OPD term", async () => {
     const { id: exp } = await makeExperiment({
       method: "combine", policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", opdEstimator: "sampled" },
+      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", opdEstimator: "sampled", normalizeAdvantages: false },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
