@@ -263,7 +263,7 @@ describe("losses through the loop", () => {
 
   it("stale samples: importance-weighted by min(1, exp(mean(current − behaviour))) with the ratio to the current policy", async () => {
     const { id: exp } = await makeExperiment({
-      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight" },
+      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", normalizeAdvantages: false },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
