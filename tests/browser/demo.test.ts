@@ -29,10 +29,11 @@ beforeAll(async () => {
   actor = { kind: "user", userId: u.id, email: u.email, role: "ADMIN" };
   const suffix = uniq("b");
   for (const d of DEMO_EXPERIMENTS) {
-    const e = await createExperiment(actor, { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config: demoConfig(d) }, { demo: true });
+    const config = demoConfig(d);
+    const e = await createExperiment(actor, { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config }, { demo: true });
     const run = await startRun(actor, e.id);
     await enableSimulation(e.id, DEMO_SIMULATION);
-    demos.push({ id: e.id, slug: e.slug, method: d.config.method ?? "combine", runId: run.id });
+    demos.push({ id: e.id, slug: e.slug, method: config.method, runId: run.id });
   }
 });
 
