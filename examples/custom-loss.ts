@@ -13,7 +13,13 @@ import { sampleMean, stopGradient, type CustomLossArgs } from "../server/engine/
 
 const EPS_HIGH = 0.28;
 
-export default function cispoLoss({ logprobs, oldLogprobs, advantages, mask, sampleWeights }: CustomLossArgs): tf.Scalar {
+export default function cispoLoss({
+  logprobs,
+  oldLogprobs,
+  advantages,
+  mask,
+  sampleWeights,
+}: CustomLossArgs): tf.Scalar {
   const ratio = stopGradient(tf.minimum(tf.exp(tf.sub(logprobs, oldLogprobs)), 1 + EPS_HIGH));
   return sampleMean(tf.neg(tf.mul(tf.mul(ratio, advantages), logprobs)), mask, sampleWeights);
 }

@@ -67,8 +67,19 @@ async function main() {
 
   const webPort = process.env.WEB_PORT ?? "3000";
   const specs: ProcessSpec[] = [
-    { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: process.env, cwd: root },
-    ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({ name: w.name, ...workerCommand(root, w), env: process.env, cwd: root })),
+    {
+      name: "web",
+      command: path.join(root, "node_modules/.bin/next"),
+      args: ["start", "-p", webPort],
+      env: process.env,
+      cwd: root,
+    },
+    ...WORKERS.filter((w) => w.enabled(process.env)).map((w) => ({
+      name: w.name,
+      ...workerCommand(root, w),
+      env: process.env,
+      cwd: root,
+    })),
   ];
   const supervisor = new Supervisor(specs);
   stops.push(() => supervisor.stop());
@@ -82,10 +93,15 @@ async function main() {
     `  Proxy:      http://localhost:${proxyPort}/v1   (OpenAI-compatible; model = experiment slug, e.g. "demo")`,
     `  API docs:   http://localhost:${webPort}/api/openapi.json`,
   ];
-  if (seeded.admin) banner.push(`  Admin:      ${seeded.admin.email} / ${seeded.admin.password ?? "(INIT_ADMIN_PASSWORD)"}   ← shown once, save it`);
+  if (seeded.admin)
+    banner.push(
+      `  Admin:      ${seeded.admin.email} / ${seeded.admin.password ?? "(INIT_ADMIN_PASSWORD)"}   ← shown once, save it`,
+    );
   if (seeded.proxyKey) banner.push(`  Proxy key:  ${seeded.proxyKey}   ← shown once, save it`);
   if (seeded.demoExperiments?.length) {
-    banner.push(`  Demo:       ${seeded.demoExperiments.join(", ")} (GRPO, OPD, Combine) with simulated users; watch it learn at http://localhost:${webPort}/simulation`);
+    banner.push(
+      `  Demo:       ${seeded.demoExperiments.join(", ")} (GRPO, OPD, Combine) with simulated users; watch it learn at http://localhost:${webPort}/simulation`,
+    );
     banner.push("              (SIMULATE=0, or the switch on that page, turns the simulated traffic off)");
   }
   banner.push("  Press Ctrl-C to stop everything.", "");

@@ -25,7 +25,12 @@ if (!sql.trim() || /^-- This is an empty migration/m.test(sql)) {
   process.exit(1);
 }
 // Migrations apply in name order: never sort before an existing one.
-const latest = readdirSync(path.join(root, "prisma/migrations")).map((d) => d.slice(0, 14)).filter((d) => /^\d{14}$/.test(d)).sort().pop() ?? "0";
+const latest =
+  readdirSync(path.join(root, "prisma/migrations"))
+    .map((d) => d.slice(0, 14))
+    .filter((d) => /^\d{14}$/.test(d))
+    .sort()
+    .pop() ?? "0";
 const now = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
 const stamp = now > latest ? now : String(BigInt(latest) + 1n);
 const dir = path.join(root, "prisma/migrations", `${stamp}_${name}`);

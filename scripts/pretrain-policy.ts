@@ -30,7 +30,14 @@ import { deriveHint } from "../server/judge/core/heuristic";
 import { HINT_MARKER } from "../server/judge/core/teacher";
 import { approvalWithQuestion, correctionsOf, notesResult, NOTES_TOOL } from "../server/simulation/conversation";
 import {
-  PERSONAS, QUESTIONS, renderReply, satisfiesPreference, STYLE_INSTRUCTIONS, type PreferenceId, type Question, type ReplyStyle,
+  PERSONAS,
+  QUESTIONS,
+  renderReply,
+  satisfiesPreference,
+  STYLE_INSTRUCTIONS,
+  type PreferenceId,
+  type Question,
+  type ReplyStyle,
 } from "../server/simulation/personas";
 
 const argsSchema = z.object({
@@ -64,13 +71,21 @@ const argsSchema = z.object({
 
 // Unprompted replies lean long, so each persona's hidden preference is met only now and then (≤ 30 %); a hint or
 // instruction in the context is followed, so the hinted teacher of OPD writes what the persona asked for.
-const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [["short", 0.06], ["long", 0.72], ["bullets", 0.14], ["hint", 0.08]];
+const STYLE_WEIGHTS: Array<[ReplyStyle, number]> = [
+  ["short", 0.06],
+  ["long", 0.72],
+  ["bullets", 0.14],
+  ["hint", 0.08],
+];
 /** Share of trained replies whose last user message carries a judge hint (the OPD teacher's context). */
 const HINT_RATE = 0.45;
 /** Share that carry an inline instruction instead ("Use a bullet list."). */
 const INSTRUCTION_RATE = 0.1;
 // A reply asked to sign off is short, so the sign-off fits the demo's reply cap (96 tokens).
-const SIGN_OFF_STYLES: Array<[ReplyStyle, number]> = [["short", 0.85], ["hint", 0.15]];
+const SIGN_OFF_STYLES: Array<[ReplyStyle, number]> = [
+  ["short", 0.85],
+  ["hint", 0.15],
+];
 const SIGN_OFF_RATE = 0.12;
 /** After a correction without a hint, the share of replies that follow it (the rest still have room to learn). */
 const FOLLOW_CORRECTION = 0.5;
@@ -79,7 +94,10 @@ const MORE_HISTORY = 0.6;
 /** Share of earlier replies longer than the reply cap that are cut at it, as served replies are. */
 const CUT_EARLIER = 0.7;
 const BUCKETS = 4;
-const SYSTEM_PROMPTS = ["You are a helpful personal assistant.", "You are a friendly assistant. Answer the user's question."];
+const SYSTEM_PROMPTS = [
+  "You are a helpful personal assistant.",
+  "You are a friendly assistant. Answer the user's question.",
+];
 /** What a user says to a reply about something else: a correction with no instruction in it (no judge hint). */
 const OFF_TOPIC_CORRECTION = "no — that doesn't answer my question";
 const OFF_TOPIC_RATE = 0.06;
@@ -92,14 +110,24 @@ function drawStyle(rng: Rng, weights = STYLE_WEIGHTS): ReplyStyle {
   return "long";
 }
 
-const STYLE_OF: Record<PreferenceId, ReplyStyle> = { concise: "short", bullets: "bullets", hints: "hint", signoff: "long" };
+const STYLE_OF: Record<PreferenceId, ReplyStyle> = {
+  concise: "short",
+  bullets: "bullets",
+  hints: "hint",
+  signoff: "long",
+};
 
 /**
  * The hints OPD's teacher is prompted with: exactly what the heuristic judge derives from each correction a
  * simulated user can give (server/judge/core/heuristic.ts deriveHint), per preference.
  */
 const JUDGE_HINTS: Record<PreferenceId, string[]> = Object.fromEntries(
-  PERSONAS.map((p) => [p.preference, correctionsOf(p).map((c) => deriveHint(c)).filter((h): h is string => h !== null)]),
+  PERSONAS.map((p) => [
+    p.preference,
+    correctionsOf(p)
+      .map((c) => deriveHint(c))
+      .filter((h): h is string => h !== null),
+  ]),
 ) as Record<PreferenceId, string[]>;
 const PREFERENCES = ["concise", "bullets", "hints", "signoff"] as const;
 
@@ -117,7 +145,9 @@ function unpromptedReply(question: Question, rng: Rng): string {
 /** An earlier reply as the context holds it: cut at the reply cap most of the time, as served replies are. */
 function asServed(reply: string, replyCap: number, rng: Rng): string {
   const bytes = encode(reply);
-  return bytes.length > replyCap && rng() < CUT_EARLIER ? decode(bytes.slice(0, replyCap)).replace(/\uFFFD$/u, "") : reply;
+  return bytes.length > replyCap && rng() < CUT_EARLIER
+    ? decode(bytes.slice(0, replyCap)).replace(/\uFFFD$/u, "")
+    : reply;
 }
 
 /**
@@ -129,7 +159,11 @@ function asServed(reply: string, replyCap: number, rng: Rng): string {
  * correction without a hint the reply follows the correction half of the time, so the unprompted policy still has
  * room to learn. Returns the messages before the trained reply, and the reply.
  */
-function sampleConversation(rng: Rng, maxHistory: number, replyCap: number): { messages: ChatMessage[]; tools?: ToolDef[]; reply: string } {
+function sampleConversation(
+  rng: Rng,
+  maxHistory: number,
+  replyCap: number,
+): { messages: ChatMessage[]; tools?: ToolDef[]; reply: string } {
   let question = pick(rng, QUESTIONS);
   const persona = pick(rng, PERSONAS);
   const msgs: ChatMessage[] = [];
@@ -137,19 +171,35 @@ function sampleConversation(rng: Rng, maxHistory: number, replyCap: number): { m
   if (rng() < 0.3) msgs.push({ role: "system", content: pick(rng, SYSTEM_PROMPTS) });
   msgs.push({ role: "user", content: question.text });
   if (rng() < TOOL_RATE) {
-    const call = { id: "call_notes_0", type: "function" as const, function: { name: NOTES_TOOL.function.name, arguments: JSON.stringify({ topic: question.topic }) } };
-    msgs.push({ role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) });
+    const call = {
+      id: "call_notes_0",
+      type: "function" as const,
+      function: { name: NOTES_TOOL.function.name, arguments: JSON.stringify({ topic: question.topic }) },
+    };
+    msgs.push(
+      { role: "assistant", content: null, tool_calls: [call] },
+      { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) },
+    );
     tools = [NOTES_TOOL];
   }
   let corrected = false;
   for (let i = 0; i < maxHistory && rng() < MORE_HISTORY; i++) {
     if (rng() < OFF_TOPIC_RATE) {
       // A reply about something else, which the user says does not answer the question (no hint: answer it).
-      const other = pick(rng, QUESTIONS.filter((x) => x.topic !== question.topic));
-      msgs.push({ role: "assistant", content: asServed(unpromptedReply(other, rng), replyCap, rng) }, { role: "user", content: OFF_TOPIC_CORRECTION });
+      const other = pick(
+        rng,
+        QUESTIONS.filter((x) => x.topic !== question.topic),
+      );
+      msgs.push(
+        { role: "assistant", content: asServed(unpromptedReply(other, rng), replyCap, rng) },
+        { role: "user", content: OFF_TOPIC_CORRECTION },
+      );
       continue;
     }
-    const earlier = corrected && rng() < FOLLOW_CORRECTION ? compliantReply(question, persona.preference, rng) : unpromptedReply(question, rng);
+    const earlier =
+      corrected && rng() < FOLLOW_CORRECTION
+        ? compliantReply(question, persona.preference, rng)
+        : unpromptedReply(question, rng);
     const served = asServed(earlier, replyCap, rng);
     msgs.push({ role: "assistant", content: served });
     corrected = !satisfiesPreference(persona, served);
@@ -182,7 +232,11 @@ function sampleConversation(rng: Rng, maxHistory: number, replyCap: number): { m
  * A conversation's token ids as the engine serves it (the prompt fitted by whole messages into the context less
  * the reply cap, engine/fit.ts), then the reply; cut at the context. `from` is where the reply's tokens start.
  */
-function sequence(c: { messages: ChatMessage[]; tools?: ToolDef[]; reply: string }, ctx: number, replyCap: number): { ids: number[]; from: number } {
+function sequence(
+  c: { messages: ChatMessage[]; tools?: ToolDef[]; reply: string },
+  ctx: number,
+  replyCap: number,
+): { ids: number[]; from: number } {
   const prompt = fitChat(c.messages, servingBudget(ctx, replyCap), { tools: c.tools, addGenerationPrompt: true });
   return { ids: [...prompt, ...encode(c.reply), END_ID].slice(0, ctx), from: prompt.length };
 }
@@ -196,7 +250,9 @@ async function main() {
     const rng = mulberry32(args.seed ^ 0x5eed);
     for (let i = 0; i < args.dump; i++) {
       const { ids, from } = sequence(sampleConversation(rng, args.history, args.replyCap), args.ctx, args.replyCap);
-      console.log(`--- ${ids.length} tokens (prompt ${from})\n${decode(ids.slice(0, from), { keepSpecials: true })}⟦${decode(ids.slice(from), { keepSpecials: true })}⟧`);
+      console.log(
+        `--- ${ids.length} tokens (prompt ${from})\n${decode(ids.slice(0, from), { keepSpecials: true })}⟦${decode(ids.slice(from), { keepSpecials: true })}⟧`,
+      );
     }
     return;
   }
@@ -204,12 +260,20 @@ async function main() {
   if (args.evaluate) {
     const { model } = await loadCheckpoint(args.evaluate);
     const rng = mulberry32(args.seed ^ 0xe7a1);
-    const seqs = Array.from({ length: 128 }, () => sequence(sampleConversation(rng, args.history, args.replyCap), model.config.ctx, args.replyCap));
+    const seqs = Array.from({ length: 128 }, () =>
+      sequence(sampleConversation(rng, args.history, args.replyCap), model.config.ctx, args.replyCap),
+    );
     const nll = (start: (s: { from: number }) => number) => {
-      const lps = scoreBatch(model, seqs.map((s) => ({ promptIds: s.ids.slice(0, start(s)), responseIds: s.ids.slice(start(s)) })), 16).flat();
+      const lps = scoreBatch(
+        model,
+        seqs.map((s) => ({ promptIds: s.ids.slice(0, start(s)), responseIds: s.ids.slice(start(s)) })),
+        16,
+      ).flat();
       return -lps.reduce((a, b) => a + b, 0) / lps.length;
     };
-    console.log(`${args.evaluate}: held-out loss ${nll((s) => s.from).toFixed(3)} nats/byte on replies, ${nll(() => 1).toFixed(3)} on every token`);
+    console.log(
+      `${args.evaluate}: held-out loss ${nll((s) => s.from).toFixed(3)} nats/byte on replies, ${nll(() => 1).toFixed(3)} on every token`,
+    );
     return;
   }
   const config = { ...DEFAULT_CONFIG, nLayer: args.layers, nEmbd: args.embd, nHead: args.heads, ctx: args.ctx };
@@ -227,7 +291,9 @@ async function main() {
   let queue: Array<Array<{ ids: number[]; from: number }>> = [];
   for (let step = 1; step <= args.steps; step++) {
     if (queue.length === 0) {
-      const pool = Array.from({ length: args.batch * BUCKETS }, () => sequence(sampleConversation(rng, args.history, args.replyCap), config.ctx, args.replyCap));
+      const pool = Array.from({ length: args.batch * BUCKETS }, () =>
+        sequence(sampleConversation(rng, args.history, args.replyCap), config.ctx, args.replyCap),
+      );
       pool.sort((a, b) => a.ids.length - b.ids.length);
       queue = Array.from({ length: BUCKETS }, (_, i) => pool.slice(i * args.batch, (i + 1) * args.batch));
       for (let i = queue.length - 1; i > 0; i--) {
@@ -237,7 +303,10 @@ async function main() {
     }
     const seqs = queue.pop()!;
     const from = (s: { from: number }) => (args.lossOn === "reply" ? s.from : 1);
-    const batch = packBatch(seqs.map((s) => ({ promptIds: s.ids.slice(0, from(s)), responseIds: s.ids.slice(from(s)) })), config.ctx);
+    const batch = packBatch(
+      seqs.map((s) => ({ promptIds: s.ids.slice(0, from(s)), responseIds: s.ids.slice(from(s)) })),
+      config.ctx,
+    );
     const { value, grads } = tf.tidy(() => {
       const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
       const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
@@ -253,16 +322,25 @@ async function main() {
     const clip = gnorm > 1 ? 1 / gnorm : 1;
     const scaled = grads.map((g) => tf.mul(g, clip));
     const progress = Math.max(0, step - args.warmup) / Math.max(1, args.steps - args.warmup);
-    const lr = step <= args.warmup ? (args.lr * step) / args.warmup : args.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
+    const lr =
+      step <= args.warmup
+        ? (args.lr * step) / args.warmup
+        : args.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
     adam.apply(model.params, Object.fromEntries(names.map((n, i) => [n, scaled[i]])), lr);
     tf.dispose([...grads, ...scaled]);
     ema = Number.isNaN(ema) ? loss : 0.95 * ema + 0.05 * loss;
     if (args.saveEvery > 0 && step % args.saveEvery === 0 && step < args.steps) {
-      await saveCheckpoint(`${args.out}-step${step}`, model, { version: 0, step, extra: { seed: args.seed, lossEma: ema } });
+      await saveCheckpoint(`${args.out}-step${step}`, model, {
+        version: 0,
+        step,
+        extra: { seed: args.seed, lossEma: ema },
+      });
     }
     if (step % 25 === 0 || step === 1) {
       const s = (performance.now() - t0) / 1000;
-      console.log(`step ${step}/${args.steps} loss ${loss.toFixed(3)} ema ${ema.toFixed(3)} lr ${lr.toExponential(2)} gnorm ${gnorm.toFixed(2)} ${s.toFixed(0)}s`);
+      console.log(
+        `step ${step}/${args.steps} loss ${loss.toFixed(3)} ema ${ema.toFixed(3)} lr ${lr.toExponential(2)} gnorm ${gnorm.toFixed(2)} ${s.toFixed(0)}s`,
+      );
     }
   }
 

@@ -75,6 +75,12 @@ async function main(): Promise<number> {
       log("type-checking and linting the whole repository");
       if ((await run(path.join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], env)) !== 0) return 1;
       if ((await run(path.join(root, "node_modules/.bin/eslint"), ["."], env)) !== 0) return 1;
+      if (
+        (await run(path.join(root, "node_modules/.bin/prettier"), ["--check", "--log-level", "warn", "."], env)) !== 0
+      ) {
+        log("formatting differs from Prettier's: run `npm run format`");
+        return 1;
+      }
     }
     // Browser test files named on the command line run in the browser pass only (the unit config excludes them).
     const browserFiles = args.filter((a) => a.startsWith("tests/browser/"));
@@ -91,20 +97,37 @@ async function main(): Promise<number> {
     const webPort = String(41000 + Math.floor(Math.random() * 2000));
     const proxyPort = String(43000 + Math.floor(Math.random() * 2000));
     // A store of its own: runs the unit pass left live would otherwise train beside the browser tests on 2 cores.
-    const appEnv: NodeJS.ProcessEnv = { ...env, ...(await scratch(`${id}_web`)), DATA_DIR: path.join(dataDir, `${id}_web`), NODE_ENV: "production", WEB_PORT: webPort, PROXY_PORT: proxyPort };
+    const appEnv: NodeJS.ProcessEnv = {
+      ...env,
+      ...(await scratch(`${id}_web`)),
+      DATA_DIR: path.join(dataDir, `${id}_web`),
+      NODE_ENV: "production",
+      WEB_PORT: webPort,
+      PROXY_PORT: proxyPort,
+    };
     const supervisor = new Supervisor([
-      { name: "web", command: path.join(root, "node_modules/.bin/next"), args: ["start", "-p", webPort], env: appEnv, cwd: root },
+      {
+        name: "web",
+        command: path.join(root, "node_modules/.bin/next"),
+        args: ["start", "-p", webPort],
+        env: appEnv,
+        cwd: root,
+      },
       ...WORKERS.map((w) => ({ name: w.name, ...workerCommand(root, w), env: appEnv, cwd: root })),
     ]);
     supervisor.start();
     cleanups.unshift(() => supervisor.stop());
     await waitForHttp(`http://127.0.0.1:${webPort}/api/health`, 120_000);
-    const browser = await run(path.join(root, "node_modules/.bin/vitest"), ["run", "--config", "vitest.browser.config.ts", ...browserFiles], {
-      ...appEnv,
-      APP_URL: `http://127.0.0.1:${webPort}`,
-      PROXY_URL: `http://127.0.0.1:${proxyPort}`,
-      CHROMIUM_PATH: CHROMIUM,
-    });
+    const browser = await run(
+      path.join(root, "node_modules/.bin/vitest"),
+      ["run", "--config", "vitest.browser.config.ts", ...browserFiles],
+      {
+        ...appEnv,
+        APP_URL: `http://127.0.0.1:${webPort}`,
+        PROXY_URL: `http://127.0.0.1:${proxyPort}`,
+        CHROMIUM_PATH: CHROMIUM,
+      },
+    );
     return unit || browser;
   } finally {
     for (const c of cleanups) await c().catch((e: Error) => log(`cleanup: ${e.message}`));

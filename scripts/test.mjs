@@ -5,6 +5,9 @@ import { ensureDeps } from "./lib/ensure-deps.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 ensureDeps(root);
-const child = spawn(process.execPath, ["--import", "tsx", `${root}scripts/test-run.ts`, ...process.argv.slice(2)], { cwd: root, stdio: "inherit" });
+const child = spawn(process.execPath, ["--import", "tsx", `${root}scripts/test-run.ts`, ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: "inherit",
+});
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 1)));

@@ -7,14 +7,40 @@ export interface WorkerSpec {
   enabled: (env: NodeJS.ProcessEnv) => boolean;
 }
 
-const flag = (name: string) => (env: NodeJS.ProcessEnv) => !["0", "false", "off", "no"].includes((env[`WORKER_${name.toUpperCase()}`] ?? "1").toLowerCase());
+const flag = (name: string) => (env: NodeJS.ProcessEnv) =>
+  !["0", "false", "off", "no"].includes((env[`WORKER_${name.toUpperCase()}`] ?? "1").toLowerCase());
 
 export const WORKERS: WorkerSpec[] = [
-  { name: "serve", entry: "workers/serve/main.ts", description: "OpenAI-compatible recording proxy", enabled: flag("serve") },
-  { name: "judge", entry: "workers/judge/main.ts", description: "PRM scoring, OPD hints, teacher log-probs", enabled: flag("judge") },
-  { name: "train", entry: "workers/train/main.ts", description: "Trainer: turns judged samples into policy versions", enabled: flag("train") },
-  { name: "simulate", entry: "workers/simulate/main.ts", description: "Simulated users driving conversations", enabled: flag("simulate") },
-  { name: "evaluate", entry: "workers/evaluate/main.ts", description: "Held-out evaluation of policy versions, promotion gate, auto-rollback", enabled: flag("evaluate") },
+  {
+    name: "serve",
+    entry: "workers/serve/main.ts",
+    description: "OpenAI-compatible recording proxy",
+    enabled: flag("serve"),
+  },
+  {
+    name: "judge",
+    entry: "workers/judge/main.ts",
+    description: "PRM scoring, OPD hints, teacher log-probs",
+    enabled: flag("judge"),
+  },
+  {
+    name: "train",
+    entry: "workers/train/main.ts",
+    description: "Trainer: turns judged samples into policy versions",
+    enabled: flag("train"),
+  },
+  {
+    name: "simulate",
+    entry: "workers/simulate/main.ts",
+    description: "Simulated users driving conversations",
+    enabled: flag("simulate"),
+  },
+  {
+    name: "evaluate",
+    entry: "workers/evaluate/main.ts",
+    description: "Held-out evaluation of policy versions, promotion gate, auto-rollback",
+    enabled: flag("evaluate"),
+  },
 ];
 
 /**

@@ -22,5 +22,10 @@ export function messageOf(err: unknown): string {
 export function errorText(err: unknown, max = Infinity): string {
   const issues = issuesOf(err);
   const more = issues.length > max ? ` (and ${issues.length - max} more)` : "";
-  return issues.length ? issues.slice(0, max).map((i) => `${i.path}: ${i.message}`).join("; ") + more : messageOf(err);
+  return issues.length
+    ? issues
+        .slice(0, max)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join("; ") + more
+    : messageOf(err);
 }

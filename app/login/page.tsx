@@ -30,7 +30,11 @@ function LoginForm() {
 
   return (
     <form className="card" onSubmit={onSubmit}>
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       <label className="field">
         <span>Email</span>
         <input name="email" type="email" autoComplete="username" required autoFocus />
@@ -44,7 +48,9 @@ function LoginForm() {
       <button className="primary" type="submit" disabled={busy} style={{ width: "100%" }}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
-      <p className="muted" style={{ fontSize: 12 }}>The first admin&apos;s credentials are printed once by <code>npm start</code>.</p>
+      <p className="muted" style={{ fontSize: 12 }}>
+        The first admin&apos;s credentials are printed once by <code>npm start</code>.
+      </p>
     </form>
   );
 }

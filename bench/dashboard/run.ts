@@ -108,7 +108,8 @@ async function seed(pool: pg.Pool, experimentId: string, runId: string) {
        FROM turns t WHERE (hashtext(t.id) & 1023) % 100 < 4`,
     );
     log("VACUUM ANALYZE");
-    for (const t of ["agent_sessions", "turns", "turn_facets", "judgments", "judge_votes", "labels"]) await c.query(`VACUUM ANALYZE ${t}`);
+    for (const t of ["agent_sessions", "turns", "turn_facets", "judgments", "judge_votes", "labels"])
+      await c.query(`VACUUM ANALYZE ${t}`);
   } finally {
     c.release();
   }
@@ -126,7 +127,15 @@ async function main() {
   }
   const redisChoice = await chooseRedis(dataDir, log);
   const prefix = `bench:${id}:`;
-  Object.assign(process.env, { DATABASE_URL: databaseUrl, REDIS_URL: redisChoice.url, REDIS_PREFIX: prefix, SECRET_KEY: randomBytes(32).toString("base64url"), DATA_DIR: dataDir, NODE_ENV: "production", API_RATE_LIMIT_PER_MIN: "1000000" });
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisChoice.url,
+    REDIS_PREFIX: prefix,
+    SECRET_KEY: randomBytes(32).toString("base64url"),
+    DATA_DIR: dataDir,
+    NODE_ENV: "production",
+    API_RATE_LIMIT_PER_MIN: "1000000",
+  });
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const results: Record<string, unknown> = { turns: TURNS, points: POINTS, reps: REPS };
   try {
@@ -137,8 +146,14 @@ async function main() {
     const { handleApi } = await import("../../server/gateway/handler");
     const experimentId = "bench-exp";
     if (!REUSE) {
-      await pool.query(`INSERT INTO experiments (id, slug, name, config, "updatedAt") VALUES ($1, $1, 'Bench', $2, now())`, [experimentId, JSON.stringify(ExperimentConfigSchema.parse({ method: "grpo" }))]);
-      await pool.query(`INSERT INTO runs (id, "experimentId", number, config, status, "trainerBackend") VALUES ('bench-run', $1, 1, '{}', 'RUNNING', 'embedded')`, [experimentId]);
+      await pool.query(
+        `INSERT INTO experiments (id, slug, name, config, "updatedAt") VALUES ($1, $1, 'Bench', $2, now())`,
+        [experimentId, JSON.stringify(ExperimentConfigSchema.parse({ method: "grpo" }))],
+      );
+      await pool.query(
+        `INSERT INTO runs (id, "experimentId", number, config, status, "trainerBackend") VALUES ('bench-run', $1, 1, '{}', 'RUNNING', 'embedded')`,
+        [experimentId],
+      );
       const t0 = Date.now();
       await seed(pool, experimentId, "bench-run");
       results.seedTurnsS = (Date.now() - t0) / 1000;
@@ -180,11 +195,18 @@ async function main() {
           return null;
         }
       })();
-      const row = { label, p50: +pct(ms, 50).toFixed(1), p95: +pct(ms, 95).toFixed(1), items, kb: +(first.bytes / 1024).toFixed(1) };
+      const row = {
+        label,
+        p50: +pct(ms, 50).toFixed(1),
+        p95: +pct(ms, 95).toFixed(1),
+        items,
+        kb: +(first.bytes / 1024).toFixed(1),
+      };
       log(`${label}: p50 ${row.p50} ms, p95 ${row.p95} ms (${items} rows, ${row.kb} KB)`);
       return row;
     };
-    const turns = (q: Record<string, string>) => `/api/v1/turns?${new URLSearchParams({ experimentId, limit: "50", ...q })}`;
+    const turns = (q: Record<string, string>) =>
+      `/api/v1/turns?${new URLSearchParams({ experimentId, limit: "50", ...q })}`;
     // A cursor 200 pages deep.
     let deep = "";
     {
@@ -205,7 +227,13 @@ async function main() {
       await time("filter side turns", turns({ turnType: "SIDE" })),
       await time("filter run + policy version", turns({ runId: "bench-run", policyVersion: "25" })),
       await time("filter session id", turns({ sessionId: "bench-session-12345" })),
-      await time("filter time range (1 day)", turns({ from: new Date(Date.now() - 20 * 86400_000).toISOString(), to: new Date(Date.now() - 19 * 86400_000).toISOString() })),
+      await time(
+        "filter time range (1 day)",
+        turns({
+          from: new Date(Date.now() - 20 * 86400_000).toISOString(),
+          to: new Date(Date.now() - 19 * 86400_000).toISOString(),
+        }),
+      ),
       await time("filter unjudged", turns({ score: "unjudged", turnType: "MAIN" })),
       await time("filter relabeled + score 0", turns({ relabeled: "true", score: "0" })),
     ];
@@ -217,21 +245,36 @@ async function main() {
       await time('search phrase ("book flight")', turns({ q: '"book flight"' })),
       await time("search + filter (refund, score -1)", turns({ q: "refund", score: "-1" })),
     ];
-    const series = (q: Record<string, string>) => `/api/v1/metrics/series?${new URLSearchParams({ experimentId, runIds: "bench-run", names: "train/loss", ...q })}`;
+    const series = (q: Record<string, string>) =>
+      `/api/v1/metrics/series?${new URLSearchParams({ experimentId, runIds: "bench-run", names: "train/loss", ...q })}`;
     const charts = [
       await time(`${POINTS} points by step → ≤1000`, series({ axis: "step" })),
       await time(`${POINTS} points by time → ≤1000`, series({ axis: "time" })),
-      await time("zoom 1/10 of the range by step", series({ axis: "step", from: String(Math.floor(POINTS * 0.4)), to: String(Math.floor(POINTS * 0.5)) })),
+      await time(
+        "zoom 1/10 of the range by step",
+        series({ axis: "step", from: String(Math.floor(POINTS * 0.4)), to: String(Math.floor(POINTS * 0.5)) }),
+      ),
       await time("zoom 900 steps (raw points)", series({ axis: "step", from: "5000", to: "5899" })),
     ];
     await http.close();
     Object.assign(results, { list, search, charts });
-    const table = (title: string, rows: { label: string; p50: number; p95: number; items: number | null; kb: number }[]) => {
+    const table = (
+      title: string,
+      rows: { label: string; p50: number; p95: number; items: number | null; kb: number }[],
+    ) => {
       console.log(`\n${title}\n${"".padEnd(44)}   p50 ms   p95 ms   rows      KB`);
-      for (const r of rows) console.log(`${r.label.padEnd(44)} ${String(r.p50).padStart(8)} ${String(r.p95).padStart(8)} ${String(r.items ?? "-").padStart(6)} ${String(r.kb).padStart(7)}`);
+      for (const r of rows)
+        console.log(
+          `${r.label.padEnd(44)} ${String(r.p50).padStart(8)} ${String(r.p95).padStart(8)} ${String(r.items ?? "-").padStart(6)} ${String(r.kb).padStart(7)}`,
+        );
     };
-    console.log(`\nDashboard benchmark: ${TURNS} turns, ${POINTS}-point series, ${REPS} timed requests each (after one warm-up), over HTTP.`);
-    if (!REUSE) console.log(`Seeding took ${results.seedTurnsS} s; metric ingest with rollups: ${results.ingestPointsPerS} points/s.`);
+    console.log(
+      `\nDashboard benchmark: ${TURNS} turns, ${POINTS}-point series, ${REPS} timed requests each (after one warm-up), over HTTP.`,
+    );
+    if (!REUSE)
+      console.log(
+        `Seeding took ${results.seedTurnsS} s; metric ingest with rollups: ${results.ingestPointsPerS} points/s.`,
+      );
     table("Trajectory list and filters (target p95 ≤ 50 ms)", list);
     table("Full-text search (target p95 ≤ 200 ms)", search);
     table("Metrics bucketing (target ≤ 100 ms for a 1M-point chart)", charts);

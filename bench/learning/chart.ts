@@ -33,15 +33,49 @@ export function renderBandSvg(c: BandChart): string {
     // A band is a stacked pair of areas: an invisible base at min, then max − min filled on top of it.
     const stack = `band-${s.label}`;
     series.push(
-      { type: "line", name: `${s.label} min`, stack, stackStrategy: "all", data: s.points.map((p) => [p.x, p.min]), lineStyle: { opacity: 0 }, symbol: "none", silent: true, tooltip: { show: false } },
-      { type: "line", name: `${s.label} range`, stack, stackStrategy: "all", data: s.points.map((p) => [p.x, p.max - p.min]), lineStyle: { opacity: 0 }, symbol: "none", areaStyle: { color: s.color, opacity: 0.18 }, silent: true },
-      { type: "line", name: s.label, data: s.points.map((p) => [p.x, p.mean]), lineStyle: { color: s.color, width: 2 }, itemStyle: { color: s.color }, symbol: "none" },
+      {
+        type: "line",
+        name: `${s.label} min`,
+        stack,
+        stackStrategy: "all",
+        data: s.points.map((p) => [p.x, p.min]),
+        lineStyle: { opacity: 0 },
+        symbol: "none",
+        silent: true,
+        tooltip: { show: false },
+      },
+      {
+        type: "line",
+        name: `${s.label} range`,
+        stack,
+        stackStrategy: "all",
+        data: s.points.map((p) => [p.x, p.max - p.min]),
+        lineStyle: { opacity: 0 },
+        symbol: "none",
+        areaStyle: { color: s.color, opacity: 0.18 },
+        silent: true,
+      },
+      {
+        type: "line",
+        name: s.label,
+        data: s.points.map((p) => [p.x, p.mean]),
+        lineStyle: { color: s.color, width: 2 },
+        itemStyle: { color: s.color },
+        symbol: "none",
+      },
     );
   }
   if (c.target) {
     series.push({
-      type: "line", name: c.target.label, data: [], markLine: {
-        symbol: "none", silent: true, lineStyle: { type: "dashed", color: "#666" }, label: { formatter: c.target.label, position: "insideEndTop" }, data: [{ yAxis: c.target.y }],
+      type: "line",
+      name: c.target.label,
+      data: [],
+      markLine: {
+        symbol: "none",
+        silent: true,
+        lineStyle: { type: "dashed", color: "#666" },
+        label: { formatter: c.target.label, position: "insideEndTop" },
+        data: [{ yAxis: c.target.y }],
       },
     });
   }
@@ -63,6 +97,9 @@ export function renderBandSvg(c: BandChart): string {
 
 /** The chart as PNG bytes. */
 export function renderBandPng(c: BandChart): Buffer {
-  const resvg = new Resvg(renderBandSvg(c), { background: "#ffffff", font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" } });
+  const resvg = new Resvg(renderBandSvg(c), {
+    background: "#ffffff",
+    font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },
+  });
   return Buffer.from(resvg.render().asPng());
 }

@@ -66,7 +66,12 @@ export interface ChildOverrides {
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 export async function runChild(
-  method: string, steps: number, settings: SimulationSettings, overrides: ChildOverrides, window = 10, maxConversations?: number,
+  method: string,
+  steps: number,
+  settings: SimulationSettings,
+  overrides: ChildOverrides,
+  window = 10,
+  maxConversations?: number,
 ): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
@@ -76,16 +81,33 @@ export async function runChild(
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
   config.policy = { kind: "embedded", checkpoint: path.resolve(overrides.checkpoint) };
   const e = await db().experiment.create({
-    data: { slug: `bench-${method}-${randomBytes(3).toString("hex")}`, name: `learning bench (${method})`, config: config as unknown as Prisma.InputJsonValue },
+    data: {
+      slug: `bench-${method}-${randomBytes(3).toString("hex")}`,
+      name: `learning bench (${method})`,
+      config: config as unknown as Prisma.InputJsonValue,
+    },
   });
   const run = await db().run.create({
-    data: { experimentId: e.id, number: 1, config: config as unknown as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() },
+    data: {
+      experimentId: e.id,
+      number: 1,
+      config: config as unknown as Prisma.InputJsonValue,
+      trainerBackend: "embedded",
+      status: "RUNNING",
+      startedAt: new Date(),
+    },
   });
   const key = await createApiKey(null, { name: "learning bench", scopes: ["proxy", "write"] });
   const proxy = await startProxy({ port: 0, host: "127.0.0.1", metricsIntervalMs: 3_600_000, log: () => {} });
   const judge = startJudgeWorker({
-    concurrency: 4, lockDurationMs: 30_000, jobTimeoutMs: 120_000, sweepIntervalMs: 0, sweepMinAgeMs: 30_000,
-    failedRetryAfterMs: 600_000, metricsIntervalMs: 3_600_000, experimentIds: [e.id],
+    concurrency: 4,
+    lockDurationMs: 30_000,
+    jobTimeoutMs: 120_000,
+    sweepIntervalMs: 0,
+    sweepMinAgeMs: 30_000,
+    failedRetryAfterMs: 600_000,
+    metricsIntervalMs: 3_600_000,
+    experimentIds: [e.id],
   });
   const trainer = new Trainer({});
   const client = new OpenAI({ apiKey: key.key, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
@@ -96,27 +118,62 @@ export async function runChild(
   let lastCheckpoint: string | null = null;
   try {
     const done = await runLockstep({
-      experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings, steps, nonce: method, maxConversations,
+      experimentId: e.id,
+      slug: e.slug,
+      runId: run.id,
+      proxy,
+      client,
+      trainer,
+      settings,
+      steps,
+      nonce: method,
+      maxConversations,
       timeoutMs: 300_000,
       onStep: (s) => {
         const now = performance.now();
         stepMs.push(now - last);
         last = now;
         kl.push(s.metrics["train/kl_loss"] ?? NaN);
-        emit({ type: "step", method, step: s.step, conversations: s.conversations, reward: s.metrics["rollout/reward_mean"] ?? null, evalScore: s.metrics["rollout/prm_eval_score"] ?? null, ms: Math.round(stepMs.at(-1)!) });
+        emit({
+          type: "step",
+          method,
+          step: s.step,
+          conversations: s.conversations,
+          reward: s.metrics["rollout/reward_mean"] ?? null,
+          evalScore: s.metrics["rollout/prm_eval_score"] ?? null,
+          ms: Math.round(stepMs.at(-1)!),
+        });
       },
     });
-    const admin: Principal = { kind: "apiKey", keyId: "bench", prefix: "bench", scopes: ["admin"], experimentId: null, createdById: null };
+    const admin: Principal = {
+      kind: "apiKey",
+      keyId: "bench",
+      prefix: "bench",
+      scopes: ["admin"],
+      experimentId: null,
+      createdById: null,
+    };
     const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });
-    lastCheckpoint = (await db().policyVersion.findFirst({ where: { experimentId: e.id, status: "ACTIVE" }, orderBy: { version: "desc" } }))?.checkpointPath ?? null;
+    lastCheckpoint =
+      (
+        await db().policyVersion.findFirst({
+          where: { experimentId: e.id, status: "ACTIVE" },
+          orderBy: { version: "desc" },
+        })
+      )?.checkpointPath ?? null;
     const finalModel = (await loadCheckpoint(lastCheckpoint ?? config.policy.checkpoint)).model;
     const [final] = await measureCompliance(finalModel, { samples: 32, personas: [settings.personas[0]!] });
     disposeModel(finalModel);
     const tail = kl.slice(-10).filter(Number.isFinite);
     const result: ChildResult = {
-      method, steps: done.length, conversations: done.at(-1)?.conversations ?? 0, wallS: (performance.now() - t0) / 1000,
-      versions: progress.versions.map((v) => ({ version: v.version, turns: v.turns, reward: v.reward })), stepMs,
-      klToBase: tail.reduce((a, b) => a + b, 0) / Math.max(tail.length, 1), final: final!,
+      method,
+      steps: done.length,
+      conversations: done.at(-1)?.conversations ?? 0,
+      wallS: (performance.now() - t0) / 1000,
+      versions: progress.versions.map((v) => ({ version: v.version, turns: v.turns, reward: v.reward })),
+      stepMs,
+      klToBase: tail.reduce((a, b) => a + b, 0) / Math.max(tail.length, 1),
+      final: final!,
       byPosition: await rewardByPosition(e.id, Math.max(0, done.length - window + 1)),
     };
     emit({ type: "result", ...result });

@@ -24,7 +24,13 @@ import { hintedTeacherMessages } from "../../server/judge/core/teacher";
 import { correctionsOf } from "../../server/simulation/conversation";
 import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
 import { onTopic } from "../../server/simulation/grader";
-import { PERSONAS, questionsFor, renderReply, satisfiesPreference, REPLY_STYLES } from "../../server/simulation/personas";
+import {
+  PERSONAS,
+  questionsFor,
+  renderReply,
+  satisfiesPreference,
+  REPLY_STYLES,
+} from "../../server/simulation/personas";
 
 export interface PersonaCompliance {
   persona: string;
@@ -41,7 +47,8 @@ export interface PersonaCompliance {
 const DEMO_MAX_TOKENS = demoConfig(DEMO_EXPERIMENTS[0]).serving.maxTokens;
 
 export async function measureCompliance(
-  model: PolicyModel, opts: { samples?: number; seed?: number; maxTokens?: number; personas?: readonly string[] } = {},
+  model: PolicyModel,
+  opts: { samples?: number; seed?: number; maxTokens?: number; personas?: readonly string[] } = {},
 ): Promise<PersonaCompliance[]> {
   const n = opts.samples ?? 32;
   const seed = opts.seed ?? 1;
@@ -62,7 +69,9 @@ export async function measureCompliance(
       }
       return renderChat(hintedTeacherMessages(context as never, hint) as ChatMessage[], { addGenerationPrompt: true });
     });
-    const plainPrompts = questions.map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+    const plainPrompts = questions.map((q) =>
+      renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }),
+    );
     const hinted = await generateBatch(model, hintedPrompts, { maxTokens, temperature: 1, seed: seed * 1000 + 1 });
     const plain = await generateBatch(model, plainPrompts, { maxTokens, temperature: 1, seed: seed * 1000 + 2 });
     const share = (xs: boolean[]) => xs.filter(Boolean).length / xs.length;
@@ -79,16 +88,22 @@ export async function measureCompliance(
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { checkpoint: { type: "string" }, samples: { type: "string" }, seed: { type: "string" } } });
-  const args = z.object({
-    checkpoint: z.string().default("models/base"),
-    samples: z.coerce.number().int().min(2).default(32),
-    seed: z.coerce.number().int().min(0).default(1),
-  }).parse(values);
+  const { values } = parseArgs({
+    options: { checkpoint: { type: "string" }, samples: { type: "string" }, seed: { type: "string" } },
+  });
+  const args = z
+    .object({
+      checkpoint: z.string().default("models/base"),
+      samples: z.coerce.number().int().min(2).default(32),
+      seed: z.coerce.number().int().min(0).default(1),
+    })
+    .parse(values);
   await initBackend();
   const { model } = await loadCheckpoint(args.checkpoint);
   const rows = await measureCompliance(model, { samples: args.samples, seed: args.seed });
-  console.log(`${args.checkpoint}: ${args.samples} samples per persona and context, temperature 1, ≤ ${DEMO_MAX_TOKENS} tokens`);
+  console.log(
+    `${args.checkpoint}: ${args.samples} samples per persona and context, temperature 1, ≤ ${DEMO_MAX_TOKENS} tokens`,
+  );
   console.log("persona | preference | hinted compliance | unprompted | on-topic (unprompted)");
   for (const r of rows) {
     const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
@@ -97,8 +112,11 @@ async function main() {
 }
 
 if (process.argv[1] && /compliance\.ts$/.test(process.argv[1])) {
-  main().then(() => process.exit(0), (e) => {
-    console.error(e);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

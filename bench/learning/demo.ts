@@ -23,7 +23,8 @@ const { values } = parseArgs({ options: { minutes: { type: "string", default: "6
 const minutes = Number(values.minutes);
 const log = (s: string) => console.log(`[demo] ${s}`);
 
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
 /** user+system CPU seconds of every process whose environment carries our DATA_DIR, by command. */
 function cpuByProcess(dataDir: string): Map<string, number> {
@@ -37,7 +38,13 @@ function cpuByProcess(dataDir: string): Map<string, number> {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const cpu = (Number(fields[11]) + Number(fields[12])) / tick;
       const worker = cmd.find((a) => /workers\/\w+\/main\.ts$/.test(a))?.match(/workers\/(\w+)\//)?.[1];
-      const name = worker ?? (cmd.some((a) => a.includes("next")) ? "web" : cmd.some((a) => a.endsWith("launch.ts") || a.endsWith("start.mjs")) ? "launcher" : path.basename(cmd[0] ?? "?"));
+      const name =
+        worker ??
+        (cmd.some((a) => a.includes("next"))
+          ? "web"
+          : cmd.some((a) => a.endsWith("launch.ts") || a.endsWith("start.mjs"))
+            ? "launcher"
+            : path.basename(cmd[0] ?? "?"));
       out.set(name, (out.get(name) ?? 0) + cpu);
     } catch {
       /* gone */
@@ -70,7 +77,11 @@ async function main() {
     INIT_ADMIN_PASSWORD: password,
   };
   const t0 = Date.now();
-  const child = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], {
+    cwd: root,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
@@ -84,14 +95,23 @@ async function main() {
   const latencies: number[] = [];
   try {
     const base = `http://127.0.0.1:${webPort}`;
-    while (!(await fetch(`${base}/api/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
       if (Date.now() - t0 > 15 * 60_000) throw new Error(`the dashboard did not come up:\n${output}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
     mark("dashboard up");
     await db.connect();
-    const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
     const deadline = Date.now() + minutes * 60_000;
     const sample = async () => {
@@ -102,8 +122,17 @@ async function main() {
     };
     while (Date.now() < deadline) {
       await sample();
-      const { rows } = await db.query<{ slug: string; sessions: number; turns: number; judged: number; steps: number; version: number; newer: number }>(
-        `SELECT e.slug,
+      const { rows } = await db
+        .query<{
+          slug: string;
+          sessions: number;
+          turns: number;
+          judged: number;
+          steps: number;
+          version: number;
+          newer: number;
+        }>(
+          `SELECT e.slug,
            (SELECT count(*)::int FROM agent_sessions s WHERE s."experimentId" = e.id AND s.simulated) AS sessions,
            (SELECT count(*)::int FROM turns t WHERE t."experimentId" = e.id) AS turns,
            (SELECT count(*)::int FROM judgments j JOIN turns t ON t.id = j."turnId" WHERE t."experimentId" = e.id) AS judged,
@@ -111,7 +140,8 @@ async function main() {
            COALESCE((SELECT max(version) FROM policy_versions p WHERE p."experimentId" = e.id AND p.status = 'ACTIVE'), 0) AS version,
            (SELECT count(*)::int FROM turns t WHERE t."experimentId" = e.id AND t."policyVersion" > 0) AS newer
          FROM experiments e WHERE e.demo ORDER BY e.slug`,
-      ).catch(() => ({ rows: [] }));
+        )
+        .catch(() => ({ rows: [] }));
       for (const r of rows) {
         if (r.turns) mark(`${r.slug}: first trajectory`);
         if (r.judged) mark(`${r.slug}: first judged turn`);
@@ -131,17 +161,30 @@ async function main() {
     console.log(`\nafter ${(wall / 60).toFixed(1)} min: judged reward per served policy version`);
     for (const slug of [...new Set(rows.map((r) => r.slug))]) {
       const mine = rows.filter((r) => r.slug === slug);
-      console.log(`  ${slug.padEnd(13)} ${mine.map((r) => `v${r.version} ${r.reward >= 0 ? "+" : ""}${r.reward.toFixed(2)} (${r.turns})`).join(", ")}`);
+      console.log(
+        `  ${slug.padEnd(13)} ${mine.map((r) => `v${r.version} ${r.reward >= 0 ? "+" : ""}${r.reward.toFixed(2)} (${r.turns})`).join(", ")}`,
+      );
       // When the turn-weighted mean of the last 5 versions first reached +0.6, in time since npm start.
       const hit = mine.findIndex((_, i) => {
         const span = mine.slice(Math.max(0, i - 4), i + 1);
-        return i >= 4 && span.reduce((a, v) => a + v.reward * v.turns, 0) / span.reduce((a, v) => a + v.turns, 0) >= 0.6;
+        return (
+          i >= 4 && span.reduce((a, v) => a + v.reward * v.turns, 0) / span.reduce((a, v) => a + v.turns, 0) >= 0.6
+        );
       });
-      console.log(`  ${"".padEnd(13)} 5-version window ≥ +0.6: ${hit < 0 ? "not yet" : `at version ${mine[hit].version}, ${((mine[hit].firstAt.getTime() - t0) / 1000).toFixed(0)} s after npm start`}`);
+      console.log(
+        `  ${"".padEnd(13)} 5-version window ≥ +0.6: ${hit < 0 ? "not yet" : `at version ${mine[hit].version}, ${((mine[hit].firstAt.getTime() - t0) / 1000).toFixed(0)} s after npm start`}`,
+      );
     }
-    console.log(`dashboard /api/trpc/simulation.list while the demo runs: p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (${latencies.length} requests)`);
-    console.log(`CPU seconds per process over ${wall.toFixed(0)} s of wall time (2 cores = ${(2 * wall).toFixed(0)} s available):`);
-    for (const [name, s] of [...cpu].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(10)} ${s.toFixed(0).padStart(5)} s  (${((100 * s) / wall).toFixed(0)}% of one core)`);
+    console.log(
+      `dashboard /api/trpc/simulation.list while the demo runs: p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms (${latencies.length} requests)`,
+    );
+    console.log(
+      `CPU seconds per process over ${wall.toFixed(0)} s of wall time (2 cores = ${(2 * wall).toFixed(0)} s available):`,
+    );
+    for (const [name, s] of [...cpu].sort((a, b) => b[1] - a[1]))
+      console.log(
+        `  ${name.padEnd(10)} ${s.toFixed(0).padStart(5)} s  (${((100 * s) / wall).toFixed(0)}% of one core)`,
+      );
   } finally {
     child.kill("SIGINT");
     await new Promise((r) => child.once("exit", r));

@@ -39,9 +39,18 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 const Method = z.enum(["grpo", "opd", "combine"]);
 const ArgsSchema = z.object({
-  methods: z.string().default("grpo,opd,combine").transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
-  seeds: z.string().default("7,8,9").transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
-  control: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  methods: z
+    .string()
+    .default("grpo,opd,combine")
+    .transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
+  seeds: z
+    .string()
+    .default("7,8,9")
+    .transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
+  control: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((v) => v === "true"),
   steps: z.coerce.number().int().min(1).default(150),
   window: z.coerce.number().int().min(1).default(10),
   target: z.coerce.number().default(0.6),
@@ -50,15 +59,31 @@ const ArgsSchema = z.object({
   lr: z.coerce.number().min(0).optional(),
   batch: z.coerce.number().int().min(1).optional(),
   /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
-  hyper: z.string().optional().transform((s, ctx) => {
-    if (s === undefined) return undefined;
-    const r = HyperparamsSchema.partial().strict().safeParse((() => { try { return JSON.parse(s); } catch { return null; } })());
-    if (!r.success) {
-      ctx.addIssue({ code: "custom", message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}` });
-      return z.NEVER;
-    }
-    return s;
-  }),
+  hyper: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined) return undefined;
+      const r = HyperparamsSchema.partial()
+        .strict()
+        .safeParse(
+          (() => {
+            try {
+              return JSON.parse(s);
+            } catch {
+              return null;
+            }
+          })(),
+        );
+      if (!r.success) {
+        ctx.addIssue({
+          code: "custom",
+          message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}`,
+        });
+        return z.NEVER;
+      }
+      return s;
+    }),
   /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
   maxConversations: z.coerce.number().int().min(1).optional(),
   /** overrides the simulated users' most replies per conversation */
@@ -70,7 +95,13 @@ const ArgsSchema = z.object({
 });
 type Args = z.output<typeof ArgsSchema>;
 /** The flags a child takes from the parent as they are (lr and the seed are per job). */
-const CHILD_FLAGS = ["batch", "hyper", "maxTurns", "checkpoint", "maxConversations"] as const satisfies readonly (keyof Args)[];
+const CHILD_FLAGS = [
+  "batch",
+  "hyper",
+  "maxTurns",
+  "checkpoint",
+  "maxConversations",
+] as const satisfies readonly (keyof Args)[];
 
 /** One run: a method (or the control) on one seed. */
 interface Job {
@@ -82,7 +113,12 @@ interface Job {
 
 const CONTROL = "control";
 const COLORS: Record<string, string> = { grpo: "#1f77b4", opd: "#d62728", combine: "#2ca02c", [CONTROL]: "#7f7f7f" };
-const LABELS: Record<string, string> = { grpo: "GRPO", opd: "OPD", combine: "Combine", [CONTROL]: "Control (Combine, lr 0)" };
+const LABELS: Record<string, string> = {
+  grpo: "GRPO",
+  opd: "OPD",
+  combine: "Combine",
+  [CONTROL]: "Control (Combine, lr 0)",
+};
 
 /** Turn-weighted mean reward of the `window` versions ending at each version. */
 export function windowed(versions: ChildResult["versions"], window: number): { version: number; reward: number }[] {
@@ -108,11 +144,25 @@ function childEnv(base: NodeJS.ProcessEnv, databaseUrl: string, redisUrl: string
 function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<ChildResult> {
   const method = job.method;
   return new Promise((resolve, reject) => {
-    const argv = [path.join(root, "bench/learning/run.ts"), "--child", method, "--steps", String(args.steps), "--seed", String(job.seed), "--window", String(args.window)];
+    const argv = [
+      path.join(root, "bench/learning/run.ts"),
+      "--child",
+      method,
+      "--steps",
+      String(args.steps),
+      "--seed",
+      String(job.seed),
+      "--window",
+      String(args.window),
+    ];
     const lr = job.lr ?? args.lr;
     if (lr !== undefined) argv.push("--lr", String(lr));
     for (const key of CHILD_FLAGS) if (args[key] !== undefined) argv.push(`--${key}`, String(args[key]));
-    const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(path.join(root, "node_modules/.bin/tsx"), argv, {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let result: ChildResult | null = null;
     createInterface({ input: child.stdout }).on("line", (line) => {
       let msg: { type?: string } & Record<string, unknown>;
@@ -121,7 +171,10 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
       } catch {
         return; // a log line
       }
-      if (msg.type === "step" && Number(msg.step) % 10 === 0) console.log(`  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`);
+      if (msg.type === "step" && Number(msg.step) % 10 === 0)
+        console.log(
+          `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`,
+        );
       if (msg.type === "result") result = msg as unknown as ChildResult;
     });
     child.on("exit", (code) => {
@@ -147,7 +200,9 @@ async function parent(args: Args): Promise<void> {
       ...args.methods.map((method) => ({ name: method, method, seed })),
       ...(args.control ? [{ name: CONTROL, method: "combine" as const, seed, lr: 0 }] : []),
     ]);
-    log(`database ${dbName}; ${jobs.length} runs (${args.methods.join(", ")}${args.control ? ", control" : ""} × seeds ${args.seeds.join(", ")}), ${args.steps} steps each, ${args.parallel} at a time`);
+    log(
+      `database ${dbName}; ${jobs.length} runs (${args.methods.join(", ")}${args.control ? ", control" : ""} × seeds ${args.seeds.join(", ")}), ${args.steps} steps each, ${args.parallel} at a time`,
+    );
     const t0 = Date.now();
     const results: (ChildResult & { name: string; seed: number })[] = [];
     const queue = [...jobs];
@@ -156,7 +211,11 @@ async function parent(args: Args): Promise<void> {
         for (let j = queue.shift(); j; j = queue.shift()) {
           // One failed run is reported and left out; the others still count.
           try {
-            const r = await runChildProcess(j, args, childEnv(process.env, databaseUrl, redisChoice.url, `${j.name}-${j.seed}`));
+            const r = await runChildProcess(
+              j,
+              args,
+              childEnv(process.env, databaseUrl, redisChoice.url, `${j.name}-${j.seed}`),
+            );
             results.push({ ...r, name: j.name, seed: j.seed });
           } catch (e) {
             log(`FAILED: ${(e as Error).message}`);
@@ -165,7 +224,9 @@ async function parent(args: Args): Promise<void> {
       }),
     );
     await initBackend();
-    const base = await measureCompliance((await loadCheckpoint(path.resolve(root, args.checkpoint))).model, { samples: 32 });
+    const base = await measureCompliance((await loadCheckpoint(path.resolve(root, args.checkpoint))).model, {
+      samples: 32,
+    });
     report(args, results, base, (Date.now() - t0) / 1000);
   } finally {
     const c = new pg.Client({ connectionString: server.adminUrl });
@@ -184,18 +245,30 @@ export function stepsToTarget(w: { version: number; reward: number }[], window: 
   return w.find((x) => x.version >= window - 1 && x.reward >= target)?.version ?? null;
 }
 
-const fmt = (x: number | null | undefined, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d));
+const fmt = (x: number | null | undefined, d = 2) =>
+  x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
 
-function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof measureCompliance>>, wallS: number): void {
+function report(
+  args: Args,
+  results: Result[],
+  base: Awaited<ReturnType<typeof measureCompliance>>,
+  wallS: number,
+): void {
   const names = [...args.methods, ...(args.control ? [CONTROL] : [])];
   const byName = new Map(names.map((n) => [n, results.filter((r) => r.name === n).sort((a, b) => a.seed - b.seed)]));
   const curves = new Map(names.map((n) => [n, byName.get(n)!.map((r) => windowed(r.versions, args.window))]));
   const maxV = Math.max(...results.map((r) => r.versions.at(-1)?.version ?? 0));
   const leo = base.find((b) => b.persona === "leo")!;
-  console.log(`\nJudged reward per window of ${args.window} policy versions: mean over seeds ${args.seeds.join(", ")} [min, max]`);
+  console.log(
+    `\nJudged reward per window of ${args.window} policy versions: mean over seeds ${args.seeds.join(", ")} [min, max]`,
+  );
   console.log(["steps", ...names.map((n) => LABELS[n]!.padStart(22))].join(" | "));
-  const at = (n: string, v: number) => curves.get(n)!.map((w) => w.find((x) => x.version === v)?.reward).filter((x): x is number => x !== undefined);
+  const at = (n: string, v: number) =>
+    curves
+      .get(n)!
+      .map((w) => w.find((x) => x.version === v)?.reward)
+      .filter((x): x is number => x !== undefined);
   for (let end = args.window - 1; end <= maxV; end += args.window) {
     const cells = names.map((n) => {
       const xs = at(n, end);
@@ -203,8 +276,14 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
     });
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
-  console.log(`\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`);
-  console.log("method | steps to +" + args.target + " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo's preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time");
+  console.log(
+    `\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`,
+  );
+  console.log(
+    "method | steps to +" +
+      args.target +
+      " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo's preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time",
+  );
   for (const n of names) {
     const rs = byName.get(n)!;
     if (rs.length === 0) {
@@ -225,10 +304,13 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
     );
   }
   // Where the reward is earned: later replies follow a correction or an approval, in a longer context.
-  console.log(`\nJudged reward of the last ${args.window} versions' replies by position in the conversation: first reply / later replies (turns)`);
+  console.log(
+    `\nJudged reward of the last ${args.window} versions' replies by position in the conversation: first reply / later replies (turns)`,
+  );
   for (const n of names) {
     const rs = byName.get(n)!;
-    const part = (k: "first" | "later") => rs.map((r) => `${fmt(r.byPosition[k].reward)} (${r.byPosition[k].turns})`).join(", ");
+    const part = (k: "first" | "later") =>
+      rs.map((r) => `${fmt(r.byPosition[k].reward)} (${r.byPosition[k].turns})`).join(", ");
     if (rs.length) console.log(`${LABELS[n]} | ${part("first")} / ${part("later")}`);
   }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
@@ -241,31 +323,54 @@ function report(args: Args, results: Result[], base: Awaited<ReturnType<typeof m
     target: { y: args.target, label: `target +${args.target}` },
     series: names.map((n) => {
       const ws = curves.get(n)!;
-      const versions = [...new Set(ws.flatMap((w) => w.map((x) => x.version)))].filter((v) => v >= args.window - 1).sort((a, b) => a - b);
+      const versions = [...new Set(ws.flatMap((w) => w.map((x) => x.version)))]
+        .filter((v) => v >= args.window - 1)
+        .sort((a, b) => a - b);
       return {
         label: LABELS[n]!,
         color: COLORS[n]!,
-        points: versions.map((v) => {
-          const xs = at(n, v);
-          return { x: v, mean: mean(xs), min: Math.min(...xs), max: Math.max(...xs) };
-        }).filter((p) => Number.isFinite(p.min)),
+        points: versions
+          .map((v) => {
+            const xs = at(n, v);
+            return { x: v, mean: mean(xs), min: Math.min(...xs), max: Math.max(...xs) };
+          })
+          .filter((p) => Number.isFinite(p.min)),
       };
     }),
   });
   writeFileSync(path.resolve(root, args.out), png);
-  writeFileSync(path.resolve(root, args.out.replace(/\.png$/, ".json")), `${JSON.stringify({ args, base, results }, null, 1)}\n`);
+  writeFileSync(
+    path.resolve(root, args.out.replace(/\.png$/, ".json")),
+    `${JSON.stringify({ args, base, results }, null, 1)}\n`,
+  );
   console.log(`chart: ${args.out}`);
 }
 
 async function main() {
-  const { values } = parseArgs({ options: Object.fromEntries(Object.keys(ArgsSchema.shape).map((k) => [k, { type: "string" as const }])) });
+  const { values } = parseArgs({
+    options: Object.fromEntries(Object.keys(ArgsSchema.shape).map((k) => [k, { type: "string" as const }])),
+  });
   const args = ArgsSchema.parse(values);
   if (args.child) {
     const { runChild } = await import("./child");
     const { DEMO_SIMULATION } = await import("../../server/simulation/demo");
-    await runChild(args.child, args.steps, { ...DEMO_SIMULATION, seed: args.seed ?? DEMO_SIMULATION.seed, maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns }, {
-      lr: args.lr, batchSize: args.batch, hyper: args.hyper ? JSON.parse(args.hyper) : undefined, checkpoint: args.checkpoint,
-    }, args.window, args.maxConversations);
+    await runChild(
+      args.child,
+      args.steps,
+      {
+        ...DEMO_SIMULATION,
+        seed: args.seed ?? DEMO_SIMULATION.seed,
+        maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns,
+      },
+      {
+        lr: args.lr,
+        batchSize: args.batch,
+        hyper: args.hyper ? JSON.parse(args.hyper) : undefined,
+        checkpoint: args.checkpoint,
+      },
+      args.window,
+      args.maxConversations,
+    );
     return;
   }
   await parent(args);

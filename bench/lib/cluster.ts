@@ -40,13 +40,20 @@ export class Cluster {
   /** Every process ever started, for clean-up and for reading a dead one's output. */
   readonly history: WorkerProcess[] = [];
 
-  constructor(private readonly env: NodeJS.ProcessEnv, private readonly echo: ((name: WorkerName, line: string) => void) | null = null) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly echo: ((name: WorkerName, line: string) => void) | null = null,
+  ) {}
 
   start(name: WorkerName, extraEnv: Record<string, string> = {}): WorkerProcess {
     const spec = WORKERS.find((w) => w.name === name);
     if (!spec) throw new Error(`no worker named ${name}`);
     const { command, args } = workerCommand(repoRoot, spec);
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...this.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: repoRoot,
+      env: { ...this.env, ...extraEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const p: WorkerProcess = { name, child, lines: [], startedAt: Date.now() };
     const take = (d: Buffer) => {
       for (const line of d.toString().split("\n").filter(Boolean)) {
@@ -90,6 +97,10 @@ export class Cluster {
 
   /** The last lines of a worker's output (for failure messages). */
   tail(name: WorkerName, n = 40): string {
-    return this.history.filter((p) => p.name === name).flatMap((p) => p.lines).slice(-n).join("\n");
+    return this.history
+      .filter((p) => p.name === name)
+      .flatMap((p) => p.lines)
+      .slice(-n)
+      .join("\n");
   }
 }

@@ -103,12 +103,27 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (reply.retryAfter) headers["retry-after"] = reply.retryAfter;
       res.writeHead(reply.status, headers);
-      return res.end(JSON.stringify(reply.body ?? { error: { message: `scripted failure ${reply.status}`, type: "server_error", param: null, code: null } }));
+      return res.end(
+        JSON.stringify(
+          reply.body ?? {
+            error: { message: `scripted failure ${reply.status}`, type: "server_error", param: null, code: null },
+          },
+        ),
+      );
     }
     const wantLogprobs = body.logprobs === true;
     if (wantLogprobs && opts.rejectLogprobs) {
       res.writeHead(400, { "content-type": "application/json" });
-      return res.end(JSON.stringify({ error: { message: "logprobs are not supported with this model", type: "invalid_request_error", param: "logprobs", code: null } }));
+      return res.end(
+        JSON.stringify({
+          error: {
+            message: "logprobs are not supported with this model",
+            type: "invalid_request_error",
+            param: "logprobs",
+            code: null,
+          },
+        }),
+      );
     }
     const msg = reply.kind === "stall" ? { content: "partial answer that never finishes" } : reply;
     if ("delayMs" in msg && msg.delayMs) await sleep(msg.delayMs);
@@ -117,18 +132,39 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
     const created = 1_700_000_000;
     const content = msg.content ?? (msg.toolCalls?.length ? null : "");
     const parts = content ? pieces(content) : [];
-    const toolCalls = (msg.toolCalls ?? []).map((c, i) => ({ id: `call_${seq}_${i}`, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    const toolCalls = (msg.toolCalls ?? []).map((c, i) => ({
+      id: `call_${seq}_${i}`,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
     const finish = msg.finishReason ?? (toolCalls.length ? "tool_calls" : "stop");
     const promptChars = JSON.stringify(body.messages ?? []).length;
-    const usage = { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: parts.length + toolCalls.length, total_tokens: Math.ceil(promptChars / 4) + parts.length + toolCalls.length };
-    const lp = (p: string, i: number) => ({ token: p, logprob: fakeLogprob(i), bytes: [...Buffer.from(p)], top_logprobs: [] });
+    const usage = {
+      prompt_tokens: Math.ceil(promptChars / 4),
+      completion_tokens: parts.length + toolCalls.length,
+      total_tokens: Math.ceil(promptChars / 4) + parts.length + toolCalls.length,
+    };
+    const lp = (p: string, i: number) => ({
+      token: p,
+      logprob: fakeLogprob(i),
+      bytes: [...Buffer.from(p)],
+      top_logprobs: [],
+    });
 
     const sglang = opts.flavor === "sglang";
     if (body.stream !== true) {
-      const message: Obj = sglang ? { ...SGLANG_MESSAGE_FIELDS, role: "assistant", content: content ?? "" } : { role: "assistant", content };
+      const message: Obj = sglang
+        ? { ...SGLANG_MESSAGE_FIELDS, role: "assistant", content: content ?? "" }
+        : { role: "assistant", content };
       if (msg.reasoning) message.reasoning_content = msg.reasoning;
       if (toolCalls.length) message.tool_calls = toolCalls;
-      const choice: Obj = { index: 0, message, logprobs: wantLogprobs ? { content: parts.map(lp) } : null, finish_reason: finish, ...(sglang ? { matched_stop: null } : {}) };
+      const choice: Obj = {
+        index: 0,
+        message,
+        logprobs: wantLogprobs ? { content: parts.map(lp) } : null,
+        finish_reason: finish,
+        ...(sglang ? { matched_stop: null } : {}),
+      };
       if (opts.tokenIds) choice.token_ids = parts.map((_, i) => fakeTokenId(i));
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [choice], usage }));
@@ -136,8 +172,12 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const send = (choices: Obj[], extra: Obj = {}) => {
-      const shaped = sglang ? choices.map((c) => ({ matched_stop: null, ...c, delta: { ...SGLANG_MESSAGE_FIELDS, ...(c.delta as Obj) } })) : choices;
-      res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: shaped, ...(sglang ? { usage: null } : {}), ...extra })}\n\n`);
+      const shaped = sglang
+        ? choices.map((c) => ({ matched_stop: null, ...c, delta: { ...SGLANG_MESSAGE_FIELDS, ...(c.delta as Obj) } }))
+        : choices;
+      res.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: shaped, ...(sglang ? { usage: null } : {}), ...extra })}\n\n`,
+      );
     };
     const gap = "chunkDelayMs" in msg && msg.chunkDelayMs ? () => sleep(msg.chunkDelayMs!) : () => Promise.resolve();
     send([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]);
@@ -150,16 +190,38 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
     }
     for (const [i, p] of parts.entries()) {
       await gap();
-      const choice: Obj = { index: 0, delta: { content: p }, logprobs: wantLogprobs ? { content: [lp(p, i)] } : null, finish_reason: null };
+      const choice: Obj = {
+        index: 0,
+        delta: { content: p },
+        logprobs: wantLogprobs ? { content: [lp(p, i)] } : null,
+        finish_reason: null,
+      };
       if (opts.tokenIds) choice.token_ids = [fakeTokenId(i)];
       send([choice]);
     }
     for (const [i, c] of toolCalls.entries()) {
       await gap();
-      send([{ index: 0, delta: { tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
+      send([
+        {
+          index: 0,
+          delta: {
+            tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } }],
+          },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ]);
       const half = Math.ceil(c.function.arguments.length / 2);
       for (const a of [c.function.arguments.slice(0, half), c.function.arguments.slice(half)]) {
-        if (a) send([{ index: 0, delta: { tool_calls: [{ index: i, function: { arguments: a } }] }, logprobs: null, finish_reason: null }]);
+        if (a)
+          send([
+            {
+              index: 0,
+              delta: { tool_calls: [{ index: i, function: { arguments: a } }] },
+              logprobs: null,
+              finish_reason: null,
+            },
+          ]);
       }
     }
     send([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]);
@@ -174,7 +236,9 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
       const path = (req.url ?? "/").split("?")[0]!;
       if (req.method === "GET" && path === "/v1/models") {
         res.writeHead(200, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "fake" }] }));
+        return res.end(
+          JSON.stringify({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "fake" }] }),
+        );
       }
       if (req.method !== "POST" || path !== "/v1/chat/completions") {
         res.writeHead(404);
@@ -185,7 +249,11 @@ export async function startFakeUpstream(opts: FakeUpstreamOptions = {}) {
         body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Obj;
       } catch {
         res.writeHead(400, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ error: { message: "invalid JSON", type: "invalid_request_error", param: null, code: null } }));
+        return res.end(
+          JSON.stringify({
+            error: { message: "invalid JSON", type: "invalid_request_error", param: null, code: null },
+          }),
+        );
       }
       if (opts.recordRequests !== false) requests.push({ path, headers: req.headers, body });
       void chat(req, res, body).catch(() => res.destroy());

@@ -18,7 +18,9 @@ async function toRequest(req: IncomingMessage, base: string): Promise<Request> {
   });
 }
 
-export async function serveFetch(handler: (req: Request) => Promise<Response>): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+export async function serveFetch(
+  handler: (req: Request) => Promise<Response>,
+): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
   const server = createServer(async (req, res) => {
     try {
       const base = `http://${req.headers.host ?? "127.0.0.1"}`;

@@ -39,7 +39,12 @@ export interface LockstepStep {
   metrics: Record<string, number>;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (signal?.aborted) throw new Error(`aborted while waiting for ${what}`);
@@ -64,13 +69,25 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
   let k = 0;
   const signal = o.signal ?? new AbortController().signal;
   while (steps.length < o.steps && k < (o.maxConversations ?? Infinity)) {
-    await simulateConversation(o.settings, k++, nonce, (conv) => proxyChat(o.client, { model: o.slug, ...conv }), signal);
+    await simulateConversation(
+      o.settings,
+      k++,
+      nonce,
+      (conv) => proxyChat(o.client, { model: o.slug, ...conv }),
+      signal,
+    );
     await o.proxy.writer.drain();
     await waitFor(`the judge on conversation ${k - 1}`, () => allJudged(o.experimentId), timeoutMs, signal);
     const { step } = await o.trainer.tick(o.runId);
     if (!step) continue;
-    if (step.outcome !== "ACTIVE") throw new Error(`step ${step.step} was ${step.outcome}: lockstep expects every step to go live`);
-    await waitFor(`the proxy to serve version ${step.version}`, () => o.proxy.experiments.get(o.experimentId)?.policyVersion === step.version, timeoutMs, signal);
+    if (step.outcome !== "ACTIVE")
+      throw new Error(`step ${step.step} was ${step.outcome}: lockstep expects every step to go live`);
+    await waitFor(
+      `the proxy to serve version ${step.version}`,
+      () => o.proxy.experiments.get(o.experimentId)?.policyVersion === step.version,
+      timeoutMs,
+      signal,
+    );
     const record = { step: step.step, version: step.version, conversations: k, metrics: step.metrics };
     steps.push(record);
     o.onStep?.(record);

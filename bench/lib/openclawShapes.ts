@@ -17,7 +17,9 @@ export const SUMMARIZER_PROMPT =
 export function systemPrompt(version: OpenClawVersion, chars: number): string {
   const parts = [`You are a personal assistant running inside OpenClaw ${version}.`];
   for (let i = 0; parts.join("\n").length < chars; i++) {
-    parts.push(`## Section ${i}\nFollow rule ${i}: keep answers precise, cite files by path, never reveal secrets, prefer tools over guessing (${"policy ".repeat(12)}).`);
+    parts.push(
+      `## Section ${i}\nFollow rule ${i}: keep answers precise, cite files by path, never reveal secrets, prefer tools over guessing (${"policy ".repeat(12)}).`,
+    );
   }
   return parts.join("\n").slice(0, chars);
 }
@@ -27,14 +29,25 @@ export function tools(n: number, charsEach = 1100): OpenAI.Chat.Completions.Chat
     type: "function" as const,
     function: {
       name: i === 0 ? "get_weather" : `tool_${i}`,
-      description: `Tool ${i}. ${"Describes what the tool does and when to use it. ".repeat(Math.max(1, Math.floor(charsEach / 60)))}`.slice(0, charsEach),
-      parameters: { type: "object", properties: { city: { type: "string", description: "City name" }, limit: { type: "integer", minimum: 1 } }, required: ["city"] },
+      description:
+        `Tool ${i}. ${"Describes what the tool does and when to use it. ".repeat(Math.max(1, Math.floor(charsEach / 60)))}`.slice(
+          0,
+          charsEach,
+        ),
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string", description: "City name" }, limit: { type: "integer", minimum: 1 } },
+        required: ["city"],
+      },
     },
   }));
 }
 
 export function internalContext(turn: number): Msg {
-  return { role: "user", content: `<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n{"runtime":"openclaw","channel":"cli","turn":${turn},"time":"2026-09-06T10:${String(turn).padStart(2, "0")}:00Z"}\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>` };
+  return {
+    role: "user",
+    content: `<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n{"runtime":"openclaw","channel":"cli","turn":${turn},"time":"2026-09-06T10:${String(turn).padStart(2, "0")}:00Z"}\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>`,
+  };
 }
 
 const date = (n: number) => `[Mon 2026-03-02 10:${String(n % 60).padStart(2, "0")} UTC] `;
@@ -68,12 +81,22 @@ export class OpenClawAgent {
     private readonly send: (body: Body) => Promise<Reply>,
     sizes: { systemChars?: number; tools?: number } = {},
   ) {
-    this.system = { role: "system", content: systemPrompt(version, sizes.systemChars ?? (version === "2026.3.1" ? 25_000 : 48_000)) };
+    this.system = {
+      role: "system",
+      content: systemPrompt(version, sizes.systemChars ?? (version === "2026.3.1" ? 25_000 : 48_000)),
+    };
     this.toolList = tools(sizes.tools ?? (version === "2026.3.1" ? 12 : 23));
   }
 
   private body(messages: Msg[]): Body {
-    const base = { model: "openclaw-model", messages, stream: true, stream_options: { include_usage: true }, max_completion_tokens: 8192, tools: this.toolList };
+    const base = {
+      model: "openclaw-model",
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 8192,
+      tools: this.toolList,
+    };
     return this.version === "2026.3.1" ? { ...base, store: false } : { ...base, tool_choice: "auto" };
   }
 
@@ -92,8 +115,12 @@ export class OpenClawAgent {
     const n = ++this.turn;
     // 2026.3.1 sends the new message as text parts with a date envelope and keeps it as a string;
     // 2026.9.6 sends a dated string and keeps it undated.
-    const current: Msg = this.version === "2026.3.1" ? { role: "user", content: [{ type: "text", text: `${date(n)}${text}` }] } : { role: "user", content: `${date(n)}${text}` };
-    const kept: Msg = this.version === "2026.3.1" ? { role: "user", content: `${date(n)}${text}` } : { role: "user", content: text };
+    const current: Msg =
+      this.version === "2026.3.1"
+        ? { role: "user", content: [{ type: "text", text: `${date(n)}${text}` }] }
+        : { role: "user", content: `${date(n)}${text}` };
+    const kept: Msg =
+      this.version === "2026.3.1" ? { role: "user", content: `${date(n)}${text}` } : { role: "user", content: text };
     let reply = await this.main(current, [this.system, ...this.history, current]);
     this.history.push(kept);
     for (let round = 0; reply.toolCalls.length && round < 3; round++) {
@@ -102,9 +129,17 @@ export class OpenClawAgent {
       const assistant: Msg = {
         role: "assistant",
         content: this.version === "2026.3.1" ? "" : null,
-        tool_calls: reply.toolCalls.map((c, i) => ({ id: ids[i]!, type: "function" as const, function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: reply.toolCalls.map((c, i) => ({
+          id: ids[i]!,
+          type: "function" as const,
+          function: { name: c.name, arguments: c.arguments },
+        })),
       };
-      const results: Msg[] = reply.toolCalls.map((c, i) => ({ role: "tool" as const, tool_call_id: ids[i]!, content: JSON.stringify({ ok: true, tool: c.name, temperature: 21 }) }));
+      const results: Msg[] = reply.toolCalls.map((c, i) => ({
+        role: "tool" as const,
+        tool_call_id: ids[i]!,
+        content: JSON.stringify({ ok: true, tool: c.name, temperature: 21 }),
+      }));
       this.history.push(assistant, ...results);
       reply = await this.main(results.at(-1)!, [this.system, ...this.history]);
     }
@@ -114,13 +149,19 @@ export class OpenClawAgent {
   /** A compaction: a side call summarizing the history, which is then replaced by the summary + the last exchange. */
   async compact(): Promise<string> {
     const transcript = this.history
-      .map((m) => `[${m.role === "user" ? "User" : m.role === "assistant" ? "Assistant" : "Tool"}]: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`)
+      .map(
+        (m) =>
+          `[${m.role === "user" ? "User" : m.role === "assistant" ? "Assistant" : "Tool"}]: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`,
+      )
       .join("\n");
     const body: Body = {
       model: "openclaw-model",
       messages: [
         { role: "system", content: SUMMARIZER_PROMPT },
-        { role: "user", content: `<conversation>\n${transcript}\n</conversation>\n\nThe messages above are a conversation to summarize. Create a structured context checkpoint summary.` },
+        {
+          role: "user",
+          content: `<conversation>\n${transcript}\n</conversation>\n\nThe messages above are a conversation to summarize. Create a structured context checkpoint summary.`,
+        },
       ],
       stream: true,
       stream_options: { include_usage: true },
@@ -130,21 +171,42 @@ export class OpenClawAgent {
     this.sent.push({ body, kind: "compaction", reply, nextState: null });
     const summary = reply.content ?? "";
     const keep = this.history.slice(-2);
-    this.history = [{ role: "user", content: `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${summary}\n</summary>` }, ...keep];
+    this.history = [
+      {
+        role: "user",
+        content: `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${summary}\n</summary>`,
+      },
+      ...keep,
+    ];
     return summary;
   }
 }
 
 /** What a model answers in these conversations (the fake upstream's responder). */
-export function scriptedAnswer(body: Record<string, unknown>): { content?: string; toolCalls?: { name: string; arguments: string }[] } {
+export function scriptedAnswer(body: Record<string, unknown>): {
+  content?: string;
+  toolCalls?: { name: string; arguments: string }[];
+} {
   const messages = (body.messages ?? []) as Msg[];
-  const text = (m: Msg | undefined) => (m ? (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => ("text" in p ? p.text : "")).join("") : "") : "");
-  if (text(messages[0]).includes("context summarization assistant")) return { content: "## Goal\nThe user is planning a trip to Paris: weather checked, restaurant chosen, train tickets pending." };
+  const text = (m: Msg | undefined) =>
+    m
+      ? typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p) => ("text" in p ? p.text : "")).join("")
+          : ""
+      : "";
+  if (text(messages[0]).includes("context summarization assistant"))
+    return {
+      content:
+        "## Goal\nThe user is planning a trip to Paris: weather checked, restaurant chosen, train tickets pending.",
+    };
   const real = messages.filter((m) => !text(m).startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>"));
   const last = real.at(-1);
   if (last?.role === "tool") return { content: `Done: ${text(last).slice(0, 40)}` };
   const said = text(last);
-  if (/weather/i.test(said)) return { toolCalls: [{ name: "get_weather", arguments: JSON.stringify({ city: "Paris", limit: 1 }) }] };
+  if (/weather/i.test(said))
+    return { toolCalls: [{ name: "get_weather", arguments: JSON.stringify({ city: "Paris", limit: 1 }) }] };
   return { content: `Sure — ${said.replace(/^\[[^\]]*\]\s*/, "").slice(0, 60)}` };
 }
 

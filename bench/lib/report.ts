@@ -21,7 +21,14 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 export function formatRecovery(rs: Recovery[], requests: number, counts: InvariantReport["counts"]): string {
-  const rows = rs.map((r) => [r.fault, s(r.restored - r.at), s(r.recoveredAt - r.restored), s(r.recoveredAt - r.at), String(r.requests.sent), String(r.requests.ok)]);
+  const rows = rs.map((r) => [
+    r.fault,
+    s(r.restored - r.at),
+    s(r.recoveredAt - r.restored),
+    s(r.recoveredAt - r.at),
+    String(r.requests.sent),
+    String(r.requests.ok),
+  ]);
   return [
     "fault recovery report",
     table(["fault", "outage", "recover after restore", "total", "requests during", "2xx during"], rows),

@@ -30,16 +30,23 @@ export async function startRoundRobin(backends: string[]): Promise<RoundRobin> {
     const i = next++ % targets.length;
     const t = targets[i]!;
     let answered = false;
-    const up = http.request({ hostname: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers, agent }, (r) => {
-      answered = true;
-      counts[i] = (counts[i] ?? 0) + 1;
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-      r.on("error", () => res.destroy());
-    });
+    const up = http.request(
+      { hostname: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers, agent },
+      (r) => {
+        answered = true;
+        counts[i] = (counts[i] ?? 0) + 1;
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        r.on("error", () => res.destroy());
+      },
+    );
     up.on("error", (err) => {
-      if (!answered && unsent(err, up.reusedSocket) && tries + 1 < targets.length * 2) return forward(req, body, res, tries + 1);
-      if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `balancer: ${(err as Error).message}` } }));
+      if (!answered && unsent(err, up.reusedSocket) && tries + 1 < targets.length * 2)
+        return forward(req, body, res, tries + 1);
+      if (!res.headersSent)
+        res
+          .writeHead(502, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: `balancer: ${(err as Error).message}` } }));
       else res.destroy();
     });
     up.end(body);

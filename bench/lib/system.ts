@@ -18,7 +18,14 @@ import { makeBaseCheckpoint, TINY } from "./baseCheckpoint";
 import { freePort } from "./cluster";
 import { startForwarder } from "./tcpForwarder";
 
-const admin: Principal = { kind: "apiKey", keyId: "faults", prefix: "faults", scopes: ["admin"], experimentId: null, createdById: null };
+const admin: Principal = {
+  kind: "apiKey",
+  keyId: "faults",
+  prefix: "faults",
+  scopes: ["admin"],
+  experimentId: null,
+  createdById: null,
+};
 
 export interface SystemOptions {
   batchSize: number;

@@ -54,7 +54,12 @@ export class Traffic {
   }
 
   private async user(u: number): Promise<void> {
-    const client = new OpenAI({ apiKey: this.o.apiKey, baseURL: `${this.o.proxyUrl}/v1`, maxRetries: 0, timeout: this.o.timeoutMs ?? 30_000 });
+    const client = new OpenAI({
+      apiKey: this.o.apiKey,
+      baseURL: `${this.o.proxyUrl}/v1`,
+      maxRetries: 0,
+      timeout: this.o.timeoutMs ?? 30_000,
+    });
     const stream = u % 2 === 1;
     for (let s = 0; this.running; s++) {
       const session = `${this.o.tag ?? "traffic"}-u${u}-s${s}`;
@@ -62,20 +67,36 @@ export class Traffic {
       for (let i = 0; i < this.o.turnsPerSession && this.running; i++) {
         // The reply is the previous turn's next state: approvals and corrections give the judge a verdict.
         const cue = i === 0 ? "" : (u + s + i) % 2 === 0 ? "Thanks, that works. " : "No, that's wrong. ";
-        const messages: Msg[] = [...history, { role: "user", content: `${cue}Task ${i} of session ${s}: list ${u + i} items.` }];
+        const messages: Msg[] = [
+          ...history,
+          { role: "user", content: `${cue}Task ${i} of session ${s}: list ${u + i} items.` },
+        ];
         const headers: Record<string, string> = { "X-Session-Id": session, "X-Turn-Type": "main" };
         if (i === this.o.turnsPerSession - 1) headers["X-Session-Done"] = "true";
-        const rec: RequestRecord = { user: u, session, startedAt: Date.now(), endedAt: 0, ok: false, status: null, turnId: null, error: null };
+        const rec: RequestRecord = {
+          user: u,
+          session,
+          startedAt: Date.now(),
+          endedAt: 0,
+          ok: false,
+          status: null,
+          turnId: null,
+          error: null,
+        };
         this.records.push(rec);
         try {
           let content = "";
           if (stream) {
-            const r = await client.chat.completions.create({ model: this.o.model, messages, max_tokens: this.o.maxTokens, stream: true }, { headers }).withResponse();
+            const r = await client.chat.completions
+              .create({ model: this.o.model, messages, max_tokens: this.o.maxTokens, stream: true }, { headers })
+              .withResponse();
             rec.status = r.response.status;
             rec.turnId = r.response.headers.get("x-turn-id");
             for await (const c of r.data) content += c.choices[0]?.delta.content ?? "";
           } else {
-            const r = await client.chat.completions.create({ model: this.o.model, messages, max_tokens: this.o.maxTokens }, { headers }).withResponse();
+            const r = await client.chat.completions
+              .create({ model: this.o.model, messages, max_tokens: this.o.maxTokens }, { headers })
+              .withResponse();
             rec.status = r.response.status;
             rec.turnId = r.response.headers.get("x-turn-id");
             content = r.data.choices[0]?.message.content ?? "";

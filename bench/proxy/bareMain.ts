@@ -14,7 +14,14 @@ const server = http.createServer({ keepAliveTimeout: 65_000, noDelay: true }, (r
     const body = Buffer.concat(chunks);
     const path = `${upstream.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
     const up = http.request(
-      { hostname: upstream.hostname, port: upstream.port, path, method: req.method, agent, headers: { "content-type": "application/json", "content-length": body.length } },
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path,
+        method: req.method,
+        agent,
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
       (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
@@ -24,5 +31,7 @@ const server = http.createServer({ keepAliveTimeout: 65_000, noDelay: true }, (r
     up.end(body);
   });
 });
-server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+server.listen(0, "127.0.0.1", () =>
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+);
 process.on("SIGTERM", () => (server.closeAllConnections(), server.close(() => process.exit(0))));

@@ -27,11 +27,28 @@ export interface Target {
 
 export const is2xx = (status: number) => status >= 200 && status < 300;
 
-export function request(agent: http.Agent, target: Target, payload: string, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+export function request(
+  agent: http.Agent,
+  target: Target,
+  payload: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   const u = new URL(target.url);
   return new Promise((resolve, reject) => {
     const r = http.request(
-      { hostname: u.hostname, port: u.port, path: u.pathname, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...target.headers, ...extraHeaders } },
+      {
+        hostname: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+          ...target.headers,
+          ...extraHeaders,
+        },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -45,7 +62,14 @@ export function request(agent: http.Agent, target: Target, payload: string, extr
   });
 }
 
-export async function runLoad(opts: { target: Target; concurrency: number; seconds: number; warmupSeconds?: number; body: (worker: number, i: number) => string; headers?: (worker: number) => Record<string, string> }): Promise<LoadResult> {
+export async function runLoad(opts: {
+  target: Target;
+  concurrency: number;
+  seconds: number;
+  warmupSeconds?: number;
+  body: (worker: number, i: number) => string;
+  headers?: (worker: number) => Record<string, string>;
+}): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
   const out: LoadResult = { sent: 0, okAll: 0, requests: 0, ok: 0, statuses: {}, seconds: 0, latenciesMs: [] };
   const warmupEnd = Date.now() + (opts.warmupSeconds ?? 1) * 1000;
@@ -55,7 +79,11 @@ export async function runLoad(opts: { target: Target; concurrency: number; secon
     const extra = opts.headers?.(w) ?? {};
     for (let i = 0; Date.now() < end; i++) {
       const t0 = process.hrtime.bigint();
-      const res = await request(agent, opts.target, opts.body(w, i), extra).catch(() => ({ status: 0, body: "", headers: {} }));
+      const res = await request(agent, opts.target, opts.body(w, i), extra).catch(() => ({
+        status: 0,
+        body: "",
+        headers: {},
+      }));
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       out.sent++;
       if (is2xx(res.status)) out.okAll++;

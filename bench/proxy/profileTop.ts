@@ -19,14 +19,28 @@ const fn = new Map<string, number>();
 const files = new Map<string, number>();
 for (const [id, us] of self) {
   const f = byId.get(id)!.callFrame;
-  const where = f.url.replace(/^file:\/\//, "").replace(/.*\/node_modules\//, "npm:").replace(/.*\/work\/main\//, "");
+  const where = f.url
+    .replace(/^file:\/\//, "")
+    .replace(/.*\/node_modules\//, "npm:")
+    .replace(/.*\/work\/main\//, "");
   const name = `${f.functionName || "(anonymous)"} ${where}:${f.lineNumber + 1}`;
   fn.set(name, (fn.get(name) ?? 0) + us);
-  const bucket = where ? (where.startsWith("npm:") ? where.split("/").slice(0, where.startsWith("npm:@") ? 2 : 1).join("/") : where.startsWith("node:") ? "node internals" : where) : f.functionName;
+  const bucket = where
+    ? where.startsWith("npm:")
+      ? where
+          .split("/")
+          .slice(0, where.startsWith("npm:@") ? 2 : 1)
+          .join("/")
+      : where.startsWith("node:")
+        ? "node internals"
+        : where
+    : f.functionName;
   files.set(bucket, (files.get(bucket) ?? 0) + us);
 }
 const pctOf = (us: number) => `${((100 * us) / total).toFixed(1)}%`.padStart(6);
-console.log(`${(total / 1e6).toFixed(1)} s sampled; idle ${pctOf(fn.get([...fn.keys()].find((k) => k.startsWith("(idle)"))!) ?? 0)}`);
+console.log(
+  `${(total / 1e6).toFixed(1)} s sampled; idle ${pctOf(fn.get([...fn.keys()].find((k) => k.startsWith("(idle)"))!) ?? 0)}`,
+);
 console.log("\nself time by file / package:");
 for (const [k, v] of [...files].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pctOf(v)}  ${k}`);
 // Inclusive time (self + callees) by function name, counted once per stack (recursion is not doubled).
@@ -44,8 +58,12 @@ for (const [id, us] of self) {
   }
 }
 const busy = total - (fn.get([...fn.keys()].find((k) => k.startsWith("(idle)")) ?? "") ?? 0);
-const watch = (process.env.PROFILE_WATCH ?? "handleChat,plan,record,claim,recordTurn,push,append,transaction,readBody,parse,safeParse,authenticate,rateLimit,hit,send,sendJson,stringify,messageDigests,chainHashes,normalizeAll,extractSessionMeta,resolve,submit,observe").split(",");
+const watch = (
+  process.env.PROFILE_WATCH ??
+  "handleChat,plan,record,claim,recordTurn,push,append,transaction,readBody,parse,safeParse,authenticate,rateLimit,hit,send,sendJson,stringify,messageDigests,chainHashes,normalizeAll,extractSessionMeta,resolve,submit,observe"
+).split(",");
 console.log("\ninclusive time of chosen functions (share of busy time):");
-for (const name of watch) if (incl.has(name)) console.log(`${`${((100 * incl.get(name)!) / busy).toFixed(1)}%`.padStart(6)}  ${name}`);
+for (const name of watch)
+  if (incl.has(name)) console.log(`${`${((100 * incl.get(name)!) / busy).toFixed(1)}%`.padStart(6)}  ${name}`);
 console.log("\nself time by function:");
 for (const [k, v] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pctOf(v)}  ${k}`);

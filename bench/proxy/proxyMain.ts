@@ -9,9 +9,12 @@ const proxy = await startProxy({ port: 0, host: "127.0.0.1", log: () => {} });
 console.log(JSON.stringify({ url: proxy.url }));
 createInterface({ input: process.stdin }).on("line", (line) => {
   if (line.trim() !== "drain") return;
-  void proxy.writer.drain(60_000).then(
-    () => true,
-    () => false,
-  ).then((drained) => console.log(JSON.stringify({ drained, depth: proxy.writer.depth, stats: proxy.writer.stats })));
+  void proxy.writer
+    .drain(60_000)
+    .then(
+      () => true,
+      () => false,
+    )
+    .then((drained) => console.log(JSON.stringify({ drained, depth: proxy.writer.depth, stats: proxy.writer.stats })));
 });
 process.on("SIGTERM", () => void proxy.close().then(() => process.exit(0)));

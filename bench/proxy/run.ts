@@ -23,7 +23,8 @@ import { failures, is2xx, pct, request, runLoad, throughput, type LoadResult, ty
 
 const root = path.resolve(import.meta.dirname, "../..");
 const argv = process.argv;
-const arg = (name: string, dflt: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt);
+const arg = (name: string, dflt: number) =>
+  argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : dflt;
 const SECONDS = arg("seconds", 3);
 const REPEATS = arg("repeats", 2);
 const CONVERSATIONS = arg("conversations", 2);
@@ -43,7 +44,11 @@ interface Child {
 function child(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir?: string): Promise<Child> {
   // node itself (not the tsx launcher, which would run it in a grandchild): its pid is the one whose CPU is read.
   const prof = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const proc = spawn(process.execPath, [...prof, "--import", "tsx", path.join(root, script), ...args], { cwd: root, env, stdio: ["pipe", "pipe", "inherit"] });
+  const proc = spawn(process.execPath, [...prof, "--import", "tsx", path.join(root, script), ...args], {
+    cwd: root,
+    env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: proc.stdout! });
   return new Promise((resolve, reject) => {
     lines.once("line", (line) => resolve({ proc, url: (JSON.parse(line) as { url: string }).url, lines }));
@@ -51,7 +56,8 @@ function child(script: string, args: string[], env: NodeJS.ProcessEnv, profileDi
   });
 }
 
-const stop = (p: ChildProcess) => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.once("exit", () => r()), p.kill("SIGTERM"))));
+const stop = (p: ChildProcess) =>
+  new Promise<void>((r) => (p.exitCode !== null ? r() : (p.once("exit", () => r()), p.kill("SIGTERM"))));
 
 /** Asks a proxy to write everything it recorded so far; resolves with its answer. */
 type WriterStats = Record<string, number>;
@@ -73,12 +79,13 @@ function cpuMs(pid: number): number {
   }
 }
 
-const freePort = () => new Promise<number>((r) => {
-  const s = net.createServer().listen(0, "127.0.0.1", () => {
-    const port = (s.address() as AddressInfo).port;
-    s.close(() => r(port));
+const freePort = () =>
+  new Promise<number>((r) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => r(port));
+    });
   });
-});
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "-");
@@ -100,12 +107,21 @@ async function main() {
   await migrate(databaseUrl, path.join(root, "prisma/migrations"));
   // A private Redis: its CPU time is only this benchmark's (the shared one serves every test run here).
   const redisPort = await freePort();
-  const redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const redis = spawn(
+    "redis-server",
+    ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   for (let i = 0; i < 50 && !(await pingRedis(redisUrl)); i++) await new Promise((r) => setTimeout(r, 100));
   Object.assign(process.env, {
-    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_PREFIX: `bench:${id}:`, SECRET_KEY: randomBytes(32).toString("base64url"), DATA_DIR: dataDir,
-    NODE_ENV: "production", UPSTREAM_ALLOWLIST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `bench:${id}:`,
+    SECRET_KEY: randomBytes(32).toString("base64url"),
+    DATA_DIR: dataDir,
+    NODE_ENV: "production",
+    UPSTREAM_ALLOWLIST: "127.0.0.1",
     // The proxy's own setting: the benchmark's key must not be throttled (the limiter still runs).
     PROXY_RATE_LIMIT_PER_MIN: "1000000000",
   });
@@ -117,7 +133,11 @@ async function main() {
     const { createApiKey } = await import("../../server/apiKeys/service");
     const { ExperimentConfigSchema } = await import("../../server/config/experimentConfig");
     const { createUser } = await import("../../server/users/service");
-    const user = await createUser(null, { email: `bench-${id}@example.test`, password: randomBytes(8).toString("hex"), role: "ADMIN" });
+    const user = await createUser(null, {
+      email: `bench-${id}@example.test`,
+      password: randomBytes(8).toString("hex"),
+      role: "ADMIN",
+    });
     const admin = { kind: "user" as const, userId: user.id, email: user.email, role: "ADMIN" as const };
 
     const start = async (script: string, args: string[] = [], profile?: string) => {
@@ -130,26 +150,48 @@ async function main() {
     const bareFixed = await start("bench/proxy/bareMain.ts", [fixed.url]);
     const bareClaw = await start("bench/proxy/bareMain.ts", [openclaw.url]);
     const experiment = async (upstream: string, name: string) => {
-      const e = await createExperiment(admin, { name, slug: `${name}-${id}`.toLowerCase().replace(/_/g, "-"), description: "", config: ExperimentConfigSchema.parse({ policy: { kind: "openai", baseUrl: upstream, model: "fake-model" } }) });
+      const e = await createExperiment(admin, {
+        name,
+        slug: `${name}-${id}`.toLowerCase().replace(/_/g, "-"),
+        description: "",
+        config: ExperimentConfigSchema.parse({ policy: { kind: "openai", baseUrl: upstream, model: "fake-model" } }),
+      });
       const key = (await createApiKey(null, { name, scopes: ["proxy"], experimentId: e.id })).key;
       return { id: e.id, key };
     };
     // BENCH_PROXY_PROFILE=<dir> writes a CPU profile of the first replica there.
     const maxReplicas = Math.max(...REPLICAS);
     const proxies: Child[] = [];
-    for (let i = 0; i < maxReplicas; i++) proxies.push(await start("bench/proxy/proxyMain.ts", [], i === 0 ? process.env.BENCH_PROXY_PROFILE : undefined));
+    for (let i = 0; i < maxReplicas; i++)
+      proxies.push(await start("bench/proxy/proxyMain.ts", [], i === 0 ? process.env.BENCH_PROXY_PROFILE : undefined));
     let writerStats: WriterStats[] = [];
     const drainAll = async () => {
       const answers = await Promise.all(proxies.map(drain));
       writerStats = answers.map((a) => a.stats);
       return answers.every((d) => d.drained);
     };
-    const deadlocks = async () => Number((await pool.query<{ n: string }>(`SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!.n);
-    const count = async (experimentId: string) => Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM turns WHERE "experimentId" = $1`, [experimentId])).rows[0]!.n);
+    const deadlocks = async () =>
+      Number(
+        (
+          await pool.query<{ n: string }>(
+            `SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()`,
+          )
+        ).rows[0]!.n,
+      );
+    const count = async (experimentId: string) =>
+      Number(
+        (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM turns WHERE "experimentId" = $1`, [experimentId]))
+          .rows[0]!.n,
+      );
 
     // Ingest cost: CPU of the Postgres backends serving this database (the proxies' writer pools) and of the
     // private redis-server, over the proxy runs only.
-    const backends = async () => (await pool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r) => r.pid);
+    const backends = async () =>
+      (
+        await pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        )
+      ).rows.map((r) => r.pid);
     const ingest = { pgMs: 0, redisMs: 0, proxyMs: 0 };
     const measured = async <T>(run: () => Promise<T>): Promise<T> => {
       const pgBefore = new Map((await backends()).map((p) => [p, cpuMs(p)]));
@@ -165,8 +207,11 @@ async function main() {
 
     const out: string[] = [];
     const say = (s: string) => (out.push(s), console.log(s));
-    const header = () => `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start`;
-    say(`\nMachine: ${header()}; ${SECONDS} s per cell after 1 s warm-up, ${REPEATS} repeat(s) interleaved (median, [min–max] of req/s)`);
+    const header = () =>
+      `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), load average ${load0.map((x) => x.toFixed(1)).join(" ")} at start`;
+    say(
+      `\nMachine: ${header()}; ${SECONDS} s per cell after 1 s warm-up, ${REPEATS} repeat(s) interleaved (median, [min–max] of req/s)`,
+    );
 
     // 1. Fixed reply: direct, bare pass-through, proxy (one replica), same load generator, same upstream.
     if (part("json")) {
@@ -175,35 +220,95 @@ async function main() {
       const rows: string[][] = [];
       let proxied = 0;
       for (const stream of modes) {
-        const body = () => JSON.stringify({ model: "m", messages: [{ role: "user", content: "Say something short." }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+        const body = () =>
+          JSON.stringify({
+            model: "m",
+            messages: [{ role: "user", content: "Say something short." }],
+            stream,
+            ...(stream ? { stream_options: { include_usage: true } } : {}),
+          });
         for (const concurrency of [1, 16, 64]) {
           const runs: Record<"direct" | "bare" | "proxy", LoadResult[]> = { direct: [], bare: [], proxy: [] };
           for (let rep = 0; rep < REPEATS; rep++) {
-            runs.direct.push(await runLoad({ target: { url: `${fixed.url}/chat/completions`, headers: {} }, concurrency, seconds: SECONDS, body }));
-            runs.bare.push(await runLoad({ target: { url: `${bareFixed.url}/chat/completions`, headers: {} }, concurrency, seconds: SECONDS, body }));
-            const p = await measured(() => runLoad({
-              target: { url: `${proxies[0]!.url}/v1/chat/completions`, headers: { authorization: `Bearer ${simple.key}`, "x-turn-type": "main" } },
-              concurrency, seconds: SECONDS, body, headers: (w) => ({ "x-session-id": `bench-${stream ? "s" : "j"}-${concurrency}-${rep}-${w}` }),
-            }));
+            runs.direct.push(
+              await runLoad({
+                target: { url: `${fixed.url}/chat/completions`, headers: {} },
+                concurrency,
+                seconds: SECONDS,
+                body,
+              }),
+            );
+            runs.bare.push(
+              await runLoad({
+                target: { url: `${bareFixed.url}/chat/completions`, headers: {} },
+                concurrency,
+                seconds: SECONDS,
+                body,
+              }),
+            );
+            const p = await measured(() =>
+              runLoad({
+                target: {
+                  url: `${proxies[0]!.url}/v1/chat/completions`,
+                  headers: { authorization: `Bearer ${simple.key}`, "x-turn-type": "main" },
+                },
+                concurrency,
+                seconds: SECONDS,
+                body,
+                headers: (w) => ({ "x-session-id": `bench-${stream ? "s" : "j"}-${concurrency}-${rep}-${w}` }),
+              }),
+            );
             runs.proxy.push(p);
             proxied += p.okAll;
           }
           const rps = (m: keyof typeof runs) => runs[m].map(throughput);
           const lat = (m: keyof typeof runs, q: number) => median(runs[m].map((r) => pct(r.latenciesMs, q)));
           const spread = (xs: number[]) => `${f0(median(xs))} [${f0(Math.min(...xs))}–${f0(Math.max(...xs))}]`;
-          rows.push([stream ? "stream" : "json", String(concurrency), spread(rps("direct")), spread(rps("bare")), spread(rps("proxy")),
+          rows.push([
+            stream ? "stream" : "json",
+            String(concurrency),
+            spread(rps("direct")),
+            spread(rps("bare")),
+            spread(rps("proxy")),
             f1(median(rps("proxy")) / median(rps("bare"))),
-            f1(lat("bare", 50) - lat("direct", 50)), f1(lat("proxy", 50) - lat("direct", 50)),
-            f1(lat("bare", 99) - lat("direct", 99)), f1(lat("proxy", 99) - lat("direct", 99)),
-            (["direct", "bare", "proxy"] as const).map((m) => runs[m].map(failures).filter(Boolean).join(" ")).filter(Boolean).join("; ") || "none"]);
+            f1(lat("bare", 50) - lat("direct", 50)),
+            f1(lat("proxy", 50) - lat("direct", 50)),
+            f1(lat("bare", 99) - lat("direct", 99)),
+            f1(lat("proxy", 99) - lat("direct", 99)),
+            (["direct", "bare", "proxy"] as const)
+              .map((m) => runs[m].map(failures).filter(Boolean).join(" "))
+              .filter(Boolean)
+              .join("; ") || "none",
+          ]);
           log(`done ${stream ? "stream" : "json"} c=${concurrency}`);
         }
       }
       const stored = await count(simple.id);
       say(`\nFixed reply, closed loop, recording on (2xx only; latency added over direct, ms)\n`);
-      say(table(["mode", "conc", "direct rps", "bare rps", "proxy rps", "proxy/bare", "bare +p50", "proxy +p50", "bare +p99", "proxy +p99", "non-2xx"], rows));
-      say(`\nStored turns = 2xx answers: ${stored} of ${proxied} (${stored === proxied ? "exact" : "MISMATCH"}), checked after every replica reported its writer drained.`);
-      say(`Ingest cost per recorded turn: Postgres backends ${f1(ingest.pgMs / stored)} ms CPU, redis-server ${f1(ingest.redisMs / stored)} ms CPU; the proxy process ${f1(ingest.proxyMs / stored)} ms CPU per turn.`);
+      say(
+        table(
+          [
+            "mode",
+            "conc",
+            "direct rps",
+            "bare rps",
+            "proxy rps",
+            "proxy/bare",
+            "bare +p50",
+            "proxy +p50",
+            "bare +p99",
+            "proxy +p99",
+            "non-2xx",
+          ],
+          rows,
+        ),
+      );
+      say(
+        `\nStored turns = 2xx answers: ${stored} of ${proxied} (${stored === proxied ? "exact" : "MISMATCH"}), checked after every replica reported its writer drained.`,
+      );
+      say(
+        `Ingest cost per recorded turn: Postgres backends ${f1(ingest.pgMs / stored)} ms CPU, redis-server ${f1(ingest.redisMs / stored)} ms CPU; the proxy process ${f1(ingest.proxyMs / stored)} ms CPU per turn.`,
+      );
     }
 
     // 2. OpenClaw-shaped conversations (2026.9.6: ~48k-char prompt, 20 tools, context block), stitched.
@@ -213,39 +318,84 @@ async function main() {
       const lat: Record<string, number[]> = { direct: [], bare: [], proxy: [] };
       const statusOk: Record<string, number> = { direct: 0, bare: 0, proxy: 0 };
       let kb = 0;
-      const sendVia = (mode: "direct" | "bare" | "proxy", measure = true) => async (b: Body): Promise<Reply> => {
-        const target: Target = mode === "direct" ? { url: `${openclaw.url}/chat/completions`, headers: {} } : mode === "bare" ? { url: `${bareClaw.url}/chat/completions`, headers: {} } : { url: `${proxies[0]!.url}/v1/chat/completions`, headers: { authorization: `Bearer ${claw.key}` } };
-        const payload = JSON.stringify(b);
-        const t = process.hrtime.bigint();
-        const res = await request(agentHttp, target, payload);
-        if (is2xx(res.status)) {
-          if (measure) lat[mode]!.push(Number(process.hrtime.bigint() - t) / 1e6);
-          statusOk[mode]!++;
-        }
-        if (mode === "proxy" && measure) kb += Buffer.byteLength(payload) / 1024;
-        return readSse(res.body);
-      };
+      const sendVia =
+        (mode: "direct" | "bare" | "proxy", measure = true) =>
+        async (b: Body): Promise<Reply> => {
+          const target: Target =
+            mode === "direct"
+              ? { url: `${openclaw.url}/chat/completions`, headers: {} }
+              : mode === "bare"
+                ? { url: `${bareClaw.url}/chat/completions`, headers: {} }
+                : { url: `${proxies[0]!.url}/v1/chat/completions`, headers: { authorization: `Bearer ${claw.key}` } };
+          const payload = JSON.stringify(b);
+          const t = process.hrtime.bigint();
+          const res = await request(agentHttp, target, payload);
+          if (is2xx(res.status)) {
+            if (measure) lat[mode]!.push(Number(process.hrtime.bigint() - t) / 1e6);
+            statusOk[mode]!++;
+          }
+          if (mode === "proxy" && measure) kb += Buffer.byteLength(payload) / 1024;
+          return readSse(res.body);
+        };
       let sent = 0;
       for (const mode of ["direct", "bare", "proxy"] as const) {
         // Warm-up (not measured, but stored and counted): the first requests of a process pay for JIT and caches.
         const warm = new OpenClawAgent("2026.9.6", sendVia(mode, false), { systemChars: 48_000, tools: 20 });
         for (let t = 0; t < 3; t++) await warm.say(t === 1 ? "What's the weather?" : `Warm-up step ${t}.`);
         if (mode === "proxy") sent += warm.sent.length;
-        const agents = Array.from({ length: CONVERSATIONS }, () => new OpenClawAgent("2026.9.6", sendVia(mode), { systemChars: 48_000, tools: 20 }));
-        const go = () => Promise.all(agents.map(async (a, k) => {
-          for (let t = 0; t < TURNS; t++) await a.say(t % 7 === 3 ? `What's the weather for stop ${t}?` : `Conversation ${k}, step ${t}: please continue the plan.`);
-        }));
+        const agents = Array.from(
+          { length: CONVERSATIONS },
+          () => new OpenClawAgent("2026.9.6", sendVia(mode), { systemChars: 48_000, tools: 20 }),
+        );
+        const go = () =>
+          Promise.all(
+            agents.map(async (a, k) => {
+              for (let t = 0; t < TURNS; t++)
+                await a.say(
+                  t % 7 === 3
+                    ? `What's the weather for stop ${t}?`
+                    : `Conversation ${k}, step ${t}: please continue the plan.`,
+                );
+            }),
+          );
         await (mode === "proxy" ? measured(go) : go());
         if (mode === "proxy") sent += agents.reduce((n, a) => n + a.sent.length, 0);
         log(`done OpenClaw ${mode}`);
       }
       agentHttp.destroy();
       const stored = await count(claw.id);
-      const sessions = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM agent_sessions WHERE "experimentId" = $1`, [claw.id])).rows[0]!.n);
-      const d = lat.direct!, b = lat.bare!, p = lat.proxy!;
-      say(`\nOpenClaw-shaped traffic (48k-char system prompt, 20 tools, context block; ${CONVERSATIONS} concurrent conversations × ${TURNS} user turns + tool round trips; avg ${(kb / Math.max(1, p.length)).toFixed(1)} KB per request)\n`);
-      say(table(["requests", "direct p50", "bare +p50", "proxy +p50", "direct p99", "bare +p99", "proxy +p99"], [[String(p.length), f1(pct(d, 50)), f1(pct(b, 50) - pct(d, 50)), f1(pct(p, 50) - pct(d, 50)), f1(pct(d, 99)), f1(pct(b, 99) - pct(d, 99)), f1(pct(p, 99) - pct(d, 99))]]));
-      say(`Stored turns = 2xx answers: ${stored} of ${statusOk.proxy} (${stored === statusOk.proxy && stored === sent ? "exact" : "MISMATCH"}, warm-up included), in ${sessions} stitched session(s) for ${CONVERSATIONS} conversation(s) + 1 warm-up.`);
+      const sessions = Number(
+        (
+          await pool.query<{ n: string }>(`SELECT count(*) AS n FROM agent_sessions WHERE "experimentId" = $1`, [
+            claw.id,
+          ])
+        ).rows[0]!.n,
+      );
+      const d = lat.direct!,
+        b = lat.bare!,
+        p = lat.proxy!;
+      say(
+        `\nOpenClaw-shaped traffic (48k-char system prompt, 20 tools, context block; ${CONVERSATIONS} concurrent conversations × ${TURNS} user turns + tool round trips; avg ${(kb / Math.max(1, p.length)).toFixed(1)} KB per request)\n`,
+      );
+      say(
+        table(
+          ["requests", "direct p50", "bare +p50", "proxy +p50", "direct p99", "bare +p99", "proxy +p99"],
+          [
+            [
+              String(p.length),
+              f1(pct(d, 50)),
+              f1(pct(b, 50) - pct(d, 50)),
+              f1(pct(p, 50) - pct(d, 50)),
+              f1(pct(d, 99)),
+              f1(pct(b, 99) - pct(d, 99)),
+              f1(pct(p, 99) - pct(d, 99)),
+            ],
+          ],
+        ),
+      );
+      say(
+        `Stored turns = 2xx answers: ${stored} of ${statusOk.proxy} (${stored === statusOk.proxy && stored === sent ? "exact" : "MISMATCH"}, warm-up included), in ${sessions} stitched session(s) for ${CONVERSATIONS} conversation(s) + 1 warm-up.`,
+      );
     }
 
     // 3. Replicas behind the bench's round-robin balancer: throughput 1 → N and the stored sessions compared.
@@ -263,13 +413,26 @@ async function main() {
         const serving = () => proxies.slice(0, n).reduce((t, p) => t + cpuMs(p.proc.pid!), 0) + cpuMs(redis.pid!);
         const pgBefore = new Map((await backends()).map((p) => [p, cpuMs(p)]));
         const cpuBefore = serving();
-        const lb = await start("bench/proxy/balancerMain.ts", proxies.slice(0, n).map((p) => p.url));
+        const lb = await start(
+          "bench/proxy/balancerMain.ts",
+          proxies.slice(0, n).map((p) => p.url),
+        );
         const hdr = await experiment(fixed.url, `bench-rep${n}-hdr`);
         const cells: string[] = [];
         let okAll = 0;
         for (const concurrency of [16, 64]) {
-          const body = () => JSON.stringify({ model: "m", messages: [{ role: "user", content: "Say something short." }] });
-          const r = await runLoad({ target: { url: `${lb.url}/v1/chat/completions`, headers: { authorization: `Bearer ${hdr.key}`, "x-turn-type": "main" } }, concurrency, seconds: SECONDS, body, headers: (w) => ({ "x-session-id": `rep-${n}-${concurrency}-${w}` }) });
+          const body = () =>
+            JSON.stringify({ model: "m", messages: [{ role: "user", content: "Say something short." }] });
+          const r = await runLoad({
+            target: {
+              url: `${lb.url}/v1/chat/completions`,
+              headers: { authorization: `Bearer ${hdr.key}`, "x-turn-type": "main" },
+            },
+            concurrency,
+            seconds: SECONDS,
+            body,
+            headers: (w) => ({ "x-session-id": `rep-${n}-${concurrency}-${w}` }),
+          });
           okAll += r.okAll;
           if (n === REPLICAS[0]) base[concurrency] = throughput(r);
           cells.push(f0(throughput(r)), f1(throughput(r) / base[concurrency]!), failures(r) || "none");
@@ -279,21 +442,35 @@ async function main() {
         const agentHttp = new http.Agent({ keepAlive: true, maxSockets: 16 });
         let clawOk = 0;
         const send = async (b: Body, extra: Record<string, string> = {}) => {
-          const res = await request(agentHttp, { url: `${lb.url}/v1/chat/completions`, headers: { authorization: `Bearer ${claw.key}`, ...extra } }, JSON.stringify(b));
+          const res = await request(
+            agentHttp,
+            { url: `${lb.url}/v1/chat/completions`, headers: { authorization: `Bearer ${claw.key}`, ...extra } },
+            JSON.stringify(b),
+          );
           if (is2xx(res.status)) clawOk++;
           return res;
         };
         await Promise.all([
           ...Array.from({ length: 2 }, async (_, k) => {
-            const a = new OpenClawAgent("2026.9.6", async (b) => readSse((await send(b)).body), { systemChars: 8000, tools: 5 });
+            const a = new OpenClawAgent("2026.9.6", async (b) => readSse((await send(b)).body), {
+              systemChars: 8000,
+              tools: 5,
+            });
             for (let t = 0; t < 5; t++) await a.say(t === 2 ? "What's the weather?" : `Conversation ${k}, step ${t}.`);
           }),
           ...Array.from({ length: 3 }, async (_, k) => {
             const msgs: { role: string; content: string }[] = [];
             for (let t = 0; t < 6; t++) {
               msgs.push({ role: "user", content: `header conversation ${k}, turn ${t}` });
-              const r = await send({ model: "m", messages: msgs as Body["messages"] }, { "x-session-id": `conv-${k}`, "x-turn-type": "main" });
-              msgs.push({ role: "assistant", content: (JSON.parse(r.body) as { choices: { message: { content: string } }[] }).choices[0]!.message.content });
+              const r = await send(
+                { model: "m", messages: msgs as Body["messages"] },
+                { "x-session-id": `conv-${k}`, "x-turn-type": "main" },
+              );
+              msgs.push({
+                role: "assistant",
+                content: (JSON.parse(r.body) as { choices: { message: { content: string } }[] }).choices[0]!.message
+                  .content,
+              });
             }
           }),
         ]);
@@ -308,21 +485,55 @@ async function main() {
           await writeFile(path.join(dataDir, `sessions-${n}.json`), canon[n]!);
           log(`stored sessions differ: compare ${dataDir}/sessions-${REPLICAS[0]}.json and sessions-${n}.json`);
         }
-        rows.push([String(n), ...cells, `${storedHdr}/${okAll} ${storedHdr === okAll ? "exact" : "MISMATCH"}`, `${storedClaw}/${clawOk} ${storedClaw === clawOk ? "exact" : "MISMATCH"}`, same]);
+        rows.push([
+          String(n),
+          ...cells,
+          `${storedHdr}/${okAll} ${storedHdr === okAll ? "exact" : "MISMATCH"}`,
+          `${storedClaw}/${clawOk} ${storedClaw === clawOk ? "exact" : "MISMATCH"}`,
+          same,
+        ]);
         await stop(lb.proc);
         let pgMs = 0;
         for (const p of await backends()) pgMs += cpuMs(p) - (pgBefore.get(p) ?? 0);
         const cpuPerTurn = (serving() - cpuBefore + pgMs) / (storedHdr + storedClaw);
-        const delta = (k: string) => writerStats.reduce((sum, w, i) => sum + (w[k] ?? 0) - (statsBefore[i]?.[k] ?? 0), 0);
-        notes.push(`${n} replica(s): ${f1(cpuPerTurn)} ms CPU per stored turn (replicas + Postgres backends + Redis), ${delta("batches")} writer batches, ${delta("deferred")} next states or labels deferred to another replica's commit, ${delta("reindexed")} re-indexed, ${delta("dbErrors")} database errors, ${(await deadlocks()) - deadlocksBefore} deadlocks`);
+        const delta = (k: string) =>
+          writerStats.reduce((sum, w, i) => sum + (w[k] ?? 0) - (statsBefore[i]?.[k] ?? 0), 0);
+        notes.push(
+          `${n} replica(s): ${f1(cpuPerTurn)} ms CPU per stored turn (replicas + Postgres backends + Redis), ${delta("batches")} writer batches, ${delta("deferred")} next states or labels deferred to another replica's commit, ${delta("reindexed")} re-indexed, ${delta("dbErrors")} database errors, ${(await deadlocks()) - deadlocksBefore} deadlocks`,
+        );
         log(`done replicas=${n}`);
       }
-      say(`\nReplicas behind the bench's round-robin balancer (its own process; every count through it, 1 replica included), header sessions, fixed reply\n`);
-      say(table(["replicas", "c16 rps", "×1", "c16 non-2xx", "c64 rps", "×1", "c64 non-2xx", "stored = 2xx (load)", "stored = 2xx (conv.)", "sessions vs 1 replica"], rows));
+      say(
+        `\nReplicas behind the bench's round-robin balancer (its own process; every count through it, 1 replica included), header sessions, fixed reply\n`,
+      );
+      say(
+        table(
+          [
+            "replicas",
+            "c16 rps",
+            "×1",
+            "c16 non-2xx",
+            "c64 rps",
+            "×1",
+            "c64 non-2xx",
+            "stored = 2xx (load)",
+            "stored = 2xx (conv.)",
+            "sessions vs 1 replica",
+          ],
+          rows,
+        ),
+      );
       for (const note of notes) say(note);
-      say(`(${os.cpus().length} cores shared by the load generator, upstream, balancer, replicas, Postgres and Redis: with fewer cores than replicas + their dependencies, more replicas cannot add throughput.)`);
+      say(
+        `(${os.cpus().length} cores shared by the load generator, upstream, balancer, replicas, Postgres and Redis: with fewer cores than replicas + their dependencies, more replicas cannot add throughput.)`,
+      );
     }
-    say(`\nLoad average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the end.`);
+    say(
+      `\nLoad average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} at the end.`,
+    );
   } finally {
     await pool.end().catch(() => {});
     for (const p of procs.reverse()) await stop(p);
@@ -342,10 +553,27 @@ async function canonicalSessions(pool: pg.Pool, experimentId: string): Promise<s
   );
   const bySession = new Map<string, unknown[]>();
   for (const r of rows) {
-    const calls = r.calls ? (JSON.parse(String(r.calls)) as Record<string, unknown>[]).map(({ id: _id, ...rest }) => rest) : null;
+    const calls = r.calls
+      ? (JSON.parse(String(r.calls)) as Record<string, unknown>[]).map(({ id: _id, ...rest }) => rest)
+      : null;
     const list = bySession.get(String(r.sid)) ?? [];
     // Stitched sessions get random external ids; header sessions keep the client's.
-    list.push([r.idSource === "stitched" ? null : r.externalId, r.turnCount, r.index, r.turnType, r.typeSource, r.status, r.systemHash, r.toolsHash, r.messagesOffset, r.delta, r.next, r.nextStateRole, r.content, calls]);
+    list.push([
+      r.idSource === "stitched" ? null : r.externalId,
+      r.turnCount,
+      r.index,
+      r.turnType,
+      r.typeSource,
+      r.status,
+      r.systemHash,
+      r.toolsHash,
+      r.messagesOffset,
+      r.delta,
+      r.next,
+      r.nextStateRole,
+      r.content,
+      calls,
+    ]);
     bySession.set(String(r.sid), list);
   }
   return JSON.stringify([...bySession.values()].map((s) => JSON.stringify(s)).sort());

@@ -5,6 +5,8 @@ import { scriptedAnswer } from "../lib/openclawShapes";
 
 const mode = process.argv[2] ?? "fixed";
 const fake = await startFakeUpstream({ recordRequests: false });
-fake.respond(mode === "openclaw" ? (b) => scriptedAnswer(b) : () => ({ content: "The quick brown fox jumps over the lazy dog." }));
+fake.respond(
+  mode === "openclaw" ? (b) => scriptedAnswer(b) : () => ({ content: "The quick brown fox jumps over the lazy dog." }),
+);
 console.log(JSON.stringify({ url: fake.url }));
 process.on("SIGTERM", () => void fake.close().then(() => process.exit(0)));

@@ -25,7 +25,17 @@ const args = z
     batch: z.coerce.number().int().positive().default(8),
     "sim-per-minute": z.coerce.number().min(0).default(30),
   })
-  .parse(parseArgs({ options: { minutes: { type: "string" }, users: { type: "string" }, "think-ms": { type: "string" }, batch: { type: "string" }, "sim-per-minute": { type: "string" } } }).values);
+  .parse(
+    parseArgs({
+      options: {
+        minutes: { type: "string" },
+        users: { type: "string" },
+        "think-ms": { type: "string" },
+        batch: { type: "string" },
+        "sim-per-minute": { type: "string" },
+      },
+    }).values,
+  );
 
 const root = path.resolve(import.meta.dirname, "../..");
 const log = (s: string) => console.log(`[soak] ${s}`);
@@ -71,19 +81,39 @@ async function main() {
     if (args["sim-per-minute"] > 0) {
       await db().simulationControl.upsert({
         where: { experimentId: sys.experiment.id },
-        create: { experimentId: sys.experiment.id, enabled: true, perMinute: args["sim-per-minute"], concurrency: 4, personas: DEFAULT_SETTINGS.personas, seed: 1, maxTurns: 4 },
+        create: {
+          experimentId: sys.experiment.id,
+          enabled: true,
+          perMinute: args["sim-per-minute"],
+          concurrency: 4,
+          personas: DEFAULT_SETTINGS.personas,
+          seed: 1,
+          maxTurns: 4,
+        },
         update: { enabled: true, perMinute: args["sim-per-minute"] },
       });
     }
-    for (const w of workers) cluster.start(w, w === "simulate" ? { SIMULATE_PROXY_URL: `${sys.proxyUrl}/v1`, SIMULATE_POLL_MS: "1000" } : {});
+    for (const w of workers)
+      cluster.start(w, w === "simulate" ? { SIMULATE_PROXY_URL: `${sys.proxyUrl}/v1`, SIMULATE_POLL_MS: "1000" } : {});
     for (let i = 0; !(await fetch(`${sys.proxyUrl}/healthz`).catch(() => null))?.ok; i++) {
       if (i > 600) throw new Error(`the proxy did not come up:\n${cluster.tail("serve")}`);
       await sleep(100);
     }
-    const traffic = new Traffic({ proxyUrl: sys.proxyUrl, apiKey: sys.key, model: sys.experiment.slug, users: args.users, turnsPerSession: 4, maxTokens: 16, thinkMs: args["think-ms"], tag: "soak" });
+    const traffic = new Traffic({
+      proxyUrl: sys.proxyUrl,
+      apiKey: sys.key,
+      model: sys.experiment.slug,
+      users: args.users,
+      turnsPerSession: 4,
+      maxTokens: 16,
+      thinkMs: args["think-ms"],
+      tag: "soak",
+    });
     const t0 = Date.now();
     traffic.start();
-    log(`running ${args.minutes} min: ${args.users} client loop(s), simulated users at ${args["sim-per-minute"]}/min, batch ${args.batch}`);
+    log(
+      `running ${args.minutes} min: ${args.users} client loop(s), simulated users at ${args["sim-per-minute"]}/min, batch ${args.batch}`,
+    );
 
     const total = args.minutes * 60_000;
     const rss: Record<string, (number | null)[]> = Object.fromEntries(workers.map((w) => [w, []]));
@@ -101,7 +131,10 @@ async function main() {
     const secs = (t1 - t0) / 1000;
 
     const exp = sys.experiment.id;
-    const turns = await db().turn.findMany({ where: { experimentId: exp, createdAt: { gte: new Date(t0), lte: new Date(t1) } }, select: { latencyMs: true, simulated: true } });
+    const turns = await db().turn.findMany({
+      where: { experimentId: exp, createdAt: { gte: new Date(t0), lte: new Date(t1) } },
+      select: { latencyMs: true, simulated: true },
+    });
     const lags = await db().$queryRaw<{ judge_ms: number }[]>`
       SELECT EXTRACT(EPOCH FROM (j."createdAt" - GREATEST(t."nextStateAt", s."doneAt"))) * 1000 AS judge_ms
       FROM judgments j JOIN turns t ON t.id = j."turnId" JOIN agent_sessions s ON s.id = t."sessionId"
@@ -119,25 +152,69 @@ async function main() {
     const recorded = turns.map((t) => t.latencyMs).filter((v): v is number => v !== null);
 
     console.log(`\nsoak: ${secs.toFixed(0)} s\n`);
-    console.log(table(["metric", "value"], [
-      ["client requests (2xx / sent)", `${client.length} / ${traffic.records.length}`],
-      ["turns recorded (simulated users)", `${turns.length} (${turns.filter((t) => t.simulated).length})`],
-      ["throughput", `${(turns.length / secs).toFixed(2)} turns/s`],
-      ["client latency p50 / p99", `${ms(pct(client, 50))} / ${ms(pct(client, 99))}`],
-      ["proxy-recorded latency p50 / p99", `${ms(pct(recorded, 50))} / ${ms(pct(recorded, 99))}`],
-      ["judge lag (ready → judged) p50 / p99", `${ms(pct(lags.map((l) => Number(l.judge_ms)), 50))} / ${ms(pct(lags.map((l) => Number(l.judge_ms)), 99))}`],
-      ["judge backlog at end (ready, unjudged)", String(Number(backlog[0]?.n ?? 0))],
-      ["training steps", `${steps} (${(steps / (secs / 60)).toFixed(1)}/min)`],
-      ["train lag (sample → step) p50 / p99", `${ms(pct(trainLags.map((l) => Number(l.train_ms)), 50))} / ${ms(pct(trainLags.map((l) => Number(l.train_ms)), 99))}`],
-      ["untrained samples at end", String(untrained)],
-    ]));
+    console.log(
+      table(
+        ["metric", "value"],
+        [
+          ["client requests (2xx / sent)", `${client.length} / ${traffic.records.length}`],
+          ["turns recorded (simulated users)", `${turns.length} (${turns.filter((t) => t.simulated).length})`],
+          ["throughput", `${(turns.length / secs).toFixed(2)} turns/s`],
+          ["client latency p50 / p99", `${ms(pct(client, 50))} / ${ms(pct(client, 99))}`],
+          ["proxy-recorded latency p50 / p99", `${ms(pct(recorded, 50))} / ${ms(pct(recorded, 99))}`],
+          [
+            "judge lag (ready → judged) p50 / p99",
+            `${ms(
+              pct(
+                lags.map((l) => Number(l.judge_ms)),
+                50,
+              ),
+            )} / ${ms(
+              pct(
+                lags.map((l) => Number(l.judge_ms)),
+                99,
+              ),
+            )}`,
+          ],
+          ["judge backlog at end (ready, unjudged)", String(Number(backlog[0]?.n ?? 0))],
+          ["training steps", `${steps} (${(steps / (secs / 60)).toFixed(1)}/min)`],
+          [
+            "train lag (sample → step) p50 / p99",
+            `${ms(
+              pct(
+                trainLags.map((l) => Number(l.train_ms)),
+                50,
+              ),
+            )} / ${ms(
+              pct(
+                trainLags.map((l) => Number(l.train_ms)),
+                99,
+              ),
+            )}`,
+          ],
+          ["untrained samples at end", String(untrained)],
+        ],
+      ),
+    );
     console.log("\nRSS per process (VmRSS)\n");
-    console.log(table(["process", "start", "middle", "end", "growth"], workers.map((w) => {
-      const [a, b, c] = rss[w]!;
-      return [w, mb(a ?? null), mb(b ?? null), mb(c ?? null), a && c ? `${(((c - a) / a) * 100).toFixed(0)}%` : "-"];
-    })));
+    console.log(
+      table(
+        ["process", "start", "middle", "end", "growth"],
+        workers.map((w) => {
+          const [a, b, c] = rss[w]!;
+          return [
+            w,
+            mb(a ?? null),
+            mb(b ?? null),
+            mb(c ?? null),
+            a && c ? `${(((c - a) / a) * 100).toFixed(0)}%` : "-",
+          ];
+        }),
+      ),
+    );
     const inv = await checkInvariants({ experimentId: exp, runId: sys.runId, okTurnIds: traffic.okTurnIds() });
-    console.log(`\ninvariants: ${inv.violations.length ? inv.violations.join("; ") : "all hold"} (judge/train still catching up count as violations only while backlog remains)`);
+    console.log(
+      `\ninvariants: ${inv.violations.length ? inv.violations.join("; ") : "all hold"} (judge/train still catching up count as violations only while backlog remains)`,
+    );
   } finally {
     await cluster.stopAll(10_000);
     await sys.close();

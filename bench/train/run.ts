@@ -77,10 +77,14 @@ async function timeGenerate(config: ModelConfig, rows: number, tokens: number): 
 }
 
 async function main() {
-  const { values } = parseArgs({ options: Object.fromEntries(Object.keys(argsSchema.shape).map((k) => [k, { type: "string" as const }])) });
+  const { values } = parseArgs({
+    options: Object.fromEntries(Object.keys(argsSchema.shape).map((k) => [k, { type: "string" as const }])),
+  });
   const args = argsSchema.parse(values);
   const info = await initBackend();
-  console.log(`tfjs ${tf.version_core} backend=${info.backend} simd=${info.simd} threads=${info.threads}; median of ${args.reps} steps`);
+  console.log(
+    `tfjs ${tf.version_core} backend=${info.backend} simd=${info.simd} threads=${info.threads}; median of ${args.reps} steps`,
+  );
   const seqs = args.seq.split(",").map(Number);
   const rows: string[][] = [];
   for (const size of args.sizes.split(",")) {
@@ -95,14 +99,29 @@ async function main() {
       }
       const tokens = args.batch * seq;
       rows.push([
-        size, String(countParams(config)), `${args.batch}×${seq}`, (fast / 1000).toFixed(3), String(Math.round(tokens / (fast / 1000))),
-        Number.isNaN(stock) ? "-" : (stock / 1000).toFixed(3), Number.isNaN(stock) ? "-" : `${(stock / fast).toFixed(1)}×`,
+        size,
+        String(countParams(config)),
+        `${args.batch}×${seq}`,
+        (fast / 1000).toFixed(3),
+        String(Math.round(tokens / (fast / 1000))),
+        Number.isNaN(stock) ? "-" : (stock / 1000).toFixed(3),
+        Number.isNaN(stock) ? "-" : `${(stock / fast).toFixed(1)}×`,
       ]);
-      console.log(`  ${size} ${args.batch}×${seq}: fast ${(fast / 1000).toFixed(3)} s, stock ${(stock / 1000).toFixed(3)} s`);
+      console.log(
+        `  ${size} ${args.batch}×${seq}: fast ${(fast / 1000).toFixed(3)} s, stock ${(stock / 1000).toFixed(3)} s`,
+      );
     }
     const g1 = await timeGenerate(config, 1, args.genTokens);
     const g8 = await timeGenerate(config, 8, args.genTokens);
-    rows.push([size, String(countParams(config)), "generate", "-", `${Math.round(g1)} (b1) / ${Math.round(g8)} (b8) tok/s`, "-", "-"]);
+    rows.push([
+      size,
+      String(countParams(config)),
+      "generate",
+      "-",
+      `${Math.round(g1)} (b1) / ${Math.round(g8)} (b8) tok/s`,
+      "-",
+      "-",
+    ]);
   }
   const header = ["size", "params", "batch", "step s (fast)", "tokens/s (fast)", "step s (stock)", "speedup"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

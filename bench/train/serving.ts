@@ -57,7 +57,11 @@ async function trainer(args: Args, checkpoint: string): Promise<void> {
   const rng = mulberry32(7);
   const ids = (n: number) => Array.from({ length: n }, () => 32 + Math.floor(rng() * 90));
   const samples: TrainSample[] = Array.from({ length: args.batch }, (_, i) => ({
-    promptIds: ids(64), responseIds: ids(64), oldLogprobs: new Array<number>(64).fill(-4), reward: i % 2 ? 1 : -1, kind: "RL",
+    promptIds: ids(64),
+    responseIds: ids(64),
+    oldLogprobs: new Array<number>(64).fill(-4),
+    reward: i % 2 ? 1 : -1,
+    kind: "RL",
   }));
   const out = await fs.mkdtemp(path.join(os.tmpdir(), "bench-trainer-"));
   for (let step = 1; ; step++) {
@@ -78,11 +82,23 @@ async function serve(args: Args): Promise<void> {
   const checkpoint = await baseCheckpoint(args, dir);
   const engine = new EmbeddedEngine();
   await engine.load(checkpoint);
-  const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/tsx"), [import.meta.filename, "--role", "trainer", "--batch", String(args.batch), "--checkpoint", checkpoint], {
-    cwd: root, stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child: ChildProcess = spawn(
+    path.join(root, "node_modules/.bin/tsx"),
+    [import.meta.filename, "--role", "trainer", "--batch", String(args.batch), "--checkpoint", checkpoint],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let steps = 0;
-  child.stdout!.on("data", (d: Buffer) => (steps += d.toString().split("\n").filter((l) => l.startsWith("step ")).length));
+  child.stdout!.on(
+    "data",
+    (d: Buffer) =>
+      (steps += d
+        .toString()
+        .split("\n")
+        .filter((l) => l.startsWith("step ")).length),
+  );
   try {
     while (steps === 0) await new Promise((r) => setTimeout(r, 100)); // the trainer is warm
     const messages = [{ role: "user" as const, content: "I keep forgetting to drink water during the day. Any tips?" }];
@@ -106,10 +122,14 @@ async function serve(args: Args): Promise<void> {
     const row = (phase: "idle" | "busy") =>
       `${phase.padEnd(4)}  n=${lat[phase].length}  p50 ${quantile(lat[phase], 0.5).toFixed(1)} ms  p99 ${quantile(lat[phase], 0.99).toFixed(1)} ms  trainer steps ${stepsIn[phase]}`;
     const ratio = quantile(lat.busy, 0.99) / quantile(lat.idle, 0.99);
-    console.log(`serving ${checkpoint} (${args.tokens} tokens per answer) on ${os.cpus().length} CPUs, trainer batch ${args.batch} at nice ${TRAINER_NICE}`);
+    console.log(
+      `serving ${checkpoint} (${args.tokens} tokens per answer) on ${os.cpus().length} CPUs, trainer batch ${args.batch} at nice ${TRAINER_NICE}`,
+    );
     console.log(row("idle"));
     console.log(row("busy"));
-    console.log(`p99 busy/idle = ${ratio.toFixed(3)} (target ≤ 1.10); p50 ratio ${(quantile(lat.busy, 0.5) / quantile(lat.idle, 0.5)).toFixed(3)}`);
+    console.log(
+      `p99 busy/idle = ${ratio.toFixed(3)} (target ≤ 1.10); p50 ratio ${(quantile(lat.busy, 0.5) / quantile(lat.idle, 0.5)).toFixed(3)}`,
+    );
   } finally {
     child.kill("SIGCONT");
     child.kill("SIGKILL");
@@ -119,7 +139,9 @@ async function serve(args: Args): Promise<void> {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: Object.fromEntries(Object.keys(argsSchema.shape).map((k) => [k, { type: "string" as const }])) });
+  const { values } = parseArgs({
+    options: Object.fromEntries(Object.keys(argsSchema.shape).map((k) => [k, { type: "string" as const }])),
+  });
   const args = argsSchema.parse(values);
   await initBackend();
   if (args.role === "trainer") await trainer(args, path.resolve(root, args.checkpoint));

@@ -25,9 +25,14 @@ export function sourceHash(root: string): string {
 export function ensureWebBuild(root: string, log: (s: string) => void): void {
   const marker = path.join(root, ".next", "source-hash");
   const hash = sourceHash(root);
-  if (existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(marker) && readFileSync(marker, "utf8") === hash) return;
+  if (existsSync(path.join(root, ".next", "BUILD_ID")) && existsSync(marker) && readFileSync(marker, "utf8") === hash)
+    return;
   log("building the web app (next build)… this takes a minute or two on first start");
-  const r = spawnSync(path.join(root, "node_modules", ".bin", "next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(path.join(root, "node_modules", ".bin", "next"), ["build"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   if (r.status !== 0) throw new Error("next build failed (see output above)");
   writeFileSync(marker, hash);
 }

@@ -10,7 +10,26 @@
 // DATA_DIR/pg becomes a symlink to the cluster so the project still knows where its database lives.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, closeSync, cpSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import pg from "pg";
@@ -39,7 +58,9 @@ function nativeBinaries(): { dir: string; version: string } {
   try {
     entry = fromPackage.resolve(name);
   } catch {
-    throw new Error(`No embedded PostgreSQL is installed for ${process.platform}-${process.arch} (npm package ${name}). Set DATABASE_URL to a PostgreSQL server.`);
+    throw new Error(
+      `No embedded PostgreSQL is installed for ${process.platform}-${process.arch} (npm package ${name}). Set DATABASE_URL to a PostgreSQL server.`,
+    );
   }
   const pkgDir = path.resolve(path.dirname(entry), "..");
   const { version } = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as { version: string };
@@ -74,8 +95,12 @@ export function ensurePostgresUser(log: (s: string) => void): Owner {
     log(`creating a '${USER}' system user to run the embedded PostgreSQL (Postgres refuses to run as root)`);
     const made =
       spawnSync("useradd", ["--system", "--user-group", "--no-create-home", USER]).status === 0 ||
-      (spawnSync("addgroup", ["-S", USER]).status === 0 && spawnSync("adduser", ["-S", "-D", "-H", "-G", USER, USER]).status === 0);
-    if (!made) throw new Error(`Could not create a '${USER}' system user (useradd and adduser failed). Create one, or set DATABASE_URL to a PostgreSQL server.`);
+      (spawnSync("addgroup", ["-S", USER]).status === 0 &&
+        spawnSync("adduser", ["-S", "-D", "-H", "-G", USER, USER]).status === 0);
+    if (!made)
+      throw new Error(
+        `Could not create a '${USER}' system user (useradd and adduser failed). Create one, or set DATABASE_URL to a PostgreSQL server.`,
+      );
   }
   return { uid: idOf("-u")!, gid: idOf("-g")! };
 }
@@ -85,7 +110,9 @@ function prepareHome(home: string, owner: Owner): void {
   try {
     if (mkdirSync(home, { recursive: true })) chmodSync(home, 0o755);
   } catch (err) {
-    throw new Error(`Could not create ${home} for the embedded PostgreSQL (${(err as Error).message}). Set EMBEDDED_PG_HOME to a directory root can create, or set DATABASE_URL.`);
+    throw new Error(
+      `Could not create ${home} for the embedded PostgreSQL (${(err as Error).message}). Set EMBEDDED_PG_HOME to a directory root can create, or set DATABASE_URL.`,
+    );
   }
   if (!allowed(owner, "-x", home)) {
     const p = blockingAncestor(home);
@@ -109,7 +136,12 @@ export interface Placement {
  * cannot work: an existing cluster in DATA_DIR/pg that `owner` cannot reach (moving it silently would look
  * like lost data), or a `home` it cannot enter.
  */
-export function placeForOwner(dataDir: string, native: { dir: string; version: string }, owner: Owner, home: string): Placement {
+export function placeForOwner(
+  dataDir: string,
+  native: { dir: string; version: string },
+  owner: Owner,
+  home: string,
+): Placement {
   mkdirSync(dataDir, { recursive: true });
   const link = path.join(dataDir, "pg");
   let clusterDir: string;
@@ -117,7 +149,9 @@ export function placeForOwner(dataDir: string, native: { dir: string; version: s
     clusterDir = path.resolve(dataDir, readlinkSync(link));
     if (!allowed(owner, "-x", path.dirname(clusterDir))) {
       const p = blockingAncestor(path.dirname(clusterDir));
-      throw new Error(`The embedded PostgreSQL runs as the '${USER}' user, which cannot enter ${p} (mode ${modeOf(p)}), where ${link} points. Run 'chmod o+x ${p}', or set DATABASE_URL.`);
+      throw new Error(
+        `The embedded PostgreSQL runs as the '${USER}' user, which cannot enter ${p} (mode ${modeOf(p)}), where ${link} points. Run 'chmod o+x ${p}', or set DATABASE_URL.`,
+      );
     }
   } else if (allowed(owner, "-x", dataDir)) {
     clusterDir = link;
@@ -203,7 +237,11 @@ async function answers(url: string): Promise<boolean> {
 }
 
 /** Starts (initialising on first use) the embedded cluster for `dataDir` on `port`; its log is DATA_DIR/postgres.log. */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (s: string) => void): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (s: string) => void,
+): Promise<EmbeddedPostgres> {
   const native = nativeBinaries();
   const owner = process.getuid?.() === 0 ? ensurePostgresUser(log) : undefined;
   const placement = owner
@@ -212,8 +250,14 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const { clusterDir, binDir } = placement;
   mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
   if (clusterDir === path.join(dataDir, "pg")) log(`embedded PostgreSQL data: ${clusterDir}`);
-  else log(`embedded PostgreSQL data: ${clusterDir} (linked from ${path.join(dataDir, "pg")}: the '${USER}' user cannot enter ${blockingAncestor(dataDir)})`);
-  if (binDir !== path.join(native.dir, "bin")) log(`embedded PostgreSQL binaries: copied to ${path.dirname(binDir)} (the '${USER}' user cannot reach ${native.dir})`);
+  else
+    log(
+      `embedded PostgreSQL data: ${clusterDir} (linked from ${path.join(dataDir, "pg")}: the '${USER}' user cannot enter ${blockingAncestor(dataDir)})`,
+    );
+  if (binDir !== path.join(native.dir, "bin"))
+    log(
+      `embedded PostgreSQL binaries: copied to ${path.dirname(binDir)} (the '${USER}' user cannot reach ${native.dir})`,
+    );
   const logFile = path.join(dataDir, "postgres.log");
 
   if (!existsSync(path.join(clusterDir, "PG_VERSION"))) {
@@ -222,7 +266,12 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     const pwFile = path.join(path.dirname(clusterDir), `.pg-init-password-${process.pid}`);
     writeFileSync(pwFile, `${PASSWORD}\n`, { mode: 0o644 });
     try {
-      const code = await run(path.join(binDir, "initdb"), [`--pgdata=${clusterDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${pwFile}`, "--encoding=UTF8"], owner, logFile);
+      const code = await run(
+        path.join(binDir, "initdb"),
+        [`--pgdata=${clusterDir}`, "--auth=password", `--username=${USER}`, `--pwfile=${pwFile}`, "--encoding=UTF8"],
+        owner,
+        logFile,
+      );
       if (code !== 0) throw new Error(`initdb failed (exit ${code}); the end of ${logFile}:\n${tail(logFile)}`);
     } finally {
       unlinkSync(pwFile);
@@ -232,7 +281,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const out = openSync(logFile, "a");
   // Own process group: a Ctrl-C in the terminal reaches the launcher, which stops the workers first and
   // Postgres last, instead of Postgres going down under workers that are still finishing.
-  const child = spawn(path.join(binDir, "postgres"), ["-D", clusterDir, "-p", String(port)], { ...owner, detached: true, stdio: ["ignore", out, out] });
+  const child = spawn(path.join(binDir, "postgres"), ["-D", clusterDir, "-p", String(port)], {
+    ...owner,
+    detached: true,
+    stdio: ["ignore", out, out],
+  });
   closeSync(out);
   const exited = new Promise<void>((resolve) => {
     child.once("exit", () => resolve());

@@ -7,7 +7,10 @@ import { existsSync, statSync } from "node:fs";
 export function ensureDeps(root) {
   const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
   const installed = `${root}node_modules/.package-lock.json`;
-  const stale = !existsSync(installed) || mtime(`${root}package-lock.json`) > mtime(installed) || mtime(`${root}package.json`) > mtime(installed);
+  const stale =
+    !existsSync(installed) ||
+    mtime(`${root}package-lock.json`) > mtime(installed) ||
+    mtime(`${root}package.json`) > mtime(installed);
   if (!stale) return;
   console.log("[deps] installing dependencies (npm install)…");
   const r = spawnSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });

@@ -36,9 +36,12 @@ export function redisInstaller(isRoot: boolean, has: (cmd: string) => boolean): 
       ],
     };
   }
-  if (isRoot && has("dnf")) return { summary: "dnf install -y redis", steps: [{ cmd: "dnf", args: ["install", "-y", "redis"] }] };
-  if (isRoot && has("apk")) return { summary: "apk add --no-cache redis", steps: [{ cmd: "apk", args: ["add", "--no-cache", "redis"] }] };
-  if (!isRoot && has("brew")) return { summary: "brew install redis", steps: [{ cmd: "brew", args: ["install", "redis"] }] };
+  if (isRoot && has("dnf"))
+    return { summary: "dnf install -y redis", steps: [{ cmd: "dnf", args: ["install", "-y", "redis"] }] };
+  if (isRoot && has("apk"))
+    return { summary: "apk add --no-cache redis", steps: [{ cmd: "apk", args: ["add", "--no-cache", "redis"] }] };
+  if (!isRoot && has("brew"))
+    return { summary: "brew install redis", steps: [{ cmd: "brew", args: ["install", "redis"] }] };
   return null;
 }
 
@@ -50,8 +53,12 @@ export function autoInstallDisabled(env: Record<string, string | undefined> = pr
 /** Runs the installer's steps with their output on our stdout; returns the failing step's description, or null. */
 export function runInstaller(installer: Installer): string | null {
   for (const step of installer.steps) {
-    const r = spawnSync(step.cmd, step.args, { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...step.env } });
-    if (r.status !== 0 && !step.optional) return `\`${[step.cmd, ...step.args].join(" ")}\` ${r.error ? `could not run (${r.error.message})` : `exited with ${r.status ?? r.signal}`}`;
+    const r = spawnSync(step.cmd, step.args, {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, ...step.env },
+    });
+    if (r.status !== 0 && !step.optional)
+      return `\`${[step.cmd, ...step.args].join(" ")}\` ${r.error ? `could not run (${r.error.message})` : `exited with ${r.status ?? r.signal}`}`;
   }
   return null;
 }

@@ -16,7 +16,12 @@ export interface RedisChoice {
 const SPAWNED_PORT = Number(process.env.SPAWNED_REDIS_PORT ?? 63790);
 
 export async function pingRedis(url: string, timeoutMs = 2000): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: timeoutMs, retryStrategy: () => null });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+  });
   r.on("error", () => {});
   try {
     await r.connect();
@@ -49,7 +54,9 @@ export async function chooseRedis(dataDir: string, log: (s: string) => void): Pr
     // A package manager may start the service it installed (apt under systemd does).
     if (await pingRedis(local)) return { url: local, source: "local" };
   }
-  log(`no Redis on 127.0.0.1:6379: starting redis-server on port ${SPAWNED_PORT} with its data in ${path.resolve(dataDir, "redis")}`);
+  log(
+    `no Redis on 127.0.0.1:6379: starting redis-server on port ${SPAWNED_PORT} with its data in ${path.resolve(dataDir, "redis")}`,
+  );
   return spawnRedis(path.resolve(dataDir, "redis"), SPAWNED_PORT);
 }
 
@@ -57,17 +64,29 @@ export async function chooseRedis(dataDir: string, log: (s: string) => void): Pr
 function installRedis(log: (s: string) => void): void {
   const installer = redisInstaller(process.getuid?.() === 0, (cmd) => onPath(cmd));
   if (!installer) throw new Error(REDIS_INSTALL_HELP);
-  if (autoInstallDisabled()) throw new Error(`${REDIS_INSTALL_HELP}\n(NO_AUTO_INSTALL is set, so \`${installer.summary}\` was not run for you.)`);
-  log(`Redis is not installed: installing it with \`${installer.summary}\` (set NO_AUTO_INSTALL=1 to skip this and install it yourself)`);
+  if (autoInstallDisabled())
+    throw new Error(
+      `${REDIS_INSTALL_HELP}\n(NO_AUTO_INSTALL is set, so \`${installer.summary}\` was not run for you.)`,
+    );
+  log(
+    `Redis is not installed: installing it with \`${installer.summary}\` (set NO_AUTO_INSTALL=1 to skip this and install it yourself)`,
+  );
   const failed = runInstaller(installer);
   if (failed) throw new Error(`Installing Redis failed: ${failed} (see its output above).\n${REDIS_INSTALL_HELP}`);
-  if (!hasRedisServer()) throw new Error(`\`${installer.summary}\` succeeded but no \`redis-server\` is on PATH (PATH=${process.env.PATH}).\n${REDIS_INSTALL_HELP}`);
+  if (!hasRedisServer())
+    throw new Error(
+      `\`${installer.summary}\` succeeded but no \`redis-server\` is on PATH (PATH=${process.env.PATH}).\n${REDIS_INSTALL_HELP}`,
+    );
   log("Redis installed");
 }
 
 export async function spawnRedis(dir: string, port: number): Promise<RedisChoice> {
   mkdirSync(dir, { recursive: true });
-  const child: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""], { stdio: "ignore" });
+  const child: ChildProcess = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", ""],
+    { stdio: "ignore" },
+  );
   const url = `redis://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null) return;

@@ -25,7 +25,12 @@ export class Supervisor {
   }
 
   private spawn(spec: ProcessSpec, color: number): void {
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.children.set(spec.name, child);
     const prefix = `\x1b[${color}m[${spec.name.padEnd(8)}]\x1b[0m `;
     for (const stream of [child.stdout!, child.stderr!]) {

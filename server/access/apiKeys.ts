@@ -47,7 +47,9 @@ export async function verifyApiKey(token: string): Promise<Principal | null> {
   };
   cache.set(cacheKey, { principal, expires: Date.now() + CACHE_TTL_MS });
   // lastUsedAt is advisory: update at most once per cache period, off the request path.
-  void db().apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+  void db()
+    .apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } })
+    .catch(() => {});
   return principal;
 }
 

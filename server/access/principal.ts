@@ -24,7 +24,14 @@ const SCOPE_PERMISSIONS: Record<Scope, Permission[]> = {
 
 export type Principal =
   | { kind: "user"; userId: string; email: string; role: Role }
-  | { kind: "apiKey"; keyId: string; prefix: string; scopes: Scope[]; experimentId: string | null; createdById: string | null };
+  | {
+      kind: "apiKey";
+      keyId: string;
+      prefix: string;
+      scopes: Scope[];
+      experimentId: string | null;
+      createdById: string | null;
+    };
 
 export function permissions(p: Principal): Set<Permission> {
   if (p.kind === "user") return new Set(ROLE_PERMISSIONS[p.role]);

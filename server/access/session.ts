@@ -17,8 +17,14 @@ interface SessionData {
 }
 
 export async function sealSession(userId: string): Promise<string> {
-  const { sessionVersion } = await db().user.findUniqueOrThrow({ where: { id: userId }, select: { sessionVersion: true } });
-  return sealData({ userId, v: sessionVersion } satisfies SessionData, { password: env().SECRET_KEY, ttl: TTL_SECONDS });
+  const { sessionVersion } = await db().user.findUniqueOrThrow({
+    where: { id: userId },
+    select: { sessionVersion: true },
+  });
+  return sealData({ userId, v: sessionVersion } satisfies SessionData, {
+    password: env().SECRET_KEY,
+    ttl: TTL_SECONDS,
+  });
 }
 
 export function sessionCookie(value: string, secure: boolean): string {
@@ -30,7 +36,6 @@ export function sessionCookie(value: string, secure: boolean): string {
 export function clearSessionCookie(): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
 }
-
 
 async function readSession(cookieHeader: string | null): Promise<SessionData | null> {
   const sealed = readCookie(cookieHeader, SESSION_COOKIE);
@@ -58,5 +63,8 @@ export async function endSessions(cookieHeader: string | null): Promise<void> {
   const data = await readSession(cookieHeader);
   if (!data) return;
   // Only a still-valid cookie may end the others, so a stale one cannot sign a user out again and again.
-  await db().user.updateMany({ where: { id: data.userId, sessionVersion: data.v }, data: { sessionVersion: { increment: 1 } } });
+  await db().user.updateMany({
+    where: { id: data.userId, sessionVersion: data.v },
+    data: { sessionVersion: { increment: 1 } },
+  });
 }

@@ -24,11 +24,18 @@ export function apiKeyView(k: ApiKey) {
 }
 
 /** Returns the plaintext key exactly once; only its hash is stored. */
-export async function createApiKey(p: Principal | null, input: z.output<typeof ApiKeyCreateInput>, plaintextOverride?: string) {
+export async function createApiKey(
+  p: Principal | null,
+  input: z.output<typeof ApiKeyCreateInput>,
+  plaintextOverride?: string,
+) {
   if (p) assertCan(p, "admin");
   const key = plaintextOverride ? await keyFromPlaintext(plaintextOverride) : await generateApiKey();
   const row = await db().$transaction(async (tx) => {
-    if (input.experimentId && !(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } }))) {
+    if (
+      input.experimentId &&
+      !(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } }))
+    ) {
       throw notFound("Experiment", input.experimentId);
     }
     const created = await tx.apiKey.create({

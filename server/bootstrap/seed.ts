@@ -41,7 +41,11 @@ export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
     result.demoExperiments = [];
     for (const d of DEMO_EXPERIMENTS) {
       if (await db().experiment.findUnique({ where: { slug: d.slug }, select: { id: true } })) continue; // the user's own
-      const e = await createExperiment(actor, { name: d.name, slug: d.slug, description: d.description, config: demoConfig(d) }, { demo: true });
+      const e = await createExperiment(
+        actor,
+        { name: d.name, slug: d.slug, description: d.description, config: demoConfig(d) },
+        { demo: true },
+      );
       await startRun(actor, e.id); // PENDING until the trainer worker picks it up (RUNNING within a second or two)
       await enableSimulation(e.id, DEMO_SIMULATION); // SIMULATE=0 still keeps the worker quiet
       await createPersonaEvalSet(null, { experimentId: e.id, name: DEMO_EVAL_SET });

@@ -51,7 +51,11 @@ export const JudgeSchema = z.object({
 
 export const HyperparamsSchema = z.object({
   // 0 is allowed: a control run (same data, same pipeline, no update) for a learning claim.
-  lr: z.number().min(0, "learning rate must be ≥ 0 (0 = a control run that never moves)").max(1, "learning rate above 1 diverges").default(1e-5),
+  lr: z
+    .number()
+    .min(0, "learning rate must be ≥ 0 (0 = a control run that never moves)")
+    .max(1, "learning rate above 1 diverges")
+    .default(1e-5),
   epsClip: z.number().min(0).max(1).default(0.2),
   epsClipHigh: z.number().min(0).max(1).default(0.28),
   klCoef: z.number().min(0).default(0),
@@ -81,7 +85,12 @@ export const HyperparamsSchema = z.object({
    */
   normalizeAdvantages: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
-  dualClip: z.number().min(0).max(100).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1").default(0),
+  dualClip: z
+    .number()
+    .min(0)
+    .max(100)
+    .refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1")
+    .default(0),
 });
 
 /**
@@ -159,7 +168,10 @@ export const EvaluationConfigSchema = z.object({
   votes: z.number().int().min(1).max(16).default(3),
   /** per-version budget: generation stops (status PARTIAL) at either bound */
   budget: z
-    .object({ maxReplyTokens: z.number().int().min(1).default(20_000), maxSeconds: z.number().int().min(1).default(600) })
+    .object({
+      maxReplyTokens: z.number().int().min(1).default(20_000),
+      maxSeconds: z.number().int().min(1).default(600),
+    })
     .default({ maxReplyTokens: 20_000, maxSeconds: 600 }),
   /** judge–human agreement warning: κ below this over at least minLabeled labelled turns */
   agreement: z
@@ -174,7 +186,12 @@ function withBackendDefaults(raw: unknown): unknown {
   const backend = typeof cfg.trainer?.backend === "string" ? cfg.trainer.backend : "embedded";
   const defaults = BACKEND_HYPER_DEFAULTS[backend];
   if (!defaults) return raw;
-  const hyper = cfg.hyper && typeof cfg.hyper === "object" && !Array.isArray(cfg.hyper) ? cfg.hyper : cfg.hyper === undefined ? {} : null;
+  const hyper =
+    cfg.hyper && typeof cfg.hyper === "object" && !Array.isArray(cfg.hyper)
+      ? cfg.hyper
+      : cfg.hyper === undefined
+        ? {}
+        : null;
   return hyper === null ? raw : { ...cfg, hyper: { ...defaults, ...hyper } };
 }
 
@@ -209,42 +226,95 @@ const ExperimentConfigObject = z
       });
     }
     if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
-      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "gated promotion needs evaluation.enabled: nothing would ever be promoted" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["serving", "promotion"],
+        message: "gated promotion needs evaluation.enabled: nothing would ever be promoted",
+      });
     }
     if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {
-      ctx.addIssue({ code: "custom", path: ["serving", "promotion"], message: "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["serving", "promotion"],
+        message:
+          "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy",
+      });
     }
-    if (cfg.evaluation.grader === "judge" && (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")) {
-      ctx.addIssue({ code: "custom", path: ["evaluation", "grader"], message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)" });
+    if (
+      cfg.evaluation.grader === "judge" &&
+      (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["evaluation", "grader"],
+        message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)",
+      });
     }
     if (cfg.evaluation.grader === "custom" && !cfg.evaluation.graderPath) {
-      ctx.addIssue({ code: "custom", path: ["evaluation", "graderPath"], message: "a custom grader needs the path to its module" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["evaluation", "graderPath"],
+        message: "a custom grader needs the path to its module",
+      });
     }
     if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
       const plan = planGpuSplit(cfg.trainer.gpu);
-      if (!plan.ok) for (const e of plan.errors) ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
+      if (!plan.ok)
+        for (const e of plan.errors)
+          ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
       if (cfg.trainer.backend === "ray-slime" && !cfg.trainer.rayAddress) {
-        ctx.addIssue({ code: "custom", path: ["trainer", "rayAddress"], message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["trainer", "rayAddress"],
+          message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265",
+        });
       }
       if (cfg.policy.kind === "embedded") {
-        ctx.addIssue({ code: "custom", path: ["policy", "kind"], message: "GPU trainers serve through SGLang: choose policy kind sglang" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["policy", "kind"],
+          message: "GPU trainers serve through SGLang: choose policy kind sglang",
+        });
       }
     }
     if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
       if (cfg.hyper.opdEstimator === "full") {
-        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", "opdEstimator"],
+          message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk",
+        });
       }
       if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
-        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", "opdEstimator"],
+          message:
+            "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
+        });
       }
       if (cfg.trainer.backend !== "tinker" && cfg.method === "combine" && cfg.hyper.opdEstimator === "topk") {
-        ctx.addIssue({ code: "custom", path: ["hyper", "opdEstimator"], message: "on slime, top-K distillation is method opd (the reference's top-K loss); combine's loss uses the sampled estimator: choose sampled" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", "opdEstimator"],
+          message:
+            "on slime, top-K distillation is method opd (the reference's top-K loss); combine's loss uses the sampled estimator: choose sampled",
+        });
       }
       if (cfg.trainer.backend !== "tinker" && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
-        ctx.addIssue({ code: "custom", path: ["hyper", "advClamp"], message: "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", "advClamp"],
+          message:
+            "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0",
+        });
       }
       if (cfg.hyper.teacherSource === "current") {
-        ctx.addIssue({ code: "custom", path: ["hyper", "teacherSource"], message: "a current-policy teacher runs on the embedded trainer only: choose base" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", "teacherSource"],
+          message: "a current-policy teacher runs on the embedded trainer only: choose base",
+        });
       }
     }
   });

@@ -17,7 +17,10 @@ function parentOf(obj: Obj, path: readonly string[]): Obj | undefined {
 }
 
 /** Moves secrets out of `config` (mutating a copy). Omitted secrets keep their previously stored value. */
-export function sealSecrets(config: ExperimentConfig, previous: SealedSecrets = {}): { config: ExperimentConfig; secrets: SealedSecrets } {
+export function sealSecrets(
+  config: ExperimentConfig,
+  previous: SealedSecrets = {},
+): { config: ExperimentConfig; secrets: SealedSecrets } {
   const copy = structuredClone(config) as unknown as Obj;
   const secrets: SealedSecrets = {};
   for (const path of SECRET_PATHS) {

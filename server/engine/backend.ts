@@ -99,7 +99,12 @@ export function useFastMatMul(on: boolean): void {
   }
 }
 
-function runKernel(name: string, backend: BackendWasm, inputs: KernelArgs["inputs"], attrs: tf.NamedAttrMap): tf.TensorInfo {
+function runKernel(
+  name: string,
+  backend: BackendWasm,
+  inputs: KernelArgs["inputs"],
+  attrs: tf.NamedAttrMap,
+): tf.TensorInfo {
   const k = name === tf.BatchMatMul ? stockKernel() : tf.getKernel(name, "wasm");
   return k.kernelFunc({ inputs, backend, attrs }) as tf.TensorInfo;
 }

@@ -80,7 +80,9 @@ export async function saveCheckpoint(dir: string, model: PolicyModel, opts: Save
   if (opts.optimizer) {
     const state = opts.optimizer.getState();
     const zeros = (shape: number[]) => new Float32Array(shape.reduce((a, b) => a * b, 1));
-    optimizerBytes = bytesOf(shapes.flatMap(([name, shape]) => [state.m[name] ?? zeros(shape), state.v[name] ?? zeros(shape)]));
+    optimizerBytes = bytesOf(
+      shapes.flatMap(([name, shape]) => [state.m[name] ?? zeros(shape), state.v[name] ?? zeros(shape)]),
+    );
     optimizerMeta = { step: state.step, config: opts.optimizer.config, sha256: sha256(optimizerBytes) };
   }
   const meta: CheckpointMeta = checkpointMetaSchema.parse({
@@ -107,10 +109,13 @@ export async function saveCheckpoint(dir: string, model: PolicyModel, opts: Save
     await writeFileSynced(path.join(tmp, "meta.json"), JSON.stringify(meta, null, 2) + "\n");
     await syncDir(tmp);
     const aside = `${target}.old-${tag}`;
-    const existed = await fs.rename(target, aside).then(() => true, (e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT") return false;
-      throw e;
-    });
+    const existed = await fs.rename(target, aside).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === "ENOENT") return false;
+        throw e;
+      },
+    );
     await fs.rename(tmp, target);
     await syncDir(parent);
     if (existed) await fs.rm(aside, { recursive: true, force: true });
@@ -149,7 +154,8 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
   const sizes = shapes.map(([, s]) => s.reduce((a, b) => a * b, 1));
   const total = sizes.reduce((a, b) => a + b, 0);
   const wbuf = await fs.readFile(path.join(dir, "weights.bin"));
-  if (wbuf.byteLength !== total * 4) throw new Error(`checkpoint ${dir}: weights.bin has ${wbuf.byteLength} bytes, expected ${total * 4}`);
+  if (wbuf.byteLength !== total * 4)
+    throw new Error(`checkpoint ${dir}: weights.bin has ${wbuf.byteLength} bytes, expected ${total * 4}`);
   if (sha256(wbuf) !== meta.sha256) throw new Error(`checkpoint ${dir}: weights.bin SHA-256 mismatch`);
   const w = floatsOf(wbuf);
   const params: Params = {};

@@ -14,12 +14,18 @@ import { paramNames } from "./model";
 const LN_EPS = 1e-5;
 
 interface Layer {
-  ln1g: Float32Array; ln1b: Float32Array;
-  wqkv: Float32Array; bqkv: Float32Array;
-  wo: Float32Array; bo: Float32Array;
-  ln2g: Float32Array; ln2b: Float32Array;
-  w1: Float32Array; b1: Float32Array;
-  w2: Float32Array; b2: Float32Array;
+  ln1g: Float32Array;
+  ln1b: Float32Array;
+  wqkv: Float32Array;
+  bqkv: Float32Array;
+  wo: Float32Array;
+  bo: Float32Array;
+  ln2g: Float32Array;
+  ln2b: Float32Array;
+  w1: Float32Array;
+  b1: Float32Array;
+  w2: Float32Array;
+  b2: Float32Array;
 }
 
 /** Per-row cache: keys/values of every layer for positions 0..len-1, laid out [pos][d]. */
@@ -33,7 +39,14 @@ export interface DecoderState {
  * out[r, j] = bias[j] + Σ_i x[r, i]·w[i, j] for `rows` rows (w row-major [nIn, nOut]). Four input
  * rows per pass over the accumulator: ~2.5× faster than one (fewer accumulator loads and stores).
  */
-function linear(x: Float32Array, rows: number, nIn: number, w: Float32Array, bias: Float32Array, nOut: number): Float32Array {
+function linear(
+  x: Float32Array,
+  rows: number,
+  nIn: number,
+  w: Float32Array,
+  bias: Float32Array,
+  nOut: number,
+): Float32Array {
   const out = new Float32Array(rows * nOut);
   const acc = new Float64Array(nOut);
   for (let r = 0; r < rows; r++) {
@@ -41,8 +54,14 @@ function linear(x: Float32Array, rows: number, nIn: number, w: Float32Array, bia
     const xo = r * nIn;
     let i = 0;
     for (; i + 4 <= nIn; i += 4) {
-      const x0 = x[xo + i], x1 = x[xo + i + 1], x2 = x[xo + i + 2], x3 = x[xo + i + 3];
-      const w0 = i * nOut, w1 = w0 + nOut, w2 = w1 + nOut, w3 = w2 + nOut;
+      const x0 = x[xo + i],
+        x1 = x[xo + i + 1],
+        x2 = x[xo + i + 2],
+        x3 = x[xo + i + 3];
+      const w0 = i * nOut,
+        w1 = w0 + nOut,
+        w2 = w1 + nOut,
+        w3 = w2 + nOut;
       for (let j = 0; j < nOut; j++) acc[j] += x0 * w[w0 + j] + x1 * w[w1 + j] + x2 * w[w2 + j] + x3 * w[w3 + j];
     }
     for (; i < nIn; i++) {
@@ -72,7 +91,10 @@ function layerNorm(x: Float32Array, rows: number, d: number, g: Float32Array, b:
 
 /** Σ_i a[ao+i]·b[bo+i], four accumulators. */
 function dot(a: Float32Array, ao: number, b: Float32Array, bo: number, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0;
   let i = 0;
   for (; i + 4 <= n; i += 4) {
     s0 += a[ao + i] * b[bo + i];
@@ -90,7 +112,17 @@ const scratch = { scores: new Float64Array(0), out: new Float64Array(0) };
  * Causal self-attention of one new query (at qkv[qo..qo+d)) over `n` cached positions of K, V
  * ([pos][d] layout), all heads; writes the d outputs at out[oo..].
  */
-function attendRow(qkv: Float32Array, qo: number, K: Float32Array, V: Float32Array, n: number, d: number, H: number, out: Float32Array, oo: number): void {
+function attendRow(
+  qkv: Float32Array,
+  qo: number,
+  K: Float32Array,
+  V: Float32Array,
+  n: number,
+  d: number,
+  H: number,
+  out: Float32Array,
+  oo: number,
+): void {
   const hd = d / H;
   const scale = 1 / Math.sqrt(hd);
   if (scratch.scores.length < n) scratch.scores = new Float64Array(Math.max(n, 2 * scratch.scores.length));
@@ -132,12 +164,18 @@ export class Decoder {
     this.wte = get("wte");
     this.wpe = get("wpe");
     this.layers = Array.from({ length: c.nLayer }, (_, l) => ({
-      ln1g: get(`h${l}.ln1.g`), ln1b: get(`h${l}.ln1.b`),
-      wqkv: get(`h${l}.attn.wqkv`), bqkv: get(`h${l}.attn.bqkv`),
-      wo: get(`h${l}.attn.wo`), bo: get(`h${l}.attn.bo`),
-      ln2g: get(`h${l}.ln2.g`), ln2b: get(`h${l}.ln2.b`),
-      w1: get(`h${l}.mlp.w1`), b1: get(`h${l}.mlp.b1`),
-      w2: get(`h${l}.mlp.w2`), b2: get(`h${l}.mlp.b2`),
+      ln1g: get(`h${l}.ln1.g`),
+      ln1b: get(`h${l}.ln1.b`),
+      wqkv: get(`h${l}.attn.wqkv`),
+      bqkv: get(`h${l}.attn.bqkv`),
+      wo: get(`h${l}.attn.wo`),
+      bo: get(`h${l}.attn.bo`),
+      ln2g: get(`h${l}.ln2.g`),
+      ln2b: get(`h${l}.ln2.b`),
+      w1: get(`h${l}.mlp.w1`),
+      b1: get(`h${l}.mlp.b1`),
+      w2: get(`h${l}.mlp.w2`),
+      b2: get(`h${l}.mlp.b2`),
     }));
     this.lnfg = get("lnf.g");
     this.lnfb = get("lnf.b");

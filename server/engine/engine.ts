@@ -10,7 +10,11 @@
 import { initBackend } from "./backend";
 import { loadCheckpoint } from "./checkpoint";
 import {
-  generateStream, sampleOptionsSchema, type GenerationResult, type SampleOptions, type TokenEvent,
+  generateStream,
+  sampleOptionsSchema,
+  type GenerationResult,
+  type SampleOptions,
+  type TokenEvent,
 } from "./generate";
 import { disposeModel, type ModelConfig, type PolicyModel } from "./model";
 import { fitChat, servingBudget } from "./fit";
@@ -130,7 +134,11 @@ export class EmbeddedEngine {
   }
 
   private async *run(
-    pinned: Loaded, prompt: number[], sampling: SampleOptions, onToken: ChatOptions["onToken"], release: () => void,
+    pinned: Loaded,
+    prompt: number[],
+    sampling: SampleOptions,
+    onToken: ChatOptions["onToken"],
+    release: () => void,
   ): AsyncGenerator<TokenEvent, ChatResult> {
     const gen = generateStream(pinned.model, prompt, sampling);
     let finished = false;
@@ -167,7 +175,9 @@ export class EmbeddedEngine {
    * may have kept less; to reproduce a generation exactly, score its `promptIds` with score.ts).
    */
   async scoreChat(
-    messages: readonly ChatMessage[], response: string | readonly number[], opts: { tools?: RenderOptions["tools"] } = {},
+    messages: readonly ChatMessage[],
+    response: string | readonly number[],
+    opts: { tools?: RenderOptions["tools"] } = {},
   ): Promise<ScoreResult> {
     const tokenIds = typeof response === "string" ? [...encode(response), END_ID] : [...response];
     const pinned = this.pin();

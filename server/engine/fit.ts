@@ -62,7 +62,11 @@ export function servingBudget(ctx: number, maxTokens: number): number {
  * left cut of the full rendering (a prompt cut inside its last exchange, or a turn served before whole-message
  * fitting existed).
  */
-export function servedPrompt(messages: readonly ChatMessage[], promptTokens: number | null, opts: FitOptions = {}): number[] {
+export function servedPrompt(
+  messages: readonly ChatMessage[],
+  promptTokens: number | null,
+  opts: FitOptions = {},
+): number[] {
   const candidates = fitCandidates(messages, opts);
   const full = candidates[0];
   if (promptTokens === null || promptTokens <= 0 || promptTokens >= full.length) return full;

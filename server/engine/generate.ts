@@ -103,7 +103,11 @@ export function yieldToEventLoop(): Promise<void> {
  * Fit prompt + response into the context: the prompt is cut from the left only as far as needed to
  * leave room for min(maxTokens, ctx/2) new tokens, and maxTokens shrinks to whatever room remains.
  */
-export function fitPrompt(promptIds: readonly number[], ctx: number, maxTokens: number): { prompt: number[]; maxTokens: number } {
+export function fitPrompt(
+  promptIds: readonly number[],
+  ctx: number,
+  maxTokens: number,
+): { prompt: number[]; maxTokens: number } {
   if (promptIds.length === 0) throw new Error("empty prompt");
   const reserve = Math.max(1, Math.min(maxTokens, Math.floor(ctx / 2)));
   const keep = Math.min(promptIds.length, ctx - reserve);
@@ -116,7 +120,9 @@ export function fitPrompt(promptIds: readonly number[], ctx: number, maxTokens: 
  * computed exactly as a single generation would be.
  */
 export async function* generateEvents(
-  model: PolicyModel, prompts: ReadonlyArray<readonly number[]>, options: SampleOptions = {},
+  model: PolicyModel,
+  prompts: ReadonlyArray<readonly number[]>,
+  options: SampleOptions = {},
 ): AsyncGenerator<TokenEvent, GenerationResult[]> {
   const opts = sampleOptionsSchema.parse(options);
   const decoder = decoderFor(model);
@@ -162,7 +168,10 @@ export async function* generateEvents(
     active = next;
     if (!active.length) break;
     await yieldToEventLoop();
-    const logits = decoder.step(active.map((r) => rows[r].state), active.map((r) => rows[r].result.tokenIds.at(-1) as number));
+    const logits = decoder.step(
+      active.map((r) => rows[r].state),
+      active.map((r) => rows[r].result.tokenIds.at(-1) as number),
+    );
     active.forEach((r, i) => (rows[r].logits = logits.subarray(i * V, (i + 1) * V)));
   }
   return rows.map((r) => r.result);
@@ -170,7 +179,9 @@ export async function* generateEvents(
 
 /** Streaming generation of one prompt: an async iterator of tokens whose return value is the result. */
 export async function* generateStream(
-  model: PolicyModel, promptIds: readonly number[], options: SampleOptions = {},
+  model: PolicyModel,
+  promptIds: readonly number[],
+  options: SampleOptions = {},
 ): AsyncGenerator<TokenEvent, GenerationResult> {
   const results = yield* generateEvents(model, [promptIds], options);
   return results[0];
@@ -195,14 +206,18 @@ async function drain<T>(gen: AsyncGenerator<TokenEvent, T>, onToken?: (ev: Token
 }
 
 export function generate(
-  model: PolicyModel, promptIds: readonly number[], options: SampleOptions & { onToken?: (ev: TokenEvent) => void } = {},
+  model: PolicyModel,
+  promptIds: readonly number[],
+  options: SampleOptions & { onToken?: (ev: TokenEvent) => void } = {},
 ): Promise<GenerationResult> {
   const { onToken, ...opts } = options;
   return drain(generateStream(model, promptIds, opts), onToken);
 }
 
 export function generateBatch(
-  model: PolicyModel, prompts: ReadonlyArray<readonly number[]>, options: SampleOptions & { onToken?: (ev: TokenEvent) => void } = {},
+  model: PolicyModel,
+  prompts: ReadonlyArray<readonly number[]>,
+  options: SampleOptions & { onToken?: (ev: TokenEvent) => void } = {},
 ): Promise<GenerationResult[]> {
   const { onToken, ...opts } = options;
   return drain(generateEvents(model, prompts, opts), onToken);

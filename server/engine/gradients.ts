@@ -71,10 +71,26 @@ const GRADIENTS: tf.GradConfig[] = [
       return { a: () => tf.matMul(b, g, true, true), b: () => tf.matMul(g, a, true, true) };
     },
   },
-  binary(tf.Add, (dy) => dy, (dy) => dy),
-  binary(tf.Sub, (dy) => dy, (dy) => tf.neg(dy)),
-  binary(tf.Multiply, (dy, _a, b) => tf.mul(dy, b), (dy, a) => tf.mul(dy, a)),
-  binary(tf.RealDiv, (dy, _a, b) => tf.div(dy, b), (dy, a, b) => tf.neg(tf.div(tf.mul(dy, a), tf.square(b)))),
+  binary(
+    tf.Add,
+    (dy) => dy,
+    (dy) => dy,
+  ),
+  binary(
+    tf.Sub,
+    (dy) => dy,
+    (dy) => tf.neg(dy),
+  ),
+  binary(
+    tf.Multiply,
+    (dy, _a, b) => tf.mul(dy, b),
+    (dy, a) => tf.mul(dy, a),
+  ),
+  binary(
+    tf.RealDiv,
+    (dy, _a, b) => tf.div(dy, b),
+    (dy, a, b) => tf.neg(tf.div(tf.mul(dy, a), tf.square(b))),
+  ),
   binary(
     tf.Maximum,
     (dy, a, b) => tf.mul(dy, tf.cast(tf.greaterEqual(a, b), "float32")),
@@ -88,7 +104,8 @@ const GRADIENTS: tf.GradConfig[] = [
   binary(
     tf.Pow,
     (dy, a, b) => tf.mul(dy, tf.mul(b, tf.pow(a, tf.sub(b, 1)))),
-    (dy, a, b) => tf.mul(dy, tf.mul(tf.pow(a, b), tf.where(tf.greater(a, 0), tf.log(tf.maximum(a, 1e-30)), tf.zerosLike(a)))),
+    (dy, a, b) =>
+      tf.mul(dy, tf.mul(tf.pow(a, b), tf.where(tf.greater(a, 0), tf.log(tf.maximum(a, 1e-30)), tf.zerosLike(a)))),
   ),
   {
     kernelName: tf.Select,
@@ -99,7 +116,11 @@ const GRADIENTS: tf.GradConfig[] = [
       e: () => tf.mul(one(dy), tf.cast(tf.logicalNot(cond), "float32")),
     }),
   },
-  { kernelName: tf.Abs, inputsToSave: ["x"], gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), tf.sign(x)) }) },
+  {
+    kernelName: tf.Abs,
+    inputsToSave: ["x"],
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), tf.sign(x)) }),
+  },
   {
     kernelName: tf.Tanh,
     outputsToSave: [true],
@@ -108,13 +129,31 @@ const GRADIENTS: tf.GradConfig[] = [
   {
     kernelName: tf.Relu,
     inputsToSave: ["x"],
-    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), tf.cast(tf.greater(x, 0), "float32")) }),
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({
+      x: () => tf.mul(one(dy), tf.cast(tf.greater(x, 0), "float32")),
+    }),
   },
   { kernelName: tf.Neg, gradFunc: (dy: Dy): GradMap => ({ x: () => tf.neg(one(dy)) }) },
-  { kernelName: tf.Exp, outputsToSave: [true], gradFunc: (dy: Dy, [y]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), y) }) },
-  { kernelName: tf.Log, inputsToSave: ["x"], gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.div(one(dy), x) }) },
-  { kernelName: tf.Square, inputsToSave: ["x"], gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), tf.mul(x, 2)) }) },
-  { kernelName: tf.Sqrt, inputsToSave: ["x"], gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.div(one(dy), tf.mul(tf.sqrt(x), 2)) }) },
+  {
+    kernelName: tf.Exp,
+    outputsToSave: [true],
+    gradFunc: (dy: Dy, [y]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), y) }),
+  },
+  {
+    kernelName: tf.Log,
+    inputsToSave: ["x"],
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.div(one(dy), x) }),
+  },
+  {
+    kernelName: tf.Square,
+    inputsToSave: ["x"],
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.mul(one(dy), tf.mul(x, 2)) }),
+  },
+  {
+    kernelName: tf.Sqrt,
+    inputsToSave: ["x"],
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.div(one(dy), tf.mul(tf.sqrt(x), 2)) }),
+  },
   {
     kernelName: tf.Rsqrt,
     inputsToSave: ["x"],
@@ -140,14 +179,21 @@ const GRADIENTS: tf.GradConfig[] = [
     inputsToSave: ["x"],
     gradFunc: (dy: Dy, [x]: tf.Tensor[], attrs: tf.NamedAttrMap): GradMap => ({
       x: () => {
-        const inside = tf.logicalAnd(tf.greaterEqual(x, attrs.clipValueMin as number), tf.lessEqual(x, attrs.clipValueMax as number));
+        const inside = tf.logicalAnd(
+          tf.greaterEqual(x, attrs.clipValueMin as number),
+          tf.lessEqual(x, attrs.clipValueMax as number),
+        );
         return tf.where(inside, one(dy), tf.zerosLike(one(dy)));
       },
     }),
   },
   reduceGrad(tf.Sum, false),
   reduceGrad(tf.Mean, true),
-  { kernelName: tf.Reshape, inputsToSave: ["x"], gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.reshape(one(dy), x.shape) }) },
+  {
+    kernelName: tf.Reshape,
+    inputsToSave: ["x"],
+    gradFunc: (dy: Dy, [x]: tf.Tensor[]): GradMap => ({ x: () => tf.reshape(one(dy), x.shape) }),
+  },
   {
     kernelName: tf.Transpose,
     gradFunc: (dy: Dy, _s: tf.Tensor[], attrs: tf.NamedAttrMap): GradMap => ({
@@ -180,7 +226,8 @@ const GRADIENTS: tf.GradConfig[] = [
   {
     kernelName: tf.AddN,
     saveAllInputs: true,
-    gradFunc: (dy: Dy, saved: tf.Tensor[]): GradMap => Object.fromEntries(saved.map((_, i) => [i, () => tf.clone(one(dy))])),
+    gradFunc: (dy: Dy, saved: tf.Tensor[]): GradMap =>
+      Object.fromEntries(saved.map((_, i) => [i, () => tf.clone(one(dy))])),
   },
   { kernelName: tf.Cast, gradFunc: (dy: Dy): GradMap => ({ x: () => tf.clone(one(dy)) }) },
   { kernelName: tf.Identity, gradFunc: (dy: Dy): GradMap => ({ x: () => tf.clone(one(dy)) }) },

@@ -43,7 +43,11 @@ export const lossHyperSchema = z.object({
   /** |teacher − base| cap on the sampled OPD term; 0 = unclamped (the reference) */
   advClamp: z.number().min(0).default(0),
   /** dual-clip constant c > 1 bounding the loss of negative-advantage tokens; 0 = off (the reference) */
-  dualClip: z.number().min(0).default(0).refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1"),
+  dualClip: z
+    .number()
+    .min(0)
+    .default(0)
+    .refine((c) => c === 0 || c > 1, "dual-clip must be 0 (off) or above 1"),
   opdEstimator: z.enum(["sampled", "topk", "full"]).default("sampled"),
   /** K of the top-K estimator */
   topK: z.number().int().min(1).default(50),
@@ -67,7 +71,11 @@ export interface AdvantageInput {
  * clamp(teacher − base) for OPD, 0 for GRPO and for the topk/full estimators, whose OPD part is the distillation
  * loss). `baseLogprobs` is what the OPD term is taken against (π_old, or the current policy when decoupled).
  */
-export function advantageTerms(s: AdvantageInput, baseLogprobs: readonly number[], hyper: LossHyper = {}): { rl: number[]; opd: number[] } {
+export function advantageTerms(
+  s: AdvantageInput,
+  baseLogprobs: readonly number[],
+  hyper: LossHyper = {},
+): { rl: number[]; opd: number[] } {
   const { wOpd, wRl, advClamp, opdEstimator } = lossHyperSchema.parse(hyper);
   const n = baseLogprobs.length;
   const zeros = () => new Array<number>(n).fill(0);
@@ -95,12 +103,18 @@ export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly numb
  * (whitenAdvantages) — the OPD term for OPD samples (--advantage-estimator on_policy_distillation), the RL term
  * otherwise — and Combine's OPD term is added after, as OpenClaw-RL's combine loss adds it to slime's advantages.
  */
-export function batchAdvantages(samples: readonly AdvantageInput[], baseLogprobs: readonly (readonly number[])[], hyper: LossHyper = {}): number[][] {
+export function batchAdvantages(
+  samples: readonly AdvantageInput[],
+  baseLogprobs: readonly (readonly number[])[],
+  hyper: LossHyper = {},
+): number[][] {
   const { normalizeAdvantages } = lossHyperSchema.parse(hyper);
   const terms = samples.map((s, i) => advantageTerms(s, baseLogprobs[i], hyper));
   if (!normalizeAdvantages) return terms.map(({ rl, opd }) => rl.map((r, t) => r + opd[t]));
   const primary = terms.map(({ rl, opd }, i) => (samples[i].kind === "OPD" ? opd : rl));
-  return whitenAdvantages(primary).map((w, i) => (samples[i].kind === "BOTH" ? w.map((a, t) => a + terms[i].opd[t]) : w));
+  return whitenAdvantages(primary).map((w, i) =>
+    samples[i].kind === "BOTH" ? w.map((a, t) => a + terms[i].opd[t]) : w,
+  );
 }
 
 /**
@@ -114,11 +128,12 @@ export function whitenAdvantages(adv: readonly (readonly number[])[]): number[][
   let n = 0;
   let sum = 0;
   let sumSq = 0;
-  for (const row of adv) for (const a of row) {
-    n++;
-    sum += a;
-    sumSq += a * a;
-  }
+  for (const row of adv)
+    for (const a of row) {
+      n++;
+      sum += a;
+      sumSq += a * a;
+    }
   if (n === 0) return adv.map((row) => [...row]);
   const mean = sum / n;
   const variance = Math.max(0, sumSq / n - mean * mean) * (n >= 2 ? n / (n - 1) : 1);
@@ -196,7 +211,12 @@ export interface PolicyLossMetrics {
 
 /** The PPO clipped surrogate. Returns the per-token loss and clip indicator, [B,T]. */
 export function ppoClipTerms(
-  logprobs: tf.Tensor, oldLogprobs: tf.Tensor, advantages: tf.Tensor, epsClip: number, epsClipHigh: number, dualClip = 0,
+  logprobs: tf.Tensor,
+  oldLogprobs: tf.Tensor,
+  advantages: tf.Tensor,
+  epsClip: number,
+  epsClipHigh: number,
+  dualClip = 0,
 ): { pg: tf.Tensor; clipped: tf.Tensor } {
   const ratio = tf.exp(tf.sub(logprobs, oldLogprobs));
   const pg1 = tf.mul(tf.neg(advantages), ratio);
@@ -213,8 +233,13 @@ export function ppoClipTerms(
 }
 
 function distillTerm(inp: PolicyLossInputs, h: LossHyperFull): tf.Scalar {
-  if (h.opdEstimator === "sampled" || !inp.vocabLogprobs || !inp.teacherVocabLogprobs || !inp.distillMask) return tf.scalar(0);
-  const kl = distillationKl(inp.vocabLogprobs, inp.teacherVocabLogprobs, h.opdEstimator === "topk" ? h.topK : undefined);
+  if (h.opdEstimator === "sampled" || !inp.vocabLogprobs || !inp.teacherVocabLogprobs || !inp.distillMask)
+    return tf.scalar(0);
+  const kl = distillationKl(
+    inp.vocabLogprobs,
+    inp.teacherVocabLogprobs,
+    h.opdEstimator === "topk" ? h.topK : undefined,
+  );
   return sampleMean(kl, inp.distillMask, inp.sampleWeights);
 }
 
@@ -231,7 +256,11 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
   };
 }
 
-function addRegularisers(pgLoss: tf.Scalar, m: { kl_loss: tf.Scalar; entropy: tf.Scalar; distill_kl: tf.Scalar }, h: LossHyperFull): tf.Scalar {
+function addRegularisers(
+  pgLoss: tf.Scalar,
+  m: { kl_loss: tf.Scalar; entropy: tf.Scalar; distill_kl: tf.Scalar },
+  h: LossHyperFull,
+): tf.Scalar {
   let loss: tf.Scalar = pgLoss;
   if (h.opdEstimator !== "sampled") loss = tf.add(loss, tf.mul(m.distill_kl, h.wOpd));
   if (h.klCoef > 0) loss = tf.add(loss, tf.mul(m.kl_loss, h.klCoef));
@@ -239,7 +268,10 @@ function addRegularisers(pgLoss: tf.Scalar, m: { kl_loss: tf.Scalar; entropy: tf
   return loss;
 }
 
-export function policyLoss(inp: PolicyLossInputs, hyper: LossHyper = {}): { loss: tf.Scalar; metrics: PolicyLossMetrics } {
+export function policyLoss(
+  inp: PolicyLossInputs,
+  hyper: LossHyper = {},
+): { loss: tf.Scalar; metrics: PolicyLossMetrics } {
   const h = lossHyperSchema.parse(hyper);
   if (h.klCoef > 0 && !inp.refLogprobs) throw new Error("klCoef > 0 needs reference log-probs");
   const { pg } = ppoClipTerms(inp.logprobs, inp.oldLogprobs, inp.advantages, h.epsClip, h.epsClipHigh, h.dualClip);
@@ -272,12 +304,18 @@ export type CustomLossFn = (args: CustomLossArgs) => tf.Scalar;
 
 /** Same as `policyLoss`, with the pg term computed by a custom function. */
 export function customPolicyLoss(
-  fn: CustomLossFn, inp: PolicyLossInputs, hyper: LossHyper = {},
+  fn: CustomLossFn,
+  inp: PolicyLossInputs,
+  hyper: LossHyper = {},
 ): { loss: tf.Scalar; metrics: PolicyLossMetrics } {
   const h = lossHyperSchema.parse(hyper);
   if (h.klCoef > 0 && !inp.refLogprobs) throw new Error("klCoef > 0 needs reference log-probs");
   const pgLoss = fn({
-    logprobs: inp.logprobs, oldLogprobs: inp.oldLogprobs, advantages: inp.advantages, mask: inp.mask, sampleWeights: inp.sampleWeights,
+    logprobs: inp.logprobs,
+    oldLogprobs: inp.oldLogprobs,
+    advantages: inp.advantages,
+    mask: inp.mask,
+    sampleWeights: inp.sampleWeights,
   });
   const m = { ...monitorMetrics(inp, h), distill_kl: distillTerm(inp, h) };
   return { loss: addRegularisers(pgLoss, m, h), metrics: { pg_loss: pgLoss, ...m } };
@@ -302,11 +340,23 @@ export async function loadCustomLoss(spec: string): Promise<CustomLossFn> {
 
 export function validateCustomLoss(fn: CustomLossFn): void {
   tf.tidy(() => {
-    const logprobs = tf.tensor2d([[-0.5, -1.2, -2.0], [-0.1, -0.7, -3.0]]);
+    const logprobs = tf.tensor2d([
+      [-0.5, -1.2, -2.0],
+      [-0.1, -0.7, -3.0],
+    ]);
     const args = {
-      oldLogprobs: tf.tensor2d([[-0.6, -1.0, -2.0], [-0.2, -0.7, -2.5]]),
-      advantages: tf.tensor2d([[1, 1, 1], [-0.5, -0.5, -0.5]]),
-      mask: tf.tensor2d([[1, 1, 1], [1, 1, 0]]),
+      oldLogprobs: tf.tensor2d([
+        [-0.6, -1.0, -2.0],
+        [-0.2, -0.7, -2.5],
+      ]),
+      advantages: tf.tensor2d([
+        [1, 1, 1],
+        [-0.5, -0.5, -0.5],
+      ]),
+      mask: tf.tensor2d([
+        [1, 1, 1],
+        [1, 1, 0],
+      ]),
     };
     let value = NaN;
     const grad = tf.grad((lp: tf.Tensor) => {
@@ -317,6 +367,7 @@ export function validateCustomLoss(fn: CustomLossFn): void {
       return out;
     })(logprobs);
     if (!Number.isFinite(value)) throw new Error(`custom loss returned a non-finite value on the probe: ${value}`);
-    if (!Array.from(grad.dataSync()).every(Number.isFinite)) throw new Error("custom loss gradient is not finite on the probe");
+    if (!Array.from(grad.dataSync()).every(Number.isFinite))
+      throw new Error("custom loss gradient is not finite on the probe");
   });
 }

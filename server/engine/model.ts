@@ -38,15 +38,24 @@ const MASKED = -1e9;
 /** Canonical parameter order and shapes (checkpoints and optimizers rely on this order). */
 export function paramShapes(c: ModelConfig): Array<[string, number[]]> {
   const d = c.nEmbd;
-  const out: Array<[string, number[]]> = [["wte", [c.vocabSize, d]], ["wpe", [c.ctx, d]]];
+  const out: Array<[string, number[]]> = [
+    ["wte", [c.vocabSize, d]],
+    ["wpe", [c.ctx, d]],
+  ];
   for (let l = 0; l < c.nLayer; l++) {
     out.push(
-      [`h${l}.ln1.g`, [d]], [`h${l}.ln1.b`, [d]],
-      [`h${l}.attn.wqkv`, [d, 3 * d]], [`h${l}.attn.bqkv`, [3 * d]],
-      [`h${l}.attn.wo`, [d, d]], [`h${l}.attn.bo`, [d]],
-      [`h${l}.ln2.g`, [d]], [`h${l}.ln2.b`, [d]],
-      [`h${l}.mlp.w1`, [d, 4 * d]], [`h${l}.mlp.b1`, [4 * d]],
-      [`h${l}.mlp.w2`, [4 * d, d]], [`h${l}.mlp.b2`, [d]],
+      [`h${l}.ln1.g`, [d]],
+      [`h${l}.ln1.b`, [d]],
+      [`h${l}.attn.wqkv`, [d, 3 * d]],
+      [`h${l}.attn.bqkv`, [3 * d]],
+      [`h${l}.attn.wo`, [d, d]],
+      [`h${l}.attn.bo`, [d]],
+      [`h${l}.ln2.g`, [d]],
+      [`h${l}.ln2.b`, [d]],
+      [`h${l}.mlp.w1`, [d, 4 * d]],
+      [`h${l}.mlp.b1`, [4 * d]],
+      [`h${l}.mlp.w2`, [4 * d, d]],
+      [`h${l}.mlp.b2`, [d]],
     );
   }
   out.push(["lnf.g", [d]], ["lnf.b", [d]]);
@@ -171,7 +180,10 @@ export function forward(config: ModelConfig, params: Params, ids: tf.Tensor2D): 
   if (T > config.ctx) throw new Error(`sequence length ${T} exceeds context ${config.ctx}`);
   const d = config.nEmbd;
   const H = config.nHead;
-  const emb = tf.matMul(oneHotF32(tf.reshape(ids, [B * T]), config.vocabSize) as tf.Tensor2D, params.wte as tf.Tensor2D);
+  const emb = tf.matMul(
+    oneHotF32(tf.reshape(ids, [B * T]), config.vocabSize) as tf.Tensor2D,
+    params.wte as tf.Tensor2D,
+  );
   const pos = tf.slice(params.wpe, [0, 0], [T, d]);
   let x: tf.Tensor = tf.reshape(tf.add(tf.reshape(emb, [B, T, d]), pos), [B * T, d]);
   const bias = causalBias(T, config.ctx);

@@ -8,7 +8,10 @@ import { chatMessageSchema, toolDefSchema, type ChatMessage, type ToolDef } from
  * definition it cannot read is skipped (one bad definition does not reject the turn). null when a message
  * does not parse. The proxy's embedded upstream, the trainer and the embedded teacher all read requests so.
  */
-export function parseChatRequest(messages: readonly unknown[], tools?: unknown): { messages: ChatMessage[]; tools: ToolDef[] | undefined } | null {
+export function parseChatRequest(
+  messages: readonly unknown[],
+  tools?: unknown,
+): { messages: ChatMessage[]; tools: ToolDef[] | undefined } | null {
   const parsed: ChatMessage[] = [];
   for (const m of messages) {
     const obj = (m ?? {}) as Record<string, unknown>;

@@ -31,7 +31,8 @@ export interface PackedBatch {
 export function packBatch(items: readonly ScoreItem[], ctx: number): PackedBatch {
   const rows = items.map(({ promptIds, responseIds }) => {
     if (responseIds.length === 0) throw new Error("empty response");
-    if (responseIds.length >= ctx) throw new Error(`response of ${responseIds.length} tokens does not fit context ${ctx}`);
+    if (responseIds.length >= ctx)
+      throw new Error(`response of ${responseIds.length} tokens does not fit context ${ctx}`);
     const keep = Math.min(promptIds.length, ctx - responseIds.length);
     if (keep < 1) throw new Error("prompt must keep at least one token");
     return { prompt: promptIds.slice(promptIds.length - keep), response: responseIds };
@@ -61,7 +62,10 @@ export function packBatch(items: readonly ScoreItem[], ctx: number): PackedBatch
  * the log-probs over the whole vocabulary, [B, T-1, V].
  */
 export function tokenLogprobs(
-  logits: tf.Tensor2D, batch: PackedBatch, withEntropy: boolean, withVocab = false,
+  logits: tf.Tensor2D,
+  batch: PackedBatch,
+  withEntropy: boolean,
+  withVocab = false,
 ): { logprobs: tf.Tensor2D; entropy: tf.Tensor2D | null; vocab: tf.Tensor3D | null } {
   const { B, T } = batch;
   const V = logits.shape[1];
@@ -82,11 +86,17 @@ export function scoreBatch(model: PolicyModel, items: readonly ScoreItem[], micr
       return tokenLogprobs(forward(model.config, model.params, ids), batch, false).logprobs.dataSync();
     });
     const W = batch.T - 1;
-    batch.spans.forEach(({ start, length }, i) => out.push(Array.from(flat.subarray(i * W + start, i * W + start + length))));
+    batch.spans.forEach(({ start, length }, i) =>
+      out.push(Array.from(flat.subarray(i * W + start, i * W + start + length))),
+    );
   }
   return out;
 }
 
-export function scoreResponse(model: PolicyModel, promptIds: readonly number[], responseIds: readonly number[]): number[] {
+export function scoreResponse(
+  model: PolicyModel,
+  promptIds: readonly number[],
+  responseIds: readonly number[],
+): number[] {
   return scoreBatch(model, [{ promptIds, responseIds }])[0];
 }

@@ -137,7 +137,11 @@ export function parseToolCalls(text: string): { content: string; toolCalls: Tool
     try {
       const parsed = z.object({ name: z.string(), arguments: z.unknown() }).parse(JSON.parse(m[1]));
       const args = typeof parsed.arguments === "string" ? parsed.arguments : JSON.stringify(parsed.arguments ?? {});
-      toolCalls.push({ id: `call_${toolCalls.length}`, type: "function", function: { name: parsed.name, arguments: args } });
+      toolCalls.push({
+        id: `call_${toolCalls.length}`,
+        type: "function",
+        function: { name: parsed.name, arguments: args },
+      });
     } catch {
       // Malformed call text stays in the content.
     }
@@ -160,7 +164,13 @@ export function renderChat(messages: readonly ChatMessage[], opts: RenderOptions
   const toolsText = opts.tools?.length
     ? "\n\n# Tools\n" +
       opts.tools
-        .map((t) => JSON.stringify({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }))
+        .map((t) =>
+          JSON.stringify({
+            name: t.function.name,
+            description: t.function.description,
+            parameters: t.function.parameters,
+          }),
+        )
         .join("\n")
     : "";
   const ids: number[] = [];

@@ -20,7 +20,12 @@ import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { yieldToEventLoop } from "./generate";
 import {
-  batchAdvantages, customPolicyLoss, lossHyperSchema, policyLoss, type CustomLossFn, type PolicyLossInputs,
+  batchAdvantages,
+  customPolicyLoss,
+  lossHyperSchema,
+  policyLoss,
+  type CustomLossFn,
+  type PolicyLossInputs,
 } from "./losses";
 import { forward, paramNames, type Params, type PolicyModel } from "./model";
 import { globalNorm, type Adam } from "./optimizer";
@@ -98,14 +103,21 @@ function spread(batch: PackedBatch, rows: ReadonlyArray<readonly number[]>): tf.
  * The teacher's log-probs over the vocabulary at the student's response positions of `batch`, [B, T-1, V]
  * (zeros elsewhere), and a [B, 1] indicator of the rows that have a teacher prompt. Plain data: no gradient.
  */
-function teacherDistribution(teacher: PolicyModel, batch: PackedBatch, rows: ReadonlyArray<z.output<typeof trainSampleSchema>>): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
+function teacherDistribution(
+  teacher: PolicyModel,
+  batch: PackedBatch,
+  rows: ReadonlyArray<z.output<typeof trainSampleSchema>>,
+): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
   const V = teacher.config.vocabSize;
   const W = batch.T - 1;
   const out = new Float32Array(batch.B * W * V);
   const has = rows.map((r) => (r.teacherPromptIds ? 1 : 0));
   const withTeacher = rows.flatMap((r, i) => (r.teacherPromptIds ? [i] : []));
   if (withTeacher.length) {
-    const tb = packBatch(withTeacher.map((i) => ({ promptIds: rows[i].teacherPromptIds!, responseIds: rows[i].responseIds })), teacher.config.ctx);
+    const tb = packBatch(
+      withTeacher.map((i) => ({ promptIds: rows[i].teacherPromptIds!, responseIds: rows[i].responseIds })),
+      teacher.config.ctx,
+    );
     const flat = tf.tidy(() => {
       const ids = tf.tensor2d(tb.ids, [tb.B, tb.T], "int32");
       return tokenLogprobs(forward(teacher.config, teacher.params, ids), tb, false, true).vocab!.dataSync();
@@ -121,7 +133,11 @@ function teacherDistribution(teacher: PolicyModel, batch: PackedBatch, rows: Rea
 }
 
 export async function trainStep(
-  model: PolicyModel, optimizer: Adam, samplesIn: readonly TrainSample[], hyperIn: TrainHyper = {}, options: TrainOptions = {},
+  model: PolicyModel,
+  optimizer: Adam,
+  samplesIn: readonly TrainSample[],
+  hyperIn: TrainHyper = {},
+  options: TrainOptions = {},
 ): Promise<TrainMetrics> {
   const hyper = trainHyperSchema.parse(hyperIn);
   const samples = samplesIn.map((s) => trainSampleSchema.parse(s));
@@ -136,7 +152,12 @@ export async function trainStep(
   if (hyper.oldLogprobs !== "rollout") {
     const current = scoreBatch(model, items, mbs);
     let n = 0;
-    samples.forEach((s, i) => s.oldLogprobs.forEach((lp, t) => { absDiff += Math.abs(lp - current[i][t]); n++; }));
+    samples.forEach((s, i) =>
+      s.oldLogprobs.forEach((lp, t) => {
+        absDiff += Math.abs(lp - current[i][t]);
+        n++;
+      }),
+    );
     absDiff /= n;
     advBase = current;
     if (hyper.oldLogprobs === "recompute") old = current;
@@ -145,7 +166,8 @@ export async function trainStep(
   const ref = options.refModel ? scoreBatch(options.refModel, items, mbs) : undefined;
   const adv = batchAdvantages(samples, advBase, hyper);
   const distill = hyper.opdEstimator !== "sampled" && samples.some((s) => s.teacherPromptIds);
-  if (distill && !options.teacherModel) throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
+  if (distill && !options.teacherModel)
+    throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
 
   const names = paramNames(model.config);
   let acc: tf.Tensor[] | null = null;
@@ -156,19 +178,39 @@ export async function trainStep(
   for (let s = 0; s < N; s += mbs) {
     if (s > 0) await yieldToEventLoop();
     const idx = Array.from({ length: Math.min(mbs, N - s) }, (_, j) => s + j);
-    const batch = packBatch(idx.map((i) => items[i]), model.config.ctx);
+    const batch = packBatch(
+      idx.map((i) => items[i]),
+      model.config.ctx,
+    );
     responseTokens += idx.reduce((a, i) => a + samples[i].responseIds.length, 0);
     promptTokens += batch.promptTokens;
     const share = batch.B / N; // sampleMean divides by the micro-batch size; rescale to the batch
 
-    const teacherDist = distill ? teacherDistribution(options.teacherModel!, batch, idx.map((i) => samples[i])) : null;
+    const teacherDist = distill
+      ? teacherDistribution(
+          options.teacherModel!,
+          batch,
+          idx.map((i) => samples[i]),
+        )
+      : null;
     let metricsT: tf.Tensor | null = null;
     const { value, grads } = tf.tidy(() => {
       const inputs = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
       const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
-      const oldT = spread(batch, idx.map((i) => old[i]));
-      const advT = spread(batch, idx.map((i) => adv[i]));
-      const refT = ref ? spread(batch, idx.map((i) => ref[i])) : undefined;
+      const oldT = spread(
+        batch,
+        idx.map((i) => old[i]),
+      );
+      const advT = spread(
+        batch,
+        idx.map((i) => adv[i]),
+      );
+      const refT = ref
+        ? spread(
+            batch,
+            idx.map((i) => ref[i]),
+          )
+        : undefined;
       const weights = samples.some((x) => x.weight !== undefined)
         ? tf.tensor1d(idx.map((i) => samples[i].weight ?? 1))
         : undefined;
@@ -177,10 +219,24 @@ export async function trainStep(
         const logits = forward(model.config, params, inputs);
         const { logprobs, entropy, vocab } = tokenLogprobs(logits, batch, true, teacherDist !== null);
         const inp: PolicyLossInputs = {
-          logprobs, oldLogprobs: oldT, advantages: advT, mask, refLogprobs: refT, entropy: entropy ?? undefined, sampleWeights: weights,
-          ...(teacherDist ? { vocabLogprobs: vocab!, teacherVocabLogprobs: teacherDist.logp, distillMask: tf.mul(mask, teacherDist.rows) } : {}),
+          logprobs,
+          oldLogprobs: oldT,
+          advantages: advT,
+          mask,
+          refLogprobs: refT,
+          entropy: entropy ?? undefined,
+          sampleWeights: weights,
+          ...(teacherDist
+            ? {
+                vocabLogprobs: vocab!,
+                teacherVocabLogprobs: teacherDist.logp,
+                distillMask: tf.mul(mask, teacherDist.rows),
+              }
+            : {}),
         };
-        const { loss, metrics } = options.customLoss ? customPolicyLoss(options.customLoss, inp, hyper) : policyLoss(inp, hyper);
+        const { loss, metrics } = options.customLoss
+          ? customPolicyLoss(options.customLoss, inp, hyper)
+          : policyLoss(inp, hyper);
         metricsT = tf.keep(tf.stack(METRIC_KEYS.map((k) => metrics[k])));
         return tf.mul(loss, share);
       };

@@ -36,7 +36,14 @@ export interface JudgeAgreement extends Agreement {
   judgeVersion: string;
   judgeKind: string;
   model: string;
-  disagreements: { turnId: string; sessionId: string; human: number; humanSource: "REVIEWER" | "USER"; judge: number; createdAt: string }[];
+  disagreements: {
+    turnId: string;
+    sessionId: string;
+    human: number;
+    humanSource: "REVIEWER" | "USER";
+    judge: number;
+    createdAt: string;
+  }[];
 }
 
 /** Agreement per judge version over an experiment's labelled, judged turns (newest disagreements first). */
@@ -51,16 +58,44 @@ export async function judgeAgreement(experimentId: string, opts: { disagreements
   if (!byTurn.size) return [];
   const judgments = await db().judgment.findMany({
     where: { turnId: { in: [...byTurn.keys()] } },
-    select: { turnId: true, judgeVersion: true, judgeKind: true, model: true, score: true, turn: { select: { sessionId: true, createdAt: true } } },
+    select: {
+      turnId: true,
+      judgeVersion: true,
+      judgeKind: true,
+      model: true,
+      score: true,
+      turn: { select: { sessionId: true, createdAt: true } },
+    },
     orderBy: { createdAt: "desc" },
   });
-  const groups = new Map<string, { kind: string; model: string; rows: { turnId: string; sessionId: string; createdAt: Date; human: number; source: "REVIEWER" | "USER"; judge: number }[] }>();
+  const groups = new Map<
+    string,
+    {
+      kind: string;
+      model: string;
+      rows: {
+        turnId: string;
+        sessionId: string;
+        createdAt: Date;
+        human: number;
+        source: "REVIEWER" | "USER";
+        judge: number;
+      }[];
+    }
+  >();
   for (const j of judgments) {
     const { reviewer, user } = latestLabels(byTurn.get(j.turnId)!);
     const human = reviewer ?? user;
     if (!human) continue;
     const g = groups.get(j.judgeVersion) ?? { kind: j.judgeKind, model: j.model, rows: [] };
-    g.rows.push({ turnId: j.turnId, sessionId: j.turn.sessionId, createdAt: j.turn.createdAt, human: human.value, source: human.source as "REVIEWER" | "USER", judge: j.score });
+    g.rows.push({
+      turnId: j.turnId,
+      sessionId: j.turn.sessionId,
+      createdAt: j.turn.createdAt,
+      human: human.value,
+      source: human.source as "REVIEWER" | "USER",
+      judge: j.score,
+    });
     groups.set(j.judgeVersion, g);
   }
   return [...groups.entries()].map(([judgeVersion, g]) => ({
@@ -72,12 +107,22 @@ export async function judgeAgreement(experimentId: string, opts: { disagreements
       .filter((r) => clamp(r.human) !== clamp(r.judge))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, opts.disagreements)
-      .map((r) => ({ turnId: r.turnId, sessionId: r.sessionId, human: r.human, humanSource: r.source, judge: r.judge, createdAt: r.createdAt.toISOString() })),
+      .map((r) => ({
+        turnId: r.turnId,
+        sessionId: r.sessionId,
+        human: r.human,
+        humanSource: r.source,
+        judge: r.judge,
+        createdAt: r.createdAt.toISOString(),
+      })),
   }));
 }
 
 /** The experiment's warning, when its current judge disagrees with humans: κ < threshold over ≥ minLabeled turns. */
-export function agreementWarning(a: Agreement | undefined, cfg: { kappaThreshold: number; minLabeled: number }): string | null {
+export function agreementWarning(
+  a: Agreement | undefined,
+  cfg: { kappaThreshold: number; minLabeled: number },
+): string | null {
   if (!a || a.n < cfg.minLabeled || a.kappa === null || a.kappa >= cfg.kappaThreshold) return null;
   return `Judge–human agreement is low: Cohen's κ = ${a.kappa.toFixed(2)} (< ${cfg.kappaThreshold}) over ${a.n} labelled turns. Training on a judge humans disagree with wastes compute: review the disagreements or change the judge.`;
 }

@@ -9,11 +9,21 @@ import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 export async function evaluationConfig(experimentId: string): Promise<ExperimentConfig | null> {
   const e = await db().experiment.findUnique({
     where: { id: experimentId },
-    select: { config: true, secrets: true, runs: { where: { status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, take: 1, select: { config: true } } },
+    select: {
+      config: true,
+      secrets: true,
+      runs: {
+        where: { status: { in: LIVE_RUN_STATUSES } },
+        orderBy: { number: "desc" },
+        take: 1,
+        select: { config: true },
+      },
+    },
   });
   if (!e) return null;
   return unsealConfig(ExperimentConfigSchema.parse(e.runs[0]?.config ?? e.config), e.secrets as SealedSecrets);
 }
 
 /** Deterministic: queueing the same evaluation again is a no-op while its job exists. */
-export const evaluateJobId = (experimentId: string, version: number, setVersionId: string) => `${experimentId}_${version}_${setVersionId}`;
+export const evaluateJobId = (experimentId: string, version: number, setVersionId: string) =>
+  `${experimentId}_${version}_${setVersionId}`;

@@ -20,13 +20,21 @@ const f = (x: number) => x.toFixed(3);
 
 export function decideGate({ candidate, served, tolerance, floor }: GateInput): GateDecision {
   if (candidate.mean === null) return { promote: false, reason: "awaiting evaluation (gated promotion)" };
-  if (served.mean === null) return { promote: false, reason: `awaiting the evaluation of served version ${served.version}` };
-  if (floor !== undefined && candidate.mean < floor) return { promote: false, reason: `eval ${f(candidate.mean)} is below the floor ${f(floor)}` };
+  if (served.mean === null)
+    return { promote: false, reason: `awaiting the evaluation of served version ${served.version}` };
+  if (floor !== undefined && candidate.mean < floor)
+    return { promote: false, reason: `eval ${f(candidate.mean)} is below the floor ${f(floor)}` };
   const bar = served.mean - tolerance;
   if (candidate.mean < bar) {
-    return { promote: false, reason: `eval ${f(candidate.mean)} < served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}` };
+    return {
+      promote: false,
+      reason: `eval ${f(candidate.mean)} < served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}`,
+    };
   }
-  return { promote: true, reason: `eval ${f(candidate.mean)} ≥ served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}` };
+  return {
+    promote: true,
+    reason: `eval ${f(candidate.mean)} ≥ served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}`,
+  };
 }
 
 export interface LiveReward {
@@ -36,14 +44,22 @@ export interface LiveReward {
   reward: number;
 }
 
-export function decideRollback(p: { served: LiveReward; previous: LiveReward; margin: number; minTurns: number }): { rollback: boolean; reason: string } {
+export function decideRollback(p: { served: LiveReward; previous: LiveReward; margin: number; minTurns: number }): {
+  rollback: boolean;
+  reason: string;
+} {
   const { served, previous, margin, minTurns } = p;
   if (served.turns < minTurns || previous.turns < minTurns) {
-    return { rollback: false, reason: `not enough judged turns (v${served.version}: ${served.turns}, v${previous.version}: ${previous.turns}; need ${minTurns} each)` };
+    return {
+      rollback: false,
+      reason: `not enough judged turns (v${served.version}: ${served.turns}, v${previous.version}: ${previous.turns}; need ${minTurns} each)`,
+    };
   }
   const drop = previous.reward - served.reward;
   const what = `live reward of v${served.version} ${f(served.reward)} vs v${previous.version} ${f(previous.reward)} over ≥ ${minTurns} turns each`;
-  return drop > margin ? { rollback: true, reason: `${what}: dropped ${f(drop)} > margin ${f(margin)}` } : { rollback: false, reason: `${what}: within margin ${f(margin)}` };
+  return drop > margin
+    ? { rollback: true, reason: `${what}: dropped ${f(drop)} > margin ${f(margin)}` }
+    : { rollback: false, reason: `${what}: within margin ${f(margin)}` };
 }
 
 /** Latest finished evaluation mean per version, on one set version. */
@@ -64,9 +80,16 @@ export interface GateOutcome {
  * Gate every CANDIDATE newer than the served version: the passing one with the best eval (newest on ties)
  * is promoted; the others keep (or get) the reason they are held back.
  */
-export async function applyGate(experimentId: string, config: ExperimentConfig, setVersionId: string): Promise<GateOutcome> {
+export async function applyGate(
+  experimentId: string,
+  config: ExperimentConfig,
+  setVersionId: string,
+): Promise<GateOutcome> {
   if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
-  const active = await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, select: { version: true } });
+  const active = await db().policyVersion.findFirst({
+    where: { experimentId, status: "ACTIVE" },
+    select: { version: true },
+  });
   const servedVersion = active?.version ?? 0;
   const candidates = await db().policyVersion.findMany({
     where: { experimentId, status: "CANDIDATE", version: { gt: servedVersion }, runId: { not: null } },
@@ -80,7 +103,12 @@ export async function applyGate(experimentId: string, config: ExperimentConfig, 
     c,
     mean: means.get(c.version) ?? null,
     d: c.checkpointPath
-      ? decideGate({ candidate: { version: c.version, mean: means.get(c.version) ?? null }, served, tolerance: config.serving.gate.tolerance, floor: config.serving.gate.floor })
+      ? decideGate({
+          candidate: { version: c.version, mean: means.get(c.version) ?? null },
+          served,
+          tolerance: config.serving.gate.tolerance,
+          floor: config.serving.gate.floor,
+        })
       : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
   }));
   const winner = decided.filter((x) => x.d.promote).sort((a, b) => b.mean! - a.mean! || b.c.version - a.c.version)[0];
@@ -93,7 +121,16 @@ export async function applyGate(experimentId: string, config: ExperimentConfig, 
     // A changed verdict is a decision: audited like a promotion (waiting for an evaluation is not one).
     await db().$transaction(async (tx) => {
       await tx.policyVersion.update({ where: { id: x.c.id }, data: { gateReason: reason } });
-      if (x.mean !== null) await audit(tx, null, "policyVersion.gateHold", "experiment", experimentId, { version: x.c.version, gateReason: x.c.gateReason }, { version: x.c.version, gateReason: reason, servedVersion });
+      if (x.mean !== null)
+        await audit(
+          tx,
+          null,
+          "policyVersion.gateHold",
+          "experiment",
+          experimentId,
+          { version: x.c.version, gateReason: x.c.gateReason },
+          { version: x.c.version, gateReason: reason, servedVersion },
+        );
     });
   }
   if (winner) await systemPromote(experimentId, winner.c.version, winner.d.reason);
@@ -114,15 +151,26 @@ export async function liveRewards(experimentId: string, versions: readonly numbe
 }
 
 /** Roll the served version back to its parent when its live reward fell below the parent's by the margin. */
-export async function checkAutoRollback(experimentId: string, config: ExperimentConfig): Promise<{ rolledBack: boolean; reason: string } | null> {
+export async function checkAutoRollback(
+  experimentId: string,
+  config: ExperimentConfig,
+): Promise<{ rolledBack: boolean; reason: string } | null> {
   const rb = config.serving.autoRollback;
   if (!rb.enabled) return null;
-  const active = await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, select: { version: true, parentVersion: true } });
+  const active = await db().policyVersion.findFirst({
+    where: { experimentId, status: "ACTIVE" },
+    select: { version: true, parentVersion: true },
+  });
   if (!active || active.version === 0) return null;
   const previous = active.parentVersion ?? 0;
   const rewards = await liveRewards(experimentId, [active.version, previous]);
   const none = (version: number): LiveReward => ({ version, turns: 0, reward: 0 });
-  const d = decideRollback({ served: rewards.get(active.version) ?? none(active.version), previous: rewards.get(previous) ?? none(previous), margin: rb.margin, minTurns: rb.minTurns });
+  const d = decideRollback({
+    served: rewards.get(active.version) ?? none(active.version),
+    previous: rewards.get(previous) ?? none(previous),
+    margin: rb.margin,
+    minTurns: rb.minTurns,
+  });
   if (!d.rollback) return { rolledBack: false, reason: d.reason };
   await systemRollback(experimentId, previous, d.reason);
   return { rolledBack: true, reason: d.reason };

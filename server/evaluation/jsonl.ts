@@ -32,7 +32,8 @@ export function parseEvalJsonl(text: string): EvalItemData[] {
     }
     const parsed = EvalItemLineSchema.safeParse(value);
     if (!parsed.success) {
-      for (const issue of zodIssues(parsed.error)) issues.push({ path: `line ${line}: ${issue.path}`, message: issue.message });
+      for (const issue of zodIssues(parsed.error))
+        issues.push({ path: `line ${line}: ${issue.path}`, message: issue.message });
       continue;
     }
     const l = parsed.data;
@@ -54,21 +55,28 @@ export function parseEvalJsonl(text: string): EvalItemData[] {
   }
   if (issues.length) {
     const first = issues[0]!;
-    throw badRequest(`Invalid eval set: ${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`, issues.slice(0, 20));
+    throw badRequest(
+      `Invalid eval set: ${first.path}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
+      issues.slice(0, 20),
+    );
   }
   if (!items.length) throw badRequest("Invalid eval set: the file holds no items (one JSON object per line)");
   if (items.length > MAX_ITEMS) throw badRequest(`Invalid eval set: ${items.length} items, at most ${MAX_ITEMS}`);
   return items;
 }
 
-export function toEvalJsonl(items: readonly Pick<EvalItemData, "key" | "messages" | "reference" | "rubric" | "persona">[]): string {
-  return items
-    .map((it) => {
-      const line: Record<string, unknown> = { key: it.key, messages: it.messages };
-      if (it.reference !== null) line.reference = it.reference;
-      if (it.rubric !== null) line.rubric = it.rubric;
-      if (it.persona !== null) line.persona = it.persona;
-      return JSON.stringify(line);
-    })
-    .join("\n") + "\n";
+export function toEvalJsonl(
+  items: readonly Pick<EvalItemData, "key" | "messages" | "reference" | "rubric" | "persona">[],
+): string {
+  return (
+    items
+      .map((it) => {
+        const line: Record<string, unknown> = { key: it.key, messages: it.messages };
+        if (it.reference !== null) line.reference = it.reference;
+        if (it.rubric !== null) line.rubric = it.rubric;
+        if (it.persona !== null) line.persona = it.persona;
+        return JSON.stringify(line);
+      })
+      .join("\n") + "\n"
+  );
 }

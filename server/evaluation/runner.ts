@@ -28,8 +28,15 @@ export const seedFor = (base: number, index: number, k: number, sample: number) 
 
 type Finish = { status: "DONE" | "PARTIAL" | "FAILED"; error?: string | null };
 
-async function finish(evaluationId: string, f: Finish, extra: { durationMs: number; promptTokens: number; replyTokens: number }) {
-  const scores = await db().evalScore.findMany({ where: { evaluationId }, select: { itemId: true, score: true, detail: true } });
+async function finish(
+  evaluationId: string,
+  f: Finish,
+  extra: { durationMs: number; promptTokens: number; replyTokens: number },
+) {
+  const scores = await db().evalScore.findMany({
+    where: { evaluationId },
+    select: { itemId: true, score: true, detail: true },
+  });
   const byItem = new Map<string, number[]>();
   for (const s of scores) {
     if ((s.detail as { error?: string } | null)?.error) continue; // ungraded replies do not count
@@ -39,22 +46,47 @@ async function finish(evaluationId: string, f: Finish, extra: { durationMs: numb
   return db().evaluation.update({
     where: { id: evaluationId },
     data: {
-      status: f.status, error: f.error ?? null, items: sum.items, replies: scores.length, mean: sum.mean, ciLow: sum.ciLow, ciHigh: sum.ciHigh,
-      durationMs: extra.durationMs, promptTokens: extra.promptTokens, replyTokens: extra.replyTokens, finishedAt: new Date(),
+      status: f.status,
+      error: f.error ?? null,
+      items: sum.items,
+      replies: scores.length,
+      mean: sum.mean,
+      ciLow: sum.ciLow,
+      ciHigh: sum.ciHigh,
+      durationMs: extra.durationMs,
+      promptTokens: extra.promptTokens,
+      replyTokens: extra.replyTokens,
+      finishedAt: new Date(),
     },
   });
 }
 
 /** Evaluate `version` of an experiment on `setVersionId`. Returns the evaluation row, or null when there is nothing to do. */
-export async function evaluateVersion(experimentId: string, version: number, setVersionId: string, deps: RunnerDeps = {}) {
+export async function evaluateVersion(
+  experimentId: string,
+  version: number,
+  setVersionId: string,
+  deps: RunnerDeps = {},
+) {
   const log = deps.log ?? (() => {});
   const config = await evaluationConfig(experimentId);
   if (!config) return null;
   const ev = config.evaluation;
-  const sv = await db().evalSetVersion.findUnique({ where: { id: setVersionId }, include: { items: { orderBy: { index: "asc" } } } });
+  const sv = await db().evalSetVersion.findUnique({
+    where: { id: setVersionId },
+    include: { items: { orderBy: { index: "asc" } } },
+  });
   if (!sv) return null;
   const grader = deps.grader ?? (await graderFor(config, { baseDir: deps.baseDir }));
-  const settings = { k: ev.k, temperature: ev.temperature, seed: ev.seed, maxTokens: ev.maxTokens, budget: ev.budget, set: sv.setId, setVersion: sv.version };
+  const settings = {
+    k: ev.k,
+    temperature: ev.temperature,
+    seed: ev.seed,
+    maxTokens: ev.maxTokens,
+    budget: ev.budget,
+    set: sv.setId,
+    setVersion: sv.version,
+  };
 
   const key = { experimentId_policyVersion_setVersionId: { experimentId, policyVersion: version, setVersionId } };
   let row = await db().evaluation.findUnique({ where: key });
@@ -64,8 +96,24 @@ export async function evaluateVersion(experimentId: string, version: number, set
   }
   row = await db().evaluation.upsert({
     where: key,
-    create: { experimentId, policyVersion: version, setVersionId, status: "RUNNING", grader: grader.name, graderVersion: grader.version, settings: settings as Prisma.InputJsonValue, startedAt: new Date() },
-    update: { status: "RUNNING", grader: grader.name, graderVersion: grader.version, settings: settings as Prisma.InputJsonValue, error: null, startedAt: new Date() },
+    create: {
+      experimentId,
+      policyVersion: version,
+      setVersionId,
+      status: "RUNNING",
+      grader: grader.name,
+      graderVersion: grader.version,
+      settings: settings as Prisma.InputJsonValue,
+      startedAt: new Date(),
+    },
+    update: {
+      status: "RUNNING",
+      grader: grader.name,
+      graderVersion: grader.version,
+      settings: settings as Prisma.InputJsonValue,
+      error: null,
+      startedAt: new Date(),
+    },
   });
   const spent = { durationMs: row.durationMs, promptTokens: row.promptTokens, replyTokens: row.replyTokens };
   const fail = async (error: string) => {
@@ -83,18 +131,30 @@ export async function evaluateVersion(experimentId: string, version: number, set
       if (!pv.checkpointPath) return fail(`version ${version}'s checkpoint was pruned before it was evaluated`);
       checkpointPath = pv.checkpointPath;
     } else if (pv.status !== "ACTIVE") {
-      return fail(`an external ${config.policy.kind} upstream serves only its current weights: version ${version} is not the one served`);
+      return fail(
+        `an external ${config.policy.kind} upstream serves only its current weights: version ${version} is not the one served`,
+      );
     }
   }
 
-  const done = new Set((await db().evalScore.findMany({ where: { evaluationId: row.id }, select: { itemId: true, sample: true } })).map((s) => `${s.itemId}:${s.sample}`));
+  const done = new Set(
+    (await db().evalScore.findMany({ where: { evaluationId: row.id }, select: { itemId: true, sample: true } })).map(
+      (s) => `${s.itemId}:${s.sample}`,
+    ),
+  );
   const factory = deps.upstreamFactory ?? createUpstream;
   let upstream: Upstream | null = null;
   const started = performance.now();
   const elapsed = () => spent.durationMs + (performance.now() - started);
   let status: Finish["status"] = "DONE";
   try {
-    upstream = factory({ policy: config.policy, checkpointPath, version, timeoutMs: 120_000, defaultMaxTokens: ev.maxTokens });
+    upstream = factory({
+      policy: config.policy,
+      checkpointPath,
+      version,
+      timeoutMs: 120_000,
+      defaultMaxTokens: ev.maxTokens,
+    });
     outer: for (const item of sv.items) {
       for (let s = 0; s < ev.k; s++) {
         if (done.has(`${item.id}:${s}`)) continue;
@@ -110,7 +170,12 @@ export async function evaluateVersion(experimentId: string, version: number, set
           stream: false,
           signal: deps.signal ?? new AbortController().signal,
         });
-        if (resp.kind !== "json") throw new Error(resp.kind === "error" ? `upstream answered ${resp.status}: ${JSON.stringify(resp.body).slice(0, 300)}` : "upstream streamed a non-stream request");
+        if (resp.kind !== "json")
+          throw new Error(
+            resp.kind === "error"
+              ? `upstream answered ${resp.status}: ${JSON.stringify(resp.body).slice(0, 300)}`
+              : "upstream streamed a non-stream request",
+          );
         const choice = (resp.body.choices as { message?: { content?: string | null } }[] | undefined)?.[0];
         const reply = choice?.message?.content ?? "";
         const usage = (resp.body.usage ?? {}) as { prompt_tokens?: number; completion_tokens?: number };
@@ -126,34 +191,65 @@ export async function evaluateVersion(experimentId: string, version: number, set
         }
         await db().evalScore.create({
           data: {
-            evaluationId: row.id, itemId: item.id, sample: s, seed, reply, score: graded.score, grader: grader.name, graderVersion: grader.version,
-            detail: (graded.detail ?? undefined) as Prisma.InputJsonValue | undefined, replyTokens, latencyMs: Math.round(performance.now() - t0),
+            evaluationId: row.id,
+            itemId: item.id,
+            sample: s,
+            seed,
+            reply,
+            score: graded.score,
+            grader: grader.name,
+            graderVersion: grader.version,
+            detail: (graded.detail ?? undefined) as Prisma.InputJsonValue | undefined,
+            replyTokens,
+            latencyMs: Math.round(performance.now() - t0),
           },
         });
-        await db().evaluation.update({ where: { id: row.id }, data: { durationMs: Math.round(elapsed()), promptTokens: spent.promptTokens, replyTokens: spent.replyTokens } });
+        await db().evaluation.update({
+          where: { id: row.id },
+          data: { durationMs: Math.round(elapsed()), promptTokens: spent.promptTokens, replyTokens: spent.replyTokens },
+        });
       }
     }
   } catch (err) {
     spent.durationMs = Math.round(elapsed());
-    await db().evaluation.update({ where: { id: row.id }, data: { ...spent, status: "FAILED", error: err instanceof Error ? err.message : String(err) } });
+    await db().evaluation.update({
+      where: { id: row.id },
+      data: { ...spent, status: "FAILED", error: err instanceof Error ? err.message : String(err) },
+    });
     throw err;
   } finally {
     await upstream?.close().catch(() => {});
   }
   spent.durationMs = Math.round(elapsed());
   const result = await finish(row.id, { status }, spent);
-  log(`evaluation of v${version} on set v${sv.version}: ${status.toLowerCase()}, mean ${result.mean?.toFixed(3) ?? "—"} over ${result.items} items, ${spent.replyTokens} reply tokens, ${spent.durationMs} ms`);
+  log(
+    `evaluation of v${version} on set v${sv.version}: ${status.toLowerCase()}, mean ${result.mean?.toFixed(3) ?? "—"} over ${result.items} items, ${spent.replyTokens} reply tokens, ${spent.durationMs} ms`,
+  );
   await recordScoreMetric(experimentId, version, result.mean);
   const gate = await applyGate(experimentId, config, setVersionId);
-  await publish("evaluation", { experimentId, version, status: result.status, mean: result.mean, promoted: gate.promoted }).catch(() => {});
+  await publish("evaluation", {
+    experimentId,
+    version,
+    status: result.status,
+    mean: result.mean,
+    promoted: gate.promoted,
+  }).catch(() => {});
   return result;
 }
 
 /** eval/score as a metric point at the version's training step, so the Metrics page can chart it too. */
 async function recordScoreMetric(experimentId: string, version: number, mean: number | null) {
   if (mean === null) return;
-  const pv = version > 0 ? await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } }, select: { runId: true, step: true } }) : null;
+  const pv =
+    version > 0
+      ? await db().policyVersion.findUnique({
+          where: { experimentId_version: { experimentId, version } },
+          select: { runId: true, step: true },
+        })
+      : null;
   const point = { name: "eval/score", value: mean, step: pv?.step ?? 0 };
   await db().metricPoint.create({ data: { experimentId, runId: pv?.runId ?? null, ...point } });
-  await publish("metrics", { experimentId, runId: pv?.runId ?? null, points: [{ ...point, ts: Date.now() }] }).catch(() => {});
+  await publish("metrics", { experimentId, runId: pv?.runId ?? null, points: [{ ...point, ts: Date.now() }] }).catch(
+    () => {},
+  );
 }

@@ -19,14 +19,21 @@ export interface ScheduleResult {
   promoted: { experimentId: string; version: number }[];
 }
 
-export async function scheduleEvaluations(opts: { experimentIds?: readonly string[]; log?: (...a: unknown[]) => void } = {}): Promise<ScheduleResult> {
+export async function scheduleEvaluations(
+  opts: { experimentIds?: readonly string[]; log?: (...a: unknown[]) => void } = {},
+): Promise<ScheduleResult> {
   const log = opts.log ?? (() => {});
   const out: ScheduleResult = { queued: [], rolledBack: [], promoted: [] };
-  const experiments = await db().experiment.findMany({ where: { status: "ACTIVE", ...(opts.experimentIds ? { id: { in: [...opts.experimentIds] } } : {}) }, select: { id: true } });
+  const experiments = await db().experiment.findMany({
+    where: { status: "ACTIVE", ...(opts.experimentIds ? { id: { in: [...opts.experimentIds] } } : {}) },
+    select: { id: true },
+  });
   for (const { id } of experiments) {
     const config = await evaluationConfig(id);
     if (!config) continue;
-    const rb = await checkAutoRollback(id, config).catch((e: Error) => (log(`auto-rollback check of ${id} failed: ${e.message}`), null));
+    const rb = await checkAutoRollback(id, config).catch(
+      (e: Error) => (log(`auto-rollback check of ${id} failed: ${e.message}`), null),
+    );
     if (rb?.rolledBack) out.rolledBack.push({ experimentId: id, reason: rb.reason });
     if (!config.evaluation.enabled) continue;
     const current = await currentSetVersion(id, config.evaluation.set);
@@ -36,7 +43,11 @@ export async function scheduleEvaluations(opts: { experimentIds?: readonly strin
     if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
 
     const [versions, evaluated, active] = await Promise.all([
-      db().policyVersion.findMany({ where: { experimentId: id }, orderBy: { version: "desc" }, select: { version: true, status: true, checkpointPath: true } }),
+      db().policyVersion.findMany({
+        where: { experimentId: id },
+        orderBy: { version: "desc" },
+        select: { version: true, status: true, checkpointPath: true },
+      }),
       db().evaluation.findMany({ where: { experimentId: id, setVersionId: svId }, select: { policyVersion: true } }),
       db().policyVersion.findFirst({ where: { experimentId: id, status: "ACTIVE" }, select: { version: true } }),
     ]);
@@ -47,10 +58,14 @@ export async function scheduleEvaluations(opts: { experimentIds?: readonly strin
     const want = (v: number) => !seen.has(v) && !due.includes(v) && due.push(v);
     if (config.serving.promotion === "gated") {
       want(served);
-      versions.filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath).slice(0, CANDIDATES_PER_PASS).forEach((v) => want(v.version));
+      versions
+        .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
+        .slice(0, CANDIDATES_PER_PASS)
+        .forEach((v) => want(v.version));
     }
     if (embedded) {
-      for (const v of versions) if (v.version % config.evaluation.every === 0 && v.checkpointPath && due.length < PER_PASS) want(v.version);
+      for (const v of versions)
+        if (v.version % config.evaluation.every === 0 && v.checkpointPath && due.length < PER_PASS) want(v.version);
       if (due.length < PER_PASS) want(0);
     } else if (served % config.evaluation.every === 0) {
       want(served); // an external upstream can only be evaluated on what it serves now

@@ -5,7 +5,9 @@ import { PERSONAS } from "../simulation/personas";
 
 const MessageSchema = z.looseObject({
   role: z.enum(["system", "user", "assistant", "tool"], "role must be system, user, assistant or tool"),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() })), z.null()]).optional(),
+  content: z
+    .union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() })), z.null()])
+    .optional(),
 });
 
 const personaIds = PERSONAS.map((p) => p.id) as [string, ...string[]];
@@ -26,11 +28,17 @@ export const EvalItemLineSchema = z
   })
   .strict()
   .superRefine((l, ctx) => {
-    if (!l.prompt && !l.messages) ctx.addIssue({ code: "custom", path: ["messages"], message: "give messages (a conversation prefix) or prompt" });
-    if (l.prompt && l.messages) ctx.addIssue({ code: "custom", path: ["prompt"], message: "give messages or prompt, not both" });
+    if (!l.prompt && !l.messages)
+      ctx.addIssue({ code: "custom", path: ["messages"], message: "give messages (a conversation prefix) or prompt" });
+    if (l.prompt && l.messages)
+      ctx.addIssue({ code: "custom", path: ["prompt"], message: "give messages or prompt, not both" });
     const last = l.messages?.[l.messages.length - 1];
     if (last && last.role !== "user" && last.role !== "tool") {
-      ctx.addIssue({ code: "custom", path: ["messages", l.messages!.length - 1, "role"], message: "the prefix must end with the user's (or a tool's) message: that is what the policy answers" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["messages", l.messages!.length - 1, "role"],
+        message: "the prefix must end with the user's (or a tool's) message: that is what the policy answers",
+      });
     }
   });
 
@@ -64,7 +72,10 @@ export const PersonaSetInput = z.object({
   personas: z.array(z.enum(personaIds)).min(1).max(personaIds.length).optional(),
 });
 
-export const EvaluationListInput = z.object({ experimentId: IdSchema, limit: z.coerce.number().int().min(1).max(500).default(100) });
+export const EvaluationListInput = z.object({
+  experimentId: IdSchema,
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
 export const EvaluationGetInput = z.object({ id: IdSchema });
 export const CompareInput = z.object({
   experimentId: IdSchema,
@@ -74,4 +85,7 @@ export const CompareInput = z.object({
   setVersionId: IdSchema.optional(),
 });
 export const RequestEvaluationInput = z.object({ experimentId: IdSchema, version: z.coerce.number().int().min(0) });
-export const AgreementInput = z.object({ experimentId: IdSchema, disagreements: z.coerce.number().int().min(0).max(500).default(50) });
+export const AgreementInput = z.object({
+  experimentId: IdSchema,
+  disagreements: z.coerce.number().int().min(0).max(500).default(50),
+});

@@ -17,8 +17,16 @@ import { parseEvalJsonl, toEvalJsonl } from "./jsonl";
 import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion, itemsFromTurns, personaItems, writeSetVersion } from "./sets";
 import type {
-  AgreementInput, CompareInput, EvalSetAddTurnsInput, EvalSetGetInput, EvalSetListInput, EvalSetUploadInput, EvaluationGetInput,
-  EvaluationListInput, PersonaSetInput, RequestEvaluationInput,
+  AgreementInput,
+  CompareInput,
+  EvalSetAddTurnsInput,
+  EvalSetGetInput,
+  EvalSetListInput,
+  EvalSetUploadInput,
+  EvaluationGetInput,
+  EvaluationListInput,
+  PersonaSetInput,
+  RequestEvaluationInput,
 } from "./schemas";
 
 type In<T extends z.ZodType> = z.output<T>;
@@ -30,18 +38,40 @@ async function experimentFor(p: Principal, idOrSlug: string, perm: "read" | "wri
 
 export async function listEvalSets(p: Principal, input: In<typeof EvalSetListInput>) {
   const e = await experimentFor(p, input.experimentId, "read");
-  const sets = await db().evalSet.findMany({ where: { experimentId: e.id }, orderBy: { createdAt: "asc" }, include: { versions: { orderBy: { version: "desc" } } } });
+  const sets = await db().evalSet.findMany({
+    where: { experimentId: e.id },
+    orderBy: { createdAt: "asc" },
+    include: { versions: { orderBy: { version: "desc" } } },
+  });
   return sets.map((s) => ({
-    id: s.id, name: s.name, description: s.description, latestVersion: s.latestVersion,
-    versions: s.versions.map((v) => ({ id: v.id, version: v.version, source: v.source, items: v.itemCount, createdAt: v.createdAt.toISOString() })),
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    latestVersion: s.latestVersion,
+    versions: s.versions.map((v) => ({
+      id: v.id,
+      version: v.version,
+      source: v.source,
+      items: v.itemCount,
+      createdAt: v.createdAt.toISOString(),
+    })),
   }));
 }
 
 async function setVersionOf(p: Principal, input: In<typeof EvalSetGetInput>) {
   assertCan(p, "read");
-  const set = authorizeRow(p, "Eval set", input.id, await db().evalSet.findUnique({ where: { id: input.id } }), (s) => s.experimentId);
+  const set = authorizeRow(
+    p,
+    "Eval set",
+    input.id,
+    await db().evalSet.findUnique({ where: { id: input.id } }),
+    (s) => s.experimentId,
+  );
   const version = input.version ?? set.latestVersion;
-  const sv = await db().evalSetVersion.findUnique({ where: { setId_version: { setId: set.id, version } }, include: { items: { orderBy: { index: "asc" } } } });
+  const sv = await db().evalSetVersion.findUnique({
+    where: { setId_version: { setId: set.id, version } },
+    include: { items: { orderBy: { index: "asc" } } },
+  });
   if (!sv) throw notFound("Eval set version", `${set.name} v${version}`);
   return { set, sv };
 }
@@ -49,17 +79,38 @@ async function setVersionOf(p: Principal, input: In<typeof EvalSetGetInput>) {
 export async function getEvalSet(p: Principal, input: In<typeof EvalSetGetInput>) {
   const { set, sv } = await setVersionOf(p, input);
   return {
-    id: set.id, name: set.name, version: sv.version, setVersionId: sv.id, source: sv.source,
-    items: sv.items.map((i) => ({ id: i.id, key: i.key, messages: i.messages, reference: i.reference, rubric: i.rubric, persona: i.persona, sourceTurnId: i.sourceTurnId })),
+    id: set.id,
+    name: set.name,
+    version: sv.version,
+    setVersionId: sv.id,
+    source: sv.source,
+    items: sv.items.map((i) => ({
+      id: i.id,
+      key: i.key,
+      messages: i.messages,
+      reference: i.reference,
+      rubric: i.rubric,
+      persona: i.persona,
+      sourceTurnId: i.sourceTurnId,
+    })),
   };
 }
 
 export async function downloadEvalSet(p: Principal, input: In<typeof EvalSetGetInput>) {
   const { set, sv } = await setVersionOf(p, input);
-  return { name: set.name, version: sv.version, jsonl: toEvalJsonl(sv.items.map((i) => ({ ...i, messages: i.messages as Record<string, unknown>[] }))) };
+  return {
+    name: set.name,
+    version: sv.version,
+    jsonl: toEvalJsonl(sv.items.map((i) => ({ ...i, messages: i.messages as Record<string, unknown>[] }))),
+  };
 }
 
-async function written(p: Principal, experimentId: string, what: string, r: Awaited<ReturnType<typeof writeSetVersion>>) {
+async function written(
+  p: Principal,
+  experimentId: string,
+  what: string,
+  r: Awaited<ReturnType<typeof writeSetVersion>>,
+) {
   await db().$transaction((tx) => audit(tx, p, `evalSet.${what}`, "experiment", experimentId, null, r));
   return r;
 }
@@ -68,22 +119,51 @@ async function written(p: Principal, experimentId: string, what: string, r: Awai
 export async function uploadEvalSet(p: Principal, input: In<typeof EvalSetUploadInput>) {
   const e = await experimentFor(p, input.experimentId, "write");
   const items = parseEvalJsonl(input.jsonl);
-  return written(p, e.id, "upload", await writeSetVersion({ experimentId: e.id, name: input.name, description: input.description, source: "upload", items, mode: input.mode }));
+  return written(
+    p,
+    e.id,
+    "upload",
+    await writeSetVersion({
+      experimentId: e.id,
+      name: input.name,
+      description: input.description,
+      source: "upload",
+      items,
+      mode: input.mode,
+    }),
+  );
 }
 
 /** "Add to eval set": each recorded turn's request becomes a held-out prompt (appended as a new set version). */
 export async function addTurnsToEvalSet(p: Principal, input: In<typeof EvalSetAddTurnsInput>) {
   const e = await experimentFor(p, input.experimentId, "write");
-  const items = await itemsFromTurns(e.id, input.turnIds, { rubric: input.rubric, useReplyAsReference: input.useReplyAsReference });
-  return written(p, e.id, "addTurns", await writeSetVersion({ experimentId: e.id, name: input.name, source: "turns", items, mode: "append" }));
+  const items = await itemsFromTurns(e.id, input.turnIds, {
+    rubric: input.rubric,
+    useReplyAsReference: input.useReplyAsReference,
+  });
+  return written(
+    p,
+    e.id,
+    "addTurns",
+    await writeSetVersion({ experimentId: e.id, name: input.name, source: "turns", items, mode: "append" }),
+  );
 }
 
 /** The persona set: the held-out questions of the experiment's simulated personas (all personas when none is set). */
 export async function createPersonaEvalSet(p: Principal | null, input: In<typeof PersonaSetInput>) {
-  const e = p ? await experimentFor(p, input.experimentId, "write") : await db().experiment.findUniqueOrThrow({ where: { id: input.experimentId } });
+  const e = p
+    ? await experimentFor(p, input.experimentId, "write")
+    : await db().experiment.findUniqueOrThrow({ where: { id: input.experimentId } });
   const sim = await db().simulationControl.findUnique({ where: { experimentId: e.id }, select: { personas: true } });
   const personas = input.personas ?? (sim?.personas.length ? sim.personas : PERSONAS.map((x) => x.id));
-  const r = await writeSetVersion({ experimentId: e.id, name: input.name, description: `Held-out questions of ${personas.join(", ")} (never asked by the simulated users)`, source: "persona", items: personaItems(personas), mode: "replace" });
+  const r = await writeSetVersion({
+    experimentId: e.id,
+    name: input.name,
+    description: `Held-out questions of ${personas.join(", ")} (never asked by the simulated users)`,
+    source: "persona",
+    items: personaItems(personas),
+    mode: "replace",
+  });
   return p ? written(p, e.id, "persona", r) : r;
 }
 
@@ -94,63 +174,159 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
   const current = await currentSetVersion(e.id, config.evaluation.set);
   const [versions, evaluations] = await Promise.all([
     db().policyVersion.findMany({ where: { experimentId: e.id }, orderBy: { version: "desc" }, take: input.limit }),
-    db().evaluation.findMany({ where: { experimentId: e.id }, orderBy: { createdAt: "desc" }, take: input.limit * 4, include: { setVersion: { select: { version: true, set: { select: { name: true } } } } } }),
+    db().evaluation.findMany({
+      where: { experimentId: e.id },
+      orderBy: { createdAt: "desc" },
+      take: input.limit * 4,
+      include: { setVersion: { select: { version: true, set: { select: { name: true } } } } },
+    }),
   ]);
   const nums = [0, ...versions.map((v) => v.version)];
   const rewards = await liveRewards(e.id, nums);
-  const onCurrent = new Map(evaluations.filter((x) => x.setVersionId === current?.setVersion.id).map((x) => [x.policyVersion, x]));
+  const onCurrent = new Map(
+    evaluations.filter((x) => x.setVersionId === current?.setVersion.id).map((x) => [x.policyVersion, x]),
+  );
   const served = versions.find((v) => v.status === "ACTIVE")?.version ?? 0;
   const view = (x: (typeof evaluations)[number]) => ({
-    id: x.id, version: x.policyVersion, status: x.status, grader: x.grader, graderVersion: x.graderVersion, mean: x.mean, ciLow: x.ciLow, ciHigh: x.ciHigh,
-    items: x.items, replies: x.replies, promptTokens: x.promptTokens, replyTokens: x.replyTokens, durationMs: x.durationMs, error: x.error,
-    set: `${x.setVersion.set.name} v${x.setVersion.version}`, setVersionId: x.setVersionId, finishedAt: x.finishedAt?.toISOString() ?? null,
+    id: x.id,
+    version: x.policyVersion,
+    status: x.status,
+    grader: x.grader,
+    graderVersion: x.graderVersion,
+    mean: x.mean,
+    ciLow: x.ciLow,
+    ciHigh: x.ciHigh,
+    items: x.items,
+    replies: x.replies,
+    promptTokens: x.promptTokens,
+    replyTokens: x.replyTokens,
+    durationMs: x.durationMs,
+    error: x.error,
+    set: `${x.setVersion.set.name} v${x.setVersion.version}`,
+    setVersionId: x.setVersionId,
+    finishedAt: x.finishedAt?.toISOString() ?? null,
   });
-  const rows = [...nums].sort((a, b) => a - b).map((n) => {
-    const v = versions.find((x) => x.version === n);
-    const ev = onCurrent.get(n);
-    const r = rewards.get(n);
-    return {
-      version: n, status: n === 0 ? (served === 0 ? "ACTIVE" : "BASE") : v!.status, step: v?.step ?? null, gateReason: v?.gateReason ?? null,
-      evaluation: ev ? view(ev) : null, trainingReward: r ? r.reward : null, rewardTurns: r?.turns ?? 0,
-    };
-  });
+  const rows = [...nums]
+    .sort((a, b) => a - b)
+    .map((n) => {
+      const v = versions.find((x) => x.version === n);
+      const ev = onCurrent.get(n);
+      const r = rewards.get(n);
+      return {
+        version: n,
+        status: n === 0 ? (served === 0 ? "ACTIVE" : "BASE") : v!.status,
+        step: v?.step ?? null,
+        gateReason: v?.gateReason ?? null,
+        evaluation: ev ? view(ev) : null,
+        trainingReward: r ? r.reward : null,
+        rewardTurns: r?.turns ?? 0,
+      };
+    });
   return {
     experimentId: e.id,
     servedVersion: served,
     promotion: config.serving.promotion,
     gate: config.serving.gate,
     evaluationEnabled: config.evaluation.enabled,
-    set: current ? { id: current.set.id, name: current.set.name, version: current.setVersion.version, setVersionId: current.setVersion.id, items: current.setVersion.itemCount } : null,
+    set: current
+      ? {
+          id: current.set.id,
+          name: current.set.name,
+          version: current.setVersion.version,
+          setVersionId: current.setVersion.id,
+          items: current.setVersion.itemCount,
+        }
+      : null,
     versions: rows,
-    candidates: rows.filter((r) => r.status === "CANDIDATE").map((r) => ({ version: r.version, reason: r.gateReason, evaluation: r.evaluation })),
+    candidates: rows
+      .filter((r) => r.status === "CANDIDATE")
+      .map((r) => ({ version: r.version, reason: r.gateReason, evaluation: r.evaluation })),
     recent: evaluations.slice(0, 20).map(view),
   };
 }
 
 export async function getEvaluation(p: Principal, input: In<typeof EvaluationGetInput>) {
   assertCan(p, "read");
-  const ev = authorizeRow(p, "Evaluation", input.id, await db().evaluation.findUnique({ where: { id: input.id } }), (x) => x.experimentId);
-  const scores = await db().evalScore.findMany({ where: { evaluationId: ev.id }, orderBy: [{ item: { index: "asc" } }, { sample: "asc" }], include: { item: { select: { key: true, index: true } } } });
-  return { ...ev, createdAt: ev.createdAt.toISOString(), scores: scores.map((s) => ({ key: s.item.key, sample: s.sample, seed: s.seed, reply: s.reply, score: s.score, detail: s.detail, replyTokens: s.replyTokens, latencyMs: s.latencyMs })) };
+  const ev = authorizeRow(
+    p,
+    "Evaluation",
+    input.id,
+    await db().evaluation.findUnique({ where: { id: input.id } }),
+    (x) => x.experimentId,
+  );
+  const scores = await db().evalScore.findMany({
+    where: { evaluationId: ev.id },
+    orderBy: [{ item: { index: "asc" } }, { sample: "asc" }],
+    include: { item: { select: { key: true, index: true } } },
+  });
+  return {
+    ...ev,
+    createdAt: ev.createdAt.toISOString(),
+    scores: scores.map((s) => ({
+      key: s.item.key,
+      sample: s.sample,
+      seed: s.seed,
+      reply: s.reply,
+      score: s.score,
+      detail: s.detail,
+      replyTokens: s.replyTokens,
+      latencyMs: s.latencyMs,
+    })),
+  };
 }
 
 /** Two versions on the same prompts: each item's replies and grades side by side. */
 export async function compareVersions(p: Principal, input: In<typeof CompareInput>) {
   const e = await experimentFor(p, input.experimentId, "read");
-  const both = await db().evaluation.findMany({ where: { experimentId: e.id, policyVersion: { in: [input.a, input.b] }, ...(input.setVersionId ? { setVersionId: input.setVersionId } : {}) }, orderBy: { createdAt: "desc" } });
+  const both = await db().evaluation.findMany({
+    where: {
+      experimentId: e.id,
+      policyVersion: { in: [input.a, input.b] },
+      ...(input.setVersionId ? { setVersionId: input.setVersionId } : {}),
+    },
+    orderBy: { createdAt: "desc" },
+  });
   const a = both.find((x) => x.policyVersion === input.a);
   const b = a && both.find((x) => x.policyVersion === input.b && x.setVersionId === a.setVersionId);
-  if (!a || !b) throw conflict(`Versions ${input.a} and ${input.b} have no evaluations on a common eval set version yet`);
-  const items = await db().evalItem.findMany({ where: { setVersionId: a.setVersionId }, orderBy: { index: "asc" }, include: { scores: { where: { evaluationId: { in: [a.id, b.id] } }, orderBy: { sample: "asc" } } } });
+  if (!a || !b)
+    throw conflict(`Versions ${input.a} and ${input.b} have no evaluations on a common eval set version yet`);
+  const items = await db().evalItem.findMany({
+    where: { setVersionId: a.setVersionId },
+    orderBy: { index: "asc" },
+    include: { scores: { where: { evaluationId: { in: [a.id, b.id] } }, orderBy: { sample: "asc" } } },
+  });
   const side = (evaluationId: string, scores: (typeof items)[number]["scores"]) => {
     const mine = scores.filter((s) => s.evaluationId === evaluationId);
-    return { mean: mine.length ? mine.reduce((x, s) => x + s.score, 0) / mine.length : null, replies: mine.map((s) => ({ sample: s.sample, reply: s.reply, score: s.score, detail: s.detail })) };
+    return {
+      mean: mine.length ? mine.reduce((x, s) => x + s.score, 0) / mine.length : null,
+      replies: mine.map((s) => ({ sample: s.sample, reply: s.reply, score: s.score, detail: s.detail })),
+    };
   };
   return {
     setVersionId: a.setVersionId,
-    a: { version: a.policyVersion, mean: a.mean, ciLow: a.ciLow, ciHigh: a.ciHigh, grader: a.grader, graderVersion: a.graderVersion },
-    b: { version: b.policyVersion, mean: b.mean, ciLow: b.ciLow, ciHigh: b.ciHigh, grader: b.grader, graderVersion: b.graderVersion },
-    items: items.map((i) => ({ key: i.key, messages: i.messages, persona: i.persona, a: side(a.id, i.scores), b: side(b.id, i.scores) })),
+    a: {
+      version: a.policyVersion,
+      mean: a.mean,
+      ciLow: a.ciLow,
+      ciHigh: a.ciHigh,
+      grader: a.grader,
+      graderVersion: a.graderVersion,
+    },
+    b: {
+      version: b.policyVersion,
+      mean: b.mean,
+      ciLow: b.ciLow,
+      ciHigh: b.ciHigh,
+      grader: b.grader,
+      graderVersion: b.graderVersion,
+    },
+    items: items.map((i) => ({
+      key: i.key,
+      messages: i.messages,
+      persona: i.persona,
+      a: side(a.id, i.scores),
+      b: side(b.id, i.scores),
+    })),
   };
 }
 
@@ -159,11 +335,23 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
   const e = await experimentFor(p, input.experimentId, "write");
   const config = await evaluationConfig(e.id);
   const current = config && (await currentSetVersion(e.id, config.evaluation.set));
-  if (!current) throw conflict("This experiment has no eval set yet: upload one, add turns to one, or create the persona set");
-  if (input.version > 0 && !(await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId: e.id, version: input.version } } }))) throw notFound("Policy version", String(input.version));
+  if (!current)
+    throw conflict("This experiment has no eval set yet: upload one, add turns to one, or create the persona set");
+  if (
+    input.version > 0 &&
+    !(await db().policyVersion.findUnique({
+      where: { experimentId_version: { experimentId: e.id, version: input.version } },
+    }))
+  )
+    throw notFound("Policy version", String(input.version));
   await db().$transaction(async (tx) => {
-    await tx.evaluation.deleteMany({ where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id } });
-    await audit(tx, p, "evaluation.request", "experiment", e.id, null, { version: input.version, setVersionId: current.setVersion.id });
+    await tx.evaluation.deleteMany({
+      where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id },
+    });
+    await audit(tx, p, "evaluation.request", "experiment", e.id, null, {
+      version: input.version,
+      setVersionId: current.setVersion.id,
+    });
   });
   const jobId = `${evaluateJobId(e.id, input.version, current.setVersion.id)}_${Date.now()}`;
   await enqueue("evaluate", { experimentId: e.id, version: input.version, setVersionId: current.setVersion.id }, jobId);
@@ -178,5 +366,10 @@ export async function agreement(p: Principal, input: In<typeof AgreementInput>) 
   const perVersion = await judgeAgreement(e.id, { disagreements: input.disagreements });
   const currentJudge = expectedJudgeVersion(config);
   const current = perVersion.find((a) => a.judgeVersion === currentJudge);
-  return { currentJudgeVersion: currentJudge, thresholds: config.evaluation.agreement, warning: agreementWarning(current, config.evaluation.agreement), judges: perVersion };
+  return {
+    currentJudgeVersion: currentJudge,
+    thresholds: config.evaluation.agreement,
+    warning: agreementWarning(current, config.evaluation.agreement),
+    judges: perVersion,
+  };
 }

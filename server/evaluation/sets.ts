@@ -30,15 +30,21 @@ export async function writeSetVersion(input: WriteSetInput, client: Tx | null = 
       SELECT id, "latestVersion" FROM eval_sets WHERE "experimentId" = ${input.experimentId} AND name = ${input.name} FOR UPDATE`;
     let items = input.items;
     if (input.mode === "append" && set!.latestVersion > 0) {
-      const prev = await tx.evalItem.findMany({ where: { setVersion: { setId: set!.id, version: set!.latestVersion } }, orderBy: { index: "asc" } });
+      const prev = await tx.evalItem.findMany({
+        where: { setVersion: { setId: set!.id, version: set!.latestVersion } },
+        orderBy: { index: "asc" },
+      });
       const taken = new Set(prev.map((p) => p.key));
       const dup = items.find((i) => taken.has(i.key));
-      if (dup) throw badRequest(`Invalid eval set: key "${dup.key}" is already in "${input.name}" v${set!.latestVersion}`);
+      if (dup)
+        throw badRequest(`Invalid eval set: key "${dup.key}" is already in "${input.name}" v${set!.latestVersion}`);
       items = [...prev.map((p) => ({ ...p, messages: p.messages as Record<string, unknown>[] })), ...items];
     }
     if (items.length > MAX_ITEMS) throw badRequest(`Invalid eval set: ${items.length} items, at most ${MAX_ITEMS}`);
     const version = set!.latestVersion + 1;
-    const sv = await tx.evalSetVersion.create({ data: { setId: set!.id, version, source: input.source, itemCount: items.length } });
+    const sv = await tx.evalSetVersion.create({
+      data: { setId: set!.id, version, source: input.source, itemCount: items.length },
+    });
     await tx.evalItem.createMany({
       data: items.map((it, index) => ({
         setVersionId: sv.id,
@@ -72,10 +78,23 @@ export function personaItems(personaIds: readonly string[]): EvalItemData[] {
 }
 
 /** Items from recorded turns: each turn's full request is the prefix; optionally its reply the reference. */
-export async function itemsFromTurns(experimentId: string, turnIds: readonly string[], opts: { rubric?: string; useReplyAsReference: boolean }): Promise<EvalItemData[]> {
+export async function itemsFromTurns(
+  experimentId: string,
+  turnIds: readonly string[],
+  opts: { rubric?: string; useReplyAsReference: boolean },
+): Promise<EvalItemData[]> {
   const turns = await db().turn.findMany({
     where: { id: { in: [...turnIds] } },
-    select: { id: true, experimentId: true, sessionId: true, index: true, systemHash: true, turnType: true, content: true, session: { select: { persona: true } } },
+    select: {
+      id: true,
+      experimentId: true,
+      sessionId: true,
+      index: true,
+      systemHash: true,
+      turnType: true,
+      content: true,
+      session: { select: { persona: true } },
+    },
   });
   const byId = new Map(turns.map((t) => [t.id, t]));
   const items: EvalItemData[] = [];
@@ -103,6 +122,8 @@ export async function currentSetVersion(experimentId: string, name: string | und
     orderBy: { createdAt: "asc" },
   });
   if (!set) return null;
-  const sv = await db().evalSetVersion.findUniqueOrThrow({ where: { setId_version: { setId: set.id, version: set.latestVersion } } });
+  const sv = await db().evalSetVersion.findUniqueOrThrow({
+    where: { setId_version: { setId: set.id, version: set.latestVersion } },
+  });
   return { set, setVersion: sv };
 }

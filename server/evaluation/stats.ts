@@ -10,7 +10,9 @@ export interface Summary {
 }
 
 export function summarize(scoresByItem: ReadonlyMap<string, readonly number[]>): Summary {
-  const means = [...scoresByItem.values()].filter((s) => s.length > 0).map((s) => s.reduce((a, b) => a + b, 0) / s.length);
+  const means = [...scoresByItem.values()]
+    .filter((s) => s.length > 0)
+    .map((s) => s.reduce((a, b) => a + b, 0) / s.length);
   const n = means.length;
   if (n === 0) return { items: 0, mean: null, ciLow: null, ciHigh: null };
   const mean = means.reduce((a, b) => a + b, 0) / n;

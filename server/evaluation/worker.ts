@@ -31,11 +31,17 @@ export async function startEvaluationWorker(opts: EvaluationWorkerOptions) {
     async (job) => {
       opts.setActivity?.(`evaluating version ${job.version} of ${job.experimentId}`);
       try {
-        await evaluateVersion(job.experimentId, job.version, job.setVersionId, { ...opts.deps, signal: controller.signal, log });
+        await evaluateVersion(job.experimentId, job.version, job.setVersionId, {
+          ...opts.deps,
+          signal: controller.signal,
+          log,
+        });
         totals.evaluated++;
       } catch (err) {
         totals.failed++;
-        log(`evaluation of ${job.experimentId} v${job.version} failed: ${err instanceof Error ? err.message : String(err)}`);
+        log(
+          `evaluation of ${job.experimentId} v${job.version} failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
         throw err;
       } finally {
         for (const [k, v] of Object.entries(totals)) opts.setStat?.(`${k}_total`, v);

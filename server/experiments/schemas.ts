@@ -6,7 +6,10 @@ export const SlugSchema = z
   .string()
   .min(2, "slug must be at least 2 characters")
   .max(63, "slug must be at most 63 characters")
-  .regex(/^[a-z0-9][a-z0-9-]*$/, "slug may contain lowercase letters, digits and dashes, starting with a letter or digit");
+  .regex(
+    /^[a-z0-9][a-z0-9-]*$/,
+    "slug may contain lowercase letters, digits and dashes, starting with a letter or digit",
+  );
 
 export const IdSchema = z.string().min(1).max(64);
 

@@ -37,7 +37,10 @@ export interface ExperimentView {
   counts?: { runs: number; sessions: number; turns: number };
 }
 
-type Row = Experiment & { runs?: { id: string; number: number; status: string }[]; _count?: { runs: number; sessions: number; turns: number } };
+type Row = Experiment & {
+  runs?: { id: string; number: number; status: string }[];
+  _count?: { runs: number; sessions: number; turns: number };
+};
 
 export function toView(e: Row): ExperimentView {
   return {
@@ -90,15 +93,24 @@ async function assertCustomReward(config: ExperimentConfig): Promise<void> {
   if (backend.kind !== "custom") return;
   const checked = await validateCustomReward(backend.modulePath);
   if (!checked.ok) {
-    throw badRequest(`Custom reward module rejected: ${checked.error}`, [{ path: "config.judge.backend.modulePath", message: checked.error }]);
+    throw badRequest(`Custom reward module rejected: ${checked.error}`, [
+      { path: "config.judge.backend.modulePath", message: checked.error },
+    ]);
   }
 }
 
 /** Names the field, so the form shows it beside the slug. */
-const slugTaken = (slug: string) => conflict(`Slug '${slug}' is already taken`, [{ path: "slug", message: `'${slug}' is already taken by another experiment` }]);
+const slugTaken = (slug: string) =>
+  conflict(`Slug '${slug}' is already taken`, [
+    { path: "slug", message: `'${slug}' is already taken by another experiment` },
+  ]);
 
 function slugify(name: string): string {
-  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 50);
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 50);
   return s.length >= 2 ? s : `exp-${s || "x"}`;
 }
 
@@ -112,10 +124,16 @@ async function uniqueSlug(tx: Prisma.TransactionClient, base: string): Promise<s
 
 export async function getExperiment(p: Principal, idOrSlug: string): Promise<ExperimentView> {
   assertCan(p, "read");
-  const e = authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({
-    where: experimentIdOrSlug(idOrSlug),
-    include: { runs: ACTIVE_RUN, _count: { select: { runs: true, sessions: true, turns: true } } },
-  }), (r) => r.id);
+  const e = authorizeRow(
+    p,
+    "Experiment",
+    idOrSlug,
+    await db().experiment.findFirst({
+      where: experimentIdOrSlug(idOrSlug),
+      include: { runs: ACTIVE_RUN, _count: { select: { runs: true, sessions: true, turns: true } } },
+    }),
+    (r) => r.id,
+  );
   return toView(e);
 }
 
@@ -127,7 +145,13 @@ export async function listExperiments(p: Principal, input: z.output<typeof Exper
     ...(input.status !== "ALL" ? { status: input.status } : {}),
     ...(input.method ? { config: { path: ["method"], equals: input.method } } : {}),
     ...(input.search
-      ? { OR: [{ name: { contains: input.search, mode: "insensitive" } }, { slug: { contains: input.search, mode: "insensitive" } }, { description: { contains: input.search, mode: "insensitive" } }] }
+      ? {
+          OR: [
+            { name: { contains: input.search, mode: "insensitive" } },
+            { slug: { contains: input.search, mode: "insensitive" } },
+            { description: { contains: input.search, mode: "insensitive" } },
+          ],
+        }
       : {}),
   };
   const rows = await db().experiment.findMany({
@@ -142,7 +166,11 @@ export async function listExperiments(p: Principal, input: z.output<typeof Exper
   return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
 }
 
-export async function createExperiment(p: Principal, input: z.output<typeof ExperimentCreateInput>, opts: { demo?: boolean } = {}) {
+export async function createExperiment(
+  p: Principal,
+  input: z.output<typeof ExperimentCreateInput>,
+  opts: { demo?: boolean } = {},
+) {
   assertCan(p, "write");
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
   await assertConfigEgress(input.config);
@@ -187,9 +215,15 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
         ...(sealed ? { config: sealed.config as unknown as Prisma.InputJsonValue, secrets: sealed.secrets } : {}),
       },
     });
-    await audit(tx, p, "experiment.update", "experiment", e.id,
+    await audit(
+      tx,
+      p,
+      "experiment.update",
+      "experiment",
+      e.id,
       { name: before.name, description: before.description, config: before.config },
-      { name: e.name, description: e.description, config: e.config });
+      { name: e.name, description: e.description, config: e.config },
+    );
     return e;
   });
   return toView(updated);
@@ -207,7 +241,14 @@ export async function cloneExperiment(p: Principal, input: z.output<typeof Exper
     }
     const slug = input.slug ?? (await uniqueSlug(tx, slugify(name)));
     const e = await tx.experiment.create({
-      data: { slug, name, description: src.description, config: src.config as Prisma.InputJsonValue, secrets: src.secrets as Prisma.InputJsonValue, createdById: p.kind === "user" ? p.userId : p.createdById },
+      data: {
+        slug,
+        name,
+        description: src.description,
+        config: src.config as Prisma.InputJsonValue,
+        secrets: src.secrets as Prisma.InputJsonValue,
+        createdById: p.kind === "user" ? p.userId : p.createdById,
+      },
     });
     await audit(tx, p, "experiment.clone", "experiment", e.id, { sourceId: src.id }, { slug, name });
     return e;
@@ -222,8 +263,19 @@ export async function archiveExperiment(p: Principal, id: string, archived = tru
     const before = await tx.experiment.findUnique({ where: { id }, include: { runs: ACTIVE_RUN } });
     if (!before) throw notFound("Experiment", id);
     if (archived && before.runs.length) throw conflict(`Stop run #${before.runs[0]!.number} before archiving`);
-    const after = await tx.experiment.update({ where: { id }, data: { status: archived ? "ARCHIVED" : "ACTIVE", archivedAt: archived ? new Date() : null } });
-    await audit(tx, p, archived ? "experiment.archive" : "experiment.unarchive", "experiment", id, { status: before.status }, { status: after.status });
+    const after = await tx.experiment.update({
+      where: { id },
+      data: { status: archived ? "ARCHIVED" : "ACTIVE", archivedAt: archived ? new Date() : null },
+    });
+    await audit(
+      tx,
+      p,
+      archived ? "experiment.archive" : "experiment.unarchive",
+      "experiment",
+      id,
+      { status: before.status },
+      { status: after.status },
+    );
     return after;
   });
   return toView(e);
@@ -234,11 +286,16 @@ export async function deleteExperiment(p: Principal, id: string) {
   assertCan(p, "write");
   assertExperimentAccess(p, id);
   await db().$transaction(async (tx) => {
-    const e = await tx.experiment.findUnique({ where: { id }, include: { _count: { select: { runs: true, sessions: true, turns: true } } } });
+    const e = await tx.experiment.findUnique({
+      where: { id },
+      include: { _count: { select: { runs: true, sessions: true, turns: true } } },
+    });
     if (!e) throw notFound("Experiment", id);
     const { runs, sessions, turns } = e._count;
     if (runs + sessions + turns > 0) {
-      throw conflict(`Experiment '${e.slug}' holds data (${runs} runs, ${sessions} sessions, ${turns} turns): archive it instead`);
+      throw conflict(
+        `Experiment '${e.slug}' holds data (${runs} runs, ${sessions} sessions, ${turns} turns): archive it instead`,
+      );
     }
     await tx.experiment.delete({ where: { id } });
     await audit(tx, p, "experiment.delete", "experiment", id, { slug: e.slug, name: e.name, config: e.config }, null);
@@ -253,7 +310,13 @@ export async function diffExperimentsOrRuns(p: Principal, input: z.output<typeof
       const e = await loadExperimentFor(p, id);
       return { id: e.id, label: e.slug, config: e.config };
     }
-    const r = authorizeRow(p, "Run", id, await db().run.findUnique({ where: { id }, include: { experiment: { select: { slug: true } } } }), (r) => r.experimentId);
+    const r = authorizeRow(
+      p,
+      "Run",
+      id,
+      await db().run.findUnique({ where: { id }, include: { experiment: { select: { slug: true } } } }),
+      (r) => r.experimentId,
+    );
     return { id: r.id, label: `${r.experiment.slug}#${r.number}`, config: r.config };
   };
   const [a, b] = await Promise.all([load(input.a), load(input.b)]);

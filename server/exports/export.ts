@@ -51,15 +51,23 @@ function promptText(embedded: boolean, messages: unknown[], tools: unknown): str
   const msgs = chatMessageSchema.array().safeParse(messages);
   const defs = toolDefSchema.array().safeParse(tools ?? []);
   if (!msgs.success) return null;
-  return decode(renderChat(msgs.data, { addGenerationPrompt: true, tools: defs.success ? defs.data : [] }), { keepSpecials: true });
+  return decode(renderChat(msgs.data, { addGenerationPrompt: true, tools: defs.success ? defs.data : [] }), {
+    keepSpecials: true,
+  });
 }
 
-export async function exportTurnsJsonl(p: Principal, filter: z.output<typeof TurnFilterSchema>): Promise<ReadableStream<Uint8Array>> {
+export async function exportTurnsJsonl(
+  p: Principal,
+  filter: z.output<typeof TurnFilterSchema>,
+): Promise<ReadableStream<Uint8Array>> {
   assertCan(p, "read");
   const experimentId = scopeExperiment(p, filter.experimentId);
   if (!experimentId) throw notFound("Experiment (give experimentId)");
   assertExperimentAccess(p, experimentId);
-  const experiment = await db().experiment.findUnique({ where: { id: experimentId }, select: { slug: true, config: true } });
+  const experiment = await db().experiment.findUnique({
+    where: { id: experimentId },
+    select: { slug: true, config: true },
+  });
   if (!experiment) throw notFound("Experiment", experimentId);
   const embedded = (experiment.config as { policy?: { kind?: string } }).policy?.kind === "embedded";
   const where = turnWhere({ ...filter, experimentId });
@@ -70,7 +78,9 @@ export async function exportTurnsJsonl(p: Principal, filter: z.output<typeof Tur
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return controller.close();
-      const keyset: Prisma.Sql = after ? Prisma.sql`AND (f."createdAt", f."turnId") > (${sqlTime(after.at)}, ${after.id})` : Prisma.empty;
+      const keyset: Prisma.Sql = after
+        ? Prisma.sql`AND (f."createdAt", f."turnId") > (${sqlTime(after.at)}, ${after.id})`
+        : Prisma.empty;
       const page = await db().$queryRaw<{ id: string; createdAt: Date }[]>`
         SELECT f."turnId" AS id, f."createdAt" FROM ${TURN_FROM} WHERE ${where} ${keyset}
         ORDER BY f."createdAt", f."turnId" LIMIT ${BATCH}`;
@@ -80,7 +90,11 @@ export async function exportTurnsJsonl(p: Principal, filter: z.output<typeof Tur
       const ids = page.map((r) => r.id);
       const [turns, judgments, labels, training] = await Promise.all([
         db().turn.findMany({ where: { id: { in: ids } }, include: { session: { select: { externalId: true } } } }),
-        db().judgment.findMany({ where: { turnId: { in: ids } }, include: { votes: true }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+        db().judgment.findMany({
+          where: { turnId: { in: ids } },
+          include: { votes: true },
+          orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        }),
         db().label.findMany({ where: { turnId: { in: ids } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
         effectiveLabelsForTurns(ids),
       ]);
@@ -97,36 +111,74 @@ export async function exportTurnsJsonl(p: Principal, filter: z.output<typeof Tur
         const msgs = messages.get(id) ?? [];
         const turnTools = t.toolsHash ? (tools.get(t.toolsHash) ?? null) : null;
         const tr = training.get(id);
-        lines.push(JSON.stringify({
-          session_id: t.session.externalId,
-          turn: t.index,
-          timestamp: t.createdAt.toISOString(),
-          messages: msgs,
-          prompt_text: promptText(embedded, msgs, turnTools),
-          response_text: t.content ?? "",
-          tool_calls: t.toolCalls ?? null,
-          next_state: t.nextState ?? null,
-          prm: j ? prmRecord(t.session.externalId, t.index, j) : null,
-          ocrl: {
-            turn_id: t.id,
-            experiment: experiment.slug,
-            run_id: t.runId,
-            turn_type: t.turnType.toLowerCase(),
-            status: t.status.toLowerCase(),
-            policy_version: t.policyVersion,
-            tools: turnTools,
-            token_ids: t.tokenIds,
-            logprobs: t.logprobs,
-            judgment: j && {
-              judge_version: j.judgeVersion, judge_kind: j.judgeKind, model: j.model, prompt_version: j.promptVersion,
-              score: j.score, eval_score: j.evalScore, hint: j.hint, hint_accepted: j.hintAccepted, dispatch: j.dispatch,
-              excluded: j.excluded, exclude_reason: j.excludeReason, teacher_logprobs: j.teacherLogprobs,
-              votes: j.votes.sort((a, b) => a.kind.localeCompare(b.kind) || a.index - b.index).map((v) => ({ kind: v.kind, index: v.index, value: v.value, hint: v.hint, raw: v.raw, latency_ms: v.latencyMs, error: v.error })),
+        lines.push(
+          JSON.stringify({
+            session_id: t.session.externalId,
+            turn: t.index,
+            timestamp: t.createdAt.toISOString(),
+            messages: msgs,
+            prompt_text: promptText(embedded, msgs, turnTools),
+            response_text: t.content ?? "",
+            tool_calls: t.toolCalls ?? null,
+            next_state: t.nextState ?? null,
+            prm: j ? prmRecord(t.session.externalId, t.index, j) : null,
+            ocrl: {
+              turn_id: t.id,
+              experiment: experiment.slug,
+              run_id: t.runId,
+              turn_type: t.turnType.toLowerCase(),
+              status: t.status.toLowerCase(),
+              policy_version: t.policyVersion,
+              tools: turnTools,
+              token_ids: t.tokenIds,
+              logprobs: t.logprobs,
+              judgment: j && {
+                judge_version: j.judgeVersion,
+                judge_kind: j.judgeKind,
+                model: j.model,
+                prompt_version: j.promptVersion,
+                score: j.score,
+                eval_score: j.evalScore,
+                hint: j.hint,
+                hint_accepted: j.hintAccepted,
+                dispatch: j.dispatch,
+                excluded: j.excluded,
+                exclude_reason: j.excludeReason,
+                teacher_logprobs: j.teacherLogprobs,
+                votes: j.votes
+                  .sort((a, b) => a.kind.localeCompare(b.kind) || a.index - b.index)
+                  .map((v) => ({
+                    kind: v.kind,
+                    index: v.index,
+                    value: v.value,
+                    hint: v.hint,
+                    raw: v.raw,
+                    latency_ms: v.latencyMs,
+                    error: v.error,
+                  })),
+              },
+              labels: labels
+                .filter((l) => l.turnId === id)
+                .map((l) => ({
+                  source: l.source.toLowerCase(),
+                  value: l.value,
+                  hint: l.hint,
+                  exclude: l.exclude,
+                  comment: l.comment,
+                  created_at: l.createdAt.toISOString(),
+                })),
+              training: tr && {
+                value: tr.value,
+                source: tr.source?.toLowerCase() ?? null,
+                kind: tr.kind,
+                reward: tr.reward,
+                hint: tr.hint,
+                excluded: tr.excluded,
+                exclude_reason: tr.excludeReason,
+              },
             },
-            labels: labels.filter((l) => l.turnId === id).map((l) => ({ source: l.source.toLowerCase(), value: l.value, hint: l.hint, exclude: l.exclude, comment: l.comment, created_at: l.createdAt.toISOString() })),
-            training: tr && { value: tr.value, source: tr.source?.toLowerCase() ?? null, kind: tr.kind, reward: tr.reward, hint: tr.hint, excluded: tr.excluded, exclude_reason: tr.excludeReason },
-          },
-        }));
+          }),
+        );
       }
       controller.enqueue(enc.encode(lines.map((l) => `${l}\n`).join("")));
     },

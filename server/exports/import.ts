@@ -24,8 +24,21 @@ interface Extra {
   token_ids?: number[];
   logprobs?: number[];
   tools?: unknown;
-  judgment?: { judge_version?: string; judge_kind?: string; model?: string; prompt_version?: string; eval_score?: number | null; teacher_logprobs?: number[] } | null;
-  labels?: { source?: string; value?: number; hint?: string | null; exclude?: boolean | null; comment?: string | null }[];
+  judgment?: {
+    judge_version?: string;
+    judge_kind?: string;
+    model?: string;
+    prompt_version?: string;
+    eval_score?: number | null;
+    teacher_logprobs?: number[];
+  } | null;
+  labels?: {
+    source?: string;
+    value?: number;
+    hint?: string | null;
+    exclude?: boolean | null;
+    comment?: string | null;
+  }[];
 }
 
 interface Entry {
@@ -47,16 +60,29 @@ export interface ImportReport {
   errorCount: number;
 }
 
-const nums = (v: unknown): number[] => (Array.isArray(v) && v.every((x) => typeof x === "number") ? (v as number[]) : []);
+const nums = (v: unknown): number[] =>
+  Array.isArray(v) && v.every((x) => typeof x === "number") ? (v as number[]) : [];
 
 export async function importOpenClaw(p: Principal, experimentId: string, text: string): Promise<ImportReport> {
   assertCan(p, "write");
   assertExperimentAccess(p, experimentId);
-  const experiment = await db().experiment.findUnique({ where: { id: experimentId }, select: { id: true, config: true } });
+  const experiment = await db().experiment.findUnique({
+    where: { id: experimentId },
+    select: { id: true, config: true },
+  });
   if (!experiment) throw notFound("Experiment", experimentId);
   const method = ((experiment.config as { method?: string }).method ?? "combine") as "grpo" | "opd" | "combine";
 
-  const report: ImportReport = { lines: 0, sessions: 0, turns: { created: 0, skipped: 0 }, judgments: { created: 0, skipped: 0 }, labels: 0, orphanPrm: 0, errors: [], errorCount: 0 };
+  const report: ImportReport = {
+    lines: 0,
+    sessions: 0,
+    turns: { created: 0, skipped: 0 },
+    judgments: { created: 0, skipped: 0 },
+    labels: 0,
+    orphanPrm: 0,
+    errors: [],
+    errorCount: 0,
+  };
   const entries = new Map<string, Entry>();
   const prms = new Map<string, PrmRecord>();
   const key = (session: string, lane: Lane, turn: number) => `${session}\u0000${lane}\u0000${turn}`;
@@ -86,7 +112,8 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
   }
 
   const bySession = new Map<string, Entry[]>();
-  for (const e of entries.values()) bySession.set(e.record.session_id, [...(bySession.get(e.record.session_id) ?? []), e]);
+  for (const e of entries.values())
+    bySession.set(e.record.session_id, [...(bySession.get(e.record.session_id) ?? []), e]);
   const prmOnly = [...prms.entries()].filter(([k]) => !entries.has(k)).map(([, v]) => v);
 
   for (const [externalId, list] of bySession) {
@@ -106,17 +133,37 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
     }
     await db().$transaction((tx) => writeJudgment(tx, method, turn.id, turn.nextState !== null, prm, {}, report));
   }
-  await db().$transaction((tx) => audit(tx, p, "import.openclaw", "experiment", experimentId, null, { ...report, errors: report.errors.slice(0, 10) }));
+  await db().$transaction((tx) =>
+    audit(tx, p, "import.openclaw", "experiment", experimentId, null, {
+      ...report,
+      errors: report.errors.slice(0, 10),
+    }),
+  );
   return report;
 }
 
-async function importSession(experimentId: string, method: "grpo" | "opd" | "combine", externalId: string, list: Entry[], report: ImportReport): Promise<void> {
+async function importSession(
+  experimentId: string,
+  method: "grpo" | "opd" | "combine",
+  externalId: string,
+  list: Entry[],
+  report: ImportReport,
+): Promise<void> {
   const times = list.map((e) => e.record.timestamp?.getTime() ?? Date.now());
   const last = new Date(Math.max(...times));
   await db().$transaction(async (tx) => {
     const session = await tx.agentSession.upsert({
       where: { experimentId_externalId: { experimentId, externalId } },
-      create: { experimentId, externalId, idSource: "import", done: true, doneAt: last, lastTurnAt: last, createdAt: new Date(Math.min(...times)), turnCount: list.length },
+      create: {
+        experimentId,
+        externalId,
+        idSource: "import",
+        done: true,
+        doneAt: last,
+        lastTurnAt: last,
+        createdAt: new Date(Math.min(...times)),
+        turnCount: list.length,
+      },
       update: {},
     });
     const blobs: { hash: string; kind: string; content: Prisma.InputJsonValue; bytes: number }[] = [];
@@ -127,7 +174,8 @@ async function importSession(experimentId: string, method: "grpo" | "opd" | "com
       const { system, body } = splitSystem(r.messages);
       const sys = system ? blobOf("system", system) : null;
       const tools = e.extra.tools ? blobOf("tools", e.extra.tools) : null;
-      for (const b of [sys, tools]) if (b) blobs.push({ hash: b.hash, kind: b.kind, content: b.content as Prisma.InputJsonValue, bytes: b.bytes });
+      for (const b of [sys, tools])
+        if (b) blobs.push({ hash: b.hash, kind: b.kind, content: b.content as Prisma.InputJsonValue, bytes: b.bytes });
       const digests = messageDigests(body);
       const delta = encodeDelta(prev[e.lane], digests, body);
       prev[e.lane] = digests;
@@ -157,11 +205,18 @@ async function importSession(experimentId: string, method: "grpo" | "opd" | "com
       });
     }
     if (blobs.length) await tx.blob.createMany({ data: blobs, skipDuplicates: true });
-    const created = await tx.turn.createManyAndReturn({ data: rows, skipDuplicates: true, select: { id: true, index: true, turnType: true, nextState: true } });
+    const created = await tx.turn.createManyAndReturn({
+      data: rows,
+      skipDuplicates: true,
+      select: { id: true, index: true, turnType: true, nextState: true },
+    });
     report.turns.created += created.length;
     report.turns.skipped += rows.length - created.length;
     const createdKeys = new Set(created.map((c) => `${c.turnType}|${c.index}`));
-    const stored = await tx.turn.findMany({ where: { sessionId: session.id, requestId: { in: rows.map((r) => r.requestId) } }, select: { id: true, index: true, turnType: true, nextState: true } });
+    const stored = await tx.turn.findMany({
+      where: { sessionId: session.id, requestId: { in: rows.map((r) => r.requestId) } },
+      select: { id: true, index: true, turnType: true, nextState: true },
+    });
     const byKey = new Map(stored.map((t) => [`${t.turnType}|${t.index}`, t]));
     for (const e of list) {
       const t = byKey.get(`${e.lane}|${e.record.turn}`);
@@ -169,21 +224,41 @@ async function importSession(experimentId: string, method: "grpo" | "opd" | "com
       if (e.prm) await writeJudgment(tx, method, t.id, t.nextState !== null, e.prm, e.extra, report);
       // Labels come along only with a turn this import created, so a second import never duplicates them.
       if (createdKeys.has(`${e.lane}|${e.record.turn}`) && e.extra.labels?.length) {
-        const labels = e.extra.labels.filter((l) => (l.source === "reviewer" || l.source === "user") && typeof l.value === "number");
+        const labels = e.extra.labels.filter(
+          (l) => (l.source === "reviewer" || l.source === "user") && typeof l.value === "number",
+        );
         await tx.label.createMany({
-          data: labels.map((l) => ({ turnId: t.id, source: l.source === "reviewer" ? ("REVIEWER" as const) : ("USER" as const), value: l.value!, hint: l.hint ?? null, exclude: l.exclude ?? null, comment: l.comment ?? null })),
+          data: labels.map((l) => ({
+            turnId: t.id,
+            source: l.source === "reviewer" ? ("REVIEWER" as const) : ("USER" as const),
+            value: l.value!,
+            hint: l.hint ?? null,
+            exclude: l.exclude ?? null,
+            comment: l.comment ?? null,
+          })),
         });
         report.labels += labels.length;
       }
     }
     await tx.agentSession.update({
       where: { id: session.id },
-      data: { turnCount: await tx.turn.count({ where: { sessionId: session.id } }), lastTurnAt: session.lastTurnAt > last ? session.lastTurnAt : last },
+      data: {
+        turnCount: await tx.turn.count({ where: { sessionId: session.id } }),
+        lastTurnAt: session.lastTurnAt > last ? session.lastTurnAt : last,
+      },
     });
   });
 }
 
-async function writeJudgment(tx: Prisma.TransactionClient, method: "grpo" | "opd" | "combine", turnId: string, hasNextState: boolean, prm: PrmRecord, extra: Extra, report: ImportReport): Promise<void> {
+async function writeJudgment(
+  tx: Prisma.TransactionClient,
+  method: "grpo" | "opd" | "combine",
+  turnId: string,
+  hasNextState: boolean,
+  prm: PrmRecord,
+  extra: Extra,
+  report: ImportReport,
+): Promise<void> {
   const j = extra.judgment ?? null;
   const teacher = nums(j?.teacher_logprobs);
   const votes =
@@ -191,32 +266,51 @@ async function writeJudgment(tx: Prisma.TransactionClient, method: "grpo" | "opd
       ? prm.record.votes.map((v, index) => {
           const value = voteIn(v);
           const representative = index === prm.record.votes.findIndex((x) => voteIn(x) === clamp(prm.record.score));
-          return { kind: "eval", index, value, hint: null, raw: representative ? (prm.record.representative_eval ?? "") : "", error: value === null ? "fail" : null };
+          return {
+            kind: "eval",
+            index,
+            value,
+            hint: null,
+            raw: representative ? (prm.record.representative_eval ?? "") : "",
+            error: value === null ? "fail" : null,
+          };
         })
       : prm.record.votes.map((v, i) => {
           const value = voteIn(v.score);
-          return { kind: "hint", index: v.vote_id ?? i, value, hint: v.hint ?? null, raw: v.raw ?? "", error: value === null ? "fail" : null };
+          return {
+            kind: "hint",
+            index: v.vote_id ?? i,
+            value,
+            hint: v.hint ?? null,
+            raw: v.raw ?? "",
+            error: value === null ? "fail" : null,
+          };
         });
   const score = clamp(prm.kind === "rl" ? prm.record.score : (prm.record.score ?? 0));
   const hint = prm.kind === "opd" && prm.record.accepted && prm.record.hint ? prm.record.hint : null;
   const dispatch = dispatchTurn({ method, hasNextState, score, hintUsable: hint !== null && teacher.length > 0 });
   const inserted = await tx.judgment.createManyAndReturn({
-    data: [{
-      turnId,
-      judgeVersion: j?.judge_version ?? IMPORT_JUDGE_VERSION,
-      judgeKind: j?.judge_kind ?? "imported",
-      model: j?.model ?? "openclaw-prm",
-      promptVersion: j?.prompt_version ?? "openclaw",
-      settings: { source: "openclaw-import", ...(prm.kind === "opd" ? { teacherLogprobLen: prm.record.teacher_logprob_len ?? null } : {}) },
-      score,
-      evalScore: j?.eval_score ?? (prm.kind === "rl" ? meanVote(prm.record.votes.map(voteIn)) : null),
-      hint,
-      hintAccepted: hint !== null,
-      teacherLogprobs: teacher,
-      dispatch: dispatch.kind,
-      excluded: dispatch.excluded,
-      excludeReason: dispatch.excludeReason,
-    }],
+    data: [
+      {
+        turnId,
+        judgeVersion: j?.judge_version ?? IMPORT_JUDGE_VERSION,
+        judgeKind: j?.judge_kind ?? "imported",
+        model: j?.model ?? "openclaw-prm",
+        promptVersion: j?.prompt_version ?? "openclaw",
+        settings: {
+          source: "openclaw-import",
+          ...(prm.kind === "opd" ? { teacherLogprobLen: prm.record.teacher_logprob_len ?? null } : {}),
+        },
+        score,
+        evalScore: j?.eval_score ?? (prm.kind === "rl" ? meanVote(prm.record.votes.map(voteIn)) : null),
+        hint,
+        hintAccepted: hint !== null,
+        teacherLogprobs: teacher,
+        dispatch: dispatch.kind,
+        excluded: dispatch.excluded,
+        excludeReason: dispatch.excludeReason,
+      },
+    ],
     skipDuplicates: true,
     select: { id: true },
   });
@@ -226,7 +320,8 @@ async function writeJudgment(tx: Prisma.TransactionClient, method: "grpo" | "opd
     return;
   }
   report.judgments.created++;
-  if (votes.length) await tx.judgeVote.createMany({ data: votes.map((v) => ({ ...v, judgmentId: created.id })), skipDuplicates: true });
+  if (votes.length)
+    await tx.judgeVote.createMany({ data: votes.map((v) => ({ ...v, judgmentId: created.id })), skipDuplicates: true });
 }
 
 function clamp(v: number): -1 | 0 | 1 {

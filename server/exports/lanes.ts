@@ -17,7 +17,9 @@ export async function messagesForTurns(turns: readonly LaneTurn[]): Promise<Map<
     lanes.set(k, [...(lanes.get(k) ?? []), t]);
   }
   const hashes = [...new Set(turns.map((t) => t.systemHash).filter((h): h is string => h !== null))];
-  const blobs = hashes.length ? await db().blob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, content: true } }) : [];
+  const blobs = hashes.length
+    ? await db().blob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, content: true } })
+    : [];
   const system = new Map(blobs.map((b) => [b.hash, b.content as unknown]));
   const out = new Map<string, unknown[]>();
   for (const wanted of lanes.values()) {

@@ -48,7 +48,16 @@ export const OpdPrmRecordSchema = z.looseObject({
   accepted: z.boolean(),
   hint: z.string().nullish(),
   hint_len: z.number().int().nullish(),
-  votes: z.array(z.looseObject({ vote_id: z.number().int().optional(), score: Vote.optional(), hint: z.string().nullish(), raw: z.string().nullish() })).max(64),
+  votes: z
+    .array(
+      z.looseObject({
+        vote_id: z.number().int().optional(),
+        score: Vote.optional(),
+        hint: z.string().nullish(),
+        raw: z.string().nullish(),
+      }),
+    )
+    .max(64),
   teacher_logprob_len: z.number().int().nullish(),
   /** Not in the reference's OPD record; our export adds the eval score when there is one. */
   score: z.number().nullish(),
@@ -71,7 +80,8 @@ export function parseLine(line: string): ParsedLine {
   } catch (err) {
     return { kind: "error", message: `not JSON: ${(err as Error).message}` };
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return { kind: "error", message: "not a JSON object" };
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    return { kind: "error", message: "not a JSON object" };
   const o = json as Record<string, unknown>;
   if ("messages" in o || "response_text" in o) {
     const t = TurnRecordSchema.safeParse(o);
@@ -99,9 +109,13 @@ function parsePrm(o: unknown): PrmRecord | { message: string } {
 }
 
 function issues(err: z.ZodError): string {
-  return err.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
 }
 
 /** A vote as OpenClaw writes it: the int, or "fail" for a failed/unparsable one. */
 export const voteOut = (v: number | null): number | "fail" => (v === null ? "fail" : v);
-export const voteIn = (v: number | "fail" | null | undefined): -1 | 0 | 1 | null => (v === 1 || v === 0 || v === -1 ? v : null);
+export const voteIn = (v: number | "fail" | null | undefined): -1 | 0 | 1 | null =>
+  v === 1 || v === 0 || v === -1 ? v : null;

@@ -19,7 +19,13 @@ async function limited(req: Request, serve: () => Promise<Response>): Promise<Re
   const decision = await hitRateLimit("api", callerIdentity(req), settings("web").API_RATE_LIMIT_PER_MIN);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
-    return jsonError(429, "TOO_MANY_REQUESTS", `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, [], headers);
+    return jsonError(
+      429,
+      "TOO_MANY_REQUESTS",
+      `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`,
+      [],
+      headers,
+    );
   }
   const res = await serve();
   const out = new Response(res.body, res);
@@ -40,16 +46,19 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path === "/api/export/turns" && req.method === "GET") return exportTurns(req);
   if (path === "/api/import/openclaw" && req.method === "POST") return importRecords(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
-    return limited(req, () => fetchRequestHandler({
-      endpoint: "/api/trpc",
-      req,
-      router: appRouter,
-      createContext: async () => resolveContext(req),
-      onError({ error, path: p }) {
-        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
-      },
-    }).catch(errorResponse));
+    return limited(req, () =>
+      fetchRequestHandler({
+        endpoint: "/api/trpc",
+        req,
+        router: appRouter,
+        createContext: async () => resolveContext(req),
+        onError({ error, path: p }) {
+          if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
+        },
+      }).catch(errorResponse),
+    );
   }
-  if (path.startsWith("/api/v1/") || path === "/api/v1") return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
+  if (path.startsWith("/api/v1/") || path === "/api/v1")
+    return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
   return jsonError(404, "NOT_FOUND", `No API route ${path}`);
 }

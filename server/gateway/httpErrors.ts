@@ -2,7 +2,13 @@
 import { z } from "zod";
 import { AppError, fromZod, HTTP_STATUS } from "../platform/errors";
 
-export function jsonError(status: number, code: string, message: string, issues: unknown[] = [], headers: Record<string, string> = {}): Response {
+export function jsonError(
+  status: number,
+  code: string,
+  message: string,
+  issues: unknown[] = [],
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ error: { code, message, issues } }, { status, headers });
 }
 

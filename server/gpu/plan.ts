@@ -76,8 +76,7 @@ export interface GpuSplitIssue {
 }
 
 export type GpuPlanResult =
-  | { ok: true; split: GpuSplit; nodes: NodePlan[]; summary: GpuPlanSummary }
-  | { ok: false; errors: GpuSplitIssue[] };
+  { ok: true; split: GpuSplit; nodes: NodePlan[]; summary: GpuPlanSummary } | { ok: false; errors: GpuSplitIssue[] };
 
 export type GpuPlan = Extract<GpuPlanResult, { ok: true }>;
 
@@ -258,7 +257,13 @@ function parallelismIssues(split: GpuSplit, ctx: GpuPlanContext): GpuSplitIssue[
   const errors: GpuSplitIssue[] = [];
   const engines: Array<{ field: GpuSplitField; name: string; tp: number; model?: ModelShape; used: boolean }> = [
     { field: "rolloutGpusPerEngine", name: "rollout", tp: split.rolloutGpusPerEngine, model: ctx.model, used: true },
-    { field: "prmGpusPerEngine", name: "PRM", tp: split.prmGpusPerEngine, model: ctx.prmModel ?? ctx.model, used: split.prmGpus > 0 },
+    {
+      field: "prmGpusPerEngine",
+      name: "PRM",
+      tp: split.prmGpusPerEngine,
+      model: ctx.prmModel ?? ctx.model,
+      used: split.prmGpus > 0,
+    },
   ];
   for (const { field, name, tp, model, used } of engines) {
     if (!used || !model || sglangTpFits(model, tp)) continue;
@@ -319,10 +324,16 @@ function validate(split: GpuSplit, suggest: boolean): GpuSplitIssue[] {
     });
   }
   if (split.colocate && split.prmTeacherGpus > 0) {
-    errors.push({ field: "prmTeacherGpus", message: `PRM teacher GPUs (${split.prmTeacherGpus}) cannot be used with colocate: set them to 0 or turn colocate off` });
+    errors.push({
+      field: "prmTeacherGpus",
+      message: `PRM teacher GPUs (${split.prmTeacherGpus}) cannot be used with colocate: set them to 0 or turn colocate off`,
+    });
   }
   if (split.prmTeacherGpus > 0 && split.prmGpus === 0) {
-    errors.push({ field: "prmTeacherGpus", message: `a separate PRM teacher (${split.prmTeacherGpus} GPUs) needs local PRM engines: set PRM GPUs above 0, or the teacher GPUs to 0` });
+    errors.push({
+      field: "prmTeacherGpus",
+      message: `a separate PRM teacher (${split.prmTeacherGpus} GPUs) needs local PRM engines: set PRM GPUs above 0, or the teacher GPUs to 0`,
+    });
   }
   if (split.prmTeacherGpus > gpn && split.prmTeacherGpus % gpn !== 0) {
     errors.push({
@@ -380,7 +391,9 @@ function validate(split: GpuSplit, suggest: boolean): GpuSplitIssue[] {
   const { rollout: rolloutStart, prm: prmStart, teacher: teacherStart, used } = offsets(split);
   if (used > total) {
     const tail = `${split.prmGpus > 0 ? ` + PRM (${split.prmGpus})` : ""}${split.prmTeacherGpus > 0 ? ` + PRM teacher (${split.prmTeacherGpus})` : ""}`;
-    const parts = split.colocate ? `actor (${split.actorGpus}, shared with rollout)${tail}` : `actor (${split.actorGpus}) + rollout (${split.rolloutGpus})${tail}`;
+    const parts = split.colocate
+      ? `actor (${split.actorGpus}, shared with rollout)${tail}`
+      : `actor (${split.actorGpus}) + rollout (${split.rolloutGpus})${tail}`;
     const neededNodes = Math.ceil(used / gpn);
     const fix =
       neededNodes <= MAX_NODES
@@ -478,7 +491,8 @@ function place(split: GpuSplit): { nodes: NodePlan[]; summary: GpuPlanSummary } 
     }
   }
   for (const span of engineSpans(prmStart, split.prmGpus, split.prmGpusPerEngine)) {
-    for (let g = span.start; g < span.start + span.size; g++) flat[g] = { gpu: g % gpn, role: "prm", engine: span.index };
+    for (let g = span.start; g < span.start + span.size; g++)
+      flat[g] = { gpu: g % gpn, role: "prm", engine: span.index };
   }
   for (let g = teacherStart; g < teacherStart + split.prmTeacherGpus; g++) flat[g] = { gpu: g % gpn, role: "teacher" };
 
@@ -511,7 +525,17 @@ function place(split: GpuSplit): { nodes: NodePlan[]; summary: GpuPlanSummary } 
   ].join(", ");
   return {
     nodes,
-    summary: { totalGpus: total, usedGpus: used, idleGpus: total - used, colocate: split.colocate, actor, rollout, prm, teacher: { gpus: split.prmTeacherGpus }, text },
+    summary: {
+      totalGpus: total,
+      usedGpus: used,
+      idleGpus: total - used,
+      colocate: split.colocate,
+      actor,
+      rollout,
+      prm,
+      teacher: { gpus: split.prmTeacherGpus },
+      text,
+    },
   };
 }
 
@@ -540,7 +564,8 @@ export function planRoleGroups(plan: GpuPlan): RoleGroup[] {
       const device = { node, gpu: a.gpu };
       if (a.role === "actor") actor.devices.push(device);
       if (a.sharedWith) engineGroup(rollout, "rollout", a.sharedWith.engine).devices.push(device);
-      if (a.role === "rollout" && a.engine !== undefined) engineGroup(rollout, "rollout", a.engine).devices.push(device);
+      if (a.role === "rollout" && a.engine !== undefined)
+        engineGroup(rollout, "rollout", a.engine).devices.push(device);
       if (a.role === "prm" && a.engine !== undefined) engineGroup(prm, "prm", a.engine).devices.push(device);
       if (a.role === "teacher") teacher.devices.push(device);
     }

@@ -35,20 +35,28 @@ export const EXCLUDE = {
   reviewer: "reviewer_excluded",
 } as const;
 
-const MethodSchema = z.object({ method: z.enum(["grpo", "opd", "combine"]).catch("combine") }).catch({ method: "combine" });
+const MethodSchema = z
+  .object({ method: z.enum(["grpo", "opd", "combine"]).catch("combine") })
+  .catch({ method: "combine" });
 
 type Reader = Pick<Prisma.TransactionClient, "turn" | "judgment" | "label" | "experiment">;
 
 const CHUNK = 5000;
 
 /** One entry per known turn id (unknown ids are absent from the map). Works inside a transaction too. */
-export async function effectiveLabelsForTurns(turnIds: readonly string[], client: Reader = db()): Promise<Map<string, TrainingLabel>> {
+export async function effectiveLabelsForTurns(
+  turnIds: readonly string[],
+  client: Reader = db(),
+): Promise<Map<string, TrainingLabel>> {
   const out = new Map<string, TrainingLabel>();
   const ids = [...new Set(turnIds)];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
     const [turns, judgments, labels] = await Promise.all([
-      client.turn.findMany({ where: { id: { in: chunk } }, select: { id: true, experimentId: true, turnType: true, status: true, nextState: true } }),
+      client.turn.findMany({
+        where: { id: { in: chunk } },
+        select: { id: true, experimentId: true, turnType: true, status: true, nextState: true },
+      }),
       client.judgment.findMany({
         where: { turnId: { in: chunk } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -61,7 +69,10 @@ export async function effectiveLabelsForTurns(turnIds: readonly string[], client
       }),
     ]);
     const experimentIds = [...new Set(turns.map((t) => t.experimentId))];
-    const experiments = await client.experiment.findMany({ where: { id: { in: experimentIds } }, select: { id: true, config: true } });
+    const experiments = await client.experiment.findMany({
+      where: { id: { in: experimentIds } },
+      select: { id: true, config: true },
+    });
     const method = new Map(experiments.map((e) => [e.id, MethodSchema.parse(e.config).method]));
     const latestJudgment = new Map<string, (typeof judgments)[number]>();
     for (const j of judgments) if (!latestJudgment.has(j.turnId)) latestJudgment.set(j.turnId, j);
@@ -69,21 +80,62 @@ export async function effectiveLabelsForTurns(turnIds: readonly string[], client
     for (const l of labels) labelsByTurn.set(l.turnId, [...(labelsByTurn.get(l.turnId) ?? []), l]);
 
     for (const t of turns) {
-      out.set(t.id, decide(t, method.get(t.experimentId) ?? "combine", latestJudgment.get(t.id) ?? null, labelsByTurn.get(t.id) ?? []));
+      out.set(
+        t.id,
+        decide(
+          t,
+          method.get(t.experimentId) ?? "combine",
+          latestJudgment.get(t.id) ?? null,
+          labelsByTurn.get(t.id) ?? [],
+        ),
+      );
     }
   }
   return out;
 }
 
-type TurnFacts = { id: string; experimentId: string; turnType: "MAIN" | "SIDE"; status: "OK" | "FAILED"; nextState: unknown };
-type JudgmentFacts = { id: string; score: number; hint: string | null; hintAccepted: boolean; teacherLogprobs: number[] };
-type LabelFacts = { id: string; source: "REVIEWER" | "USER" | "JUDGE"; value: number; hint: string | null; exclude: boolean | null; createdAt: Date };
+type TurnFacts = {
+  id: string;
+  experimentId: string;
+  turnType: "MAIN" | "SIDE";
+  status: "OK" | "FAILED";
+  nextState: unknown;
+};
+type JudgmentFacts = {
+  id: string;
+  score: number;
+  hint: string | null;
+  hintAccepted: boolean;
+  teacherLogprobs: number[];
+};
+type LabelFacts = {
+  id: string;
+  source: "REVIEWER" | "USER" | "JUDGE";
+  value: number;
+  hint: string | null;
+  exclude: boolean | null;
+  createdAt: Date;
+};
 
-function decide(t: TurnFacts, method: "grpo" | "opd" | "combine", j: JudgmentFacts | null, labels: LabelFacts[]): TrainingLabel {
+function decide(
+  t: TurnFacts,
+  method: "grpo" | "opd" | "combine",
+  j: JudgmentFacts | null,
+  labels: LabelFacts[],
+): TrainingLabel {
   const base = { turnId: t.id, experimentId: t.experimentId, judgmentId: j?.id ?? null };
   const none = (reason: string): TrainingLabel => ({
-    ...base, value: null, source: null, labelId: null, hint: null, needsTeacherRescore: false, teacherLogprobs: null,
-    kind: null, reward: 0, excluded: true, excludeReason: reason,
+    ...base,
+    value: null,
+    source: null,
+    labelId: null,
+    hint: null,
+    needsTeacherRescore: false,
+    teacherLogprobs: null,
+    kind: null,
+    reward: 0,
+    excluded: true,
+    excludeReason: reason,
   });
   if (t.turnType === "SIDE") return none(EXCLUDE.sideTurn);
   if (t.status === "FAILED") return none(EXCLUDE.failedTurn);

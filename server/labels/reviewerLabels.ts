@@ -23,7 +23,15 @@ export const RELABEL_ACTION = "label.create";
 /** What the audit log shows of a training label: enough to see what changed for training. */
 export function labelSnapshot(l: TrainingLabel | undefined) {
   if (!l) return null;
-  return { value: l.value, source: l.source, hint: l.hint, kind: l.kind, reward: l.reward, excluded: l.excluded, excludeReason: l.excludeReason };
+  return {
+    value: l.value,
+    source: l.source,
+    hint: l.hint,
+    kind: l.kind,
+    reward: l.reward,
+    excluded: l.excluded,
+    excludeReason: l.excludeReason,
+  };
 }
 
 export async function writeReviewerLabel(
@@ -34,7 +42,9 @@ export async function writeReviewerLabel(
 ): Promise<{ label: Label; before: TrainingLabel | undefined; after: TrainingLabel | undefined }> {
   assertCan(p, "review");
   // Row lock: concurrent relabels of one turn serialize, so each audit entry's "before" is the previous "after".
-  const locked = await tx.$queryRaw<{ id: string; experimentId: string }[]>`SELECT id, "experimentId" FROM turns WHERE id = ${input.turnId} FOR UPDATE`;
+  const locked = await tx.$queryRaw<
+    { id: string; experimentId: string }[]
+  >`SELECT id, "experimentId" FROM turns WHERE id = ${input.turnId} FOR UPDATE`;
   const turn = locked[0];
   if (!turn) throw notFound("Turn", input.turnId);
   assertExperimentAccess(p, turn.experimentId);

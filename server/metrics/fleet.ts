@@ -28,7 +28,10 @@ async function redisQueues(): Promise<QueueStats[]> {
   return Promise.all(
     names.map(async (n) => {
       const q = queue(n);
-      const [counts, oldest] = await Promise.all([q.getJobCounts("waiting", "active", "delayed", "failed", "prioritized"), q.getJobs(["waiting"], 0, 0, true)]);
+      const [counts, oldest] = await Promise.all([
+        q.getJobCounts("waiting", "active", "delayed", "failed", "prioritized"),
+        q.getJobs(["waiting"], 0, 0, true),
+      ]);
       const first = oldest[0];
       return {
         name: QUEUES[n].name,
@@ -95,7 +98,9 @@ async function jobProblems(bound: string | null): Promise<JobProblem[]> {
 /** Latest value of every queue / lag / buffer gauge published in the last `withinMs`. */
 async function gauges(experimentId: string | null, withinMs: number) {
   const since = new Date(Date.now() - withinMs).toISOString();
-  return db().$queryRaw<{ experimentId: string; experimentName: string; runKey: string; name: string; value: number; at: Date }[]>`
+  return db().$queryRaw<
+    { experimentId: string; experimentName: string; runKey: string; name: string; value: number; at: Date }[]
+  >`
     SELECT r."experimentId", e.name AS "experimentName", r."runKey", r.name,
            (array_agg(r.last ORDER BY r."lastX" DESC))[1] AS value, max(r."lastTs") AS at
     FROM metric_rollups r JOIN experiments e ON e.id = r."experimentId"
@@ -111,13 +116,23 @@ export async function fleetOverview(p: Principal) {
   const bound = boundExperimentId(p);
   const runs = await db().run.findMany({
     where: { status: { in: STARTED_RUN_STATUSES }, ...(bound ? { experimentId: bound } : {}) },
-    include: { experiment: { select: { name: true, config: true } }, steps: { orderBy: { step: "desc" }, take: 1, select: { createdAt: true } } },
+    include: {
+      experiment: { select: { name: true, config: true } },
+      steps: { orderBy: { step: "desc" }, take: 1, select: { createdAt: true } },
+    },
     orderBy: { startedAt: "desc" },
   });
   const pending = runs.length
-    ? await db().sample.groupBy({ by: ["runId"], where: { runId: { in: runs.map((r) => r.id) }, stepId: null, excluded: false }, _count: { _all: true } })
+    ? await db().sample.groupBy({
+        by: ["runId"],
+        where: { runId: { in: runs.map((r) => r.id) }, stepId: null, excluded: false },
+        _count: { _all: true },
+      })
     : [];
-  const experiments = await db().experiment.findMany({ where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) }, select: { id: true, name: true, config: true } });
+  const experiments = await db().experiment.findMany({
+    where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) },
+    select: { id: true, name: true, config: true },
+  });
   const [queues, problems, backlogs, latest] = await Promise.all([
     redisQueues().catch(() => []),
     jobProblems(bound).catch(() => []),
@@ -134,10 +149,17 @@ export async function fleetOverview(p: Principal) {
   const names = new Map(experiments.map((e) => [e.id, e.name]));
   return {
     queues,
-    problems: problems.map((j) => ({ ...j, experimentName: j.experimentId ? (names.get(j.experimentId) ?? null) : null })),
+    problems: problems.map((j) => ({
+      ...j,
+      experimentName: j.experimentId ? (names.get(j.experimentId) ?? null) : null,
+    })),
     backlogs: backlogs
       .filter((b): b is NonNullable<typeof b> => b !== null && (b.judgeDepth > 0 || b.judgeLagMs > 0))
-      .map((b) => ({ ...b, lastError: problems.find((j) => j.queue === QUEUES.judgeTurn.name && j.experimentId === b.experimentId)?.reason ?? null })),
+      .map((b) => ({
+        ...b,
+        lastError:
+          problems.find((j) => j.queue === QUEUES.judgeTurn.name && j.experimentId === b.experimentId)?.reason ?? null,
+      })),
     gauges: latest.map((g) => ({ ...g, runId: g.runKey || null })),
     runs: runs.map((r) => {
       const cfg = ExperimentConfigSchema.safeParse(r.config);

@@ -10,7 +10,12 @@ const names = z
 const runIds = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()))
-  .pipe(z.array(z.union([IdSchema, z.literal("")])).min(1).max(10, "overlay at most 10 runs"));
+  .pipe(
+    z
+      .array(z.union([IdSchema, z.literal("")]))
+      .min(1)
+      .max(10, "overlay at most 10 runs"),
+  );
 
 export const AxisSchema = z.enum(["step", "time"]);
 export type Axis = z.output<typeof AxisSchema>;

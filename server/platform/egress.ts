@@ -17,10 +17,27 @@ export class EgressRefusedError extends Error {}
 
 const PRIVATE = new BlockList();
 for (const [net, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) PRIVATE.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) PRIVATE.addSubnet(net, bits, "ipv6");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  PRIVATE.addSubnet(net, bits, "ipv4");
+for (const [net, bits] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const)
+  PRIVATE.addSubnet(net, bits, "ipv6");
 
 export function policyFromEnv(source?: EnvSource): EgressPolicy {
   const s = settings("egress", source);
@@ -46,7 +63,10 @@ function allowlisted(policy: EgressPolicy, host: string, port: string, address: 
       }
       return isIP(address) === (family === "ipv6" ? 6 : 4) && list.check(address, family);
     }
-    const [h, p] = entry.includes("]:") || /^[^:]+:\d+$/.test(entry) ? [entry.slice(0, entry.lastIndexOf(":")), entry.slice(entry.lastIndexOf(":") + 1)] : [entry, undefined];
+    const [h, p] =
+      entry.includes("]:") || /^[^:]+:\d+$/.test(entry)
+        ? [entry.slice(0, entry.lastIndexOf(":")), entry.slice(entry.lastIndexOf(":") + 1)]
+        : [entry, undefined];
     const hostMatches = h!.replace(/^\[|\]$/g, "").toLowerCase() === host || h === address;
     return hostMatches && (p === undefined || p === port);
   });
@@ -65,8 +85,10 @@ export async function assertEgressAllowed(
   } catch {
     throw new EgressRefusedError(`'${rawUrl}' is not a valid URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new EgressRefusedError(`only http(s) upstreams are allowed, not ${url.protocol}`);
-  if (url.username || url.password) throw new EgressRefusedError("credentials in the URL are not allowed: put the key in the API key field");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new EgressRefusedError(`only http(s) upstreams are allowed, not ${url.protocol}`);
+  if (url.username || url.password)
+    throw new EgressRefusedError("credentials in the URL are not allowed: put the key in the API key field");
   if (policy.allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const port = url.port || (url.protocol === "https:" ? "443" : "80");

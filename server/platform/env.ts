@@ -39,14 +39,29 @@ export function env(): Env {
 /** Where settings are read from: the process environment, or a plain object in tests. */
 export type EnvSource = Record<string, string | undefined>;
 
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
 const OFF = new Set(["0", "false", "off", "no"]);
 const ON = new Set(["1", "true", "yes"]);
 /** A switch that is on unless set to 0/false/off/no. */
-const onUnlessOff = z.string().optional().transform((v) => !OFF.has((v ?? "1").trim().toLowerCase()));
+const onUnlessOff = z
+  .string()
+  .optional()
+  .transform((v) => !OFF.has((v ?? "1").trim().toLowerCase()));
 /** A switch that is off unless set to 1/true/yes. */
-const offUnlessOn = z.string().optional().transform((v) => ON.has((v ?? "").trim().toLowerCase()));
-const idList = z.string().optional().transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+const offUnlessOn = z
+  .string()
+  .optional()
+  .transform((v) => ON.has((v ?? "").trim().toLowerCase()));
+const idList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 const optionalText = z.string().min(1).optional();
 /** A variable holding JSON, parsed, then checked against `schema`. */
 const jsonText = <T extends z.ZodType>(schema: T) =>
@@ -139,7 +154,10 @@ const SECTIONS = {
       SLIME_DIR: optionalText,
       SLIME_PYTHON: optionalText,
       /** Colon-separated PYTHONPATH for the job: Megatron-LM, slime, and the folder holding `integrations`. */
-      SLIME_PYTHONPATH: z.string().transform((s) => s.split(":").filter(Boolean)).optional(),
+      SLIME_PYTHONPATH: z
+        .string()
+        .transform((s) => s.split(":").filter(Boolean))
+        .optional(),
       SLIME_CONDA_ENV: optionalText,
       /** Target slime: openclaw-rl-fork (default) or upstream-slime. */
       SLIME_PROFILE: optionalText,
@@ -209,7 +227,9 @@ export type Settings<K extends SettingsSection> = z.output<(typeof SECTIONS)[K]>
 export function settings<K extends SettingsSection>(section: K, source?: EnvSource): Settings<K> {
   const parsed = SECTIONS[section].safeParse(source ?? process.env);
   if (!parsed.success) {
-    throw new Error(`Invalid ${section} settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid ${section} settings: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
   return parsed.data as Settings<K>;
 }

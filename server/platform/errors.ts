@@ -53,7 +53,10 @@ export function zodIssues(err: ZodError): Issue[] {
 
 export function fromZod(err: ZodError, what = "Invalid input"): AppError {
   const issues = zodIssues(err);
-  const summary = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ");
+  const summary = issues
+    .slice(0, 3)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join("; ");
   return new AppError("BAD_REQUEST", `${what}: ${summary}`, issues);
 }
 

@@ -18,7 +18,13 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export async function hitRateLimit(bucket: string, identity: string, limit: number, windowSeconds = 60, client: Redis = redis()): Promise<RateDecision> {
+export async function hitRateLimit(
+  bucket: string,
+  identity: string,
+  limit: number,
+  windowSeconds = 60,
+  client: Redis = redis(),
+): Promise<RateDecision> {
   const now = Math.floor(Date.now() / 1000);
   const window = Math.floor(now / windowSeconds);
   const resetSeconds = (window + 1) * windowSeconds - now;
@@ -27,7 +33,11 @@ export async function hitRateLimit(bucket: string, identity: string, limit: numb
   const open: RateDecision = { allowed: true, limit, remaining: limit, resetSeconds };
   let timer: NodeJS.Timeout | undefined;
   try {
-    const counted = client.multi().incr(key).expire(key, windowSeconds + 1).exec() as Promise<[[Error | null, number]]>;
+    const counted = client
+      .multi()
+      .incr(key)
+      .expire(key, windowSeconds + 1)
+      .exec() as Promise<[[Error | null, number]]>;
     const timedOut = new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS)));
     const result = await Promise.race([counted, timedOut]);
     if (!result) {
@@ -56,7 +66,16 @@ export class ReservingRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   readonly chunk: number;
 
-  constructor(private readonly opts: { bucket: string; limit: number; windowSeconds?: number; client: Redis; chunk?: number; now?: () => number }) {
+  constructor(
+    private readonly opts: {
+      bucket: string;
+      limit: number;
+      windowSeconds?: number;
+      client: Redis;
+      chunk?: number;
+      now?: () => number;
+    },
+  ) {
     this.chunk = opts.chunk ?? Math.max(1, Math.min(1000, Math.floor(opts.limit / 200)));
   }
 
@@ -70,9 +89,17 @@ export class ReservingRateLimiter {
     const resetSeconds = (window + 1) * this.windowSeconds - now;
     let b = this.buckets.get(identity);
     if (!b || b.window !== window) {
-      if (this.buckets.size > 10_000) for (const [k, v] of this.buckets) if (v.window !== window) this.buckets.delete(k);
+      if (this.buckets.size > 10_000)
+        for (const [k, v] of this.buckets) if (v.window !== window) this.buckets.delete(k);
       const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
-      b = { window, key: rkey(`rl:${this.opts.bucket}:${id}:${window}`), tokens: 0, counted: 0, exhausted: false, refill: null };
+      b = {
+        window,
+        key: rkey(`rl:${this.opts.bucket}:${id}:${window}`),
+        tokens: 0,
+        counted: 0,
+        exhausted: false,
+        refill: null,
+      };
       this.buckets.set(identity, b);
     }
     while (b.tokens <= 0 && !b.exhausted) await this.refill(b);
@@ -89,8 +116,15 @@ export class ReservingRateLimiter {
       const chunk = this.chunk;
       let timer: NodeJS.Timeout | undefined;
       try {
-        const call = this.opts.client.multi().incrby(b.key, chunk).expire(b.key, this.windowSeconds + 1).exec() as Promise<[[Error | null, number]]>;
-        const result = await Promise.race([call, new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS)))]);
+        const call = this.opts.client
+          .multi()
+          .incrby(b.key, chunk)
+          .expire(b.key, this.windowSeconds + 1)
+          .exec() as Promise<[[Error | null, number]]>;
+        const result = await Promise.race([
+          call,
+          new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS))),
+        ]);
         if (!result || result[0][0]) throw new Error("no decision");
         const after = result[0][1];
         b.counted = after;

@@ -20,7 +20,16 @@ export interface WorkerContext {
 export async function runWorker(kind: string, body: (ctx: WorkerContext) => Promise<void>): Promise<void> {
   const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
   const controller = new AbortController();
-  const state: Heartbeat = { kind, id, pid: process.pid, host: hostname(), startedAt: Date.now(), at: Date.now(), activity: "starting", stats: {} };
+  const state: Heartbeat = {
+    kind,
+    id,
+    pid: process.pid,
+    host: hostname(),
+    startedAt: Date.now(),
+    at: Date.now(),
+    activity: "starting",
+    stats: {},
+  };
   const ctx: WorkerContext = {
     kind,
     id,
@@ -48,7 +57,9 @@ export async function runWorker(kind: string, body: (ctx: WorkerContext) => Prom
     await body(ctx);
   } finally {
     clearInterval(timer);
-    await redis().del(rkey(KEYS.heartbeat.key(kind, id))).catch(() => {});
+    await redis()
+      .del(rkey(KEYS.heartbeat.key(kind, id)))
+      .catch(() => {});
     redis().disconnect();
     // A worker process ends when its body has finished: pooled connections (Prisma, BullMQ, keep-alive
     // sockets) must not keep it alive past a graceful stop and force the supervisor's SIGKILL.

@@ -5,11 +5,24 @@
 // own message above the global map.
 import { z } from "zod";
 
-const list = (values: readonly unknown[]) => values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
+const list = (values: readonly unknown[]) =>
+  values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ");
 
-const SIZED: Record<string, string> = { string: "characters", array: "items", set: "items", map: "entries", file: "bytes" };
+const SIZED: Record<string, string> = {
+  string: "characters",
+  array: "items",
+  set: "items",
+  map: "entries",
+  file: "bytes",
+};
 
-const FORMATS: Record<string, string> = { url: "a URL", email: "an email address", uuid: "a UUID", datetime: "an ISO date-time", date: "an ISO date" };
+const FORMATS: Record<string, string> = {
+  url: "a URL",
+  email: "an email address",
+  uuid: "a UUID",
+  datetime: "an ISO date-time",
+  date: "an ISO date",
+};
 
 /** The message for one issue, or undefined to leave zod's. Exported for the unit test. */
 export function zodMessage(iss: z.core.$ZodRawIssue): string | undefined {
@@ -38,7 +51,9 @@ export function zodMessage(iss: z.core.$ZodRawIssue): string | undefined {
     case "invalid_value":
       return iss.values.length === 1 ? `must be ${list(iss.values)}` : `must be one of: ${list(iss.values)}`;
     case "invalid_union":
-      return "options" in iss && Array.isArray(iss.options) && iss.options.length ? `must be one of: ${list(iss.options)}` : undefined;
+      return "options" in iss && Array.isArray(iss.options) && iss.options.length
+        ? `must be one of: ${list(iss.options)}`
+        : undefined;
     case "invalid_format":
       if (iss.format === "regex") return "has the wrong format";
       return FORMATS[iss.format] ? `must be ${FORMATS[iss.format]}` : undefined;

@@ -55,17 +55,40 @@ export async function listPolicyVersions(p: Principal, input: z.output<typeof Po
     ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),
   });
   const items = rows.slice(0, input.limit).map(policyVersionView);
-  const active = await db().policyVersion.findFirst({ where: { experimentId: input.experimentId, status: "ACTIVE" }, select: { version: true } });
-  return { items, nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null, activeVersion: active?.version ?? 0 };
+  const active = await db().policyVersion.findFirst({
+    where: { experimentId: input.experimentId, status: "ACTIVE" },
+    select: { version: true },
+  });
+  return {
+    items,
+    nextCursor: rows.length > input.limit ? items[items.length - 1]!.id : null,
+    activeVersion: active?.version ?? 0,
+  };
 }
 
 export async function getPolicyVersion(p: Principal, input: z.output<typeof PolicyVersionGetInput>) {
   assertCan(p, "read");
   assertExperimentAccess(p, input.experimentId);
-  const v = await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId: input.experimentId, version: input.version } } });
+  const v = await db().policyVersion.findUnique({
+    where: { experimentId_version: { experimentId: input.experimentId, version: input.version } },
+  });
   if (!v) throw notFound("Policy version", String(input.version));
-  const steps = v.runId && v.step !== null ? await db().trainingStep.findUnique({ where: { runId_step: { runId: v.runId, step: v.step } } }) : null;
-  return { ...policyVersionView(v), trainingStep: steps ? { id: steps.id, step: steps.step, durationMs: steps.durationMs, metrics: steps.metrics, createdAt: steps.createdAt.toISOString() } : null };
+  const steps =
+    v.runId && v.step !== null
+      ? await db().trainingStep.findUnique({ where: { runId_step: { runId: v.runId, step: v.step } } })
+      : null;
+  return {
+    ...policyVersionView(v),
+    trainingStep: steps
+      ? {
+          id: steps.id,
+          step: steps.step,
+          durationMs: steps.durationMs,
+          metrics: steps.metrics,
+          createdAt: steps.createdAt.toISOString(),
+        }
+      : null,
+  };
 }
 
 /** Locks the experiment row (serialising every version change, trainer commits included). */
@@ -77,8 +100,10 @@ async function lockExperiment(tx: Tx, experimentId: string): Promise<void> {
 async function servableTarget(tx: Tx, experimentId: string, version: number): Promise<PolicyVersion> {
   const target = await tx.policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } } });
   if (!target) throw notFound("Policy version", String(version));
-  if (!target.checkpointPath) throw conflict(`Version ${version}'s checkpoint was pruned (keepCheckpoints): it cannot be served again`);
-  if (!existsSync(path.join(target.checkpointPath, "meta.json"))) throw conflict(`Version ${version}'s checkpoint is missing on disk (${target.checkpointPath})`);
+  if (!target.checkpointPath)
+    throw conflict(`Version ${version}'s checkpoint was pruned (keepCheckpoints): it cannot be served again`);
+  if (!existsSync(path.join(target.checkpointPath, "meta.json")))
+    throw conflict(`Version ${version}'s checkpoint is missing on disk (${target.checkpointPath})`);
   return target;
 }
 
@@ -86,7 +111,15 @@ async function servableTarget(tx: Tx, experimentId: string, version: number): Pr
 async function baseCheckpoint(tx: Tx, experimentId: string): Promise<string | null> {
   const e = await tx.experiment.findUniqueOrThrow({
     where: { id: experimentId },
-    select: { config: true, runs: { where: { status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, take: 1, select: { config: true } } },
+    select: {
+      config: true,
+      runs: {
+        where: { status: { in: LIVE_RUN_STATUSES } },
+        orderBy: { number: "desc" },
+        take: 1,
+        select: { config: true },
+      },
+    },
   });
   const config = ExperimentConfigSchema.parse(e.runs[0]?.config ?? e.config);
   return config.policy.kind === "embedded" ? path.resolve(process.cwd(), config.policy.checkpoint) : null;
@@ -94,7 +127,11 @@ async function baseCheckpoint(tx: Tx, experimentId: string): Promise<string | nu
 
 async function announce(experimentId: string, active: ChangeResult["active"]): Promise<void> {
   // Best-effort: proxies also pick up the ACTIVE version when they refresh the experiment.
-  await publish("policyVersion", { experimentId, version: active.version, checkpointPath: active.checkpointPath }).catch(() => {});
+  await publish("policyVersion", {
+    experimentId,
+    version: active.version,
+    checkpointPath: active.checkpointPath,
+  }).catch(() => {});
 }
 
 async function changed(experimentId: string, active: ChangeResult["active"], previous: number): Promise<ChangeResult> {
@@ -121,17 +158,37 @@ export function systemRollback(experimentId: string, toVersion: number, reason: 
   return rollback(null, experimentId, toVersion, "policyVersion.autoRollback", { reason });
 }
 
-async function promote(p: Principal | null, experimentId: string, version: number, action: string, why: Record<string, unknown>): Promise<ChangeResult> {
+async function promote(
+  p: Principal | null,
+  experimentId: string,
+  version: number,
+  action: string,
+  why: Record<string, unknown>,
+): Promise<ChangeResult> {
   const { active, previous } = await db().$transaction(async (tx) => {
     await lockExperiment(tx, experimentId);
     const target = await servableTarget(tx, experimentId, version);
     const current = await tx.policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" } });
     if (current?.id !== target.id) {
       await tx.policyVersion.updateMany({ where: { experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
-      await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null } });
-      await audit(tx, p, action, "experiment", experimentId, { activeVersion: current?.version ?? 0 }, { activeVersion: target.version, ...why });
+      await tx.policyVersion.update({
+        where: { id: target.id },
+        data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null },
+      });
+      await audit(
+        tx,
+        p,
+        action,
+        "experiment",
+        experimentId,
+        { activeVersion: current?.version ?? 0 },
+        { activeVersion: target.version, ...why },
+      );
     }
-    return { active: { version: target.version, checkpointPath: target.checkpointPath }, previous: current?.version ?? 0 };
+    return {
+      active: { version: target.version, checkpointPath: target.checkpointPath },
+      previous: current?.version ?? 0,
+    };
   });
   return changed(experimentId, active, previous);
 }
@@ -140,24 +197,46 @@ async function promote(p: Principal | null, experimentId: string, version: numbe
  * Stop serving the ACTIVE version (it becomes ROLLED_BACK) and serve `toVersion` instead: by default the
  * ACTIVE version's parent, 0 meaning the base checkpoint.
  */
-export async function rollbackPolicyVersion(p: Principal, input: z.output<typeof RollbackInput>): Promise<ChangeResult> {
+export async function rollbackPolicyVersion(
+  p: Principal,
+  input: z.output<typeof RollbackInput>,
+): Promise<ChangeResult> {
   assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
   return rollback(p, input.experimentId, input.toVersion, "policyVersion.rollback", {});
 }
 
-async function rollback(p: Principal | null, experimentId: string, toVersion: number | undefined, action: string, why: Record<string, unknown>): Promise<ChangeResult> {
+async function rollback(
+  p: Principal | null,
+  experimentId: string,
+  toVersion: number | undefined,
+  action: string,
+  why: Record<string, unknown>,
+): Promise<ChangeResult> {
   const { active, previous } = await db().$transaction(async (tx) => {
     await lockExperiment(tx, experimentId);
     const current = await tx.policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" } });
     const currentVersion = current?.version ?? 0;
     const to = toVersion ?? current?.parentVersion ?? 0;
-    if (!current && toVersion === undefined) throw conflict("The base checkpoint is being served: there is nothing to roll back");
+    if (!current && toVersion === undefined)
+      throw conflict("The base checkpoint is being served: there is nothing to roll back");
     if (to === currentVersion) throw conflict(`Version ${to} is already the one served`);
     const target = to > 0 ? await servableTarget(tx, experimentId, to) : null;
     if (current) await tx.policyVersion.update({ where: { id: current.id }, data: { status: "ROLLED_BACK" } });
-    if (target) await tx.policyVersion.update({ where: { id: target.id }, data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null } });
-    await audit(tx, p, action, "experiment", experimentId, { activeVersion: currentVersion }, { activeVersion: to, ...why });
+    if (target)
+      await tx.policyVersion.update({
+        where: { id: target.id },
+        data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null },
+      });
+    await audit(
+      tx,
+      p,
+      action,
+      "experiment",
+      experimentId,
+      { activeVersion: currentVersion },
+      { activeVersion: to, ...why },
+    );
     const checkpointPath = target ? target.checkpointPath : await baseCheckpoint(tx, experimentId);
     return { active: { version: to, checkpointPath }, previous: currentVersion };
   });

@@ -52,7 +52,17 @@ function readUsage(out: RecordedOutput, usage: unknown): void {
 }
 
 function empty(): RecordedOutput {
-  return { content: null, reasoning: null, toolCalls: null, finishReason: null, tokenIds: [], logprobs: [], promptTokens: null, completionTokens: null, model: null };
+  return {
+    content: null,
+    reasoning: null,
+    toolCalls: null,
+    finishReason: null,
+    tokenIds: [],
+    logprobs: [],
+    promptTokens: null,
+    completionTokens: null,
+    model: null,
+  };
 }
 
 export function fromCompletion(json: unknown): RecordedOutput {
@@ -69,7 +79,11 @@ export function fromCompletion(json: unknown): RecordedOutput {
   if (Array.isArray(msg.tool_calls) && msg.tool_calls.length) {
     out.toolCalls = msg.tool_calls.filter(isObj).map((c) => {
       const fn = isObj(c.function) ? c.function : {};
-      return { id: str(c.id) ?? "", type: str(c.type) ?? "function", function: { name: str(fn.name) ?? "", arguments: str(fn.arguments) ?? "" } };
+      return {
+        id: str(c.id) ?? "",
+        type: str(c.type) ?? "function",
+        function: { name: str(fn.name) ?? "", arguments: str(fn.arguments) ?? "" },
+      };
     });
   }
   const ids: number[] = [];

@@ -30,7 +30,12 @@ export class ProxyAuth {
   private async check(token: string, digest: string): Promise<Principal | null> {
     try {
       const principal = await this.verify(token);
-      this.cache.set(digest, { principal, allowed: !!principal && can(principal, "proxy"), at: Date.now(), refreshing: false });
+      this.cache.set(digest, {
+        principal,
+        allowed: !!principal && can(principal, "proxy"),
+        at: Date.now(),
+        refreshing: false,
+      });
       return principal;
     } catch (err) {
       const known = this.cache.get(digest);
@@ -38,7 +43,14 @@ export class ProxyAuth {
         known.refreshing = false;
         return known.principal; // Postgres unreachable: keep serving a key that was valid
       }
-      throw new ProxyError(503, "service_unavailable", `Cannot verify the API key right now: ${(err as Error).message}`, "auth_unavailable", null, 2);
+      throw new ProxyError(
+        503,
+        "service_unavailable",
+        `Cannot verify the API key right now: ${(err as Error).message}`,
+        "auth_unavailable",
+        null,
+        2,
+      );
     }
   }
 
@@ -62,13 +74,15 @@ export class ProxyAuth {
       allowed = !!principal && can(principal, "proxy");
     }
     if (!principal || principal.kind !== "apiKey") throw unauthorized("Invalid, expired or revoked API key");
-    if (!allowed) throw new ProxyError(403, "permission_error", "This API key lacks the 'proxy' scope", "insufficient_scope");
+    if (!allowed)
+      throw new ProxyError(403, "permission_error", "This API key lacks the 'proxy' scope", "insufficient_scope");
     return principal;
   }
 
   /** A key was revoked: drop it here and in verifyApiKey's own cache. */
   revoke(prefix: string): void {
     forgetApiKey(prefix);
-    for (const [k, v] of this.cache) if (v.principal?.kind === "apiKey" && v.principal.prefix === prefix) this.cache.delete(k);
+    for (const [k, v] of this.cache)
+      if (v.principal?.kind === "apiKey" && v.principal.prefix === prefix) this.cache.delete(k);
   }
 }

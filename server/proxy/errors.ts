@@ -48,7 +48,21 @@ export function fromZodError(err: ZodError, what: string): ProxyError {
 export const UPSTREAM_RETRY_AFTER_S = 2;
 
 export const upstreamUnavailable = (detail: string) =>
-  new ProxyError(502, "upstream_error", `The policy backend is unavailable: ${detail}`, "upstream_unavailable", null, UPSTREAM_RETRY_AFTER_S);
+  new ProxyError(
+    502,
+    "upstream_error",
+    `The policy backend is unavailable: ${detail}`,
+    "upstream_unavailable",
+    null,
+    UPSTREAM_RETRY_AFTER_S,
+  );
 
 export const upstreamTimeout = (ms: number) =>
-  new ProxyError(504, "timeout_error", `The policy backend did not answer within ${ms} ms`, "upstream_timeout", null, UPSTREAM_RETRY_AFTER_S);
+  new ProxyError(
+    504,
+    "timeout_error",
+    `The policy backend did not answer within ${ms} ms`,
+    "upstream_timeout",
+    null,
+    UPSTREAM_RETRY_AFTER_S,
+  );

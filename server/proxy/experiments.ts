@@ -46,7 +46,12 @@ export class ExperimentDirectory {
   private models: { at: number; items: { slug: string; created: number }[] } | null = null;
 
   constructor(
-    private readonly deps: { db: () => Db; upstreamTimeoutMs: number; makeUpstream?: UpstreamFactory; log?: (m: string) => void },
+    private readonly deps: {
+      db: () => Db;
+      upstreamTimeoutMs: number;
+      makeUpstream?: UpstreamFactory;
+      log?: (m: string) => void;
+    },
   ) {}
 
   get(id: string): ExperimentContext | undefined {
@@ -73,7 +78,10 @@ export class ExperimentDirectory {
     if (entry) {
       if (Date.now() - entry.at > FRESH_MS && !entry.refreshing) {
         entry.refreshing = this.load({ id })
-          .then(() => {}, () => {})
+          .then(
+            () => {},
+            () => {},
+          )
           .finally(() => {
             const e = this.byId.get(id!);
             if (e) e.refreshing = null;
@@ -99,10 +107,24 @@ export class ExperimentDirectory {
     } catch (err) {
       const cached = "id" in where ? this.byId.get(where.id) : undefined;
       if (cached) return cached.ctx;
-      throw new ProxyError(503, "service_unavailable", `Cannot look up the experiment right now: ${(err as Error).message}`, "experiment_unavailable", null, 2);
+      throw new ProxyError(
+        503,
+        "service_unavailable",
+        `Cannot look up the experiment right now: ${(err as Error).message}`,
+        "experiment_unavailable",
+        null,
+        2,
+      );
     }
     if (!e) return null;
-    if (e.status === "ARCHIVED") throw new ProxyError(403, "permission_error", `Experiment '${e.slug}' is archived`, "experiment_archived", "model");
+    if (e.status === "ARCHIVED")
+      throw new ProxyError(
+        403,
+        "permission_error",
+        `Experiment '${e.slug}' is archived`,
+        "experiment_archived",
+        "model",
+      );
     const run = e.runs[0] ?? null;
     const config = unsealConfig(ExperimentConfigSchema.parse(run ? run.config : e.config), e.secrets as SealedSecrets);
     // An external trainer (slime) reports where its rollout engine serves the weights it trains: the
@@ -110,7 +132,11 @@ export class ExperimentDirectory {
     // configured server: it goes along only to that same origin, never to an address a trainer reported.
     if (run?.rolloutUrl && config.policy.kind !== "embedded") {
       const sameOrigin = new URL(run.rolloutUrl).origin === new URL(config.policy.baseUrl).origin;
-      config.policy = { ...config.policy, baseUrl: run.rolloutUrl, apiKey: sameOrigin ? config.policy.apiKey : undefined };
+      config.policy = {
+        ...config.policy,
+        baseUrl: run.rolloutUrl,
+        apiKey: sameOrigin ? config.policy.apiKey : undefined,
+      };
     }
     const active = e.policyVersions[0] ?? null;
     const version = active?.version ?? 0;
@@ -129,17 +155,31 @@ export class ExperimentDirectory {
       contexts: new ContextMatcher(config.serving.contextPatterns),
       sidePatterns: compilePatterns([...BUILTIN_SIDE_PATTERNS, ...config.serving.sidePatterns]),
     };
-    const entry: Entry = { ctx, at: Date.now(), refreshing: previous?.refreshing ?? null, switching: previous?.switching ?? null };
+    const entry: Entry = {
+      ctx,
+      at: Date.now(),
+      refreshing: previous?.refreshing ?? null,
+      switching: previous?.switching ?? null,
+    };
     this.byId.set(e.id, entry);
     this.slugs.set(e.slug, e.id);
     if (ctx.policyVersion !== version) void this.switchTo(e.id, version, checkpointPath);
     return ctx;
   }
 
-  private upstreamFor(experimentId: string, slug: string, config: ExperimentConfig, checkpointPath: string | null, version: number): Upstream {
+  private upstreamFor(
+    experimentId: string,
+    slug: string,
+    config: ExperimentConfig,
+    checkpointPath: string | null,
+    version: number,
+  ): Upstream {
     // An embedded policy's weights move with its own experiment's training: two experiments on the same base
     // checkpoint must not share one engine (a version swap for one would serve the other's weights).
-    const sig = config.policy.kind === "embedded" ? `${experimentId}\u0000${upstreamSignature(config.policy)}` : upstreamSignature(config.policy);
+    const sig =
+      config.policy.kind === "embedded"
+        ? `${experimentId}\u0000${upstreamSignature(config.policy)}`
+        : upstreamSignature(config.policy);
     let u = this.upstreams.get(sig);
     if (!u) {
       u = (this.deps.makeUpstream ?? createUpstream)({
@@ -169,7 +209,9 @@ export class ExperimentDirectory {
       }
     } catch (err) {
       entry.switching = null;
-      this.deps.log?.(`policy version ${version} of ${experimentId} could not be loaded: ${(err as Error).message}; still serving ${entry.ctx.policyVersion}`);
+      this.deps.log?.(
+        `policy version ${version} of ${experimentId} could not be loaded: ${(err as Error).message}; still serving ${entry.ctx.policyVersion}`,
+      );
     }
   }
 
@@ -179,8 +221,15 @@ export class ExperimentDirectory {
       return [{ slug: ctx.slug, created: 0 }];
     }
     if (!this.models || Date.now() - this.models.at > FRESH_MS) {
-      const rows = await this.deps.db().experiment.findMany({ where: { status: "ACTIVE" }, select: { slug: true, createdAt: true }, orderBy: { createdAt: "asc" } });
-      this.models = { at: Date.now(), items: rows.map((r) => ({ slug: r.slug, created: Math.floor(r.createdAt.getTime() / 1000) })) };
+      const rows = await this.deps.db().experiment.findMany({
+        where: { status: "ACTIVE" },
+        select: { slug: true, createdAt: true },
+        orderBy: { createdAt: "asc" },
+      });
+      this.models = {
+        at: Date.now(),
+        items: rows.map((r) => ({ slug: r.slug, created: Math.floor(r.createdAt.getTime() / 1000) })),
+      };
     }
     return this.models.items;
   }

@@ -36,17 +36,39 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on("error", fail);
     // The error is built only when it is raised: 'close' follows every request, and an Error captures a stack.
-    req.on("close", () => !failed && !ended && fail(new ProxyError(400, "invalid_request_error", "The client closed the connection before sending the whole body", "incomplete_body")));
+    req.on(
+      "close",
+      () =>
+        !failed &&
+        !ended &&
+        fail(
+          new ProxyError(
+            400,
+            "invalid_request_error",
+            "The client closed the connection before sending the whole body",
+            "incomplete_body",
+          ),
+        ),
+    );
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   const payload = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(payload),
+    ...headers,
+  });
   res.end(payload);
 }
 

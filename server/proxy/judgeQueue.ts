@@ -11,11 +11,15 @@ export type EnqueueFn = (item: JudgeItem) => Promise<void>;
 export type EnqueueManyFn = (items: JudgeItem[]) => Promise<void>;
 export type SweepQuery = (sinceDays: number, limit: number) => Promise<JudgeItem[]>;
 
-export const defaultEnqueue: EnqueueFn = (item) => busEnqueue("judgeTurn", { turnId: item.turnId, experimentId: item.experimentId }, item.turnId);
+export const defaultEnqueue: EnqueueFn = (item) =>
+  busEnqueue("judgeTurn", { turnId: item.turnId, experimentId: item.experimentId }, item.turnId);
 
 /** One round trip for a committed batch's turns; the sweeper and single retries use `defaultEnqueue`. */
 export const defaultEnqueueMany: EnqueueManyFn = (items) =>
-  enqueueMany("judgeTurn", items.map((i) => ({ payload: { turnId: i.turnId, experimentId: i.experimentId }, jobId: i.turnId })));
+  enqueueMany(
+    "judgeTurn",
+    items.map((i) => ({ payload: { turnId: i.turnId, experimentId: i.experimentId }, jobId: i.turnId })),
+  );
 
 /** Main, successful turns with a next state (or whose session ended) and no judgment yet. */
 export const SWEEP_SQL = `
@@ -72,7 +76,12 @@ export class JudgeEnqueuer {
     for (const i of fresh) this.inFlight.add(i.turnId);
     let timer: NodeJS.Timeout | undefined;
     const call = many(fresh);
-    void Promise.race([call, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("enqueue timed out")), this.opts.timeoutMs ?? 2000)))])
+    void Promise.race([
+      call,
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error("enqueue timed out")), this.opts.timeoutMs ?? 2000)),
+      ),
+    ])
       .then(
         () => {
           this.stats.enqueued += fresh.length;
@@ -102,7 +111,10 @@ export class JudgeEnqueuer {
     let timer: NodeJS.Timeout | undefined;
     const call = enqueue(item);
     try {
-      await Promise.race([call, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("enqueue timed out")), timeoutMs)))]);
+      await Promise.race([
+        call,
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("enqueue timed out")), timeoutMs))),
+      ]);
       this.pending.delete(item.turnId);
       this.stats.enqueued++;
       this.inFlight.delete(item.turnId);

@@ -133,11 +133,19 @@ export class ServingMetrics {
       const multi = r.multi();
       for (const s of snapshots) {
         multi.set(rkey(KEYS.proxyMetrics.key(s.experimentId)), JSON.stringify(s), "EX", 10);
-        multi.publish(rkey(CHANNELS.metrics.name), encodeChannel("metrics", { experimentId: s.experimentId, runId: s.runId, points: toPoints(s).map((p) => ({ ...p, step: null })) }));
+        multi.publish(
+          rkey(CHANNELS.metrics.name),
+          encodeChannel("metrics", {
+            experimentId: s.experimentId,
+            runId: s.runId,
+            points: toPoints(s).map((p) => ({ ...p, step: null })),
+          }),
+        );
       }
       await multi.exec().catch(() => {});
     }
-    if (++this.ticks % (this.deps.persistEvery ?? 10) === 0) await this.persistCoarse(now, seconds * (this.deps.persistEvery ?? 10));
+    if (++this.ticks % (this.deps.persistEvery ?? 10) === 0)
+      await this.persistCoarse(now, seconds * (this.deps.persistEvery ?? 10));
   }
 
   private async persistCoarse(now: number, seconds: number): Promise<void> {
@@ -155,7 +163,8 @@ export class ServingMetrics {
         bufferDepth: this.deps.sources.bufferDepth(),
         policyVersion: state?.policyVersion ?? 0,
       };
-      for (const p of toPoints(snap)) rows.push({ experimentId, runId: snap.runId, name: p.name, value: p.value, ts: now });
+      for (const p of toPoints(snap))
+        rows.push({ experimentId, runId: snap.runId, name: p.name, value: p.value, ts: now });
     }
     if (rows.length) await this.deps.persist(rows).catch(() => {});
   }

@@ -9,7 +9,10 @@ export const OPENCLAW_CONTEXT_END = "<<<END_OPENCLAW_INTERNAL_CONTEXT>>>";
 /** pi-coding-agent's (OpenClaw's) compaction call; matched only on requests that continue no conversation and send no tools. */
 export const BUILTIN_SIDE_PATTERNS = ["context summarization assistant"];
 
-const INLINE_CONTEXT = new RegExp(`${escapeRegExp(OPENCLAW_CONTEXT_BEGIN)}[\\s\\S]*?(?:${escapeRegExp(OPENCLAW_CONTEXT_END)}|$)`, "g");
+const INLINE_CONTEXT = new RegExp(
+  `${escapeRegExp(OPENCLAW_CONTEXT_BEGIN)}[\\s\\S]*?(?:${escapeRegExp(OPENCLAW_CONTEXT_END)}|$)`,
+  "g",
+);
 const DATE_ENVELOPE = /^\[[^\]\n]{0,120}(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})[^\]\n]{0,120}\]\s*/;
 
 function escapeRegExp(s: string): string {
@@ -40,7 +43,12 @@ export class ContextMatcher {
 
   /** Text parts of a message that are not context blocks (null content → []). */
   keptParts(m: ChatMessage): string[] {
-    const parts = typeof m.content === "string" ? [m.content] : Array.isArray(m.content) ? m.content.filter((p) => p.type === "text").map((p) => p.text ?? "") : [];
+    const parts =
+      typeof m.content === "string"
+        ? [m.content]
+        : Array.isArray(m.content)
+          ? m.content.filter((p) => p.type === "text").map((p) => p.text ?? "")
+          : [];
     if (m.role !== "user") return parts;
     return parts.filter((t) => !this.isContextText(t)).map((t) => t.replace(INLINE_CONTEXT, ""));
   }
@@ -86,7 +94,9 @@ export function stableStringify(v: unknown): string {
 export function normalizeMessage(m: ChatMessage, ctx: ContextMatcher): string | null {
   const role = m.role === "developer" ? "system" : m.role === "function" ? "tool" : m.role;
   if (ctx.isContextMessage(m)) return null;
-  const nonText = Array.isArray(m.content) ? m.content.filter((p) => p.type !== "text").map((p) => stableStringify(p)) : [];
+  const nonText = Array.isArray(m.content)
+    ? m.content.filter((p) => p.type !== "text").map((p) => stableStringify(p))
+    : [];
   let text = ctx.keptParts(m).join("\n");
   if (role === "user") text = text.replace(DATE_ENVELOPE, "");
   text = text.trim();

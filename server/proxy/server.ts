@@ -77,11 +77,17 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   // Fails fast while Redis is down instead of queueing commands in memory.
   // Auto-pipelining: the commands of one tick (session order calls of concurrent requests, stitch lookups)
   // leave in one write — a socket write per command was the largest share of recording's CPU in the profile.
-  const fastRedis: Redis | null = useRedis ? createRedis({ enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true }) : null;
+  const fastRedis: Redis | null = useRedis
+    ? createRedis({ enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true })
+    : null;
   fastRedis?.on("error", () => {});
 
   const sessions = new SessionTable();
-  const stitch = new StitchIndex({ maxEntries: 200_000, ttlMs: 24 * 3600_000, store: fastRedis ? redisStitchStore(fastRedis) : null });
+  const stitch = new StitchIndex({
+    maxEntries: 200_000,
+    ttlMs: 24 * 3600_000,
+    store: fastRedis ? redisStitchStore(fastRedis) : null,
+  });
   let planner: TurnPlanner | null = null;
   let judge: JudgeEnqueuer | null = null;
   const writer = new RecordingWriter({
@@ -100,10 +106,12 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     blobs: writer,
     order,
     storedMaxIndex: async (experimentId, externalId) =>
-      (await writer.query<{ m: number }>(
-        `SELECT COALESCE(max(t.index), -1)::int AS m FROM agent_sessions s JOIN turns t ON t."sessionId" = s.id WHERE s."experimentId" = $1 AND s."externalId" = $2`,
-        [experimentId, externalId],
-      )).rows[0]?.m ?? -1,
+      (
+        await writer.query<{ m: number }>(
+          `SELECT COALESCE(max(t.index), -1)::int AS m FROM agent_sessions s JOIN turns t ON t."sessionId" = s.id WHERE s."experimentId" = $1 AND s."externalId" = $2`,
+          [experimentId, externalId],
+        )
+      ).rows[0]?.m ?? -1,
   });
   judge = new JudgeEnqueuer({
     enqueue: opts.enqueueJudge ?? (useRedis ? undefined : async () => {}),
@@ -113,7 +121,12 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     sweepEveryMs: opts.sweepEveryMs,
     log,
   });
-  const experiments = new ExperimentDirectory({ db: getDb, upstreamTimeoutMs: opts.upstreamTimeoutMs ?? penv.PROXY_UPSTREAM_TIMEOUT_MS, makeUpstream: opts.makeUpstream, log });
+  const experiments = new ExperimentDirectory({
+    db: getDb,
+    upstreamTimeoutMs: opts.upstreamTimeoutMs ?? penv.PROXY_UPSTREAM_TIMEOUT_MS,
+    makeUpstream: opts.makeUpstream,
+    log,
+  });
   const metrics = new ServingMetrics({
     redis: fastRedis,
     intervalMs: opts.metricsIntervalMs,
@@ -137,22 +150,43 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   if (useRedis) {
     // Not awaited: with Redis down at start the subscriptions complete once it is back.
     unsubscribers.push(
-      subscribe("policyVersion", (m) => void experiments.switchTo(m.experimentId, m.version, m.checkpointPath)).catch(() => null),
+      subscribe("policyVersion", (m) => void experiments.switchTo(m.experimentId, m.version, m.checkpointPath)).catch(
+        () => null,
+      ),
       subscribe("apiKeyRevoked", (m) => auth.revoke(m.prefix)).catch(() => null),
     );
   }
 
   // Shared across replicas without a Redis round trip per request (budget reserved in chunks).
-  const limiter = fastRedis ? new ReservingRateLimiter({ bucket: "proxy", limit: penv.PROXY_RATE_LIMIT_PER_MIN, client: fastRedis }) : null;
+  const limiter = fastRedis
+    ? new ReservingRateLimiter({ bucket: "proxy", limit: penv.PROXY_RATE_LIMIT_PER_MIN, client: fastRedis })
+    : null;
   const rateLimit = async (keyId: string) => {
     if (!limiter) return {};
     const d = await limiter.hit(keyId);
-    if (!d.allowed) throw new ProxyError(429, "rate_limit_error", `Rate limit of ${d.limit} requests per minute for this key exceeded`, "rate_limit_exceeded", null, d.resetSeconds);
+    if (!d.allowed)
+      throw new ProxyError(
+        429,
+        "rate_limit_error",
+        `Rate limit of ${d.limit} requests per minute for this key exceeded`,
+        "rate_limit_exceeded",
+        null,
+        d.resetSeconds,
+      );
     return rateLimitHeaders(d);
   };
   const deps: ProxyDeps = {
-    maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES, maxMessages: penv.PROXY_MAX_MESSAGES, rateLimit,
-    auth, experiments, planner, sessions, order, writer, metrics, db: getDb,
+    maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES,
+    maxMessages: penv.PROXY_MAX_MESSAGES,
+    rateLimit,
+    auth,
+    experiments,
+    planner,
+    sessions,
+    order,
+    writer,
+    metrics,
+    db: getDb,
   };
   let closing = false;
   let inflight = 0;
@@ -176,7 +210,9 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     route(req, res).catch((err: unknown) => {
       if (err instanceof ProxyError) return sendError(res, err);
       log(`unhandled error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
-      sendJson(res, 500, { error: { message: "Internal proxy error", type: "api_error", param: null, code: "internal_error" } });
+      sendJson(res, 500, {
+        error: { message: "Internal proxy error", type: "api_error", param: null, code: "internal_error" },
+      });
     });
   });
   server.headersTimeout = 66_000;
@@ -221,6 +257,12 @@ async function persistMetricPoints(writer: RecordingWriter, rows: MetricPointRow
     `INSERT INTO metric_points ("experimentId", "runId", name, value, ts)
      SELECT v.e, v.r, v.n, v.v, v.ts FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::timestamp[]) AS v(e, r, n, v, ts)
      WHERE EXISTS (SELECT 1 FROM experiments x WHERE x.id = v.e)`,
-    [rows.map((r) => r.experimentId), rows.map((r) => r.runId), rows.map((r) => r.name), rows.map((r) => r.value), rows.map((r) => new Date(r.ts).toISOString())],
+    [
+      rows.map((r) => r.experimentId),
+      rows.map((r) => r.runId),
+      rows.map((r) => r.name),
+      rows.map((r) => r.value),
+      rows.map((r) => new Date(r.ts).toISOString()),
+    ],
   );
 }

@@ -25,7 +25,10 @@ function truthy(v: unknown): boolean {
 }
 
 /** Returns the metadata and a copy of the body without the session fields. */
-export function extractSessionMeta(req: IncomingMessage, body: ChatRequest): { meta: SessionMeta; forward: ChatRequest } {
+export function extractSessionMeta(
+  req: IncomingMessage,
+  body: ChatRequest,
+): { meta: SessionMeta; forward: ChatRequest } {
   const { session_id, turn_type, session_done, ...forward } = body;
   const hSession = header(req, "x-session-id")?.trim();
   const hType = header(req, "x-turn-type")?.trim();
@@ -38,7 +41,9 @@ export function extractSessionMeta(req: IncomingMessage, body: ChatRequest): { m
       ? { value: bodySession.slice(0, 200), source: "body" as const }
       : null;
   const typeValue = hType || (typeof turn_type === "string" && turn_type.trim() ? turn_type.trim() : null);
-  const turnType = typeValue ? { main: typeValue.toLowerCase() === "main", source: (hType ? "header" : "body") as MetaSource } : null;
+  const turnType = typeValue
+    ? { main: typeValue.toLowerCase() === "main", source: (hType ? "header" : "body") as MetaSource }
+    : null;
   const done = hDone !== undefined ? truthy(hDone) : truthy(session_done);
   const hPersona = header(req, "x-simulated-persona")?.trim();
   const persona = hPersona && PERSONA.test(hPersona) ? hPersona : null;

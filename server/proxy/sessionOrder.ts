@@ -132,18 +132,44 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
   if (!("proxyClaimTurn" in redis)) redis.defineCommand("proxyClaimTurn", { numberOfKeys: 5, lua: CLAIM });
   if (!("proxyRecent" in redis)) redis.defineCommand("proxyRecent", { numberOfKeys: 2, lua: RECENT });
   const recent = (redis as unknown as { proxyRecent(...args: string[]): Promise<string[]> }).proxyRecent.bind(redis);
-  const claimTurn = (redis as unknown as { proxyClaimTurn(...args: string[]): Promise<(string | number)[]> }).proxyClaimTurn.bind(redis);
+  const claimTurn = (
+    redis as unknown as { proxyClaimTurn(...args: string[]): Promise<(string | number)[]> }
+  ).proxyClaimTurn.bind(redis);
   return {
     async claim(i) {
       const k = key(i.experimentId, i.externalId);
       let timer: NodeJS.Timeout | undefined;
       const r0 = i.recent;
-      const call = claimTurn(k, i.stitch?.key ?? k, rkey(KEYS.proxyTurn.key(i.turnId)),
-        r0 ? rkey(KEYS.proxyRecent.key(i.experimentId, r0.keyId)) : k, r0 ? rkey(KEYS.proxyRecent.data(i.experimentId, r0.keyId)) : k,
-        i.lane, i.turnId, i.localLaneTurn ?? "", i.digests.join(","), i.main ? "1" : "0", i.ok ? "1" : "0", i.wantsLink ? "1" : "0",
-        i.initIndex === null ? "" : String(i.initIndex), i.done ? "1" : "0", i.stitch?.payload ?? "", ttl, i.experimentId,
-        i.externalId, r0?.lastUserText ?? "", r0?.summaries ? JSON.stringify(r0.summaries) : "", String(Date.now()), String(r0?.windowMs ?? 0));
-      const r = await Promise.race([call, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("session order timed out")), timeoutMs)))]).finally(() => clearTimeout(timer));
+      const call = claimTurn(
+        k,
+        i.stitch?.key ?? k,
+        rkey(KEYS.proxyTurn.key(i.turnId)),
+        r0 ? rkey(KEYS.proxyRecent.key(i.experimentId, r0.keyId)) : k,
+        r0 ? rkey(KEYS.proxyRecent.data(i.experimentId, r0.keyId)) : k,
+        i.lane,
+        i.turnId,
+        i.localLaneTurn ?? "",
+        i.digests.join(","),
+        i.main ? "1" : "0",
+        i.ok ? "1" : "0",
+        i.wantsLink ? "1" : "0",
+        i.initIndex === null ? "" : String(i.initIndex),
+        i.done ? "1" : "0",
+        i.stitch?.payload ?? "",
+        ttl,
+        i.experimentId,
+        i.externalId,
+        r0?.lastUserText ?? "",
+        r0?.summaries ? JSON.stringify(r0.summaries) : "",
+        String(Date.now()),
+        String(r0?.windowMs ?? 0),
+      );
+      const r = await Promise.race([
+        call,
+        new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error("session order timed out")), timeoutMs)),
+        ),
+      ]).finally(() => clearTimeout(timer));
       if (r[0] === "cold") return { kind: "cold" };
       const base = String(r[3]);
       return {
@@ -163,14 +189,22 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
     async recentForKey(keyId, experimentId, withinMs) {
       let timer: NodeJS.Timeout | undefined;
       const flat = await Promise.race([
-        recent(rkey(KEYS.proxyRecent.key(experimentId, keyId)), rkey(KEYS.proxyRecent.data(experimentId, keyId)), String(Date.now() - withinMs)).catch(() => null),
+        recent(
+          rkey(KEYS.proxyRecent.key(experimentId, keyId)),
+          rkey(KEYS.proxyRecent.data(experimentId, keyId)),
+          String(Date.now() - withinMs),
+        ).catch(() => null),
         new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs))),
       ]).finally(() => clearTimeout(timer));
       if (!flat) return null;
       const out: RecentSession[] = [];
       for (let j = 0; j + 2 < flat.length; j += 3) {
         const summaries = flat[j + 2] ? (JSON.parse(flat[j + 2]!) as unknown) : [];
-        out.push({ externalId: flat[j]!, lastUserText: flat[j + 1] || null, summaries: Array.isArray(summaries) ? summaries.filter((x): x is string => typeof x === "string") : [] });
+        out.push({
+          externalId: flat[j]!,
+          lastUserText: flat[j + 1] || null,
+          summaries: Array.isArray(summaries) ? summaries.filter((x): x is string => typeof x === "string") : [],
+        });
       }
       return out;
     },
@@ -180,5 +214,8 @@ export function redisSessionOrder(redis: Redis, opts: { ttlS?: number; timeoutMs
 /** The answer, or null when Redis fails or is slower than `ms` (the caller falls back to Postgres). */
 async function bounded(call: Promise<string | null>, ms: number): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([call.catch(() => null), new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    call.catch(() => null),
+    new Promise<null>((r) => (timer = setTimeout(() => r(null), ms))),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -36,7 +36,9 @@ export class SessionTable {
   /** Per API key, its most recently active sessions (newest first), for side-call attribution. */
   private readonly byKey = new Map<string, string[]>();
 
-  constructor(private readonly opts: { maxSessions: number; idleMs: number } = { maxSessions: 50_000, idleMs: 6 * 3600_000 }) {}
+  constructor(
+    private readonly opts: { maxSessions: number; idleMs: number } = { maxSessions: 50_000, idleMs: 6 * 3600_000 },
+  ) {}
 
   get(key: string): SessionState | undefined {
     const s = this.map.get(key);

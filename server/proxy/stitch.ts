@@ -51,7 +51,10 @@ export class StitchIndex {
   private readonly latest = new Map<string, string>();
 
   constructor(
-    private readonly opts: { maxEntries: number; ttlMs: number; store?: StitchStore | null; now?: () => number } = { maxEntries: 200_000, ttlMs: 24 * 3600_000 },
+    private readonly opts: { maxEntries: number; ttlMs: number; store?: StitchStore | null; now?: () => number } = {
+      maxEntries: 200_000,
+      ttlMs: 24 * 3600_000,
+    },
   ) {}
 
   private now() {

@@ -80,7 +80,13 @@ export class TurnPlanner {
     },
   ) {}
 
-  async plan(ex: ExperimentContext, keyId: string | null, meta: SessionMeta, messages: ChatMessage[], hasTools: boolean): Promise<TurnPlan> {
+  async plan(
+    ex: ExperimentContext,
+    keyId: string | null,
+    meta: SessionMeta,
+    messages: ChatMessage[],
+    hasTools: boolean,
+  ): Promise<TurnPlan> {
     const { sessions } = this.deps;
     const isSideCall = () => !hasTools && ex.sidePatterns.some((p) => p.test(leadingText(messages)));
     let session: SessionState | undefined;
@@ -89,7 +95,15 @@ export class TurnPlanner {
 
     if (meta.sessionId) {
       const key = sessionKey(ex.id, meta.sessionId.value);
-      session = sessions.get(key) ?? sessions.create({ experimentId: ex.id, externalId: meta.sessionId.value, idSource: meta.sessionId.source, keyId, cold: true });
+      session =
+        sessions.get(key) ??
+        sessions.create({
+          experimentId: ex.id,
+          externalId: meta.sessionId.value,
+          idSource: meta.sessionId.source,
+          keyId,
+          cold: true,
+        });
       sessionSource = meta.sessionId.source;
     } else {
       const normalized = normalizeAll(messages, ex.contexts);
@@ -119,7 +133,13 @@ export class TurnPlanner {
         if (session) sessionSource = "side-call";
       }
       if (!session) {
-        session = sessions.create({ experimentId: ex.id, externalId: newId("st_"), idSource: "stitched", keyId, cold: false });
+        session = sessions.create({
+          experimentId: ex.id,
+          externalId: newId("st_"),
+          idSource: "stitched",
+          keyId,
+          cold: false,
+        });
         sessionSource = "new";
       }
     }
@@ -153,34 +173,72 @@ export class TurnPlanner {
     }
     session.cold = false;
     sessions.touch(session);
-    return { session, turnType, typeSource, sessionSource, link, nextState, fresh: sessionSource === "new", chain, done: meta.done, persona: meta.persona };
+    return {
+      session,
+      turnType,
+      typeSource,
+      sessionSource,
+      link,
+      nextState,
+      fresh: sessionSource === "new",
+      chain,
+      done: meta.done,
+      persona: meta.persona,
+    };
   }
 
   /** The key's recent sessions: shared across replicas (Redis), else this process's. */
   private async recentSessions(keyId: string, experimentId: string): Promise<RecentSession[]> {
     const shared = this.deps.order ? await this.deps.order.recentForKey(keyId, experimentId, SIDE_ATTACH_MS) : null;
-    return shared ?? this.deps.sessions.recentForKey(keyId, experimentId, SIDE_ATTACH_MS).map((s) => ({ externalId: s.externalId, lastUserText: s.lastUserText, summaries: s.summaries }));
+    return (
+      shared ??
+      this.deps.sessions
+        .recentForKey(keyId, experimentId, SIDE_ATTACH_MS)
+        .map((s) => ({ externalId: s.externalId, lastUserText: s.lastUserText, summaries: s.summaries }))
+    );
   }
 
   /** This process's state of a session another replica may have served (then it continues cold). */
   private local(experimentId: string, keyId: string, r: RecentSession | undefined): SessionState | undefined {
     if (!r) return undefined;
     const known = this.deps.sessions.get(sessionKey(experimentId, r.externalId));
-    return known ?? this.deps.sessions.create({ experimentId, externalId: r.externalId, idSource: "stitched", keyId, cold: true });
+    return (
+      known ??
+      this.deps.sessions.create({ experimentId, externalId: r.externalId, idSource: "stitched", keyId, cold: true })
+    );
   }
 
   /** The conversation a post-compaction request resumes: one whose side call produced a summary it quotes. */
-  private afterCompaction(experimentId: string, keyId: string, normalized: string[], recent: RecentSession[]): SessionState | undefined {
+  private afterCompaction(
+    experimentId: string,
+    keyId: string,
+    normalized: string[],
+    recent: RecentSession[],
+  ): SessionState | undefined {
     const candidates = recent.filter((s) => s.summaries.length);
     if (!candidates.length) return undefined;
     const texts = normalized.slice(0, 5).map(normalizedText);
-    return this.local(experimentId, keyId, candidates.find((s) => s.summaries.some((sum) => texts.some((t) => t.includes(sum)))));
+    return this.local(
+      experimentId,
+      keyId,
+      candidates.find((s) => s.summaries.some((sum) => texts.some((t) => t.includes(sum)))),
+    );
   }
 
   /** The conversation a side call (e.g. a compaction) is about: a recent session whose last user message it quotes. */
-  private sideCallOwner(experimentId: string, keyId: string, messages: ChatMessage[], ex: ExperimentContext, recent: RecentSession[]): SessionState | undefined {
+  private sideCallOwner(
+    experimentId: string,
+    keyId: string,
+    messages: ChatMessage[],
+    ex: ExperimentContext,
+    recent: RecentSession[],
+  ): SessionState | undefined {
     const text = normalizeAll(messages, ex.contexts).map(normalizedText).join("\n");
-    return this.local(experimentId, keyId, recent.find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText)));
+    return this.local(
+      experimentId,
+      keyId,
+      recent.find((s) => s.lastUserText !== null && s.lastUserText.length >= 8 && text.includes(s.lastUserText)),
+    );
   }
 
   /**
@@ -193,7 +251,8 @@ export class TurnPlanner {
     const digests = messageDigests(body);
     const ok = r.status === "OK";
     const out = r.output;
-    const stitchHash = turnType === "MAIN" && ok && plan.chain && !plan.done ? this.continuationHash(ex, plan, out) : null;
+    const stitchHash =
+      turnType === "MAIN" && ok && plan.chain && !plan.done ? this.continuationHash(ex, plan, out) : null;
     let lastUserText: string | null = null;
     let summaries: string[] | null = null;
     if (turnType === "MAIN") {
@@ -210,8 +269,12 @@ export class TurnPlanner {
     let link: TurnEvent["link"];
     let finalTurnId: string | null = null;
     if (claim?.kind === "ok") {
-      prev = claim.lane === "none" ? null : claim.lane === "same" ? (session.lanes[turnType] ?? null) : claim.baseDigests;
-      link = plan.nextState && claim.target ? { target: claim.target, nextState: plan.nextState.value, role: plan.nextState.role, at: Date.now() } : null;
+      prev =
+        claim.lane === "none" ? null : claim.lane === "same" ? (session.lanes[turnType] ?? null) : claim.baseDigests;
+      link =
+        plan.nextState && claim.target
+          ? { target: claim.target, nextState: plan.nextState.value, role: plan.nextState.role, at: Date.now() }
+          : null;
       if (plan.done) finalTurnId = claim.final;
     } else {
       prev = session.lanes[turnType] ?? null;
@@ -292,7 +355,14 @@ export class TurnPlanner {
   }
 
   /** The shared order's answer for this turn, or null (no Redis, or it failed: memory decides). */
-  private async claim(ex: ExperimentContext, plan: TurnPlan, r: RecordInput, digests: string[], stitchHash: string | null, seen: { lastUserText: string | null; summaries: string[] | null }): Promise<Claim | null> {
+  private async claim(
+    ex: ExperimentContext,
+    plan: TurnPlan,
+    r: RecordInput,
+    digests: string[],
+    stitchHash: string | null,
+    seen: { lastUserText: string | null; summaries: string[] | null },
+  ): Promise<Claim | null> {
     const order = this.deps.order;
     if (!order) return null;
     const { session, turnType } = plan;
@@ -308,10 +378,20 @@ export class TurnPlanner {
       ok: r.status === "OK",
       wantsLink: plan.nextState !== null,
       done: plan.done,
-      stitch: stitchHash && store ? { key: store.keyOf(stitchHash), payload: JSON.stringify({ sessionKey: session.key, seq: 0 }) } : null,
+      stitch:
+        stitchHash && store
+          ? { key: store.keyOf(stitchHash), payload: JSON.stringify({ sessionKey: session.key, seq: 0 }) }
+          : null,
       initIndex: plan.fresh ? -1 : null,
       // A prefix is enough to recognise a side call quoting the text (and keeps a long message out of Redis).
-      recent: session.keyId ? { keyId: session.keyId, lastUserText: seen.lastUserText?.slice(0, RECENT_TEXT_CHARS) ?? null, summaries: seen.summaries, windowMs: SIDE_ATTACH_MS } : null,
+      recent: session.keyId
+        ? {
+            keyId: session.keyId,
+            lastUserText: seen.lastUserText?.slice(0, RECENT_TEXT_CHARS) ?? null,
+            summaries: seen.summaries,
+            windowMs: SIDE_ATTACH_MS,
+          }
+        : null,
     };
     try {
       const first = await order.claim(input);
@@ -330,7 +410,14 @@ export class TurnPlanner {
   private continuationHash(ex: ExperimentContext, plan: TurnPlan, out: RecordedOutput | null): string {
     const chain = plan.chain!;
     const base = chain.length ? chain[chain.length - 1]! : chainSeed(ex.id);
-    const reply = normalizeMessage({ role: "assistant", content: out?.content ?? null, tool_calls: (out?.toolCalls ?? null) as ChatMessage["tool_calls"] }, ex.contexts);
+    const reply = normalizeMessage(
+      {
+        role: "assistant",
+        content: out?.content ?? null,
+        tool_calls: (out?.toolCalls ?? null) as ChatMessage["tool_calls"],
+      },
+      ex.contexts,
+    );
     return reply ? extendChain(base, reply) : base;
   }
 

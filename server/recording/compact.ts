@@ -41,7 +41,11 @@ export function messageDigests(body: readonly unknown[]): string[] {
 }
 
 /** The delta of `body` against the lane's previous body (`prev` null: first turn of the lane, store it all). */
-export function encodeDelta(prev: readonly string[] | null, digests: readonly string[], body: readonly unknown[]): { messagesOffset: number; messagesDelta: unknown[] } {
+export function encodeDelta(
+  prev: readonly string[] | null,
+  digests: readonly string[],
+  body: readonly unknown[],
+): { messagesOffset: number; messagesDelta: unknown[] } {
   let offset = 0;
   if (prev) {
     const max = Math.min(prev.length, digests.length);

@@ -13,7 +13,12 @@ export const READY_AT = `COALESCE(t."nextStateAt", s."doneAt", s."lastTurnAt")`;
 export type NotReady = "side_turn" | "failed_turn" | "not_ready";
 
 /** The same rule for one loaded turn: null when ready, else why not. */
-export function notReadyReason(turn: { turnType: string; status: string; hasNextState: boolean; sessionDone: boolean }): NotReady | null {
+export function notReadyReason(turn: {
+  turnType: string;
+  status: string;
+  hasNextState: boolean;
+  sessionDone: boolean;
+}): NotReady | null {
   if (turn.turnType === "SIDE") return "side_turn";
   if (turn.status === "FAILED") return "failed_turn";
   if (!turn.hasNextState && !turn.sessionDone) return "not_ready";

@@ -11,7 +11,12 @@ export const QueueCreateInput = z.object({
   description: z.string().max(2000).default(""),
   filter: QueueFilterSchema,
   reviewersPerItem: z.number().int().min(1, "at least one reviewer").max(10).default(1),
-  lockTtlS: z.number().int().min(30, "locks last at least 30 s").max(24 * 3600).default(300),
+  lockTtlS: z
+    .number()
+    .int()
+    .min(30, "locks last at least 30 s")
+    .max(24 * 3600)
+    .default(300),
   /** Emails of the reviewers assigned; none = every reviewer may work the queue. */
   assignees: z.array(z.string().email().max(320)).max(200).default([]),
 });
@@ -21,12 +26,20 @@ export const QueueUpdateInput = z.object({
   name: z.string().trim().min(1).max(120).optional(),
   description: z.string().max(2000).optional(),
   reviewersPerItem: z.number().int().min(1).max(10).optional(),
-  lockTtlS: z.number().int().min(30).max(24 * 3600).optional(),
+  lockTtlS: z
+    .number()
+    .int()
+    .min(30)
+    .max(24 * 3600)
+    .optional(),
   assignees: z.array(z.string().email().max(320)).max(200).optional(),
   archived: z.boolean().optional(),
 });
 
-export const QueueListInput = z.object({ experimentId: IdSchema.optional(), includeArchived: z.boolean().default(false) });
+export const QueueListInput = z.object({
+  experimentId: IdSchema.optional(),
+  includeArchived: z.boolean().default(false),
+});
 
 export const QueueAddTurnsInput = z.object({ queueId: IdSchema, turnIds: z.array(IdSchema).min(1).max(1000) });
 

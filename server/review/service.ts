@@ -9,10 +9,24 @@ import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
-import { DISPUTE_REASON_SQL, DISPUTED_SQL, TURN_FILTER_FROM, TURN_FROM, TURN_ORDER, turnWhere } from "../trajectories/query";
+import {
+  DISPUTE_REASON_SQL,
+  DISPUTED_SQL,
+  TURN_FILTER_FROM,
+  TURN_FROM,
+  TURN_ORDER,
+  turnWhere,
+} from "../trajectories/query";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
-import { QueueFilterSchema, type QueueAddTurnsInput, type QueueCreateInput, type QueueListInput, type QueueUpdateInput, type SubmitInput } from "./schemas";
+import {
+  QueueFilterSchema,
+  type QueueAddTurnsInput,
+  type QueueCreateInput,
+  type QueueListInput,
+  type QueueUpdateInput,
+  type SubmitInput,
+} from "./schemas";
 
 type Tx = Prisma.TransactionClient;
 
@@ -24,13 +38,22 @@ const FILL_BATCH = 200;
 
 async function userIdsByEmail(tx: Tx, emails: readonly string[]): Promise<string[]> {
   if (!emails.length) return [];
-  const users = await tx.user.findMany({ where: { email: { in: emails.map((e) => e.toLowerCase()) } }, select: { id: true, email: true } });
+  const users = await tx.user.findMany({
+    where: { email: { in: emails.map((e) => e.toLowerCase()) } },
+    select: { id: true, email: true },
+  });
   const missing = emails.filter((e) => !users.some((u) => u.email === e.toLowerCase()));
-  if (missing.length) throw badRequest(`Unknown assignee: ${missing.join(", ")}`, missing.map((m) => ({ path: "assignees", message: `no user ${m}` })));
+  if (missing.length)
+    throw badRequest(
+      `Unknown assignee: ${missing.join(", ")}`,
+      missing.map((m) => ({ path: "assignees", message: `no user ${m}` })),
+    );
   return users.map((u) => u.id);
 }
 
-function queueView(q: Prisma.ReviewQueueGetPayload<{ include: { assignees: { include: { user: { select: { email: true } } } } } }>) {
+function queueView(
+  q: Prisma.ReviewQueueGetPayload<{ include: { assignees: { include: { user: { select: { email: true } } } } } }>,
+) {
   return {
     id: q.id,
     experimentId: q.experimentId,
@@ -45,14 +68,21 @@ function queueView(q: Prisma.ReviewQueueGetPayload<{ include: { assignees: { inc
   };
 }
 
-const QUEUE_INCLUDE = { assignees: { include: { user: { select: { email: true } } } } } satisfies Prisma.ReviewQueueInclude;
+const QUEUE_INCLUDE = {
+  assignees: { include: { user: { select: { email: true } } } },
+} satisfies Prisma.ReviewQueueInclude;
 
 export async function createQueue(p: Principal, input: z.output<typeof QueueCreateInput>) {
   assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
   return db().$transaction(async (tx) => {
-    if (!(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } }))) throw notFound("Experiment", input.experimentId);
-    if (await tx.reviewQueue.findUnique({ where: { experimentId_name: { experimentId: input.experimentId, name: input.name } } })) {
+    if (!(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } })))
+      throw notFound("Experiment", input.experimentId);
+    if (
+      await tx.reviewQueue.findUnique({
+        where: { experimentId_name: { experimentId: input.experimentId, name: input.name } },
+      })
+    ) {
       throw conflict(`A queue named '${input.name}' already exists in this experiment`);
     }
     const userIds = await userIdsByEmail(tx, input.assignees);
@@ -78,7 +108,13 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
 export async function updateQueue(p: Principal, input: z.output<typeof QueueUpdateInput>) {
   assertCan(p, "write");
   return db().$transaction(async (tx) => {
-    const before = authorizeRow(p, "Review queue", input.id, await tx.reviewQueue.findUnique({ where: { id: input.id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
+    const before = authorizeRow(
+      p,
+      "Review queue",
+      input.id,
+      await tx.reviewQueue.findUnique({ where: { id: input.id }, include: QUEUE_INCLUDE }),
+      (r) => r.experimentId,
+    );
     const userIds = input.assignees ? await userIdsByEmail(tx, input.assignees) : null;
     if (userIds) {
       await tx.reviewAssignee.deleteMany({ where: { queueId: input.id } });
@@ -109,7 +145,9 @@ export async function listQueues(p: Principal, input: z.output<typeof QueueListI
     orderBy: { createdAt: "desc" },
   });
   if (!queues.length) return [];
-  const counts = await db().$queryRaw<{ queueId: string; pending: number; done: number; disputed: number; locked: number }[]>`
+  const counts = await db().$queryRaw<
+    { queueId: string; pending: number; done: number; disputed: number; locked: number }[]
+  >`
     SELECT i."queueId",
       (count(*) FILTER (WHERE i.status = 'PENDING'))::int AS pending,
       (count(*) FILTER (WHERE i.status = 'DONE'))::int AS done,
@@ -135,7 +173,11 @@ export async function listQueues(p: Principal, input: z.output<typeof QueueListI
  * Turns that match the queue's filter but are not items yet: fetch-next moves them in lazily (FILL_BATCH at a
  * time), so counting items alone said "Pending 0" for a new queue whose filter matched 72 turns.
  */
-async function unqueuedMatches(q: { id: string; experimentId: string; filter: unknown }): Promise<{ pending: number; disputed: number }> {
+async function unqueuedMatches(q: {
+  id: string;
+  experimentId: string;
+  filter: unknown;
+}): Promise<{ pending: number; disputed: number }> {
   const filter = { ...QueueFilterSchema.parse(q.filter), experimentId: q.experimentId };
   const [row] = await db().$queryRaw<{ pending: number; disputed: number }[]>`
     SELECT count(*)::int AS pending, (count(*) FILTER (WHERE ${DISPUTED_SQL}))::int AS disputed
@@ -145,22 +187,35 @@ async function unqueuedMatches(q: { id: string; experimentId: string; filter: un
 }
 
 async function loadQueue(p: Principal, id: string, client: Tx | ReturnType<typeof db> = db()) {
-  return authorizeRow(p, "Review queue", id, await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE }), (r) => r.experimentId);
+  return authorizeRow(
+    p,
+    "Review queue",
+    id,
+    await client.reviewQueue.findUnique({ where: { id }, include: QUEUE_INCLUDE }),
+    (r) => r.experimentId,
+  );
 }
 
 export async function getQueue(p: Principal, id: string) {
   assertCan(p, "read");
   const q = await loadQueue(p, id);
-  const [stats] = await listQueues(p, { experimentId: q.experimentId, includeArchived: true }).then((all) => all.filter((x) => x.id === id));
+  const [stats] = await listQueues(p, { experimentId: q.experimentId, includeArchived: true }).then((all) =>
+    all.filter((x) => x.id === id),
+  );
   return stats!;
 }
 
 function assertAssigned(q: { assignees: { userId: string }[] }, userId: string): void {
-  if (q.assignees.length && !q.assignees.some((a) => a.userId === userId)) throw forbidden("You are not assigned to this review queue");
+  if (q.assignees.length && !q.assignees.some((a) => a.userId === userId))
+    throw forbidden("You are not assigned to this review queue");
 }
 
 /** Moves up to `limit` matching turns into the queue, disputed first, newest first. Returns how many. */
-export async function fillQueue(tx: Tx, q: { id: string; experimentId: string; filter: unknown }, limit = FILL_BATCH): Promise<number> {
+export async function fillQueue(
+  tx: Tx,
+  q: { id: string; experimentId: string; filter: unknown },
+  limit = FILL_BATCH,
+): Promise<number> {
   const filter = { ...QueueFilterSchema.parse(q.filter), experimentId: q.experimentId };
   return tx.$executeRaw`
     INSERT INTO review_items (id, "queueId", "turnId", disputed, "disputeReason")
@@ -190,7 +245,13 @@ interface Claimed {
 }
 
 /** Takes (or renews) `userId`'s lock on the item if the item still has room; the caller holds its row lock. */
-async function lockIfRoom(tx: Tx, itemId: string, userId: string, reviewersPerItem: number, ttlS: number): Promise<Claimed | null> {
+async function lockIfRoom(
+  tx: Tx,
+  itemId: string,
+  userId: string,
+  reviewersPerItem: number,
+  ttlS: number,
+): Promise<Claimed | null> {
   const [room] = await tx.$queryRaw<{ ok: boolean }[]>`
     SELECT i.status = 'PENDING'
        AND NOT EXISTS (SELECT 1 FROM review_submissions s WHERE s."itemId" = i.id AND s."userId" = ${userId})
@@ -286,7 +347,16 @@ async function itemView(itemId: string, userId: string, lockExpiresAt: Date | nu
     submittedCount: item.submittedCount,
     lockExpiresAt,
     mine: mine && { verdict: mine.verdict, value: mine.value, hint: mine.hint, exclude: mine.exclude },
-    submissions: reveal ? item.submissions.map((s) => ({ reviewer: s.user.email, verdict: s.verdict, value: s.value, exclude: s.exclude, hint: s.hint, createdAt: s.createdAt })) : [],
+    submissions: reveal
+      ? item.submissions.map((s) => ({
+          reviewer: s.user.email,
+          verdict: s.verdict,
+          value: s.value,
+          exclude: s.exclude,
+          hint: s.hint,
+          createdAt: s.createdAt,
+        }))
+      : [],
     agreement: reveal ? agreementOf(item.submissions.map((s) => (s.exclude ? "x" : String(s.value)))) : null,
   };
 }
@@ -305,7 +375,9 @@ export async function openItem(p: Principal, itemId: string) {
   assertCan(p, "review");
   let userId = "";
   const claimed = await db().$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<{ queueId: string }[]>`SELECT "queueId" FROM review_items WHERE id = ${itemId} FOR UPDATE`;
+    const [row] = await tx.$queryRaw<
+      { queueId: string }[]
+    >`SELECT "queueId" FROM review_items WHERE id = ${itemId} FOR UPDATE`;
     if (!row) throw notFound("Review item", itemId);
     const q = await loadQueue(p, row.queueId, tx);
     userId = reviewerId(p);
@@ -326,7 +398,11 @@ export async function skipItem(p: Principal, itemId: string) {
     if (!item) throw notFound("Review item", itemId);
     await loadQueue(p, item.queueId, tx);
     const userId = reviewerId(p);
-    await tx.reviewSeen.upsert({ where: { itemId_userId: { itemId, userId } }, create: { itemId, userId, action: "skipped" }, update: {} });
+    await tx.reviewSeen.upsert({
+      where: { itemId_userId: { itemId, userId } },
+      create: { itemId, userId, action: "skipped" },
+      update: {},
+    });
     await tx.reviewLock.deleteMany({ where: { itemId, userId } });
   });
   return { ok: true };
@@ -365,7 +441,10 @@ export async function submitReview(p: Principal, input: z.output<typeof SubmitIn
       throw conflict("Your lock on this item expired and other reviewers took it");
     }
     const current = (await effectiveLabelsForTurns([row.turnId], tx)).get(row.turnId);
-    const value = input.verdict === "ACCEPT" ? clampVote(current?.value ?? input.value ?? 0) : (input.value ?? clampVote(current?.value ?? 0));
+    const value =
+      input.verdict === "ACCEPT"
+        ? clampVote(current?.value ?? input.value ?? 0)
+        : (input.value ?? clampVote(current?.value ?? 0));
     // Reject forces exclusion; Fix may force (true) or lift (false) it; Accept leaves the dispatch's decision alone.
     const exclude = input.verdict === "REJECT" ? true : input.verdict === "ACCEPT" ? null : (input.exclude ?? null);
     const hint = input.verdict === "FIX" ? input.hint : undefined;
@@ -375,8 +454,22 @@ export async function submitReview(p: Principal, input: z.output<typeof SubmitIn
       { turnId: row.turnId, value, hint, exclude, comment: input.comment ?? `review: ${input.verdict.toLowerCase()}` },
       { via: "review", queueId: q.id, itemId: input.itemId, verdict: input.verdict },
     );
-    await tx.reviewSubmission.create({ data: { itemId: input.itemId, userId, verdict: input.verdict, value, hint: label.hint, exclude: exclude === true, labelId: label.id } });
-    await tx.reviewSeen.upsert({ where: { itemId_userId: { itemId: input.itemId, userId } }, create: { itemId: input.itemId, userId, action: "submitted" }, update: { action: "submitted", at: new Date() } });
+    await tx.reviewSubmission.create({
+      data: {
+        itemId: input.itemId,
+        userId,
+        verdict: input.verdict,
+        value,
+        hint: label.hint,
+        exclude: exclude === true,
+        labelId: label.id,
+      },
+    });
+    await tx.reviewSeen.upsert({
+      where: { itemId_userId: { itemId: input.itemId, userId } },
+      create: { itemId: input.itemId, userId, action: "submitted" },
+      update: { action: "submitted", at: new Date() },
+    });
     await tx.reviewLock.deleteMany({ where: { itemId: input.itemId, userId } });
     const [updated] = await tx.$queryRaw<{ submittedCount: number }[]>`
       UPDATE review_items SET "submittedCount" = "submittedCount" + 1,

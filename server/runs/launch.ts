@@ -24,9 +24,19 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
       // On slime, OPD with the top-K estimator is the reference's top-K method (its own loss module, --distill-topk).
       method: c.method === "opd" && h.opdEstimator === "topk" && c.trainer.backend !== "tinker" ? "topk" : c.method,
       hyperparameters: {
-        lr: h.lr, epsClip: h.epsClip, epsClipHigh: h.epsClipHigh, klCoef: h.klCoef, entropyCoef: h.entropyCoef, batchSize: h.batchSize,
-        wOpd: h.wOpd, wRl: h.wRl, maxStaleness: h.maxStaleness, dualClip: h.dualClip, normalizeAdvantages: h.normalizeAdvantages,
-        advClamp: h.advClamp, distillTopK: h.topK,
+        lr: h.lr,
+        epsClip: h.epsClip,
+        epsClipHigh: h.epsClipHigh,
+        klCoef: h.klCoef,
+        entropyCoef: h.entropyCoef,
+        batchSize: h.batchSize,
+        wOpd: h.wOpd,
+        wRl: h.wRl,
+        maxStaleness: h.maxStaleness,
+        dualClip: h.dualClip,
+        normalizeAdvantages: h.normalizeAdvantages,
+        advClamp: h.advClamp,
+        distillTopK: h.topK,
       },
       lora: c.lora,
       gpu: c.trainer.gpu,
@@ -42,14 +52,18 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
         model: s.SLIME_MODEL,
         hfCheckpoint: s.SLIME_HF_CHECKPOINT ?? model,
         refLoad: s.SLIME_REF_LOAD,
-        saveDir: s.SLIME_SAVE_DIR ? path.posix.join(s.SLIME_SAVE_DIR, t.experimentSlug, `run-${t.runNumber}`) : undefined,
+        saveDir: s.SLIME_SAVE_DIR
+          ? path.posix.join(s.SLIME_SAVE_DIR, t.experimentSlug, `run-${t.runNumber}`)
+          : undefined,
         saveInterval: s.SLIME_SAVE_INTERVAL,
         prmModelPath: s.SLIME_PRM_MODEL_PATH,
         maxTokensPerGpu: s.SLIME_MAX_TOKENS_PER_GPU,
         customLossFunctionPath: c.customLossPath,
         extraArgs: s.SLIME_EXTRA_ARGS ?? [],
       },
-      localProcess: s.LOCAL_PROCESS_ROLES ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} } : undefined,
+      localProcess: s.LOCAL_PROCESS_ROLES
+        ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} }
+        : undefined,
       controlPlaneUrl: controlPlaneUrl(s),
       apiKey,
     },
@@ -57,7 +71,10 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
 }
 
 /** What status/stop/logs need: the run id, the job id and the Ray address (no key, no slime settings). */
-export function handleFor(run: { id: string; externalJobId: string | null; config: unknown }, s: SupervisorSettings): RunHandle {
+export function handleFor(
+  run: { id: string; externalJobId: string | null; config: unknown },
+  s: SupervisorSettings,
+): RunHandle {
   const parsed = ExperimentConfigSchema.safeParse(run.config);
   const trainer = parsed.success ? parsed.data.trainer : null;
   return {

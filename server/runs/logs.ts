@@ -34,17 +34,32 @@ export interface RunLogs {
   note: string | null;
 }
 
-export async function runLogs(p: Principal, runId: string, tail: number, settings: SupervisorSettings = supervisorSettings()): Promise<RunLogs> {
+export async function runLogs(
+  p: Principal,
+  runId: string,
+  tail: number,
+  settings: SupervisorSettings = supervisorSettings(),
+): Promise<RunLogs> {
   assertCan(p, "read");
   const run = await loadRunFor(p, runId);
   const base = { runId, trainerBackend: run.trainerBackend };
   if (run.trainerBackend === "embedded") {
-    return { ...base, source: "none", text: "", note: "Embedded runs train inside the train worker: see its output and the run's metrics." };
+    return {
+      ...base,
+      source: "none",
+      text: "",
+      note: "Embedded runs train inside the train worker: see its output and the run's metrics.",
+    };
   }
   let note: string | null = null;
   if (run.trainerBackend === RAY_SLIME_BACKEND_KIND && run.externalJobId) {
     try {
-      return { ...base, source: "ray", text: await new RaySlimeBackend().logs(handleFor(run, settings), { tail }), note: null };
+      return {
+        ...base,
+        source: "ray",
+        text: await new RaySlimeBackend().logs(handleFor(run, settings), { tail }),
+        note: null,
+      };
     } catch (err) {
       note = `Ray's logs are not available now: ${errorText(err)}`;
     }
@@ -52,6 +67,11 @@ export async function runLogs(p: Principal, runId: string, tail: number, setting
   try {
     return { ...base, source: "file", text: tailLines(await readFile(runLogPath(runId), "utf8"), tail), note };
   } catch {
-    return { ...base, source: "none", text: "", note: note ?? (run.externalJobId ? "No logs saved yet." : "The run has not been launched yet.") };
+    return {
+      ...base,
+      source: "none",
+      text: "",
+      note: note ?? (run.externalJobId ? "No logs saved yet." : "The run has not been launched yet."),
+    };
   }
 }

@@ -24,20 +24,42 @@ export interface LaunchPreview {
 const PLACEHOLDER_RUN_ID = "<run id>";
 const PLACEHOLDER_KEY = "<issued at launch>";
 
-export async function launchPreview(p: Principal, experimentId: string, settings: SupervisorSettings = supervisorSettings()): Promise<LaunchPreview> {
+export async function launchPreview(
+  p: Principal,
+  experimentId: string,
+  settings: SupervisorSettings = supervisorSettings(),
+): Promise<LaunchPreview> {
   assertCan(p, "read");
   const e = await loadExperimentFor(p, experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
   const kind = config.trainer.backend as string;
-  const out: LaunchPreview = { experimentId: e.id, trainerBackend: kind, command: null, error: null, notes: [], needsUserKey: kind === TINKER_BACKEND_KIND, userKeyConfigured: !!settings.TINKER_API_KEY };
+  const out: LaunchPreview = {
+    experimentId: e.id,
+    trainerBackend: kind,
+    command: null,
+    error: null,
+    notes: [],
+    needsUserKey: kind === TINKER_BACKEND_KIND,
+    userKeyConfigured: !!settings.TINKER_API_KEY,
+  };
   if (kind === "embedded") {
     out.notes.push("Trains on CPU inside the control plane's train worker: nothing is launched.");
     return out;
   }
   try {
-    const last = await db().run.findFirst({ where: { experimentId: e.id }, orderBy: { number: "desc" }, select: { number: true } });
-    const launch = buildRunLaunch({ runId: PLACEHOLDER_RUN_ID, runNumber: (last?.number ?? 0) + 1, experimentSlug: e.slug, config }, settings, PLACEHOLDER_KEY);
-    out.notes.push(`The trainer reaches the control plane at ${launch.config.controlPlaneUrl} with a write key bound to this experiment, issued at launch and revoked when the run ends.`);
+    const last = await db().run.findFirst({
+      where: { experimentId: e.id },
+      orderBy: { number: "desc" },
+      select: { number: true },
+    });
+    const launch = buildRunLaunch(
+      { runId: PLACEHOLDER_RUN_ID, runNumber: (last?.number ?? 0) + 1, experimentSlug: e.slug, config },
+      settings,
+      PLACEHOLDER_KEY,
+    );
+    out.notes.push(
+      `The trainer reaches the control plane at ${launch.config.controlPlaneUrl} with a write key bound to this experiment, issued at launch and revoked when the run ends.`,
+    );
     const backend = createBackends(settings).get(kind);
     if (!backend) throw new Error(`no trainer backend '${kind}' in this control plane`);
     const plan = backend.preview(launch);

@@ -12,7 +12,6 @@ import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 import { authorizeRow, loadRunFor } from "../access/scope";
 
-
 const TRANSITIONS: Record<z.output<typeof RunActionInput>["action"], { from: RunStatus[]; to: RunStatus }> = {
   stop: { from: LIVE_RUN_STATUSES, to: "KILLED" },
   pause: { from: ["RUNNING"], to: "PAUSED" },
@@ -47,7 +46,11 @@ export async function startRun(p: Principal, experimentId: string) {
     if (e.status === "ARCHIVED") throw conflict("Archived experiments cannot start runs");
     const live = await tx.run.findFirst({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } });
     if (live) throw conflict(`Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
-    const last = await tx.run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
+    const last = await tx.run.findFirst({
+      where: { experimentId },
+      orderBy: { number: "desc" },
+      select: { number: true },
+    });
     const config = ExperimentConfigSchema.parse(e.config);
     const r = await tx.run.create({
       data: {
@@ -58,7 +61,11 @@ export async function startRun(p: Principal, experimentId: string) {
         createdById: p.kind === "user" ? p.userId : p.createdById,
       },
     });
-    await audit(tx, p, "run.start", "run", r.id, null, { experimentId, number: r.number, trainerBackend: r.trainerBackend });
+    await audit(tx, p, "run.start", "run", r.id, null, {
+      experimentId,
+      number: r.number,
+      trainerBackend: r.trainerBackend,
+    });
     return r;
   });
   return runView(run);
@@ -68,7 +75,13 @@ export async function actOnRun(p: Principal, input: z.output<typeof RunActionInp
   assertCan(p, "write");
   const t = TRANSITIONS[input.action];
   const run = await db().$transaction(async (tx) => {
-    const before = authorizeRow(p, "Run", input.id, await tx.run.findUnique({ where: { id: input.id } }), (r) => r.experimentId);
+    const before = authorizeRow(
+      p,
+      "Run",
+      input.id,
+      await tx.run.findUnique({ where: { id: input.id } }),
+      (r) => r.experimentId,
+    );
     if (!t.from.includes(before.status)) {
       throw conflict(`Cannot ${input.action} a run that is ${before.status.toLowerCase()}`);
     }

@@ -14,14 +14,17 @@ const DomainSchema = z.object({
   LOCAL_PROCESS_ROLES: LocalProcessConfigSchema.shape.roles.optional(),
 });
 
-export type SupervisorSettings = Omit<Settings<"supervisor">, keyof z.output<typeof DomainSchema>> & z.output<typeof DomainSchema>;
+export type SupervisorSettings = Omit<Settings<"supervisor">, keyof z.output<typeof DomainSchema>> &
+  z.output<typeof DomainSchema>;
 
 /** Settings from the process environment (or `source`, e.g. in tests); empty variables count as unset. Throws a readable error. */
 export function supervisorSettings(source?: EnvSource): SupervisorSettings {
   const base = settings("supervisor", source);
   const domain = DomainSchema.safeParse(base);
   if (!domain.success) {
-    throw new Error(`Invalid supervisor settings: ${domain.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid supervisor settings: ${domain.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   }
   return { ...base, SLIME_PROFILE: domain.data.SLIME_PROFILE, LOCAL_PROCESS_ROLES: domain.data.LOCAL_PROCESS_ROLES };
 }
@@ -44,6 +47,9 @@ function tinkerSettings(s: SupervisorSettings) {
     baseModel: s.TINKER_BASE_MODEL,
     loss: s.TINKER_LOSS,
     python: s.TINKER_PYTHON,
-    serve: s.TINKER_SERVE_PORT !== undefined ? { port: s.TINKER_SERVE_PORT, host: s.TINKER_SERVE_HOST, url: s.TINKER_SERVE_URL } : undefined,
+    serve:
+      s.TINKER_SERVE_PORT !== undefined
+        ? { port: s.TINKER_SERVE_PORT, host: s.TINKER_SERVE_HOST, url: s.TINKER_SERVE_URL }
+        : undefined,
   });
 }

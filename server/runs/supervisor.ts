@@ -118,12 +118,18 @@ export class RunSupervisor {
   async shutdown(): Promise<void> {
     const ids = [...this.owned];
     await Promise.all(
-      [...this.backends.values()].map((b) => ("stopAll" in b && typeof b.stopAll === "function" ? (b.stopAll as () => Promise<void>)() : undefined)),
+      [...this.backends.values()].map((b) =>
+        "stopAll" in b && typeof b.stopAll === "function" ? (b.stopAll as () => Promise<void>)() : undefined,
+      ),
     );
     if (!ids.length) return;
     await db().run.updateMany({
       where: { id: { in: ids }, status: { in: LIVE_RUN_STATUSES } },
-      data: { status: "CRASHED", statusMessage: "the train worker shut down and ended its trainer processes", endedAt: this.now() },
+      data: {
+        status: "CRASHED",
+        statusMessage: "the train worker shut down and ended its trainer processes",
+        endedAt: this.now(),
+      },
     });
     for (const id of ids) await revokeTrainerKeys(id);
   }
@@ -134,17 +140,25 @@ export class RunSupervisor {
 
   private async launch(run: SupervisedRun): Promise<void> {
     const config = ExperimentConfigSchema.safeParse(run.config);
-    if (!config.success) return this.finish(run, "FAILED", `the run's frozen config is invalid: ${config.error.issues[0]?.message}`);
+    if (!config.success)
+      return this.finish(run, "FAILED", `the run's frozen config is invalid: ${config.error.issues[0]?.message}`);
     const backend = this.backend(run);
     try {
       const key = await issueTrainerKey(run);
-      const launch = buildRunLaunch({ runId: run.id, runNumber: run.number, experimentSlug: run.experiment.slug, config: config.data }, this.s, key);
+      const launch = buildRunLaunch(
+        { runId: run.id, runNumber: run.number, experimentSlug: run.experiment.slug, config: config.data },
+        this.s,
+        key,
+      );
       const { externalJobId } = await backend.start(launch);
       if (IN_PROCESS_KINDS.has(run.trainerBackend)) this.owned.add(run.id);
       const jobId = externalJobId ?? run.id;
       const updated = await db().run.updateMany({
         where: { id: run.id, status: "PENDING" },
-        data: { externalJobId: jobId, statusMessage: `launched on ${run.trainerBackend} as ${jobId}; waiting for it to start` },
+        data: {
+          externalJobId: jobId,
+          statusMessage: `launched on ${run.trainerBackend} as ${jobId}; waiting for it to start`,
+        },
       });
       this.result.launched.push(run.id);
       this.log(`run ${run.id}: launched on ${run.trainerBackend} as ${jobId}`);
@@ -174,14 +188,19 @@ export class RunSupervisor {
       const down = this.now().getTime() - since;
       if (down >= this.s.TRAINER_JOB_LOST_S * 1000) {
         await this.stopJob(run).catch(() => {});
-        return this.finish(run, "CRASHED", `lost contact with the ${run.trainerBackend} job for ${minutes(down)}: ${errorText(err)}`);
+        return this.finish(
+          run,
+          "CRASHED",
+          `lost contact with the ${run.trainerBackend} job for ${minutes(down)}: ${errorText(err)}`,
+        );
       }
       return this.setMessage(run, `cannot read the job's status (${errorText(err)}); retrying`);
     }
     this.unreachableSince.delete(run.id);
     if (IN_PROCESS_KINDS.has(run.trainerBackend)) await this.saveRunLogs(run, backend, handle);
 
-    if (state === "LOST") return this.finish(run, "CRASHED", `the trainer job was lost: ${message ?? "the backend no longer knows it"}`);
+    if (state === "LOST")
+      return this.finish(run, "CRASHED", `the trainer job was lost: ${message ?? "the backend no longer knows it"}`);
     if (state === "FINISHED" || state === "FAILED" || state === "KILLED") {
       return this.finish(run, state, message ?? `the job ended (${state.toLowerCase()})`);
     }
@@ -194,7 +213,11 @@ export class RunSupervisor {
     if (run.status === "PENDING") {
       const moved = await db().run.updateMany({
         where: { id: run.id, status: "PENDING" },
-        data: { status: "RUNNING", startedAt: now, statusMessage: message ?? "running: waiting for the trainer's first report" },
+        data: {
+          status: "RUNNING",
+          startedAt: now,
+          statusMessage: message ?? "running: waiting for the trainer's first report",
+        },
       });
       if (moved.count) this.result.changed.push({ runId: run.id, status: "RUNNING", message: message ?? "running" });
       return;
@@ -203,7 +226,9 @@ export class RunSupervisor {
     const silent = now.getTime() - last.getTime();
     const limit = (run.heartbeatAt ? this.s.TRAINER_HEARTBEAT_TIMEOUT_S : this.s.TRAINER_STARTUP_GRACE_S) * 1000;
     if (silent > limit) {
-      await this.stopJob(run).catch((err) => this.log(`run ${run.id}: stopping the silent job failed: ${errorText(err)}`));
+      await this.stopJob(run).catch((err) =>
+        this.log(`run ${run.id}: stopping the silent job failed: ${errorText(err)}`),
+      );
       const why = run.heartbeatAt
         ? `no heartbeat from the trainer for ${minutes(silent)} (last at ${run.heartbeatAt.toISOString()}); the job was stopped`
         : `the trainer never reported in the ${minutes(silent)} after it started; the job was stopped`;
@@ -214,7 +239,13 @@ export class RunSupervisor {
   private async stopKilled(kinds: string[]): Promise<void> {
     const since = new Date(this.now().getTime() - 24 * 3600_000);
     const killed = await db().run.findMany({
-      where: { ...this.scope, trainerBackend: { in: kinds }, status: "KILLED", externalJobId: { not: null }, endedAt: { gte: since } },
+      where: {
+        ...this.scope,
+        trainerBackend: { in: kinds },
+        status: "KILLED",
+        externalJobId: { not: null },
+        endedAt: { gte: since },
+      },
       include: { experiment: { select: { slug: true } } },
     });
     for (const run of killed) {
@@ -233,7 +264,9 @@ export class RunSupervisor {
         const failures = (retry?.failures ?? 0) + 1;
         const wait = Math.min(STOP_RETRY_MAX_MS, STOP_RETRY_FIRST_MS * 2 ** (failures - 1));
         this.stopRetry.set(run.id, { failures, nextAt: this.now().getTime() + wait });
-        this.log(`run ${run.id}: stopping its job failed (attempt ${failures}), retrying in ${minutes(wait)}: ${errorText(err)}`);
+        this.log(
+          `run ${run.id}: stopping its job failed (attempt ${failures}), retrying in ${minutes(wait)}: ${errorText(err)}`,
+        );
       }
     }
   }
@@ -247,7 +280,10 @@ export class RunSupervisor {
 
   private async finish(run: SupervisedRun, status: RunStatus, message: string): Promise<void> {
     const text = message.slice(0, 2000);
-    const res = await db().run.updateMany({ where: { id: run.id, status: { in: LIVE_RUN_STATUSES } }, data: { status, statusMessage: text, endedAt: this.now() } });
+    const res = await db().run.updateMany({
+      where: { id: run.id, status: { in: LIVE_RUN_STATUSES } },
+      data: { status, statusMessage: text, endedAt: this.now() },
+    });
     await revokeTrainerKeys(run.id);
     this.settled.add(run.id);
     this.owned.delete(run.id);
@@ -261,7 +297,10 @@ export class RunSupervisor {
 
   private async setMessage(run: SupervisedRun, message: string): Promise<void> {
     if (run.statusMessage === message) return;
-    await db().run.updateMany({ where: { id: run.id, status: { in: LIVE_RUN_STATUSES } }, data: { statusMessage: message.slice(0, 2000) } });
+    await db().run.updateMany({
+      where: { id: run.id, status: { in: LIVE_RUN_STATUSES } },
+      data: { statusMessage: message.slice(0, 2000) },
+    });
   }
 
   private async saveRunLogs(run: SupervisedRun, backend: TrainerBackend, handle: RunHandle): Promise<void> {

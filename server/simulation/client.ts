@@ -13,12 +13,24 @@ export interface ProxyTarget {
 
 export function proxyClient(target: ProxyTarget): OpenAI {
   // No client retries: a failed conversation is counted and the runner backs off instead.
-  return new OpenAI({ apiKey: target.apiKey, baseURL: target.baseURL, maxRetries: 0, timeout: target.timeoutMs ?? 120_000 });
+  return new OpenAI({
+    apiKey: target.apiKey,
+    baseURL: target.baseURL,
+    maxRetries: 0,
+    timeout: target.timeoutMs ?? 120_000,
+  });
 }
 
-export function proxyChat(client: OpenAI, conv: { model: string; sessionId: string; persona: string; signal?: AbortSignal }): ChatFn {
+export function proxyChat(
+  client: OpenAI,
+  conv: { model: string; sessionId: string; persona: string; signal?: AbortSignal },
+): ChatFn {
   return async (req) => {
-    const headers: Record<string, string> = { "X-Session-Id": conv.sessionId, "X-Turn-Type": "main", "X-Simulated-Persona": conv.persona };
+    const headers: Record<string, string> = {
+      "X-Session-Id": conv.sessionId,
+      "X-Turn-Type": "main",
+      "X-Simulated-Persona": conv.persona,
+    };
     if (req.done) headers["X-Session-Done"] = "1";
     const completion = await client.chat.completions.create(
       {
@@ -32,7 +44,15 @@ export function proxyChat(client: OpenAI, conv: { model: string; sessionId: stri
     );
     const message = completion.choices[0]?.message;
     const toolCalls: ToolCall[] = (message?.tool_calls ?? []).flatMap((c) =>
-      c.type === "function" ? [{ id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }] : [],
+      c.type === "function"
+        ? [
+            {
+              id: c.id,
+              type: "function" as const,
+              function: { name: c.function.name, arguments: c.function.arguments },
+            },
+          ]
+        : [],
     );
     return { content: message?.content ?? "", toolCalls };
   };

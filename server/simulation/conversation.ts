@@ -8,9 +8,7 @@
 // with the agent runtime's own note lookup (an assistant tool call and its result in the context); a reply that
 // itself calls the tool gets the tool's result back. The last message closes the session (X-Session-Done).
 import { mulberry32, pick, type Rng } from "../engine/rng";
-import {
-  feedbackFor, questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question,
-} from "./personas";
+import { feedbackFor, questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question } from "./personas";
 
 export interface ToolCall {
   id: string;
@@ -25,7 +23,7 @@ export type SimMessage =
 
 export interface ChatRequest {
   messages: SimMessage[];
-  tools?: typeof NOTES_TOOL[];
+  tools?: (typeof NOTES_TOOL)[];
   /** the policy's sampling seed (honoured by the embedded engine and by vLLM/SGLang/OpenAI) */
   seed: number;
   /** this request closes the session */
@@ -109,7 +107,9 @@ export function notesResult(question: Question, topic: string): string {
 function parseTopic(args: string): string {
   try {
     const v: unknown = JSON.parse(args);
-    return v && typeof v === "object" && typeof (v as { topic?: unknown }).topic === "string" ? (v as { topic: string }).topic : "";
+    return v && typeof v === "object" && typeof (v as { topic?: unknown }).topic === "string"
+      ? (v as { topic: string }).topic
+      : "";
   } catch {
     return "";
   }
@@ -124,10 +124,24 @@ export interface ConversationOptions {
   signal?: AbortSignal;
 }
 
-export async function runConversation({ persona, rng, chat, maxTurns, signal }: ConversationOptions): Promise<ConversationResult> {
-  const result: ConversationResult = { persona: persona.id, replies: 0, satisfied: 0, corrections: 0, toolCalls: 0, events: [] };
+export async function runConversation({
+  persona,
+  rng,
+  chat,
+  maxTurns,
+  signal,
+}: ConversationOptions): Promise<ConversationResult> {
+  const result: ConversationResult = {
+    persona: persona.id,
+    replies: 0,
+    satisfied: 0,
+    corrections: 0,
+    toolCalls: 0,
+    events: [],
+  };
   const unasked = [...questionsFor(persona)];
-  const nextQ = (): Question | null => (unasked.length ? unasked.splice(Math.floor(rng() * unasked.length), 1)[0] : null);
+  const nextQ = (): Question | null =>
+    unasked.length ? unasked.splice(Math.floor(rng() * unasked.length), 1)[0] : null;
   const seed = () => Math.floor(rng() * 2 ** 31);
 
   let question = nextQ()!;
@@ -135,8 +149,15 @@ export async function runConversation({ persona, rng, chat, maxTurns, signal }: 
   let tools: ChatRequest["tools"];
   if (rng() < TOOL_LOOKUP_RATE) {
     // The agent runtime searched the user's notes before answering: a tool call and its result in context.
-    const call: ToolCall = { id: "call_notes_0", type: "function", function: { name: NOTES_TOOL.function.name, arguments: JSON.stringify({ topic: question.topic }) } };
-    messages.push({ role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) });
+    const call: ToolCall = {
+      id: "call_notes_0",
+      type: "function",
+      function: { name: NOTES_TOOL.function.name, arguments: JSON.stringify({ topic: question.topic }) },
+    };
+    messages.push(
+      { role: "assistant", content: null, tool_calls: [call] },
+      { role: "tool", tool_call_id: call.id, content: notesResult(question, question.topic) },
+    );
     tools = [NOTES_TOOL];
     result.toolCalls++;
   }
@@ -154,9 +175,10 @@ export async function runConversation({ persona, rng, chat, maxTurns, signal }: 
       // The model asked for the tool: run it (an unknown topic is an error result) and let it continue.
       messages.push({ role: "assistant", content: reply.content || null, tool_calls: reply.toolCalls });
       for (const call of reply.toolCalls) {
-        const content = call.function.name === NOTES_TOOL.function.name
-          ? notesResult(question, parseTopic(call.function.arguments))
-          : JSON.stringify({ error: `unknown tool ${call.function.name}` });
+        const content =
+          call.function.name === NOTES_TOOL.function.name
+            ? notesResult(question, parseTopic(call.function.arguments))
+            : JSON.stringify({ error: `unknown tool ${call.function.name}` });
         messages.push({ role: "tool", tool_call_id: call.id, content });
         result.events.push({ kind: "tool", satisfied: null, reaction: content });
       }

@@ -33,32 +33,50 @@ const common = (method: "grpo" | "opd" | "combine"): ExperimentConfigInput => ({
   serving: { maxTokens: 96 },
   // Every third version (and the base) is graded on Leo's held-out questions, which the simulated users
   // never ask (personas.ts HELD_OUT_QUESTION_IDS): the Evaluation page's score next to the training reward.
-  evaluation: { enabled: true, every: 3, set: DEMO_EVAL_SET, grader: "persona", k: 2, temperature: 0.7, seed: 1, maxTokens: 96 },
+  evaluation: {
+    enabled: true,
+    every: 3,
+    set: DEMO_EVAL_SET,
+    grader: "persona",
+    k: 2,
+    temperature: 0.7,
+    seed: 1,
+    maxTokens: 96,
+  },
 });
 
 export const DEMO_EXPERIMENTS: readonly DemoExperiment[] = [
   {
     slug: "demo-grpo",
     name: "Demo: personal assistant (GRPO)",
-    description: "Learns Leo's hidden preference (bullet lists) from the judge's ±1 scores of his replies. Embedded policy, heuristic judge, CPU trainer, simulated users.",
+    description:
+      "Learns Leo's hidden preference (bullet lists) from the judge's ±1 scores of his replies. Embedded policy, heuristic judge, CPU trainer, simulated users.",
     config: common("grpo"),
   },
   {
     slug: "demo-opd",
     name: "Demo: personal assistant (OPD)",
-    description: "Learns Leo's hidden preference from the hints in his corrections (on-policy distillation from the hinted base model). Embedded policy, heuristic judge, CPU trainer, simulated users.",
+    description:
+      "Learns Leo's hidden preference from the hints in his corrections (on-policy distillation from the hinted base model). Embedded policy, heuristic judge, CPU trainer, simulated users.",
     config: common("opd"),
   },
   {
     slug: "demo",
     name: "Demo: personal assistant (combine)",
-    description: "Learns Leo's hidden preference from both: ±1 scores and the hints in his corrections. Embedded policy, heuristic judge, CPU trainer, simulated users.",
+    description:
+      "Learns Leo's hidden preference from both: ±1 scores and the hints in his corrections. Embedded policy, heuristic judge, CPU trainer, simulated users.",
     config: common("combine"),
   },
 ];
 
 /** The simulated users of every demo experiment: the same seed, so the three methods see the same users. */
-export const DEMO_SIMULATION: SimulationSettings = { personas: [PERSONA], perMinute: 24, concurrency: 2, seed: 7, maxTurns: 4 };
+export const DEMO_SIMULATION: SimulationSettings = {
+  personas: [PERSONA],
+  perMinute: 24,
+  concurrency: 2,
+  seed: 7,
+  maxTurns: 4,
+};
 
 export function demoConfig(d: DemoExperiment) {
   return ExperimentConfigSchema.parse(d.config);

@@ -3,7 +3,26 @@
 // claim has to show it did not.
 import type { Question } from "./personas";
 
-const TOPIC_STOPWORDS = new Set(["hint", "think", "about", "that", "this", "with", "your", "what", "them", "they", "first", "when", "then", "cheers", "more", "less", "before", "after"]);
+const TOPIC_STOPWORDS = new Set([
+  "hint",
+  "think",
+  "about",
+  "that",
+  "this",
+  "with",
+  "your",
+  "what",
+  "them",
+  "they",
+  "first",
+  "when",
+  "then",
+  "cheers",
+  "more",
+  "less",
+  "before",
+  "after",
+]);
 
 function contentWords(text: string): Set<string> {
   return new Set((text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !TOPIC_STOPWORDS.has(w)));

@@ -20,7 +20,11 @@ export function conversationPlan(settings: SimulationSettings, k: number, nonce:
 
 /** Runs conversation k to its end. */
 export async function simulateConversation(
-  settings: SimulationSettings, k: number, nonce: string, chatFor: ChatFactory, signal: AbortSignal,
+  settings: SimulationSettings,
+  k: number,
+  nonce: string,
+  chatFor: ChatFactory,
+  signal: AbortSignal,
 ): Promise<ConversationResult> {
   const { rng, persona, sessionId } = conversationPlan(settings, k, nonce);
   // A signal of its own: the client hangs a listener on it per request, which must not pile up on the long-lived one.
@@ -28,7 +32,13 @@ export async function simulateConversation(
   const abort = () => own.abort();
   signal.addEventListener("abort", abort, { once: true });
   try {
-    return await runConversation({ persona, rng, chat: chatFor({ sessionId, persona: persona.id, signal: own.signal }), maxTurns: settings.maxTurns, signal: own.signal });
+    return await runConversation({
+      persona,
+      rng,
+      chat: chatFor({ sessionId, persona: persona.id, signal: own.signal }),
+      maxTurns: settings.maxTurns,
+      signal: own.signal,
+    });
   } finally {
     signal.removeEventListener("abort", abort);
   }

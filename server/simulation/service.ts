@@ -17,8 +17,13 @@ import { badRequest, fromZod } from "../platform/errors";
 import { redis, rkey } from "../platform/redis";
 import type { SimulationControl } from "../platform/db/generated/client";
 import {
-  DEFAULT_SETTINGS, GLOBAL_KEY, SimulationSettingsSchema,
-  type SimulationGlobalInput, type SimulationProgressInput, type SimulationSettings, type SimulationUpdateInput,
+  DEFAULT_SETTINGS,
+  GLOBAL_KEY,
+  SimulationSettingsSchema,
+  type SimulationGlobalInput,
+  type SimulationProgressInput,
+  type SimulationSettings,
+  type SimulationUpdateInput,
 } from "./schemas";
 
 /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
@@ -28,7 +33,13 @@ export function simulationAllowedByEnv(source?: EnvSource): boolean {
 
 export function settingsOf(row: SimulationControl | null): SimulationSettings {
   if (!row) return { ...DEFAULT_SETTINGS };
-  return { perMinute: row.perMinute, concurrency: row.concurrency, personas: row.personas, seed: row.seed, maxTurns: row.maxTurns };
+  return {
+    perMinute: row.perMinute,
+    concurrency: row.concurrency,
+    personas: row.personas,
+    seed: row.seed,
+    maxTurns: row.maxTurns,
+  };
 }
 
 /** Best-effort wake-up: the worker also polls, so a Redis outage delays a change, never loses it. */
@@ -48,7 +59,9 @@ export interface ActiveSimulation {
 }
 
 /** What the worker should run now: enabled simulations of active experiments (none when switched off). */
-export async function activeSimulations(source?: EnvSource): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
+export async function activeSimulations(
+  source?: EnvSource,
+): Promise<{ on: boolean; reason: string | null; items: ActiveSimulation[] }> {
   if (!simulationAllowedByEnv(source)) return { on: false, reason: "SIMULATE=0", items: [] };
   if (!(await globalEnabled())) return { on: false, reason: "switched off in the UI", items: [] };
   const rows = await db().simulationControl.findMany({ where: { enabled: true, experimentId: { not: GLOBAL_KEY } } });
@@ -61,14 +74,20 @@ export async function activeSimulations(source?: EnvSource): Promise<{ on: boole
   return {
     on: true,
     reason: null,
-    items: rows.flatMap((r) => (slugs.has(r.experimentId) ? [{ experimentId: r.experimentId, slug: slugs.get(r.experimentId)!, settings: settingsOf(r) }] : [])),
+    items: rows.flatMap((r) =>
+      slugs.has(r.experimentId)
+        ? [{ experimentId: r.experimentId, slug: slugs.get(r.experimentId)!, settings: settingsOf(r) }]
+        : [],
+    ),
   };
 }
 
 export async function readStats(experimentIds: readonly string[]): Promise<Map<string, SimulationStats>> {
   const out = new Map<string, SimulationStats>();
   if (!experimentIds.length) return out;
-  const values = await redis().mget(experimentIds.map((id) => rkey(KEYS.simulationStats.key(id)))).catch(() => [] as (string | null)[]);
+  const values = await redis()
+    .mget(experimentIds.map((id) => rkey(KEYS.simulationStats.key(id))))
+    .catch(() => [] as (string | null)[]);
   values.forEach((v) => {
     if (!v) return;
     const parsed = KEYS.simulationStats.payload.safeParse(JSON.parse(v));
@@ -78,7 +97,12 @@ export async function readStats(experimentIds: readonly string[]): Promise<Map<s
 }
 
 export async function writeStats(stats: SimulationStats, ttlS = 15): Promise<void> {
-  await redis().set(rkey(KEYS.simulationStats.key(stats.experimentId)), JSON.stringify(KEYS.simulationStats.payload.parse(stats)), "EX", ttlS);
+  await redis().set(
+    rkey(KEYS.simulationStats.key(stats.experimentId)),
+    JSON.stringify(KEYS.simulationStats.payload.parse(stats)),
+    "EX",
+    ttlS,
+  );
 }
 
 export async function listSimulations(p: Principal) {
@@ -87,7 +111,14 @@ export async function listSimulations(p: Principal) {
   const experiments = await db().experiment.findMany({
     where: { status: "ACTIVE", ...(bound ? { id: bound } : {}) },
     orderBy: [{ demo: "desc" }, { createdAt: "asc" }],
-    include: { runs: { where: { status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, take: 1, select: { id: true, number: true, status: true, lastStep: true } } },
+    include: {
+      runs: {
+        where: { status: { in: LIVE_RUN_STATUSES } },
+        orderBy: { number: "desc" },
+        take: 1,
+        select: { id: true, number: true, status: true, lastStep: true },
+      },
+    },
   });
   const ids = experiments.map((e) => e.id);
   const [rows, global, stats] = await Promise.all([
@@ -102,7 +133,14 @@ export async function listSimulations(p: Principal) {
     items: experiments.map((e) => {
       const row = byId.get(e.id) ?? null;
       return {
-        experiment: { id: e.id, slug: e.slug, name: e.name, demo: e.demo, method: ExperimentConfigSchema.parse(e.config).method, activeRun: e.runs[0] ?? null },
+        experiment: {
+          id: e.id,
+          slug: e.slug,
+          name: e.name,
+          demo: e.demo,
+          method: ExperimentConfigSchema.parse(e.config).method,
+          activeRun: e.runs[0] ?? null,
+        },
         enabled: row?.enabled ?? false,
         settings: settingsOf(row),
         updatedAt: row?.updatedAt.toISOString() ?? null,
@@ -113,25 +151,56 @@ export async function listSimulations(p: Principal) {
 }
 
 async function resolveExperiment(p: Principal, idOrSlug: string) {
-  return authorizeRow(p, "Experiment", idOrSlug, await db().experiment.findFirst({ where: experimentIdOrSlug(idOrSlug), select: { id: true, slug: true, status: true } }), (r) => r.id);
+  return authorizeRow(
+    p,
+    "Experiment",
+    idOrSlug,
+    await db().experiment.findFirst({
+      where: experimentIdOrSlug(idOrSlug),
+      select: { id: true, slug: true, status: true },
+    }),
+    (r) => r.id,
+  );
 }
 
 export async function updateSimulation(p: Principal, input: z.output<typeof SimulationUpdateInput>) {
   assertCan(p, "write");
   const { experimentId: idOrSlug, enabled, ...changes } = input;
-  if (enabled === undefined && Object.keys(changes).length === 0) throw badRequest("Nothing to change: send enabled and/or settings");
+  if (enabled === undefined && Object.keys(changes).length === 0)
+    throw badRequest("Nothing to change: send enabled and/or settings");
   const e = await resolveExperiment(p, idOrSlug);
   const row = await db().$transaction(async (tx) => {
     const before = await tx.simulationControl.findUnique({ where: { experimentId: e.id } });
     const merged = SimulationSettingsSchema.safeParse({ ...settingsOf(before), ...changes });
     if (!merged.success) throw fromZod(merged.error, "Invalid simulation settings");
-    const data = { ...merged.data, enabled: enabled ?? before?.enabled ?? false, updatedById: p.kind === "user" ? p.userId : p.createdById };
-    const after = await tx.simulationControl.upsert({ where: { experimentId: e.id }, create: { experimentId: e.id, ...data }, update: data });
-    await audit(tx, p, "simulation.update", "experiment", e.id, before && { enabled: before.enabled, ...settingsOf(before) }, { enabled: after.enabled, ...settingsOf(after) });
+    const data = {
+      ...merged.data,
+      enabled: enabled ?? before?.enabled ?? false,
+      updatedById: p.kind === "user" ? p.userId : p.createdById,
+    };
+    const after = await tx.simulationControl.upsert({
+      where: { experimentId: e.id },
+      create: { experimentId: e.id, ...data },
+      update: data,
+    });
+    await audit(
+      tx,
+      p,
+      "simulation.update",
+      "experiment",
+      e.id,
+      before && { enabled: before.enabled, ...settingsOf(before) },
+      { enabled: after.enabled, ...settingsOf(after) },
+    );
     return after;
   });
   await notify(e.id);
-  return { experimentId: e.id, enabled: row.enabled, settings: settingsOf(row), updatedAt: row.updatedAt.toISOString() };
+  return {
+    experimentId: e.id,
+    enabled: row.enabled,
+    settings: settingsOf(row),
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }
 
 export async function setGlobalSimulation(p: Principal, input: z.output<typeof SimulationGlobalInput>) {
@@ -143,7 +212,15 @@ export async function setGlobalSimulation(p: Principal, input: z.output<typeof S
       create: { experimentId: GLOBAL_KEY, enabled: input.enabled, personas: [] },
       update: { enabled: input.enabled },
     });
-    await audit(tx, p, "simulation.global", "simulation", GLOBAL_KEY, { enabled: before?.enabled ?? true }, { enabled: after.enabled });
+    await audit(
+      tx,
+      p,
+      "simulation.global",
+      "simulation",
+      GLOBAL_KEY,
+      { enabled: before?.enabled ?? true },
+      { enabled: after.enabled },
+    );
     return after;
   });
   await notify(GLOBAL_KEY);
@@ -172,7 +249,9 @@ export interface VersionReward {
 export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
   assertCan(p, "read");
   const e = await resolveExperiment(p, input.experimentId);
-  const rewardByVersion = (only: Prisma.Sql, limit: number) => db().$queryRaw<{ version: number; turns: number; reward: number; firstAt: Date }[]>`
+  const rewardByVersion = (only: Prisma.Sql, limit: number) => db().$queryRaw<
+    { version: number; turns: number; reward: number; firstAt: Date }[]
+  >`
     SELECT t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
     FROM turns t
     JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
@@ -184,10 +263,19 @@ export async function simulationProgress(p: Principal, input: z.output<typeof Si
   const [rows, baseRows, active, steps] = await Promise.all([
     rewardByVersion(Prisma.empty, input.versions),
     rewardByVersion(Prisma.sql`AND t."policyVersion" = 0`, 1),
-    db().policyVersion.findFirst({ where: { experimentId: e.id, status: "ACTIVE" }, orderBy: { version: "desc" }, select: { version: true } }),
+    db().policyVersion.findFirst({
+      where: { experimentId: e.id, status: "ACTIVE" },
+      orderBy: { version: "desc" },
+      select: { version: true },
+    }),
     db().trainingStep.count({ where: { run: { experimentId: e.id } } }),
   ]);
-  const view = (r: (typeof rows)[number]): VersionReward => ({ version: r.version, turns: r.turns, reward: r.reward, firstAt: r.firstAt.toISOString() });
+  const view = (r: (typeof rows)[number]): VersionReward => ({
+    version: r.version,
+    turns: r.turns,
+    reward: r.reward,
+    firstAt: r.firstAt.toISOString(),
+  });
   const versions = rows.reverse().map(view);
   /** the base checkpoint's judged reward (version 0), null while none of its turns is judged */
   const base = baseRows[0] ? view(baseRows[0]) : null;

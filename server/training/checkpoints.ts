@@ -13,7 +13,8 @@ export function checkpointRoot(dataDir = env().DATA_DIR): string {
 }
 
 export function experimentCheckpointDir(experimentId: string, dataDir?: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(experimentId)) throw new Error(`unexpected experiment id ${JSON.stringify(experimentId)}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(experimentId))
+    throw new Error(`unexpected experiment id ${JSON.stringify(experimentId)}`);
   return path.join(checkpointRoot(dataDir), experimentId);
 }
 

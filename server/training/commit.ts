@@ -31,8 +31,7 @@ export interface CommitInput {
 }
 
 export type CommitOutcome =
-  | { status: "ACTIVE" | "CANDIDATE"; stepId: string; policyVersionId: string }
-  | { status: "discarded"; reason: string };
+  { status: "ACTIVE" | "CANDIDATE"; stepId: string; policyVersionId: string } | { status: "discarded"; reason: string };
 
 class Discard extends Error {}
 
@@ -44,26 +43,50 @@ export async function commitStep(c: CommitInput): Promise<CommitOutcome> {
     return await db().$transaction(
       async (tx) => {
         await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${c.experimentId} FOR UPDATE`;
-        const run = await tx.run.findUnique({ where: { id: c.runId }, select: { status: true, lastStep: true, config: true } });
-        if (!run || !STARTED_RUN_STATUSES.includes(run.status)) throw new Discard(`run is ${run?.status.toLowerCase() ?? "gone"}`);
-        if (run.lastStep !== c.step - 1) throw new Discard(`step ${c.step} was already taken (run is at ${run.lastStep})`);
-        if ((await nextVersion(c.experimentId, tx)) !== c.version) throw new Discard(`version ${c.version} was already taken`);
+        const run = await tx.run.findUnique({
+          where: { id: c.runId },
+          select: { status: true, lastStep: true, config: true },
+        });
+        if (!run || !STARTED_RUN_STATUSES.includes(run.status))
+          throw new Discard(`run is ${run?.status.toLowerCase() ?? "gone"}`);
+        if (run.lastStep !== c.step - 1)
+          throw new Discard(`step ${c.step} was already taken (run is at ${run.lastStep})`);
+        if ((await nextVersion(c.experimentId, tx)) !== c.version)
+          throw new Discard(`version ${c.version} was already taken`);
         // A gated experiment serves a version only once its evaluation passes (server/evaluation/gate.ts).
         const gated = ExperimentConfigSchema.safeParse(run.config).data?.serving.promotion === "gated";
         const promote = !gated && (await activeVersion(c.experimentId, tx)).version === c.parentVersion;
 
         const step = await tx.trainingStep.create({
-          data: { runId: c.runId, step: c.step, policyVersion: c.version, metrics: c.record as unknown as Prisma.InputJsonValue, durationMs: Math.round(c.durationMs) },
+          data: {
+            runId: c.runId,
+            step: c.step,
+            policyVersion: c.version,
+            metrics: c.record as unknown as Prisma.InputJsonValue,
+            durationMs: Math.round(c.durationMs),
+          },
         });
         for (const [id, d] of c.decisions) {
           const r = await tx.sample.updateMany({
             where: { id, runId: c.runId, stepId: null },
-            data: { stepId: step.id, kind: d.kind, reward: d.reward, labelSource: d.labelSource, excluded: false, excludeReason: null, staleness: d.staleness },
+            data: {
+              stepId: step.id,
+              kind: d.kind,
+              reward: d.reward,
+              labelSource: d.labelSource,
+              excluded: false,
+              excludeReason: null,
+              staleness: d.staleness,
+            },
           });
           if (r.count !== 1) throw new Discard(`sample ${id} was already trained`);
         }
         const now = new Date();
-        if (promote) await tx.policyVersion.updateMany({ where: { experimentId: c.experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
+        if (promote)
+          await tx.policyVersion.updateMany({
+            where: { experimentId: c.experimentId, status: "ACTIVE" },
+            data: { status: "RETIRED" },
+          });
         const pv = await tx.policyVersion.create({
           data: {
             experimentId: c.experimentId,
@@ -82,14 +105,19 @@ export async function commitStep(c: CommitInput): Promise<CommitOutcome> {
         await tx.run.update({ where: { id: c.runId }, data: { lastStep: c.step } });
         const rows = metricRows(c.experimentId, c.runId, c.points, now);
         if (rows.length) await tx.metricPoint.createMany({ data: rows });
-        return { status: promote ? ("ACTIVE" as const) : ("CANDIDATE" as const), stepId: step.id, policyVersionId: pv.id };
+        return {
+          status: promote ? ("ACTIVE" as const) : ("CANDIDATE" as const),
+          stepId: step.id,
+          policyVersionId: pv.id,
+        };
       },
       { timeout: 60_000, maxWait: 30_000 },
     );
   } catch (e) {
     if (e instanceof Discard) return { status: "discarded", reason: e.message };
     // A unique step or version: another trainer got there first.
-    if ((e as { code?: unknown }).code === "P2002") return { status: "discarded", reason: "a concurrent step committed first" };
+    if ((e as { code?: unknown }).code === "P2002")
+      return { status: "discarded", reason: "a concurrent step committed first" };
     throw e;
   }
 }

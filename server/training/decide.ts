@@ -58,12 +58,27 @@ export function decideSample(label: TrainingLabel, f: SampleFacts): SampleDecisi
   const finalKind = kind ?? FALLBACK_KIND[f.method];
   const teacher = finalKind === "RL" ? null : rescore ? "rescore" : "judgment";
   const out = (why: string): SampleDecision => ({
-    kind: finalKind, reward, labelSource: label.source!, excluded: true, excludeReason: why, staleness, teacher,
+    kind: finalKind,
+    reward,
+    labelSource: label.source!,
+    excluded: true,
+    excludeReason: why,
+    staleness,
+    teacher,
   });
   if (excluded) return out(excludeReason ?? "excluded");
   if (f.tokenCount === 0) return out(TRAINER_EXCLUDE.noTokens);
   if (f.logprobCount !== f.tokenCount) return out(TRAINER_EXCLUDE.logprobMismatch);
-  if (teacher === "judgment" && label.teacherLogprobs?.length !== f.tokenCount) return out(TRAINER_EXCLUDE.teacherMismatch);
+  if (teacher === "judgment" && label.teacherLogprobs?.length !== f.tokenCount)
+    return out(TRAINER_EXCLUDE.teacherMismatch);
   if (isTooStale(staleness, f.maxStaleness) && f.stalePolicy === "drop") return out(TRAINER_EXCLUDE.stale);
-  return { kind: finalKind, reward, labelSource: label.source, excluded: false, excludeReason: null, staleness, teacher };
+  return {
+    kind: finalKind,
+    reward,
+    labelSource: label.source,
+    excluded: false,
+    excludeReason: null,
+    staleness,
+    teacher,
+  };
 }

@@ -99,7 +99,10 @@ export class Trainer {
 
   /** One pass over a run: collect, report the batch fill, and take a step when a batch is ready. */
   async tick(runId: string): Promise<TickResult> {
-    const run = await db().run.findUnique({ where: { id: runId }, select: { id: true, experimentId: true, status: true, config: true, lastStep: true } });
+    const run = await db().run.findUnique({
+      where: { id: runId },
+      select: { id: true, experimentId: true, status: true, config: true, lastStep: true },
+    });
     if (!run || !STARTED_RUN_STATUSES.includes(run.status)) {
       this.release(runId);
       return { fill: null, step: null };
@@ -119,7 +122,12 @@ export class Trainer {
     const step = await this.step(state, run.lastStep + 1, active);
     if (step) {
       state.collectedVersion = step.outcome === "ACTIVE" ? step.version : state.collectedVersion;
-      await this.reportFill(state, await batchFill(runId), step.outcome === "discarded" ? run.lastStep : step.step, true);
+      await this.reportFill(
+        state,
+        await batchFill(runId),
+        step.outcome === "discarded" ? run.lastStep : step.step,
+        true,
+      );
     }
     return { fill, step };
   }
@@ -142,8 +150,11 @@ export class Trainer {
     if (s) return s;
     await initBackend();
     const config = ExperimentConfigSchema.parse(run.config);
-    if (config.policy.kind !== "embedded") throw new Error(`run ${run.id} serves a ${config.policy.kind} policy: the embedded trainer cannot train it`);
-    const customLoss = config.customLossPath ? await loadCustomLoss(this.resolveSpec(config.customLossPath)) : undefined;
+    if (config.policy.kind !== "embedded")
+      throw new Error(`run ${run.id} serves a ${config.policy.kind} policy: the embedded trainer cannot train it`);
+    const customLoss = config.customLossPath
+      ? await loadCustomLoss(this.resolveSpec(config.customLossPath))
+      : undefined;
     s = {
       runId: run.id,
       experimentId: run.experimentId,
@@ -177,14 +188,22 @@ export class Trainer {
   /** Weights and Adam state of the version the experiment serves (a fresh Adam on the base checkpoint). */
   private async loadWeights(s: RunState, active: ActiveVersion): Promise<Weights> {
     this.dropWeights(s);
-    if (active.version > 0 && !active.checkpointPath) throw new Error(`active version ${active.version} has no checkpoint on disk`);
+    if (active.version > 0 && !active.checkpointPath)
+      throw new Error(`active version ${active.version} has no checkpoint on disk`);
     const loaded: LoadedCheckpoint = await loadCheckpoint(active.checkpointPath ?? this.basePath(s.config));
-    const optimizer = new Adam({ lr: s.config.hyper.lr, beta1: 0.9, beta2: 0.98, weightDecay: this.opts.weightDecay ?? 0.1 });
+    const optimizer = new Adam({
+      lr: s.config.hyper.lr,
+      beta1: 0.9,
+      beta2: 0.98,
+      weightDecay: this.opts.weightDecay ?? 0.1,
+    });
     if (active.version > 0 && loaded.optimizerState) {
       optimizer.setState(loaded.optimizerState, Object.fromEntries(loaded.meta.params.map((p) => [p.name, p.shape])));
     }
     s.weights = { version: active.version, model: loaded.model, optimizer };
-    this.log(`run ${s.runId}: training from version ${active.version} (${active.checkpointPath ?? "base " + this.basePath(s.config)})`);
+    this.log(
+      `run ${s.runId}: training from version ${active.version} (${active.checkpointPath ?? "base " + this.basePath(s.config)})`,
+    );
     return s.weights;
   }
 
@@ -218,7 +237,14 @@ export class Trainer {
       for (const { id, decision } of built.dropped) {
         await db().sample.updateMany({
           where: { id, stepId: null },
-          data: { kind: decision.kind, reward: decision.reward, labelSource: decision.labelSource, excluded: true, excludeReason: decision.excludeReason, staleness: decision.staleness },
+          data: {
+            kind: decision.kind,
+            reward: decision.reward,
+            labelSource: decision.labelSource,
+            excluded: true,
+            excludeReason: decision.excludeReason,
+            staleness: decision.staleness,
+          },
         });
       }
       return null;
@@ -248,19 +274,31 @@ export class Trainer {
     try {
       this.log(`run ${s.runId}: step ${step} on ${built.samples.length} samples from version ${active.version}`);
       const tTrain = performance.now();
-      const trainMetrics = await trainStep(weights.model, weights.optimizer, built.samples, hyper, { refModel: ref, customLoss: s.customLoss, teacherModel });
+      const trainMetrics = await trainStep(weights.model, weights.optimizer, built.samples, hyper, {
+        refModel: ref,
+        customLoss: s.customLoss,
+        teacherModel,
+      });
       const trainStepMs = performance.now() - tTrain;
 
       const version = await nextVersion(s.experimentId);
       const dir = newCheckpointDir(s.experimentId, version, this.opts.dataDir);
       const tSave = performance.now();
       const meta = await saveCheckpoint(dir, weights.model, {
-        version, step, optimizer: weights.optimizer, extra: { runId: s.runId, parentVersion: active.version },
+        version,
+        step,
+        optimizer: weights.optimizer,
+        extra: { runId: s.runId, parentVersion: active.version },
       });
       const checkpointMs = performance.now() - tSave;
 
-      const prev = await db().trainingStep.findFirst({ where: { runId: s.runId }, orderBy: { step: "desc" }, select: { createdAt: true } });
-      const runCreated = (await db().run.findUniqueOrThrow({ where: { id: s.runId }, select: { createdAt: true } })).createdAt;
+      const prev = await db().trainingStep.findFirst({
+        where: { runId: s.runId },
+        orderBy: { step: "desc" },
+        select: { createdAt: true },
+      });
+      const runCreated = (await db().run.findUniqueOrThrow({ where: { id: s.runId }, select: { createdAt: true } }))
+        .createdAt;
       const sinceLast = { runId: s.runId, excluded: true, createdAt: { gt: prev?.createdAt ?? runCreated } };
       const [excludedSinceLast, staleDroppedSinceLast] = await Promise.all([
         db().sample.count({ where: sinceLast }),
@@ -296,7 +334,14 @@ export class Trainer {
         durationMs: performance.now() - t0,
         points,
       });
-      const summary: StepSummary = { step, version, parentVersion: active.version, outcome: outcome.status, checkpointPath: dir, metrics: values };
+      const summary: StepSummary = {
+        step,
+        version,
+        parentVersion: active.version,
+        outcome: outcome.status,
+        checkpointPath: dir,
+        metrics: values,
+      };
       if (outcome.status === "discarded") {
         this.log(`run ${s.runId}: step ${step} discarded: ${outcome.reason}`);
         await fs.rm(dir, { recursive: true, force: true });
@@ -310,8 +355,12 @@ export class Trainer {
       } else {
         this.dropWeights(s); // not live: continue from whatever the operator made ACTIVE
       }
-      this.log(`run ${s.runId}: step ${step} → version ${version} (${outcome.status.toLowerCase()}), loss ${values["train/loss"]?.toFixed(4)}, ${Math.round(trainStepMs)} ms`);
-      await pruneCheckpoints(s.experimentId, config.hyper.keepCheckpoints, this.opts.dataDir).catch((e: Error) => this.log(`prune failed: ${e.message}`));
+      this.log(
+        `run ${s.runId}: step ${step} → version ${version} (${outcome.status.toLowerCase()}), loss ${values["train/loss"]?.toFixed(4)}, ${Math.round(trainStepMs)} ms`,
+      );
+      await pruneCheckpoints(s.experimentId, config.hyper.keepCheckpoints, this.opts.dataDir).catch((e: Error) =>
+        this.log(`prune failed: ${e.message}`),
+      );
       return summary;
     } catch (e) {
       // The weights in memory moved past what is committed: reload them next time. A checkpoint this
@@ -329,7 +378,8 @@ export class Trainer {
     const eta = s.rate.etaSeconds(fill.ready, fill.needed);
     const points: Point[] = [{ name: "batch/fill", value: fill.ready, step }];
     if (eta !== null) points.push({ name: "batch/eta_s", value: eta, step });
-    const persist = !s.fillPersisted || s.fillPersisted.ready !== fill.ready || now - s.fillPersisted.at >= PERSIST_FILL_EVERY_MS;
+    const persist =
+      !s.fillPersisted || s.fillPersisted.ready !== fill.ready || now - s.fillPersisted.at >= PERSIST_FILL_EVERY_MS;
     if (persist) {
       s.fillPersisted = { ready: fill.ready, at: now };
       await recordMetrics(s.experimentId, s.runId, points);

@@ -11,12 +11,22 @@ export interface Point {
 
 const finite = (p: Point) => Number.isFinite(p.value);
 
-export function metricRows(experimentId: string, runId: string, points: readonly Point[], ts = new Date()): Prisma.MetricPointCreateManyInput[] {
+export function metricRows(
+  experimentId: string,
+  runId: string,
+  points: readonly Point[],
+  ts = new Date(),
+): Prisma.MetricPointCreateManyInput[] {
   return points.filter(finite).map((p) => ({ experimentId, runId, name: p.name, step: p.step, value: p.value, ts }));
 }
 
 /** Best-effort fan-out: a Redis outage delays dashboards, never training. */
-export async function publishMetrics(experimentId: string, runId: string, points: readonly Point[], ts = Date.now()): Promise<void> {
+export async function publishMetrics(
+  experimentId: string,
+  runId: string,
+  points: readonly Point[],
+  ts = Date.now(),
+): Promise<void> {
   const ok = points.filter(finite);
   if (!ok.length) return;
   await publish("metrics", { experimentId, runId, points: ok.map((p) => ({ ...p, ts })) }).catch(() => {});

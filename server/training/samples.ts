@@ -43,19 +43,39 @@ export function runTurnsWhere(run: RunRow): Prisma.TurnWhereInput {
     experimentId: run.experimentId,
     turnType: "MAIN",
     status: "OK",
-    OR: [{ runId: run.id }, { runId: null, createdAt: { gte: run.createdAt, ...(run.endedAt ? { lte: run.endedAt } : {}) } }],
+    OR: [
+      { runId: run.id },
+      { runId: null, createdAt: { gte: run.createdAt, ...(run.endedAt ? { lte: run.endedAt } : {}) } },
+    ],
   };
 }
 
 async function loadRun(runId: string): Promise<RunRow> {
-  const run = await db().run.findUnique({ where: { id: runId }, select: { id: true, experimentId: true, config: true, createdAt: true, endedAt: true } });
+  const run = await db().run.findUnique({
+    where: { id: runId },
+    select: { id: true, experimentId: true, config: true, createdAt: true, endedAt: true },
+  });
   if (!run) throw notFound("Run", runId);
   return run;
 }
 
-const same = (a: SampleDecision, b: { kind: string; reward: number; labelSource: string; excluded: boolean; excludeReason: string | null; staleness: number | null }) =>
-  a.kind === b.kind && a.reward === b.reward && a.labelSource === b.labelSource && a.excluded === b.excluded &&
-  a.excludeReason === b.excludeReason && a.staleness === b.staleness;
+const same = (
+  a: SampleDecision,
+  b: {
+    kind: string;
+    reward: number;
+    labelSource: string;
+    excluded: boolean;
+    excludeReason: string | null;
+    staleness: number | null;
+  },
+) =>
+  a.kind === b.kind &&
+  a.reward === b.reward &&
+  a.labelSource === b.labelSource &&
+  a.excluded === b.excluded &&
+  a.excludeReason === b.excludeReason &&
+  a.staleness === b.staleness;
 
 export async function collectSamples(runId: string, opts: CollectOptions = {}): Promise<CollectResult> {
   const startedAt = Date.now();
@@ -80,18 +100,43 @@ export async function collectSamples(runId: string, opts: CollectOptions = {}): 
         runId,
         stepId: null,
         ...(since
-          ? { OR: [{ excluded: false }, { turn: { OR: [{ judgments: { some: { createdAt: { gte: since } } } }, { labels: { some: { createdAt: { gte: since } } } }] } }] }
+          ? {
+              OR: [
+                { excluded: false },
+                {
+                  turn: {
+                    OR: [
+                      { judgments: { some: { createdAt: { gte: since } } } },
+                      { labels: { some: { createdAt: { gte: since } } } },
+                    ],
+                  },
+                },
+              ],
+            }
           : {}),
       },
-      select: { id: true, turnId: true, kind: true, reward: true, labelSource: true, excluded: true, excludeReason: true, staleness: true },
+      select: {
+        id: true,
+        turnId: true,
+        kind: true,
+        reward: true,
+        labelSource: true,
+        excluded: true,
+        excludeReason: true,
+        staleness: true,
+      },
     }),
   ]);
   const turnIds = [...fresh.map((t) => t.id), ...pending.map((s) => s.turnId)];
-  if (turnIds.length === 0) return { created: 0, updated: 0, watermark: new Date(startedAt - WATERMARK_SLACK_MS), currentVersion };
+  if (turnIds.length === 0)
+    return { created: 0, updated: 0, watermark: new Date(startedAt - WATERMARK_SLACK_MS), currentVersion };
 
   const [labels, facts] = await Promise.all([
     effectiveLabelsForTurns(turnIds),
-    db().turn.findMany({ where: { id: { in: turnIds } }, select: { id: true, policyVersion: true, tokenIds: true, logprobs: true } }),
+    db().turn.findMany({
+      where: { id: { in: turnIds } },
+      select: { id: true, policyVersion: true, tokenIds: true, logprobs: true },
+    }),
   ]);
   const factsById = new Map(facts.map((t) => [t.id, t]));
   const decide = (turnId: string): SampleDecision | null => {
@@ -113,7 +158,16 @@ export async function collectSamples(runId: string, opts: CollectOptions = {}): 
   for (const { id } of fresh) {
     const d = decide(id);
     if (!d) continue;
-    rows.push({ runId, turnId: id, kind: d.kind, reward: d.reward, labelSource: d.labelSource, excluded: d.excluded, excludeReason: d.excludeReason, staleness: d.staleness });
+    rows.push({
+      runId,
+      turnId: id,
+      kind: d.kind,
+      reward: d.reward,
+      labelSource: d.labelSource,
+      excluded: d.excluded,
+      excludeReason: d.excludeReason,
+      staleness: d.staleness,
+    });
   }
   const created = rows.length ? (await db().sample.createMany({ data: rows, skipDuplicates: true })).count : 0;
 
@@ -123,7 +177,14 @@ export async function collectSamples(runId: string, opts: CollectOptions = {}): 
     if (!d || same(d, s)) continue;
     const r = await db().sample.updateMany({
       where: { id: s.id, stepId: null },
-      data: { kind: d.kind, reward: d.reward, labelSource: d.labelSource, excluded: d.excluded, excludeReason: d.excludeReason, staleness: d.staleness },
+      data: {
+        kind: d.kind,
+        reward: d.reward,
+        labelSource: d.labelSource,
+        excluded: d.excluded,
+        excludeReason: d.excludeReason,
+        staleness: d.staleness,
+      },
     });
     updated += r.count;
   }

@@ -15,7 +15,8 @@ export function isTooStale(staleness: number, maxStaleness: number): boolean {
 
 /** min(1, exp(mean_t(current_t − behaviour_t))); 0 for an empty response. */
 export function importanceWeight(current: readonly number[], behaviour: readonly number[]): number {
-  if (current.length !== behaviour.length) throw new Error(`importanceWeight: ${current.length} vs ${behaviour.length} log-probs`);
+  if (current.length !== behaviour.length)
+    throw new Error(`importanceWeight: ${current.length} vs ${behaviour.length} log-probs`);
   if (current.length === 0) return 0;
   let sum = 0;
   for (let t = 0; t < current.length; t++) sum += current[t] - behaviour[t];

@@ -24,7 +24,11 @@ import { importanceWeight, isTooStale } from "./staleness";
  * fitted as the engine fitted it (engine/fit.ts), found from the `promptTokens` it reported. null when the
  * request does not render.
  */
-export function servedPromptIds(messages: readonly unknown[], tools: unknown, promptTokens: number | null): number[] | null {
+export function servedPromptIds(
+  messages: readonly unknown[],
+  tools: unknown,
+  promptTokens: number | null,
+): number[] | null {
   const request = parseChatRequest(messages, tools);
   if (!request) return null;
   return servedPrompt(request.messages, promptTokens, { addGenerationPrompt: true, tools: request.tools });
@@ -63,7 +67,12 @@ export interface BuildContext {
  * The teacher's prompt ids: the served request with the hint appended (judge/core/teacher.ts), fitted by whole
  * messages into `budget` tokens (the context less the response), as the embedded teacher fits it.
  */
-export function hintedPromptIds(messages: readonly unknown[], tools: unknown, hint: string, budget: number): number[] | null {
+export function hintedPromptIds(
+  messages: readonly unknown[],
+  tools: unknown,
+  hint: string,
+  budget: number,
+): number[] | null {
   const judgeMessages = JudgeMessagesSchema.safeParse(messages);
   if (!judgeMessages.success || budget < 1) return null;
   const request = parseChatRequest(hintedTeacherMessages(judgeMessages.data, hint), tools);
@@ -86,7 +95,18 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   const [turns, labels, judgments] = await Promise.all([
     db().turn.findMany({
       where: { id: { in: turnIds } },
-      select: { id: true, sessionId: true, index: true, systemHash: true, toolsHash: true, turnType: true, tokenIds: true, logprobs: true, promptTokens: true, policyVersion: true },
+      select: {
+        id: true,
+        sessionId: true,
+        index: true,
+        systemHash: true,
+        toolsHash: true,
+        turnType: true,
+        tokenIds: true,
+        logprobs: true,
+        promptTokens: true,
+        policyVersion: true,
+      },
     }),
     effectiveLabelsForTurns(turnIds),
     db().judgment.findMany({ where: { turnId: { in: turnIds } }, select: { id: true, score: true, evalScore: true } }),
@@ -94,7 +114,15 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   const turnById = new Map(turns.map((t) => [t.id, t]));
   const judgmentById = new Map(judgments.map((j) => [j.id, j]));
 
-  const out: BuiltBatch = { samples: [], trace: [], decisions: new Map(), dropped: [], responseLens: [], evalScores: [], importanceWeighted: 0 };
+  const out: BuiltBatch = {
+    samples: [],
+    trace: [],
+    decisions: new Map(),
+    dropped: [],
+    responseLens: [],
+    evalScores: [],
+    importanceWeighted: 0,
+  };
   const stale: number[] = [];
   for (const row of rows) {
     const turn = turnById.get(row.turnId)!;
@@ -115,7 +143,10 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     const [messages, tools] = await Promise.all([reassembleMessages(turn), toolsOf(turn.toolsHash)]);
     const promptIds = servedPromptIds(MessagesSchema.parse(messages), tools, turn.promptTokens);
     if (!promptIds) {
-      out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable } });
+      out.dropped.push({
+        id: row.id,
+        decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable },
+      });
       continue;
     }
     let teacherLogprobs: number[] | undefined;
@@ -125,12 +156,21 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     if (decision.teacher && (opdEstimator !== "sampled" || source === "current")) {
       // The teacher is scored at step time: the whole distribution (topk/full) from the frozen base or the
       // current policy, or the current policy's log-probs of the sampled tokens (sampled + current).
-      const hinted = hintedPromptIds(MessagesSchema.parse(messages), tools, label.hint!, ctx.model.config.ctx - turn.tokenIds.length);
+      const hinted = hintedPromptIds(
+        MessagesSchema.parse(messages),
+        tools,
+        label.hint!,
+        ctx.model.config.ctx - turn.tokenIds.length,
+      );
       if (!hinted) {
-        out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable } });
+        out.dropped.push({
+          id: row.id,
+          decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.unrenderable },
+        });
         continue;
       }
-      if (opdEstimator === "sampled") teacherLogprobs = scoreBatch(ctx.model, [{ promptIds: hinted, responseIds: turn.tokenIds }])[0];
+      if (opdEstimator === "sampled")
+        teacherLogprobs = scoreBatch(ctx.model, [{ promptIds: hinted, responseIds: turn.tokenIds }])[0];
       else teacherPromptIds = hinted;
       teacherSource = "step";
     } else if (decision.teacher === "judgment") {
@@ -138,9 +178,14 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       teacherSource = "judgment";
     } else if (decision.teacher === "rescore") {
       const hinted = hintedTeacherMessages(JudgeMessagesSchema.parse(messages), label.hint!);
-      teacherLogprobs = await ctx.teacher().score(hinted, turn.tokenIds, { tools: Array.isArray(tools) ? tools : undefined });
+      teacherLogprobs = await ctx
+        .teacher()
+        .score(hinted, turn.tokenIds, { tools: Array.isArray(tools) ? tools : undefined });
       if (teacherLogprobs.length !== turn.tokenIds.length) {
-        out.dropped.push({ id: row.id, decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.teacherMismatch } });
+        out.dropped.push({
+          id: row.id,
+          decision: { ...decision, excluded: true, excludeReason: TRAINER_EXCLUDE.teacherMismatch },
+        });
         continue;
       }
       teacherSource = "rescored";
@@ -155,7 +200,16 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       teacherSource = "none";
     }
     if (isTooStale(decision.staleness, config.hyper.maxStaleness)) stale.push(out.samples.length);
-    out.samples.push({ promptIds, responseIds: turn.tokenIds, oldLogprobs: turn.logprobs, reward: decision.reward, teacherLogprobs, teacherPromptIds, kind, weight: 1 });
+    out.samples.push({
+      promptIds,
+      responseIds: turn.tokenIds,
+      oldLogprobs: turn.logprobs,
+      reward: decision.reward,
+      teacherLogprobs,
+      teacherPromptIds,
+      kind,
+      weight: 1,
+    });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;
@@ -177,7 +231,10 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   // whole-sample weight = truncated importance ratio current/behaviour (see staleness.ts).
   out.importanceWeighted = stale.length;
   if (stale.length) {
-    const current = scoreBatch(ctx.model, stale.map((i) => out.samples[i]));
+    const current = scoreBatch(
+      ctx.model,
+      stale.map((i) => out.samples[i]),
+    );
     stale.forEach((i, k) => {
       const s = out.samples[i];
       const w = importanceWeight(current[k], s.oldLogprobs);

@@ -16,12 +16,17 @@ export function decodeCursor(cursor: string): Keyset {
   const dot = text.indexOf(".");
   const ms = Number(text.slice(0, dot));
   const id = text.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(ms) || !id) throw badRequest("Malformed cursor: pass back the nextCursor of the previous page");
+  if (dot < 1 || !Number.isSafeInteger(ms) || !id)
+    throw badRequest("Malformed cursor: pass back the nextCursor of the previous page");
   return { at: new Date(ms), id };
 }
 
 /** Cuts a `limit + 1` fetch into a page and the cursor of the next one. */
-export function keysetPage<T>(rows: T[], limit: number, key: (row: T) => Keyset): { items: T[]; nextCursor: string | null } {
+export function keysetPage<T>(
+  rows: T[],
+  limit: number,
+  key: (row: T) => Keyset,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? encodeCursor(key(items[items.length - 1]!)) : null };
 }

@@ -34,7 +34,11 @@ function utf8Length(lead: number): number {
   return 1;
 }
 
-export function opdHeatmap(tokenIds: readonly number[], policy: readonly number[], teacher: readonly number[]): OpdHeatmap | null {
+export function opdHeatmap(
+  tokenIds: readonly number[],
+  policy: readonly number[],
+  teacher: readonly number[],
+): OpdHeatmap | null {
   if (!teacher.length || !policy.length) return null;
   const n = Math.min(teacher.length, policy.length, tokenIds.length || Infinity);
   const warning =
@@ -42,11 +46,12 @@ export function opdHeatmap(tokenIds: readonly number[], policy: readonly number[
       ? `lengths differ (tokens ${tokenIds.length}, policy ${policy.length}, teacher ${teacher.length}); showing the first ${n}`
       : null;
   const gaps = Array.from({ length: n }, (_, i) => teacher[i]! - policy[i]!);
-  const decoded = tokenIds.length > 0 && tokenIds.slice(0, n).every((id) => Number.isInteger(id) && id >= 0 && id < VOCAB_SIZE);
+  const decoded =
+    tokenIds.length > 0 && tokenIds.slice(0, n).every((id) => Number.isInteger(id) && id >= 0 && id < VOCAB_SIZE);
   const cells: GapCell[] = [];
   const mean = (from: number, to: number) => gaps.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
   const decoder = new TextDecoder();
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const id = tokenIds[i];
     if (!decoded || id === undefined) {
       cells.push({ text: id === undefined ? `·${i}` : `#${id}`, gap: gaps[i]!, start: i, tokens: 1 });
@@ -67,7 +72,12 @@ export function opdHeatmap(tokenIds: readonly number[], policy: readonly number[
         break;
       }
     }
-    cells.push({ text: decoder.decode(Uint8Array.from(tokenIds.slice(i, i + len))), gap: mean(i, i + len), start: i, tokens: len });
+    cells.push({
+      text: decoder.decode(Uint8Array.from(tokenIds.slice(i, i + len))),
+      gap: mean(i, i + len),
+      start: i,
+      tokens: len,
+    });
     i += len;
   }
   return {

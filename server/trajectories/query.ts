@@ -35,8 +35,13 @@ export const TURN_ORDER = Prisma.sql`f."createdAt" DESC, f."turnId" DESC`;
 export const SEARCH_ORDER = Prisma.sql`t."createdAt" DESC, t.id DESC`;
 
 /** ORDER BY and keyset condition for a list (keyset rows strictly after `after`). */
-export function listOrder(search: boolean, after: { at: Date; id: string } | null): { order: Prisma.Sql; after: Prisma.Sql } {
-  const [at, id] = search ? [Prisma.sql`t."createdAt"`, Prisma.sql`t.id`] : [Prisma.sql`f."createdAt"`, Prisma.sql`f."turnId"`];
+export function listOrder(
+  search: boolean,
+  after: { at: Date; id: string } | null,
+): { order: Prisma.Sql; after: Prisma.Sql } {
+  const [at, id] = search
+    ? [Prisma.sql`t."createdAt"`, Prisma.sql`t.id`]
+    : [Prisma.sql`f."createdAt"`, Prisma.sql`f."turnId"`];
   return {
     order: search ? SEARCH_ORDER : TURN_ORDER,
     after: after ? Prisma.sql`AND (${at}, ${id}) < (${sqlTime(after.at)}, ${after.id})` : Prisma.empty,
@@ -100,7 +105,10 @@ export function turnWhere(f: TurnFilter): Prisma.Sql {
   if (f.experimentId) c.push(Prisma.sql`f."experimentId" = ${f.experimentId}`);
   if (f.runId) c.push(Prisma.sql`f."runId" = ${f.runId}`);
   // Our id or the client's: resolved on agent_sessions first (both are indexed there).
-  if (f.sessionId) c.push(Prisma.sql`f."sessionId" IN (SELECT id FROM agent_sessions WHERE id = ${f.sessionId} OR "externalId" = ${f.sessionId})`);
+  if (f.sessionId)
+    c.push(
+      Prisma.sql`f."sessionId" IN (SELECT id FROM agent_sessions WHERE id = ${f.sessionId} OR "externalId" = ${f.sessionId})`,
+    );
   if (f.turnType) c.push(Prisma.sql`f."turnType" = ${f.turnType}::"TurnType"`);
   if (f.status) c.push(Prisma.sql`f.status = ${f.status}::"TurnStatus"`);
   if (f.score === "unjudged") c.push(Prisma.sql`NOT f.judged`);

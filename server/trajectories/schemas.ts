@@ -2,7 +2,10 @@ import { z } from "zod";
 import { IdSchema, PageInput } from "../experiments/schemas";
 
 /** Booleans from JSON or a query string ("true"/"false"/"1"/"0"); z.coerce.boolean would read "false" as true. */
-export const QueryBool = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+export const QueryBool = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1"),
+]);
 
 /** Opaque keyset cursor (see cursor.ts); longer than an id, so not PageInput's. */
 export const CursorSchema = z.string().max(200);

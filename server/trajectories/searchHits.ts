@@ -13,7 +13,6 @@ export interface SearchHit {
   snippet: string;
 }
 
-
 const OPTIONS = `StartSel=${HIT_START}, StopSel=${HIT_END}, MaxWords=24, MinWords=10`;
 
 // The same texts the turns.search column indexes (migration 20261129220000_exact_json), field by field.

@@ -14,7 +14,15 @@ import { opdHeatmap } from "./heatmap";
 import { searchHits } from "./searchHits";
 import { RELABEL_ACTION, writeReviewerLabel } from "../labels/reviewerLabels";
 import { listOrder, sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
-import type { AuditListInput, ConversationInput, LabelCreateInput, LabelListInput, SessionListInput, TurnFilter, TurnListInput } from "./schemas";
+import type {
+  AuditListInput,
+  ConversationInput,
+  LabelCreateInput,
+  LabelListInput,
+  SessionListInput,
+  TurnFilter,
+  TurnListInput,
+} from "./schemas";
 
 function page<T extends { id: string }>(rows: T[], limit: number) {
   const items = rows.slice(0, limit);
@@ -43,9 +51,26 @@ export async function listSessions(p: Principal, input: z.output<typeof SessionL
 }
 
 const TURN_SUMMARY = {
-  id: true, sessionId: true, experimentId: true, runId: true, index: true, turnType: true, typeSource: true, status: true,
-  simulated: true, content: true, finishReason: true, policyVersion: true, latencyMs: true, ttftMs: true,
-  promptTokens: true, completionTokens: true, nextStateRole: true, nextStateAt: true, createdAt: true, error: true,
+  id: true,
+  sessionId: true,
+  experimentId: true,
+  runId: true,
+  index: true,
+  turnType: true,
+  typeSource: true,
+  status: true,
+  simulated: true,
+  content: true,
+  finishReason: true,
+  policyVersion: true,
+  latencyMs: true,
+  ttftMs: true,
+  promptTokens: true,
+  completionTokens: true,
+  nextStateRole: true,
+  nextStateAt: true,
+  createdAt: true,
+  error: true,
 } satisfies Prisma.TurnSelect;
 
 /**
@@ -54,13 +79,22 @@ const TURN_SUMMARY = {
  */
 export async function getSession(p: Principal, id: string, experimentId?: string) {
   assertCan(p, "read");
-  const include = { experiment: { select: { name: true, slug: true } }, turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 } } satisfies Prisma.AgentSessionInclude;
+  const include = {
+    experiment: { select: { name: true, slug: true } },
+    turns: { orderBy: { index: "asc" }, select: TURN_SUMMARY, take: 2000 },
+  } satisfies Prisma.AgentSessionInclude;
   const own = await db().agentSession.findUnique({ where: { id }, include });
   if (own) return authorizeRow(p, "Session", id, own, (r) => r.experimentId);
   const scope = scopeExperiment(p, experimentId);
-  const byClient = await db().agentSession.findMany({ where: { externalId: id, ...(scope ? { experimentId: scope } : {}) }, include, take: 10 });
+  const byClient = await db().agentSession.findMany({
+    where: { externalId: id, ...(scope ? { experimentId: scope } : {}) },
+    include,
+    take: 10,
+  });
   if (byClient.length > 1) {
-    throw conflict(`Client session id '${id}' is used in ${byClient.length} experiments (${byClient.map((s) => s.experiment.slug).join(", ")}): add ?experimentId= to choose one`);
+    throw conflict(
+      `Client session id '${id}' is used in ${byClient.length} experiments (${byClient.map((s) => s.experiment.slug).join(", ")}): add ?experimentId= to choose one`,
+    );
   }
   return authorizeRow(p, "Session", id, byClient[0] ?? null, (r) => r.experimentId);
 }
@@ -76,15 +110,28 @@ export async function listTurns(p: Principal, input: z.output<typeof TurnListInp
     ORDER BY ${order}
     LIMIT ${input.limit + 1}`;
   const page = keysetPage(rows, input.limit, (r) => ({ at: r.createdAt, id: r.id }));
-  const hits = input.q ? await searchHits(page.items.map((r) => r.id), input.q) : null;
+  const hits = input.q
+    ? await searchHits(
+        page.items.map((r) => r.id),
+        input.q,
+      )
+    : null;
   return { ...page, items: page.items.map((r) => ({ ...r, hits: hits?.get(r.id) ?? [] })) };
 }
 
 /** The experiment's serving version now: the active one, else the newest. */
 async function currentPolicyVersion(experimentId: string): Promise<number | null> {
   const v =
-    (await db().policyVersion.findFirst({ where: { experimentId, status: "ACTIVE" }, orderBy: { version: "desc" }, select: { version: true } })) ??
-    (await db().policyVersion.findFirst({ where: { experimentId }, orderBy: { version: "desc" }, select: { version: true } }));
+    (await db().policyVersion.findFirst({
+      where: { experimentId, status: "ACTIVE" },
+      orderBy: { version: "desc" },
+      select: { version: true },
+    })) ??
+    (await db().policyVersion.findFirst({
+      where: { experimentId },
+      orderBy: { version: "desc" },
+      select: { version: true },
+    }));
   return v?.version ?? null;
 }
 
@@ -92,9 +139,14 @@ const JUDGMENT_INCLUDE = {
   votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] },
 } satisfies Prisma.JudgmentInclude;
 
-const LABEL_INCLUDE = { user: { select: { email: true } }, apiKey: { select: { prefix: true } } } satisfies Prisma.LabelInclude;
+const LABEL_INCLUDE = {
+  user: { select: { email: true } },
+  apiKey: { select: { prefix: true } },
+} satisfies Prisma.LabelInclude;
 
-const SAMPLE_INCLUDE = { step: { select: { step: true, policyVersion: true, createdAt: true } } } satisfies Prisma.SampleInclude;
+const SAMPLE_INCLUDE = {
+  step: { select: { step: true, policyVersion: true, createdAt: true } },
+} satisfies Prisma.SampleInclude;
 
 function voteAgreement(votes: { kind: string; value: number | null }[], score: number) {
   const valid = votes.filter((v) => v.kind === "eval" && v.value !== null);
@@ -102,11 +154,21 @@ function voteAgreement(votes: { kind: string; value: number | null }[], score: n
 }
 
 /** Everything the conversation view shows beside one assistant turn. */
-async function annotate<T extends { id: string; experimentId: string; tokenIds: number[]; logprobs: number[]; policyVersion: number }>(turns: T[]) {
+async function annotate<
+  T extends { id: string; experimentId: string; tokenIds: number[]; logprobs: number[]; policyVersion: number },
+>(turns: T[]) {
   const ids = turns.map((t) => t.id);
   const [judgments, labels, samples, training] = await Promise.all([
-    db().judgment.findMany({ where: { turnId: { in: ids } }, include: JUDGMENT_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
-    db().label.findMany({ where: { turnId: { in: ids } }, include: LABEL_INCLUDE, orderBy: [{ createdAt: "desc" }, { id: "desc" }] }),
+    db().judgment.findMany({
+      where: { turnId: { in: ids } },
+      include: JUDGMENT_INCLUDE,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    }),
+    db().label.findMany({
+      where: { turnId: { in: ids } },
+      include: LABEL_INCLUDE,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    }),
     db().sample.findMany({ where: { turnId: { in: ids } }, include: SAMPLE_INCLUDE, orderBy: { createdAt: "desc" } }),
     effectiveLabelsForTurns(ids),
   ]);
@@ -130,16 +192,35 @@ async function annotate<T extends { id: string; experimentId: string; tokenIds: 
 }
 
 const CONVERSATION_SELECT = {
-  ...TURN_SUMMARY, messagesDelta: true, messagesOffset: true, toolCalls: true, reasoning: true, nextState: true,
-  tokenIds: true, logprobs: true, upstreamModel: true, systemHash: true, toolsHash: true,
+  ...TURN_SUMMARY,
+  messagesDelta: true,
+  messagesOffset: true,
+  toolCalls: true,
+  reasoning: true,
+  nextState: true,
+  tokenIds: true,
+  logprobs: true,
+  upstreamModel: true,
+  systemHash: true,
+  toolsHash: true,
 } satisfies Prisma.TurnSelect;
 
 /** A page of a session's turns (one lane) with their delta messages and annotations. */
 export async function getConversation(p: Principal, input: z.output<typeof ConversationInput>) {
   assertCan(p, "read");
-  const session = authorizeRow(p, "Session", input.sessionId, await db().agentSession.findUnique({ where: { id: input.sessionId }, select: { id: true, experimentId: true } }), (r) => r.experimentId);
+  const session = authorizeRow(
+    p,
+    "Session",
+    input.sessionId,
+    await db().agentSession.findUnique({ where: { id: input.sessionId }, select: { id: true, experimentId: true } }),
+    (r) => r.experimentId,
+  );
   const rows = await db().turn.findMany({
-    where: { sessionId: session.id, ...(input.lane === "ALL" ? {} : { turnType: input.lane }), index: input.cursor === undefined ? undefined : { gt: input.cursor } },
+    where: {
+      sessionId: session.id,
+      ...(input.lane === "ALL" ? {} : { turnType: input.lane }),
+      index: input.cursor === undefined ? undefined : { gt: input.cursor },
+    },
     orderBy: { index: "asc" },
     take: input.limit + 1,
     select: CONVERSATION_SELECT,
@@ -148,8 +229,16 @@ export async function getConversation(p: Principal, input: z.output<typeof Conve
   const firstPage = input.cursor === undefined;
   const first = items[0];
   const [system, tools] = await Promise.all([
-    firstPage && first?.systemHash ? db().blob.findUnique({ where: { hash: first.systemHash } }).then((b) => b?.content ?? null) : null,
-    firstPage && first?.toolsHash ? db().blob.findUnique({ where: { hash: first.toolsHash } }).then((b) => b?.content ?? null) : null,
+    firstPage && first?.systemHash
+      ? db()
+          .blob.findUnique({ where: { hash: first.systemHash } })
+          .then((b) => b?.content ?? null)
+      : null,
+    firstPage && first?.toolsHash
+      ? db()
+          .blob.findUnique({ where: { hash: first.toolsHash } })
+          .then((b) => b?.content ?? null)
+      : null,
   ]);
   return {
     system,
@@ -161,18 +250,38 @@ export async function getConversation(p: Principal, input: z.output<typeof Conve
 
 export async function getTurn(p: Principal, id: string) {
   assertCan(p, "read");
-  const t = authorizeRow(p, "Turn", id, await db().turn.findUnique({
-    where: { id },
-    include: { session: { select: { externalId: true, done: true } }, experiment: { select: { name: true, slug: true, config: true } } },
-  }), (r) => r.experimentId);
+  const t = authorizeRow(
+    p,
+    "Turn",
+    id,
+    await db().turn.findUnique({
+      where: { id },
+      include: {
+        session: { select: { externalId: true, done: true } },
+        experiment: { select: { name: true, slug: true, config: true } },
+      },
+    }),
+    (r) => r.experimentId,
+  );
   const [annotated, messages, tools, auditEntries] = await Promise.all([
     annotate([t]),
     reassembleMessages(t),
-    t.toolsHash ? db().blob.findUnique({ where: { hash: t.toolsHash } }).then((b) => b?.content ?? null) : null,
+    t.toolsHash
+      ? db()
+          .blob.findUnique({ where: { hash: t.toolsHash } })
+          .then((b) => b?.content ?? null)
+      : null,
     turnAudit(t.id),
   ]);
   const { experiment, ...a } = annotated[0]!;
-  return { ...a, experiment: { name: experiment.name, slug: experiment.slug }, messages, tools, audit: auditEntries, method: (experiment.config as { method?: string }).method ?? null };
+  return {
+    ...a,
+    experiment: { name: experiment.name, slug: experiment.slug },
+    messages,
+    tools,
+    audit: auditEntries,
+    method: (experiment.config as { method?: string }).method ?? null,
+  };
 }
 
 async function turnAudit(turnId: string) {
@@ -182,7 +291,15 @@ async function turnAudit(turnId: string) {
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 100,
   });
-  return rows.map((r) => ({ id: r.id, action: r.action, actor: r.actor?.email ?? null, actorKeyId: r.actorKeyId, before: r.before, after: r.after, createdAt: r.createdAt }));
+  return rows.map((r) => ({
+    id: r.id,
+    action: r.action,
+    actor: r.actor?.email ?? null,
+    actorKeyId: r.actorKeyId,
+    before: r.before,
+    after: r.after,
+    createdAt: r.createdAt,
+  }));
 }
 
 export async function createLabel(p: Principal, input: z.output<typeof LabelCreateInput>) {
@@ -211,12 +328,28 @@ export async function listTurnAudit(p: Principal, input: z.output<typeof AuditLi
     const turn = await db().turn.findUnique({ where: { id: input.turnId }, select: { experimentId: true } });
     if (turn) assertExperimentAccess(p, turn.experimentId);
   }
-  const turnIds = experimentId && !input.turnId ? Prisma.sql`AND a."resourceId" IN (SELECT id FROM turns WHERE "experimentId" = ${experimentId})` : Prisma.empty;
-  const k = input.cursor ? await db().auditLog.findUnique({ where: { id: input.cursor }, select: { createdAt: true, id: true } }) : null;
-  const rows = await db().$queryRaw<{
-    id: string; action: string; resourceId: string; before: unknown; after: unknown; createdAt: Date; actor: string | null; actorKeyId: string | null;
-    turnIndex: number | null; experimentId: string | null; experimentName: string | null;
-  }[]>`
+  const turnIds =
+    experimentId && !input.turnId
+      ? Prisma.sql`AND a."resourceId" IN (SELECT id FROM turns WHERE "experimentId" = ${experimentId})`
+      : Prisma.empty;
+  const k = input.cursor
+    ? await db().auditLog.findUnique({ where: { id: input.cursor }, select: { createdAt: true, id: true } })
+    : null;
+  const rows = await db().$queryRaw<
+    {
+      id: string;
+      action: string;
+      resourceId: string;
+      before: unknown;
+      after: unknown;
+      createdAt: Date;
+      actor: string | null;
+      actorKeyId: string | null;
+      turnIndex: number | null;
+      experimentId: string | null;
+      experimentName: string | null;
+    }[]
+  >`
     SELECT a.id, a.action, a."resourceId", a.before, a.after, a."createdAt", u.email AS actor, a."actorKeyId",
            t.index AS "turnIndex", e.id AS "experimentId", e.name AS "experimentName"
     FROM audit_logs a LEFT JOIN users u ON u.id = a."actorUserId"

@@ -7,8 +7,16 @@ export const RoleSchema = z.enum(["ADMIN", "REVIEWER", "VIEWER"]);
 
 // Sign-in accepts any stored address (e.g. an INIT_ADMIN_EMAIL without a dot in its domain); the format is
 // enforced when users are created.
-export const LoginInput = z.object({ email: z.string().trim().toLowerCase().min(1, "email is required").max(254), password: z.string().min(1, "password is required").max(200) });
-export const UserCreateInput = z.object({ email: EmailSchema, name: z.string().max(120).optional(), password: PasswordSchema, role: RoleSchema.default("VIEWER") });
+export const LoginInput = z.object({
+  email: z.string().trim().toLowerCase().min(1, "email is required").max(254),
+  password: z.string().min(1, "password is required").max(200),
+});
+export const UserCreateInput = z.object({
+  email: EmailSchema,
+  name: z.string().max(120).optional(),
+  password: PasswordSchema,
+  role: RoleSchema.default("VIEWER"),
+});
 export const UserUpdateInput = z.object({
   id: z.string().min(1).max(64),
   name: z.string().max(120).optional(),
@@ -20,7 +28,10 @@ export const UserListInput = PageInput;
 
 export const ApiKeyCreateInput = z.object({
   name: z.string().trim().min(1, "name is required").max(120),
-  scopes: z.array(z.enum(["proxy", "read", "write", "admin"])).min(1, "pick at least one scope").max(4),
+  scopes: z
+    .array(z.enum(["proxy", "read", "write", "admin"]))
+    .min(1, "pick at least one scope")
+    .max(4),
   experimentId: z.string().min(1).max(64).optional(),
   expiresAt: z.coerce.date().optional(),
 });

@@ -45,8 +45,11 @@ export async function createUser(p: Principal | null, input: z.output<typeof Use
   if (p) assertCan(p, "admin");
   const passwordHash = await hashSecret(input.password);
   const u = await db().$transaction(async (tx) => {
-    if (await tx.user.findUnique({ where: { email: input.email } })) throw conflict(`A user with email ${input.email} exists`);
-    const created = await tx.user.create({ data: { email: input.email, name: input.name, role: input.role, passwordHash } });
+    if (await tx.user.findUnique({ where: { email: input.email } }))
+      throw conflict(`A user with email ${input.email} exists`);
+    const created = await tx.user.create({
+      data: { email: input.email, name: input.name, role: input.role, passwordHash },
+    });
     await audit(tx, p, "user.create", "user", created.id, null, { email: created.email, role: created.role });
     return created;
   });
@@ -60,7 +63,8 @@ export async function updateUser(p: Principal, input: z.output<typeof UserUpdate
     const before = await tx.user.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("User", input.id);
     const demotingLastAdmin =
-      before.role === "ADMIN" && ((input.role && input.role !== "ADMIN") || input.disabled) &&
+      before.role === "ADMIN" &&
+      ((input.role && input.role !== "ADMIN") || input.disabled) &&
       (await tx.user.count({ where: { role: "ADMIN", disabledAt: null } })) <= 1;
     if (demotingLastAdmin) throw conflict("This is the last active admin: promote another user first");
     const after = await tx.user.update({
@@ -74,9 +78,15 @@ export async function updateUser(p: Principal, input: z.output<typeof UserUpdate
         ...(input.disabled === undefined ? {} : { disabledAt: input.disabled ? new Date() : null }),
       },
     });
-    await audit(tx, p, "user.update", "user", after.id,
+    await audit(
+      tx,
+      p,
+      "user.update",
+      "user",
+      after.id,
       { role: before.role, disabled: !!before.disabledAt, name: before.name },
-      { role: after.role, disabled: !!after.disabledAt, name: after.name, passwordChanged: !!passwordHash });
+      { role: after.role, disabled: !!after.disabledAt, name: after.name, passwordChanged: !!passwordHash },
+    );
     return after;
   });
   return userView(u);

@@ -24,19 +24,26 @@ beforeAll(async () => {
   exp = await seedExperiment({ method: "grpo" });
   judgeVersion = expectedJudgeVersion(ExperimentConfigSchema.parse(exp.config));
   const runId = (await seedRun(exp.id)).id;
-  const { session, turns } = await seedSession(exp.id, [
-    { user: "Plan a weekend in Lisbon", reply: "Day one: Alfama and the castle.", runId },
-    { user: "Shorter please", reply: "Alfama, castle, Belém.", runId },
-    { user: "And food?", reply: "Try pastéis de nata in Belém.", runId },
-    { user: "Thanks", reply: "Enjoy your trip!", runId },
-  ], { externalId: `console-${exp.slug}` });
+  const { session, turns } = await seedSession(
+    exp.id,
+    [
+      { user: "Plan a weekend in Lisbon", reply: "Day one: Alfama and the castle.", runId },
+      { user: "Shorter please", reply: "Alfama, castle, Belém.", runId },
+      { user: "And food?", reply: "Try pastéis de nata in Belém.", runId },
+      { user: "Thanks", reply: "Enjoy your trip!", runId },
+    ],
+    { externalId: `console-${exp.slug}` },
+  );
   sessionId = session.id;
   turnIds = turns.map((t) => t.id);
   for (const id of turnIds) await seedJudgment(id, { score: 1, votes: [1, 1, 1], judgeVersion });
 });
 afterAll(() => browser?.close());
 
-async function newPage(viewport = { width: 1400, height: 950 }, role: "ADMIN" | "REVIEWER" | "VIEWER" = "ADMIN"): Promise<Page> {
+async function newPage(
+  viewport = { width: 1400, height: 950 },
+  role: "ADMIN" | "REVIEWER" | "VIEWER" = "ADMIN",
+): Promise<Page> {
   const page = await browser.newPage({ viewport });
   await signInAsNewUser(page, role);
   return page;
@@ -76,17 +83,26 @@ describe("console fixes in the browser", () => {
     await page.keyboard.press("h");
     await page.keyboard.type("Be shorter.");
     await page.keyboard.press("Control+Enter");
-    await page.getByTestId("review-status").getByText(/Fixed & accepted/).waitFor();
+    await page
+      .getByTestId("review-status")
+      .getByText(/Fixed & accepted/)
+      .waitFor();
     await expect.poll(() => item.getAttribute("data-turn-id")).not.toBe(first);
     const second = (await item.getAttribute("data-turn-id"))!;
     await page.getByTestId(`annot-${second}`).waitFor();
     expect(await page.evaluate(() => document.activeElement?.tagName ?? "")).not.toBe("TEXTAREA");
     // `a` accepts the second item instead of being typed into its hint box.
     await page.keyboard.press("a");
-    await page.getByTestId("review-status").getByText(/^Accepted turn/).waitFor();
+    await page
+      .getByTestId("review-status")
+      .getByText(/^Accepted turn/)
+      .waitFor();
     await expect.poll(() => item.getAttribute("data-turn-id")).not.toBe(second);
     expect(await page.getByLabel("Hint").inputValue()).toBe("");
-    const verdicts = await db().reviewSubmission.findMany({ where: { item: { turnId: { in: [first!, second] } } }, select: { verdict: true, hint: true, item: { select: { turnId: true } } } });
+    const verdicts = await db().reviewSubmission.findMany({
+      where: { item: { turnId: { in: [first!, second] } } },
+      select: { verdict: true, hint: true, item: { select: { turnId: true } } },
+    });
     expect(verdicts.find((v) => v.item.turnId === second)).toMatchObject({ verdict: "ACCEPT", hint: null });
     await page.close();
   });
@@ -95,9 +111,21 @@ describe("console fixes in the browser", () => {
     const page = await newPage({ width: 390, height: 844 });
     const queue = await db().reviewQueue.findFirstOrThrow({ where: { experimentId: exp.id } });
     const pages = [
-      "/experiments", `/experiments/${exp.id}`, "/experiments/new", `/trajectories?experimentId=${exp.id}`, `/trajectories/${turnIds[0]}`,
-      "/sessions", `/sessions/${sessionId}`, "/review", `/review/${queue.id}`, `/metrics?experimentId=${exp.id}`,
-      `/playground?experimentId=${exp.id}`, "/simulation", "/workers", "/settings/users", "/settings/keys",
+      "/experiments",
+      `/experiments/${exp.id}`,
+      "/experiments/new",
+      `/trajectories?experimentId=${exp.id}`,
+      `/trajectories/${turnIds[0]}`,
+      "/sessions",
+      `/sessions/${sessionId}`,
+      "/review",
+      `/review/${queue.id}`,
+      `/metrics?experimentId=${exp.id}`,
+      `/playground?experimentId=${exp.id}`,
+      "/simulation",
+      "/workers",
+      "/settings/users",
+      "/settings/keys",
     ];
     const wide: string[] = [];
     for (const p of pages) {
@@ -125,16 +153,28 @@ describe("console fixes in the browser", () => {
     // 0 at the base, then 105 trained versions at +1: more than the 100 the chart lists.
     const sim = await seedExperiment({ method: "grpo" });
     const jv = expectedJudgeVersion(ExperimentConfigSchema.parse(sim.config));
-    const specs = Array.from({ length: 107 }, (_, i) => ({ user: `question ${i}`, reply: `answer ${i}`, policyVersion: Math.max(0, i - 1), next: "ok" }));
+    const specs = Array.from({ length: 107 }, (_, i) => ({
+      user: `question ${i}`,
+      reply: `answer ${i}`,
+      policyVersion: Math.max(0, i - 1),
+      next: "ok",
+    }));
     const { turns } = await seedSession(sim.id, specs, { simulated: true });
     // Version 0 served two turns: −1 and 0 (mean −0.5).
-    for (const [i, t] of turns.entries()) await seedJudgment(t.id, { score: i === 0 ? -1 : i === 1 ? 0 : 1, votes: [i === 0 ? -1 : i === 1 ? 0 : 1], judgeVersion: jv });
+    for (const [i, t] of turns.entries())
+      await seedJudgment(t.id, {
+        score: i === 0 ? -1 : i === 1 ? 0 : 1,
+        votes: [i === 0 ? -1 : i === 1 ? 0 : 1],
+        judgeVersion: jv,
+      });
     const page = await newPage();
     await page.goto(`${BASE_URL}/simulation`);
     const card = page.getByTestId(`simulation-${sim.slug}`);
     await card.getByTestId("sim-base").waitFor();
     expect(await card.getByTestId("sim-base").textContent()).toBe("-0.50");
-    expect(await card.getByTestId("sim-reward").textContent()).toMatch(/-0\.50 at the base \(version 0, 2 turns\) → \+1\.00 now/);
+    expect(await card.getByTestId("sim-reward").textContent()).toMatch(
+      /-0\.50 at the base \(version 0, 2 turns\) → \+1\.00 now/,
+    );
     expect(await card.getByTestId("base-line").textContent()).toContain("base (version 0) -0.50");
     // The chart's axis starts where the listed versions start, not at a mislabelled "version 0".
     expect(await card.getByText("version 0 (base)").count()).toBe(0);
@@ -143,9 +183,17 @@ describe("console fixes in the browser", () => {
 
   it("a reviewer sees no enabled write control, and the reason on hover", async () => {
     const page = await newPage({ width: 1400, height: 950 }, "REVIEWER");
-    const writeNames = /^(New experiment|Edit|Clone|Archive|Unarchive|Delete|Start run|Pause|Resume|Stop run.*|Start users|Stop users|Save settings|Create queue|Add user|Create key|Promote.*|Roll back.*|Serve base.*)$/;
+    const writeNames =
+      /^(New experiment|Edit|Clone|Archive|Unarchive|Delete|Start run|Pause|Resume|Stop run.*|Start users|Stop users|Save settings|Create queue|Add user|Create key|Promote.*|Roll back.*|Serve base.*)$/;
     const enabled: string[] = [];
-    for (const p of ["/experiments", `/experiments/${exp.id}`, "/simulation", "/review", "/settings/users", "/settings/keys"]) {
+    for (const p of [
+      "/experiments",
+      `/experiments/${exp.id}`,
+      "/simulation",
+      "/review",
+      "/settings/users",
+      "/settings/keys",
+    ]) {
       await page.goto(`${BASE_URL}${p}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForLoadState("networkidle").catch(() => {});
@@ -164,7 +212,16 @@ describe("console fixes in the browser", () => {
 
   it("time-only series (recorded without a step) render on the time axis while the page is on Step", async () => {
     const t = Date.now();
-    await db().metricPoint.createMany({ data: Array.from({ length: 30 }, (_, i) => ({ experimentId: exp.id, runId: null, name: "judge/vote_agreement", step: null, value: i / 30, ts: new Date(t - (30 - i) * 1000) })) });
+    await db().metricPoint.createMany({
+      data: Array.from({ length: 30 }, (_, i) => ({
+        experimentId: exp.id,
+        runId: null,
+        name: "judge/vote_agreement",
+        step: null,
+        value: i / 30,
+        ts: new Date(t - (30 - i) * 1000),
+      })),
+    });
     const page = await newPage();
     await page.goto(`${BASE_URL}/metrics?experimentId=${exp.id}`);
     expect(await page.getByLabel("X axis").inputValue()).toBe("step");
@@ -209,11 +266,27 @@ describe("console fixes in the browser", () => {
     };
     await db().policyVersion.createMany({
       data: [
-        { experimentId: exp.id, version: 1, parentVersion: 0, status: "RETIRED", checkpointPath: checkpoint(1), step: 1 },
-        { experimentId: exp.id, version: 2, parentVersion: 1, status: "ACTIVE", checkpointPath: checkpoint(2), step: 2, promotedAt: new Date() },
+        {
+          experimentId: exp.id,
+          version: 1,
+          parentVersion: 0,
+          status: "RETIRED",
+          checkpointPath: checkpoint(1),
+          step: 1,
+        },
+        {
+          experimentId: exp.id,
+          version: 2,
+          parentVersion: 1,
+          status: "ACTIVE",
+          checkpointPath: checkpoint(2),
+          step: 2,
+          promotedAt: new Date(),
+        },
       ],
     });
-    const active = async () => (await db().policyVersion.findFirst({ where: { experimentId: exp.id, status: "ACTIVE" } }))?.version ?? 0;
+    const active = async () =>
+      (await db().policyVersion.findFirst({ where: { experimentId: exp.id, status: "ACTIVE" } }))?.version ?? 0;
     const page = await newPage();
     page.on("dialog", (d) => void d.accept());
     await page.goto(`${BASE_URL}/experiments/${exp.id}`);
@@ -230,7 +303,12 @@ describe("console fixes in the browser", () => {
     await card.getByText("Now serving version 0 (base); was 2.").waitFor();
     expect(await active()).toBe(0);
     // The way to the experiment's data and the agent snippet.
-    expect(await page.getByRole("navigation", { name: "This experiment's data" }).getByRole("link", { name: "Metrics" }).getAttribute("href")).toBe(`/metrics?experimentId=${exp.id}`);
+    expect(
+      await page
+        .getByRole("navigation", { name: "This experiment's data" })
+        .getByRole("link", { name: "Metrics" })
+        .getAttribute("href"),
+    ).toBe(`/metrics?experimentId=${exp.id}`);
     expect(await page.getByTestId("connect-openclaw").textContent()).toContain(`"primary": "openclaw-rl/${exp.slug}"`);
     await page.close();
   });
@@ -241,10 +319,25 @@ describe("console fixes in the browser", () => {
     const ra = await seedRun(a.id);
     const rb = await seedRun(b.id);
     const points = (experimentId: string, runId: string, f: (i: number) => number) =>
-      Array.from({ length: 20 }, (_, i) => ({ experimentId, runId, name: "rollout/reward_mean", step: i + 1, value: f(i), ts: new Date(Date.now() - (20 - i) * 1000) }));
-    await db().metricPoint.createMany({ data: [...points(a.id, ra.id, (i) => -0.5 + i / 20), ...points(b.id, rb.id, (i) => -0.6 - i / 100)] });
-    await db().run.update({ where: { id: ra.id }, data: { config: ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 0.00002 } }) as object } });
-    await db().run.update({ where: { id: rb.id }, data: { config: ExperimentConfigSchema.parse({ method: "opd", hyper: { lr: 0.00005 } }) as object } });
+      Array.from({ length: 20 }, (_, i) => ({
+        experimentId,
+        runId,
+        name: "rollout/reward_mean",
+        step: i + 1,
+        value: f(i),
+        ts: new Date(Date.now() - (20 - i) * 1000),
+      }));
+    await db().metricPoint.createMany({
+      data: [...points(a.id, ra.id, (i) => -0.5 + i / 20), ...points(b.id, rb.id, (i) => -0.6 - i / 100)],
+    });
+    await db().run.update({
+      where: { id: ra.id },
+      data: { config: ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 0.00002 } }) as object },
+    });
+    await db().run.update({
+      where: { id: rb.id },
+      data: { config: ExperimentConfigSchema.parse({ method: "opd", hyper: { lr: 0.00005 } }) as object },
+    });
     const page = await newPage();
     await page.goto(`${BASE_URL}/metrics?view=compare`);
     // Ticking a run rewrites the URL, which then checks the box: click and wait, rather than check().

@@ -24,11 +24,30 @@ beforeAll(async () => {
   exp = await makeExperiment({ method: "grpo" });
   runId = (await makeRun(exp.id)).id;
   const at = (m: number) => new Date(Date.now() - (10 - m) * 60_000);
-  const { session, turns } = await seedSession(exp.id, [
-    { user: "What is the capital of Australia?", reply: "The capital of Australia is Sydney.", createdAt: at(0), runId },
-    { user: "No, that's wrong. Canberra is the capital.", reply: "You're right, it is **Canberra**.", createdAt: at(1), runId },
-    { user: "Thanks! Now list three `python` tips", reply: "1. Use list comprehensions\n2. Use f-strings\n3. Use `pathlib`", createdAt: at(2), runId },
-  ], { externalId: "browser-session-1" });
+  const { session, turns } = await seedSession(
+    exp.id,
+    [
+      {
+        user: "What is the capital of Australia?",
+        reply: "The capital of Australia is Sydney.",
+        createdAt: at(0),
+        runId,
+      },
+      {
+        user: "No, that's wrong. Canberra is the capital.",
+        reply: "You're right, it is **Canberra**.",
+        createdAt: at(1),
+        runId,
+      },
+      {
+        user: "Thanks! Now list three `python` tips",
+        reply: "1. Use list comprehensions\n2. Use f-strings\n3. Use `pathlib`",
+        createdAt: at(2),
+        runId,
+      },
+    ],
+    { externalId: "browser-session-1" },
+  );
   sessionId = session.id;
   turnIds = turns.map((t) => t.id);
   // Under the experiment's own judge version, so the running judge worker sees them as judged already.
@@ -38,7 +57,14 @@ beforeAll(async () => {
   await seedJudgment(turnIds[2]!, { score: 1, votes: [1, 1, 1], judgeVersion });
   await seedUserFeedback(turnIds[2]!, 1);
   await db().metricPoint.createMany({
-    data: Array.from({ length: 40 }, (_, i) => ({ experimentId: exp.id, runId, name: "train/loss", step: i + 1, value: 2 / (i + 1), ts: new Date(Date.now() - (40 - i) * 1000) })),
+    data: Array.from({ length: 40 }, (_, i) => ({
+      experimentId: exp.id,
+      runId,
+      name: "train/loss",
+      step: i + 1,
+      value: 2 / (i + 1),
+      ts: new Date(Date.now() - (40 - i) * 1000),
+    })),
   });
 });
 afterAll(() => browser?.close());
@@ -109,7 +135,10 @@ describe("dashboard in the browser", () => {
     await page.keyboard.press("h");
     await page.keyboard.type("Agree with the correction at once.");
     await page.keyboard.press("Control+Enter");
-    await page.getByTestId("review-status").getByText(/Fixed & accepted.*reward −1/).waitFor();
+    await page
+      .getByTestId("review-status")
+      .getByText(/Fixed & accepted.*reward −1/)
+      .waitFor();
     // The next item is a different turn.
     await expect.poll(async () => item.getAttribute("data-turn-id")).not.toBe(turnIds[1]);
 
@@ -123,7 +152,14 @@ describe("dashboard in the browser", () => {
 
     // What the trainer's next batch reads for this turn.
     const training = (await effectiveLabelsForTurns([turnIds[1]!])).get(turnIds[1]!);
-    expect(training).toMatchObject({ source: "REVIEWER", value: -1, kind: "RL", reward: -1, excluded: false, hint: "Agree with the correction at once." });
+    expect(training).toMatchObject({
+      source: "REVIEWER",
+      value: -1,
+      kind: "RL",
+      reward: -1,
+      excluded: false,
+      hint: "Agree with the correction at once.",
+    });
     await page.goto(`${BASE_URL}/trajectories/${turnIds[1]}`);
     expect(await page.getByTestId("training-use").textContent()).toContain("RL, reward −1 (label from reviewer)");
     await page.close();
@@ -137,7 +173,11 @@ describe("dashboard in the browser", () => {
     await chart.locator(".recharts-line path").first().waitFor();
     await expect.poll(async () => chart.getAttribute("data-points")).toBe("40");
     await page.locator('[data-testid="live-state"][data-live="ready"]').waitFor();
-    await publish("metrics", { experimentId: exp.id, runId, points: [{ name: "train/loss", value: 0.01, step: 41, ts: Date.now() }] });
+    await publish("metrics", {
+      experimentId: exp.id,
+      runId,
+      points: [{ name: "train/loss", value: 0.01, step: 41, ts: Date.now() }],
+    });
     await expect.poll(async () => chart.getAttribute("data-points"), { timeout: 10_000 }).toBe("41");
     await page.screenshot({ path: "docs/screenshots/metrics.png" });
     await page.close();
@@ -156,7 +196,11 @@ describe("dashboard in the browser", () => {
     await reply.getByRole("button", { name: "Good answer" }).click();
     await reply.getByText("feedback sent").waitFor();
     // The proxy recorded the turn and stored the thumbs-up as the user's label on it.
-    await expect.poll(async () => (await db().label.findFirst({ where: { turnId, source: "USER" } }))?.value ?? null, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(async () => (await db().label.findFirst({ where: { turnId, source: "USER" } }))?.value ?? null, {
+        timeout: 15_000,
+      })
+      .toBe(1);
     const turn = await db().turn.findUniqueOrThrow({ where: { id: turnId } });
     expect(turn.experimentId).toBe(exp.id);
     // What streamed into the page is the recorded response (compared as letters and digits: markdown rendering drops markup).

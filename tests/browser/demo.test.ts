@@ -30,7 +30,11 @@ beforeAll(async () => {
   const suffix = uniq("b");
   for (const d of DEMO_EXPERIMENTS) {
     const config = demoConfig(d);
-    const e = await createExperiment(actor, { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config }, { demo: true });
+    const e = await createExperiment(
+      actor,
+      { name: d.name, slug: `${d.slug}-${suffix}`, description: d.description, config },
+      { demo: true },
+    );
     const run = await startRun(actor, e.id);
     await enableSimulation(e.id, DEMO_SIMULATION);
     demos.push({ id: e.id, slug: e.slug, method: config.method, runId: run.id });
@@ -56,41 +60,61 @@ describe("the live demo", () => {
     // The workers do the rest: simulated conversations through the proxy, judgments, steps, versions.
     const deadline = Date.now() + 720_000;
     for (;;) {
-      const steps = await Promise.all(demos.map((d) => db().trainingStep.count({ where: { run: { experimentId: d.id } } })));
+      const steps = await Promise.all(
+        demos.map((d) => db().trainingStep.count({ where: { run: { experimentId: d.id } } })),
+      );
       if (steps.every((s) => s >= MIN_STEPS)) break;
-      if (Date.now() > deadline) throw new Error(`the demo did not reach ${MIN_STEPS} steps per experiment in time: ${steps.join(", ")}`);
+      if (Date.now() > deadline)
+        throw new Error(`the demo did not reach ${MIN_STEPS} steps per experiment in time: ${steps.join(", ")}`);
       await new Promise((r) => setTimeout(r, 2000));
     }
     for (const d of demos) {
       const card = page.getByTestId(`simulation-${d.slug}`);
       // The page polls: wait for it to show what the database says.
-      await expect.poll(async () => Number(await card.getByTestId("sim-steps").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(MIN_STEPS);
-      await expect.poll(async () => Number(await card.getByTestId("sim-version").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      await expect
+        .poll(async () => Number(await card.getByTestId("sim-steps").textContent()), { timeout: 30_000 })
+        .toBeGreaterThanOrEqual(MIN_STEPS);
+      await expect
+        .poll(async () => Number(await card.getByTestId("sim-version").textContent()), { timeout: 30_000 })
+        .toBeGreaterThanOrEqual(1);
       await card.locator("svg[aria-label='judged reward per policy version'] circle").first().waitFor();
       expect(await card.getByText("users on").count()).toBeGreaterThan(0);
     }
-    const served = await db().turn.findMany({ where: { experimentId: { in: demos.map((d) => d.id) }, policyVersion: { gt: 0 } }, take: 1 });
+    const served = await db().turn.findMany({
+      where: { experimentId: { in: demos.map((d) => d.id) }, policyVersion: { gt: 0 } },
+      take: 1,
+    });
     expect(served).toHaveLength(1); // a new version answered simulated users
 
     // The reward curve moves: Combine, the default method and the fastest here, learns Leo's preference within a
     // few minutes (bench/learning: +0.6 after 27–39 steps; the live demo on this machine: 2–3 minutes).
     const combine = demos.find((d) => d.method === "combine")!;
-    const windowMean = (vs: { turns: number; reward: number }[]) => vs.reduce((a, v) => a + v.reward * v.turns, 0) / vs.reduce((a, v) => a + v.turns, 0);
+    const windowMean = (vs: { turns: number; reward: number }[]) =>
+      vs.reduce((a, v) => a + v.reward * v.turns, 0) / vs.reduce((a, v) => a + v.turns, 0);
     let progress = await simulationProgress(actor, { experimentId: combine.id, versions: 500 });
     while (progress.versions.length < 6 || windowMean(progress.versions.slice(-5)) < LEARNED) {
-      if (Date.now() > deadline) throw new Error(`Combine did not reach +${LEARNED}: ${progress.versions.map((v) => v.reward.toFixed(2)).join(" ")}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `Combine did not reach +${LEARNED}: ${progress.versions.map((v) => v.reward.toFixed(2)).join(" ")}`,
+        );
       await new Promise((r) => setTimeout(r, 3000));
       progress = await simulationProgress(actor, { experimentId: combine.id, versions: 500 });
     }
     expect(windowMean(progress.versions.slice(-5))).toBeGreaterThan(windowMean(progress.versions.slice(0, 1)));
     const combineCard = page.getByTestId(`simulation-${combine.slug}`);
-    await expect.poll(async () => Number(await combineCard.getByTestId("sim-steps").textContent()), { timeout: 30_000 }).toBeGreaterThanOrEqual(progress.steps);
+    await expect
+      .poll(async () => Number(await combineCard.getByTestId("sim-steps").textContent()), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(progress.steps);
 
     mkdirSync("docs/screenshots", { recursive: true });
     // The demo's cards, not the whole page: a test database holds many other experiments listed below them.
     const cards = await Promise.all(demos.map((d) => page.getByTestId(`simulation-${d.slug}`).boundingBox()));
     const bottom = Math.max(...cards.map((c) => (c ? c.y + c.height : 0)));
-    await page.screenshot({ path: "docs/screenshots/dashboard.png", fullPage: true, clip: { x: 0, y: 0, width: 1360, height: Math.ceil(bottom) + 16 } });
+    await page.screenshot({
+      path: "docs/screenshots/dashboard.png",
+      fullPage: true,
+      clip: { x: 0, y: 0, width: 1360, height: Math.ceil(bottom) + 16 },
+    });
 
     // The trajectory browser marks the traffic as simulated, with the persona.
     await page.goto(`${BASE_URL}/sessions`);

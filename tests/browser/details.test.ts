@@ -57,11 +57,31 @@ describe("console details in the browser", () => {
 
   it("labels eval votes and hint votes apart, a hint vote's 1 as 'hint found' rather than a green +1, and says what the heat map's colours mean", async () => {
     const exp = await seedExperiment({ method: "combine" });
-    const { turns } = await seedSession(exp.id, [{ user: "Book me a table", reply: "Done.", next: "You booked the wrong day!", tokenIds: [5, 6], logprobs: [-1, -1] }]);
+    const { turns } = await seedSession(exp.id, [
+      {
+        user: "Book me a table",
+        reply: "Done.",
+        next: "You booked the wrong day!",
+        tokenIds: [5, 6],
+        logprobs: [-1, -1],
+      },
+    ]);
     const turn = turns[0]!;
-    const j = await seedJudgment(turn.id, { score: -1, votes: [-1, -1, -1], hint: "Confirm the day first.", teacherLogprobs: [-0.5, -2] });
+    const j = await seedJudgment(turn.id, {
+      score: -1,
+      votes: [-1, -1, -1],
+      hint: "Confirm the day first.",
+      teacherLogprobs: [-0.5, -2],
+    });
     await db().judgeVote.createMany({
-      data: [0, 1, 2].map((index) => ({ judgmentId: j.id, kind: "hint", index, raw: "\\boxed{1} [HINT_START]Confirm the day first.[HINT_END]", value: 1, hint: "Confirm the day first." })),
+      data: [0, 1, 2].map((index) => ({
+        judgmentId: j.id,
+        kind: "hint",
+        index,
+        raw: "\\boxed{1} [HINT_START]Confirm the day first.[HINT_END]",
+        value: 1,
+        hint: "Confirm the day first.",
+      })),
     });
     const page = await newPage();
     await page.goto(`${BASE_URL}/trajectories/${turn.id}`);
@@ -72,19 +92,28 @@ describe("console details in the browser", () => {
     await annot.getByTestId("votes-summary").click();
     const hintVotes = annot.locator('.vote[data-kind="hint"]');
     expect(await hintVotes.count()).toBe(3);
-    expect(await hintVotes.getByTestId("hint-vote").allTextContents()).toEqual(["hint found", "hint found", "hint found"]);
+    expect(await hintVotes.getByTestId("hint-vote").allTextContents()).toEqual([
+      "hint found",
+      "hint found",
+      "hint found",
+    ]);
     expect(await hintVotes.locator(".score").count()).toBe(0);
     expect(await annot.locator('.vote[data-kind="eval"] .score.neg').count()).toBe(3);
-    expect(await annot.getByTestId("heat-legend-meaning").textContent()).toMatch(/red: the hinted teacher finds the token less likely.*green: more likely/);
+    expect(await annot.getByTestId("heat-legend-meaning").textContent()).toMatch(
+      /red: the hinted teacher finds the token less likely.*green: more likely/,
+    );
     await page.close();
   });
 
   it("the queue list counts the turns a new queue will serve, and each verdict says what it does", async () => {
     const exp = await seedExperiment({ method: "grpo" });
     const { turns } = await seedSession(exp.id, [
-      { user: "a", reply: "b" }, { user: "c", reply: "d" }, { user: "e", reply: "f" },
+      { user: "a", reply: "b" },
+      { user: "c", reply: "d" },
+      { user: "e", reply: "f" },
     ]);
-    for (const [i, t] of turns.entries()) await seedJudgment(t.id, { score: 1, votes: i === 0 ? [1, 1, -1] : [1, 1, 1] });
+    for (const [i, t] of turns.entries())
+      await seedJudgment(t.id, { score: 1, votes: i === 0 ? [1, 1, -1] : [1, 1, 1] });
     const page = await newPage();
     await page.goto(`${BASE_URL}/review`);
     const form = page.getByRole("form", { name: "New review queue" });
@@ -100,7 +129,9 @@ describe("console details in the browser", () => {
     await row.getByRole("link", { name: "Review" }).click();
     const verdicts = page.getByTestId("verdicts");
     await verdicts.waitFor();
-    expect(await verdicts.getByRole("button", { name: /^Accept/ }).getAttribute("title")).toMatch(/label training uses now/);
+    expect(await verdicts.getByRole("button", { name: /^Accept/ }).getAttribute("title")).toMatch(
+      /label training uses now/,
+    );
     expect(await page.locator("#verdict-FIX").isVisible()).toBe(true);
     expect(await page.locator("#verdict-REJECT").textContent()).toMatch(/exclude it from training/);
     // The shortcut badge on the blue button takes the button's dark text, not the muted grey lost in the blue.
@@ -112,7 +143,11 @@ describe("console details in the browser", () => {
   it("search results show where they matched with the hit marked, and the count reads '1 turn'", async () => {
     const exp = await seedExperiment({ method: "grpo" });
     await seedSession(exp.id, [
-      { user: "Which train to Porto?", reply: "The 9:00 Alfa Pendular.", next: "That one is sold out, find a zebrafish alternative" },
+      {
+        user: "Which train to Porto?",
+        reply: "The 9:00 Alfa Pendular.",
+        next: "That one is sold out, find a zebrafish alternative",
+      },
     ]);
     const page = await newPage();
     await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}&q=zebrafish`);
@@ -150,8 +185,14 @@ describe("console details in the browser", () => {
 
   it("ticks rows in the trajectory list and adds them to one of the experiment's review queues", async () => {
     const exp = await seedExperiment({ method: "grpo" });
-    const { turns } = await seedSession(exp.id, [{ user: "one", reply: "1" }, { user: "two", reply: "2" }, { user: "three", reply: "3" }]);
-    const queue = await db().reviewQueue.create({ data: { experimentId: exp.id, name: `Picked ${exp.slug}`, filter: { turnType: "MAIN" } } });
+    const { turns } = await seedSession(exp.id, [
+      { user: "one", reply: "1" },
+      { user: "two", reply: "2" },
+      { user: "three", reply: "3" },
+    ]);
+    const queue = await db().reviewQueue.create({
+      data: { experimentId: exp.id, name: `Picked ${exp.slug}`, filter: { turnType: "MAIN" } },
+    });
     const page = await newPage();
     await page.goto(`${BASE_URL}/trajectories?experimentId=${exp.id}`);
     const list = page.getByTestId("turns-list");

@@ -25,13 +25,31 @@ async function seedEvaluation(version: number, good: number) {
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   const ev = await db().evaluation.create({
     data: {
-      experimentId: exp.id, policyVersion: version, setVersionId, status: "DONE", grader: "persona", graderVersion: "persona-v1",
-      items: items.length, replies: items.length, mean, ciLow: Math.max(0, mean - 0.2), ciHigh: Math.min(1, mean + 0.2), replyTokens: 40 * items.length, durationMs: 2500, finishedAt: new Date(),
+      experimentId: exp.id,
+      policyVersion: version,
+      setVersionId,
+      status: "DONE",
+      grader: "persona",
+      graderVersion: "persona-v1",
+      items: items.length,
+      replies: items.length,
+      mean,
+      ciLow: Math.max(0, mean - 0.2),
+      ciHigh: Math.min(1, mean + 0.2),
+      replyTokens: 40 * items.length,
+      durationMs: 2500,
+      finishedAt: new Date(),
     },
   });
   await db().evalScore.createMany({
     data: items.map((it, i) => ({
-      evaluationId: ev.id, itemId: it.id, sample: 0, seed: 1 + i, score: scores[i]!, grader: "persona", graderVersion: "persona-v1",
+      evaluationId: ev.id,
+      itemId: it.id,
+      sample: 0,
+      seed: 1 + i,
+      score: scores[i]!,
+      grader: "persona",
+      graderVersion: "persona-v1",
       reply: scores[i] ? `- v${version} point one\n- v${version} point two` : `Version ${version} answers in prose.`,
     })),
   });
@@ -40,19 +58,44 @@ async function seedEvaluation(version: number, good: number) {
 beforeAll(async () => {
   browser = await launchBrowser();
   // Gated, but with no run and no checkpoints on disk: the running workers leave these rows as they are.
-  exp = await makeExperiment({ method: "grpo", serving: { promotion: "gated", gate: { tolerance: 0.05 } }, evaluation: { enabled: true, k: 1 } });
-  const config = ExperimentConfigSchema.parse((await db().experiment.findUniqueOrThrow({ where: { id: exp.id } })).config);
-  setVersionId = (await createPersonaEvalSet(null, { experimentId: exp.id, name: "held-out personas", personas: ["leo"] })).setVersionId;
-  await db().policyVersion.create({ data: { experimentId: exp.id, version: 1, parentVersion: 0, status: "ACTIVE", promotedAt: new Date() } });
-  await db().policyVersion.create({ data: { experimentId: exp.id, version: 2, parentVersion: 1, status: "CANDIDATE", gateReason: HELD } });
-  await db().policyVersion.create({ data: { experimentId: exp.id, version: 3, parentVersion: 1, status: "CANDIDATE", gateReason: "awaiting evaluation (gated promotion)" } });
+  exp = await makeExperiment({
+    method: "grpo",
+    serving: { promotion: "gated", gate: { tolerance: 0.05 } },
+    evaluation: { enabled: true, k: 1 },
+  });
+  const config = ExperimentConfigSchema.parse(
+    (await db().experiment.findUniqueOrThrow({ where: { id: exp.id } })).config,
+  );
+  setVersionId = (
+    await createPersonaEvalSet(null, { experimentId: exp.id, name: "held-out personas", personas: ["leo"] })
+  ).setVersionId;
+  await db().policyVersion.create({
+    data: { experimentId: exp.id, version: 1, parentVersion: 0, status: "ACTIVE", promotedAt: new Date() },
+  });
+  await db().policyVersion.create({
+    data: { experimentId: exp.id, version: 2, parentVersion: 1, status: "CANDIDATE", gateReason: HELD },
+  });
+  await db().policyVersion.create({
+    data: {
+      experimentId: exp.id,
+      version: 3,
+      parentVersion: 1,
+      status: "CANDIDATE",
+      gateReason: "awaiting evaluation (gated promotion)",
+    },
+  });
   // Items: 8 held-out questions for Leo. v0 2/8, v1 6/8, v2 2/8 (the version the gate held back).
   await seedEvaluation(0, 2);
   await seedEvaluation(1, 6);
   await seedEvaluation(2, 2);
   // Training reward (live judged turns) under the experiment's own judge version, so the judge worker leaves them.
   const jv = expectedJudgeVersion(config);
-  for (const [version, scores] of [[0, [-1, -1, 1]], [1, [1, 1, -1]], [2, [1, 1, 1]]] as const) for (const s of scores) await judgedTurn(exp.id, version, s, undefined, jv);
+  for (const [version, scores] of [
+    [0, [-1, -1, 1]],
+    [1, [1, 1, -1]],
+    [2, [1, 1, 1]],
+  ] as const)
+    for (const s of scores) await judgedTurn(exp.id, version, s, undefined, jv);
   // Two turns with user feedback: one agrees with the judge, one does not.
   await judgedTurn(exp.id, 1, 1, { source: "USER", value: 1 }, jv);
   disagreeing = await judgedTurn(exp.id, 1, 1, { source: "USER", value: -1 }, jv);
@@ -111,7 +154,10 @@ describe("Evaluation page", () => {
     await page.goto(`${BASE_URL}/trajectories/${disagreeing}`);
     await page.getByRole("button", { name: "Add to eval set" }).click();
     await expect.poll(() => page.getByRole("status").textContent()).toBe("added to held-out personas v2");
-    const v2 = await db().evalSetVersion.findFirstOrThrow({ where: { set: { experimentId: exp.id }, version: 2 }, include: { items: { orderBy: { index: "asc" } } } });
+    const v2 = await db().evalSetVersion.findFirstOrThrow({
+      where: { set: { experimentId: exp.id }, version: 2 },
+      include: { items: { orderBy: { index: "asc" } } },
+    });
     expect(v2.items.at(-1)).toMatchObject({ key: `turn/${disagreeing}`, sourceTurnId: disagreeing });
     expect(v2.items).toHaveLength(9);
     await page.close();
@@ -119,7 +165,9 @@ describe("Evaluation page", () => {
 
   it("warns on the experiment page when the judge disagrees with humans", async () => {
     const low = await makeExperiment({ method: "grpo", evaluation: { agreement: { minLabeled: 2 } } });
-    const jv = expectedJudgeVersion(ExperimentConfigSchema.parse((await db().experiment.findUniqueOrThrow({ where: { id: low.id } })).config));
+    const jv = expectedJudgeVersion(
+      ExperimentConfigSchema.parse((await db().experiment.findUniqueOrThrow({ where: { id: low.id } })).config),
+    );
     await judgedTurn(low.id, 0, 1, { source: "USER", value: 1 }, jv);
     await judgedTurn(low.id, 0, 1, { source: "REVIEWER", value: -1 }, jv);
     const page = await newPage();

@@ -49,7 +49,9 @@ describe("experiments in the browser", () => {
     expect(await row.count()).toBe(1);
     mkdirSync("docs/screenshots", { recursive: true });
     await page.getByLabel("Search experiments").fill("");
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="experiments-table"] tbody tr').length >= 1);
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid="experiments-table"] tbody tr').length >= 1,
+    );
     await page.screenshot({ path: "docs/screenshots/experiments.png" });
     await page.close();
   });

@@ -35,9 +35,13 @@ beforeAll(async () => {
   const exp = await makeExperiment({ method: "grpo" });
   expId = exp.id;
   const at = (m: number) => new Date(Date.now() - (LONG + 5 - m) * 60_000);
-  const { turns } = await seedSession(exp.id, [{ user: "Compare the two models, with setup steps.", reply: REPLY, createdAt: at(0) }], {
-    externalId: "browser-markdown-1",
-  });
+  const { turns } = await seedSession(
+    exp.id,
+    [{ user: "Compare the two models, with setup steps.", reply: REPLY, createdAt: at(0) }],
+    {
+      externalId: "browser-markdown-1",
+    },
+  );
   tableTurnId = turns[0]!.id;
   await seedSession(
     exp.id,
@@ -71,7 +75,9 @@ describe("markdown and virtual list in the browser", () => {
     expect(await response.textContent()).toContain("<script>window.__pwned = 1</script>");
     expect(await response.locator('a[href^="javascript" i]').count()).toBe(0);
     expect(await response.getByText("a bad link").count()).toBe(1);
-    expect(await response.locator('a[href="https://example.com/docs"]').getAttribute("rel")).toBe("noreferrer noopener");
+    expect(await response.locator('a[href="https://example.com/docs"]').getAttribute("rel")).toBe(
+      "noreferrer noopener",
+    );
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned ?? null)).toBeNull();
     await page.close();
   });

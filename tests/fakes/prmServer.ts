@@ -54,7 +54,10 @@ export function fakeTokenize(text: string): number[] {
 
 /** What the fake's chat template produces for messages (used by vLLM-style chat /tokenize). */
 export function fakeChatTemplate(messages: { role: string; content?: unknown }[]): string {
-  return messages.map((m) => `<${m.role}>${typeof m.content === "string" ? m.content : ""}</${m.role}>`).join("") + "<assistant>";
+  return (
+    messages.map((m) => `<${m.role}>${typeof m.content === "string" ? m.content : ""}</${m.role}>`).join("") +
+    "<assistant>"
+  );
 }
 
 export type FakePrmServer = {
@@ -78,7 +81,11 @@ function chatCompletion(reply: { text: string; reasoning?: string }) {
       {
         index: 0,
         finish_reason: "stop",
-        message: { role: "assistant", content: reply.text, ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}) },
+        message: {
+          role: "assistant",
+          content: reply.text,
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+        },
       },
     ],
   };
@@ -89,7 +96,10 @@ function inputLogprobs(ids: number[]): (number | null)[] {
 }
 
 /** What SGLang answers for /generate with return_logprob (steps 1-3 in the header); an error text when it aborts. */
-export function sglangInputTokenLogprobs(ids: readonly number[], logprobStartLen: number): Array<[number | null, number, null]> | string {
+export function sglangInputTokenLogprobs(
+  ids: readonly number[],
+  logprobStartLen: number,
+): Array<[number | null, number, null]> | string {
   const n = ids.length;
   const start = logprobStartLen === -1 ? n - 1 : logprobStartLen;
   if (start < 0 || start >= n) {
@@ -111,11 +121,18 @@ function nativeAnswer(path: string, body: Record<string, unknown>): { status: nu
   }
   if (path === "/generate") {
     const ids = body.input_ids as number[];
-    if (body.return_logprob !== true) return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length } } };
+    if (body.return_logprob !== true)
+      return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length } } };
     const entries = sglangInputTokenLogprobs(ids, Number(body.logprob_start_len ?? -1));
     // An aborted request comes back from http_server's /generate as a 400 with the abort message.
     if (typeof entries === "string") return { status: 400, json: { error: { message: entries } } };
-    return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length, input_token_logprobs: entries, output_token_logprobs: [] } } };
+    return {
+      status: 200,
+      json: {
+        text: "",
+        meta_info: { prompt_tokens: ids.length, input_token_logprobs: entries, output_token_logprobs: [] },
+      },
+    };
   }
   if (path === "/v1/completions") {
     const ids = body.prompt as number[];
@@ -152,7 +169,8 @@ export async function startFakePrmServer(): Promise<FakePrmServer> {
   };
   const answer = (res: http.ServerResponse, reply: FakeReply) =>
     later(reply.delayMs, () => {
-      if ("status" in reply) send(res, reply.status, reply.body ?? JSON.stringify({ error: { message: "scripted error" } }));
+      if ("status" in reply)
+        send(res, reply.status, reply.body ?? JSON.stringify({ error: { message: "scripted error" } }));
       else if ("raw" in reply) send(res, 200, reply.raw);
       else send(res, 200, JSON.stringify(chatCompletion(reply)));
     });

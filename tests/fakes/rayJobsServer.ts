@@ -74,7 +74,9 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     const text = typeof body === "string" ? body : JSON.stringify(body);
-    res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json" });
+    res.writeHead(status, {
+      "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json",
+    });
     res.end(text);
   };
   const publicJob = (job: FakeRayJob) => {
@@ -95,7 +97,10 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
         packages.set(uri, Buffer.concat(chunks));
         return send(res, 200, { result: "success", msg: `Successfully uploaded package ${uri}`, data: {} });
       }
-      if (method === "GET") return packages.has(uri) ? send(res, 200, { result: "success" }) : send(res, 404, `Package ${uri} does not exist`);
+      if (method === "GET")
+        return packages.has(uri)
+          ? send(res, 200, { result: "success" })
+          : send(res, 404, `Package ${uri} does not exist`);
     }
     const raw = Buffer.concat(chunks).toString("utf8");
     let body: unknown;
@@ -118,18 +123,36 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
       if (typeof b.entrypoint !== "string") {
         return send(res, 400, "Bad Request: the field 'entrypoint' is required and must be a string.");
       }
-      if (b.metadata !== undefined && (typeof b.metadata !== "object" || b.metadata === null || Object.values(b.metadata).some((v) => typeof v !== "string"))) {
+      if (
+        b.metadata !== undefined &&
+        (typeof b.metadata !== "object" ||
+          b.metadata === null ||
+          Object.values(b.metadata).some((v) => typeof v !== "string"))
+      ) {
         return send(res, 400, traceback("TypeError: metadata must be a dict of str to str."));
       }
       const env = (b.runtime_env ?? {}) as Record<string, unknown>;
       if (env.conda !== undefined && env.pip !== undefined) {
-        return send(res, 400, traceback("ValueError: The 'pip' field and 'conda' field of runtime_env cannot both be specified."));
+        return send(
+          res,
+          400,
+          traceback("ValueError: The 'pip' field and 'conda' field of runtime_env cannot both be specified."),
+        );
       }
-      const id = typeof b.submission_id === "string" && b.submission_id ? b.submission_id : `raysubmit_${(++counter).toString(36).padStart(16, "0")}`;
+      const id =
+        typeof b.submission_id === "string" && b.submission_id
+          ? b.submission_id
+          : `raysubmit_${(++counter).toString(36).padStart(16, "0")}`;
       if (jobs.has(id)) {
-        const inner = traceback(`ValueError: Job with submission_id ${id} already exists. Please use a different submission_id.`);
+        const inner = traceback(
+          `ValueError: Job with submission_id ${id} already exists. Please use a different submission_id.`,
+        );
         return (opts.duplicateStatus ?? 500) === 500
-          ? send(res, 500, `Traceback (most recent call last):\n  File "job_head.py", line 355, in submit_job\nRuntimeError: Request failed with status code 400: ${inner}.`)
+          ? send(
+              res,
+              500,
+              `Traceback (most recent call last):\n  File "job_head.py", line 355, in submit_job\nRuntimeError: Request failed with status code 400: ${inner}.`,
+            )
           : send(res, 400, inner);
       }
       jobs.set(id, {
@@ -164,7 +187,11 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
       }
       if (!match[2] && method === "DELETE") {
         if (!TERMINAL.includes(job.status)) {
-          return send(res, 400, `Attempted to delete job with submission_id ${id}, but it is in a non-terminal state ${job.status}.`);
+          return send(
+            res,
+            400,
+            `Attempted to delete job with submission_id ${id}, but it is in a non-terminal state ${job.status}.`,
+          );
         }
         jobs.delete(id);
         return send(res, 200, { deleted: true });
@@ -189,10 +216,12 @@ export async function startFakeRayJobsServer(opts: FakeRayOptions = {}): Promise
       if (!job) throw new Error(`fake Ray: no job ${id}`);
       if (TERMINAL.includes(job.status)) throw new Error(`fake Ray: job ${id} is already ${job.status}`);
       // A PENDING job may fail (e.g. runtime_env setup) but only a running one can succeed.
-      if (status === "SUCCEEDED" && job.status === "PENDING") throw new Error(`fake Ray: job ${id} must be RUNNING before SUCCEEDED`);
+      if (status === "SUCCEEDED" && job.status === "PENDING")
+        throw new Error(`fake Ray: job ${id} must be RUNNING before SUCCEEDED`);
       job.status = status;
       if (status === "RUNNING") job.message = "Job is currently running.";
-      if (status === "SUCCEEDED") Object.assign(job, { message: message ?? "Job finished successfully.", end_time: Date.now() });
+      if (status === "SUCCEEDED")
+        Object.assign(job, { message: message ?? "Job finished successfully.", end_time: Date.now() });
       if (status === "FAILED") {
         Object.assign(job, {
           message: message ?? "Job entrypoint command failed with exit code 1",

@@ -21,7 +21,9 @@ async function state(): Promise<string> {
   const errors = rs.filter((r) => !r.ok && r.endedAt);
   const where = { experimentId: sys.experiment.id };
   const [turns, judged, samples, run] = await Promise.all([
-    db().turn.count({ where }), db().judgment.count({ where: { turn: where } }), db().sample.count({ where: { runId: sys.runId } }),
+    db().turn.count({ where }),
+    db().judgment.count({ where: { turn: where } }),
+    db().sample.count({ where: { runId: sys.runId } }),
     db().run.findUnique({ where: { id: sys.runId }, select: { status: true, lastStep: true, statusMessage: true } }),
   ]);
   return `requests ${rs.length} (${errors.length} failed, last: ${errors.at(-1)?.error ?? "-"}); turns ${turns}, judgments ${judged}, samples ${samples}; run ${JSON.stringify(run)}`;
@@ -42,22 +44,48 @@ async function until<T>(what: string, fn: () => Promise<T | null | false | undef
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${await state()}\n--- serve ---\n${cluster.tail("serve", 15)}\n--- judge ---\n${cluster.tail("judge", 15)}\n--- train ---\n${cluster.tail("train", 15)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}\n${await state()}\n--- serve ---\n${cluster.tail("serve", 15)}\n--- judge ---\n${cluster.tail("judge", 15)}\n--- train ---\n${cluster.tail("train", 15)}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-const proxyUp = () => until("the proxy to answer", async () => (await fetch(`${sys.proxyUrl}/healthz`).catch(() => null))?.ok, 60_000);
+const proxyUp = () =>
+  until("the proxy to answer", async () => (await fetch(`${sys.proxyUrl}/healthz`).catch(() => null))?.ok, 60_000);
 /** When the first row of a kind was created after `t` (the stage made progress), or null. */
-const judgedAfter = async (t: number) => (await db().judgment.findFirst({ where: { turn: { experimentId: sys.experiment.id }, createdAt: { gt: new Date(t) } }, orderBy: { createdAt: "asc" } }))?.createdAt.getTime();
-const steppedAfter = async (t: number) => (await db().trainingStep.findFirst({ where: { runId: sys.runId, createdAt: { gt: new Date(t) } }, orderBy: { createdAt: "asc" } }))?.createdAt.getTime();
+const judgedAfter = async (t: number) =>
+  (
+    await db().judgment.findFirst({
+      where: { turn: { experimentId: sys.experiment.id }, createdAt: { gt: new Date(t) } },
+      orderBy: { createdAt: "asc" },
+    })
+  )?.createdAt.getTime();
+const steppedAfter = async (t: number) =>
+  (
+    await db().trainingStep.findFirst({
+      where: { runId: sys.runId, createdAt: { gt: new Date(t) } },
+      orderBy: { createdAt: "asc" },
+    })
+  )?.createdAt.getTime();
 const steps = () => db().trainingStep.count({ where: { runId: sys.runId } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it("loses, repeats and skips nothing through worker kills, a Redis restart and a Postgres outage", async () => {
   for (const w of ["serve", "judge", "train"] as const) cluster.start(w);
   await proxyUp();
-  const load = new Traffic({ proxyUrl: sys.proxyUrl, apiKey: sys.key, model: sys.experiment.slug, users: 3, turnsPerSession: 3, maxTokens: 8, thinkMs: 250, timeoutMs: 20_000, tag: "faults" });
+  const load = new Traffic({
+    proxyUrl: sys.proxyUrl,
+    apiKey: sys.key,
+    model: sys.experiment.slug,
+    users: 3,
+    turnsPerSession: 3,
+    maxTokens: 8,
+    thinkMs: 250,
+    timeoutMs: 20_000,
+    tag: "faults",
+  });
   traffic = load;
   load.start();
   const recoveries: Recovery[] = [];
@@ -65,7 +93,12 @@ it("loses, repeats and skips nothing through worker kills, a Redis restart and a
     // Steady state first: turns judged and at least one training step.
     await until("the first training step", async () => (await steps()) >= 1, 60_000);
 
-    const worker = async (name: "serve" | "judge" | "train", fault: string, progress: (t: number) => Promise<number | null | undefined>, before?: () => Promise<void>) => {
+    const worker = async (
+      name: "serve" | "judge" | "train",
+      fault: string,
+      progress: (t: number) => Promise<number | null | undefined>,
+      before?: () => Promise<void>,
+    ) => {
       await before?.();
       const at = Date.now();
       await cluster.kill(name);
@@ -82,13 +115,23 @@ it("loses, repeats and skips nothing through worker kills, a Redis restart and a
     const trainer = cluster.get("train");
     const seen = trainer.lines.length;
     await worker("train", "trainer SIGKILL mid-step", steppedAfter, () =>
-      until("the trainer to start a step", async () => trainer.lines.slice(seen).some((l) => / step \d+ on /.test(l)), 120_000).then(() => undefined),
+      until(
+        "the trainer to start a step",
+        async () => trainer.lines.slice(seen).some((l) => / step \d+ on /.test(l)),
+        120_000,
+      ).then(() => undefined),
     );
 
     let at = Date.now();
     await sys.restartRedis();
     let restored = Date.now();
-    recoveries.push({ fault: "Redis restart", at, restored, recoveredAt: await until("Redis restart: recovery", () => judgedAfter(restored), 120_000), requests: load.during(at, restored) });
+    recoveries.push({
+      fault: "Redis restart",
+      at,
+      restored,
+      recoveredAt: await until("Redis restart: recovery", () => judgedAfter(restored), 120_000),
+      requests: load.during(at, restored),
+    });
 
     at = Date.now();
     await sys.relay.down();
@@ -100,7 +143,13 @@ it("loses, repeats and skips nothing through worker kills, a Redis restart and a
       await until("Postgres outage: judging again", () => judgedAfter(restored), 120_000),
       await until("Postgres outage: training again", () => steppedAfter(restored), 120_000),
     );
-    recoveries.push({ fault: "Postgres connection drop (4 s)", at, restored, recoveredAt, requests: load.during(at, restored) });
+    recoveries.push({
+      fault: "Postgres connection drop (4 s)",
+      at,
+      restored,
+      recoveredAt,
+      requests: load.during(at, restored),
+    });
   } finally {
     await load.stop();
   }

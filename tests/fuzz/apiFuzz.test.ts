@@ -20,12 +20,30 @@ const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
 const nastyBody = fc.oneof(
   fc.json({ maxDepth: 4 }),
   fc.anything({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null"),
-  fc.record({ name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), config: fc.anything({ maxDepth: 3 }), slug: fc.string() }).map((v) => JSON.stringify(v)),
-  fc.constantFrom(deep(5000), '{"name":' + '"x'.repeat(3) + "}", "\u0000", "{", '{"a":1,}', "x".repeat(2_000_000), "[" + "1,".repeat(200_000) + "1]"),
+  fc
+    .record({
+      name: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+      config: fc.anything({ maxDepth: 3 }),
+      slug: fc.string(),
+    })
+    .map((v) => JSON.stringify(v)),
+  fc.constantFrom(
+    deep(5000),
+    '{"name":' + '"x'.repeat(3) + "}",
+    "\u0000",
+    "{",
+    '{"a":1,}',
+    "x".repeat(2_000_000),
+    "[" + "1,".repeat(200_000) + "1]",
+  ),
 );
 
 async function send(method: string, path: string, body: string | Uint8Array | undefined): Promise<number> {
-  const res = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body as BodyInit | undefined });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body as BodyInit | undefined,
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -37,7 +55,10 @@ describe("REST fuzz", () => {
     // Other test files run alongside and create experiments too: with their audit entry (through the service,
     // counted on both sides) or as seeded rows without one (left out by their description).
     const experiments = () => db().experiment.count({ where: { description: { not: SEEDED_ROW } } });
-    const before = { experiments: await experiments(), audits: await db().auditLog.count({ where: { action: "experiment.create" } }) };
+    const before = {
+      experiments: await experiments(),
+      audits: await db().auditLog.count({ where: { action: "experiment.create" } }),
+    };
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...writeRoutes), nastyBody, async (r, body) => {
         const status = await send(r.method, `/api/v1${r.path.replace(/:(\w+)/g, "fuzz-id")}`, body);
@@ -54,12 +75,35 @@ describe("REST fuzz", () => {
   it("answers random query strings on every read route with 2xx/4xx only", async () => {
     const reads = routes.filter((r) => r.method === "GET");
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...reads), fc.dictionary(fc.constantFrom("limit", "cursor", "search", "status", "sort", "order", "a", "b", "kind", "since", "names", "experimentId"), fc.string({ maxLength: 300 })), async (r, q) => {
-        const qs = new URLSearchParams(q).toString();
-        const res = await fetch(`${server.url}/api/v1${r.path.replace(/:(\w+)/g, encodeURIComponent("x\u00e9%"))}?${qs}`, { headers: { authorization: `Bearer ${key}` } });
-        await res.arrayBuffer();
-        return res.status < 500;
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...reads),
+        fc.dictionary(
+          fc.constantFrom(
+            "limit",
+            "cursor",
+            "search",
+            "status",
+            "sort",
+            "order",
+            "a",
+            "b",
+            "kind",
+            "since",
+            "names",
+            "experimentId",
+          ),
+          fc.string({ maxLength: 300 }),
+        ),
+        async (r, q) => {
+          const qs = new URLSearchParams(q).toString();
+          const res = await fetch(
+            `${server.url}/api/v1${r.path.replace(/:(\w+)/g, encodeURIComponent("x\u00e9%"))}?${qs}`,
+            { headers: { authorization: `Bearer ${key}` } },
+          );
+          await res.arrayBuffer();
+          return res.status < 500;
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -88,7 +132,9 @@ describe("REST fuzz", () => {
       expect(status).toBeLessThan(500);
     }
     // And the server still answers normally afterwards.
-    expect((await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
   });
 });
 
@@ -100,11 +146,14 @@ describe("tRPC fuzz", () => {
       fc.asyncProperty(fc.constantFrom(...procs), fc.anything({ maxDepth: 3 }), async ([name, p], input) => {
         const encoded = JSON.stringify(input) ?? "null";
         const isQuery = p._def.type === "query";
-        const res = await fetch(`${server.url}/api/trpc/${name}${isQuery ? `?input=${encodeURIComponent(encoded)}` : ""}`, {
-          method: isQuery ? "GET" : "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: isQuery ? undefined : encoded,
-        });
+        const res = await fetch(
+          `${server.url}/api/trpc/${name}${isQuery ? `?input=${encodeURIComponent(encoded)}` : ""}`,
+          {
+            method: isQuery ? "GET" : "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: isQuery ? undefined : encoded,
+          },
+        );
         await res.arrayBuffer();
         return res.status < 500;
       }),

@@ -16,7 +16,13 @@ afterAll(() => h.close());
 const message = fc.record(
   {
     role: fc.oneof(fc.constantFrom("system", "user", "assistant", "tool", "developer"), fc.string(), fc.integer()),
-    content: fc.oneof(fc.string({ maxLength: 200 }), fc.constant(null), fc.array(fc.record({ type: fc.string(), text: fc.string() }), { maxLength: 3 }), fc.integer(), fc.object({ maxDepth: 2 })),
+    content: fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.constant(null),
+      fc.array(fc.record({ type: fc.string(), text: fc.string() }), { maxLength: 3 }),
+      fc.integer(),
+      fc.object({ maxDepth: 2 }),
+    ),
     tool_calls: fc.anything({ maxDepth: 2 }),
   },
   { requiredKeys: [] },
@@ -39,7 +45,14 @@ const chatBody = fc.record(
 const rawBody = fc.oneof(
   chatBody.map((b) => JSON.stringify(b)),
   fc.json({ maxDepth: 3 }),
-  fc.constantFrom("{", "[]", "null", "\u0000", "[".repeat(4000) + "]".repeat(4000), JSON.stringify({ messages: [{ role: "user", content: "x".repeat(300_000) }] })),
+  fc.constantFrom(
+    "{",
+    "[]",
+    "null",
+    "\u0000",
+    "[".repeat(4000) + "]".repeat(4000),
+    JSON.stringify({ messages: [{ role: "user", content: "x".repeat(300_000) }] }),
+  ),
 );
 const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,60}$/);
 
@@ -57,7 +70,11 @@ describe("proxy fuzz", () => {
   it("answers random chat bodies and session headers with 2xx/4xx only", async () => {
     await fc.assert(
       fc.asyncProperty(rawBody, headerValue, headerValue, headerValue, async (body, sid, type, done) => {
-        const status = await send("/v1/chat/completions", body, { "x-session-id": sid, "x-turn-type": type, "x-session-done": done });
+        const status = await send("/v1/chat/completions", body, {
+          "x-session-id": sid,
+          "x-turn-type": type,
+          "x-session-done": done,
+        });
         return status < 500;
       }),
       { numRuns: 150 },
@@ -66,14 +83,25 @@ describe("proxy fuzz", () => {
 
   it("answers random feedback bodies with 2xx/4xx only", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.json({ maxDepth: 3 }), fc.anything({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? "null")), async (body) => (await send("/v1/feedback", body)) < 500),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.json({ maxDepth: 3 }),
+          fc.anything({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? "null"),
+        ),
+        async (body) => (await send("/v1/feedback", body)) < 500,
+      ),
       { numRuns: 80 },
     );
   });
 
   it("rejects invalid UTF-8 with 400 and oversized bodies with 413", async () => {
     expect(await send("/v1/chat/completions", new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]))).toBe(400);
-    expect(await send("/v1/chat/completions", JSON.stringify({ messages: [{ role: "user", content: "x".repeat(400_000) }] }))).toBe(413);
+    expect(
+      await send(
+        "/v1/chat/completions",
+        JSON.stringify({ messages: [{ role: "user", content: "x".repeat(400_000) }] }),
+      ),
+    ).toBe(413);
   });
 
   it("survives header injection and malformed HTTP on a raw socket, then serves normally", async () => {
@@ -96,7 +124,10 @@ describe("proxy fuzz", () => {
       });
       expect(Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 400)).toBeLessThan(500);
     }
-    const ok = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "still there?" }] });
+    const ok = await h.client.chat.completions.create({
+      model: "x",
+      messages: [{ role: "user", content: "still there?" }],
+    });
     expect(ok.choices[0]!.message).toBeTruthy();
   });
 

@@ -4,7 +4,11 @@ import { randomBytes } from "node:crypto";
 import { db, type Prisma } from "../../server/platform/db/client";
 import { createUser } from "../../server/users/service";
 import { createApiKey } from "../../server/apiKeys/service";
-import { ExperimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from "../../server/config/experimentConfig";
+import {
+  ExperimentConfigSchema,
+  type ExperimentConfig,
+  type ExperimentConfigInput,
+} from "../../server/config/experimentConfig";
 import { createExperiment } from "../../server/experiments/service";
 import type { Principal, Scope } from "../../server/access/principal";
 
@@ -23,7 +27,11 @@ export async function makeKey(scopes: Scope[], experimentId?: string) {
 }
 
 export async function login(baseUrl: string, email: string, password: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  const res = await fetch(`${baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   const cookie = res.headers.get("set-cookie") ?? "";
   return cookie.split(";")[0]!;
@@ -38,7 +46,11 @@ export function api(baseUrl: string, auth: { bearer?: string; cookie?: string } 
       headers.origin = baseUrl;
     }
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let json: unknown = null;
     try {
@@ -46,12 +58,24 @@ export function api(baseUrl: string, auth: { bearer?: string; cookie?: string } 
     } catch {
       json = text;
     }
-    return { status: res.status, body: json as Record<string, unknown> & { error?: { code: string; message: string; issues: { path: string; message: string }[] } } };
+    return {
+      status: res.status,
+      body: json as Record<string, unknown> & {
+        error?: { code: string; message: string; issues: { path: string; message: string }[] };
+      },
+    };
   };
 }
 
 /** The principal a fixture acts as when it goes through a service: an unbound API key with every scope. */
-export const ADMIN: Principal = { kind: "apiKey", keyId: "fixtures", prefix: "fixtures", scopes: ["admin"], experimentId: null, createdById: null };
+export const ADMIN: Principal = {
+  kind: "apiKey",
+  keyId: "fixtures",
+  prefix: "fixtures",
+  scopes: ["admin"],
+  experimentId: null,
+  createdById: null,
+};
 
 const made: string[] = [];
 
@@ -63,13 +87,22 @@ const made: string[] = [];
 /** The description of experiments seeded as plain rows (no audit entry), so audit invariants can leave them out. */
 export const SEEDED_ROW = "seeded by a test fixture (no audit entry)";
 
-export async function makeExperiment(config: ExperimentConfigInput = {}, opts: { by?: Principal; name?: string } = {}): Promise<{ id: string; slug: string; name: string; config: ExperimentConfig }> {
+export async function makeExperiment(
+  config: ExperimentConfigInput = {},
+  opts: { by?: Principal; name?: string } = {},
+): Promise<{ id: string; slug: string; name: string; config: ExperimentConfig }> {
   const slug = uniq("exp");
   const name = opts.name ?? `Test ${slug}`;
   const parsed = ExperimentConfigSchema.parse(config);
   const e = opts.by
     ? await createExperiment(opts.by, { name, slug, description: "", config: parsed })
-    : { ...(await db().experiment.create({ data: { slug, name, description: SEEDED_ROW, config: parsed as unknown as Prisma.InputJsonValue }, select: { id: true, slug: true, name: true } })), config: parsed };
+    : {
+        ...(await db().experiment.create({
+          data: { slug, name, description: SEEDED_ROW, config: parsed as unknown as Prisma.InputJsonValue },
+          select: { id: true, slug: true, name: true },
+        })),
+        config: parsed,
+      };
   made.push(e.id);
   return { id: e.id, slug: e.slug, name: e.name, config: e.config };
 }
@@ -83,9 +116,16 @@ export async function deleteExperiments(): Promise<void> {
 }
 
 /** The experiment's next run, on the trainer backend its config names unless told otherwise. */
-export async function makeRun(experimentId: string, opts: { status?: "PENDING" | "RUNNING" | "PAUSED"; trainerBackend?: string } = {}) {
+export async function makeRun(
+  experimentId: string,
+  opts: { status?: "PENDING" | "RUNNING" | "PAUSED"; trainerBackend?: string } = {},
+) {
   const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
-  const last = await db().run.findFirst({ where: { experimentId }, orderBy: { number: "desc" }, select: { number: true } });
+  const last = await db().run.findFirst({
+    where: { experimentId },
+    orderBy: { number: "desc" },
+    select: { number: true },
+  });
   const status = opts.status ?? "RUNNING";
   return db().run.create({
     data: {

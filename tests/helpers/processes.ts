@@ -7,7 +7,8 @@ export function processesWithDataDir(dataDir: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`)) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`DATA_DIR=${dataDir}`))
+        pids.push(Number(entry));
     } catch {
       /* exited, a kernel thread, or not ours */
     }

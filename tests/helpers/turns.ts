@@ -8,13 +8,27 @@ import { uniq } from "./fixtures";
 /** Stores a system or tools blob (content-addressed, so storing it twice is a no-op) and returns its hash. */
 export async function storeBlob(kind: BlobRecord["kind"], content: unknown): Promise<string> {
   const b = blobOf(kind, content);
-  await db().blob.upsert({ where: { hash: b.hash }, create: { ...b, content: b.content as Prisma.InputJsonValue }, update: {} });
+  await db().blob.upsert({
+    where: { hash: b.hash },
+    create: { ...b, content: b.content as Prisma.InputJsonValue },
+    update: {},
+  });
   return b.hash;
 }
 
-export async function makeSession(experimentId: string, opts: { externalId?: string; done?: boolean; doneAt?: Date | null; turnCount?: number; simulated?: boolean } = {}) {
+export async function makeSession(
+  experimentId: string,
+  opts: { externalId?: string; done?: boolean; doneAt?: Date | null; turnCount?: number; simulated?: boolean } = {},
+) {
   return db().agentSession.create({
-    data: { experimentId, externalId: opts.externalId ?? uniq("sess"), done: opts.done, doneAt: opts.doneAt, turnCount: opts.turnCount, simulated: opts.simulated },
+    data: {
+      experimentId,
+      externalId: opts.externalId ?? uniq("sess"),
+      done: opts.done,
+      doneAt: opts.doneAt,
+      turnCount: opts.turnCount,
+      simulated: opts.simulated,
+    },
   });
 }
 
@@ -50,7 +64,14 @@ export type TurnSpec = {
 /** One recorded turn; returns its id. */
 export async function makeTurn(spec: TurnSpec): Promise<string> {
   const readyAt = spec.readyAt ?? new Date();
-  const sessionId = spec.sessionId ?? (await makeSession(spec.experimentId, { done: spec.sessionDone ?? false, doneAt: spec.sessionDone ? readyAt : null })).id;
+  const sessionId =
+    spec.sessionId ??
+    (
+      await makeSession(spec.experimentId, {
+        done: spec.sessionDone ?? false,
+        doneAt: spec.sessionDone ? readyAt : null,
+      })
+    ).id;
   const next = spec.next === undefined ? { role: "user", content: "thanks!" } : spec.next;
   const turn = await db().turn.create({
     data: {

@@ -17,7 +17,14 @@ interface Caller {
 let server: Awaited<ReturnType<typeof startApiServer>>;
 const callers: Caller[] = [];
 
-const keyPrincipal = (scopes: ("proxy" | "read" | "write" | "admin")[]): Principal => ({ kind: "apiKey", keyId: "", prefix: "", scopes, experimentId: null, createdById: null });
+const keyPrincipal = (scopes: ("proxy" | "read" | "write" | "admin")[]): Principal => ({
+  kind: "apiKey",
+  keyId: "",
+  prefix: "",
+  scopes,
+  experimentId: null,
+  createdById: null,
+});
 
 beforeAll(async () => {
   server = await startApiServer();
@@ -25,10 +32,18 @@ beforeAll(async () => {
   for (const role of ["ADMIN", "REVIEWER", "VIEWER"] as const) {
     const u = await makeUser(role);
     const cookie = await login(server.url, u.email, u.password);
-    callers.push({ name: `user:${role}`, headers: { cookie, origin: server.url }, perms: permissions({ kind: "user", userId: "", email: "", role }) });
+    callers.push({
+      name: `user:${role}`,
+      headers: { cookie, origin: server.url },
+      perms: permissions({ kind: "user", userId: "", email: "", role }),
+    });
   }
   for (const scope of ["proxy", "read", "write", "admin"] as const) {
-    callers.push({ name: `key:${scope}`, headers: { authorization: `Bearer ${await makeKey([scope])}` }, perms: permissions(keyPrincipal([scope])) });
+    callers.push({
+      name: `key:${scope}`,
+      headers: { authorization: `Bearer ${await makeKey([scope])}` },
+      perms: permissions(keyPrincipal([scope])),
+    });
   }
 });
 afterAll(() => server.close());
@@ -48,7 +63,10 @@ describe("REST access control", () => {
       for (const c of callers) {
         const res = await fetch(`${server.url}${path}`, {
           method: r.method,
-          headers: { ...c.headers, ...(r.method === "GET" || r.method === "DELETE" ? {} : { "content-type": "application/json" }) },
+          headers: {
+            ...c.headers,
+            ...(r.method === "GET" || r.method === "DELETE" ? {} : { "content-type": "application/json" }),
+          },
           body: r.method === "GET" || r.method === "DELETE" ? undefined : "{}",
         });
         const want = expected(c, r.permission);
@@ -62,7 +80,9 @@ describe("REST access control", () => {
 
 describe("tRPC access control", () => {
   it("allows or denies every procedure for every role and scope as its meta says", async () => {
-    const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: ProcedureMeta } }>);
+    const procedures = Object.entries(
+      appRouter._def.procedures as unknown as Record<string, { _def: { type: string; meta?: ProcedureMeta } }>,
+    );
     expect(procedures.length).toBeGreaterThan(10);
     const mismatches: string[] = [];
     for (const [name, proc] of procedures) {

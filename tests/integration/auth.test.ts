@@ -12,7 +12,10 @@ describe("authentication and authorisation", () => {
   it("401 without credentials, with a malformed key, an unknown key and a revoked key", async () => {
     expect((await api(server.url)("GET", "/api/v1/experiments")).status).toBe(401);
     expect((await api(server.url, { bearer: "garbage" })("GET", "/api/v1/experiments")).status).toBe(401);
-    expect((await api(server.url, { bearer: "ocrl_deadbeef_AAAAAAAAAAAAAAAAAAAAAAAAAAAA" })("GET", "/api/v1/experiments")).status).toBe(401);
+    expect(
+      (await api(server.url, { bearer: "ocrl_deadbeef_AAAAAAAAAAAAAAAAAAAAAAAAAAAA" })("GET", "/api/v1/experiments"))
+        .status,
+    ).toBe(401);
     const admin = api(server.url, { bearer: await makeKey(["admin"]) });
     const created = await admin("POST", "/api/v1/api-keys", { name: "short-lived", scopes: ["read"] });
     expect(created.status).toBe(201);
@@ -28,11 +31,16 @@ describe("authentication and authorisation", () => {
   it("401 for a wrong password, and the same message for an unknown email", async () => {
     const u = await makeUser("REVIEWER");
     const wrong = await api(server.url)("POST", "/api/auth/login", { email: u.email, password: "wrong-password" });
-    const unknown = await api(server.url)("POST", "/api/auth/login", { email: "nobody@example.test", password: "wrong-password" });
+    const unknown = await api(server.url)("POST", "/api/auth/login", {
+      email: "nobody@example.test",
+      password: "wrong-password",
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body.error!.message).toBe(unknown.body.error!.message);
-    expect((await api(server.url)("POST", "/api/auth/login", { email: "not-an-email", password: "" })).status).toBe(400);
+    expect((await api(server.url)("POST", "/api/auth/login", { email: "not-an-email", password: "" })).status).toBe(
+      400,
+    );
   });
 
   it("signing out ends the session: a copied cookie stops working, on every device of that user", async () => {
@@ -87,7 +95,11 @@ describe("authentication and authorisation", () => {
     const adminUser = await makeUser("ADMIN");
     const asAdmin = api(server.url, { cookie: await login(server.url, adminUser.email, adminUser.password) });
     expect((await asAdmin("GET", "/api/v1/users")).status).toBe(200);
-    const made = await asAdmin("POST", "/api/v1/users", { email: `${uniq("new")}@example.test`, password: "longenough", role: "VIEWER" });
+    const made = await asAdmin("POST", "/api/v1/users", {
+      email: `${uniq("new")}@example.test`,
+      password: "longenough",
+      role: "VIEWER",
+    });
     expect(made.status).toBe(201);
     expect(JSON.stringify(made.body)).not.toMatch(/passwordHash|scrypt/);
   });
@@ -108,9 +120,17 @@ describe("authentication and authorisation", () => {
   it("refuses cross-site cookie writes (CSRF) but accepts same-origin JSON", async () => {
     const adminUser = await makeUser("ADMIN");
     const cookie = await login(server.url, adminUser.email, adminUser.password);
-    const cross = await fetch(`${server.url}/api/v1/experiments`, { method: "POST", headers: { cookie, origin: "https://evil.example", "content-type": "application/json" }, body: JSON.stringify({ name: "csrf" }) });
+    const cross = await fetch(`${server.url}/api/v1/experiments`, {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ name: "csrf" }),
+    });
     expect(cross.status).toBe(403);
-    const form = await fetch(`${server.url}/api/v1/experiments`, { method: "POST", headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, body: "name=csrf" });
+    const form = await fetch(`${server.url}/api/v1/experiments`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: "name=csrf",
+    });
     expect(form.status).toBe(403);
     const same = await api(server.url, { cookie })("POST", "/api/v1/experiments", { name: uniq("same-origin") });
     expect(same.status).toBe(201);

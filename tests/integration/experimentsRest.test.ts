@@ -20,11 +20,19 @@ describe("REST /api/v1/experiments", () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     // The embedded trainer (the default backend) has its own learning rate: OpenClaw-RL's 1e-5 would leave its model where it is.
-    expect(created.body).toMatchObject({ slug, name: "REST flow", status: "ACTIVE", config: { method: "grpo", trainer: { backend: "embedded" }, hyper: { lr: BACKEND_HYPER_DEFAULTS.embedded.lr } } });
+    expect(created.body).toMatchObject({
+      slug,
+      name: "REST flow",
+      status: "ACTIVE",
+      config: { method: "grpo", trainer: { backend: "embedded" }, hyper: { lr: BACKEND_HYPER_DEFAULTS.embedded.lr } },
+    });
 
     expect((await admin("GET", `/api/v1/experiments/${slug}`)).body.id).toBe(id);
 
-    const edited = await admin("PATCH", `/api/v1/experiments/${id}`, { config: { method: "opd", hyper: { lr: 2e-5 } }, description: "edited" });
+    const edited = await admin("PATCH", `/api/v1/experiments/${id}`, {
+      config: { method: "opd", hyper: { lr: 2e-5 } },
+      description: "edited",
+    });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ description: "edited", config: { method: "opd", hyper: { lr: 2e-5 } } });
 
@@ -51,18 +59,28 @@ describe("REST /api/v1/experiments", () => {
     expect((await admin("DELETE", `/api/v1/experiments/${id}`)).status).toBe(200);
     expect((await admin("GET", `/api/v1/experiments/${id}`)).status).toBe(404);
 
-    const actions = (await db().auditLog.findMany({ where: { resourceId: id }, orderBy: { createdAt: "asc" } })).map((a) => a.action);
+    const actions = (await db().auditLog.findMany({ where: { resourceId: id }, orderBy: { createdAt: "asc" } })).map(
+      (a) => a.action,
+    );
     expect(actions).toEqual(["experiment.create", "experiment.update", "experiment.archive", "experiment.delete"]);
   });
 
   it("answers bad input with 400 and every zod issue with its path, writing nothing", async () => {
     const before = await db().experiment.count();
-    const res = await admin("POST", "/api/v1/experiments", { name: "", slug: "Bad Slug!", config: { hyper: { lr: -1, batchSize: 0 } } });
+    const res = await admin("POST", "/api/v1/experiments", {
+      name: "",
+      slug: "Bad Slug!",
+      config: { hyper: { lr: -1, batchSize: 0 } },
+    });
     expect(res.status).toBe(400);
     const paths = res.body.error!.issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "slug", "config.hyper.lr", "config.hyper.batchSize"]));
     expect(await db().experiment.count()).toBe(before);
-    const malformed = await fetch(`${server.url}/api/v1/experiments`, { method: "POST", headers: { authorization: `Bearer ${await makeKey(["admin"])}`, "content-type": "application/json" }, body: "{not json" });
+    const malformed = await fetch(`${server.url}/api/v1/experiments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${await makeKey(["admin"])}`, "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error.message).toMatch(/Malformed JSON/);
   });
@@ -70,22 +88,39 @@ describe("REST /api/v1/experiments", () => {
   it("refuses upstream URLs on private ranges that the operator did not allow (SSRF)", async () => {
     const res = await admin("POST", "/api/v1/experiments", {
       name: uniq("ssrf"),
-      config: { method: "grpo", judge: { backend: { kind: "openai", baseUrl: "http://169.254.169.254/latest", model: "m" } } },
+      config: {
+        method: "grpo",
+        judge: { backend: { kind: "openai", baseUrl: "http://169.254.169.254/latest", model: "m" } },
+      },
     });
     expect(res.status).toBe(400);
-    expect(res.body.error!.issues).toContainEqual({ path: "config.judge.backend.baseUrl", message: expect.stringContaining("UPSTREAM_ALLOWLIST") });
+    expect(res.body.error!.issues).toContainEqual({
+      path: "config.judge.backend.baseUrl",
+      message: expect.stringContaining("UPSTREAM_ALLOWLIST"),
+    });
   });
 
   it("checks a custom reward module when the experiment is saved, not at the first judged turn", async () => {
     const before = await db().experiment.count();
     const config = (modulePath: string) => ({ method: "grpo", judge: { backend: { kind: "custom", modulePath } } });
-    const missing = await admin("POST", "/api/v1/experiments", { name: uniq("custom"), config: config("examples/no-such-reward.ts") });
+    const missing = await admin("POST", "/api/v1/experiments", {
+      name: uniq("custom"),
+      config: config("examples/no-such-reward.ts"),
+    });
     expect(missing.status).toBe(400);
-    expect(missing.body.error!.issues).toContainEqual({ path: "config.judge.backend.modulePath", message: expect.stringContaining("no-such-reward.ts") });
+    expect(missing.body.error!.issues).toContainEqual({
+      path: "config.judge.backend.modulePath",
+      message: expect.stringContaining("no-such-reward.ts"),
+    });
     expect(await db().experiment.count()).toBe(before);
-    const ok = await admin("POST", "/api/v1/experiments", { name: uniq("custom"), config: config("examples/custom-reward.ts") });
+    const ok = await admin("POST", "/api/v1/experiments", {
+      name: uniq("custom"),
+      config: config("examples/custom-reward.ts"),
+    });
     expect(ok.status).toBe(201);
-    const edited = await admin("PATCH", `/api/v1/experiments/${ok.body.id}`, { config: config("examples/custom-reward.txt") });
+    const edited = await admin("PATCH", `/api/v1/experiments/${ok.body.id}`, {
+      config: config("examples/custom-reward.txt"),
+    });
     expect(edited.status).toBe(400);
     expect(edited.body.error!.issues[0]).toMatchObject({ path: "config.judge.backend.modulePath" });
   });
@@ -117,7 +152,10 @@ describe("REST /api/v1/experiments", () => {
     const secret = "sk-very-secret-upstream-key-123";
     const e = await admin("POST", "/api/v1/experiments", {
       name: uniq("secret"),
-      config: { method: "grpo", judge: { backend: { kind: "openai", baseUrl: "https://api.example.com/v1", model: "judge", apiKey: secret } } },
+      config: {
+        method: "grpo",
+        judge: { backend: { kind: "openai", baseUrl: "https://api.example.com/v1", model: "judge", apiKey: secret } },
+      },
     });
     expect(e.status).toBe(201);
     expect(JSON.stringify(e.body)).not.toContain(secret);
@@ -126,25 +164,50 @@ describe("REST /api/v1/experiments", () => {
     expect(JSON.stringify(row.config)).not.toContain(secret);
     expect(JSON.stringify(row.secrets)).not.toContain(secret);
     // An edit that omits the key keeps it; "" clears it.
-    const kept = await admin("PATCH", `/api/v1/experiments/${e.body.id}`, { config: { ...(e.body.config as object), hyper: { lr: 3e-5 } } });
+    const kept = await admin("PATCH", `/api/v1/experiments/${e.body.id}`, {
+      config: { ...(e.body.config as object), hyper: { lr: 3e-5 } },
+    });
     expect(kept.body.secretsSet).toEqual(["judge.backend.apiKey"]);
     const cfg = kept.body.config as { judge: { backend: Record<string, unknown> } };
-    const cleared = await admin("PATCH", `/api/v1/experiments/${e.body.id}`, { config: { ...cfg, judge: { ...cfg.judge, backend: { ...cfg.judge.backend, apiKey: "" } } } });
+    const cleared = await admin("PATCH", `/api/v1/experiments/${e.body.id}`, {
+      config: { ...cfg, judge: { ...cfg.judge, backend: { ...cfg.judge.backend, apiKey: "" } } },
+    });
     expect(cleared.body.secretsSet).toEqual([]);
     const audits = await db().auditLog.findMany({ where: { resourceId: e.body.id as string } });
     expect(JSON.stringify(audits)).not.toContain(secret);
   });
 
   it("serves an OpenAPI document covering every REST route", async () => {
-    const doc = (await fetch(`${server.url}/api/openapi.json`).then((r) => r.json())) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const doc = (await fetch(`${server.url}/api/openapi.json`).then((r) => r.json())) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/experiments", "/api/v1/experiments/{id}", "/api/v1/runs", "/api/v1/sessions", "/api/v1/turns/{id}", "/api/v1/labels", "/api/v1/metrics", "/api/v1/api-keys", "/api/v1/users"]));
-    expect(doc.paths["/api/v1/experiments"]!.post).toMatchObject({ requestBody: { content: { "application/json": { schema: { type: "object" } } } } });
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/experiments",
+        "/api/v1/experiments/{id}",
+        "/api/v1/runs",
+        "/api/v1/sessions",
+        "/api/v1/turns/{id}",
+        "/api/v1/labels",
+        "/api/v1/metrics",
+        "/api/v1/api-keys",
+        "/api/v1/users",
+      ]),
+    );
+    expect(doc.paths["/api/v1/experiments"]!.post).toMatchObject({
+      requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+    });
   });
 
   it("lets a viewer read but not write, via session cookie", async () => {
     const viewer = await makeUser("VIEWER");
-    const res = await fetch(`${server.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: viewer.email, password: viewer.password }) });
+    const res = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: viewer.email, password: viewer.password }),
+    });
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);

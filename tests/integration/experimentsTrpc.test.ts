@@ -6,7 +6,9 @@ import { makeKey, uniq } from "../helpers/fixtures";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 const client = (key?: string) =>
-  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/api/trpc`, headers: key ? { authorization: `Bearer ${key}` } : {} })] });
+  createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${server.url}/api/trpc`, headers: key ? { authorization: `Bearer ${key}` } : {} })],
+  });
 
 beforeAll(async () => {
   server = await startApiServer();
@@ -20,7 +22,10 @@ describe("tRPC experiments", () => {
     expect(e.config.method).toBe("grpo");
     const got = await t.experiments.get.query({ id: e.slug });
     expect(got.id).toBe(e.id);
-    const upd = await t.experiments.update.mutate({ id: e.id, config: { ...got.config, hyper: { ...got.config.hyper, batchSize: 8 } } });
+    const upd = await t.experiments.update.mutate({
+      id: e.id,
+      config: { ...got.config, hyper: { ...got.config.hyper, batchSize: 8 } },
+    });
     expect(upd.config.hyper.batchSize).toBe(8);
     const c = await t.experiments.clone.mutate({ id: e.id });
     expect(c.slug).not.toBe(e.slug);
@@ -32,19 +37,33 @@ describe("tRPC experiments", () => {
 
   it("reports zod issues with paths in error.data.issues", async () => {
     const t = client(await makeKey(["admin"]));
-    const err = await t.experiments.create.mutate({ name: "x", config: { hyper: { epsClip: 0.5, epsClipHigh: 0.1 } } } as never).catch((e: unknown) => e);
+    const err = await t.experiments.create
+      .mutate({ name: "x", config: { hyper: { epsClip: 0.5, epsClipHigh: 0.1 } } } as never)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
-    const data = (err as TRPCClientError<AppRouter>).data as { code: string; issues: { path: string; message: string }[] };
+    const data = (err as TRPCClientError<AppRouter>).data as {
+      code: string;
+      issues: { path: string; message: string }[];
+    };
     expect(data.code).toBe("BAD_REQUEST");
-    expect(data.issues).toContainEqual({ path: "config.hyper.epsClipHigh", message: expect.stringContaining("eps-clip") });
+    expect(data.issues).toContainEqual({
+      path: "config.hyper.epsClipHigh",
+      message: expect.stringContaining("eps-clip"),
+    });
   });
 
   it("maps auth failures: UNAUTHORIZED without credentials, FORBIDDEN for a read key writing, NOT_FOUND for unknown ids", async () => {
-    const anon = await client().experiments.list.query({}).catch((e: TRPCClientError<AppRouter>) => e.data?.code);
+    const anon = await client()
+      .experiments.list.query({})
+      .catch((e: TRPCClientError<AppRouter>) => e.data?.code);
     expect(anon).toBe("UNAUTHORIZED");
     const read = client(await makeKey(["read"]));
-    expect(await read.experiments.create.mutate({ name: "x" }).catch((e: TRPCClientError<AppRouter>) => e.data?.code)).toBe("FORBIDDEN");
-    expect(await read.experiments.get.query({ id: "does-not-exist" }).catch((e: TRPCClientError<AppRouter>) => e.data?.code)).toBe("NOT_FOUND");
+    expect(
+      await read.experiments.create.mutate({ name: "x" }).catch((e: TRPCClientError<AppRouter>) => e.data?.code),
+    ).toBe("FORBIDDEN");
+    expect(
+      await read.experiments.get.query({ id: "does-not-exist" }).catch((e: TRPCClientError<AppRouter>) => e.data?.code),
+    ).toBe("NOT_FOUND");
   });
 
   it("validateConfig returns issues without saving", async () => {

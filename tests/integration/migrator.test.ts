@@ -58,7 +58,9 @@ describe("migrator", () => {
     expect(second.applied).toEqual([]);
     expect(second.skipped).toEqual(first.applied);
     const tables = await query(url, "SELECT tablename FROM pg_tables WHERE schemaname='public'");
-    expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(["users", "experiments", "turns", "judgments", "audit_logs"]));
+    expect(tables.map((t) => t.tablename)).toEqual(
+      expect.arrayContaining(["users", "experiments", "turns", "judgments", "audit_logs"]),
+    );
   });
 
   it("rolls back a failing migration completely and records nothing for it", async () => {
@@ -68,7 +70,9 @@ describe("migrator", () => {
       "002_bad": "CREATE TABLE b (id int); INSERT INTO nope VALUES (1);",
     });
     await expect(migrate(url, dir)).rejects.toThrow(/002_bad failed and was rolled back/);
-    const tables = (await query(url, "SELECT tablename FROM pg_tables WHERE schemaname='public'")).map((t) => t.tablename);
+    const tables = (await query(url, "SELECT tablename FROM pg_tables WHERE schemaname='public'")).map(
+      (t) => t.tablename,
+    );
     expect(tables).toContain("a");
     expect(tables).not.toContain("b");
     const ledger = await query(url, "SELECT name FROM _console_migrations ORDER BY name");

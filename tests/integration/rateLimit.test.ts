@@ -35,13 +35,19 @@ describe("rate limits", () => {
       expect((await limited.json()).error.code).toBe("TOO_MANY_REQUESTS");
     }
     const otherKey = await makeKey(["read"]);
-    expect((await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${otherKey}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${otherKey}` } })).status,
+    ).toBe(200);
   });
 
   it("throttles sign-in attempts", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const r = await fetch(`${server.url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.9" }, body: JSON.stringify({ email: "x@example.test", password: "nope" }) });
+      const r = await fetch(`${server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.9" },
+        body: JSON.stringify({ email: "x@example.test", password: "nope" }),
+      });
       statuses.push(r.status);
     }
     expect(statuses).toContain(429);

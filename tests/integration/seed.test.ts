@@ -8,7 +8,11 @@ import { authenticate } from "../../server/users/service";
 describe("first-start seed", () => {
   it("creates the INIT admin, the INIT admin-scope key and the demo experiments once, and is idempotent", async () => {
     const hadUsers = (await db().user.count()) > 0;
-    const env = { INIT_ADMIN_EMAIL: "init-admin@example.test", INIT_ADMIN_PASSWORD: "init-password-123", INIT_API_KEY: "ocrl_0123abcd_initkeyinitkeyinitkeyinit" };
+    const env = {
+      INIT_ADMIN_EMAIL: "init-admin@example.test",
+      INIT_ADMIN_PASSWORD: "init-password-123",
+      INIT_API_KEY: "ocrl_0123abcd_initkeyinitkeyinitkeyinit",
+    };
     const first = await seedFirstStart(env);
     if (!hadUsers) {
       expect(first.admin).toEqual({ email: env.INIT_ADMIN_EMAIL, password: null });
@@ -23,7 +27,11 @@ describe("first-start seed", () => {
     expect(demos.map((d) => (d.config as { method: string }).method).sort()).toEqual(["combine", "grpo", "opd"]);
     expect(demos.map((d) => d.runs.map((r) => r.status))).toEqual([["PENDING"], ["PENDING"], ["PENDING"]]);
     const sims = await db().simulationControl.findMany({ where: { experimentId: { in: demos.map((d) => d.id) } } });
-    expect(sims.map((s) => [s.enabled, s.personas])).toEqual([[true, ["leo"]], [true, ["leo"]], [true, ["leo"]]]);
+    expect(sims.map((s) => [s.enabled, s.personas])).toEqual([
+      [true, ["leo"]],
+      [true, ["leo"]],
+      [true, ["leo"]],
+    ]);
 
     const second = await seedFirstStart(env);
     expect(second).toEqual({});

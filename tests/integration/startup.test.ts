@@ -14,7 +14,6 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "ocrl-start-"));
 chmodSync(dataDir, 0o755);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-
 describe("npm start on a fresh machine", () => {
   it("brings everything up on embedded Postgres + spawned Redis, admin logs in and creates an experiment, Ctrl-C stops all", async () => {
     const webPort = 45000 + Math.floor(Math.random() * 1000);
@@ -36,7 +35,8 @@ describe("npm start on a fresh machine", () => {
     child.stderr.on("data", (d) => (output += d));
     try {
       const deadline = Date.now() + 240_000;
-      while (!/Admin:\s+\S+ \/ \S+/.test(output) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 250));
+      while (!/Admin:\s+\S+ \/ \S+/.test(output) && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 250));
       expect(output, output).toMatch(/database: embedded/);
       expect(output).toMatch(/redis: spawned/);
       const [, email, password] = /Admin:\s+(\S+) \/ (\S+)/.exec(output)!;
@@ -50,7 +50,11 @@ describe("npm start on a fresh machine", () => {
         await new Promise((r) => setTimeout(r, 500));
       }
       expect(await health!.json()).toMatchObject({ ok: true, database: "ok", redis: "ok" });
-      const login = await fetch(`${base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+      const login = await fetch(`${base}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
       expect(login.status).toBe(200);
       const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
       const asAdmin = api(base, { cookie });

@@ -6,7 +6,20 @@
 // - with `redis-server` not installed (a bind mount of /dev/null over it): `npm start` installs it with the
 //   OS package manager (a stand-in here), and with NO_AUTO_INSTALL=1 stops with the instructions instead.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -16,8 +29,10 @@ const repo = path.resolve(import.meta.dirname, "../..");
 const redisServer = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).stdout.trim();
 
 function whyNot(): string | null {
-  if (process.getuid?.() !== 0) return "needs root (Postgres then runs as the postgres user; mount and network namespaces)";
-  if (spawnSync("unshare", ["--mount", "--net", "true"]).status !== 0) return "`unshare --mount --net` is not permitted here";
+  if (process.getuid?.() !== 0)
+    return "needs root (Postgres then runs as the postgres user; mount and network namespaces)";
+  if (spawnSync("unshare", ["--mount", "--net", "true"]).status !== 0)
+    return "`unshare --mount --net` is not permitted here";
   if (spawnSync("ip", ["-V"]).status !== 0) return "needs `ip` (iproute2) to bring up the namespace's loopback";
   if (!redisServer) return "needs a redis-server binary to play the package the installer installs";
   return null;
@@ -45,9 +60,23 @@ class Launch {
   constructor(script: string, env: Record<string, string>) {
     const clean: NodeJS.ProcessEnv = { ...process.env, ...env };
     // Nothing of the test runner's database, Redis or secret leaks in.
-    for (const k of ["DATABASE_URL", "REDIS_URL", "SECRET_KEY", "NODE_ENV", "REDIS_PREFIX", "PROBE_POSTGRES_URL", "PROBE_REDIS_URL", "NO_AUTO_INSTALL"]) if (!(k in env)) delete clean[k];
+    for (const k of [
+      "DATABASE_URL",
+      "REDIS_URL",
+      "SECRET_KEY",
+      "NODE_ENV",
+      "REDIS_PREFIX",
+      "PROBE_POSTGRES_URL",
+      "PROBE_REDIS_URL",
+      "NO_AUTO_INSTALL",
+    ])
+      if (!(k in env)) delete clean[k];
     const setup = "set -e; ip link set lo up; ";
-    this.child = spawn("unshare", ["--mount", "--propagation", "private", "--net", "--", "sh", "-c", setup + script], { cwd: repo, env: clean, stdio: ["ignore", "pipe", "pipe"] });
+    this.child = spawn("unshare", ["--mount", "--propagation", "private", "--net", "--", "sh", "-c", setup + script], {
+      cwd: repo,
+      env: clean,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.child.stdout!.on("data", (d) => (this.output += d));
     this.child.stderr!.on("data", (d) => (this.output += d));
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
@@ -67,7 +96,6 @@ class Launch {
   }
 }
 
-
 async function noneLeft(dataDir: string): Promise<number[]> {
   // The launcher has exited; its children may still be being reaped by the kernel.
   for (let i = 0; i < 100 && processesWithDataDir(dataDir).length; i++) await new Promise((r) => setTimeout(r, 100));
@@ -82,7 +110,12 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
     mkdirSync(app);
     const dataDir = path.join(locked, "data");
     const pgHome = path.join(tempDir("ocrl-pghome-parent-"), "home"); // created by npm start
-    const env = { DATA_DIR: dataDir, EMBEDDED_PG_HOME: pgHome, EMBEDDED_PG_PORT: String(port()), SPAWNED_REDIS_PORT: String(port()) };
+    const env = {
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_HOME: pgHome,
+      EMBEDDED_PG_PORT: String(port()),
+      SPAWNED_REDIS_PORT: String(port()),
+    };
     const script = `mount --bind "${repo}" "${app}"; cd "${app}"; exec "${process.execPath}" scripts/start.mjs`;
 
     const first = new Launch(script, env);
@@ -107,7 +140,9 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
     expect(statSync(pgHome).mode & 0o777).toBe(0o755);
     const [bins] = readdirSync(pgHome).filter((e) => e.startsWith("postgres-"));
     expect(statSync(path.join(pgHome, bins!, "bin", "postgres")).mode & 0o777).toBe(0o755);
-    expect(first.output).toContain(`embedded PostgreSQL data: ${clusterDir} (linked from ${dataDir}/pg: the 'postgres' user cannot enter ${locked})`);
+    expect(first.output).toContain(
+      `embedded PostgreSQL data: ${clusterDir} (linked from ${dataDir}/pg: the 'postgres' user cannot enter ${locked})`,
+    );
     expect(first.output).toContain(`embedded PostgreSQL binaries: copied to ${path.join(pgHome, bins!)}`);
 
     // A second start finds the same cluster through DATA_DIR/pg and initialises nothing new.
@@ -135,7 +170,7 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
         "#!/bin/sh",
         `echo "DEBIAN_FRONTEND=$DEBIAN_FRONTEND apt-get $*" >> "${log}"`,
         'case "$*" in',
-        '  update) exit 0 ;;',
+        "  update) exit 0 ;;",
         `  "install -y redis-server") umount "${redisServer}" && exit 0 ;;`,
         "esac",
         "echo 'E: stand-in apt-get: unexpected arguments' >&2",
@@ -168,10 +203,15 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
   it("without redis-server: installs it with the package manager, says so and how to opt out, and runs it", async () => {
     const { dataDir, installer, launch } = machineWithoutRedis();
     await launch.until(/redis: spawned/);
-    expect(launch.output, launch.output).toContain("Redis is not installed: installing it with `apt-get update && apt-get install -y redis-server` (set NO_AUTO_INSTALL=1 to skip this and install it yourself)");
+    expect(launch.output, launch.output).toContain(
+      "Redis is not installed: installing it with `apt-get update && apt-get install -y redis-server` (set NO_AUTO_INSTALL=1 to skip this and install it yourself)",
+    );
     expect(launch.output).toContain("Redis installed");
     expect(launch.output).toMatch(/redis: spawned \(redis:\/\/127\.0\.0\.1:\d+\)/);
-    expect(installer.calls()).toEqual(["DEBIAN_FRONTEND=noninteractive apt-get update", "DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server"]);
+    expect(installer.calls()).toEqual([
+      "DEBIAN_FRONTEND=noninteractive apt-get update",
+      "DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server",
+    ]);
     expect(await launch.interrupt(), launch.output).toBe(0);
     expect(launch.output).toMatch(/\[start\] stopped/);
     expect(await noneLeft(dataDir)).toEqual([]);
@@ -182,7 +222,9 @@ describe.skipIf(!!skipReason)("npm start as root on a fresh machine", () => {
     expect(await launch.exited, launch.output).toBe(1);
     expect(launch.output).toContain("Redis is required and none was found:");
     expect(launch.output).toContain("Debian/Ubuntu: sudo apt-get install -y redis-server");
-    expect(launch.output).toContain("(NO_AUTO_INSTALL is set, so `apt-get update && apt-get install -y redis-server` was not run for you.)");
+    expect(launch.output).toContain(
+      "(NO_AUTO_INSTALL is set, so `apt-get update && apt-get install -y redis-server` was not run for you.)",
+    );
     expect(installer.calls()).toEqual([]);
     // The embedded Postgres had started first; the failed start stopped it.
     expect(launch.output).toMatch(/embedded PostgreSQL data:/);

@@ -26,7 +26,8 @@ await runWorker("evaluate", async (ctx) => {
     log: ctx.log,
   });
   ctx.log("evaluation worker up");
-  if (!ctx.signal.aborted) await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+  if (!ctx.signal.aborted)
+    await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
   ctx.setActivity("shutting down");
   await worker.close();
   await closeQueues();

@@ -17,7 +17,9 @@ await runWorker("judge", async (ctx) => {
     sweepMinAgeMs: cfg.JUDGE_SWEEP_MIN_AGE_MS,
     failedRetryAfterMs: cfg.JUDGE_FAILED_RETRY_MS,
     metricsIntervalMs: cfg.JUDGE_METRICS_INTERVAL_MS,
-    experimentIds: cfg.JUDGE_EXPERIMENTS?.split(",").map((s) => s.trim()).filter(Boolean),
+    experimentIds: cfg.JUDGE_EXPERIMENTS?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
     runtime: {
       judgeCalls: { timeoutMs: cfg.JUDGE_TIMEOUT_MS, retries: cfg.JUDGE_RETRIES },
       teacherCalls: { timeoutMs: cfg.TEACHER_TIMEOUT_MS, retries: cfg.TEACHER_RETRIES },
@@ -29,7 +31,8 @@ await runWorker("judge", async (ctx) => {
     log: ctx.log,
   });
   ctx.log(`judge worker up: ${cfg.JUDGE_CONCURRENCY} concurrent turn(s)`);
-  if (!ctx.signal.aborted) await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+  if (!ctx.signal.aborted)
+    await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
   ctx.setActivity("shutting down: finishing in-flight turns");
   await worker.close();
   await closeQueues();

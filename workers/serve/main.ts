@@ -7,7 +7,9 @@ await runWorker("serve", async (ctx) => {
   ctx.log(`recording proxy listening on ${proxy.url} (POST /v1/chat/completions)`);
   while (!ctx.signal.aborted) {
     const w = proxy.writer;
-    ctx.setActivity(w.degraded ? `serving; Postgres unreachable, ${w.depth} turns buffered` : `serving on :${proxy.port}`);
+    ctx.setActivity(
+      w.degraded ? `serving; Postgres unreachable, ${w.depth} turns buffered` : `serving on :${proxy.port}`,
+    );
     ctx.setStat("sessions", proxy.sessions.size);
     ctx.setStat("bufferDepth", w.depth);
     ctx.setStat("turnsWritten", w.stats.turns);

@@ -25,7 +25,10 @@ await runWorker("simulate", async (ctx) => {
   }
   let key: SimulationKey | null = null;
   let client: ReturnType<typeof proxyClient> | null = null;
-  const chatFor = (slug: string): ChatFactory => (conv) => proxyChat(client!, { model: slug, ...conv });
+  const chatFor =
+    (slug: string): ChatFactory =>
+    (conv) =>
+      proxyChat(client!, { model: slug, ...conv });
   const nonce = Date.now().toString(36);
   const runners = new Map<string, { sim: ExperimentSimulation; slug: string }>();
   let reloadAt = 0;
@@ -51,8 +54,15 @@ await runWorker("simulate", async (ctx) => {
       const r = runners.get(d.experimentId);
       if (r) r.sim.update(d.settings);
       else {
-        runners.set(d.experimentId, { slug: d.slug, sim: new ExperimentSimulation(d.experimentId, d.settings, chatFor(d.slug), nonce, (m) => ctx.log(`[${d.slug}] ${m}`)) });
-        ctx.log(`simulating users on ${d.slug}: ${d.settings.personas.join(", ")} at ${d.settings.perMinute}/min, ${d.settings.concurrency} at once, seed ${d.settings.seed}`);
+        runners.set(d.experimentId, {
+          slug: d.slug,
+          sim: new ExperimentSimulation(d.experimentId, d.settings, chatFor(d.slug), nonce, (m) =>
+            ctx.log(`[${d.slug}] ${m}`),
+          ),
+        });
+        ctx.log(
+          `simulating users on ${d.slug}: ${d.settings.personas.join(", ")} at ${d.settings.perMinute}/min, ${d.settings.concurrency} at once, seed ${d.settings.seed}`,
+        );
       }
     }
   };
@@ -83,14 +93,28 @@ await runWorker("simulate", async (ctx) => {
         await Promise.all(all.map((s) => writeStats(s).catch(() => {})));
         const sum = (f: (s: (typeof all)[number]) => number) => all.reduce((a, s) => a + f(s), 0);
         ctx.setStat("experiments", all.length);
-        ctx.setStat("active", sum((s) => s.active));
-        ctx.setStat("sessions", sum((s) => s.sessions));
-        ctx.setStat("turns", sum((s) => s.turns));
+        ctx.setStat(
+          "active",
+          sum((s) => s.active),
+        );
+        ctx.setStat(
+          "sessions",
+          sum((s) => s.sessions),
+        );
+        ctx.setStat(
+          "turns",
+          sum((s) => s.turns),
+        );
         ctx.setStat("turnsPerS", Math.round(sum((s) => s.turnsPerS) * 100) / 100);
-        ctx.setStat("errors", sum((s) => s.errors));
+        ctx.setStat(
+          "errors",
+          sum((s) => s.errors),
+        );
         ctx.setActivity(
-          offReason ? `off: ${offReason}`
-            : all.length ? `simulating users on ${all.length} experiment(s): ${sum((s) => s.active)} in conversation, ${sum((s) => s.turnsPerS).toFixed(2)} turns/s`
+          offReason
+            ? `off: ${offReason}`
+            : all.length
+              ? `simulating users on ${all.length} experiment(s): ${sum((s) => s.active)} in conversation, ${sum((s) => s.turnsPerS).toFixed(2)} turns/s`
               : "idle: no experiment has simulated users on",
         );
       }
@@ -100,7 +124,9 @@ await runWorker("simulate", async (ctx) => {
     ctx.setActivity("stopping: ending conversations");
     await Promise.all([...runners.values()].map((r) => r.sim.stop()));
     if (key) await revokeSimulationKey(key.id).catch(() => {});
-    await (await unsubscribe)?.();
+    await (
+      await unsubscribe
+    )?.();
   }
 });
 // Open handles (pg pool) must not keep a stopped worker alive.

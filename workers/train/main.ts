@@ -15,7 +15,10 @@ import "./external"; // supervises runs on external trainers (ray-slime, local-p
 const IDLE_MS = 1000;
 
 const shard = settings("train").TRAINER_EXPERIMENTS;
-const mine: Prisma.RunWhereInput = { trainerBackend: "embedded", ...(shard.length ? { experimentId: { in: shard } } : {}) };
+const mine: Prisma.RunWhereInput = {
+  trainerBackend: "embedded",
+  ...(shard.length ? { experimentId: { in: shard } } : {}),
+};
 
 try {
   os.setPriority(TRAINER_NICE);
@@ -32,10 +35,20 @@ await runWorker("train", async (ctx) => {
       let live: { id: string; number: number }[];
       try {
         const now = new Date();
-        const started = await db().run.updateMany({ where: { ...mine, status: "PENDING" }, data: { status: "RUNNING", startedAt: now, heartbeatAt: now } });
+        const started = await db().run.updateMany({
+          where: { ...mine, status: "PENDING" },
+          data: { status: "RUNNING", startedAt: now, heartbeatAt: now },
+        });
         if (started.count) ctx.log(`started ${started.count} run(s)`);
-        await db().run.updateMany({ where: { ...mine, status: { in: STARTED_RUN_STATUSES } }, data: { heartbeatAt: now } });
-        live = await db().run.findMany({ where: { ...mine, status: { in: STARTED_RUN_STATUSES } }, select: { id: true, number: true }, orderBy: { createdAt: "asc" } });
+        await db().run.updateMany({
+          where: { ...mine, status: { in: STARTED_RUN_STATUSES } },
+          data: { heartbeatAt: now },
+        });
+        live = await db().run.findMany({
+          where: { ...mine, status: { in: STARTED_RUN_STATUSES } },
+          select: { id: true, number: true },
+          orderBy: { createdAt: "asc" },
+        });
       } catch (e) {
         // Postgres unreachable (outage, failover): wait it out in this process, weights still loaded,
         // instead of dying on the rejection.
@@ -70,11 +83,15 @@ await runWorker("train", async (ctx) => {
           failures.set(run.id, { count, retryAt: Date.now() + Math.min(2 ** count, 60) * 1000 });
           const message = `trainer: ${(e as Error).message}`.slice(0, 500);
           ctx.log(`run ${run.id}: ${(e as Error).stack ?? message}`);
-          await db().run.update({ where: { id: run.id }, data: { statusMessage: message } }).catch(() => {});
+          await db()
+            .run.update({ where: { id: run.id }, data: { statusMessage: message } })
+            .catch(() => {});
         }
       }
       ctx.setStat("runs", live.length);
-      ctx.setActivity(live.length ? `training ${live.length} run(s): batch ${fills.join(", ")}` : "idle: no running runs");
+      ctx.setActivity(
+        live.length ? `training ${live.length} run(s): batch ${fills.join(", ")}` : "idle: no running runs",
+      );
       await sleep(stepped ? REST_AFTER_STEP_MS : IDLE_MS, ctx.signal);
     }
   } finally {

@@ -2,7 +2,16 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
 
-type Report = { lines: number; sessions: number; turns: { created: number; skipped: number }; judgments: { created: number; skipped: number }; labels: number; orphanPrm: number; errors: { line: number; message: string }[]; errorCount: number };
+type Report = {
+  lines: number;
+  sessions: number;
+  turns: { created: number; skipped: number };
+  judgments: { created: number; skipped: number };
+  labels: number;
+  orphanPrm: number;
+  errors: { line: number; message: string }[];
+  errorCount: number;
+};
 
 /** Uploads OpenClaw-RL record files (turn records and `_prm.jsonl` files, or our own export) into an experiment. */
 export function ImportRecords({ experimentId }: { experimentId: string }) {
@@ -26,7 +35,8 @@ export function ImportRecords({ experimentId }: { experimentId: string }) {
         body: texts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""),
       });
       const body = (await res.json()) as Report | { error?: { message?: string } };
-      if (!res.ok || !("turns" in body)) throw new Error("error" in body ? (body.error?.message ?? `HTTP ${res.status}`) : `HTTP ${res.status}`);
+      if (!res.ok || !("turns" in body))
+        throw new Error("error" in body ? (body.error?.message ?? `HTTP ${res.status}`) : `HTTP ${res.status}`);
       setReport(body);
       await qc.invalidateQueries();
     } catch (err) {
@@ -39,21 +49,42 @@ export function ImportRecords({ experimentId }: { experimentId: string }) {
     <div className="card">
       <div className="toolbar" style={{ marginBottom: 0 }}>
         <strong>Import OpenClaw-RL records</strong>
-        <span className="muted">turn records and <code>_prm.jsonl</code> files (or an export from here); re-importing adds nothing twice</span>
+        <span className="muted">
+          turn records and <code>_prm.jsonl</code> files (or an export from here); re-importing adds nothing twice
+        </span>
         <span className="spacer" />
         <label className="button">
           {busy ? "Importing…" : "Choose files"}
-          <input type="file" accept=".jsonl,.json,.ndjson,.txt" multiple hidden disabled={busy} onChange={(e) => void onFiles(e)} aria-label="Import files" />
+          <input
+            type="file"
+            accept=".jsonl,.json,.ndjson,.txt"
+            multiple
+            hidden
+            disabled={busy}
+            onChange={(e) => void onFiles(e)}
+            aria-label="Import files"
+          />
         </label>
       </div>
-      {error && <div className="form-error" style={{ marginTop: 10 }}>{error}</div>}
+      {error && (
+        <div className="form-error" style={{ marginTop: 10 }}>
+          {error}
+        </div>
+      )}
       {report && (
         <div className="notice" style={{ marginTop: 10 }} role="status">
-          {report.lines} lines · {report.sessions} sessions · turns {report.turns.created} new, {report.turns.skipped} already there · judgments {report.judgments.created} new, {report.judgments.skipped} already there
-          {report.labels ? ` · ${report.labels} labels` : ""}{report.orphanPrm ? ` · ${report.orphanPrm} PRM records without their turn` : ""}
+          {report.lines} lines · {report.sessions} sessions · turns {report.turns.created} new, {report.turns.skipped}{" "}
+          already there · judgments {report.judgments.created} new, {report.judgments.skipped} already there
+          {report.labels ? ` · ${report.labels} labels` : ""}
+          {report.orphanPrm ? ` · ${report.orphanPrm} PRM records without their turn` : ""}
           {report.errorCount > 0 && (
-            <details><summary>{report.errorCount} bad lines</summary>
-              {report.errors.map((e) => <div key={e.line} className="mono">line {e.line}: {e.message}</div>)}
+            <details>
+              <summary>{report.errorCount} bad lines</summary>
+              {report.errors.map((e) => (
+                <div key={e.line} className="mono">
+                  line {e.line}: {e.message}
+                </div>
+              ))}
             </details>
           )}
         </div>

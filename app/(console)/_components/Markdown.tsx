@@ -63,8 +63,12 @@ const components: Components = {
       <table style={{ borderCollapse: "collapse" }}>{children}</table>
     </div>
   ),
-  th: ({ children, style }) => <th style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</th>,
-  td: ({ children, style }) => <td style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</td>,
+  th: ({ children, style }) => (
+    <th style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</th>
+  ),
+  td: ({ children, style }) => (
+    <td style={{ ...style, border: "1px solid var(--border)", padding: "2px 8px" }}>{children}</td>
+  ),
 };
 
 const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, htmlAsText];

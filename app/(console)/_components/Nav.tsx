@@ -41,9 +41,17 @@ export function Nav({ email, role, isAdmin }: { email: string; role: string; isA
         <div className="brand">
           {/* eslint-disable-next-line @next/next/no-img-element -- a 1 kB SVG: next/image adds nothing */}
           <img src="/logo.svg" alt="" width={22} height={22} />
-          <span>OpenClaw-RL Console<small>RL from live conversations</small></span>
+          <span>
+            OpenClaw-RL Console<small>RL from live conversations</small>
+          </span>
         </div>
-        <button type="button" className="nav-toggle" aria-expanded={open} aria-controls="nav-links" onClick={() => setOpen((o) => !o)}>
+        <button
+          type="button"
+          className="nav-toggle"
+          aria-expanded={open}
+          aria-controls="nav-links"
+          onClick={() => setOpen((o) => !o)}
+        >
           {open ? "Close" : "Menu"}
         </button>
       </div>
@@ -54,7 +62,9 @@ export function Nav({ email, role, isAdmin }: { email: string; role: string; isA
         <div className="who">
           <div>{email}</div>
           <div>{role.toLowerCase()}</div>
-          <button onClick={logout} style={{ marginTop: 8, width: "100%" }}>Sign out</button>
+          <button onClick={logout} style={{ marginTop: 8, width: "100%" }}>
+            Sign out
+          </button>
         </div>
       </div>
     </nav>

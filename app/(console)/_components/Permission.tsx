@@ -24,18 +24,58 @@ export function usePermission() {
     ready: !!me.data,
     /** false until the caller's permissions are known, so nothing flashes enabled for a viewer */
     can: (p: Perm) => perms.includes(p),
-    why: (p: Perm) => (me.data ? `Needs ${NEEDS[p]}: you are signed in as ${/^[aeiou]/i.test(role) ? "an" : "a"} ${role}.` : "Checking your permissions…"),
+    why: (p: Perm) =>
+      me.data
+        ? `Needs ${NEEDS[p]}: you are signed in as ${/^[aeiou]/i.test(role) ? "an" : "a"} ${role}.`
+        : "Checking your permissions…",
   };
 }
 
-export function GuardedButton({ perm, disabled, title, ...props }: ButtonHTMLAttributes<HTMLButtonElement> & { perm: Perm }) {
+export function GuardedButton({
+  perm,
+  disabled,
+  title,
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { perm: Perm }) {
   const { can, why } = usePermission();
   const allowed = can(perm);
-  return <button {...props} disabled={disabled || !allowed} title={allowed ? title : why(perm)} data-permission={allowed ? undefined : "denied"} />;
+  return (
+    <button
+      {...props}
+      disabled={disabled || !allowed}
+      title={allowed ? title : why(perm)}
+      data-permission={allowed ? undefined : "denied"}
+    />
+  );
 }
 
-export function GuardedLink({ perm, href, className = "button", children }: { perm: Perm; href: string; className?: string; children: ReactNode }) {
+export function GuardedLink({
+  perm,
+  href,
+  className = "button",
+  children,
+}: {
+  perm: Perm;
+  href: string;
+  className?: string;
+  children: ReactNode;
+}) {
   const { can, why } = usePermission();
-  if (can(perm)) return <Link className={className} href={href}>{children}</Link>;
-  return <button type="button" className={className.replace(/\bbutton\b/, "").trim() || undefined} disabled title={why(perm)} data-permission="denied">{children}</button>;
+  if (can(perm))
+    return (
+      <Link className={className} href={href}>
+        {children}
+      </Link>
+    );
+  return (
+    <button
+      type="button"
+      className={className.replace(/\bbutton\b/, "").trim() || undefined}
+      disabled
+      title={why(perm)}
+      data-permission="denied"
+    >
+      {children}
+    </button>
+  );
 }

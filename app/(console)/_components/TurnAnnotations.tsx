@@ -20,18 +20,32 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
         {link && <Link href={`/trajectories/${turn.id}`}>turn #{turn.index}</Link>}
         <span title="policy version that served this turn">policy v{turn.policyVersion}</span>
         {turn.staleness !== null && (
-          <span className={turn.staleness > 0 ? "muted" : undefined} title={`serving v${turn.currentPolicyVersion} now`}>
+          <span
+            className={turn.staleness > 0 ? "muted" : undefined}
+            title={`serving v${turn.currentPolicyVersion} now`}
+          >
             {turn.staleness === 0 ? "current" : `${turn.staleness} version${turn.staleness === 1 ? "" : "s"} behind`}
           </span>
         )}
         {j ? (
           <>
-            <span>judge <span className={`score ${scoreClass(j.score)}`} data-testid="judge-score">{fmtScore(j.score)}</span></span>
-            <span className="muted" data-testid="vote-agreement" title="eval votes (the judge's −1/0/+1 scores) that equal the final score; hint votes are counted apart">
+            <span>
+              judge{" "}
+              <span className={`score ${scoreClass(j.score)}`} data-testid="judge-score">
+                {fmtScore(j.score)}
+              </span>
+            </span>
+            <span
+              className="muted"
+              data-testid="vote-agreement"
+              title="eval votes (the judge's −1/0/+1 scores) that equal the final score; hint votes are counted apart"
+            >
               {j.agreement.agree}/{j.agreement.valid} eval votes agree
             </span>
             {j.agreement.valid > j.agreement.agree && <span className="badge disputed">split votes</span>}
-            <span className="muted">{j.judgeKind === "heuristic" ? "heuristic judge" : `${j.judgeKind} ${j.model}`}</span>
+            <span className="muted">
+              {j.judgeKind === "heuristic" ? "heuristic judge" : `${j.judgeKind} ${j.model}`}
+            </span>
           </>
         ) : (
           <span className="muted">not judged</span>
@@ -43,19 +57,31 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
         )}
       </div>
       <div className="row" style={{ marginTop: 4 }}>
-        <span>Training: <strong data-testid="training-use">{trainingText(turn.training)}</strong></span>
+        <span>
+          Training: <strong data-testid="training-use">{trainingText(turn.training)}</strong>
+        </span>
         {turn.samples.map((s) => (
           <span key={s.id} className="muted">
-            {s.kind} sample r={s.reward} {s.excluded ? `(excluded: ${s.excludeReason})` : s.step ? `trained at step ${s.step.step}` : "waiting for a step"}
+            {s.kind} sample r={s.reward}{" "}
+            {s.excluded
+              ? `(excluded: ${s.excludeReason})`
+              : s.step
+                ? `trained at step ${s.step.step}`
+                : "waiting for a step"}
             {s.staleness !== null ? ` · staleness ${s.staleness}` : ""}
           </span>
         ))}
       </div>
       {j?.hint && (
-        <div className="hint"><strong>Hint</strong>{j.hintAccepted ? "" : " (not accepted)"}: {j.hint}</div>
+        <div className="hint">
+          <strong>Hint</strong>
+          {j.hintAccepted ? "" : " (not accepted)"}: {j.hint}
+        </div>
       )}
       {turn.training?.source === "REVIEWER" && turn.training.hint && turn.training.hint !== j?.hint && (
-        <div className="hint"><strong>Reviewer hint</strong>: {turn.training.hint}</div>
+        <div className="hint">
+          <strong>Reviewer hint</strong>: {turn.training.hint}
+        </div>
       )}
       {j && j.votes.length > 0 && (
         <details>
@@ -63,12 +89,20 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
           {j.votes.map((v) => (
             <div key={v.id} className="vote" data-kind={v.kind}>
               <div className="row">
-                <span className="mono">{v.kind} vote #{v.index}</span>
+                <span className="mono">
+                  {v.kind} vote #{v.index}
+                </span>
                 {v.kind === "eval" ? (
-                  <span className={`score ${scoreClass(v.value)}`} title="this vote's score of the turn">{fmtScore(v.value)}</span>
+                  <span className={`score ${scoreClass(v.value)}`} title="this vote's score of the turn">
+                    {fmtScore(v.value)}
+                  </span>
                 ) : (
                   // A hint vote's 1 means "the next state holds a hint", not that the turn was good.
-                  <span className="badge" data-testid="hint-vote" title="hint vote: 1 = the next state reveals a hint for this turn, −1 = it does not; it does not score the turn">
+                  <span
+                    className="badge"
+                    data-testid="hint-vote"
+                    title="hint vote: 1 = the next state reveals a hint for this turn, −1 = it does not; it does not score the turn"
+                  >
                     {v.value === 1 ? "hint found" : v.value === -1 ? "no hint" : "unparsable"}
                   </span>
                 )}
@@ -89,7 +123,10 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
               {turn.labels.map((l) => (
                 <tr key={l.id}>
                   <td>{l.source.toLowerCase()}</td>
-                  <td><span className={`score ${scoreClass(l.value)}`}>{fmtScore(l.value)}</span>{l.exclude ? " excluded" : ""}</td>
+                  <td>
+                    <span className={`score ${scoreClass(l.value)}`}>{fmtScore(l.value)}</span>
+                    {l.exclude ? " excluded" : ""}
+                  </td>
                   <td className="muted">{l.user?.email ?? (l.apiKey ? `key ${l.apiKey.prefix}` : "")}</td>
                   <td className="muted">{l.hint ?? l.comment ?? ""}</td>
                   <td className="muted">{fmtTime(l.createdAt)}</td>
@@ -105,7 +142,11 @@ export function TurnAnnotations({ turn, link = true }: { turn: AnnotatedTurn; li
           <Heatmap opd={turn.opd} />
         </details>
       )}
-      {turn.olderJudgments.length > 0 && <div className="muted" style={{ marginTop: 4 }}>{turn.olderJudgments.length} older judgment(s) under other judge versions</div>}
+      {turn.olderJudgments.length > 0 && (
+        <div className="muted" style={{ marginTop: 4 }}>
+          {turn.olderJudgments.length} older judgment(s) under other judge versions
+        </div>
+      )}
     </div>
   );
 }

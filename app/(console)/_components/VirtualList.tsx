@@ -101,7 +101,10 @@ export function VirtualList<T>({
       aria-activedescendant={activeKey ? `${testId ?? "vlist"}-row-${activeKey}` : undefined}
       onKeyDown={onKeyDown}
     >
-      <div className="vrow vhead" style={{ gridTemplateColumns: columns, height: rowHeight, position: "sticky", top: 0 }}>
+      <div
+        className="vrow vhead"
+        style={{ gridTemplateColumns: columns, height: rowHeight, position: "sticky", top: 0 }}
+      >
         {header}
       </div>
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
@@ -119,7 +122,11 @@ export function VirtualList<T>({
               data-key={key}
               data-active={isActive || undefined}
               className={`vrow${selectedKey === key || isActive ? " selected" : ""}`}
-              style={{ gridTemplateColumns: columns, minHeight: rowHeight, top: row.start - virtualizer.options.scrollMargin }}
+              style={{
+                gridTemplateColumns: columns,
+                minHeight: rowHeight,
+                top: row.start - virtualizer.options.scrollMargin,
+              }}
               onClick={() => {
                 setActive(row.index);
                 onSelect?.(item);

@@ -15,7 +15,8 @@ export interface LabelKeyHandlers {
 }
 
 const typing = (t: EventTarget | null) =>
-  t instanceof HTMLElement && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+  t instanceof HTMLElement &&
+  (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
 
 /**
  * Keyboard-first labelling (as Langfuse / Label Studio): 1 / 0 / - set +1 / 0 / −1, h edits the hint, x toggles
@@ -85,11 +86,18 @@ export function Cheatsheet({ onClose }: { onClose: () => void }) {
         <table>
           <tbody>
             {CHEATSHEET.map(([k, what]) => (
-              <tr key={k}><td><kbd>{k}</kbd></td><td>{what}</td></tr>
+              <tr key={k}>
+                <td>
+                  <kbd>{k}</kbd>
+                </td>
+                <td>{what}</td>
+              </tr>
             ))}
           </tbody>
         </table>
-        <button style={{ marginTop: 10 }} onClick={onClose}>Close</button>
+        <button style={{ marginTop: 10 }} onClick={onClose}>
+          Close
+        </button>
       </div>
     </div>
   );

@@ -26,8 +26,19 @@ export function AddToEvalSet({ experimentId, turnId }: { experimentId: string; t
   }
   return (
     <>
-      <GuardedButton perm="write" disabled={add.isPending || sets.isLoading} onClick={onClick} title={`Append this turn's request to the eval set "${name}"`}>Add to eval set</GuardedButton>
-      {note && <span className="muted" role="status">{note}</span>}
+      <GuardedButton
+        perm="write"
+        disabled={add.isPending || sets.isLoading}
+        onClick={onClick}
+        title={`Append this turn's request to the eval set "${name}"`}
+      >
+        Add to eval set
+      </GuardedButton>
+      {note && (
+        <span className="muted" role="status">
+          {note}
+        </span>
+      )}
     </>
   );
 }

@@ -24,7 +24,15 @@ function useSendToReview(experimentId: string) {
     setError(null);
     try {
       const existing = queues.data?.find((q) => q.name === QUEUE_NAME);
-      const queue = existing ?? (await create.mutateAsync({ experimentId, name: QUEUE_NAME, description: "Turns where the judge and a human label disagree (from the Evaluation page), and every disputed turn.", filter: { turnType: "MAIN", disputed: true } }));
+      const queue =
+        existing ??
+        (await create.mutateAsync({
+          experimentId,
+          name: QUEUE_NAME,
+          description:
+            "Turns where the judge and a human label disagree (from the Evaluation page), and every disputed turn.",
+          filter: { turnType: "MAIN", disputed: true },
+        }));
       await add.mutateAsync({ queueId: queue.id, turnIds });
       router.push(`/review/${queue.id}`);
     } catch (err) {
@@ -36,31 +44,63 @@ function useSendToReview(experimentId: string) {
 
 export function Agreement({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
-  const q = useQuery({ ...trpc.evaluation.agreement.queryOptions({ experimentId, disagreements: 20 }), refetchInterval: 15_000 });
+  const q = useQuery({
+    ...trpc.evaluation.agreement.queryOptions({ experimentId, disagreements: 20 }),
+    refetchInterval: 15_000,
+  });
   const d = q.data;
   const review = useSendToReview(experimentId);
   return (
     <div className="card" data-testid="eval-agreement">
       <h2 style={{ marginTop: 0 }}>Judge–human agreement</h2>
-      {d?.warning && <div className="form-error" role="alert" data-testid="agreement-warning">{d.warning}</div>}
-      {review.error && <div className="form-error" role="alert">{review.error}</div>}
-      {d && !d.judges.length && <div className="empty">No turn carries both a judgment and a reviewer label or user feedback yet.</div>}
+      {d?.warning && (
+        <div className="form-error" role="alert" data-testid="agreement-warning">
+          {d.warning}
+        </div>
+      )}
+      {review.error && (
+        <div className="form-error" role="alert">
+          {review.error}
+        </div>
+      )}
+      {d && !d.judges.length && (
+        <div className="empty">No turn carries both a judgment and a reviewer label or user feedback yet.</div>
+      )}
       {d?.judges.map((j) => (
         <details key={j.judgeVersion} open={j.judgeVersion === d.currentJudgeVersion}>
           <summary>
-            {j.judgeKind} {j.model} <code>{j.judgeVersion}</code>{j.judgeVersion === d.currentJudgeVersion ? " (current)" : ""}: {j.n} labelled turns · accuracy{" "}
+            {j.judgeKind} {j.model} <code>{j.judgeVersion}</code>
+            {j.judgeVersion === d.currentJudgeVersion ? " (current)" : ""}: {j.n} labelled turns · accuracy{" "}
             {j.accuracy === null ? "—" : j.accuracy.toFixed(2)} · κ {j.kappa === null ? "—" : j.kappa.toFixed(2)}
           </summary>
           <table className="list" style={{ maxWidth: 360, margin: "8px 0" }}>
-            <thead><tr><th>human ↓ / judge →</th>{CLASSES.map((c) => <th key={c}>{c}</th>)}</tr></thead>
+            <thead>
+              <tr>
+                <th>human ↓ / judge →</th>
+                {CLASSES.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
+              </tr>
+            </thead>
             <tbody>
               {j.confusion.map((row, h) => (
-                <tr key={h}><td>{CLASSES[h]}</td>{row.map((n, k) => <td key={k} style={{ fontWeight: h === k ? 600 : 400 }}>{n}</td>)}</tr>
+                <tr key={h}>
+                  <td>{CLASSES[h]}</td>
+                  {row.map((n, k) => (
+                    <td key={k} style={{ fontWeight: h === k ? 600 : 400 }}>
+                      {n}
+                    </td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
           {j.disagreements.length > 0 && (
-            <GuardedButton perm="write" disabled={review.pending} onClick={() => review.send(j.disagreements.map((x) => x.turnId))}>
+            <GuardedButton
+              perm="write"
+              disabled={review.pending}
+              onClick={() => review.send(j.disagreements.map((x) => x.turnId))}
+            >
               Review these {j.disagreements.length} in a queue
             </GuardedButton>
           )}
@@ -68,7 +108,10 @@ export function Agreement({ experimentId }: { experimentId: string }) {
             <ul>
               {j.disagreements.map((x) => (
                 <li key={x.turnId}>
-                  <Link href={`/trajectories/${x.turnId}`}>turn {x.turnId.slice(-8)}</Link>: {x.humanSource.toLowerCase()} {x.human > 0 ? "+" : ""}{x.human}, judge {x.judge > 0 ? "+" : ""}{x.judge}
+                  <Link href={`/trajectories/${x.turnId}`}>turn {x.turnId.slice(-8)}</Link>:{" "}
+                  {x.humanSource.toLowerCase()} {x.human > 0 ? "+" : ""}
+                  {x.human}, judge {x.judge > 0 ? "+" : ""}
+                  {x.judge}
                 </li>
               ))}
             </ul>

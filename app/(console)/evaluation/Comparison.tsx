@@ -21,15 +21,22 @@ export function Comparison({ experimentId, a, b }: { experimentId: string; a: nu
       <thead>
         <tr>
           <th>Prompt</th>
-          <th>v{d.a.version} · {mean(d.a.mean)}</th>
-          <th>v{d.b.version} · {mean(d.b.mean)}</th>
+          <th>
+            v{d.a.version} · {mean(d.a.mean)}
+          </th>
+          <th>
+            v{d.b.version} · {mean(d.b.mean)}
+          </th>
         </tr>
       </thead>
       <tbody>
         {d.items.map((it) => (
           <tr key={it.key}>
             <td style={{ maxWidth: 260 }}>
-              <div className="muted" style={{ fontSize: 11 }}>{it.key}{it.persona ? ` · ${it.persona}` : ""}</div>
+              <div className="muted" style={{ fontSize: 11 }}>
+                {it.key}
+                {it.persona ? ` · ${it.persona}` : ""}
+              </div>
               {text((it.messages as unknown[]).at(-1))}
             </td>
             {[it.a, it.b].map((side, i) => (

@@ -39,43 +39,84 @@ export function EvalSets({ experimentId }: { experimentId: string }) {
   return (
     <div className="card" data-testid="eval-sets">
       <h2 style={{ marginTop: 0 }}>Eval sets</h2>
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       {sets.data?.length ? (
         <table className="list">
-          <thead><tr><th>Name</th><th>Latest</th><th>Versions</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Latest</th>
+              <th>Versions</th>
+            </tr>
+          </thead>
           <tbody>
             {sets.data.map((s) => (
               <tr key={s.id}>
-                <td>{s.name}<div className="muted" style={{ fontSize: 11 }}>{s.description}</div></td>
+                <td>
+                  {s.name}
+                  <div className="muted" style={{ fontSize: 11 }}>
+                    {s.description}
+                  </div>
+                </td>
                 <td>v{s.latestVersion}</td>
                 <td>
                   {s.versions.map((v) => (
-                    <button key={v.id} style={{ marginRight: 4 }} title={`${v.source}, ${v.items} items`} onClick={() => download(s.id, v.version)}>v{v.version} ↓</button>
+                    <button
+                      key={v.id}
+                      style={{ marginRight: 4 }}
+                      title={`${v.source}, ${v.items} items`}
+                      onClick={() => download(s.id, v.version)}
+                    >
+                      v{v.version} ↓
+                    </button>
                   ))}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      ) : <div className="empty">No eval set yet.</div>}
+      ) : (
+        <div className="empty">No eval set yet.</div>
+      )}
       <div className="toolbar" style={{ marginTop: 8 }}>
         <label className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
-          <span>Set name</span><input value={name} onChange={(e) => setName(e.target.value)} />
+          <span>Set name</span>
+          <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        <label className="button">Upload JSONL<input type="file" accept=".jsonl,.ndjson,application/x-ndjson" hidden onChange={(e) => onFile(e.target.files?.[0])} /></label>
-        <GuardedButton perm="write" disabled={persona.isPending} onClick={async () => {
-          setError(null);
-          try {
-            await persona.mutateAsync({ experimentId, name: "held-out personas" });
-            await refresh();
-          } catch (err) {
-            setError(messageOf(err));
-          }
-        }}>Create persona set</GuardedButton>
+        <label className="button">
+          Upload JSONL
+          <input
+            type="file"
+            accept=".jsonl,.ndjson,application/x-ndjson"
+            hidden
+            onChange={(e) => onFile(e.target.files?.[0])}
+          />
+        </label>
+        <GuardedButton
+          perm="write"
+          disabled={persona.isPending}
+          onClick={async () => {
+            setError(null);
+            try {
+              await persona.mutateAsync({ experimentId, name: "held-out personas" });
+              await refresh();
+            } catch (err) {
+              setError(messageOf(err));
+            }
+          }}
+        >
+          Create persona set
+        </GuardedButton>
       </div>
       <p className="muted" style={{ fontSize: 12 }}>
-        One JSON object per line: <code>{`{"key": "…", "messages": [{"role": "user", "content": "…"}], "reference": "…", "rubric": "…", "persona": "leo"}`}</code> (or <code>prompt</code> instead of messages).
-        Recorded turns can be added from the API (<code>POST /api/v1/eval-sets/add-turns</code>).
+        One JSON object per line:{" "}
+        <code>{`{"key": "…", "messages": [{"role": "user", "content": "…"}], "reference": "…", "rubric": "…", "persona": "leo"}`}</code>{" "}
+        (or <code>prompt</code> instead of messages). Recorded turns can be added from the API (
+        <code>POST /api/v1/eval-sets/add-turns</code>).
       </p>
     </div>
   );

@@ -41,7 +41,11 @@ function Evaluation() {
     }
     router.replace(`${pathname}?${next.toString()}`, { scroll: false });
   };
-  const overview = useQuery({ ...trpc.evaluation.overview.queryOptions({ experimentId }), enabled: !!experimentId, refetchInterval: 5000 });
+  const overview = useQuery({
+    ...trpc.evaluation.overview.queryOptions({ experimentId }),
+    enabled: !!experimentId,
+    refetchInterval: 5000,
+  });
   const request = useMutation(trpc.evaluation.request.mutationOptions());
   const [error, setError] = useState<string | null>(null);
   const d = overview.data;
@@ -66,39 +70,80 @@ function Evaluation() {
     <>
       <h1>Evaluation</h1>
       <p className="muted">
-        Is it learning? Every evaluated policy version answers the same held-out prompts (never seen as training traffic) with fixed
-        sampling settings and seeds; a grader scores each reply from 0 to 1. The training reward is what the judge gave the turns that
-        version served live. A gated experiment serves a new version only once its eval score is at least the served one&apos;s minus the tolerance.
+        Is it learning? Every evaluated policy version answers the same held-out prompts (never seen as training
+        traffic) with fixed sampling settings and seeds; a grader scores each reply from 0 to 1. The training reward is
+        what the judge gave the turns that version served live. A gated experiment serves a new version only once its
+        eval score is at least the served one&apos;s minus the tolerance.
       </p>
       <div className="filters">
-        <ExperimentSelect value={experimentId} onChange={(id) => (setPick({}), set({ experimentId: id }))} allowAll={false} />
+        <ExperimentSelect
+          value={experimentId}
+          onChange={(id) => (setPick({}), set({ experimentId: id }))}
+          allowAll={false}
+        />
       </div>
       {overview.error && <div className="form-error">{overview.error.message}</div>}
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       {!experimentId && <div className="empty">Choose an experiment.</div>}
       {d && (
         <>
           <div className="card" data-testid="eval-summary">
             <dl className="kv">
-              <dt>Served version</dt><dd data-testid="eval-served">{d.servedVersion}</dd>
-              <dt>Promotion</dt><dd>{d.promotion === "gated" ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}` : "always (every new version is served at once)"}</dd>
-              <dt>Eval set</dt><dd>{d.set ? `${d.set.name} v${d.set.version} (${d.set.items} prompts)` : "none yet — create one below"}</dd>
-              <dt>Evaluation</dt><dd>{d.evaluationEnabled ? "on" : <>off (turn it on in the <Link href={`/experiments/${d.experimentId}/edit`}>experiment config</Link>)</>}</dd>
+              <dt>Served version</dt>
+              <dd data-testid="eval-served">{d.servedVersion}</dd>
+              <dt>Promotion</dt>
+              <dd>
+                {d.promotion === "gated"
+                  ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}`
+                  : "always (every new version is served at once)"}
+              </dd>
+              <dt>Eval set</dt>
+              <dd>
+                {d.set ? `${d.set.name} v${d.set.version} (${d.set.items} prompts)` : "none yet — create one below"}
+              </dd>
+              <dt>Evaluation</dt>
+              <dd>
+                {d.evaluationEnabled ? (
+                  "on"
+                ) : (
+                  <>
+                    off (turn it on in the <Link href={`/experiments/${d.experimentId}/edit`}>experiment config</Link>)
+                  </>
+                )}
+              </dd>
             </dl>
           </div>
           <div className="card">
-            <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>Eval score per version (dots with 95% CI, 0–1, left) and training reward (line, −1…+1, right)</div>
-            {d.versions.some((v) => v.evaluation?.mean != null || v.trainingReward !== null) ? <EvalChart versions={d.versions} /> : <div className="empty">No evaluated or judged versions yet.</div>}
+            <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>
+              Eval score per version (dots with 95% CI, 0–1, left) and training reward (line, −1…+1, right)
+            </div>
+            {d.versions.some((v) => v.evaluation?.mean != null || v.trainingReward !== null) ? (
+              <EvalChart versions={d.versions} />
+            ) : (
+              <div className="empty">No evaluated or judged versions yet.</div>
+            )}
           </div>
           {d.candidates.length > 0 && (
             <div className="card" data-testid="eval-candidates">
               <h2 style={{ marginTop: 0 }}>Held back by the gate</h2>
               <table className="list">
-                <thead><tr><th>Version</th><th>Eval</th><th>Reason</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Version</th>
+                    <th>Eval</th>
+                    <th>Reason</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {d.candidates.map((c) => (
                     <tr key={c.version} data-testid={`candidate-${c.version}`}>
-                      <td>v{c.version} <span className="badge PENDING">candidate</span></td>
+                      <td>
+                        v{c.version} <span className="badge PENDING">candidate</span>
+                      </td>
                       <td>{pct(c.evaluation?.mean)}</td>
                       <td>{c.reason ?? "—"}</td>
                     </tr>
@@ -110,17 +155,58 @@ function Evaluation() {
           <div className="card">
             <h2 style={{ marginTop: 0 }}>Versions</h2>
             <table className="list" data-testid="eval-versions">
-              <thead><tr><th>Version</th><th>Status</th><th>Eval (95% CI)</th><th>Training reward</th><th>Cost</th><th>Grader</th><th /></tr></thead>
+              <thead>
+                <tr>
+                  <th>Version</th>
+                  <th>Status</th>
+                  <th>Eval (95% CI)</th>
+                  <th>Training reward</th>
+                  <th>Cost</th>
+                  <th>Grader</th>
+                  <th />
+                </tr>
+              </thead>
               <tbody>
                 {[...d.versions].reverse().map((v) => (
                   <tr key={v.version}>
-                    <td>v{v.version}{v.version === 0 ? " (base)" : ""}</td>
-                    <td><span className={`badge ${v.status}`}>{v.status.toLowerCase()}</span></td>
-                    <td>{v.evaluation ? (v.evaluation.mean !== null ? `${pct(v.evaluation.mean)} [${pct(v.evaluation.ciLow)}, ${pct(v.evaluation.ciHigh)}]` : v.evaluation.status.toLowerCase()) : "—"}{v.evaluation?.status === "PARTIAL" ? " (budget hit)" : ""}{v.evaluation?.error ? <span className="field-error"> {v.evaluation.error}</span> : null}</td>
-                    <td>{v.trainingReward !== null ? `${v.trainingReward >= 0 ? "+" : ""}${v.trainingReward.toFixed(2)} (${v.rewardTurns} turns)` : "—"}</td>
-                    <td className="muted">{v.evaluation ? `${(v.evaluation.durationMs / 1000).toFixed(1)} s · ${v.evaluation.replyTokens} tokens · ${v.evaluation.replies} replies` : ""}</td>
-                    <td className="muted">{v.evaluation ? `${v.evaluation.grader} ${v.evaluation.graderVersion}` : ""}</td>
-                    <td><GuardedButton perm="write" disabled={!d.set || request.isPending} onClick={() => reEvaluate(v.version)}>{v.evaluation ? "Re-evaluate" : "Evaluate"}</GuardedButton></td>
+                    <td>
+                      v{v.version}
+                      {v.version === 0 ? " (base)" : ""}
+                    </td>
+                    <td>
+                      <span className={`badge ${v.status}`}>{v.status.toLowerCase()}</span>
+                    </td>
+                    <td>
+                      {v.evaluation
+                        ? v.evaluation.mean !== null
+                          ? `${pct(v.evaluation.mean)} [${pct(v.evaluation.ciLow)}, ${pct(v.evaluation.ciHigh)}]`
+                          : v.evaluation.status.toLowerCase()
+                        : "—"}
+                      {v.evaluation?.status === "PARTIAL" ? " (budget hit)" : ""}
+                      {v.evaluation?.error ? <span className="field-error"> {v.evaluation.error}</span> : null}
+                    </td>
+                    <td>
+                      {v.trainingReward !== null
+                        ? `${v.trainingReward >= 0 ? "+" : ""}${v.trainingReward.toFixed(2)} (${v.rewardTurns} turns)`
+                        : "—"}
+                    </td>
+                    <td className="muted">
+                      {v.evaluation
+                        ? `${(v.evaluation.durationMs / 1000).toFixed(1)} s · ${v.evaluation.replyTokens} tokens · ${v.evaluation.replies} replies`
+                        : ""}
+                    </td>
+                    <td className="muted">
+                      {v.evaluation ? `${v.evaluation.grader} ${v.evaluation.graderVersion}` : ""}
+                    </td>
+                    <td>
+                      <GuardedButton
+                        perm="write"
+                        disabled={!d.set || request.isPending}
+                        onClick={() => reEvaluate(v.version)}
+                      >
+                        {v.evaluation ? "Re-evaluate" : "Evaluate"}
+                      </GuardedButton>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -133,14 +219,26 @@ function Evaluation() {
               {(["a", "b"] as const).map((k) => (
                 <label key={k} className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
                   <span>{k === "a" ? "Before" : "After"}</span>
-                  <select aria-label={k === "a" ? "Before version" : "After version"} value={k === "a" ? a : b} onChange={(ev) => setPick((p) => ({ ...p, [k]: ev.target.value }))}>
+                  <select
+                    aria-label={k === "a" ? "Before version" : "After version"}
+                    value={k === "a" ? a : b}
+                    onChange={(ev) => setPick((p) => ({ ...p, [k]: ev.target.value }))}
+                  >
                     <option value="">—</option>
-                    {evaluated.map((v) => <option key={v.version} value={v.version}>v{v.version}</option>)}
+                    {evaluated.map((v) => (
+                      <option key={v.version} value={v.version}>
+                        v{v.version}
+                      </option>
+                    ))}
                   </select>
                 </label>
               ))}
             </div>
-            {a && b && a !== b ? <Comparison experimentId={experimentId} a={Number(a)} b={Number(b)} /> : <div className="empty">Pick two evaluated versions.</div>}
+            {a && b && a !== b ? (
+              <Comparison experimentId={experimentId} a={Number(a)} b={Number(b)} />
+            ) : (
+              <div className="empty">Pick two evaluated versions.</div>
+            )}
           </div>
           <Agreement experimentId={experimentId} />
           <EvalSets experimentId={experimentId} />

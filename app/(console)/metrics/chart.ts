@@ -1,7 +1,18 @@
 // Shared by the metrics page's charts and the cross-experiment comparison.
 export type Axis = "step" | "time";
 
-export const COLORS = ["#5b9cff", "#3ecf8e", "#f5b942", "#ff6b6b", "#7c5cff", "#4dd0e1", "#ff8a65", "#aed581", "#f06292", "#90a4ae"];
+export const COLORS = [
+  "#5b9cff",
+  "#3ecf8e",
+  "#f5b942",
+  "#ff6b6b",
+  "#7c5cff",
+  "#4dd0e1",
+  "#ff8a65",
+  "#aed581",
+  "#f06292",
+  "#90a4ae",
+];
 
 export const fmtX = (axis: Axis) => (x: number) => (axis === "time" ? new Date(x).toLocaleTimeString() : String(x));
 
@@ -10,7 +21,11 @@ export const round = (v: number): number => Number(v.toPrecision(4));
 
 /** Tooltip values: a number, or a band's [min, max]. */
 export const fmtValue = (v: unknown): string =>
-  typeof v === "number" ? String(round(v)) : Array.isArray(v) && v.length === 2 ? `${fmtValue(v[0])} – ${fmtValue(v[1])}` : String(v ?? "—");
+  typeof v === "number"
+    ? String(round(v))
+    : Array.isArray(v) && v.length === 2
+      ? `${fmtValue(v[0])} – ${fmtValue(v[1])}`
+      : String(v ?? "—");
 
 /** The unit a metric's name declares (…_ms, …per_s); "" for counts, ratios and losses. */
 export function unitOf(name: string): "ms" | "/s" | "" {
@@ -38,7 +53,10 @@ export function yDomain([min, max]: readonly [number, number]): [number, number]
  */
 export function withGaps<T extends { x: number }>(data: readonly T[], blank: (x: number) => T): T[] {
   if (data.length < 3) return [...data];
-  const diffs = data.slice(1).map((p, i) => p.x - data[i]!.x).sort((a, b) => a - b);
+  const diffs = data
+    .slice(1)
+    .map((p, i) => p.x - data[i]!.x)
+    .sort((a, b) => a - b);
   const median = diffs[Math.floor(diffs.length / 2)]!;
   if (!(median > 0)) return [...data];
   const out: T[] = [data[0]!];

@@ -22,19 +22,25 @@ const GROUPS: { title: string; claims: (name: string) => boolean }[] = [
   { title: "Entropy", claims: (n) => n === "train/entropy" },
   { title: "Grad norm", claims: (n) => n === "train/grad_norm" },
   { title: "Staleness", claims: (n) => n.includes("staleness") },
-  { title: "Sample accounting", claims: (n) => /sample|accepted|excluded|opd_only|rl_only|both/.test(n) && !n.startsWith("judge/") },
+  {
+    title: "Sample accounting",
+    claims: (n) => /sample|accepted|excluded|opd_only|rl_only|both/.test(n) && !n.startsWith("judge/"),
+  },
   { title: "Batch fill and time to next step", claims: (n) => /batch_fill|next_step|time_to_next/.test(n) },
   { title: "Response length", claims: (n) => n.startsWith("rollout/response_len") },
   { title: "Throughput", claims: (n) => /per_s|tokens_per_s|step_ms|latency|ttft/.test(n) },
   { title: "Queue depth and lag", claims: (n) => /queue|lag|buffer/.test(n) },
 ];
 
-
 /**
  * Series recorded without a step (judge, proxy and queue gauges) have no place on a step axis: on the Step
  * axis they get charts of their own on the time axis instead of saying "No points yet".
  */
-function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title: string; names: string[]; axis: Axis; unit: string }[] {
+function chartsFor(
+  names: string[],
+  timeOnly: Set<string>,
+  axis: Axis,
+): { title: string; names: string[]; axis: Axis; unit: string }[] {
   const make = (title: string, a: Axis) => ({ title, names: [] as string[], axis: a });
   const charts = GROUPS.map((g) => make(g.title, axis));
   const timeCharts = GROUPS.map((g) => make(`${g.title} (by time)`, "time"));
@@ -45,18 +51,41 @@ function chartsFor(names: string[], timeOnly: Set<string>, axis: Axis): { title:
     if (i >= 0) (onTime ? timeCharts : charts)[i]!.names.push(n);
     else other.push({ title: n, names: [n], axis: onTime ? "time" : axis });
   }
-  return [...charts, ...timeCharts].filter((c) => c.names.length).concat(other).flatMap(byUnit);
+  return [...charts, ...timeCharts]
+    .filter((c) => c.names.length)
+    .concat(other)
+    .flatMap(byUnit);
 }
 
 /** One unit per y axis: a group that mixes milliseconds and rates (Throughput, Queue depth and lag) splits. */
-function byUnit(c: { title: string; names: string[]; axis: Axis }): { title: string; names: string[]; axis: Axis; unit: string }[] {
+function byUnit(c: {
+  title: string;
+  names: string[];
+  axis: Axis;
+}): { title: string; names: string[]; axis: Axis; unit: string }[] {
   const units = [...new Set(c.names.map(unitOf))];
   if (units.length === 1) return [{ ...c, unit: units[0]! }];
-  return units.map((u) => ({ title: `${c.title} (${u || "count"})`, names: c.names.filter((n) => unitOf(n) === u), axis: c.axis, unit: u }));
+  return units.map((u) => ({
+    title: `${c.title} (${u || "count"})`,
+    names: c.names.filter((n) => unitOf(n) === u),
+    axis: c.axis,
+    unit: u,
+  }));
 }
 
-
-function Chart({ experimentId, runIds, runLabel, names, title, axis, unit, alpha, band, live, axisNote }: {
+function Chart({
+  experimentId,
+  runIds,
+  runLabel,
+  names,
+  title,
+  axis,
+  unit,
+  alpha,
+  band,
+  live,
+  axisNote,
+}: {
   axisNote?: string;
   unit: string;
   experimentId: string;
@@ -70,50 +99,129 @@ function Chart({ experimentId, runIds, runLabel, names, title, axis, unit, alpha
   live: Map<string, LivePoint[]>;
 }) {
   const trpc = useTRPC();
-  const q = useQuery({ ...trpc.metrics.series.queryOptions({ experimentId, runIds, names, axis, maxPoints: 1000 }), refetchInterval: 60_000 });
+  const q = useQuery({
+    ...trpc.metrics.series.queryOptions({ experimentId, runIds, names, axis, maxPoints: 1000 }),
+    refetchInterval: 60_000,
+  });
   const lines = useMemo(() => {
-    return (q.data?.series ?? []).map((s, i) => {
-      const key = `${s.runId ?? ""}|${s.name}`;
-      const lastX = s.points.length ? s.points[s.points.length - 1]!.x : -Infinity;
-      const extra = (live.get(key) ?? []).filter((p) => p.x > lastX).map((p) => ({ x: p.x, last: p.value, min: p.value, max: p.value }));
-      const pts = [...s.points.map((p) => ({ x: p.x, last: p.last, min: p.min, max: p.max })), ...extra];
-      const smooth = emaSmooth(pts.map((p) => p.last), alpha);
-      return {
-        key,
-        label: `${runIds.length > 1 || s.runId === null ? `${runLabel(s.runId ?? "")} · ` : ""}${s.name}`,
-        color: COLORS[i % COLORS.length]!,
-        data: withGaps(
-          pts.map((p, k) => ({ x: p.x, y: smooth[k]! as number | null, band: [p.min, p.max] as [number, number] | null })),
-          (x) => ({ x, y: null, band: null }),
-        ),
-        count: pts.length,
-      };
-    }).filter((l) => l.count > 0);
+    return (q.data?.series ?? [])
+      .map((s, i) => {
+        const key = `${s.runId ?? ""}|${s.name}`;
+        const lastX = s.points.length ? s.points[s.points.length - 1]!.x : -Infinity;
+        const extra = (live.get(key) ?? [])
+          .filter((p) => p.x > lastX)
+          .map((p) => ({ x: p.x, last: p.value, min: p.value, max: p.value }));
+        const pts = [...s.points.map((p) => ({ x: p.x, last: p.last, min: p.min, max: p.max })), ...extra];
+        const smooth = emaSmooth(
+          pts.map((p) => p.last),
+          alpha,
+        );
+        return {
+          key,
+          label: `${runIds.length > 1 || s.runId === null ? `${runLabel(s.runId ?? "")} · ` : ""}${s.name}`,
+          color: COLORS[i % COLORS.length]!,
+          data: withGaps(
+            pts.map((p, k) => ({
+              x: p.x,
+              y: smooth[k]! as number | null,
+              band: [p.min, p.max] as [number, number] | null,
+            })),
+            (x) => ({ x, y: null, band: null }),
+          ),
+          count: pts.length,
+        };
+      })
+      .filter((l) => l.count > 0);
   }, [q.data, live, alpha, runIds.length, runLabel]);
   const total = lines.reduce((n, l) => n + l.count, 0);
   return (
     <div className="chart" data-testid={`chart-${title}`} data-points={total}>
-      <h4>{title}{q.isFetching && <span className="muted" style={{ fontWeight: 400 }}>…</span>}{axisNote && <span className="muted" style={{ fontWeight: 400, fontSize: 11 }}>{axisNote}</span>}</h4>
+      <h4>
+        {title}
+        {q.isFetching && (
+          <span className="muted" style={{ fontWeight: 400 }}>
+            …
+          </span>
+        )}
+        {axisNote && (
+          <span className="muted" style={{ fontWeight: 400, fontSize: 11 }}>
+            {axisNote}
+          </span>
+        )}
+      </h4>
       {q.error && <div className="field-error">{q.error.message}</div>}
-      {!lines.length && !q.isLoading && <div className="empty" style={{ padding: 40 }}>No points yet.</div>}
+      {!lines.length && !q.isLoading && (
+        <div className="empty" style={{ padding: 40 }}>
+          No points yet.
+        </div>
+      )}
       {lines.length > 0 && (
         <ResponsiveContainer width="100%" height={220}>
           <ComposedChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="#2a3140" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={fmtX(axis)} stroke="#9aa3b2" fontSize={11} allowDuplicatedCategory={false} />
+            <XAxis
+              dataKey="x"
+              type="number"
+              domain={["dataMin", "dataMax"]}
+              tickFormatter={fmtX(axis)}
+              stroke="#9aa3b2"
+              fontSize={11}
+              allowDuplicatedCategory={false}
+            />
             <YAxis stroke="#9aa3b2" fontSize={11} width={64} domain={yDomain} tickFormatter={fmtTick(unit)} />
-            <Tooltip contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }} labelFormatter={(x) => fmtX(axis)(Number(x))} formatter={(v) => `${fmtValue(v)}${unit ? ` ${unit}` : ""}`} />
-            {band && lines.map((l) => (
-              <Area key={`${l.key}-band`} data={l.data} dataKey="band" stroke="none" fill={l.color} fillOpacity={0.15} isAnimationActive={false} connectNulls={false} name={`${l.label} min–max`} legendType="none" />
-            ))}
+            <Tooltip
+              contentStyle={{ background: "#171b24", border: "1px solid #2a3140" }}
+              labelFormatter={(x) => fmtX(axis)(Number(x))}
+              formatter={(v) => `${fmtValue(v)}${unit ? ` ${unit}` : ""}`}
+            />
+            {band &&
+              lines.map((l) => (
+                <Area
+                  key={`${l.key}-band`}
+                  data={l.data}
+                  dataKey="band"
+                  stroke="none"
+                  fill={l.color}
+                  fillOpacity={0.15}
+                  isAnimationActive={false}
+                  connectNulls={false}
+                  name={`${l.label} min–max`}
+                  legendType="none"
+                />
+              ))}
             {lines.map((l) => (
-              <Line key={l.key} data={l.data} dataKey="y" name={l.label} stroke={l.color} dot={false} strokeWidth={1.6} isAnimationActive={false} connectNulls={false} />
+              <Line
+                key={l.key}
+                data={l.data}
+                dataKey="y"
+                name={l.label}
+                stroke={l.color}
+                dot={false}
+                strokeWidth={1.6}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
             ))}
           </ComposedChart>
         </ResponsiveContainer>
       )}
       <div className="row" style={{ display: "flex", flexWrap: "wrap", gap: 8, fontSize: 12 }}>
-        {lines.map((l) => <span key={l.key}><span className="sw" style={{ background: l.color, display: "inline-block", width: 10, height: 10, borderRadius: 2, marginRight: 4 }} />{l.label}</span>)}
+        {lines.map((l) => (
+          <span key={l.key}>
+            <span
+              className="sw"
+              style={{
+                background: l.color,
+                display: "inline-block",
+                width: 10,
+                height: 10,
+                borderRadius: 2,
+                marginRight: 4,
+              }}
+            />
+            {l.label}
+          </span>
+        ))}
       </div>
     </div>
   );
@@ -132,7 +240,10 @@ function useLivePoints(experimentId: string, runIds: string[], axis: Axis) {
     es.addEventListener("ready", () => setState("ready"));
     es.addEventListener("error", () => setState("error"));
     es.addEventListener("points", (e) => {
-      const msg = JSON.parse((e as MessageEvent<string>).data) as { runId: string | null; points: { name: string; value: number; step: number | null; ts: number }[] };
+      const msg = JSON.parse((e as MessageEvent<string>).data) as {
+        runId: string | null;
+        points: { name: string; value: number; step: number | null; ts: number }[];
+      };
       setLive((prev) => {
         const next = new Map(prev);
         for (const p of msg.points) {
@@ -190,10 +301,20 @@ function ExperimentMetrics() {
   const setBand = (b: boolean) => set({ band: b ? null : "off" });
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId, limit: 50 }), enabled: !!experimentId });
   // Default: the newest run, plus the experiment-level series (proxy/judge metrics recorded without a run).
-  const runIds = useMemo(() => picked ?? [...(runs.data?.items[0] ? [runs.data.items[0].id] : []), ""], [picked, runs.data]);
-  const catalog = useQuery({ ...trpc.metrics.catalog.queryOptions({ experimentId, runIds }), enabled: !!experimentId, refetchInterval: 15_000 });
+  const runIds = useMemo(
+    () => picked ?? [...(runs.data?.items[0] ? [runs.data.items[0].id] : []), ""],
+    [picked, runs.data],
+  );
+  const catalog = useQuery({
+    ...trpc.metrics.catalog.queryOptions({ experimentId, runIds }),
+    enabled: !!experimentId,
+    refetchInterval: 15_000,
+  });
   const names = useMemo(() => [...new Set(catalog.data?.map((c) => c.name) ?? [])], [catalog.data]);
-  const timeOnly = useMemo(() => new Set(names.filter((n) => catalog.data?.every((c) => c.name !== n || c.lastStep === null))), [names, catalog.data]);
+  const timeOnly = useMemo(
+    () => new Set(names.filter((n) => catalog.data?.every((c) => c.name !== n || c.lastStep === null))),
+    [names, catalog.data],
+  );
   const charts = useMemo(() => chartsFor(names, timeOnly, axis), [names, timeOnly, axis]);
   const { live, state } = useLivePoints(experimentId, runIds, axis);
   const runLabel = useMemo(() => {
@@ -210,28 +331,63 @@ function ExperimentMetrics() {
     <>
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Metrics</h1>
-        <a className="button" href="/metrics?view=compare">Compare runs</a>
-        <span className={`live-dot${state === "ready" ? " on" : ""}`} data-testid="live-state" data-live={state} title={`live: ${state}`} />
+        <a className="button" href="/metrics?view=compare">
+          Compare runs
+        </a>
+        <span
+          className={`live-dot${state === "ready" ? " on" : ""}`}
+          data-testid="live-state"
+          data-live={state}
+          title={`live: ${state}`}
+        />
         <span className="muted">{state === "ready" ? "live" : state}</span>
       </div>
       <div className="filters">
         <ExperimentSelect value={experimentId} onChange={setExperimentId} allowAll={false} />
-        <label className="field"><span>X axis</span>
-          <select aria-label="X axis" value={axis} onChange={(e) => setAxis(e.target.value as Axis)}><option value="step">Step</option><option value="time">Time</option></select>
+        <label className="field">
+          <span>X axis</span>
+          <select aria-label="X axis" value={axis} onChange={(e) => setAxis(e.target.value as Axis)}>
+            <option value="step">Step</option>
+            <option value="time">Time</option>
+          </select>
         </label>
-        <label className="field"><span>Smoothing (EMA {alpha.toFixed(2)})</span>
-          <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={alpha} onChange={(e) => setAlpha(Number(e.target.value))} />
+        <label className="field">
+          <span>Smoothing (EMA {alpha.toFixed(2)})</span>
+          <input
+            aria-label="Smoothing"
+            type="range"
+            min={0}
+            max={0.99}
+            step={0.01}
+            value={alpha}
+            onChange={(e) => setAlpha(Number(e.target.value))}
+          />
         </label>
-        <label className="field"><span>Min–max band</span>
-          <select aria-label="Min–max band" value={band ? "on" : "off"} onChange={(e) => setBand(e.target.value === "on")}><option value="on">Shown</option><option value="off">Hidden</option></select>
+        <label className="field">
+          <span>Min–max band</span>
+          <select
+            aria-label="Min–max band"
+            value={band ? "on" : "off"}
+            onChange={(e) => setBand(e.target.value === "on")}
+          >
+            <option value="on">Shown</option>
+            <option value="off">Hidden</option>
+          </select>
         </label>
       </div>
       {experimentId && (
         <div className="toolbar" aria-label="Runs to overlay">
           <span className="muted">Overlay:</span>
-          <span className={`chip${runIds.includes("") ? " on" : ""}`} onClick={() => toggleRun("")}>experiment-level</span>
+          <span className={`chip${runIds.includes("") ? " on" : ""}`} onClick={() => toggleRun("")}>
+            experiment-level
+          </span>
           {runs.data?.items.map((r) => (
-            <span key={r.id} className={`chip${runIds.includes(r.id) ? " on" : ""}`} onClick={() => toggleRun(r.id)} data-testid={`run-chip-${r.number}`}>
+            <span
+              key={r.id}
+              className={`chip${runIds.includes(r.id) ? " on" : ""}`}
+              onClick={() => toggleRun(r.id)}
+              data-testid={`run-chip-${r.number}`}
+            >
               run #{r.number} <span className="muted">{r.status.toLowerCase()}</span>
             </span>
           ))}
@@ -239,11 +395,25 @@ function ExperimentMetrics() {
       )}
       {!experimentId && <div className="empty">Choose an experiment.</div>}
       {catalog.error && <div className="form-error">{catalog.error.message}</div>}
-      {experimentId && catalog.data && !charts.length && <div className="empty">No metrics recorded for these runs yet.</div>}
+      {experimentId && catalog.data && !charts.length && (
+        <div className="empty">No metrics recorded for these runs yet.</div>
+      )}
       <div className="charts">
         {charts.map((c) => (
-          <Chart key={c.title} experimentId={experimentId} runIds={runIds} runLabel={runLabel} names={c.names} title={c.title} axis={c.axis} unit={c.unit} alpha={alpha} band={band} live={c.axis === axis ? live : NO_LIVE}
-            axisNote={c.axis !== axis ? "time axis: recorded without a step" : undefined} />
+          <Chart
+            key={c.title}
+            experimentId={experimentId}
+            runIds={runIds}
+            runLabel={runLabel}
+            names={c.names}
+            title={c.title}
+            axis={c.axis}
+            unit={c.unit}
+            alpha={alpha}
+            band={band}
+            live={c.axis === axis ? live : NO_LIVE}
+            axisNote={c.axis !== axis ? "time axis: recorded without a step" : undefined}
+          />
         ))}
       </div>
     </>

@@ -25,7 +25,9 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
         description: str("description"),
         reviewersPerItem: Number(str("reviewersPerItem") || 1),
         lockTtlS: Number(str("lockTtlS") || 300),
-        assignees: str("assignees").split(/[,\s]+/).filter(Boolean),
+        assignees: str("assignees")
+          .split(/[,\s]+/)
+          .filter(Boolean),
         filter: {
           turnType: "MAIN",
           ...(str("score") ? { score: str("score") as "1" | "0" | "-1" | "unjudged" } : {}),
@@ -43,24 +45,59 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
   return (
     <form className="card" onSubmit={onSubmit} aria-label="New review queue">
       <h3 style={{ marginTop: 0 }}>New queue</h3>
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       <div className="grid2">
         <ExperimentSelect value={experimentId} onChange={setExperimentId} allowAll={false} />
-        <label className="field"><span>Name</span><input name="name" aria-label="Queue name" required /></label>
-        <label className="field"><span>Reviewers per item</span><input name="reviewersPerItem" type="number" min={1} max={10} defaultValue={1} /></label>
-        <label className="field"><span>Lock expires after (s)</span><input name="lockTtlS" type="number" min={30} defaultValue={300} /></label>
-        <label className="field"><span>Assignees (emails; empty = every reviewer)</span><input name="assignees" placeholder="a@x.org, b@x.org" /></label>
-        <label className="field"><span>Only judged score</span>
-          <select name="score" defaultValue=""><option value="">Any</option><option value="1">+1</option><option value="0">0</option><option value="-1">−1</option><option value="unjudged">Not judged</option></select>
+        <label className="field">
+          <span>Name</span>
+          <input name="name" aria-label="Queue name" required />
         </label>
-        <label className="field"><span>Only turns matching</span><input name="q" placeholder="full-text search" /></label>
-        <label className="field"><span>Description</span><input name="description" /></label>
+        <label className="field">
+          <span>Reviewers per item</span>
+          <input name="reviewersPerItem" type="number" min={1} max={10} defaultValue={1} />
+        </label>
+        <label className="field">
+          <span>Lock expires after (s)</span>
+          <input name="lockTtlS" type="number" min={30} defaultValue={300} />
+        </label>
+        <label className="field">
+          <span>Assignees (emails; empty = every reviewer)</span>
+          <input name="assignees" placeholder="a@x.org, b@x.org" />
+        </label>
+        <label className="field">
+          <span>Only judged score</span>
+          <select name="score" defaultValue="">
+            <option value="">Any</option>
+            <option value="1">+1</option>
+            <option value="0">0</option>
+            <option value="-1">−1</option>
+            <option value="unjudged">Not judged</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Only turns matching</span>
+          <input name="q" placeholder="full-text search" />
+        </label>
+        <label className="field">
+          <span>Description</span>
+          <input name="description" />
+        </label>
       </div>
       <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
-        <label><input type="checkbox" name="disputedOnly" /> disputed only</label>
-        <label><input type="checkbox" name="unreviewedOnly" defaultChecked /> not yet relabeled</label>
+        <label>
+          <input type="checkbox" name="disputedOnly" /> disputed only
+        </label>
+        <label>
+          <input type="checkbox" name="unreviewedOnly" defaultChecked /> not yet relabeled
+        </label>
         <span className="spacer" />
-        <button className="primary" disabled={!experimentId || create.isPending}>Create queue</button>
+        <button className="primary" disabled={!experimentId || create.isPending}>
+          Create queue
+        </button>
       </div>
     </form>
   );
@@ -71,24 +108,52 @@ export default function ReviewPage() {
   const qc = useQueryClient();
   const me = useQuery(trpc.me.queryOptions());
   const [experimentId, setExperimentId] = useState("");
-  const queues = useQuery({ ...trpc.review.queues.queryOptions({ experimentId: experimentId || undefined }), refetchInterval: 5000 });
+  const queues = useQuery({
+    ...trpc.review.queues.queryOptions({ experimentId: experimentId || undefined }),
+    refetchInterval: 5000,
+  });
   const canWrite = me.data?.permissions.includes("write") ?? false;
   return (
     <>
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Review</h1>
         <span className="spacer" />
-        <Link className="button" href="/review/audit">Relabel audit log</Link>
+        <Link className="button" href="/review/audit">
+          Relabel audit log
+        </Link>
       </div>
-      <p className="muted">Fetch-next hands you one turn at a time under a lock that expires; disputed turns (split judge votes, or user feedback against the judge) come first, and you never see a turn twice. Every verdict becomes a reviewer label, which training uses ahead of user feedback and the judge.</p>
-      <div className="toolbar"><div style={{ width: 260 }}><ExperimentSelect value={experimentId} onChange={setExperimentId} /></div></div>
+      <p className="muted">
+        Fetch-next hands you one turn at a time under a lock that expires; disputed turns (split judge votes, or user
+        feedback against the judge) come first, and you never see a turn twice. Every verdict becomes a reviewer label,
+        which training uses ahead of user feedback and the judge.
+      </p>
+      <div className="toolbar">
+        <div style={{ width: 260 }}>
+          <ExperimentSelect value={experimentId} onChange={setExperimentId} />
+        </div>
+      </div>
       {queues.error && <div className="form-error">{queues.error.message}</div>}
       <table className="list" data-testid="queues-table">
-        <thead><tr><th>Queue</th><th>Experiment</th><th>Pending</th><th>Disputed</th><th>Locked</th><th>Done</th><th>Reviewers / item</th><th>Assignees</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Queue</th>
+            <th>Experiment</th>
+            <th>Pending</th>
+            <th>Disputed</th>
+            <th>Locked</th>
+            <th>Done</th>
+            <th>Reviewers / item</th>
+            <th>Assignees</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {queues.data?.map((q) => (
             <tr key={q.id}>
-              <td>{q.name}{q.description && <div className="muted">{q.description}</div>}</td>
+              <td>
+                {q.name}
+                {q.description && <div className="muted">{q.description}</div>}
+              </td>
               <td>{q.experimentName}</td>
               <td>{q.pending}</td>
               <td>{q.disputed ? <span className="badge disputed">{q.disputed}</span> : 0}</td>
@@ -96,13 +161,23 @@ export default function ReviewPage() {
               <td>{q.done}</td>
               <td>{q.reviewersPerItem}</td>
               <td className="muted">{q.assignees.length ? q.assignees.join(", ") : "everyone"}</td>
-              <td><Link className="button primary" href={`/review/${q.id}`}>Review</Link></td>
+              <td>
+                <Link className="button primary" href={`/review/${q.id}`}>
+                  Review
+                </Link>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {queues.data && !queues.data.length && <div className="empty">No review queues yet.{canWrite ? " Create one below." : ""}</div>}
-      {canWrite && <div style={{ marginTop: 16 }}><CreateQueue onCreated={() => void qc.invalidateQueries({ queryKey: trpc.review.pathKey() })} /></div>}
+      {queues.data && !queues.data.length && (
+        <div className="empty">No review queues yet.{canWrite ? " Create one below." : ""}</div>
+      )}
+      {canWrite && (
+        <div style={{ marginTop: 16 }}>
+          <CreateQueue onCreated={() => void qc.invalidateQueries({ queryKey: trpc.review.pathKey() })} />
+        </div>
+      )}
     </>
   );
 }

@@ -47,19 +47,37 @@ function Sessions() {
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Sessions</h1>
         <span className="spacer" />
-        <Link className="button" href={f.experimentId ? `/trajectories?experimentId=${f.experimentId}` : "/trajectories"}>All turns</Link>
+        <Link
+          className="button"
+          href={f.experimentId ? `/trajectories?experimentId=${f.experimentId}` : "/trajectories"}
+        >
+          All turns
+        </Link>
       </div>
       <div className="filters">
         <ExperimentSelect value={f.experimentId} onChange={(v) => set({ experimentId: v })} />
-        <label className="field"><span>Client session id</span><input aria-label="Client session id" defaultValue={f.externalId} onChange={(e) => set({ externalId: e.target.value })} /></label>
-        <label className="field"><span>Source</span>
+        <label className="field">
+          <span>Client session id</span>
+          <input
+            aria-label="Client session id"
+            defaultValue={f.externalId}
+            onChange={(e) => set({ externalId: e.target.value })}
+          />
+        </label>
+        <label className="field">
+          <span>Source</span>
           <select aria-label="Source" value={f.simulated} onChange={(e) => set({ simulated: e.target.value })}>
-            <option value="">Real and simulated</option><option value="false">Real users</option><option value="true">Simulated</option>
+            <option value="">Real and simulated</option>
+            <option value="false">Real users</option>
+            <option value="true">Simulated</option>
           </select>
         </label>
-        <label className="field"><span>State</span>
+        <label className="field">
+          <span>State</span>
           <select aria-label="State" value={f.done} onChange={(e) => set({ done: e.target.value })}>
-            <option value="">Open and done</option><option value="false">Open</option><option value="true">Done</option>
+            <option value="">Open and done</option>
+            <option value="false">Open</option>
+            <option value="true">Done</option>
           </select>
         </label>
       </div>
@@ -68,17 +86,32 @@ function Sessions() {
         testId="sessions-list"
         items={rows}
         columns="170px minmax(120px, 1fr) minmax(100px, 180px) 60px 110px 60px"
-        header={<><span>Last turn</span><span>Client session id</span><span>Experiment</span><span>Turns</span><span>Source</span><span>State</span></>}
+        header={
+          <>
+            <span>Last turn</span>
+            <span>Client session id</span>
+            <span>Experiment</span>
+            <span>Turns</span>
+            <span>Source</span>
+            <span>State</span>
+          </>
+        }
         getKey={(s) => s.id}
         onSelect={(s) => router.push(`/sessions/${s.id}`)}
         onEndReached={more}
         renderRow={(s) => (
           <RowLink href={`/sessions/${s.id}`}>
             <span className="muted clip">{new Date(s.lastTurnAt).toLocaleString()}</span>
-            <span className="mono clip" title={s.externalId}>{s.externalId}</span>
-            <span className="clip" title={s.experiment.slug}>{s.experiment.name}</span>
+            <span className="mono clip" title={s.externalId}>
+              {s.externalId}
+            </span>
+            <span className="clip" title={s.experiment.slug}>
+              {s.experiment.name}
+            </span>
             <span>{s.turnCount}</span>
-            <span className="muted clip">{s.simulated ? `simulated${s.persona ? ` · ${s.persona}` : ""}` : "real"}</span>
+            <span className="muted clip">
+              {s.simulated ? `simulated${s.persona ? ` · ${s.persona}` : ""}` : "real"}
+            </span>
             <span className="muted">{s.done ? "done" : "open"}</span>
           </RowLink>
         )}

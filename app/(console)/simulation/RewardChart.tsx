@@ -18,8 +18,23 @@ export function windowMeans(points: readonly VersionPoint[], window: number): { 
  * `points` may be only the most recent versions: the x axis spans the versions shown, and `base` (version 0)
  * is drawn as its own dashed level, so the learning since the base stays visible.
  */
-export function RewardChart({ points, base = null, window = 5, target = 0.6 }: { points: readonly VersionPoint[]; base?: VersionPoint | null; window?: number; target?: number }) {
-  const W = 560, H = 180, L = 36, R = 8, T = 8, B = 22;
+export function RewardChart({
+  points,
+  base = null,
+  window = 5,
+  target = 0.6,
+}: {
+  points: readonly VersionPoint[];
+  base?: VersionPoint | null;
+  window?: number;
+  target?: number;
+}) {
+  const W = 560,
+    H = 180,
+    L = 36,
+    R = 8,
+    T = 8,
+    B = 22;
   const minV = Math.min(...points.map((p) => p.version));
   const maxV = Math.max(minV + 1, ...points.map((p) => p.version));
   const x = (v: number) => L + ((v - minV) / (maxV - minV)) * (W - L - R);
@@ -27,29 +42,59 @@ export function RewardChart({ points, base = null, window = 5, target = 0.6 }: {
   const line = windowMeans(points, window);
   const maxTurns = Math.max(1, ...points.map((p) => p.turns));
   return (
-    <svg viewBox={`0 0 ${W} ${H}`} width="100%" style={{ maxWidth: W }} role="img" aria-label="judged reward per policy version">
+    <svg
+      viewBox={`0 0 ${W} ${H}`}
+      width="100%"
+      style={{ maxWidth: W }}
+      role="img"
+      aria-label="judged reward per policy version"
+    >
       {[-1, -0.5, 0, 0.5, 1].map((r) => (
         <g key={r}>
           <line x1={L} x2={W - R} y1={y(r)} y2={y(r)} stroke="var(--border)" />
-          <text x={L - 6} y={y(r) + 4} fontSize="10" textAnchor="end" fill="var(--muted)">{r > 0 ? `+${r}` : r}</text>
+          <text x={L - 6} y={y(r) + 4} fontSize="10" textAnchor="end" fill="var(--muted)">
+            {r > 0 ? `+${r}` : r}
+          </text>
         </g>
       ))}
       <line x1={L} x2={W - R} y1={y(target)} y2={y(target)} stroke="var(--warn)" strokeDasharray="4 4" />
-      <text x={W - R} y={y(target) - 4} fontSize="10" textAnchor="end" fill="var(--warn)">target +{target}</text>
+      <text x={W - R} y={y(target) - 4} fontSize="10" textAnchor="end" fill="var(--warn)">
+        target +{target}
+      </text>
       {points.map((p) => (
-        <circle key={p.version} cx={x(p.version)} cy={y(p.reward)} r={1.5 + (2.5 * p.turns) / maxTurns} fill="var(--accent)" opacity={0.35} />
+        <circle
+          key={p.version}
+          cx={x(p.version)}
+          cy={y(p.reward)}
+          r={1.5 + (2.5 * p.turns) / maxTurns}
+          fill="var(--accent)"
+          opacity={0.35}
+        />
       ))}
       {line.length > 1 && (
-        <polyline fill="none" stroke="var(--accent)" strokeWidth={2} points={line.map((p) => `${x(p.version)},${y(p.reward)}`).join(" ")} />
+        <polyline
+          fill="none"
+          stroke="var(--accent)"
+          strokeWidth={2}
+          points={line.map((p) => `${x(p.version)},${y(p.reward)}`).join(" ")}
+        />
       )}
       {base && (
         <g data-testid="base-line">
           <line x1={L} x2={W - R} y1={y(base.reward)} y2={y(base.reward)} stroke="var(--muted)" strokeDasharray="2 3" />
-          <text x={L + 4} y={y(base.reward) - 4} fontSize="10" fill="var(--muted)">base (version 0) {base.reward >= 0 ? "+" : ""}{base.reward.toFixed(2)}</text>
+          <text x={L + 4} y={y(base.reward) - 4} fontSize="10" fill="var(--muted)">
+            base (version 0) {base.reward >= 0 ? "+" : ""}
+            {base.reward.toFixed(2)}
+          </text>
         </g>
       )}
-      <text x={L} y={H - 6} fontSize="10" fill="var(--muted)">version {minV}{minV === 0 ? " (base)" : ""}</text>
-      <text x={W - R} y={H - 6} fontSize="10" textAnchor="end" fill="var(--muted)">version {maxV}</text>
+      <text x={L} y={H - 6} fontSize="10" fill="var(--muted)">
+        version {minV}
+        {minV === 0 ? " (base)" : ""}
+      </text>
+      <text x={W - R} y={H - 6} fontSize="10" textAnchor="end" fill="var(--muted)">
+        version {maxV}
+      </text>
     </svg>
   );
 }

@@ -6,7 +6,15 @@ import { useState } from "react";
 import { messageOf } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
 
-export function AddToQueue({ experimentId, turnIds, onDone }: { experimentId: string; turnIds: string[]; onDone: () => void }) {
+export function AddToQueue({
+  experimentId,
+  turnIds,
+  onDone,
+}: {
+  experimentId: string;
+  turnIds: string[];
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const queues = useQuery(trpc.review.queues.queryOptions({ experimentId }));
@@ -22,7 +30,10 @@ export function AddToQueue({ experimentId, turnIds, onDone }: { experimentId: st
     try {
       const { added } = await add.mutateAsync({ queueId: q.id, turnIds });
       const already = n - added;
-      setMsg({ ok: true, text: `Added ${added} turn${added === 1 ? "" : "s"} to ${q.name}${already ? ` (${already} already there)` : ""}.` });
+      setMsg({
+        ok: true,
+        text: `Added ${added} turn${added === 1 ? "" : "s"} to ${q.name}${already ? ` (${already} already there)` : ""}.`,
+      });
       await qc.invalidateQueries({ queryKey: trpc.review.pathKey() });
       onDone();
     } catch (err) {
@@ -33,17 +44,29 @@ export function AddToQueue({ experimentId, turnIds, onDone }: { experimentId: st
   return (
     <div className="toolbar" data-testid="add-to-queue">
       <span>{n ? `${n} turn${n === 1 ? "" : "s"} selected` : "Tick turns to add them to a review queue"}</span>
-      {queues.data && !queues.data.length && <span className="muted">This experiment has no review queue yet: create one on the Review page.</span>}
+      {queues.data && !queues.data.length && (
+        <span className="muted">This experiment has no review queue yet: create one on the Review page.</span>
+      )}
       {!!queues.data?.length && (
         <>
           <select aria-label="Review queue" value={chosen} onChange={(e) => setQueueId(e.target.value)}>
-            {queues.data.map((q) => <option key={q.id} value={q.id}>{q.name}</option>)}
+            {queues.data.map((q) => (
+              <option key={q.id} value={q.id}>
+                {q.name}
+              </option>
+            ))}
           </select>
-          <button className="primary" disabled={!n || add.isPending} onClick={() => void submit()}>Add to queue</button>
+          <button className="primary" disabled={!n || add.isPending} onClick={() => void submit()}>
+            Add to queue
+          </button>
         </>
       )}
       {n > 0 && <button onClick={onDone}>Clear selection</button>}
-      {msg && <span className={msg.ok ? "muted" : "field-error"} role="status">{msg.text}</span>}
+      {msg && (
+        <span className={msg.ok ? "muted" : "field-error"} role="status">
+          {msg.text}
+        </span>
+      )}
     </div>
   );
 }

@@ -13,7 +13,21 @@ import { SearchHit } from "../_components/SearchHit";
 import { AddToQueue } from "./AddToQueue";
 import { SavedViews } from "../_components/SavedViews";
 
-const KEYS = ["experimentId", "runId", "sessionId", "turnType", "status", "score", "agreement", "relabeled", "disputed", "from", "to", "policyVersion", "q"] as const;
+const KEYS = [
+  "experimentId",
+  "runId",
+  "sessionId",
+  "turnType",
+  "status",
+  "score",
+  "agreement",
+  "relabeled",
+  "disputed",
+  "from",
+  "to",
+  "policyVersion",
+  "q",
+] as const;
 type Key = (typeof KEYS)[number];
 
 /** Filters live in the URL, so a filtered view can be shared and survives a reload. */
@@ -37,7 +51,17 @@ function useUrlFilters() {
 }
 
 /** A text input that commits after a pause in typing. */
-function DebouncedInput({ label, value, onCommit, placeholder }: { label: string; value: string; onCommit: (v: string) => void; placeholder?: string }) {
+function DebouncedInput({
+  label,
+  value,
+  onCommit,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onCommit: (v: string) => void;
+  placeholder?: string;
+}) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
   useEffect(() => {
@@ -53,19 +77,34 @@ function DebouncedInput({ label, value, onCommit, placeholder }: { label: string
   );
 }
 
-function Select({ label, value, onChange, options }: { label: string; value: string; onChange: (v: string) => void; options: [string, string][] }) {
+function Select({
+  label,
+  value,
+  onChange,
+  options,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  options: [string, string][];
+}) {
   return (
     <label className="field">
       <span>{label}</span>
       <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+        {options.map(([v, l]) => (
+          <option key={v} value={v}>
+            {l}
+          </option>
+        ))}
       </select>
     </label>
   );
 }
 
 const toIso = (local: string) => (local ? new Date(local).toISOString() : "");
-const toLocal = (iso: string) => (iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : "");
+const toLocal = (iso: string) =>
+  iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : "";
 
 function Browser() {
   const trpc = useTRPC();
@@ -73,14 +112,23 @@ function Browser() {
   const [f, set] = useUrlFilters();
   // The filters as a canonical query string (a saved view's identity).
   const query = new URLSearchParams(KEYS.filter((k) => f[k]).map((k) => [k, f[k]])).toString();
-  const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: f.experimentId, limit: 50 }), enabled: !!f.experimentId });
+  const runs = useQuery({
+    ...trpc.runs.list.queryOptions({ experimentId: f.experimentId, limit: 50 }),
+    enabled: !!f.experimentId,
+  });
   const me = useQuery(trpc.me.queryOptions());
   const canWrite = me.data?.permissions.includes("write") ?? false;
   // Ticking rows (to add them to a review queue) needs one experiment: a queue holds that experiment's turns.
   const canPick = !!f.experimentId && (me.data?.permissions.includes("review") ?? false);
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => setPicked(new Set()), [f.experimentId]);
-  const togglePick = (id: string) => setPicked((p) => { const next = new Set(p); if (next.has(id)) next.delete(id); else next.add(id); return next; });
+  const togglePick = (id: string) =>
+    setPicked((p) => {
+      const next = new Set(p);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
   const input = useMemo(
     () => ({
       experimentId: f.experimentId || undefined,
@@ -98,7 +146,21 @@ function Browser() {
       q: f.q || undefined,
       limit: 100,
     }),
-    [f.experimentId, f.runId, f.sessionId, f.turnType, f.status, f.score, f.agreement, f.relabeled, f.disputed, f.from, f.to, f.policyVersion, f.q],
+    [
+      f.experimentId,
+      f.runId,
+      f.sessionId,
+      f.turnType,
+      f.status,
+      f.score,
+      f.agreement,
+      f.relabeled,
+      f.disputed,
+      f.from,
+      f.to,
+      f.policyVersion,
+      f.q,
+    ],
   );
   const list = useInfiniteQuery({
     ...trpc.turns.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
@@ -115,76 +177,225 @@ function Browser() {
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>Trajectories</h1>
         <span className="spacer" />
-        <Link className="button" href="/sessions">Sessions</Link>
-        <Link className="button" href="/review">Review queues</Link>
+        <Link className="button" href="/sessions">
+          Sessions
+        </Link>
+        <Link className="button" href="/review">
+          Review queues
+        </Link>
       </div>
       <div className="filters" data-testid="turn-filters">
         <ExperimentSelect value={f.experimentId} onChange={(v) => set({ experimentId: v, runId: "" })} />
-        <Select label="Run" value={f.runId} onChange={(v) => set({ runId: v })}
-          options={[["", "Any run"], ...(runs.data?.items.map((r) => [r.id, `#${r.number} ${r.status.toLowerCase()}`] as [string, string]) ?? [])]} />
-        <DebouncedInput label="Session id" value={f.sessionId} onCommit={(v) => set({ sessionId: v })} placeholder="ours or the client's" />
-        <Select label="Turn type" value={f.turnType} onChange={(v) => set({ turnType: v })} options={[["", "Main and side"], ["MAIN", "Main"], ["SIDE", "Side"]]} />
-        <Select label="Judged score" value={f.score} onChange={(v) => set({ score: v })} options={[["", "Any score"], ["1", "+1"], ["0", "0"], ["-1", "−1"], ["unjudged", "Not judged"]]} />
-        <Select label="Vote agreement" value={f.agreement} onChange={(v) => set({ agreement: v })} options={[["", "Any"], ["unanimous", "Unanimous"], ["split", "Split"]]} />
-        <Select label="Relabeled" value={f.relabeled} onChange={(v) => set({ relabeled: v })} options={[["", "Any"], ["true", "Relabeled"], ["false", "Not relabeled"]]} />
-        <Select label="Disputed" value={f.disputed} onChange={(v) => set({ disputed: v })} options={[["", "Any"], ["true", "Disputed"], ["false", "Not disputed"]]} />
-        <Select label="Status" value={f.status} onChange={(v) => set({ status: v })} options={[["", "Any"], ["OK", "OK"], ["FAILED", "Failed"]]} />
-        <DebouncedInput label="Policy version" value={f.policyVersion} onCommit={(v) => set({ policyVersion: /^\d+$/.test(v) ? v : "" })} />
-        <label className="field"><span>From</span><input aria-label="From" type="datetime-local" value={toLocal(f.from)} onChange={(e) => set({ from: toIso(e.target.value) })} /></label>
-        <label className="field"><span>To</span><input aria-label="To" type="datetime-local" value={toLocal(f.to)} onChange={(e) => set({ to: toIso(e.target.value) })} /></label>
+        <Select
+          label="Run"
+          value={f.runId}
+          onChange={(v) => set({ runId: v })}
+          options={[
+            ["", "Any run"],
+            ...(runs.data?.items.map((r) => [r.id, `#${r.number} ${r.status.toLowerCase()}`] as [string, string]) ??
+              []),
+          ]}
+        />
+        <DebouncedInput
+          label="Session id"
+          value={f.sessionId}
+          onCommit={(v) => set({ sessionId: v })}
+          placeholder="ours or the client's"
+        />
+        <Select
+          label="Turn type"
+          value={f.turnType}
+          onChange={(v) => set({ turnType: v })}
+          options={[
+            ["", "Main and side"],
+            ["MAIN", "Main"],
+            ["SIDE", "Side"],
+          ]}
+        />
+        <Select
+          label="Judged score"
+          value={f.score}
+          onChange={(v) => set({ score: v })}
+          options={[
+            ["", "Any score"],
+            ["1", "+1"],
+            ["0", "0"],
+            ["-1", "−1"],
+            ["unjudged", "Not judged"],
+          ]}
+        />
+        <Select
+          label="Vote agreement"
+          value={f.agreement}
+          onChange={(v) => set({ agreement: v })}
+          options={[
+            ["", "Any"],
+            ["unanimous", "Unanimous"],
+            ["split", "Split"],
+          ]}
+        />
+        <Select
+          label="Relabeled"
+          value={f.relabeled}
+          onChange={(v) => set({ relabeled: v })}
+          options={[
+            ["", "Any"],
+            ["true", "Relabeled"],
+            ["false", "Not relabeled"],
+          ]}
+        />
+        <Select
+          label="Disputed"
+          value={f.disputed}
+          onChange={(v) => set({ disputed: v })}
+          options={[
+            ["", "Any"],
+            ["true", "Disputed"],
+            ["false", "Not disputed"],
+          ]}
+        />
+        <Select
+          label="Status"
+          value={f.status}
+          onChange={(v) => set({ status: v })}
+          options={[
+            ["", "Any"],
+            ["OK", "OK"],
+            ["FAILED", "Failed"],
+          ]}
+        />
+        <DebouncedInput
+          label="Policy version"
+          value={f.policyVersion}
+          onCommit={(v) => set({ policyVersion: /^\d+$/.test(v) ? v : "" })}
+        />
+        <label className="field">
+          <span>From</span>
+          <input
+            aria-label="From"
+            type="datetime-local"
+            value={toLocal(f.from)}
+            onChange={(e) => set({ from: toIso(e.target.value) })}
+          />
+        </label>
+        <label className="field">
+          <span>To</span>
+          <input
+            aria-label="To"
+            type="datetime-local"
+            value={toLocal(f.to)}
+            onChange={(e) => set({ to: toIso(e.target.value) })}
+          />
+        </label>
       </div>
       <div className="toolbar">
         <div style={{ flex: 1, maxWidth: 520 }}>
-          <DebouncedInput label="Search messages" value={f.q} onCommit={(v) => set({ q: v })} placeholder='words, "a phrase", -not, or' />
+          <DebouncedInput
+            label="Search messages"
+            value={f.q}
+            onCommit={(v) => set({ q: v })}
+            placeholder='words, "a phrase", -not, or'
+          />
         </div>
-        <span className="muted" data-testid="turn-count">{list.hasNextPage ? `${rows.length}+ turns (more as you scroll)` : `${rows.length} turn${rows.length === 1 ? "" : "s"}`}{list.isFetching ? " · loading…" : ""}</span>
+        <span className="muted" data-testid="turn-count">
+          {list.hasNextPage
+            ? `${rows.length}+ turns (more as you scroll)`
+            : `${rows.length} turn${rows.length === 1 ? "" : "s"}`}
+          {list.isFetching ? " · loading…" : ""}
+        </span>
         <span className="spacer" />
         {f.experimentId && (
-          <a className="button" href={`/api/export/turns?${new URLSearchParams(Object.entries(f).filter(([, v]) => v) as [string, string][]).toString()}`} download>Export JSONL</a>
+          <a
+            className="button"
+            href={`/api/export/turns?${new URLSearchParams(Object.entries(f).filter(([, v]) => v) as [string, string][]).toString()}`}
+            download
+          >
+            Export JSONL
+          </a>
         )}
         <button onClick={() => router.replace("/trajectories")}>Clear filters</button>
       </div>
-      <SavedViews storageKey="ocrl.views.trajectories" query={query} onApply={(q) => router.replace(`/trajectories?${q}`)} />
+      <SavedViews
+        storageKey="ocrl.views.trajectories"
+        query={query}
+        onApply={(q) => router.replace(`/trajectories?${q}`)}
+      />
       {list.error && <div className="form-error">{list.error.message}</div>}
-      {canPick && <AddToQueue experimentId={f.experimentId} turnIds={[...picked]} onDone={() => setPicked(new Set())} />}
+      {canPick && (
+        <AddToQueue experimentId={f.experimentId} turnIds={[...picked]} onDone={() => setPicked(new Set())} />
+      )}
       <VirtualList
         testId="turns-list"
         items={rows}
         height={600}
         rowHeight={38}
         columns={`${canPick ? "24px " : ""}170px 130px 44px 52px 60px 64px 110px 50px minmax(0, 1fr)`}
-        header={<>{canPick && <span />}<span>Time</span><span>Session</span><span>#</span><span>Type</span><span>Score</span><span>Votes</span><span>Labels</span><span>Policy</span><span>Response</span></>}
+        header={
+          <>
+            {canPick && <span />}
+            <span>Time</span>
+            <span>Session</span>
+            <span>#</span>
+            <span>Type</span>
+            <span>Score</span>
+            <span>Votes</span>
+            <span>Labels</span>
+            <span>Policy</span>
+            <span>Response</span>
+          </>
+        }
         getKey={(r) => r.id}
         onSelect={(r) => router.push(`/trajectories/${r.id}`)}
         onEndReached={more}
         renderRow={(r) => (
           <>
-          {canPick && (
-            // Outside the row's link, and the click stays here: ticking must not open the turn.
-            <label className="pick" onClick={(e) => e.stopPropagation()}>
-              <input type="checkbox" aria-label={`Select turn #${r.index} of ${r.sessionExternalId}`} checked={picked.has(r.id)} onChange={() => togglePick(r.id)} />
-            </label>
-          )}
-          <RowLink href={`/trajectories/${r.id}`}>
-            <span className="muted clip">{new Date(r.createdAt).toLocaleString()}</span>
-            <span className="mono clip" title={r.sessionExternalId}>{r.sessionExternalId}</span>
-            <span>{r.index}</span>
-            <span className="muted">{r.turnType === "MAIN" ? "main" : "side"}</span>
-            <span><span className={`score ${scoreClass(r.score)}`}>{fmtScore(r.score)}</span></span>
-            <span className="muted">{r.votesValid ? `${r.votesAgree}/${r.votesValid}` : "—"}</span>
-            <span className="clip">
-              {r.reviewerValue !== null && <span className="badge reviewer">rev {fmtScore(r.reviewerValue)}</span>}{" "}
-              {r.userValue !== null && <span className="badge USER">user {fmtScore(r.userValue)}</span>}{" "}
-              {r.disputed && <span className="badge disputed">disputed</span>}
-            </span>
-            <span className="muted">v{r.policyVersion}</span>
-            <span className="clip">{r.status === "FAILED" ? <span className="field-error">{r.error}</span> : r.hits.length ? <SearchHit hits={r.hits} /> : r.preview}</span>
-          </RowLink>
+            {canPick && (
+              // Outside the row's link, and the click stays here: ticking must not open the turn.
+              <label className="pick" onClick={(e) => e.stopPropagation()}>
+                <input
+                  type="checkbox"
+                  aria-label={`Select turn #${r.index} of ${r.sessionExternalId}`}
+                  checked={picked.has(r.id)}
+                  onChange={() => togglePick(r.id)}
+                />
+              </label>
+            )}
+            <RowLink href={`/trajectories/${r.id}`}>
+              <span className="muted clip">{new Date(r.createdAt).toLocaleString()}</span>
+              <span className="mono clip" title={r.sessionExternalId}>
+                {r.sessionExternalId}
+              </span>
+              <span>{r.index}</span>
+              <span className="muted">{r.turnType === "MAIN" ? "main" : "side"}</span>
+              <span>
+                <span className={`score ${scoreClass(r.score)}`}>{fmtScore(r.score)}</span>
+              </span>
+              <span className="muted">{r.votesValid ? `${r.votesAgree}/${r.votesValid}` : "—"}</span>
+              <span className="clip">
+                {r.reviewerValue !== null && <span className="badge reviewer">rev {fmtScore(r.reviewerValue)}</span>}{" "}
+                {r.userValue !== null && <span className="badge USER">user {fmtScore(r.userValue)}</span>}{" "}
+                {r.disputed && <span className="badge disputed">disputed</span>}
+              </span>
+              <span className="muted">v{r.policyVersion}</span>
+              <span className="clip">
+                {r.status === "FAILED" ? (
+                  <span className="field-error">{r.error}</span>
+                ) : r.hits.length ? (
+                  <SearchHit hits={r.hits} />
+                ) : (
+                  r.preview
+                )}
+              </span>
+            </RowLink>
           </>
         )}
       />
       {list.data && !rows.length && <div className="empty">No turns match these filters.</div>}
-      {f.experimentId && canWrite && <div style={{ marginTop: 16 }}><ImportRecords experimentId={f.experimentId} /></div>}
+      {f.experimentId && canWrite && (
+        <div style={{ marginTop: 16 }}>
+          <ImportRecords experimentId={f.experimentId} />
+        </div>
+      )}
     </>
   );
 }

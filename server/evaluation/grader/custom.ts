@@ -8,20 +8,30 @@ import { z } from "zod";
 import { withTimeout } from "../../judge/core/resilience";
 import { GradeError, type Grader, type GradeItem } from "./types";
 
-const ResultSchema = z.object({ score: z.number().min(0).max(1), detail: z.record(z.string(), z.unknown()).optional() });
+const ResultSchema = z.object({
+  score: z.number().min(0).max(1),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
 const EXTENSIONS = new Set([".ts", ".mts", ".js", ".mjs"]);
 
 export type CustomGradeFn = (item: GradeItem, reply: string) => unknown;
 
-export async function loadCustomGrader(modulePath: string, opts: { baseDir?: string; timeoutMs?: number } = {}): Promise<Grader> {
+export async function loadCustomGrader(
+  modulePath: string,
+  opts: { baseDir?: string; timeoutMs?: number } = {},
+): Promise<Grader> {
   const abs = path.resolve(opts.baseDir ?? process.cwd(), modulePath);
-  if (!EXTENSIONS.has(path.extname(abs))) throw new Error(`custom grader module must be .ts, .mts, .js or .mjs: ${modulePath}`);
+  if (!EXTENSIONS.has(path.extname(abs)))
+    throw new Error(`custom grader module must be .ts, .mts, .js or .mjs: ${modulePath}`);
   const info = await stat(abs).catch(() => null);
   if (!info?.isFile()) throw new Error(`custom grader module not found: ${abs}`);
   const tag = `${Math.floor(info.mtimeMs)}-${info.size}`;
-  const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${tag}`)) as Record<string, unknown>;
+  const mod = (await import(
+    /* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${tag}`
+  )) as Record<string, unknown>;
   const fn = (typeof mod.default === "function" ? mod.default : mod.grade) as CustomGradeFn | undefined;
-  if (typeof fn !== "function") throw new Error(`custom grader module exports no function (default or "grade"): ${abs}`);
+  if (typeof fn !== "function")
+    throw new Error(`custom grader module exports no function (default or "grade"): ${abs}`);
   return {
     name: "custom",
     version: `custom:${path.basename(abs)}@${tag}`,
@@ -34,7 +44,10 @@ export async function loadCustomGrader(modulePath: string, opts: { baseDir?: str
         throw new GradeError(`custom grader failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       const parsed = ResultSchema.safeParse(out);
-      if (!parsed.success) throw new GradeError(`custom grader returned an invalid result: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+      if (!parsed.success)
+        throw new GradeError(
+          `custom grader returned an invalid result: ${parsed.error.issues[0]?.message ?? "bad shape"}`,
+        );
       return parsed.data;
     },
   };

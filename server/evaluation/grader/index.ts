@@ -13,8 +13,14 @@ export async function graderFor(config: ExperimentConfig, opts: { baseDir?: stri
   if (e.grader === "persona") return createPersonaGrader();
   if (e.grader === "custom") return loadCustomGrader(e.graderPath!, opts);
   const settings = judgeSettingsFor(config);
-  if (settings.kind !== "openai") throw new Error("the judge grader needs a model judge (an OpenAI-compatible judge backend)");
+  if (settings.kind !== "openai")
+    throw new Error("the judge grader needs a model judge (an OpenAI-compatible judge backend)");
   const b = config.judge.backend;
   const backend = createJudgeBackend(settings, { apiKey: "apiKey" in b ? b.apiKey : undefined });
-  return createJudgeGrader({ backend, votes: e.votes, temperature: config.judge.temperature, maxTokens: config.judge.maxTokens });
+  return createJudgeGrader({
+    backend,
+    votes: e.votes,
+    temperature: config.judge.temperature,
+    maxTokens: config.judge.maxTokens,
+  });
 }

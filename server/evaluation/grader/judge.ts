@@ -35,16 +35,33 @@ export function createJudgeGrader(o: JudgeGraderOptions): Grader {
   const breaker = new BreakerRegistry().get(`grader:${o.backend.endpoint}`);
   return {
     name: "judge",
-    version: judgeGraderVersion({ kind: o.backend.kind, model: o.backend.model, votes: o.votes, temperature: o.temperature }),
+    version: judgeGraderVersion({
+      kind: o.backend.kind,
+      model: o.backend.model,
+      votes: o.votes,
+      temperature: o.temperature,
+    }),
     cannotGrade: () => null,
     async grade(item, reply, signal) {
-      const messages = buildRubricMessages({ conversation: conversationText(item.messages), reply, rubric: item.rubric, reference: item.reference });
+      const messages = buildRubricMessages({
+        conversation: conversationText(item.messages),
+        reply,
+        rubric: item.rubric,
+        reference: item.reference,
+      });
       const votes = await Promise.all(
         Array.from({ length: o.votes }, async () => {
           try {
-            const raw = await resilientCall((s) => o.backend.complete(messages, { temperature: o.temperature, maxTokens: o.maxTokens, signal: s }), {
-              limiter, breaker, timeoutMs: o.timeoutMs ?? 120_000, retry: { retries: o.retries ?? 2 }, signal,
-            });
+            const raw = await resilientCall(
+              (s) => o.backend.complete(messages, { temperature: o.temperature, maxTokens: o.maxTokens, signal: s }),
+              {
+                limiter,
+                breaker,
+                timeoutMs: o.timeoutMs ?? 120_000,
+                retry: { retries: o.retries ?? 2 },
+                signal,
+              },
+            );
             return { value: parseEvalVote(raw), error: null as string | null };
           } catch (err) {
             return { value: null, error: describeError(err) };
@@ -52,7 +69,8 @@ export function createJudgeGrader(o: JudgeGraderOptions): Grader {
         }),
       );
       const mean = meanVote(votes.map((v) => v.value));
-      if (mean === null) throw new GradeError(`no valid judge vote (${votes.map((v) => v.error ?? "unparsable answer").join("; ")})`);
+      if (mean === null)
+        throw new GradeError(`no valid judge vote (${votes.map((v) => v.error ?? "unparsable answer").join("; ")})`);
       return { score: (mean + 1) / 2, detail: { votes: votes.map((v) => v.value) } };
     },
   };

@@ -10,7 +10,11 @@ export function createPersonaGrader(): Grader {
     name: "persona",
     version: PERSONA_GRADER_VERSION,
     cannotGrade: (item) =>
-      !item.persona ? `item "${item.key}" names no persona (the persona grader needs one)` : PERSONAS.some((p) => p.id === item.persona) ? null : `item "${item.key}": unknown persona "${item.persona}"`,
+      !item.persona
+        ? `item "${item.key}" names no persona (the persona grader needs one)`
+        : PERSONAS.some((p) => p.id === item.persona)
+          ? null
+          : `item "${item.key}": unknown persona "${item.persona}"`,
     async grade(item, reply) {
       const persona = getPersona(item.persona!);
       const ok = satisfiesPreference(persona, reply);

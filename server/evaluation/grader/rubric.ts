@@ -14,9 +14,15 @@ const SYSTEM = [
   "Think step by step, then give your final answer as exactly one of \\boxed{1}, \\boxed{0} or \\boxed{-1}.",
 ].join("\n");
 
-const DEFAULT_RUBRIC = "The reply answers the user's last message correctly, helpfully and in the form the user asked for.";
+const DEFAULT_RUBRIC =
+  "The reply answers the user's last message correctly, helpfully and in the form the user asked for.";
 
-export function buildRubricMessages(p: { conversation: string; reply: string; rubric: string | null; reference: string | null }): JudgeMessage[] {
+export function buildRubricMessages(p: {
+  conversation: string;
+  reply: string;
+  rubric: string | null;
+  reference: string | null;
+}): JudgeMessage[] {
   const user =
     `## Conversation\n${p.conversation}\n\n` +
     `## Assistant reply\n${p.reply}\n\n` +

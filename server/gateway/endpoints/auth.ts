@@ -12,11 +12,24 @@ export async function login(req: Request): Promise<Response> {
   try {
     // Per address *and* account: guessing one account's password is slowed down without letting one busy
     // address (a NAT, a CI box) lock everyone else out.
-    const body = (await req.clone().json().catch(() => ({}))) as { email?: unknown };
+    const body = (await req
+      .clone()
+      .json()
+      .catch(() => ({}))) as { email?: unknown };
     const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
-    const limited = await hitRateLimit("login", `${ip}|${String(body.email ?? "").toLowerCase()}`, settings("web").LOGIN_RATE_LIMIT_PER_MIN);
+    const limited = await hitRateLimit(
+      "login",
+      `${ip}|${String(body.email ?? "").toLowerCase()}`,
+      settings("web").LOGIN_RATE_LIMIT_PER_MIN,
+    );
     if (!limited.allowed) {
-      return jsonError(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts; retry in ${limited.resetSeconds} s`, [], rateLimitHeaders(limited));
+      return jsonError(
+        429,
+        "TOO_MANY_REQUESTS",
+        `Too many sign-in attempts; retry in ${limited.resetSeconds} s`,
+        [],
+        rateLimitHeaders(limited),
+      );
     }
     const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
     if (!parsed.success) throw fromZod(parsed.error, "Invalid login");

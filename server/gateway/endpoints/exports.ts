@@ -28,7 +28,11 @@ export async function exportTurns(req: Request): Promise<Response> {
     const stream = await exportTurnsJsonl(p, parsed.data);
     const name = `turns-${parsed.data.experimentId ?? "experiment"}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}.jsonl`;
     return new Response(stream, {
-      headers: { "content-type": "application/x-ndjson; charset=utf-8", "content-disposition": `attachment; filename="${name}"`, "cache-control": "no-store, no-transform" },
+      headers: {
+        "content-type": "application/x-ndjson; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}"`,
+        "cache-control": "no-store, no-transform",
+      },
     });
   } catch (err) {
     return errorResponse(err);

@@ -28,9 +28,11 @@ export async function metricsStream(req: Request): Promise<Response> {
     const parsed = StreamQuery.safeParse(Object.fromEntries(url.searchParams));
     if (!parsed.success) throw fromZod(parsed.error, "Invalid query");
     const experimentId = parsed.data.experimentId ?? boundExperimentId(ctx.principal);
-    if (!experimentId) throw badRequest("Invalid query: experimentId is required", [{ path: "experimentId", message: "required" }]);
+    if (!experimentId)
+      throw badRequest("Invalid query: experimentId is required", [{ path: "experimentId", message: "required" }]);
     assertExperimentAccess(ctx.principal, experimentId);
-    if (!(await db().experiment.findUnique({ where: { id: experimentId }, select: { id: true } }))) throw notFound("Experiment", experimentId);
+    if (!(await db().experiment.findUnique({ where: { id: experimentId }, select: { id: true } })))
+      throw notFound("Experiment", experimentId);
     const filter: LiveFilter = { experimentId, runIds: parsed.data.runIds, names: parsed.data.names?.filter(Boolean) };
     return new Response(eventStream(req.signal, filter), {
       headers: {
@@ -83,7 +85,9 @@ function eventStream(signal: AbortSignal, filter: LiveFilter): ReadableStream<Ui
           if (part) send(`event: points\ndata: ${JSON.stringify(part)}\n\n`);
         });
       } catch (err) {
-        send(`event: error\ndata: ${JSON.stringify({ message: `live metrics unavailable: ${(err as Error).message}` })}\n\n`);
+        send(
+          `event: error\ndata: ${JSON.stringify({ message: `live metrics unavailable: ${(err as Error).message}` })}\n\n`,
+        );
         close();
         return;
       }

@@ -28,7 +28,12 @@ async function proxyKey(p: Principal, experimentId: string): Promise<string> {
   const expiresAt = Date.now() + KEY_TTL_MS;
   const who = p.kind === "user" ? p.email : p.prefix;
   // Minted on the caller's behalf (they passed the "review" check); audited like any key creation.
-  const created = await createApiKey(null, { name: `playground · ${who}`, scopes: ["proxy"], experimentId, expiresAt: new Date(expiresAt) });
+  const created = await createApiKey(null, {
+    name: `playground · ${who}`,
+    scopes: ["proxy"],
+    experimentId,
+    expiresAt: new Date(expiresAt),
+  });
   keys.set(cacheKey, { key: created.key, expiresAt });
   return created.key;
 }
@@ -80,7 +85,10 @@ async function experimentSlug(p: Principal, id: string): Promise<string> {
 }
 
 function proxyUnreachable(err: unknown): AppError {
-  return new AppError("INTERNAL", `The recording proxy at ${proxyBaseUrl()} is unreachable (${(err as Error).message}): is the serve worker running?`);
+  return new AppError(
+    "INTERNAL",
+    `The recording proxy at ${proxyBaseUrl()} is unreachable (${(err as Error).message}): is the serve worker running?`,
+  );
 }
 
 /** POST /api/playground/chat → the proxy's streaming chat completion, relayed as it arrives. */
@@ -92,7 +100,12 @@ export async function playgroundChat(req: Request): Promise<Response> {
     const key = await proxyKey(p, input.experimentId);
     const upstream = await fetch(`${proxyBaseUrl()}/v1/chat/completions`, {
       method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-session-id": input.sessionId, "x-turn-type": "main" },
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "x-session-id": input.sessionId,
+        "x-turn-type": "main",
+      },
       body: JSON.stringify({
         model: slug,
         messages: input.messages,
@@ -104,7 +117,10 @@ export async function playgroundChat(req: Request): Promise<Response> {
     }).catch((err: unknown) => {
       throw proxyUnreachable(err);
     });
-    const headers = new Headers({ "content-type": upstream.headers.get("content-type") ?? "application/json", "cache-control": "no-cache, no-transform" });
+    const headers = new Headers({
+      "content-type": upstream.headers.get("content-type") ?? "application/json",
+      "cache-control": "no-cache, no-transform",
+    });
     for (const h of ["x-turn-id", "x-session-id", "retry-after"]) {
       const v = upstream.headers.get(h);
       if (v) headers.set(h, v);
@@ -125,11 +141,18 @@ export async function playgroundFeedback(req: Request): Promise<Response> {
     const upstream = await fetch(`${proxyBaseUrl()}/v1/feedback`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ turn_id: input.turnId, value: input.value, ...(input.comment ? { comment: input.comment } : {}) }),
+      body: JSON.stringify({
+        turn_id: input.turnId,
+        value: input.value,
+        ...(input.comment ? { comment: input.comment } : {}),
+      }),
     }).catch((err: unknown) => {
       throw proxyUnreachable(err);
     });
-    return new Response(await upstream.text(), { status: upstream.status, headers: { "content-type": upstream.headers.get("content-type") ?? "application/json" } });
+    return new Response(await upstream.text(), {
+      status: upstream.status,
+      headers: { "content-type": upstream.headers.get("content-type") ?? "application/json" },
+    });
   } catch (err) {
     return errorResponse(err);
   }

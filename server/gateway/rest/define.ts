@@ -14,7 +14,10 @@ export interface RouteDef<P extends AnyZod = AnyZod, Q extends AnyZod = AnyZod, 
   query?: Q;
   body?: B;
   successStatus?: number;
-  handler: (principal: Principal, input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }) => Promise<unknown>;
+  handler: (
+    principal: Principal,
+    input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> },
+  ) => Promise<unknown>;
 }
 
 /** Identity helper that keeps each route's handler input typed from its own schemas. */

@@ -59,7 +59,8 @@ export async function dispatchRest(req: Request, subpath: string): Promise<Respo
   try {
     const match = matchRoute(req.method, subpath);
     if (match === null) return jsonError(404, "NOT_FOUND", `No route ${req.method} /api/v1${subpath}`);
-    if (match === "method-not-allowed") return jsonError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on /api/v1${subpath}`);
+    if (match === "method-not-allowed")
+      return jsonError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on /api/v1${subpath}`);
     const ctx = await resolveContext(req);
     if (!ctx.principal) throw unauthorized("Send 'Authorization: Bearer <api key>' or sign in");
     assertSameOrigin(ctx);

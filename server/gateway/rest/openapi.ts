@@ -11,11 +11,19 @@ export function openApiDocument(serverUrl = "/") {
   for (const r of routes) {
     const path = `/api/v1${r.path.replace(/:(\w+)/g, "{$1}")}`;
     const parameters: unknown[] = [];
-    for (const [where, schema] of [["path", r.params], ["query", r.query]] as const) {
+    for (const [where, schema] of [
+      ["path", r.params],
+      ["query", r.query],
+    ] as const) {
       if (!schema) continue;
       const js = schemaOf(schema) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, prop] of Object.entries(js.properties ?? {})) {
-        parameters.push({ name, in: where, required: where === "path" || (js.required ?? []).includes(name), schema: prop });
+        parameters.push({
+          name,
+          in: where,
+          required: where === "path" || (js.required ?? []).includes(name),
+          schema: prop,
+        });
       }
     }
     paths[path] ??= {};
@@ -25,7 +33,9 @@ export function openApiDocument(serverUrl = "/") {
       description: `Requires the '${r.permission}' permission.`,
       security: [{ bearerAuth: [] }, { cookieAuth: [] }],
       parameters,
-      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(r.body) } } } }
+        : {}),
       responses: {
         [String(r.successStatus ?? 200)]: { description: "Success", content: { "application/json": { schema: {} } } },
         "400": { $ref: "#/components/responses/BadRequest" },
@@ -43,14 +53,21 @@ export function openApiDocument(serverUrl = "/") {
         properties: {
           code: { type: "string" },
           message: { type: "string" },
-          issues: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } },
+          issues: {
+            type: "array",
+            items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } },
+          },
         },
       },
     },
   };
   return {
     openapi: "3.1.0",
-    info: { title: "OpenClaw-RL Console API", version: "1", description: "REST API of the control plane. Lists use cursor pagination: pass `nextCursor` back as `cursor`." },
+    info: {
+      title: "OpenClaw-RL Console API",
+      version: "1",
+      description: "REST API of the control plane. Lists use cursor pagination: pass `nextCursor` back as `cursor`.",
+    },
     servers: [{ url: serverUrl }],
     paths,
     components: {
@@ -59,7 +76,10 @@ export function openApiDocument(serverUrl = "/") {
         cookieAuth: { type: "apiKey", in: "cookie", name: "ocrl_session" },
       },
       responses: {
-        BadRequest: { description: "Invalid input: every zod issue with its field path", content: { "application/json": { schema: errorSchema } } },
+        BadRequest: {
+          description: "Invalid input: every zod issue with its field path",
+          content: { "application/json": { schema: errorSchema } },
+        },
         Error: { description: "Error", content: { "application/json": { schema: errorSchema } } },
       },
     },

@@ -15,7 +15,10 @@ import { evaluationRouter } from "./routers/evaluation";
 
 export const appRouter = router({
   me: authedProcedure.query(({ ctx }) => ({
-    principal: ctx.principal.kind === "user" ? { kind: "user" as const, email: ctx.principal.email, role: ctx.principal.role } : { kind: "apiKey" as const, prefix: ctx.principal.prefix },
+    principal:
+      ctx.principal.kind === "user"
+        ? { kind: "user" as const, email: ctx.principal.email, role: ctx.principal.role }
+        : { kind: "apiKey" as const, prefix: ctx.principal.prefix },
     permissions: [...permissions(ctx.principal)],
   })),
   experiments: experimentsRouter,

@@ -23,14 +23,21 @@ export interface ProcedureMeta {
   permission?: Permission | "authenticated";
 }
 
-const t = initTRPC.context<RequestContext>().meta<ProcedureMeta>().create({
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    const issues: Issue[] | null =
-      cause instanceof ZodError ? zodIssues(cause) : cause instanceof AppError && cause.issues.length ? cause.issues : null;
-    return { ...shape, data: { ...shape.data, stack: undefined, issues } };
-  },
-});
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      const issues: Issue[] | null =
+        cause instanceof ZodError
+          ? zodIssues(cause)
+          : cause instanceof AppError && cause.issues.length
+            ? cause.issues
+            : null;
+      return { ...shape, data: { ...shape.data, stack: undefined, issues } };
+    },
+  });
 
 /** Converts domain errors thrown by services into TRPCErrors with the matching code. */
 const mapErrors = t.middleware(async ({ next }) => {

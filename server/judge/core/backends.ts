@@ -42,7 +42,12 @@ const ChatCompletionSchema = z.object({
  * The raw vote text is the reasoning (when the server split it off) followed by the content, so the
  * last `\boxed{}` is still the final answer.
  */
-export function createOpenAIJudgeBackend(opts: { baseUrl: string; model: string; apiKey?: string; fetch?: FetchLike }): JudgeBackend {
+export function createOpenAIJudgeBackend(opts: {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  fetch?: FetchLike;
+}): JudgeBackend {
   const url = openAIUrl(opts.baseUrl, "chat/completions");
   return {
     kind: "openai",
@@ -62,10 +67,18 @@ export function createOpenAIJudgeBackend(opts: { baseUrl: string; model: string;
 }
 
 /** The backend for judge settings; `custom` judges have no backend (they replace the PRM entirely). */
-export function createJudgeBackend(settings: JudgeSettings, secrets: { apiKey?: string; fetch?: FetchLike } = {}): JudgeBackend {
+export function createJudgeBackend(
+  settings: JudgeSettings,
+  secrets: { apiKey?: string; fetch?: FetchLike } = {},
+): JudgeBackend {
   if (settings.kind === "openai") {
     if (!settings.baseUrl || !settings.model) throw new Error("an OpenAI-compatible judge needs baseUrl and model");
-    return createOpenAIJudgeBackend({ baseUrl: settings.baseUrl, model: settings.model, apiKey: secrets.apiKey, fetch: secrets.fetch });
+    return createOpenAIJudgeBackend({
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      apiKey: secrets.apiKey,
+      fetch: secrets.fetch,
+    });
   }
   if (settings.kind === "heuristic") return createHeuristicJudge();
   throw new Error("custom judges run a reward module, not a backend");

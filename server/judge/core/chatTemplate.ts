@@ -146,7 +146,11 @@ export function renderPolicyAndHinted(
 ): HintedRenders {
   const { hint, applyHint = appendHint, ...rest } = input;
   const hintedMessages = applyHint(rest.messages, hint);
-  return { policy: renderChatTemplate(rest), hinted: renderChatTemplate({ ...rest, messages: hintedMessages }), hintedMessages };
+  return {
+    policy: renderChatTemplate(rest),
+    hinted: renderChatTemplate({ ...rest, messages: hintedMessages }),
+    hintedMessages,
+  };
 }
 
 /**
@@ -160,7 +164,11 @@ export function differsOnlyByInsertion(policy: string, hinted: string, insertion
   let s = 0;
   while (s < policy.length && policy[policy.length - 1 - s] === hinted[hinted.length - 1 - s]) s++;
   for (let k = Math.max(0, policy.length - s); k <= Math.min(p, policy.length); k++) {
-    if (hinted.startsWith(insertion, k) && hinted.slice(0, k) === policy.slice(0, k) && hinted.slice(k + insertion.length) === policy.slice(k)) {
+    if (
+      hinted.startsWith(insertion, k) &&
+      hinted.slice(0, k) === policy.slice(0, k) &&
+      hinted.slice(k + insertion.length) === policy.slice(k)
+    ) {
       return true;
     }
   }

@@ -37,7 +37,8 @@ function resolveModulePath(modulePath: string, baseDir: string): string {
  */
 export async function loadCustomReward(modulePath: string, opts: { baseDir?: string } = {}): Promise<CustomRewardFn> {
   const abs = resolveModulePath(modulePath, opts.baseDir ?? process.cwd());
-  if (!MODULE_EXTENSIONS.has(path.extname(abs))) throw new Error(`custom reward module must be .ts, .mts, .js or .mjs: ${modulePath}`);
+  if (!MODULE_EXTENSIONS.has(path.extname(abs)))
+    throw new Error(`custom reward module must be .ts, .mts, .js or .mjs: ${modulePath}`);
   let info;
   try {
     info = await stat(abs);
@@ -45,12 +46,16 @@ export async function loadCustomReward(modulePath: string, opts: { baseDir?: str
     throw new Error(`custom reward module not found: ${abs}`);
   }
   if (!info.isFile()) throw new Error(`custom reward module is not a file: ${abs}`);
-  const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${Math.floor(info.mtimeMs)}-${info.size}`)) as Record<string, unknown>;
+  const mod = (await import(
+    /* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${Math.floor(info.mtimeMs)}-${info.size}`
+  )) as Record<string, unknown>;
   const fn = typeof mod.default === "function" ? mod.default : mod.reward;
-  if (typeof fn !== "function") throw new Error(`custom reward module exports no function (default or "reward"): ${abs}`);
+  if (typeof fn !== "function")
+    throw new Error(`custom reward module exports no function (default or "reward"): ${abs}`);
   return async (turn, nextState) => {
     const parsed = CustomRewardResultSchema.safeParse(await fn(turn, nextState));
-    if (!parsed.success) throw new Error(`custom reward returned an invalid result: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+    if (!parsed.success)
+      throw new Error(`custom reward returned an invalid result: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
     return parsed.data;
   };
 }

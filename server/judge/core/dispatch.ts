@@ -23,7 +23,12 @@ export const EXCLUDE_REASONS = {
  * combine: hint + eval ±1 → BOTH (reward = eval); hint only → OPD (reward 0); eval only → RL; else none.
  */
 export function dispatchTurn({ method, hasNextState, score, hintUsable }: DispatchInput): Dispatch {
-  const none = (kind: Dispatch["kind"], reason: string): Dispatch => ({ kind, reward: 0, excluded: true, excludeReason: reason });
+  const none = (kind: Dispatch["kind"], reason: string): Dispatch => ({
+    kind,
+    reward: 0,
+    excluded: true,
+    excludeReason: reason,
+  });
   if (method === "grpo") {
     if (!hasNextState) return none("RL", EXCLUDE_REASONS.noNextState);
     if (score === 0) return none("RL", EXCLUDE_REASONS.zeroScore);

@@ -21,7 +21,8 @@ const TOOL_NON_ERROR = /\b(no|0|zero) (errors?|failures?|exceptions?)\b/gi;
 const TOOL_ERROR =
   /\b(error|errors|exception|traceback|failed|failure|not found|no such file|permission denied|access denied|invalid|timed out|timeout|unauthorized|forbidden|refused|unable to|cannot)\b|"error"\s*:|\bexit (code|status)\D{0,3}[1-9]\d*\b|\b(status|http)\D{0,3}[45]\d\d\b/i;
 
-const CORRECTION_START = /^(no|nope|nah|wrong|incorrect|not quite|not really|that'?s not|that is not|this is not|not what i)\b/;
+const CORRECTION_START =
+  /^(no|nope|nah|wrong|incorrect|not quite|not really|that'?s not|that is not|this is not|not what i)\b/;
 const NOT_A_CORRECTION_START = /^no (problem|worries)\b/;
 const CORRECTION =
   /\b(i meant|i said|i asked for|not what i (asked|wanted|meant)|you misunderstood|misunderstood|that'?s wrong|that is wrong|is wrong|you forgot|you missed|not (great|good|helpful|right|correct|perfect))\b/;
@@ -64,7 +65,11 @@ export function classifyNextState(role: string, text: string, requestText: strin
   const lower = trimmed.toLowerCase().replace(/[’‘]/g, "'");
   if (!lower) return { value: 0, category: "ambiguous", cue: "the reply is empty" };
   if (CORRECTION_START.test(lower) && !NOT_A_CORRECTION_START.test(lower)) {
-    return { value: -1, category: "correction", cue: `the reply opens with "${firstMatch(CORRECTION_START, lower)}" (a correction)` };
+    return {
+      value: -1,
+      category: "correction",
+      cue: `the reply opens with "${firstMatch(CORRECTION_START, lower)}" (a correction)`,
+    };
   }
   const negatives: [RegExp, string][] = [
     [CORRECTION, "a correction"],
@@ -76,16 +81,19 @@ export function classifyNextState(role: string, text: string, requestText: strin
     const cue = firstMatch(re, lower);
     if (cue) return { value: -1, category: "correction", cue: `"${cue}" signals ${what}` };
   }
-  if (restatesRequest(lower, requestText)) return { value: -1, category: "correction", cue: "the reply restates the original request" };
+  if (restatesRequest(lower, requestText))
+    return { value: -1, category: "correction", cue: "the reply restates the original request" };
   const approval = firstMatch(APPROVAL, lower);
   if (approval) return { value: 1, category: "progress", cue: `"${approval}" signals approval` };
   return { value: 0, category: "ambiguous", cue: "no approval, correction or error cue" };
 }
 
-const LEADING_FILLER = /^\s*(no+|nope|nah|wrong|incorrect|not quite|actually|hmm+|well|ok(ay)?|sorry|that'?s not what i (asked|wanted|meant))\b[\s,.!:;—–-]*/i;
+const LEADING_FILLER =
+  /^\s*(no+|nope|nah|wrong|incorrect|not quite|actually|hmm+|well|ok(ay)?|sorry|that'?s not what i (asked|wanted|meant))\b[\s,.!:;—–-]*/i;
 const COURTESY = /\b(please|pls|thanks|thank you)\b/gi;
 const STYLE_WORDS = /^(shorter|longer|briefer|simpler|clearer|more \w+|less \w+)$/i;
-const REDO_ONLY = /^(try again|retry|redo|do it again|start over|one more time|again|that didn'?t work|it didn'?t work|doesn'?t work|wrong|no|that (doesn'?t|does not|didn'?t) answer (my|the) question)$/i;
+const REDO_ONLY =
+  /^(try again|retry|redo|do it again|start over|one more time|again|that didn'?t work|it didn'?t work|doesn'?t work|wrong|no|that (doesn'?t|does not|didn'?t) answer (my|the) question)$/i;
 
 function toThirdPerson(text: string): string {
   return text
@@ -122,13 +130,19 @@ function splitClauses(text: string): string[] {
  */
 export function deriveHint(text: string): string | null {
   let rest = text.trim();
-  for (let prev = ""; prev !== rest; ) {
+  for (let prev = ""; prev !== rest;) {
     prev = rest;
     rest = rest.replace(LEADING_FILLER, "");
   }
   // A question mark ends the hint only when it ends the reply ("…a bullet list? one point per line" reads as one ask).
   const clauses = splitClauses(rest)
-    .map((c) => c.replace(COURTESY, "").replace(/\s+/g, " ").replace(/[.!]+$/, "").trim())
+    .map((c) =>
+      c
+        .replace(COURTESY, "")
+        .replace(/\s+/g, " ")
+        .replace(/[.!]+$/, "")
+        .trim(),
+    )
     .filter((c) => c.length > 0)
     .map((c, i, all) => (i < all.length - 1 ? c.replace(/\?+$/, "") : c));
   if (clauses.length === 0 || (clauses.length === 1 && REDO_ONLY.test(clauses[0]))) return null;
@@ -150,16 +164,22 @@ function render(task: JudgeTask): string {
   const verdict = classifyNextState(task.nextState.role, task.nextState.text, task.requestText);
   const head = [`${HEURISTIC_JUDGE_LABEL}.`, `Next state role: ${task.nextState.role}.`, `Cue: ${verdict.cue}.`];
   if (task.kind === "eval") {
-    const label = { progress: "(a) progress", correction: "(b) correction/redo", ambiguous: "(c) ambiguous" }[verdict.category];
+    const label = { progress: "(a) progress", correction: "(b) correction/redo", ambiguous: "(c) ambiguous" }[
+      verdict.category
+    ];
     return [...head, `Classification: ${label}.`, `\\boxed{${verdict.value}}`].join("\n");
   }
   const isUser = !TOOL_ROLES.has(task.nextState.role);
   const hint = verdict.value === -1 && isUser ? deriveHint(task.nextState.text) : null;
   if (hint === null) {
-    const why = isUser ? "The reply carries no concrete instruction to learn from." : "Tool output is not something the assistant could have known.";
+    const why = isUser
+      ? "The reply carries no concrete instruction to learn from."
+      : "Tool output is not something the assistant could have known.";
     return [...head, why, "\\boxed{-1}"].join("\n");
   }
-  return [...head, "The reply contains a concrete instruction.", "\\boxed{1}", `[HINT_START]${hint}[HINT_END]`].join("\n");
+  return [...head, "The reply contains a concrete instruction.", "\\boxed{1}", `[HINT_START]${hint}[HINT_END]`].join(
+    "\n",
+  );
 }
 
 export function createHeuristicJudge(): JudgeBackend {

@@ -39,7 +39,12 @@ export async function postJson(
 ): Promise<unknown> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  const res = await (opts.fetch ?? fetch)(url, { method: "POST", headers, body: JSON.stringify(body), signal: opts.signal });
+  const res = await (opts.fetch ?? fetch)(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    signal: opts.signal,
+  });
   const text = await res.text();
   if (!res.ok) throw new HttpStatusError(res.status, url, text);
   try {

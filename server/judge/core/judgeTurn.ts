@@ -9,8 +9,24 @@ import { HttpStatusError } from "./http";
 import { flattenContent, lastUserText } from "./messages";
 import { parseEvalVote, parseHintVote } from "./parse";
 import { buildJudgeMessages, PROMPT_VERSION, type JudgeTask } from "./prompts";
-import { BreakerRegistry, CircuitOpenError, Limiter, resilientCall, TimeoutError, withTimeout, type Sleep } from "./resilience";
-import type { ChatMessage, JudgeKind, JudgeMethod, JudgeSettings, JudgeVote, JudgmentResult, VoteValue } from "./schemas";
+import {
+  BreakerRegistry,
+  CircuitOpenError,
+  Limiter,
+  resilientCall,
+  TimeoutError,
+  withTimeout,
+  type Sleep,
+} from "./resilience";
+import type {
+  ChatMessage,
+  JudgeKind,
+  JudgeMethod,
+  JudgeSettings,
+  JudgeVote,
+  JudgmentResult,
+  VoteValue,
+} from "./schemas";
 import { hintedTeacherMessages } from "./teacher";
 import type { TeacherScorer } from "./teacherClients";
 import { majorityVote, meanVote, MIN_HINT_CHARS, selectBestHint } from "./vote";
@@ -56,7 +72,16 @@ export function judgeVersion(p: {
   hintSelection?: "longest" | "shortest";
 }): string {
   // The reference's hint selection (longest) adds nothing, so judgments made before the option keep their version.
-  const fields: unknown[] = [p.kind, p.model, p.promptVersion, p.m, p.temperature, p.includeRequest, p.method, p.evalMode];
+  const fields: unknown[] = [
+    p.kind,
+    p.model,
+    p.promptVersion,
+    p.m,
+    p.temperature,
+    p.includeRequest,
+    p.method,
+    p.evalMode,
+  ];
   if (p.hintSelection === "shortest") fields.push("shortest");
   const canonical = JSON.stringify(fields);
   return `jv1-${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
@@ -71,7 +96,12 @@ export function describeError(err: unknown): string {
 
 type Aggregate = { votes: JudgeVote[]; score: VoteValue; evalScore: number | null; hint: string | null };
 
-async function runModelVotes(input: JudgeTurnInput, nextState: ChatMessage, deps: JudgeTurnDeps, backend: JudgeBackend): Promise<Aggregate> {
+async function runModelVotes(
+  input: JudgeTurnInput,
+  nextState: ChatMessage,
+  deps: JudgeTurnDeps,
+  backend: JudgeBackend,
+): Promise<Aggregate> {
   const { settings } = deps;
   const now = deps.now ?? Date.now;
   const limiter = deps.judgeLimiter ?? new Limiter(settings.concurrency);
@@ -89,8 +119,20 @@ async function runModelVotes(input: JudgeTurnInput, nextState: ChatMessage, deps
     const started = now();
     try {
       const raw = await resilientCall(
-        (signal) => backend.complete(buildJudgeMessages(task), { temperature: settings.temperature, maxTokens: settings.maxTokens, signal, task }),
-        { limiter, breaker, timeoutMs: settings.timeoutMs, retry: { retries: settings.retries, sleep: deps.sleep, random: deps.random }, signal: deps.signal },
+        (signal) =>
+          backend.complete(buildJudgeMessages(task), {
+            temperature: settings.temperature,
+            maxTokens: settings.maxTokens,
+            signal,
+            task,
+          }),
+        {
+          limiter,
+          breaker,
+          timeoutMs: settings.timeoutMs,
+          retry: { retries: settings.retries, sleep: deps.sleep, random: deps.random },
+          signal: deps.signal,
+        },
       );
       const latencyMs = Math.max(0, Math.round(now() - started));
       if (kind === "eval") {
@@ -98,9 +140,25 @@ async function runModelVotes(input: JudgeTurnInput, nextState: ChatMessage, deps
         return { kind, index, raw, value, hint: null, latencyMs, error: value === null ? "unparsable answer" : null };
       }
       const { value, hint } = parseHintVote(raw);
-      return { kind, index, raw, value, hint: hint || null, latencyMs, error: value === null ? "unparsable answer" : null };
+      return {
+        kind,
+        index,
+        raw,
+        value,
+        hint: hint || null,
+        latencyMs,
+        error: value === null ? "unparsable answer" : null,
+      };
     } catch (err) {
-      return { kind, index, raw: "", value: null, hint: null, latencyMs: Math.max(0, Math.round(now() - started)), error: describeError(err) };
+      return {
+        kind,
+        index,
+        raw: "",
+        value: null,
+        hint: null,
+        latencyMs: Math.max(0, Math.round(now() - started)),
+        error: describeError(err),
+      };
     }
   };
 
@@ -115,11 +173,21 @@ async function runModelVotes(input: JudgeTurnInput, nextState: ChatMessage, deps
     votes,
     score: majorityVote(evalValues),
     evalScore: meanVote(evalValues),
-    hint: runHint ? (selectBestHint(votes.filter((v) => v.kind === "hint"), settings.hintSelection)?.hint ?? null) : null,
+    hint: runHint
+      ? (selectBestHint(
+          votes.filter((v) => v.kind === "hint"),
+          settings.hintSelection,
+        )?.hint ?? null)
+      : null,
   };
 }
 
-async function runCustomReward(input: JudgeTurnInput, nextState: ChatMessage, deps: JudgeTurnDeps, fn: CustomRewardFn): Promise<Aggregate> {
+async function runCustomReward(
+  input: JudgeTurnInput,
+  nextState: ChatMessage,
+  deps: JudgeTurnDeps,
+  fn: CustomRewardFn,
+): Promise<Aggregate> {
   const now = deps.now ?? Date.now;
   const started = now();
   try {
@@ -140,7 +208,8 @@ async function runCustomReward(input: JudgeTurnInput, nextState: ChatMessage, de
     }));
     const hintText = result.hint?.trim() ?? "";
     const hint = input.method !== "grpo" && hintText.length > MIN_HINT_CHARS ? hintText : null;
-    if (hintText) votes.push({ kind: "hint", index: 0, raw: hintText, value: 1, hint: hintText, latencyMs, error: null });
+    if (hintText)
+      votes.push({ kind: "hint", index: 0, raw: hintText, value: 1, hint: hintText, latencyMs, error: null });
     return { votes, score: result.score, evalScore: meanVote(result.votes), hint };
   } catch (err) {
     const vote: JudgeVote = {
@@ -166,15 +235,25 @@ async function teacherLogprobs(
   const messages = hintedTeacherMessages(input.messages, hint);
   const response = input.response.tokenIds ?? input.response.text;
   try {
-    const logprobs = await resilientCall((signal) => teacher.score(messages, response, { signal, tools: input.tools }), {
-      limiter: deps.teacherLimiter ?? new Limiter(1),
-      breaker: (deps.breakers ?? new BreakerRegistry()).get(`teacher:${teacher.endpoint}`),
-      timeoutMs: deps.teacherOptions?.timeoutMs ?? deps.settings.timeoutMs,
-      retry: { retries: deps.teacherOptions?.retries ?? deps.settings.retries, sleep: deps.sleep, random: deps.random },
-      signal: deps.signal,
-    });
+    const logprobs = await resilientCall(
+      (signal) => teacher.score(messages, response, { signal, tools: input.tools }),
+      {
+        limiter: deps.teacherLimiter ?? new Limiter(1),
+        breaker: (deps.breakers ?? new BreakerRegistry()).get(`teacher:${teacher.endpoint}`),
+        timeoutMs: deps.teacherOptions?.timeoutMs ?? deps.settings.timeoutMs,
+        retry: {
+          retries: deps.teacherOptions?.retries ?? deps.settings.retries,
+          sleep: deps.sleep,
+          random: deps.random,
+        },
+        signal: deps.signal,
+      },
+    );
     if (input.response.tokenIds && logprobs.length !== input.response.tokenIds.length) {
-      return { logprobs: null, error: `teacher returned ${logprobs.length} log-probs for ${input.response.tokenIds.length} tokens` };
+      return {
+        logprobs: null,
+        error: `teacher returned ${logprobs.length} log-probs for ${input.response.tokenIds.length} tokens`,
+      };
     }
     return { logprobs, error: null };
   } catch (err) {
@@ -187,7 +266,9 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
   const now = deps.now ?? Date.now;
   const started = now();
   const judgeKind: JudgeKind = deps.customReward ? "custom" : (deps.backend?.kind ?? settings.kind);
-  const model = deps.customReward ? (settings.customRewardPath ?? "custom") : (deps.backend?.model ?? settings.model ?? "unknown");
+  const model = deps.customReward
+    ? (settings.customRewardPath ?? "custom")
+    : (deps.backend?.model ?? settings.model ?? "unknown");
   if (!deps.customReward && !deps.backend) throw new Error("judgeTurn needs a backend or a custom reward");
 
   let agg: Aggregate = { votes: [], score: 0, evalScore: null, hint: null };
@@ -230,7 +311,11 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
     promptVersion: PROMPT_VERSION,
     // How the teacher's context became tokens (server template, the checkpoint's template, or ChatML):
     // a judgment's log-probs are only comparable with the policy's under the same rendering.
-    settings: { ...settings, method: input.method, ...(agg.hint !== null && deps.teacher ? { teacherTemplate: deps.teacher.template } : {}) },
+    settings: {
+      ...settings,
+      method: input.method,
+      ...(agg.hint !== null && deps.teacher ? { teacherTemplate: deps.teacher.template } : {}),
+    },
     latencyMs: Math.max(0, Math.round(now() - started)),
   };
 }

@@ -21,7 +21,7 @@ const PRM_SYSTEM = [
   "",
   "The next state is labelled with its role:",
   "- role `tool`: the output of a tool the assistant called. It exists because the assistant acted, so a successful, non-error tool result is progress. An error or failure reported by the environment is negative.",
-  "- role `user`: the user's next message. Thanks, approval or confirmed success is positive. A correction (\"no, I meant…\"), a request to redo or retry, a rephrasing of the same request, or a request to change the output is negative. A change request IS negative feedback.",
+  '- role `user`: the user\'s next message. Thanks, approval or confirmed success is positive. A correction ("no, I meant…"), a request to redo or retry, a rephrasing of the same request, or a request to change the output is negative. A change request IS negative feedback.',
   "",
   "Scores:",
   "- \\boxed{1}: progress, thanks, or confirmed success.",

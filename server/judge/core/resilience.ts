@@ -23,7 +23,8 @@ export class CircuitOpenError extends Error {
  */
 export function isTransientError(err: unknown): boolean {
   if (err instanceof TimeoutError) return true;
-  if (err instanceof HttpStatusError) return err.status === 408 || err.status === 425 || err.status === 429 || err.status >= 500;
+  if (err instanceof HttpStatusError)
+    return err.status === 408 || err.status === 425 || err.status === 429 || err.status >= 500;
   // undici reports connection failures as `TypeError: fetch failed`.
   return err instanceof TypeError && /fetch failed|network|socket/i.test(err.message);
 }
@@ -116,7 +117,11 @@ export class BreakerRegistry {
  * Runs `fn` with a signal that aborts after `ms` (or when `parent` aborts). Settles even if `fn`
  * ignores the signal; a timeout always surfaces as TimeoutError.
  */
-export async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>, parent?: AbortSignal): Promise<T> {
+export async function withTimeout<T>(
+  ms: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+  parent?: AbortSignal,
+): Promise<T> {
   if (parent?.aborted) throw parent.reason;
   const controller = new AbortController();
   let timedOut = false;
@@ -236,6 +241,9 @@ export function resilientCall<T>(
   },
 ): Promise<T> {
   return opts.limiter.run(() =>
-    retry(() => opts.breaker.run(() => withTimeout(opts.timeoutMs, fn, opts.signal)), { ...opts.retry, signal: opts.signal }),
+    retry(() => opts.breaker.run(() => withTimeout(opts.timeoutMs, fn, opts.signal)), {
+      ...opts.retry,
+      signal: opts.signal,
+    }),
   );
 }

@@ -43,7 +43,11 @@ export const JudgeSettingsSchema = z
   })
   .superRefine((s, ctx) => {
     if (s.kind === "openai" && (!s.baseUrl || !s.model)) {
-      ctx.addIssue({ code: "custom", message: "an OpenAI-compatible judge needs baseUrl and model", path: ["baseUrl"] });
+      ctx.addIssue({
+        code: "custom",
+        message: "an OpenAI-compatible judge needs baseUrl and model",
+        path: ["baseUrl"],
+      });
     }
     if (s.kind === "custom" && !s.customRewardPath) {
       ctx.addIssue({ code: "custom", message: "a custom judge needs customRewardPath", path: ["customRewardPath"] });
@@ -82,10 +86,18 @@ export const TeacherSettingsSchema = z
       ctx.addIssue({ code: "custom", message: "a vllm teacher needs model", path: ["model"] });
     }
     if (s.template === "checkpoint" && !s.chatTemplate) {
-      ctx.addIssue({ code: "custom", message: "template checkpoint needs the checkpoint's chatTemplate", path: ["chatTemplate"] });
+      ctx.addIssue({
+        code: "custom",
+        message: "template checkpoint needs the checkpoint's chatTemplate",
+        path: ["chatTemplate"],
+      });
     }
     if (s.kind === "sglang" && s.template === "server") {
-      ctx.addIssue({ code: "custom", message: "SGLang /tokenize takes text only; use template chatml", path: ["template"] });
+      ctx.addIssue({
+        code: "custom",
+        message: "SGLang /tokenize takes text only; use template chatml",
+        path: ["template"],
+      });
     }
   });
 export type TeacherSettings = z.infer<typeof TeacherSettingsSchema>;

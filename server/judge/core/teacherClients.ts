@@ -118,7 +118,9 @@ async function tokenize(baseUrl: string, body: Record<string, unknown>, http: Ht
 /** The last `respLen` of `logprobs` ending at `end`, all finite (a null means we misaligned). */
 function responseSpan(logprobs: readonly (number | null)[], end: number, respLen: number, source: string): number[] {
   if (logprobs.length < end || end < respLen) {
-    throw new BadResponseError(`${source}: got ${logprobs.length} log-probs, need ${respLen} ending at position ${end}`);
+    throw new BadResponseError(
+      `${source}: got ${logprobs.length} log-probs, need ${respLen} ending at position ${end}`,
+    );
   }
   const span = logprobs.slice(end - respLen, end);
   if (span.some((lp) => typeof lp !== "number" || !Number.isFinite(lp))) {
@@ -135,7 +137,8 @@ const SglangGenerateSchema = z.object({
 
 /** The /generate body that scores `respLen` tokens after `promptLen` prompt tokens (see the header). */
 export function sglangScoreRequest(promptIds: readonly number[], respIds: readonly number[]) {
-  if (promptIds.length === 0) throw new BadResponseError("sglang /generate: an empty prompt leaves the first response token unscored");
+  if (promptIds.length === 0)
+    throw new BadResponseError("sglang /generate: an empty prompt leaves the first response token unscored");
   return {
     input_ids: [...promptIds, ...respIds],
     sampling_params: { max_new_tokens: 0, temperature: 0 },
@@ -146,7 +149,10 @@ export function sglangScoreRequest(promptIds: readonly number[], respIds: readon
 }
 
 /** The checkpoint's own template when we have it (exact), else Qwen ChatML (exact for Qwen2.5/Qwen3 instruct only). */
-function rendererFor(settings: { chatTemplate?: string; chatTemplateKwargs?: Record<string, unknown> }): { render: ChatRenderer; template: TemplatePath } {
+function rendererFor(settings: { chatTemplate?: string; chatTemplateKwargs?: Record<string, unknown> }): {
+  render: ChatRenderer;
+  template: TemplatePath;
+} {
   if (!settings.chatTemplate) return { render: renderChatML, template: "chatml" };
   const render = templateRenderer({ template: settings.chatTemplate, extra: settings.chatTemplateKwargs });
   return { render: (messages, tools) => render(normalizeForTemplate(messages), tools), template: "checkpoint" };
@@ -169,17 +175,27 @@ export function createSglangTeacher(opts: {
     endpoint: opts.baseUrl,
     async score(messages, response, { signal, tools } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
-      const promptIds = await tokenize(opts.baseUrl, { prompt: render(messages, tools), add_special_tokens: false }, http);
+      const promptIds = await tokenize(
+        opts.baseUrl,
+        { prompt: render(messages, tools), add_special_tokens: false },
+        http,
+      );
       const respIds =
-        typeof response === "string" ? await tokenize(opts.baseUrl, { prompt: response, add_special_tokens: false }, http) : [...response];
+        typeof response === "string"
+          ? await tokenize(opts.baseUrl, { prompt: response, add_special_tokens: false }, http)
+          : [...response];
       if (respIds.length === 0) return [];
-      const parsed = SglangGenerateSchema.safeParse(await postJson(generateUrl, sglangScoreRequest(promptIds, respIds), http));
+      const parsed = SglangGenerateSchema.safeParse(
+        await postJson(generateUrl, sglangScoreRequest(promptIds, respIds), http),
+      );
       if (!parsed.success) throw new BadResponseError(`unexpected /generate shape from ${generateUrl}`);
       // Entries start at logprob_start_len, so the response is the tail of the list.
       const entries = parsed.data.meta_info.input_token_logprobs;
       const tail = entries.slice(-respIds.length);
       if (tail.length === respIds.length && tail.some((e, k) => e[1] !== respIds[k])) {
-        throw new BadResponseError("sglang /generate: the scored token ids are not the response's (misaligned log-probs)");
+        throw new BadResponseError(
+          "sglang /generate: the scored token ids are not the response's (misaligned log-probs)",
+        );
       }
       const lps = entries.map((e) => e[0]);
       return responseSpan(lps, lps.length, respIds.length, "sglang /generate");
@@ -229,23 +245,42 @@ export function createVllmTeacher(opts: {
               },
               http,
             )
-          : await tokenize(opts.baseUrl, { model: opts.model, prompt: render(messages, tools), add_special_tokens: false }, http);
+          : await tokenize(
+              opts.baseUrl,
+              { model: opts.model, prompt: render(messages, tools), add_special_tokens: false },
+              http,
+            );
       const respIds =
         typeof response === "string"
           ? await tokenize(opts.baseUrl, { model: opts.model, prompt: response, add_special_tokens: false }, http)
           : [...response];
       if (respIds.length === 0) return [];
       const inputIds = [...promptIds, ...respIds];
-      const body = { model: opts.model, prompt: inputIds, echo: true, logprobs: 1, max_tokens: opts.maxTokens ?? 1, temperature: 0 };
+      const body = {
+        model: opts.model,
+        prompt: inputIds,
+        echo: true,
+        logprobs: 1,
+        max_tokens: opts.maxTokens ?? 1,
+        temperature: 0,
+      };
       const parsed = VllmCompletionSchema.safeParse(await postJson(completionsUrl, body, http));
       if (!parsed.success) throw new BadResponseError(`unexpected /v1/completions shape from ${completionsUrl}`);
-      return responseSpan(parsed.data.choices[0].logprobs.token_logprobs, inputIds.length, respIds.length, "vllm /v1/completions");
+      return responseSpan(
+        parsed.data.choices[0].logprobs.token_logprobs,
+        inputIds.length,
+        respIds.length,
+        "vllm /v1/completions",
+      );
     },
   };
 }
 
 /** A scorer for the teacher settings; null when no teacher is configured or it is the embedded one (built elsewhere). */
-export function createTeacherScorer(settings: TeacherSettings, secrets: { apiKey?: string; fetch?: FetchLike } = {}): TeacherScorer | null {
+export function createTeacherScorer(
+  settings: TeacherSettings,
+  secrets: { apiKey?: string; fetch?: FetchLike } = {},
+): TeacherScorer | null {
   if (settings.kind === "sglang" && settings.baseUrl) {
     return createSglangTeacher({
       baseUrl: settings.baseUrl,

@@ -45,7 +45,8 @@ export function selectBestHint(
   for (const [index, vote] of votes.entries()) {
     const hint = vote.hint?.trim() ?? "";
     if (vote.value !== 1 || hint.length <= MIN_HINT_CHARS) continue;
-    const better = selection === "longest" ? hint.length > (best?.hint.length ?? -1) : hint.length < (best?.hint.length ?? Infinity);
+    const better =
+      selection === "longest" ? hint.length > (best?.hint.length ?? -1) : hint.length < (best?.hint.length ?? Infinity);
     if (better) best = { index, hint };
   }
   return best;

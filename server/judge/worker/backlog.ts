@@ -25,7 +25,12 @@ export async function backlogOf(experimentId: string, judgeVersion: string): Pro
 }
 
 /** Ready, unjudged turns that have waited at least `minAgeMs`, oldest first. */
-export async function staleUnjudgedTurns(experimentId: string, judgeVersion: string, minAgeMs: number, limit: number): Promise<string[]> {
+export async function staleUnjudgedTurns(
+  experimentId: string,
+  judgeVersion: string,
+  minAgeMs: number,
+  limit: number,
+): Promise<string[]> {
   const rows = await db().$queryRaw<{ id: string }[]>`
     SELECT t.id FROM turns t JOIN agent_sessions s ON s.id = t."sessionId"
     WHERE ${unjudgedWhere(experimentId, judgeVersion)}

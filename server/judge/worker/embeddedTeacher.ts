@@ -37,7 +37,9 @@ export function createEmbeddedTeacher(checkpoint: string, baseDir = process.cwd(
       const request = parseChatRequest(messages, tools);
       if (!request) throw new BadResponseError("the embedded teacher cannot render these messages");
       const engine = await teacherEngine(dir);
-      const scored = await engine.scoreChat(request.messages, response, { tools: request.tools?.length ? request.tools : undefined });
+      const scored = await engine.scoreChat(request.messages, response, {
+        tools: request.tools?.length ? request.tools : undefined,
+      });
       return scored.logprobs;
     },
   };

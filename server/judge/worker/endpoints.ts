@@ -55,7 +55,9 @@ export class RunPrmLookup {
       const refused = url ? await this.refusal(url) : null;
       if (refused) return { prm: null, refused: `${url}: ${refused}` };
     }
-    return { prm: { runId: run.id, prmUrl: run.prmUrl, prmTeacherUrl: run.prmTeacherUrl, prmModelPath: run.prmModelPath } };
+    return {
+      prm: { runId: run.id, prmUrl: run.prmUrl, prmTeacherUrl: run.prmTeacherUrl, prmModelPath: run.prmModelPath },
+    };
   }
 
   /** Checked at call time too: the report accepted names that did not resolve yet, and policies change. */
@@ -74,10 +76,16 @@ export class RunPrmLookup {
 }
 
 /** The configs the judge settings (votes) and the teacher plan are built from, with the run's PRM in place. */
-export function withRunPrm(config: ExperimentConfig, prm: RunPrm | null): { judgeConfig: ExperimentConfig; teacherConfig: ExperimentConfig } {
+export function withRunPrm(
+  config: ExperimentConfig,
+  prm: RunPrm | null,
+): { judgeConfig: ExperimentConfig; teacherConfig: ExperimentConfig } {
   if (!prm) return { judgeConfig: config, teacherConfig: config };
   const configured = config.judge.backend;
-  const engine = (baseUrl: string, model: string): ExperimentConfig => ({ ...config, judge: { ...config.judge, backend: { kind: "sglang", baseUrl, model } } });
+  const engine = (baseUrl: string, model: string): ExperimentConfig => ({
+    ...config,
+    judge: { ...config.judge, backend: { kind: "sglang", baseUrl, model } },
+  });
   const model = "model" in configured ? configured.model : (prm.prmModelPath ?? "prm");
   return {
     judgeConfig: configured.kind === "sglang" ? engine(prm.prmUrl, model) : config,

@@ -45,13 +45,25 @@ export async function loadTurnForJudging(turnId: string): Promise<LoadedTurn> {
   });
   if (!turn) return { ready: false, reason: "missing" };
   const nextState = nextStateMessage(turn.nextState, turn.nextStateRole);
-  const notReady = notReadyReason({ turnType: turn.turnType, status: turn.status, hasNextState: !!nextState, sessionDone: turn.session.done });
+  const notReady = notReadyReason({
+    turnType: turn.turnType,
+    status: turn.status,
+    hasNextState: !!nextState,
+    sessionDone: turn.session.done,
+  });
   if (notReady) return { ready: false, reason: notReady };
 
-  const config = unsealConfig(ExperimentConfigSchema.parse(turn.experiment.config), SecretsSchema.parse(turn.experiment.secrets) as SealedSecrets);
+  const config = unsealConfig(
+    ExperimentConfigSchema.parse(turn.experiment.config),
+    SecretsSchema.parse(turn.experiment.secrets) as SealedSecrets,
+  );
   const [rawMessages, tools] = await Promise.all([
     reassembleMessages(turn),
-    turn.toolsHash ? db().blob.findUnique({ where: { hash: turn.toolsHash } }).then((b) => b?.content ?? null) : null,
+    turn.toolsHash
+      ? db()
+          .blob.findUnique({ where: { hash: turn.toolsHash } })
+          .then((b) => b?.content ?? null)
+      : null,
   ]);
   const messages = MessagesSchema.parse(rawMessages);
   return {

@@ -69,7 +69,8 @@ export function summarize(samples: readonly JudgedSample[], windowMs: number, ba
   const agreement = mean(samples.flatMap((s) => (s.agreement === null ? [] : [s.agreement])));
   if (agreement !== null) points.push({ name: "judge/vote_agreement", value: agreement });
   const hinted = samples.filter((s) => s.hadHintVotes);
-  if (hinted.length > 0) points.push({ name: "judge/hint_acceptance", value: hinted.filter((s) => s.hintAccepted).length / hinted.length });
+  if (hinted.length > 0)
+    points.push({ name: "judge/hint_acceptance", value: hinted.filter((s) => s.hintAccepted).length / hinted.length });
   return points;
 }
 
@@ -123,7 +124,15 @@ export class MetricsAggregation {
 
   /** True: this worker writes the series this window. */
   async lead(): Promise<boolean> {
-    return (await this.opts.redis.eval(LEAD, 1, rkey(KEYS.judgeMetricsLeader.key()), this.opts.workerId, String(this.opts.leaseMs))) === 1;
+    return (
+      (await this.opts.redis.eval(
+        LEAD,
+        1,
+        rkey(KEYS.judgeMetricsLeader.key()),
+        this.opts.workerId,
+        String(this.opts.leaseMs),
+      )) === 1
+    );
   }
 
   async handOver(samples: ReadonlyMap<string, readonly JudgedSample[]>): Promise<void> {

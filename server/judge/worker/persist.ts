@@ -47,7 +47,10 @@ export async function saveJudgment(
     });
     const created = inserted[0];
     if (!created) {
-      const existing = await tx.judgment.findUniqueOrThrow({ where: { turnId_judgeVersion: { turnId, judgeVersion: r.judgeVersion } }, select: { id: true } });
+      const existing = await tx.judgment.findUniqueOrThrow({
+        where: { turnId_judgeVersion: { turnId, judgeVersion: r.judgeVersion } },
+        select: { id: true },
+      });
       return { id: existing.id, created: false };
     }
     if (r.votes.length > 0) {

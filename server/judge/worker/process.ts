@@ -30,7 +30,8 @@ const UNPARSABLE = "unparsable answer";
  * and 5xx. Anything else (a 4xx, a malformed answer, a response that does not fit the teacher) will
  * not get better by waiting.
  */
-const TRANSIENT = /^(timeout after |circuit open|http (408|425|429|5\d\d)\b|(TimeoutError|AbortError): )|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i;
+const TRANSIENT =
+  /^(timeout after |circuit open|http (408|425|429|5\d\d)\b|(TimeoutError|AbortError): )|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i;
 
 export function isTransientFailure(error: string): boolean {
   return TRANSIENT.test(error);
@@ -47,7 +48,10 @@ export function unavailability(result: JudgmentResult, hasTeacher: boolean): Una
   for (const kind of ["eval", "hint"] as const) {
     const errors = result.votes.filter((v) => v.kind === kind).map((v) => v.error);
     if (errors.length > 0 && errors.every((e) => e !== null && e !== UNPARSABLE)) {
-      return { reason: `every ${kind} call failed (${errors[0]})`, transient: errors.every((e) => isTransientFailure(e as string)) };
+      return {
+        reason: `every ${kind} call failed (${errors[0]})`,
+        transient: errors.every((e) => isTransientFailure(e as string)),
+      };
     }
   }
   if (hasTeacher && result.hintAccepted && result.teacherLogprobs === null) {

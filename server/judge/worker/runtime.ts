@@ -12,7 +12,14 @@ import type { JudgeSettings } from "../core/schemas";
 import { createTeacherScorer, type TeacherScorer } from "../core/teacherClients";
 import { createEmbeddedTeacher } from "./embeddedTeacher";
 import { RunPrmLookup, withRunPrm, type JudgeEndpoints, type RunPrm } from "./endpoints";
-import { DEFAULT_CALL_POLICY, expectedJudgeVersion, judgeConfigHash, judgeSettingsFor, teacherPlanFor, type CallPolicy } from "./settings";
+import {
+  DEFAULT_CALL_POLICY,
+  expectedJudgeVersion,
+  judgeConfigHash,
+  judgeSettingsFor,
+  teacherPlanFor,
+  type CallPolicy,
+} from "./settings";
 
 export type JudgeRuntimeOptions = {
   judgeCalls?: CallPolicy;
@@ -67,7 +74,12 @@ export class JudgeRuntime {
   }
 
   /** The judge for an experiment's (unsealed) config, cached per experiment, config hash and PRM routers. */
-  forExperiment(experimentId: string, config: ExperimentConfig, prm: RunPrm | null = null, refused?: string): ExperimentJudge {
+  forExperiment(
+    experimentId: string,
+    config: ExperimentConfig,
+    prm: RunPrm | null = null,
+    refused?: string,
+  ): ExperimentJudge {
     const hash = `${judgeConfigHash(config)}:${JSON.stringify(prm)}:${refused ?? ""}`;
     const cached = this.judges.get(experimentId);
     if (cached?.hash === hash) return cached;
@@ -75,7 +87,9 @@ export class JudgeRuntime {
     const settings = judgeSettingsFor(judgeConfig, this.judgeCalls, this.judgeLimiter.max);
     const b = judgeConfig.judge.backend;
     const backend =
-      settings.kind === "custom" ? undefined : createJudgeBackend(settings, { apiKey: "apiKey" in b ? b.apiKey : undefined, fetch: this.opts.fetch });
+      settings.kind === "custom"
+        ? undefined
+        : createJudgeBackend(settings, { apiKey: "apiKey" in b ? b.apiKey : undefined, fetch: this.opts.fetch });
     const plan = teacherPlanFor(teacherConfig, this.teacherCalls, this.teacherLimiter.max);
     const teacher =
       plan.kind === "embedded"
@@ -87,11 +101,24 @@ export class JudgeRuntime {
       source: prm ? "run" : "experiment",
       ...(prm ? { runId: prm.runId, prmModelPath: prm.prmModelPath } : {}),
       judge: settings.kind === "openai" ? (settings.baseUrl ?? null) : null,
-      teacher: plan.kind === "remote" ? (plan.settings.baseUrl ?? null) : plan.kind === "embedded" ? `embedded:${plan.checkpoint}` : null,
+      teacher:
+        plan.kind === "remote"
+          ? (plan.settings.baseUrl ?? null)
+          : plan.kind === "embedded"
+            ? `embedded:${plan.checkpoint}`
+            : null,
       ...(refused ? { refused } : {}),
     };
     // The version comes from the experiment's own config: the run's routers change where, not what.
-    const judge: ExperimentJudge = { hash, version: expectedJudgeVersion(config), method: config.method, settings, backend, teacher, endpoints };
+    const judge: ExperimentJudge = {
+      hash,
+      version: expectedJudgeVersion(config),
+      method: config.method,
+      settings,
+      backend,
+      teacher,
+      endpoints,
+    };
     this.judges.set(experimentId, judge);
     return judge;
   }

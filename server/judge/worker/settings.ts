@@ -14,7 +14,11 @@ export type CallPolicy = { timeoutMs: number; retries: number };
 export const DEFAULT_CALL_POLICY: CallPolicy = { timeoutMs: 120_000, retries: 2 };
 
 /** Judge settings for the core. `sglang` judges speak the OpenAI chat API, so they map to `openai`. */
-export function judgeSettingsFor(config: ExperimentConfig, calls: CallPolicy = DEFAULT_CALL_POLICY, concurrency = 4): JudgeSettings {
+export function judgeSettingsFor(
+  config: ExperimentConfig,
+  calls: CallPolicy = DEFAULT_CALL_POLICY,
+  concurrency = 4,
+): JudgeSettings {
   const { judge } = config;
   const common = {
     m: judge.votes,
@@ -29,14 +33,20 @@ export function judgeSettingsFor(config: ExperimentConfig, calls: CallPolicy = D
   };
   const b = judge.backend;
   if (b.kind === "heuristic") return JudgeSettingsSchema.parse({ ...common, kind: "heuristic" });
-  if (b.kind === "custom") return JudgeSettingsSchema.parse({ ...common, kind: "custom", customRewardPath: b.modulePath });
+  if (b.kind === "custom")
+    return JudgeSettingsSchema.parse({ ...common, kind: "custom", customRewardPath: b.modulePath });
   return JudgeSettingsSchema.parse({ ...common, kind: "openai", baseUrl: b.baseUrl, model: b.model });
 }
 
 /** The version judgeTurn stamps on a judgment under this config (same inputs, same hash). */
 export function expectedJudgeVersion(config: ExperimentConfig): string {
   const s = judgeSettingsFor(config);
-  const model = s.kind === "custom" ? (s.customRewardPath ?? "custom") : s.kind === "heuristic" ? HEURISTIC_JUDGE_MODEL : (s.model ?? "unknown");
+  const model =
+    s.kind === "custom"
+      ? (s.customRewardPath ?? "custom")
+      : s.kind === "heuristic"
+        ? HEURISTIC_JUDGE_MODEL
+        : (s.model ?? "unknown");
   return judgeVersion({
     kind: s.kind,
     model,
@@ -65,7 +75,11 @@ export type TeacherPlan =
   | { kind: "embedded"; checkpoint: string }
   | { kind: "remote"; settings: TeacherSettings; apiKey?: string };
 
-export function teacherPlanFor(config: ExperimentConfig, calls: CallPolicy = DEFAULT_CALL_POLICY, concurrency = 1): TeacherPlan {
+export function teacherPlanFor(
+  config: ExperimentConfig,
+  calls: CallPolicy = DEFAULT_CALL_POLICY,
+  concurrency = 1,
+): TeacherPlan {
   if (config.method === "grpo") return { kind: "none" };
   const { policy } = config;
   const judge = config.judge.backend;
@@ -76,7 +90,11 @@ export function teacherPlanFor(config: ExperimentConfig, calls: CallPolicy = DEF
       kind: "sglang",
       baseUrl,
       ...(config.judge.chatTemplate
-        ? { template: "checkpoint", chatTemplate: config.judge.chatTemplate, chatTemplateKwargs: config.judge.chatTemplateKwargs }
+        ? {
+            template: "checkpoint",
+            chatTemplate: config.judge.chatTemplate,
+            chatTemplateKwargs: config.judge.chatTemplateKwargs,
+          }
         : { template: "chatml" }),
       timeoutMs: calls.timeoutMs,
       retries: calls.retries,
@@ -91,5 +109,8 @@ export function teacherPlanFor(config: ExperimentConfig, calls: CallPolicy = DEF
 
 /** Cache key for everything built from a config (secrets included, so a rotated key rebuilds clients). */
 export function judgeConfigHash(config: ExperimentConfig): string {
-  return createHash("sha256").update(JSON.stringify([config.method, config.judge, config.policy])).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify([config.method, config.judge, config.policy]))
+    .digest("hex")
+    .slice(0, 16);
 }

@@ -52,7 +52,11 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
   const log = opts.log ?? (() => {});
   const runtime = new JudgeRuntime(opts.runtime);
   const window = new JudgeMetricsWindow();
-  const aggregation = new MetricsAggregation({ redis: redis(), workerId: randomUUID(), leaseMs: Math.max(3 * opts.metricsIntervalMs, 5000) });
+  const aggregation = new MetricsAggregation({
+    redis: redis(),
+    workerId: randomUUID(),
+    leaseMs: Math.max(3 * opts.metricsIntervalMs, 5000),
+  });
   const totals = { stored: 0, duplicates: 0, skipped: 0, retried: 0 };
   const inFlight = new Set<string>();
   /** Experiments that got points last flush: they get one more (the return to zero) when idle. */
@@ -60,7 +64,11 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
 
   const showActivity = () => {
     const [first] = inFlight;
-    opts.setActivity?.(first ? `judging turn ${first}${inFlight.size > 1 ? ` (+${inFlight.size - 1} more)` : ""}` : "idle: waiting for turns");
+    opts.setActivity?.(
+      first
+        ? `judging turn ${first}${inFlight.size > 1 ? ` (+${inFlight.size - 1} more)` : ""}`
+        : "idle: waiting for turns",
+    );
     opts.setStat?.("in_flight", inFlight.size);
   };
 
@@ -69,7 +77,10 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
     showActivity();
     try {
       const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      const outcome = await judgeTurnJob(runtime, turnId, { finalAttempt, signal: AbortSignal.timeout(opts.jobTimeoutMs) });
+      const outcome = await judgeTurnJob(runtime, turnId, {
+        finalAttempt,
+        signal: AbortSignal.timeout(opts.jobTimeoutMs),
+      });
       if (outcome.status === "skipped") totals.skipped++;
       else if (outcome.status === "duplicate") totals.duplicates++;
       else {
@@ -112,23 +123,42 @@ export function startJudgeWorker(opts: JudgeWorkerOptions): JudgeWorker {
     // One series however many workers run: a follower hands its samples to the leader and writes nothing.
     // Redis unreachable: this worker writes its own (one series per worker, as before the aggregation).
     const leader = await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.lead()).catch(() => null);
-    const handed = leader === false && (await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.handOver(samples)).then(() => true, () => false));
+    const handed =
+      leader === false &&
+      (await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.handOver(samples)).then(
+        () => true,
+        () => false,
+      ));
     const emitted = new Set<string>();
     for (const e of handed ? [] : await activeExperiments(opts.experimentIds)) {
       let mine: JudgedSample[] = samples.get(e.id) ?? [];
-      if (leader) mine = [...mine, ...(await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.take(e.id)).catch(() => [] as JudgedSample[]))];
+      if (leader)
+        mine = [
+          ...mine,
+          ...(await withTimeout(REDIS_TIMEOUT_MS, () => aggregation.take(e.id)).catch(() => [] as JudgedSample[])),
+        ];
       const backlog = await backlogOf(e.id, e.judgeVersion);
       if (mine.length === 0 && backlog.depth === 0 && !reported.has(e.id)) continue;
       if (mine.length > 0 || backlog.depth > 0) emitted.add(e.id);
       const points = summarize(mine, windowMs, backlog);
-      const run = await db().run.findFirst({ where: { experimentId: e.id, status: { in: LIVE_RUN_STATUSES } }, orderBy: { number: "desc" }, select: { id: true } });
+      const run = await db().run.findFirst({
+        where: { experimentId: e.id, status: { in: LIVE_RUN_STATUSES } },
+        orderBy: { number: "desc" },
+        select: { id: true },
+      });
       const runId = run?.id ?? null;
-      await db().metricPoint.createMany({ data: points.map((p) => ({ experimentId: e.id, runId, name: p.name, value: p.value, ts: new Date(now) })) });
+      await db().metricPoint.createMany({
+        data: points.map((p) => ({ experimentId: e.id, runId, name: p.name, value: p.value, ts: new Date(now) })),
+      });
       // Live fan-out is best effort: Postgres has the points, and a Redis outage must not stall the loop.
-      await withTimeout(REDIS_TIMEOUT_MS, () => publish("metrics", { experimentId: e.id, runId, points: points.map((p) => ({ ...p, step: null, ts: now })) })).catch(() => {});
+      await withTimeout(REDIS_TIMEOUT_MS, () =>
+        publish("metrics", { experimentId: e.id, runId, points: points.map((p) => ({ ...p, step: null, ts: now })) }),
+      ).catch(() => {});
     }
     if (!handed) reported = emitted;
-    const counts = await withTimeout(REDIS_TIMEOUT_MS, () => queue("judgeTurn").getJobCounts("waiting", "active", "delayed", "failed", "prioritized"));
+    const counts = await withTimeout(REDIS_TIMEOUT_MS, () =>
+      queue("judgeTurn").getJobCounts("waiting", "active", "delayed", "failed", "prioritized"),
+    );
     for (const [state, n] of Object.entries(counts)) opts.setStat?.(`queue_${state}`, n);
     for (const [name, n] of Object.entries(totals)) opts.setStat?.(`${name}_total`, n);
   };

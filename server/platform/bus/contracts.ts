@@ -57,7 +57,9 @@ export const CHANNELS = {
     payload: z.object({
       experimentId: z.string(),
       runId: z.string().nullable(),
-      points: z.array(z.object({ name: z.string(), value: z.number(), step: z.number().int().nullable(), ts: z.number() })),
+      points: z.array(
+        z.object({ name: z.string(), value: z.number(), step: z.number().int().nullable(), ts: z.number() }),
+      ),
     }),
   },
   /** API-key revocation, so processes drop cached verifications at once. */

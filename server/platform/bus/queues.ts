@@ -24,9 +24,16 @@ export async function enqueue<Q extends QueueName>(name: Q, payload: QueuePayloa
 }
 
 /** `enqueue` for many jobs in one round trip (BullMQ addBulk), with the same validation and options. */
-export async function enqueueMany<Q extends QueueName>(name: Q, jobs: readonly { payload: QueuePayload<Q>; jobId: string }[]): Promise<void> {
+export async function enqueueMany<Q extends QueueName>(
+  name: Q,
+  jobs: readonly { payload: QueuePayload<Q>; jobId: string }[],
+): Promise<void> {
   await (queue(name) as unknown as Queue).addBulk(
-    jobs.map((j) => ({ name, data: QUEUES[name].payload.parse(j.payload), opts: { jobId: j.jobId, ...QUEUES[name].jobOptions } })),
+    jobs.map((j) => ({
+      name,
+      data: QUEUES[name].payload.parse(j.payload),
+      opts: { jobId: j.jobId, ...QUEUES[name].jobOptions },
+    })),
   );
 }
 

@@ -28,12 +28,17 @@ export function isSerializationFailure(err: unknown): boolean {
   return causes.some(
     (c) =>
       c !== undefined &&
-      (c.kind === "TransactionWriteConflict" || RETRYABLE_SQLSTATES.has(c.originalCode ?? "") || RETRYABLE_SQLSTATES.has(c.code ?? "")),
+      (c.kind === "TransactionWriteConflict" ||
+        RETRYABLE_SQLSTATES.has(c.originalCode ?? "") ||
+        RETRYABLE_SQLSTATES.has(c.code ?? "")),
   );
 }
 
 /** Runs `fn` in a SERIALIZABLE transaction, again (after a short jittered pause) when Postgres aborts it as a conflict. */
-export async function serializable<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>, attempts = MAX_ATTEMPTS): Promise<T> {
+export async function serializable<T>(
+  fn: (tx: Prisma.TransactionClient) => Promise<T>,
+  attempts = MAX_ATTEMPTS,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db().$transaction(fn, { isolationLevel: "Serializable" });

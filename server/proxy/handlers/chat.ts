@@ -8,7 +8,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
 import { can } from "../../access/principal";
-import { badRequest, fromZodError, ProxyError, UPSTREAM_RETRY_AFTER_S, upstreamTimeout, upstreamUnavailable } from "../errors";
+import {
+  badRequest,
+  fromZodError,
+  ProxyError,
+  UPSTREAM_RETRY_AFTER_S,
+  upstreamTimeout,
+  upstreamUnavailable,
+} from "../errors";
 import type { ExperimentContext } from "../experiments";
 import { header, readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
@@ -40,7 +47,8 @@ function clientChoices(choices: unknown, wants: ClientWants): { choices: unknown
   let changed = false;
   const out = choices.map((c: Obj) => {
     if (!c || typeof c !== "object") return c;
-    const strip = (!wants.logprobs && c.logprobs != null) || (!wants.tokenIds && ("token_ids" in c || "prompt_token_ids" in c));
+    const strip =
+      (!wants.logprobs && c.logprobs != null) || (!wants.tokenIds && ("token_ids" in c || "prompt_token_ids" in c));
     if (!strip) return c;
     changed = true;
     const copy: Obj = { ...c };
@@ -97,7 +105,11 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   }
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) throw fromZodError(parsed.error, "Invalid chat completion request");
-  if (parsed.data.messages.length > deps.maxMessages) throw badRequest(`messages holds ${parsed.data.messages.length} messages; at most ${deps.maxMessages} are accepted`, "messages");
+  if (parsed.data.messages.length > deps.maxMessages)
+    throw badRequest(
+      `messages holds ${parsed.data.messages.length} messages; at most ${deps.maxMessages} are accepted`,
+      "messages",
+    );
   // Validated, then used as the client sent it: zod's output lists known keys first, and the recorded
   // request must keep the client's key order to reassemble byte for byte (the schema has no transforms).
   const { meta, forward } = extractSessionMeta(req, json as ChatRequest);
@@ -133,7 +145,13 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     "x-policy-version": String(version),
   };
 
-  const finish = async (status: "OK" | "FAILED", output: RecordedOutput | null, error: string | null, ttftMs: number | null, policyVersion: number) => {
+  const finish = async (
+    status: "OK" | "FAILED",
+    output: RecordedOutput | null,
+    error: string | null,
+    ttftMs: number | null,
+    policyVersion: number,
+  ) => {
     const latencyMs = Math.round(performance.now() - t0);
     const { messages, ...rest } = upstreamBody;
     await recordTurn(deps, ex, plan, {
@@ -150,7 +168,12 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       upstreamModel: output?.model ?? upstream.model,
       createdAt,
     });
-    deps.metrics.observe(ex.id, { latencyMs, ttftMs, completionTokens: output?.completionTokens ?? 0, error: status === "FAILED" });
+    deps.metrics.observe(ex.id, {
+      latencyMs,
+      ttftMs,
+      completionTokens: output?.completionTokens ?? 0,
+      error: status === "FAILED",
+    });
   };
 
   let resp;
@@ -167,11 +190,34 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     const message = upstreamErrorMessage(resp.body);
     await finish("FAILED", null, `upstream ${resp.status}: ${message}`, null, version);
     if (resp.status >= 500) {
-      sendError(res, new ProxyError(502, "upstream_error", `The policy backend failed (${resp.status}): ${message}`, "upstream_error", null, UPSTREAM_RETRY_AFTER_S), headers);
+      sendError(
+        res,
+        new ProxyError(
+          502,
+          "upstream_error",
+          `The policy backend failed (${resp.status}): ${message}`,
+          "upstream_error",
+          null,
+          UPSTREAM_RETRY_AFTER_S,
+        ),
+        headers,
+      );
     } else {
-      const e = resp.body && typeof resp.body === "object" && (resp.body as Obj).error && typeof (resp.body as Obj).error === "object" ? (resp.body as Obj).error as Obj : null;
-      const pe = new ProxyError(resp.status, (e?.type as ProxyError["type"]) ?? "invalid_request_error", message, (e?.code as string) ?? null, (e?.param as string) ?? null,
-        resp.status === 429 ? Number(resp.retryAfter) || UPSTREAM_RETRY_AFTER_S : null);
+      const e =
+        resp.body &&
+        typeof resp.body === "object" &&
+        (resp.body as Obj).error &&
+        typeof (resp.body as Obj).error === "object"
+          ? ((resp.body as Obj).error as Obj)
+          : null;
+      const pe = new ProxyError(
+        resp.status,
+        (e?.type as ProxyError["type"]) ?? "invalid_request_error",
+        message,
+        (e?.code as string) ?? null,
+        (e?.param as string) ?? null,
+        resp.status === 429 ? Number(resp.retryAfter) || UPSTREAM_RETRY_AFTER_S : null,
+      );
       sendError(res, pe, headers);
     }
     return;
@@ -195,7 +241,12 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const start = () => {
     if (started) return;
     started = true;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...headers });
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      ...headers,
+    });
   };
   let failure: unknown = null;
   try {
@@ -216,13 +267,20 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     res.end("data: [DONE]\n\n");
     return;
   }
-  const pe = aborted.signal.aborted ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed") : toProxyError(failure);
+  const pe = aborted.signal.aborted
+    ? new ProxyError(499, "api_error", "client disconnected before the answer completed", "client_closed")
+    : toProxyError(failure);
   await finish("FAILED", acc.result(), pe.message, ttftMs, servedBy);
   if (!started) sendError(res, pe, headers);
   else res.end(`data: ${JSON.stringify(pe.body())}\n\n`);
 }
 
-async function recordTurn(deps: ProxyDeps, ex: ExperimentContext, plan: TurnPlan, input: Parameters<ProxyDeps["planner"]["record"]>[2]): Promise<void> {
+async function recordTurn(
+  deps: ProxyDeps,
+  ex: ExperimentContext,
+  plan: TurnPlan,
+  input: Parameters<ProxyDeps["planner"]["record"]>[2],
+): Promise<void> {
   try {
     deps.writer.push(await deps.planner.record(ex, plan, input));
   } catch (err) {

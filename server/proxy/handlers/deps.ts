@@ -16,7 +16,12 @@ export interface ProxyDeps {
   sessions: SessionTable;
   /** The sessions' shared order (Redis); null without Redis. */
   order: SessionOrder | null;
-  writer: { push(e: RecordEvent): void; readonly depth: number; readonly degraded: boolean; readonly bufferFull: boolean };
+  writer: {
+    push(e: RecordEvent): void;
+    readonly depth: number;
+    readonly degraded: boolean;
+    readonly bufferFull: boolean;
+  };
   metrics: ServingMetrics;
   db: () => Db;
   /** Per-key request budget; resolves to the headers to send, or throws a 429 ProxyError. */

@@ -10,7 +10,15 @@ import { newId } from "../turns";
 import type { ProxyDeps } from "./deps";
 
 const notFound = (what: string) => new ProxyError(404, "not_found_error", what, "not_found");
-const unavailable = (err: unknown) => new ProxyError(503, "service_unavailable", `Cannot look up the turn right now: ${(err as Error).message}`, "db_unavailable", null, 2);
+const unavailable = (err: unknown) =>
+  new ProxyError(
+    503,
+    "service_unavailable",
+    `Cannot look up the turn right now: ${(err as Error).message}`,
+    "db_unavailable",
+    null,
+    2,
+  );
 
 export async function handleFeedback(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const principal = await deps.auth.authenticate(header(req, "authorization"));
@@ -25,24 +33,35 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
   if (!parsed.success) throw fromZodError(parsed.error, "Invalid feedback");
   const fb = parsed.data;
   const sessionId = fb.session_id ?? header(req, "x-session-id")?.trim();
-  if (!fb.turn_id && !sessionId) throw badRequest("Give turn_id, or session_id (or the X-Session-Id header)", "turn_id");
+  if (!fb.turn_id && !sessionId)
+    throw badRequest("Give turn_id, or session_id (or the X-Session-Id header)", "turn_id");
 
   let turnId: string | null = null;
   if (fb.turn_id) {
     // This replica's memory, then Redis (any replica's turns, before their writer committed them), then Postgres.
-    let experimentId = deps.planner.recentTurns.get(fb.turn_id)?.experimentId ?? (await deps.order?.experimentOfTurn(fb.turn_id)) ?? undefined;
+    let experimentId =
+      deps.planner.recentTurns.get(fb.turn_id)?.experimentId ??
+      (await deps.order?.experimentOfTurn(fb.turn_id)) ??
+      undefined;
     if (!experimentId) {
-      const row = await deps.db().turn.findUnique({ where: { id: fb.turn_id }, select: { experimentId: true } }).catch((err) => {
-        throw unavailable(err);
-      });
+      const row = await deps
+        .db()
+        .turn.findUnique({ where: { id: fb.turn_id }, select: { experimentId: true } })
+        .catch((err) => {
+          throw unavailable(err);
+        });
       experimentId = row?.experimentId;
     }
     // A bound key never learns whether another experiment's turn exists.
-    if (!experimentId || (principal.experimentId && principal.experimentId !== experimentId)) throw notFound(`No turn '${fb.turn_id}'`);
+    if (!experimentId || (principal.experimentId && principal.experimentId !== experimentId))
+      throw notFound(`No turn '${fb.turn_id}'`);
     turnId = fb.turn_id;
   } else {
     const ex = await deps.experiments.resolve(principal, fb.model);
-    turnId = (await deps.order?.latestMain(ex.id, sessionId!)) ?? deps.planner.lastMain.get(sessionKey(ex.id, sessionId!)) ?? null;
+    turnId =
+      (await deps.order?.latestMain(ex.id, sessionId!)) ??
+      deps.planner.lastMain.get(sessionKey(ex.id, sessionId!)) ??
+      null;
     if (!turnId) {
       const t = await deps
         .db()
@@ -60,6 +79,14 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
   }
 
   const id = newId("fb_");
-  deps.writer.push({ t: "label", id, turnId, value: fb.value, comment: fb.comment ?? null, apiKeyId: principal.keyId, createdAt: Date.now() });
+  deps.writer.push({
+    t: "label",
+    id,
+    turnId,
+    value: fb.value,
+    comment: fb.comment ?? null,
+    apiKeyId: principal.keyId,
+    createdAt: Date.now(),
+  });
   sendJson(res, 200, { id, object: "feedback", turn_id: turnId, session_id: sessionId ?? null, value: fb.value });
 }

@@ -6,7 +6,10 @@ import type { ProxyDeps } from "./deps";
 export async function handleModels(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const principal = await deps.auth.authenticate(header(req, "authorization"));
   const models = await deps.experiments.listModels(principal);
-  sendJson(res, 200, { object: "list", data: models.map((m) => ({ id: m.slug, object: "model", created: m.created, owned_by: "openclaw-rl-console" })) });
+  sendJson(res, 200, {
+    object: "list",
+    data: models.map((m) => ({ id: m.slug, object: "model", created: m.created, owned_by: "openclaw-rl-console" })),
+  });
 }
 
 export function handleHealth(res: ServerResponse): void {

@@ -11,7 +11,12 @@ const LinkSchema = z.object({
   at: z.number(),
 });
 
-const BlobSchema = z.object({ hash: z.string(), kind: z.enum(["system", "tools"]), content: z.unknown(), bytes: z.number().int() });
+const BlobSchema = z.object({
+  hash: z.string(),
+  kind: z.enum(["system", "tools"]),
+  content: z.unknown(),
+  bytes: z.number().int(),
+});
 
 export const TurnEventSchema = z.object({
   t: z.literal("turn"),

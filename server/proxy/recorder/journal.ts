@@ -60,7 +60,10 @@ export class Journal {
   private startFile() {
     if (this.current) this.retire(this.current);
     fs.mkdirSync(this.dir, { recursive: true });
-    const file = path.join(this.dir, `proxy-journal-${process.pid}-${this.instance}-${String(this.seq++).padStart(6, "0")}.jsonl`);
+    const file = path.join(
+      this.dir,
+      `proxy-journal-${process.pid}-${this.instance}-${String(this.seq++).padStart(6, "0")}.jsonl`,
+    );
     this.current = { file, fd: fs.openSync(file, "a"), bytes: 0, pending: 0 };
     this.files.add(this.current);
   }

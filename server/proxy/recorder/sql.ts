@@ -20,7 +20,12 @@ export async function insertBlobs(c: PoolClient, blobs: TurnEvent["blobs"]): Pro
     `INSERT INTO blobs (hash, kind, content, bytes)
      SELECT v.hash, v.kind, v.content::json, v.bytes FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS v(hash, kind, content, bytes)
      ON CONFLICT (hash) DO NOTHING`,
-    [blobs.map((b) => b.hash), blobs.map((b) => b.kind), blobs.map((b) => pgSafeJson(b.content)), blobs.map((b) => b.bytes)],
+    [
+      blobs.map((b) => b.hash),
+      blobs.map((b) => b.kind),
+      blobs.map((b) => pgSafeJson(b.content)),
+      blobs.map((b) => b.bytes),
+    ],
   );
 }
 
@@ -50,7 +55,14 @@ export async function resolveSessions(c: PoolClient, wanted: NewSession[]): Prom
      SELECT v.id, v.e, v.x, v.src, v.at, v.at, v.persona IS NOT NULL, v.persona
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[], $6::text[]) AS v(id, e, x, src, at, persona)
      ON CONFLICT ("experimentId", "externalId") DO NOTHING`,
-    [wanted.map((w) => w.id), wanted.map((w) => w.experimentId), wanted.map((w) => w.externalId), wanted.map((w) => w.idSource), wanted.map((w) => iso(w.at)), wanted.map((w) => w.persona)],
+    [
+      wanted.map((w) => w.id),
+      wanted.map((w) => w.experimentId),
+      wanted.map((w) => w.externalId),
+      wanted.map((w) => w.idSource),
+      wanted.map((w) => iso(w.at)),
+      wanted.map((w) => w.persona),
+    ],
   );
   const { rows } = await c.query<SessionRow>(
     `SELECT s.id, s."experimentId", s."externalId", s.done,
@@ -62,18 +74,44 @@ export async function resolveSessions(c: PoolClient, wanted: NewSession[]): Prom
 }
 
 const TURN_COLUMNS = [
-  ["id", ""], ["requestId", ""], ["experimentId", ""], ["sessionId", ""], ["runId", ""], ["index", "::int"],
-  ["turnType", '::"TurnType"'], ["typeSource", ""], ["status", '::"TurnStatus"'], ["systemHash", ""], ["toolsHash", ""],
-  ["messagesOffset", "::int"], ["messagesDelta", "::json"], ["params", "::jsonb"], ["content", ""], ["toolCalls", "::json"],
-  ["reasoning", ""], ["finishReason", ""], ["tokenIds", "::int[]"], ["logprobs", "::float8[]"], ["promptTokens", "::int"],
-  ["completionTokens", "::int"], ["ttftMs", "::int"], ["latencyMs", "::int"], ["policyVersion", "::int"], ["upstreamModel", ""],
-  ["error", ""], ["createdAt", "::timestamp"], ["simulated", "::boolean"],
+  ["id", ""],
+  ["requestId", ""],
+  ["experimentId", ""],
+  ["sessionId", ""],
+  ["runId", ""],
+  ["index", "::int"],
+  ["turnType", '::"TurnType"'],
+  ["typeSource", ""],
+  ["status", '::"TurnStatus"'],
+  ["systemHash", ""],
+  ["toolsHash", ""],
+  ["messagesOffset", "::int"],
+  ["messagesDelta", "::json"],
+  ["params", "::jsonb"],
+  ["content", ""],
+  ["toolCalls", "::json"],
+  ["reasoning", ""],
+  ["finishReason", ""],
+  ["tokenIds", "::int[]"],
+  ["logprobs", "::float8[]"],
+  ["promptTokens", "::int"],
+  ["completionTokens", "::int"],
+  ["ttftMs", "::int"],
+  ["latencyMs", "::int"],
+  ["policyVersion", "::int"],
+  ["upstreamModel", ""],
+  ["error", ""],
+  ["createdAt", "::timestamp"],
+  ["simulated", "::boolean"],
 ] as const;
 
 /** Of these request ids, those whose turn is already stored. */
 export async function storedRequestIds(c: PoolClient, requestIds: string[]): Promise<Set<string>> {
   if (!requestIds.length) return new Set();
-  const { rows } = await c.query<{ requestId: string }>(`SELECT "requestId" FROM turns WHERE "requestId" = ANY($1::text[])`, [requestIds]);
+  const { rows } = await c.query<{ requestId: string }>(
+    `SELECT "requestId" FROM turns WHERE "requestId" = ANY($1::text[])`,
+    [requestIds],
+  );
   return new Set(rows.map((r) => r.requestId));
 }
 
@@ -84,15 +122,43 @@ export async function existingTurns(c: PoolClient, ids: string[]): Promise<Set<s
 }
 
 /** Inserts turns (a requestId already stored is skipped); returns the session id of each row actually inserted. */
-export async function insertTurns(c: PoolClient, turns: { e: TurnEvent; sessionId: string; index: number }[]): Promise<string[]> {
+export async function insertTurns(
+  c: PoolClient,
+  turns: { e: TurnEvent; sessionId: string; index: number }[],
+): Promise<string[]> {
   if (!turns.length) return [];
   const params: unknown[] = [];
   const rows = turns.map(({ e, sessionId, index }) => {
     const values: unknown[] = [
-      e.id, e.requestId, e.experimentId, sessionId, e.runId, index, e.turnType, e.typeSource, e.status, e.systemHash, e.toolsHash,
-      e.messagesOffset, pgSafeJson(e.messagesDelta), pgSafeJson(e.params), pgSafeText(e.content), e.toolCalls === null ? null : pgSafeJson(e.toolCalls),
-      pgSafeText(e.reasoning), e.finishReason, e.tokenIds, e.logprobs, e.promptTokens, e.completionTokens, e.ttftMs, e.latencyMs,
-      e.policyVersion, e.upstreamModel, pgSafeText(e.error), iso(e.createdAt), e.simulated ?? false,
+      e.id,
+      e.requestId,
+      e.experimentId,
+      sessionId,
+      e.runId,
+      index,
+      e.turnType,
+      e.typeSource,
+      e.status,
+      e.systemHash,
+      e.toolsHash,
+      e.messagesOffset,
+      pgSafeJson(e.messagesDelta),
+      pgSafeJson(e.params),
+      pgSafeText(e.content),
+      e.toolCalls === null ? null : pgSafeJson(e.toolCalls),
+      pgSafeText(e.reasoning),
+      e.finishReason,
+      e.tokenIds,
+      e.logprobs,
+      e.promptTokens,
+      e.completionTokens,
+      e.ttftMs,
+      e.latencyMs,
+      e.policyVersion,
+      e.upstreamModel,
+      pgSafeText(e.error),
+      iso(e.createdAt),
+      e.simulated ?? false,
     ];
     const start = params.length;
     params.push(...values);
@@ -111,20 +177,33 @@ export interface JudgeItem {
 }
 
 /** Next states for known previous turns; only a main, successful, not yet linked turn takes one. */
-export async function linkTurns(c: PoolClient, links: { target: string; nextState: unknown; role: string; at: number }[]): Promise<JudgeItem[]> {
+export async function linkTurns(
+  c: PoolClient,
+  links: { target: string; nextState: unknown; role: string; at: number }[],
+): Promise<JudgeItem[]> {
   if (!links.length) return [];
   const { rows } = await c.query<{ id: string; experimentId: string }>(
     `UPDATE turns t SET "nextState" = v.ns::json, "nextStateRole" = v.role, "nextStateAt" = v.at
      FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp[]) AS v(id, ns, role, at)
      WHERE t.id = v.id AND t."nextStateAt" IS NULL AND t."turnType" = 'MAIN' AND t.status = 'OK'
      RETURNING t.id, t."experimentId"`,
-    [links.map((l) => l.target), links.map((l) => pgSafeJson(l.nextState)), links.map((l) => l.role), links.map((l) => iso(l.at))],
+    [
+      links.map((l) => l.target),
+      links.map((l) => pgSafeJson(l.nextState)),
+      links.map((l) => l.role),
+      links.map((l) => iso(l.at)),
+    ],
   );
   return rows.map((r) => ({ turnId: r.id, experimentId: r.experimentId }));
 }
 
 /** A session this process had not seen: its latest unlinked main turn before `index` takes the next state. */
-export async function linkLatest(c: PoolClient, sessionId: string, index: number, link: { nextState: unknown; role: string; at: number }): Promise<JudgeItem[]> {
+export async function linkLatest(
+  c: PoolClient,
+  sessionId: string,
+  index: number,
+  link: { nextState: unknown; role: string; at: number },
+): Promise<JudgeItem[]> {
   const { rows } = await c.query<{ id: string; experimentId: string }>(
     `UPDATE turns t SET "nextState" = $3::json, "nextStateRole" = $4, "nextStateAt" = $5::timestamp
      WHERE t.id = (SELECT id FROM turns WHERE "sessionId" = $1 AND "turnType" = 'MAIN' AND status = 'OK' AND "nextStateAt" IS NULL AND index < $2
@@ -136,7 +215,10 @@ export async function linkLatest(c: PoolClient, sessionId: string, index: number
 }
 
 /** `added` counts only rows this batch really inserted, so a replayed batch does not count twice. */
-export async function updateSessions(c: PoolClient, updates: { id: string; last: number; done: boolean; added: number }[]): Promise<void> {
+export async function updateSessions(
+  c: PoolClient,
+  updates: { id: string; last: number; done: boolean; added: number }[],
+): Promise<void> {
   if (!updates.length) return;
   await c.query(
     `UPDATE agent_sessions s SET
@@ -146,7 +228,12 @@ export async function updateSessions(c: PoolClient, updates: { id: string; last:
        "turnCount" = s."turnCount" + v.added
      FROM unnest($1::text[], $2::timestamp[], $3::boolean[], $4::int[]) AS v(id, last, done, added)
      WHERE s.id = v.id`,
-    [updates.map((u) => u.id), updates.map((u) => iso(u.last)), updates.map((u) => u.done), updates.map((u) => u.added)],
+    [
+      updates.map((u) => u.id),
+      updates.map((u) => iso(u.last)),
+      updates.map((u) => u.done),
+      updates.map((u) => u.added),
+    ],
   );
 }
 
@@ -159,9 +246,18 @@ export async function insertLabels(c: PoolClient, labels: LabelEvent[]): Promise
      FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamp[]) AS v(id, turn, value, comment, key, at)
      WHERE EXISTS (SELECT 1 FROM turns t WHERE t.id = v.turn)
      ON CONFLICT (id) DO NOTHING`,
-    [labels.map((l) => l.id), labels.map((l) => l.turnId), labels.map((l) => l.value), labels.map((l) => pgSafeText(l.comment)), labels.map((l) => l.apiKeyId), labels.map((l) => iso(l.createdAt))],
+    [
+      labels.map((l) => l.id),
+      labels.map((l) => l.turnId),
+      labels.map((l) => l.value),
+      labels.map((l) => pgSafeText(l.comment)),
+      labels.map((l) => l.apiKeyId),
+      labels.map((l) => iso(l.createdAt)),
+    ],
   );
-  const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM labels WHERE id = ANY($1::text[])`, [labels.map((l) => l.id)]);
+  const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM labels WHERE id = ANY($1::text[])`, [
+    labels.map((l) => l.id),
+  ]);
   return labels.length - (rows[0]?.n ?? 0);
 }
 

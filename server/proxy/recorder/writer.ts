@@ -13,7 +13,20 @@ import pg from "pg";
 import { DiskBuffer, readEvents } from "./diskBuffer";
 import { Journal, leftoverJournals } from "./journal";
 import type { LabelEvent, LinkEvent, RecordEvent, TurnEvent } from "./events";
-import { existingTurns, insertBlobs, insertLabels, insertTurns, judgeableFinals, linkLatest, linkTurns, resolveSessions, storedRequestIds, updateSessions, type JudgeItem, type NewSession } from "./sql";
+import {
+  existingTurns,
+  insertBlobs,
+  insertLabels,
+  insertTurns,
+  judgeableFinals,
+  linkLatest,
+  linkTurns,
+  resolveSessions,
+  storedRequestIds,
+  updateSessions,
+  type JudgeItem,
+  type NewSession,
+} from "./sql";
 
 export interface WriterOptions {
   databaseUrl: string;
@@ -61,7 +74,9 @@ const LINK_RETRY_MS = 500;
 /** drain() waits for deferred events this young; an older one's turn may never come (refused, lost). */
 const DRAIN_WAITS_FOR_MS = 10_000;
 
-const isIndexConflict = (err: unknown) => sqlState(err) === "23505" && /turns_sessionId_index_key/.test((err as Error).message + String((err as { constraint?: string }).constraint));
+const isIndexConflict = (err: unknown) =>
+  sqlState(err) === "23505" &&
+  /turns_sessionId_index_key/.test((err as Error).message + String((err as { constraint?: string }).constraint));
 const isTransient = (err: unknown) => ["40001", "40P01", "55P03"].includes(sqlState(err) ?? "");
 
 export class RecordingWriter {
@@ -90,11 +105,29 @@ export class RecordingWriter {
   private readonly deferred = new Map<NodeJS.Timeout, number>();
   /** Set after an index conflict that a retry did not resolve: the batch appends instead of using given indices. */
   private reindex = false;
-  readonly stats = { turns: 0, labels: 0, batches: 0, rejected: 0, spilled: 0, replayed: 0, dbErrors: 0, journalErrors: 0, recovered: 0, deferred: 0, reindexed: 0 };
+  readonly stats = {
+    turns: 0,
+    labels: 0,
+    batches: 0,
+    rejected: 0,
+    spilled: 0,
+    replayed: 0,
+    dbErrors: 0,
+    journalErrors: 0,
+    recovered: 0,
+    deferred: 0,
+    reindexed: 0,
+  };
   lastError: string | null = null;
 
   constructor(private readonly opts: WriterOptions) {
-    this.pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3, connectionTimeoutMillis: 3000, idleTimeoutMillis: 30_000, query_timeout: 30_000 });
+    this.pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: 3,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+      query_timeout: 30_000,
+    });
     this.pool.on("error", () => {}); // an idle client lost its connection: the next checkout reconnects
     // A checked-out client whose socket resets between queries emits 'error' on itself, not on the pool;
     // unhandled, that would crash the proxy during a Postgres outage. The failing query reports it instead.
@@ -145,7 +178,10 @@ export class RecordingWriter {
     for (const file of files) await rm(file, { force: true });
     this.stats.recovered += events;
     this.log(`recovered ${events} journaled events from ${files.length} file(s) of stopped processes`);
-    if (this.disk.dropped > dropped) this.log(`${this.disk.dropped - dropped} recovered events did not fit in the buffer (PROXY_BUFFER_MAX_BYTES): lost`);
+    if (this.disk.dropped > dropped)
+      this.log(
+        `${this.disk.dropped - dropped} recovered events did not fit in the buffer (PROXY_BUFFER_MAX_BYTES): lost`,
+      );
   }
 
   /** Queue depth: in memory, being written, and on disk. */
@@ -188,7 +224,10 @@ export class RecordingWriter {
       this.journal.append(e);
     } catch (err) {
       // Serving goes on (the event is still queued); the count and the log say the guarantee is off.
-      if (this.stats.journalErrors++ === 0) this.log(`could not write the journal (${(err as Error).message}): turns are not crash-safe until it works again`);
+      if (this.stats.journalErrors++ === 0)
+        this.log(
+          `could not write the journal (${(err as Error).message}): turns are not crash-safe until it works again`,
+        );
     }
   }
 
@@ -361,7 +400,9 @@ export class RecordingWriter {
     this.stats.rejected++;
     const reason = (err as Error)?.message ?? String(err);
     this.log(`Postgres refused a ${e.t} event (${reason}); kept in rejected.jsonl`);
-    await appendFile(path.join(this.disk.dir, "rejected.jsonl"), `${JSON.stringify({ reason, event: e })}\n`).catch(() => {});
+    await appendFile(path.join(this.disk.dir, "rejected.jsonl"), `${JSON.stringify({ reason, event: e })}\n`).catch(
+      () => {},
+    );
     if (e.t === "turn") {
       // Later turns may reference its blobs: store them on their own.
       if (e.blobs.length) {
@@ -380,11 +421,17 @@ export class RecordingWriter {
     let broken: unknown;
     try {
       await client.query("BEGIN");
-      await insertBlobs(client, all.flatMap((t) => t.blobs));
+      await insertBlobs(
+        client,
+        all.flatMap((t) => t.blobs),
+      );
       // A replay (journal after a crash, batch of unknown outcome) repeats turns already stored: they take no
       // index, and their links, "lookup" next states and session updates were applied with them — re-applying
       // a lookup would hand this turn's next state to a later turn of the session.
-      const stored = await storedRequestIds(client, all.map((t) => t.requestId));
+      const stored = await storedRequestIds(
+        client,
+        all.map((t) => t.requestId),
+      );
       const turns = stored.size ? all.filter((t) => !stored.has(t.requestId)) : all;
 
       const staged = new Map<string, SessionInfo>();
@@ -393,13 +440,30 @@ export class RecordingWriter {
         const key = sessionKey(t.experimentId, t.session.externalId);
         const known = this.sessions.get(key);
         if (known) staged.set(key, { ...known });
-        else if (!missing.has(key)) missing.set(key, { id: `ses_${randomBytes(10).toString("hex")}`, experimentId: t.experimentId, externalId: t.session.externalId, idSource: t.session.idSource, at: t.createdAt, persona: t.persona ?? null });
+        else if (!missing.has(key))
+          missing.set(key, {
+            id: `ses_${randomBytes(10).toString("hex")}`,
+            experimentId: t.experimentId,
+            externalId: t.session.externalId,
+            idSource: t.session.idSource,
+            at: t.createdAt,
+            persona: t.persona ?? null,
+          });
       }
       // Rows are locked in one order (sorted) by every replica's writer, so two writers touching the same
       // sessions wait for each other instead of deadlocking (a deadlock costs deadlock_timeout, 1 s).
       const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-      for (const row of await resolveSessions(client, [...missing.values()].sort((a, b) => byKey(sessionKey(a.experimentId, a.externalId), sessionKey(b.experimentId, b.externalId))))) {
-        staged.set(sessionKey(row.experimentId, row.externalId), { rowId: row.id, nextIndex: row.maxIndex + 1, done: row.done });
+      for (const row of await resolveSessions(
+        client,
+        [...missing.values()].sort((a, b) =>
+          byKey(sessionKey(a.experimentId, a.externalId), sessionKey(b.experimentId, b.externalId)),
+        ),
+      )) {
+        staged.set(sessionKey(row.experimentId, row.externalId), {
+          rowId: row.id,
+          nextIndex: row.maxIndex + 1,
+          done: row.done,
+        });
       }
 
       const rows: { e: TurnEvent; sessionId: string; index: number }[] = [];
@@ -429,20 +493,50 @@ export class RecordingWriter {
       // A next state whose turn another replica has not written yet waits for it. Looked up before the
       // UPDATE: each statement sees what was committed when it started, so a turn seen here is seen there.
       const now = Date.now();
-      const present = links.length ? await existingTurns(client, links.map((l) => l.target)) : new Set<string>();
-      const judge: JudgeItem[] = [...(await linkTurns(client, [...links].sort((a, b) => byKey(a.target, b.target))))];
+      const present = links.length
+        ? await existingTurns(
+            client,
+            links.map((l) => l.target),
+          )
+        : new Set<string>();
+      const judge: JudgeItem[] = [
+        ...(await linkTurns(
+          client,
+          [...links].sort((a, b) => byKey(a.target, b.target)),
+        )),
+      ];
       const waiting: LinkEvent[] = links
         .filter((l) => !present.has(l.target))
-        .map((l): LinkEvent => ({ t: "link", experimentId: l.experimentId, target: l.target, nextState: l.nextState, role: l.role, at: l.at, until: l.until ?? now + LINK_WAIT_MS }))
+        .map((l): LinkEvent => ({
+          t: "link",
+          experimentId: l.experimentId,
+          target: l.target,
+          nextState: l.nextState,
+          role: l.role,
+          at: l.at,
+          until: l.until ?? now + LINK_WAIT_MS,
+        }))
         .filter((l) => l.until > now);
       for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
       for (const sessionId of inserted) touched.get(sessionId)!.added++;
-      await updateSessions(client, [...touched.values()].sort((a, b) => byKey(a.id, b.id)));
+      await updateSessions(
+        client,
+        [...touched.values()].sort((a, b) => byKey(a.id, b.id)),
+      );
       // Feedback for a turn another replica recorded may arrive before that replica's writer commits it: it
       // waits (as a next state does). A label whose turn never appears is skipped when the wait is over.
-      const labelled = labels.length ? await existingTurns(client, labels.map((l) => l.turnId)) : new Set<string>();
+      const labelled = labels.length
+        ? await existingTurns(
+            client,
+            labels.map((l) => l.turnId),
+          )
+        : new Set<string>();
       const waitingLabels = labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS > now);
-      const skipped = await insertLabels(client, labels.filter((l) => labelled.has(l.turnId))) + labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS <= now).length;
+      const skipped =
+        (await insertLabels(
+          client,
+          labels.filter((l) => labelled.has(l.turnId)),
+        )) + labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS <= now).length;
       if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
       judge.push(...(await judgeableFinals(client, finals)));
       await client.query("COMMIT");
@@ -450,7 +544,8 @@ export class RecordingWriter {
       this.defer([...waiting, ...waitingLabels]);
 
       for (const [k, v] of staged) this.sessions.set(k, v);
-      if (this.sessions.size > 50_000) for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
+      if (this.sessions.size > 50_000)
+        for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
       this.stats.turns += turns.length;
       this.stats.labels += labels.length - skipped - waitingLabels.length;
       this.stats.batches++;
@@ -482,7 +577,10 @@ export class RecordingWriter {
     if (this.depth === 0 && this.diskWrites === 0 && !this.waiting && this.mode === "memory") return Promise.resolve();
     this.draining++;
     return new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)), timeoutMs);
+      const t = setTimeout(
+        () => reject(new Error(`recorder did not drain within ${timeoutMs} ms (depth ${this.depth})`)),
+        timeoutMs,
+      );
       this.idleWaiters.push(() => (clearTimeout(t), resolve()));
       this.kick();
     }).finally(() => this.draining--);

@@ -6,7 +6,13 @@ import { randomBytes } from "node:crypto";
 import { EmbeddedEngine, type ChatOptions, type ChatResult } from "../../engine/engine";
 import { chatMessageSchema, toolDefSchema, type ChatMessage, type ToolDef } from "../../engine/tokenizer";
 import type { TokenEvent } from "../../engine/generate";
-import { UpstreamUnavailableError, type StreamChunk, type Upstream, type UpstreamRequest, type UpstreamResponse } from "./types";
+import {
+  UpstreamUnavailableError,
+  type StreamChunk,
+  type Upstream,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./types";
 
 /** The part of EmbeddedEngine the proxy uses (a fake can stand in for it in tests). */
 export interface EngineLike {
@@ -15,7 +21,10 @@ export interface EngineLike {
   load(checkpointPath: string, version?: number): Promise<void>;
   swap(checkpointPath: string, version?: number): Promise<void>;
   /** Pins the current weights when called; the returned stream says which version it will finish on. */
-  chatStream(messages: readonly ChatMessage[], opts?: ChatOptions): AsyncGenerator<TokenEvent, ChatResult> & { readonly version: number };
+  chatStream(
+    messages: readonly ChatMessage[],
+    opts?: ChatOptions,
+  ): AsyncGenerator<TokenEvent, ChatResult> & { readonly version: number };
   dispose(): void;
 }
 
@@ -60,7 +69,12 @@ export class EmbeddedUpstream implements Upstream {
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     const parsed = parseRequest(req.body, this.opts.defaultMaxTokens);
     if (typeof parsed === "string") {
-      return { kind: "error", status: 400, retryAfter: null, body: { error: { message: parsed, type: "invalid_request_error", param: "messages", code: null } } };
+      return {
+        kind: "error",
+        status: 400,
+        retryAfter: null,
+        body: { error: { message: parsed, type: "invalid_request_error", param: "messages", code: null } },
+      };
     }
     await this.ready();
     const id = `chatcmpl-${randomBytes(12).toString("hex")}`;
@@ -68,7 +82,8 @@ export class EmbeddedUpstream implements Upstream {
     // chatStream pins the weights when it is called: the stream's own version is the one that answers.
     const gen = this.engine.chatStream(parsed.messages, parsed.options);
     const version = gen.version;
-    if (req.stream) return { kind: "stream", policyVersion: version, chunks: this.streamChunks(gen, id, created, req.signal) };
+    if (req.stream)
+      return { kind: "stream", policyVersion: version, chunks: this.streamChunks(gen, id, created, req.signal) };
     const tokens: TokenEvent[] = [];
     let result: ChatResult;
     try {
@@ -106,12 +121,20 @@ export class EmbeddedUpstream implements Upstream {
     };
   }
 
-  private async *streamChunks(gen: AsyncGenerator<TokenEvent, ChatResult>, id: string, created: number, signal: AbortSignal): AsyncIterable<StreamChunk> {
+  private async *streamChunks(
+    gen: AsyncGenerator<TokenEvent, ChatResult>,
+    id: string,
+    created: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StreamChunk> {
     const base = { id, object: "chat.completion.chunk", created, model: this.model };
     const chunk = (json: Obj): StreamChunk => ({ json, raw: JSON.stringify(json) });
     let finished = false;
     try {
-      yield chunk({ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }] });
+      yield chunk({
+        ...base,
+        choices: [{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }],
+      });
       for (;;) {
         if (signal.aborted) return;
         const it = await gen.next();
@@ -123,7 +146,18 @@ export class EmbeddedUpstream implements Upstream {
           return;
         }
         const ev = it.value;
-        yield chunk({ ...base, choices: [{ index: 0, delta: { content: ev.text }, logprobs: { content: [logprobEntry(ev)] }, token_ids: [ev.tokenId], finish_reason: null }] });
+        yield chunk({
+          ...base,
+          choices: [
+            {
+              index: 0,
+              delta: { content: ev.text },
+              logprobs: { content: [logprobEntry(ev)] },
+              token_ids: [ev.tokenId],
+              finish_reason: null,
+            },
+          ],
+        });
       }
     } finally {
       if (!finished) await gen.return(undefined as never).catch(() => {});
@@ -140,14 +174,21 @@ function logprobEntry(ev: TokenEvent) {
 }
 
 function usage(r: ChatResult) {
-  return { prompt_tokens: r.promptIds.length, completion_tokens: r.tokenIds.length, total_tokens: r.promptIds.length + r.tokenIds.length };
+  return {
+    prompt_tokens: r.promptIds.length,
+    completion_tokens: r.tokenIds.length,
+    total_tokens: r.promptIds.length + r.tokenIds.length,
+  };
 }
 
 function parseRequest(body: Obj, defaultMaxTokens: number): { messages: ChatMessage[]; options: ChatOptions } | string {
   const raw = Array.isArray(body.messages) ? body.messages : [];
   const messages: ChatMessage[] = [];
   for (const [i, m] of raw.entries()) {
-    const r = chatMessageSchema.safeParse({ ...(m as Obj), role: (m as Obj).role === "function" ? "tool" : (m as Obj).role });
+    const r = chatMessageSchema.safeParse({
+      ...(m as Obj),
+      role: (m as Obj).role === "function" ? "tool" : (m as Obj).role,
+    });
     if (!r.success) return `messages.${i}: ${r.error.issues[0]?.message ?? "invalid message"}`;
     messages.push(r.data);
   }

@@ -34,5 +34,11 @@ export const createUpstream: UpstreamFactory = (ctx) => {
       defaultMaxTokens: ctx.defaultMaxTokens,
     });
   }
-  return new OpenAiHttpUpstream({ kind: p.kind, baseUrl: p.baseUrl, model: p.model, apiKey: p.apiKey || undefined, timeoutMs: ctx.timeoutMs });
+  return new OpenAiHttpUpstream({
+    kind: p.kind,
+    baseUrl: p.baseUrl,
+    model: p.model,
+    apiKey: p.apiKey || undefined,
+    timeoutMs: ctx.timeoutMs,
+  });
 };

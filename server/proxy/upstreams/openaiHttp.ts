@@ -6,7 +6,14 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { assertEgressAllowed } from "../../platform/egress";
 import { SseParser } from "./sse";
-import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk, type Upstream, type UpstreamRequest, type UpstreamResponse } from "./types";
+import {
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+  type StreamChunk,
+  type Upstream,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./types";
 
 export interface OpenAiHttpOptions {
   kind: "openai" | "sglang";
@@ -18,7 +25,10 @@ export interface OpenAiHttpOptions {
 }
 
 const EGRESS_RECHECK_MS = 60_000;
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 512 }), https: new https.Agent({ keepAlive: true, maxSockets: 512 }) };
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 512 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 512 }),
+};
 
 export class OpenAiHttpUpstream implements Upstream {
   readonly kind: "openai" | "sglang";
@@ -68,7 +78,8 @@ export class OpenAiHttpUpstream implements Upstream {
     }
     if ((res.statusCode ?? 500) >= 400) return errorResponse(res, await readAll(res));
     const type = String(res.headers["content-type"] ?? "");
-    if (req.stream && type.includes("text/event-stream")) return { kind: "stream", chunks: this.chunks(res, req.signal) };
+    if (req.stream && type.includes("text/event-stream"))
+      return { kind: "stream", chunks: this.chunks(res, req.signal) };
     const text = await this.readWithTimeout(res);
     let json: unknown;
     try {
@@ -76,7 +87,8 @@ export class OpenAiHttpUpstream implements Upstream {
     } catch {
       throw new UpstreamUnavailableError(`upstream sent invalid JSON (${text.slice(0, 120)})`);
     }
-    if (typeof json !== "object" || json === null) throw new UpstreamUnavailableError("upstream sent a non-object JSON body");
+    if (typeof json !== "object" || json === null)
+      throw new UpstreamUnavailableError("upstream sent a non-object JSON body");
     const body = json as Record<string, unknown>;
     // Asked to stream but answered with one JSON completion: replay it as a stream.
     if (req.stream) return { kind: "stream", chunks: completionAsChunks(body) };
@@ -87,10 +99,22 @@ export class OpenAiHttpUpstream implements Upstream {
     const u = this.url;
     const mod = u.protocol === "https:" ? https : http;
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(payload), accept: "application/json, text/event-stream" };
+      const headers: Record<string, string | number> = {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(payload),
+        accept: "application/json, text/event-stream",
+      };
       if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
       const r = mod.request(
-        { protocol: u.protocol, hostname: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers, agent: u.protocol === "https:" ? agents.https : agents.http },
+        {
+          protocol: u.protocol,
+          hostname: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method: "POST",
+          headers,
+          agent: u.protocol === "https:" ? agents.https : agents.http,
+        },
         (res) => {
           clearTimeout(timer);
           resolve(res);
@@ -132,10 +156,13 @@ export class OpenAiHttpUpstream implements Upstream {
         timer = setTimeout(fail, ms);
       });
       let ended = false;
-      res.on("end", () => (ended = true, clearTimeout(timer), resolve(text)));
+      res.on("end", () => ((ended = true), clearTimeout(timer), resolve(text)));
       res.on("error", (err) => (clearTimeout(timer), reject(new UpstreamUnavailableError(err.message))));
       // 'close' follows every answer: build the error (a stack capture) only when it is one.
-      res.on("close", () => (clearTimeout(timer), ended || reject(new UpstreamUnavailableError("upstream closed the connection"))));
+      res.on(
+        "close",
+        () => (clearTimeout(timer), ended || reject(new UpstreamUnavailableError("upstream closed the connection"))),
+      );
     });
   }
 
@@ -245,8 +272,15 @@ async function* completionAsChunks(body: Record<string, unknown>): AsyncIterable
     ...base,
     choices: choices.map((c) => {
       const msg = (c.message ?? {}) as Record<string, unknown>;
-      const toolCalls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as object[]).map((t, index) => ({ index, ...t })) : undefined;
-      return { index: c.index ?? 0, delta: { ...msg, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, logprobs: c.logprobs ?? null, finish_reason: c.finish_reason ?? null };
+      const toolCalls = Array.isArray(msg.tool_calls)
+        ? (msg.tool_calls as object[]).map((t, index) => ({ index, ...t }))
+        : undefined;
+      return {
+        index: c.index ?? 0,
+        delta: { ...msg, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+        logprobs: c.logprobs ?? null,
+        finish_reason: c.finish_reason ?? null,
+      };
     }),
   };
   yield { json, raw: JSON.stringify(json) };

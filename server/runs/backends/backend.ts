@@ -16,8 +16,18 @@ export const TrainingMethodSchema = z.enum(["grpo", "opd", "combine", "topk"]);
 
 // The experiment's own hyperparameter and LoRA schemas (OpenClaw-RL defaults), plus top-K for method topk.
 const TrainerHyperparametersSchema = HyperparamsSchema.pick({
-  lr: true, epsClip: true, epsClipHigh: true, klCoef: true, entropyCoef: true, batchSize: true, wOpd: true, wRl: true, maxStaleness: true,
-  dualClip: true, normalizeAdvantages: true, advClamp: true,
+  lr: true,
+  epsClip: true,
+  epsClipHigh: true,
+  klCoef: true,
+  entropyCoef: true,
+  batchSize: true,
+  wOpd: true,
+  wRl: true,
+  maxStaleness: true,
+  dualClip: true,
+  normalizeAdvantages: true,
+  advClamp: true,
 }).extend({
   /** Teacher top-K for method topk (slime --distill-topk). */
   distillTopK: z.number().int().min(1).max(1024).default(50),

@@ -26,8 +26,14 @@ const prmLookup = new RunPrmLookup();
  * teacher router when its job reported one, judge/worker/endpoints.ts), or null when it has none.
  */
 async function teacherForRun(runId: string): Promise<TeacherScorer | null> {
-  const run = await db().run.findUniqueOrThrow({ where: { id: runId }, select: { experimentId: true, config: true, experiment: { select: { secrets: true } } } });
-  const config = unsealConfig(ExperimentConfigSchema.parse(run.config), (SecretsSchema.parse(run.experiment.secrets) ?? {}) as SealedSecrets);
+  const run = await db().run.findUniqueOrThrow({
+    where: { id: runId },
+    select: { experimentId: true, config: true, experiment: { select: { secrets: true } } },
+  });
+  const config = unsealConfig(
+    ExperimentConfigSchema.parse(run.config),
+    (SecretsSchema.parse(run.experiment.secrets) ?? {}) as SealedSecrets,
+  );
   const { prm } = await prmLookup.forExperiment(run.experimentId);
   const plan = teacherPlanFor(withRunPrm(config, prm).teacherConfig);
   if (plan.kind === "embedded") return createEmbeddedTeacher(plan.checkpoint);
@@ -36,11 +42,19 @@ async function teacherForRun(runId: string): Promise<TeacherScorer | null> {
 }
 
 /** Teacher log-probs for a reviewer's hint; null when there is no teacher or it cannot score the turn now. */
-async function scoreReviewerHint(teacher: TeacherScorer | null, label: TrainingLabel, messages: unknown[], tools: unknown[] | null, tokenIds: number[]): Promise<number[] | null> {
+async function scoreReviewerHint(
+  teacher: TeacherScorer | null,
+  label: TrainingLabel,
+  messages: unknown[],
+  tools: unknown[] | null,
+  tokenIds: number[],
+): Promise<number[] | null> {
   const parsed = z.array(ChatMessageSchema).safeParse(messages);
   if (!teacher || !parsed.success || tokenIds.length === 0) return null;
   try {
-    const logprobs = await teacher.score(hintedTeacherMessages(parsed.data, label.hint!), tokenIds, { tools: tools ?? undefined });
+    const logprobs = await teacher.score(hintedTeacherMessages(parsed.data, label.hint!), tokenIds, {
+      tools: tools ?? undefined,
+    });
     return logprobs.length === tokenIds.length ? [...logprobs] : null;
   } catch {
     return null; // the trainer sees teacherLogprobs null with the hint, and can skip or retry the sample
@@ -48,8 +62,18 @@ async function scoreReviewerHint(teacher: TeacherScorer | null, label: TrainingL
 }
 
 const TURN_SELECT = {
-  sessionId: true, index: true, turnType: true, systemHash: true, toolsHash: true, content: true, toolCalls: true,
-  reasoning: true, finishReason: true, tokenIds: true, logprobs: true, policyVersion: true,
+  sessionId: true,
+  index: true,
+  turnType: true,
+  systemHash: true,
+  toolsHash: true,
+  content: true,
+  toolCalls: true,
+  reasoning: true,
+  finishReason: true,
+  tokenIds: true,
+  logprobs: true,
+  policyVersion: true,
 } as const;
 
 /** The samples in `sampleIds` order; ids that no longer exist are skipped. */
@@ -57,23 +81,44 @@ export async function loadLeasedSamples(sampleIds: readonly string[]): Promise<L
   if (sampleIds.length === 0) return [];
   const rows = await db().sample.findMany({
     where: { id: { in: [...sampleIds] } },
-    select: { id: true, turnId: true, runId: true, kind: true, reward: true, labelSource: true, leaseCount: true, staleness: true, turn: { select: TURN_SELECT } },
+    select: {
+      id: true,
+      turnId: true,
+      runId: true,
+      kind: true,
+      reward: true,
+      labelSource: true,
+      leaseCount: true,
+      staleness: true,
+      turn: { select: TURN_SELECT },
+    },
   });
   const toolHashes = [...new Set(rows.map((r) => r.turn.toolsHash).filter((h): h is string => h !== null))];
   const [labels, toolBlobs, messages] = await Promise.all([
     effectiveLabelsForTurns(rows.map((r) => r.turnId)),
-    toolHashes.length ? db().blob.findMany({ where: { hash: { in: toolHashes } }, select: { hash: true, content: true } }) : [],
+    toolHashes.length
+      ? db().blob.findMany({ where: { hash: { in: toolHashes } }, select: { hash: true, content: true } })
+      : [],
     Promise.all(rows.map((r) => reassembleMessages(r.turn))),
   ]);
-  const toolsByHash = new Map(toolBlobs.map((b) => [b.hash, Array.isArray(b.content) ? (b.content as unknown[]) : null]));
+  const toolsByHash = new Map(
+    toolBlobs.map((b) => [b.hash, Array.isArray(b.content) ? (b.content as unknown[]) : null]),
+  );
   const toolsOf = (r: (typeof rows)[number]) => (r.turn.toolsHash ? (toolsByHash.get(r.turn.toolsHash) ?? null) : null);
-  const needsRescore = (r: (typeof rows)[number]) => r.kind !== "RL" && labels.get(r.turnId)?.needsTeacherRescore === true && labels.get(r.turnId)?.hint != null;
+  const needsRescore = (r: (typeof rows)[number]) =>
+    r.kind !== "RL" && labels.get(r.turnId)?.needsTeacherRescore === true && labels.get(r.turnId)?.hint != null;
   const teachers = new Map<string, Promise<TeacherScorer | null>>();
   const rescored = await Promise.all(
     rows.map(async (r, i) => {
       if (!needsRescore(r)) return null;
       if (!teachers.has(r.runId)) teachers.set(r.runId, teacherForRun(r.runId));
-      return scoreReviewerHint(await teachers.get(r.runId)!, labels.get(r.turnId)!, messages[i]!, toolsOf(r), r.turn.tokenIds);
+      return scoreReviewerHint(
+        await teachers.get(r.runId)!,
+        labels.get(r.turnId)!,
+        messages[i]!,
+        toolsOf(r),
+        r.turn.tokenIds,
+      );
     }),
   );
 
@@ -94,7 +139,12 @@ export async function loadLeasedSamples(sampleIds: readonly string[]): Promise<L
           attempt: r.leaseCount,
           messages: messages[i]!,
           tools: toolsOf(r),
-          response: { content: t.content, toolCalls: t.toolCalls, reasoning: t.reasoning, finishReason: t.finishReason },
+          response: {
+            content: t.content,
+            toolCalls: t.toolCalls,
+            reasoning: t.reasoning,
+            finishReason: t.finishReason,
+          },
           responseTokenIds: t.tokenIds,
           lossMask: t.tokenIds.map(() => 1),
           rolloutLogprobs: t.logprobs,

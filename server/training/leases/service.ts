@@ -37,17 +37,29 @@ const plusSeconds = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
 
 /** Samples nobody holds: untrained, not excluded, and with no live (unacknowledged, unexpired) lease. */
 function freeSamplesWhere(runId: string, now: Date): Prisma.SampleWhereInput {
-  return { runId, stepId: null, excluded: false, OR: [{ leaseId: null }, { lease: { ackedAt: null, expiresAt: { lte: now } } }] };
+  return {
+    runId,
+    stepId: null,
+    excluded: false,
+    OR: [{ leaseId: null }, { lease: { ackedAt: null, expiresAt: { lte: now } } }],
+  };
 }
 
 async function lockRun(tx: Tx, runId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
 }
 
-export async function leaseBatch(p: Principal, runId: string, input: LeaseInputT, opts: { fill?: SampleFiller } = {}): Promise<LeaseResult> {
+export async function leaseBatch(
+  p: Principal,
+  runId: string,
+  input: LeaseInputT,
+  opts: { fill?: SampleFiller } = {},
+): Promise<LeaseResult> {
   const run = await runFor(p, runId, "write");
-  if (run.trainerBackend === "embedded") throw conflict(`Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
-  if (TERMINAL_RUN_STATUSES.includes(run.status)) throw conflict(`Run #${run.number} is ${run.status.toLowerCase()}: the trainer should stop`);
+  if (run.trainerBackend === "embedded")
+    throw conflict(`Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
+  if (TERMINAL_RUN_STATUSES.includes(run.status))
+    throw conflict(`Run #${run.number} is ${run.status.toLowerCase()}: the trainer should stop`);
   const { version: policyVersion } = await activeVersion(run.experimentId);
   if (run.status === "PAUSED") {
     await db().run.update({ where: { id: runId }, data: { heartbeatAt: new Date() } });
@@ -62,10 +74,19 @@ export async function leaseBatch(p: Principal, runId: string, input: LeaseInputT
     await tx.run.update({ where: { id: runId }, data: { heartbeatAt: now } });
 
     // A retried request (same key): the same lease, renewed, with the samples it still holds.
-    const prior = input.requestKey ? await tx.batchLease.findUnique({ where: { runId_requestKey: { runId, requestKey: input.requestKey } } }) : null;
+    const prior = input.requestKey
+      ? await tx.batchLease.findUnique({ where: { runId_requestKey: { runId, requestKey: input.requestKey } } })
+      : null;
     if (prior) {
-      if (prior.ackedAt) throw conflict(`Lease ${prior.id} (key '${input.requestKey}') was already acknowledged at step ${prior.step}: use a new requestKey`);
-      const held = new Set((await tx.sample.findMany({ where: { leaseId: prior.id, stepId: null }, select: { id: true } })).map((s) => s.id));
+      if (prior.ackedAt)
+        throw conflict(
+          `Lease ${prior.id} (key '${input.requestKey}') was already acknowledged at step ${prior.step}: use a new requestKey`,
+        );
+      const held = new Set(
+        (await tx.sample.findMany({ where: { leaseId: prior.id, stepId: null }, select: { id: true } })).map(
+          (s) => s.id,
+        ),
+      );
       const lease = await tx.batchLease.update({ where: { id: prior.id }, data: { expiresAt } });
       return { lease, sampleIds: prior.sampleIds.filter((id) => held.has(id)), now };
     }
@@ -78,8 +99,13 @@ export async function leaseBatch(p: Principal, runId: string, input: LeaseInputT
     });
     if (free.length < input.minSize) return { lease: null, sampleIds: [], now };
     const sampleIds = free.map((s) => s.id);
-    const lease = await tx.batchLease.create({ data: { runId, requestKey: input.requestKey ?? null, sampleIds, leasedAt: now, expiresAt } });
-    await tx.sample.updateMany({ where: { id: { in: sampleIds } }, data: { leaseId: lease.id, leaseCount: { increment: 1 } } });
+    const lease = await tx.batchLease.create({
+      data: { runId, requestKey: input.requestKey ?? null, sampleIds, leasedAt: now, expiresAt },
+    });
+    await tx.sample.updateMany({
+      where: { id: { in: sampleIds } },
+      data: { leaseId: lease.id, leaseCount: { increment: 1 } },
+    });
     return { lease, sampleIds, now };
   });
 
@@ -104,24 +130,51 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
       if (!lease) throw notFound("Lease", leaseId);
       if (lease.ackedAt) return { result: await replayedAck(tx, lease, input.step), points: [] as Point[] };
 
-      const taken = await tx.trainingStep.findUnique({ where: { runId_step: { runId, step: input.step } }, select: { id: true } });
-      if (taken) throw conflict(`Step ${input.step} of run #${run.number} is already recorded: acknowledge each step once, with its own lease`);
+      const taken = await tx.trainingStep.findUnique({
+        where: { runId_step: { runId, step: input.step } },
+        select: { id: true },
+      });
+      if (taken)
+        throw conflict(
+          `Step ${input.step} of run #${run.number} is already recorded: acknowledge each step once, with its own lease`,
+        );
 
       const now = await dbNow(tx);
       const active = await activeVersion(run.experimentId, tx);
       // The run's versions chain from each other; the first one from whatever the experiment served then.
-      const ownLast = await tx.policyVersion.findFirst({ where: { runId }, orderBy: { version: "desc" }, select: { version: true } });
+      const ownLast = await tx.policyVersion.findFirst({
+        where: { runId },
+        orderBy: { version: "desc" },
+        select: { version: true },
+      });
       const parentVersion = ownLast?.version ?? active.version;
       // Someone promoted or rolled back meanwhile: the operator's choice wins and this version stays a candidate.
       const promote = active.version === parentVersion;
       const version = await nextVersion(run.experimentId, tx);
 
-      const metrics = { ...input.metrics, ...(input.weightVersion !== undefined ? { weight_version: input.weightVersion } : {}) };
+      const metrics = {
+        ...input.metrics,
+        ...(input.weightVersion !== undefined ? { weight_version: input.weightVersion } : {}),
+      };
       const step = await tx.trainingStep.create({
-        data: { runId, step: input.step, policyVersion: version, metrics, durationMs: input.durationMs ?? null, createdAt: now },
+        data: {
+          runId,
+          step: input.step,
+          policyVersion: version,
+          metrics,
+          durationMs: input.durationMs ?? null,
+          createdAt: now,
+        },
       });
-      const trained = await tx.sample.updateMany({ where: { leaseId: lease.id, stepId: null }, data: { stepId: step.id } });
-      if (promote) await tx.policyVersion.updateMany({ where: { experimentId: run.experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
+      const trained = await tx.sample.updateMany({
+        where: { leaseId: lease.id, stepId: null },
+        data: { stepId: step.id },
+      });
+      if (promote)
+        await tx.policyVersion.updateMany({
+          where: { experimentId: run.experimentId, status: "ACTIVE" },
+          data: { status: "RETIRED" },
+        });
       await tx.policyVersion.create({
         data: {
           experimentId: run.experimentId,
@@ -134,10 +187,17 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
           promotedAt: promote ? now : null,
         },
       });
-      await tx.batchLease.update({ where: { id: lease.id }, data: { ackedAt: now, step: input.step, stepId: step.id } });
+      await tx.batchLease.update({
+        where: { id: lease.id },
+        data: { ackedAt: now, step: input.step, stepId: step.id },
+      });
       await tx.run.update({
         where: { id: runId },
-        data: { lastStep: Math.max(run.lastStep, input.step), heartbeatAt: now, ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}) },
+        data: {
+          lastStep: Math.max(run.lastStep, input.step),
+          heartbeatAt: now,
+          ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}),
+        },
       });
       const stepPoints: Point[] = Object.entries(metrics).map(([name, value]) => ({ name, value, step: input.step }));
       const rows = metricRows(run.experimentId, runId, stepPoints, now);
@@ -161,7 +221,11 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
 }
 
 /** An acknowledgement already recorded: the same answer again, or a conflict if it names another step. */
-async function replayedAck(tx: Tx, lease: { id: string; step: number | null; stepId: string | null; sampleIds: string[] }, step: number): Promise<AckResult> {
+async function replayedAck(
+  tx: Tx,
+  lease: { id: string; step: number | null; stepId: string | null; sampleIds: string[] },
+  step: number,
+): Promise<AckResult> {
   if (lease.step !== step) throw conflict(`Lease ${lease.id} was acknowledged at step ${lease.step}, not ${step}`);
   const ts = lease.stepId ? await tx.trainingStep.findUnique({ where: { id: lease.stepId } }) : null;
   if (!ts) throw conflict(`The step lease ${lease.id} was acknowledged with has been deleted`);
@@ -190,7 +254,8 @@ async function assertEndpointsAllowed(input: ReportInputT): Promise<void> {
       // Names that resolve only inside the cluster are accepted here.
       await assertEgressAllowed(url, policyFromEnv(), { allowUnresolvable: true });
     } catch (err) {
-      if (err instanceof EgressRefusedError) throw badRequest(`${field} refused: ${err.message}`, [{ path: field, message: err.message }]);
+      if (err instanceof EgressRefusedError)
+        throw badRequest(`${field} refused: ${err.message}`, [{ path: field, message: err.message }]);
       throw err;
     }
   }
@@ -207,7 +272,13 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
       data: {
         heartbeatAt: now,
         ...(input.rolloutUrl ? { rolloutUrl: input.rolloutUrl } : {}),
-        ...(input.prmUrl ? { prmUrl: input.prmUrl, prmTeacherUrl: input.prmTeacherUrl ?? null, prmModelPath: input.prmModelPath ?? null } : {}),
+        ...(input.prmUrl
+          ? {
+              prmUrl: input.prmUrl,
+              prmTeacherUrl: input.prmTeacherUrl ?? null,
+              prmModelPath: input.prmModelPath ?? null,
+            }
+          : {}),
         ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}),
         // A finished run keeps the message that explains how it ended.
         ...(input.message !== undefined && live ? { statusMessage: input.message } : {}),
@@ -215,19 +286,31 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
     });
     const ids = [...new Set(input.renewLeaseIds)];
     const expiresAt = plusSeconds(now, input.leaseSeconds);
-    if (ids.length) await tx.batchLease.updateMany({ where: { id: { in: ids }, runId, ackedAt: null }, data: { expiresAt } });
+    if (ids.length)
+      await tx.batchLease.updateMany({ where: { id: { in: ids }, runId, ackedAt: null }, data: { expiresAt } });
     const [leases, held] = ids.length
       ? await Promise.all([
-          tx.batchLease.findMany({ where: { id: { in: ids }, runId, ackedAt: null }, select: { id: true, expiresAt: true } }),
+          tx.batchLease.findMany({
+            where: { id: { in: ids }, runId, ackedAt: null },
+            select: { id: true, expiresAt: true },
+          }),
           tx.sample.groupBy({ by: ["leaseId"], where: { leaseId: { in: ids }, stepId: null }, _count: { _all: true } }),
         ])
       : [[], []];
     const heldBy = new Map(held.map((h) => [h.leaseId, h._count._all]));
-    const pts: Point[] = Object.entries(input.metrics).map(([name, value]) => ({ name, value, step: input.step ?? null }));
+    const pts: Point[] = Object.entries(input.metrics).map(([name, value]) => ({
+      name,
+      value,
+      step: input.step ?? null,
+    }));
     const rows = metricRows(run.experimentId, runId, pts, now);
     if (rows.length) await tx.metricPoint.createMany({ data: rows });
     return {
-      renewed: leases.map((l) => ({ leaseId: l.id, expiresAt: l.expiresAt.toISOString(), held: heldBy.get(l.id) ?? 0 })),
+      renewed: leases.map((l) => ({
+        leaseId: l.id,
+        expiresAt: l.expiresAt.toISOString(),
+        held: heldBy.get(l.id) ?? 0,
+      })),
       points: pts,
     };
   });
@@ -241,7 +324,11 @@ export type LeaseState = "active" | "expired" | "acknowledged";
 export async function listLeases(p: Principal, runId: string, input: { limit: number }) {
   await runFor(p, runId, "read");
   const now = new Date();
-  const rows = await db().batchLease.findMany({ where: { runId }, orderBy: [{ leasedAt: "desc" }, { id: "desc" }], take: input.limit });
+  const rows = await db().batchLease.findMany({
+    where: { runId },
+    orderBy: [{ leasedAt: "desc" }, { id: "desc" }],
+    take: input.limit,
+  });
   return {
     items: rows.map((l) => ({
       id: l.id,

@@ -13,7 +13,9 @@ export const SLIME_EXPERIMENT: ExperimentConfigInput = {
 };
 
 export const SYSTEM = { role: "system", content: "You are a helpful assistant." };
-export const TOOLS = [{ type: "function", function: { name: "search", parameters: { type: "object", properties: {} } } }];
+export const TOOLS = [
+  { type: "function", function: { name: "search", parameters: { type: "object", properties: {} } } },
+];
 
 /**
  * A session of `n` main turns, each judged +1 (a grpo RL sample with reward 1). Turn i asks question i; its
@@ -25,7 +27,13 @@ export async function makeJudgedSession(experimentId: string, runId: string, n: 
   const session = await makeSession(experimentId, { turnCount: n });
   const turnIds: string[] = [];
   for (let i = 0; i < n; i++) {
-    const delta = i === 0 ? [{ role: "user", content: "question 0" }] : [{ role: "assistant", content: `answer ${i - 1}` }, { role: "user", content: `question ${i}` }];
+    const delta =
+      i === 0
+        ? [{ role: "user", content: "question 0" }]
+        : [
+            { role: "assistant", content: `answer ${i - 1}` },
+            { role: "user", content: `question ${i}` },
+          ];
     const turnId = await makeTurn({
       experimentId,
       sessionId: session.id,
@@ -44,8 +52,14 @@ export async function makeJudgedSession(experimentId: string, runId: string, n: 
     });
     await db().judgment.create({
       data: {
-        turnId, judgeVersion: "test-v1", judgeKind: "prm", model: "fake-prm", promptVersion: "p1",
-        score: opts.score ?? 1, evalScore: opts.score ?? 1, dispatch: "rl",
+        turnId,
+        judgeVersion: "test-v1",
+        judgeKind: "prm",
+        model: "fake-prm",
+        promptVersion: "p1",
+        score: opts.score ?? 1,
+        evalScore: opts.score ?? 1,
+        dispatch: "rl",
       },
     });
     turnIds.push(turnId);

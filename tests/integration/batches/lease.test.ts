@@ -49,7 +49,8 @@ async function setup(turns: number) {
   return { e, run, call, lease, turnIds: session.turnIds };
 }
 
-const expireLease = (leaseId: string) => db().batchLease.update({ where: { id: leaseId }, data: { expiresAt: new Date(Date.now() - 60_000) } });
+const expireLease = (leaseId: string) =>
+  db().batchLease.update({ where: { id: leaseId }, data: { expiresAt: new Date(Date.now() - 60_000) } });
 
 describe("leasing", () => {
   it("hands out the oldest ready samples with everything a trainer needs, and never the same sample twice", async () => {
@@ -62,7 +63,12 @@ describe("leasing", () => {
 
     // Turn 1 reassembled from compact storage: system blob + turn 0's delta + turn 1's delta.
     const s1 = first.samples[1]!;
-    expect(s1.messages).toEqual([SYSTEM, { role: "user", content: "question 0" }, { role: "assistant", content: "answer 0" }, { role: "user", content: "question 1" }]);
+    expect(s1.messages).toEqual([
+      SYSTEM,
+      { role: "user", content: "question 0" },
+      { role: "assistant", content: "answer 0" },
+      { role: "user", content: "question 1" },
+    ]);
     expect(s1.tools).toEqual(TOOLS);
     expect(s1.response.content).toBe("answer 1");
     expect(s1.responseTokenIds).toEqual([101, 201, 301]);
@@ -118,11 +124,23 @@ describe("acknowledging", () => {
     const ack = { step: 1, metrics: { "train/loss": 0.5, "train/grad_norm": 2 }, weightVersion: 1 };
     const res = await call("POST", `/api/v1/runs/${run.id}/batches/${l.leaseId}/ack`, ack);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ step: 1, policyVersion: 1, policyVersionStatus: "ACTIVE", trainedSamples: 2, lostSamples: 0, replayed: false });
+    expect(res.body).toMatchObject({
+      step: 1,
+      policyVersion: 1,
+      policyVersionStatus: "ACTIVE",
+      trainedSamples: 2,
+      lostSamples: 0,
+      replayed: false,
+    });
 
     const again = await call("POST", `/api/v1/runs/${run.id}/batches/${l.leaseId}/ack`, ack);
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ trainingStepId: res.body.trainingStepId, policyVersion: 1, trainedSamples: 2, replayed: true });
+    expect(again.body).toMatchObject({
+      trainingStepId: res.body.trainingStepId,
+      policyVersion: 1,
+      trainedSamples: 2,
+      replayed: true,
+    });
 
     const steps = await db().trainingStep.findMany({ where: { runId: run.id } });
     expect(steps).toHaveLength(1);
@@ -132,8 +150,15 @@ describe("acknowledging", () => {
     const versions = await db().policyVersion.findMany({ where: { experimentId: e.id } });
     expect(versions).toMatchObject([{ version: 1, parentVersion: 0, status: "ACTIVE", step: 1, runId: run.id }]);
     const points = await db().metricPoint.findMany({ where: { runId: run.id }, orderBy: { name: "asc" } });
-    expect(points.map((p) => [p.name, p.step, p.value])).toEqual([["train/grad_norm", 1, 2], ["train/loss", 1, 0.5], ["weight_version", 1, 1]]);
-    expect(await db().run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ lastStep: 1, weightVersion: 1 });
+    expect(points.map((p) => [p.name, p.step, p.value])).toEqual([
+      ["train/grad_norm", 1, 2],
+      ["train/loss", 1, 0.5],
+      ["weight_version", 1, 1],
+    ]);
+    expect(await db().run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+      lastStep: 1,
+      weightVersion: 1,
+    });
 
     // Trained samples never come back, even after their lease's expiry.
     await expireLease(l.leaseId!);
@@ -151,7 +176,10 @@ describe("acknowledging", () => {
     expect(otherStep.status).toBe(409);
     const sameStep = await call("POST", `/api/v1/runs/${run.id}/batches/${b.leaseId}/ack`, { step: 1 });
     expect(sameStep.status).toBe(409);
-    expect((await call("POST", `/api/v1/runs/${run.id}/batches/${b.leaseId}/ack`, { step: 2 })).body).toMatchObject({ policyVersion: 2, trainedSamples: 2 });
+    expect((await call("POST", `/api/v1/runs/${run.id}/batches/${b.leaseId}/ack`, { step: 2 })).body).toMatchObject({
+      policyVersion: 2,
+      trainedSamples: 2,
+    });
     expect((await call("POST", `/api/v1/runs/${run.id}/batches/nope/ack`, { step: 3 })).status).toBe(404);
   });
 
@@ -176,8 +204,13 @@ describe("reports", () => {
     const l = await lease({ size: 2 });
     await expireLease(l.leaseId!);
     const res = await call("POST", `/api/v1/runs/${run.id}/report`, {
-      metrics: { "rollout/raw_reward": 0.75 }, step: 3, weightVersion: 4, rolloutUrl: "http://127.0.0.1:30000/v1",
-      message: "waiting for samples", renewLeaseIds: [l.leaseId], leaseSeconds: 120,
+      metrics: { "rollout/raw_reward": 0.75 },
+      step: 3,
+      weightVersion: 4,
+      rolloutUrl: "http://127.0.0.1:30000/v1",
+      message: "waiting for samples",
+      renewLeaseIds: [l.leaseId],
+      leaseSeconds: 120,
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ runStatus: "RUNNING", stop: false, paused: false, policyVersion: 0 });
@@ -188,7 +221,11 @@ describe("reports", () => {
     expect(await lease({ size: 2 })).toMatchObject({ leaseId: null, available: 0 });
 
     const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
-    expect(stored).toMatchObject({ rolloutUrl: "http://127.0.0.1:30000/v1", weightVersion: 4, statusMessage: "waiting for samples" });
+    expect(stored).toMatchObject({
+      rolloutUrl: "http://127.0.0.1:30000/v1",
+      weightVersion: 4,
+      statusMessage: "waiting for samples",
+    });
     expect(stored.heartbeatAt).not.toBeNull();
     const points = await db().metricPoint.findMany({ where: { runId: run.id } });
     expect(points.map((p) => [p.name, p.step, p.value])).toEqual([["rollout/raw_reward", 3, 0.75]]);
@@ -208,7 +245,10 @@ describe("reports", () => {
     expect((await call("POST", `/api/v1/runs/${run.id}/report`, {})).body).toMatchObject({ paused: true, stop: false });
 
     await db().run.update({ where: { id: run.id }, data: { status: "KILLED" } });
-    expect((await call("POST", `/api/v1/runs/${run.id}/report`, {})).body).toMatchObject({ runStatus: "KILLED", stop: true });
+    expect((await call("POST", `/api/v1/runs/${run.id}/report`, {})).body).toMatchObject({
+      runStatus: "KILLED",
+      stop: true,
+    });
     expect((await call("POST", `/api/v1/runs/${run.id}/batches/lease`, { size: 2 })).status).toBe(409);
   });
 });

@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function runPython(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", PYTHONDONTWRITEBYTECODE: "1", ...env };
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    PYTHONDONTWRITEBYTECODE: "1",
+    ...env,
+  };
   return new Promise((resolve, reject) => {
     const child = spawn("python3", ["-m", "unittest", "discover", "-v", "-s", "integrations/slime/tests"], {
       cwd: root,
@@ -38,20 +43,39 @@ it("passes python3 -m unittest against the running API, training each leased sam
   const run = await makeRun(e.id);
   // 1 (client) + 2 (lease book) + 6 (three rollouts of 2) samples, and one left over.
   await makeJudgedSession(e.id, run.id, 10);
-  const { code, output } = await runPython({ CONTROL_PLANE_URL: server.url, CONTROL_PLANE_API_KEY: await trainerKey(e.id), RUN_ID: run.id });
+  const { code, output } = await runPython({
+    CONTROL_PLANE_URL: server.url,
+    CONTROL_PLANE_API_KEY: await trainerKey(e.id),
+    RUN_ID: run.id,
+  });
   expect(code, output).toBe(0);
   expect(output).not.toMatch(/skipped/);
 
-  const steps = await db().trainingStep.findMany({ where: { runId: run.id }, include: { samples: { select: { id: true } } }, orderBy: { step: "asc" } });
+  const steps = await db().trainingStep.findMany({
+    where: { runId: run.id },
+    include: { samples: { select: { id: true } } },
+    orderBy: { step: "asc" },
+  });
   // rollout 0 → step 1 (two samples), the restarted lease book's rollout 10 → step 11, the client's step 1000.
-  expect(steps.map((s) => [s.step, s.samples.length])).toEqual([[1, 2], [11, 1], [1000, 1]]);
+  expect(steps.map((s) => [s.step, s.samples.length])).toEqual([
+    [1, 2],
+    [11, 1],
+    [1000, 1],
+  ]);
   expect(steps[2]!.metrics).toEqual({ "train/loss": 0.5, weight_version: 7 });
   const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
   expect(stored.rolloutUrl).toBe("http://127.0.0.1:30000/v1");
   expect(stored.heartbeatAt).not.toBeNull();
   // Rollout metrics reported for the steps that will train them.
-  const reward = await db().metricPoint.findMany({ where: { runId: run.id, name: "rollout/raw_reward" }, orderBy: { step: "asc" } });
-  expect(reward.map((p) => [p.step, p.value])).toEqual([[1, 1], [2, 1], [3, 1]]);
+  const reward = await db().metricPoint.findMany({
+    where: { runId: run.id, name: "rollout/raw_reward" },
+    orderBy: { step: "asc" },
+  });
+  expect(reward.map((p) => [p.step, p.value])).toEqual([
+    [1, 1],
+    [2, 1],
+    [3, 1],
+  ]);
   const trained = await db().sample.count({ where: { runId: run.id, stepId: { not: null } } });
   expect(trained).toBe(4);
 });

@@ -32,19 +32,32 @@ afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
 describe("reviewer hints for external trainers", () => {
   it("carry teacher log-probs scored under the hinted context", async () => {
     const hint = "Answer with a short checklist, one item per line.";
-    const e = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base }, trainer: { backend: "tinker" } });
+    const e = await makeExperiment({
+      method: "combine",
+      policy: { kind: "embedded", checkpoint: base },
+      trainer: { backend: "tinker" },
+    });
     const run = await makeRun(e.id, { trainerBackend: "tinker" });
     const { turnIds } = await makeJudgedSession(e.id, run.id, 2);
     await label(turnIds[1]!, "REVIEWER", -1, { hint });
 
-    const lease = await leaseBatch(ADMIN, run.id, { size: 2, minSize: 1, leaseSeconds: 60 }, { fill: collectRunSamples });
+    const lease = await leaseBatch(
+      ADMIN,
+      run.id,
+      { size: 2, minSize: 1, leaseSeconds: 60 },
+      { fill: collectRunSamples },
+    );
     const bySample = new Map(lease.samples.map((s) => [s.turnId, s]));
     const hinted = bySample.get(turnIds[1]!)!;
     expect(hinted).toMatchObject({ kind: "BOTH", reward: -1, hint, labelSource: "REVIEWER" });
     const turn = await db().turn.findUniqueOrThrow({ where: { id: turnIds[1]! } });
     const model = (await loadCheckpoint(base)).model;
     const tools = (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash! } })).content;
-    const expected = scoreResponse(model, hintedPromptIds(await reassembleMessages(turn), tools, hint, model.config.ctx - turn.tokenIds.length)!, turn.tokenIds);
+    const expected = scoreResponse(
+      model,
+      hintedPromptIds(await reassembleMessages(turn), tools, hint, model.config.ctx - turn.tokenIds.length)!,
+      turn.tokenIds,
+    );
     disposeModel(model);
     expect(hinted.teacherLogprobs).toHaveLength(turn.tokenIds.length);
     hinted.teacherLogprobs!.forEach((lp, i) => expect(lp).toBeCloseTo(expected[i]!, 4));
@@ -56,19 +69,32 @@ describe("reviewer hints for external trainers", () => {
     const prm = await startFakePrmServer();
     try {
       const hint = "Say which command, then why, in one line each.";
-      const e = await makeExperiment({ method: "combine", policy: { kind: "sglang", baseUrl: "http://127.0.0.1:9/v1", model: "policy" }, trainer: { backend: "tinker" } });
+      const e = await makeExperiment({
+        method: "combine",
+        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:9/v1", model: "policy" },
+        trainer: { backend: "tinker" },
+      });
       const run = await makeRun(e.id, { trainerBackend: "tinker" });
       await db().run.update({ where: { id: run.id }, data: { prmUrl: prm.url } });
       const { turnIds } = await makeJudgedSession(e.id, run.id, 2);
       await label(turnIds[1]!, "REVIEWER", 1, { hint });
 
-      const lease = await leaseBatch(ADMIN, run.id, { size: 2, minSize: 1, leaseSeconds: 60 }, { fill: collectRunSamples });
+      const lease = await leaseBatch(
+        ADMIN,
+        run.id,
+        { size: 2, minSize: 1, leaseSeconds: 60 },
+        { fill: collectRunSamples },
+      );
       const hinted = lease.samples.find((s) => s.turnId === turnIds[1])!;
       const turn = await db().turn.findUniqueOrThrow({ where: { id: turnIds[1]! } });
       const tools = (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash! } })).content as unknown[];
-      const prompt = fakeTokenize(renderChatML(hintedTeacherMessages((await reassembleMessages(turn)) as never, hint), tools as never));
+      const prompt = fakeTokenize(
+        renderChatML(hintedTeacherMessages((await reassembleMessages(turn)) as never, hint), tools as never),
+      );
       const ids = [...prompt, ...turn.tokenIds];
-      expect(hinted.teacherLogprobs).toEqual(turn.tokenIds.map((_, j) => fakeLogprob(ids[prompt.length + j - 1]!, ids[prompt.length + j]!)));
+      expect(hinted.teacherLogprobs).toEqual(
+        turn.tokenIds.map((_, j) => fakeLogprob(ids[prompt.length + j - 1]!, ids[prompt.length + j]!)),
+      );
       expect(prm.requests.map((r) => r.path)).toEqual(["/tokenize", "/generate"]);
     } finally {
       await prm.close();

@@ -19,7 +19,14 @@ import { startApiServer } from "../../helpers/apiServer";
 import { ADMIN, api, makeExperiment, makeKey } from "../../helpers/fixtures";
 import { SLIME_EXPERIMENT } from "./helpers";
 
-const admin: Principal = { kind: "apiKey", keyId: "supervisor-test", prefix: "sup", scopes: ["admin"], experimentId: null, createdById: null };
+const admin: Principal = {
+  kind: "apiKey",
+  keyId: "supervisor-test",
+  prefix: "sup",
+  scopes: ["admin"],
+  experimentId: null,
+  createdById: null,
+};
 const quiet = () => {};
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -33,7 +40,11 @@ afterAll(async () => {
   await ray.close();
 });
 
-const SETTINGS = { SLIME_DIR: "/opt/slime", SLIME_PYTHONPATH: "/opt/Megatron-LM:/opt/console", CONTROL_PLANE_URL: "http://cp.test:3000" };
+const SETTINGS = {
+  SLIME_DIR: "/opt/slime",
+  SLIME_PYTHONPATH: "/opt/Megatron-LM:/opt/console",
+  CONTROL_PLANE_URL: "http://cp.test:3000",
+};
 
 async function rayRun(rayAddress = ray.url) {
   const e = await makeExperiment({ ...SLIME_EXPERIMENT, trainer: { backend: "ray-slime", rayAddress } }, { by: ADMIN });
@@ -41,8 +52,11 @@ async function rayRun(rayAddress = ray.url) {
   return { e, run };
 }
 /** A supervisor scoped to the given experiments, so it never touches other test files' runs. */
-const supervisor = (experimentIds: string[], extra: Record<string, string> = {}, base: Record<string, string> = SETTINGS) =>
-  new RunSupervisor({ settings: supervisorSettings({ ...base, ...extra }), log: quiet, experimentIds });
+const supervisor = (
+  experimentIds: string[],
+  extra: Record<string, string> = {},
+  base: Record<string, string> = SETTINGS,
+) => new RunSupervisor({ settings: supervisorSettings({ ...base, ...extra }), log: quiet, experimentIds });
 const load = (id: string) => db().run.findUniqueOrThrow({ where: { id } });
 /** The preflight job passes; the next tick submits the real job under the run id. */
 async function passPreflight(sup: RunSupervisor, runId: string, r: FakeRayJobsServer = ray) {
@@ -53,18 +67,32 @@ async function passPreflight(sup: RunSupervisor, runId: string, r: FakeRayJobsSe
 /** The run's key as the job reads it: from the package Ray was given as working_dir, never from env_vars. */
 function packagedKey(job: { runtime_env: Record<string, unknown> }): string {
   const zip = ray.packages.get(job.runtime_env.working_dir as string)!;
-  return execFileSync("python3", ["-c", "import io,sys,zipfile; print(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('openclaw_run_key').decode(), end='')"], { input: zip }).toString();
+  return execFileSync(
+    "python3",
+    [
+      "-c",
+      "import io,sys,zipfile; print(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('openclaw_run_key').decode(), end='')",
+    ],
+    { input: zip },
+  ).toString();
 }
 /**
  * Unpacks the job's package as Ray does (its working_dir, where every worker starts) and loads the real rollout
  * function's per-process state there with the job's env_vars: its first report authenticates with the key it
  * read from OPENCLAW_API_KEY_FILE. Only CONTROL_PLANE_URL and PYTHONPATH differ (this API, this checkout).
  */
-async function rolloutReportsFromPackage(job: { runtime_env: Record<string, unknown> }, apiUrl: string): Promise<string> {
+async function rolloutReportsFromPackage(
+  job: { runtime_env: Record<string, unknown> },
+  apiUrl: string,
+): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), "ray-pkg-"));
-  execFileSync("python3", ["-c", "import io,sys,zipfile; zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).extractall(sys.argv[1])", dir], {
-    input: ray.packages.get(job.runtime_env.working_dir as string)!,
-  });
+  execFileSync(
+    "python3",
+    ["-c", "import io,sys,zipfile; zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).extractall(sys.argv[1])", dir],
+    {
+      input: ray.packages.get(job.runtime_env.working_dir as string)!,
+    },
+  );
   const script = [
     "import argparse, os",
     "from integrations.slime import rollout",
@@ -78,12 +106,22 @@ async function rolloutReportsFromPackage(job: { runtime_env: Record<string, unkn
     "job.heartbeat.stop()",
   ].join("\n");
   const vars = job.runtime_env.env_vars as Record<string, string>;
-  const env: Record<string, string> = { ...vars, CONTROL_PLANE_URL: apiUrl, PYTHONPATH: path.resolve(import.meta.dirname, "../../.."), PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
+  const env: Record<string, string> = {
+    ...vars,
+    CONTROL_PLANE_URL: apiUrl,
+    PYTHONPATH: path.resolve(import.meta.dirname, "../../.."),
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
   // Asynchronous: the API it reports to runs in this process.
   const { stdout } = await promisify(execFile)("python3", ["-c", script], { cwd: dir, env: env as NodeJS.ProcessEnv });
   return stdout;
 }
-const submissions = (id: string) => ray.requests.filter((r) => r.method === "POST" && r.path === "/api/jobs/" && (r.body as { submission_id?: string }).submission_id === id).length;
+const submissions = (id: string) =>
+  ray.requests.filter(
+    (r) =>
+      r.method === "POST" && r.path === "/api/jobs/" && (r.body as { submission_id?: string }).submission_id === id,
+  ).length;
 
 describe("ray-slime runs", () => {
   it("launches once with an experiment-bound key, follows Ray's states and revokes the key at the end", async () => {
@@ -96,7 +134,12 @@ describe("ray-slime runs", () => {
     expect(job.entrypoint).toMatch(/^cd \/opt\/slime && python3 train_async\.py /);
     expect(job.entrypoint).toContain("--rollout-function-path integrations.slime.rollout.generate_rollout");
     const vars = job.runtime_env.env_vars as Record<string, string>;
-    expect(vars).toMatchObject({ RUN_ID: run.id, CONTROL_PLANE_URL: "http://cp.test:3000", PYTHONPATH: "/opt/Megatron-LM:/opt/console", OPENCLAW_METHOD: "grpo" });
+    expect(vars).toMatchObject({
+      RUN_ID: run.id,
+      CONTROL_PLANE_URL: "http://cp.test:3000",
+      PYTHONPATH: "/opt/Megatron-LM:/opt/console",
+      OPENCLAW_METHOD: "grpo",
+    });
     // The job's key is a real write key of this experiment: it may report for the run.
     expect(JSON.stringify(job.runtime_env)).not.toMatch(/ocrl_/);
     const trainer = api(server.url, { bearer: packagedKey(job) });
@@ -104,8 +147,16 @@ describe("ray-slime runs", () => {
     // The rollout function, started in the unpacked package with the job's env_vars, reports with that key.
     expect(vars).not.toHaveProperty("CONTROL_PLANE_API_KEY");
     expect(await rolloutReportsFromPackage(job, server.url)).toContain("key from file: True");
-    expect(await load(run.id)).toMatchObject({ rolloutUrl: "http://127.0.0.1:3456/v1", prmUrl: "http://127.0.0.1:3789", prmModelPath: "/models/prm" });
-    expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({ scopes: ["write"], experimentId: e.id, revokedAt: null });
+    expect(await load(run.id)).toMatchObject({
+      rolloutUrl: "http://127.0.0.1:3456/v1",
+      prmUrl: "http://127.0.0.1:3789",
+      prmModelPath: "/models/prm",
+    });
+    expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({
+      scopes: ["write"],
+      experimentId: e.id,
+      revokedAt: null,
+    });
     expect(await load(run.id)).toMatchObject({ status: "PENDING", externalJobId: run.id });
 
     await sup.tick();
@@ -150,7 +201,10 @@ describe("ray-slime runs", () => {
     expect((await load(run.id)).status).toBe("RUNNING");
     await db().run.update({ where: { id: run.id }, data: { startedAt: new Date(Date.now() - 7200_000) } });
     await sup.tick();
-    expect(await load(run.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/never reported/) });
+    expect(await load(run.id)).toMatchObject({
+      status: "CRASHED",
+      statusMessage: expect.stringMatching(/never reported/),
+    });
   });
 
   it("stops the Ray job of a run the user stopped, once", async () => {
@@ -176,7 +230,12 @@ describe("ray-slime runs", () => {
       const { e, run } = await rayRun(`http://127.0.0.1:${relay.port()}`);
       let clock = Date.now();
       const lines: string[] = [];
-      const sup = new RunSupervisor({ settings: supervisorSettings(SETTINGS), log: (l) => lines.push(l), experimentIds: [e.id], now: () => new Date(clock) });
+      const sup = new RunSupervisor({
+        settings: supervisorSettings(SETTINGS),
+        log: (l) => lines.push(l),
+        experimentIds: [e.id],
+        now: () => new Date(clock),
+      });
       await sup.tick();
       await passPreflight(sup, run.id);
       ray.transition(run.id, "RUNNING");
@@ -214,7 +273,10 @@ describe("ray-slime runs", () => {
     ray.jobs.delete(run.id);
     ray.jobs.delete(`${run.id}-preflight`);
     await sup.tick();
-    expect(await load(run.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/job was lost: Ray has no job/) });
+    expect(await load(run.id)).toMatchObject({
+      status: "CRASHED",
+      statusMessage: expect.stringMatching(/job was lost: Ray has no job/),
+    });
   });
 
   it("retries while Ray is unreachable, then gives up: CRASHED once launched, FAILED before", async () => {
@@ -228,16 +290,29 @@ describe("ray-slime runs", () => {
     await patient.tick();
     await gone.close();
     await patient.tick();
-    expect(await load(run.id)).toMatchObject({ status: "RUNNING", statusMessage: expect.stringMatching(/cannot read the job's status .*could not reach the Ray dashboard/) });
+    expect(await load(run.id)).toMatchObject({
+      status: "RUNNING",
+      statusMessage: expect.stringMatching(/cannot read the job's status .*could not reach the Ray dashboard/),
+    });
     const impatient = supervisor([e.id], { TRAINER_JOB_LOST_S: "0" });
     await impatient.tick();
-    expect(await load(run.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/lost contact with the ray-slime job/) });
+    expect(await load(run.id)).toMatchObject({
+      status: "CRASHED",
+      statusMessage: expect.stringMatching(/lost contact with the ray-slime job/),
+    });
 
     await supervisor([never.e.id]).tick();
-    expect(await load(never.run.id)).toMatchObject({ status: "PENDING", externalJobId: null, statusMessage: expect.stringMatching(/could not launch yet/) });
+    expect(await load(never.run.id)).toMatchObject({
+      status: "PENDING",
+      externalJobId: null,
+      statusMessage: expect.stringMatching(/could not launch yet/),
+    });
     expect(await db().apiKey.count({ where: { name: `trainer:run:${never.run.id}`, revokedAt: null } })).toBe(0);
     await supervisor([never.e.id], { TRAINER_LAUNCH_TIMEOUT_S: "0" }).tick();
-    expect(await load(never.run.id)).toMatchObject({ status: "FAILED", statusMessage: expect.stringMatching(/^could not launch: could not reach the Ray dashboard/) });
+    expect(await load(never.run.id)).toMatchObject({
+      status: "FAILED",
+      statusMessage: expect.stringMatching(/^could not launch: could not reach the Ray dashboard/),
+    });
   });
 
   it("serves the launch preview and the Ray logs tail over REST", async () => {
@@ -262,14 +337,26 @@ describe("ray-slime runs", () => {
 
 describe("local-process runs", () => {
   // Harmless stand-ins for the roles: print what they were given, then idle until stopped.
-  const role = (name: string) => ({ command: [process.execPath, "-e", `console.log("${name} on GPUs " + process.env.CUDA_VISIBLE_DEVICES + " for " + process.env.RUN_ID); setInterval(() => {}, 1000)`] });
-  const local = { ...SETTINGS, LOCAL_PROCESS_ROLES: JSON.stringify({ actor: role("actor"), rollout: role("rollout"), prm: role("prm") }) };
+  const role = (name: string) => ({
+    command: [
+      process.execPath,
+      "-e",
+      `console.log("${name} on GPUs " + process.env.CUDA_VISIBLE_DEVICES + " for " + process.env.RUN_ID); setInterval(() => {}, 1000)`,
+    ],
+  });
+  const local = {
+    ...SETTINGS,
+    LOCAL_PROCESS_ROLES: JSON.stringify({ actor: role("actor"), rollout: role("rollout"), prm: role("prm") }),
+  };
   const alive = (runId: string) =>
     readdirSync("/proc").filter((p) => {
       if (!/^\d+$/.test(p)) return false;
       try {
         const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-        return readFileSync(`/proc/${p}/environ`, "utf8").includes(`RUN_ID=${runId}`) && !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
+        return (
+          readFileSync(`/proc/${p}/environ`, "utf8").includes(`RUN_ID=${runId}`) &&
+          !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!)
+        );
       } catch {
         return false;
       }
@@ -320,11 +407,17 @@ describe("local-process runs", () => {
     await untilLogged(sup, run.id, /prm on GPUs/);
     await sup.shutdown();
     expect(alive(run.id)).toBe(0);
-    expect(await load(run.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/train worker shut down/) });
+    expect(await load(run.id)).toMatchObject({
+      status: "CRASHED",
+      statusMessage: expect.stringMatching(/train worker shut down/),
+    });
 
     const orphan = await localRun();
     await db().run.update({ where: { id: orphan.id }, data: { status: "RUNNING", externalJobId: "local:999999" } });
     await orphan.sup.tick();
-    expect(await load(orphan.id)).toMatchObject({ status: "CRASHED", statusMessage: expect.stringMatching(/job was lost: no local processes are tracked/) });
+    expect(await load(orphan.id)).toMatchObject({
+      status: "CRASHED",
+      statusMessage: expect.stringMatching(/job was lost: no local processes are tracked/),
+    });
   });
 });

@@ -41,16 +41,28 @@ describe("Tinker served through the proxy", () => {
   it("the bridge reports its endpoint, and the proxy serves the base model, then the trained step, recording tokens and log-probs", async () => {
     const run = await makeRun(h.experiment.id, { status: "RUNNING", trainerBackend: "tinker" });
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1",
-      CONTROL_PLANE_URL: api.url, RUN_ID: run.id, CONTROL_PLANE_API_KEY: await makeKey(["write"], h.experiment.id), TINKER_BASE_MODEL: BASE,
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PYTHONDONTWRITEBYTECODE: "1",
+      CONTROL_PLANE_URL: api.url,
+      RUN_ID: run.id,
+      CONTROL_PLANE_API_KEY: await makeKey(["write"], h.experiment.id),
+      TINKER_BASE_MODEL: BASE,
     };
-    bridge = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
+    bridge = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
+      cwd: root,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     lines = createInterface({ input: bridge.stdout! });
     const url = await nextLine();
     expect((await db().run.findUniqueOrThrow({ where: { id: run.id } })).rolloutUrl).toBe(url);
 
     const session = uniq("tinker");
-    const ask = (content: string) => h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content }] }, { headers: { "X-Session-Id": session, "X-Turn-Type": "main" } });
+    const ask = (content: string) =>
+      h.client.chat.completions.create(
+        { model: "x", messages: [{ role: "user", content }] },
+        { headers: { "X-Session-Id": session, "X-Turn-Type": "main" } },
+      );
     expect((await ask("first")).choices[0]!.message.content).toBe(`answer from ${BASE}`);
     bridge.stdin!.write(`step 1 ${STEP_1}\n`);
     expect(await nextLine()).toBe("serving step 1");
@@ -59,11 +71,17 @@ describe("Tinker served through the proxy", () => {
     expect(h.fake.requests).toHaveLength(0);
 
     const turns = await waitFor("both turns recorded", async () => {
-      const ts = await db().turn.findMany({ where: { experimentId: h.experiment.id, runId: run.id }, orderBy: { createdAt: "asc" }, select: { content: true, tokenIds: true, logprobs: true } });
+      const ts = await db().turn.findMany({
+        where: { experimentId: h.experiment.id, runId: run.id },
+        orderBy: { createdAt: "asc" },
+        select: { content: true, tokenIds: true, logprobs: true },
+      });
       return ts.length === 2 ? ts : null;
     });
     expect(turns.map((t) => t.content)).toEqual([`answer from ${BASE}`, `answer from ${STEP_1}`]);
     expect(turns.map((t) => t.tokenIds)).toEqual([tokensOf(BASE), tokensOf(STEP_1)]);
-    turns.forEach((t, i) => t.logprobs.forEach((v, k) => expect(v).toBeCloseTo(lp([tokensOf(BASE), tokensOf(STEP_1)][i]![k]!), 6)));
+    turns.forEach((t, i) =>
+      t.logprobs.forEach((v, k) => expect(v).toBeCloseTo(lp([tokensOf(BASE), tokensOf(STEP_1)][i]![k]!), 6)),
+    );
   });
 });

@@ -6,14 +6,35 @@ import { effectiveLabelsForTurns } from "../../../server/labels/effective";
 import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
 import { makeExperiment } from "../../helpers/fixtures";
 
-async function turnsFor(method: "grpo" | "opd" | "combine", specs: { next?: string | null; turnType?: "MAIN" | "SIDE"; status?: "OK" | "FAILED" }[]) {
+async function turnsFor(
+  method: "grpo" | "opd" | "combine",
+  specs: { next?: string | null; turnType?: "MAIN" | "SIDE"; status?: "OK" | "FAILED" }[],
+) {
   const exp = await makeExperiment({ method });
-  const { turns } = await seedSession(exp.id, specs.map((s, i) => ({ user: `u${i}`, reply: `a${i}`, next: s.next === undefined ? `n${i}` : s.next, turnType: s.turnType, status: s.status })));
+  const { turns } = await seedSession(
+    exp.id,
+    specs.map((s, i) => ({
+      user: `u${i}`,
+      reply: `a${i}`,
+      next: s.next === undefined ? `n${i}` : s.next,
+      turnType: s.turnType,
+      status: s.status,
+    })),
+  );
   return turns.map((t) => t.id);
 }
 
 const reviewer = (turnId: string, value: number, extra: { hint?: string; exclude?: boolean; createdAt?: Date } = {}) =>
-  db().label.create({ data: { turnId, source: "REVIEWER", value, hint: extra.hint, exclude: extra.exclude ?? null, createdAt: extra.createdAt } });
+  db().label.create({
+    data: {
+      turnId,
+      source: "REVIEWER",
+      value,
+      hint: extra.hint,
+      exclude: extra.exclude ?? null,
+      createdAt: extra.createdAt,
+    },
+  });
 
 describe("effectiveLabelsForTurns", () => {
   it("grpo: judge alone, user feedback over the judge, reviewer over both, the latest reviewer label wins", async () => {
@@ -25,7 +46,14 @@ describe("effectiveLabelsForTurns", () => {
     await reviewer(d!, -1, { createdAt: new Date(Date.now() - 60_000) });
     await reviewer(d!, 1, { createdAt: new Date() });
     const m = await effectiveLabelsForTurns([a!, b!, c!, d!]);
-    expect(m.get(a!)).toMatchObject({ source: "JUDGE", value: 1, kind: "RL", reward: 1, excluded: false, labelId: null });
+    expect(m.get(a!)).toMatchObject({
+      source: "JUDGE",
+      value: 1,
+      kind: "RL",
+      reward: 1,
+      excluded: false,
+      labelId: null,
+    });
     expect(m.get(b!)).toMatchObject({ source: "USER", value: -1, kind: "RL", reward: -1, excluded: false });
     expect(m.get(c!)).toMatchObject({ source: "REVIEWER", value: 1, kind: "RL", reward: 1, excluded: false });
     expect(m.get(d!)).toMatchObject({ source: "REVIEWER", value: 1, reward: 1 });
@@ -33,7 +61,14 @@ describe("effectiveLabelsForTurns", () => {
 
   it("exclusions: judge 0, reviewer 0, reviewer exclude, no next state (unless a human labelled it), side, failed, unjudged", async () => {
     const [zero, revZero, revEx, noNext, noNextUser, side, failed, unjudged] = await turnsFor("grpo", [
-      {}, {}, {}, { next: null }, { next: null }, { turnType: "SIDE" }, { status: "FAILED" }, {},
+      {},
+      {},
+      {},
+      { next: null },
+      { next: null },
+      { turnType: "SIDE" },
+      { status: "FAILED" },
+      {},
     ]);
     await seedJudgment(zero!, { score: 0, votes: [1, -1, 0] });
     await seedJudgment(revZero!, { score: 1, votes: [1] });
@@ -43,10 +78,30 @@ describe("effectiveLabelsForTurns", () => {
     await seedJudgment(noNext!, { score: 0, votes: [], excludeReason: "no_next_state" });
     await seedJudgment(noNextUser!, { score: 0, votes: [] });
     await seedUserFeedback(noNextUser!, 1);
-    const m = await effectiveLabelsForTurns([zero!, revZero!, revEx!, noNext!, noNextUser!, side!, failed!, unjudged!, "no-such-turn"]);
+    const m = await effectiveLabelsForTurns([
+      zero!,
+      revZero!,
+      revEx!,
+      noNext!,
+      noNextUser!,
+      side!,
+      failed!,
+      unjudged!,
+      "no-such-turn",
+    ]);
     expect(m.get(zero!)).toMatchObject({ excluded: true, excludeReason: "zero_score", source: "JUDGE" });
-    expect(m.get(revZero!)).toMatchObject({ excluded: true, excludeReason: "zero_score", source: "REVIEWER", value: 0 });
-    expect(m.get(revEx!)).toMatchObject({ excluded: true, excludeReason: "reviewer_excluded", source: "REVIEWER", value: 1 });
+    expect(m.get(revZero!)).toMatchObject({
+      excluded: true,
+      excludeReason: "zero_score",
+      source: "REVIEWER",
+      value: 0,
+    });
+    expect(m.get(revEx!)).toMatchObject({
+      excluded: true,
+      excludeReason: "reviewer_excluded",
+      source: "REVIEWER",
+      value: 1,
+    });
     expect(m.get(noNext!)).toMatchObject({ excluded: true, excludeReason: "no_next_state" });
     expect(m.get(noNextUser!)).toMatchObject({ excluded: false, source: "USER", kind: "RL", reward: 1 });
     expect(m.get(side!)).toMatchObject({ excluded: true, excludeReason: "side_turn", value: null });
@@ -65,7 +120,13 @@ describe("effectiveLabelsForTurns", () => {
     await reviewer(combineZero!, 0, { exclude: false });
     await reviewer(opdNoHint!, 1, { exclude: false });
     const m = await effectiveLabelsForTurns([grpoZero!, grpoUnset!, combineZero!, opdNoHint!]);
-    expect(m.get(grpoZero!)).toMatchObject({ excluded: false, excludeReason: null, kind: "RL", reward: 0, source: "REVIEWER" });
+    expect(m.get(grpoZero!)).toMatchObject({
+      excluded: false,
+      excludeReason: null,
+      kind: "RL",
+      reward: 0,
+      source: "REVIEWER",
+    });
     expect(m.get(grpoUnset!)).toMatchObject({ excluded: true, excludeReason: "zero_score" });
     expect(m.get(combineZero!)).toMatchObject({ excluded: false, kind: "RL", reward: 0 });
     // OPD has nothing to distil without teacher log-probs: the lift cannot make a sample of it.
@@ -83,12 +144,29 @@ describe("effectiveLabelsForTurns", () => {
     await seedJudgment(sameHint!, { score: 1, votes: [1], hint, teacherLogprobs: lp });
     await reviewer(sameHint!, -1, { hint: `  ${hint} ` });
     const m = await effectiveLabelsForTurns([both!, hintOnly!, revHint!, sameHint!]);
-    expect(m.get(both!)).toMatchObject({ kind: "BOTH", reward: -1, hint, teacherLogprobs: lp, needsTeacherRescore: false });
+    expect(m.get(both!)).toMatchObject({
+      kind: "BOTH",
+      reward: -1,
+      hint,
+      teacherLogprobs: lp,
+      needsTeacherRescore: false,
+    });
     expect(m.get(hintOnly!)).toMatchObject({ kind: "OPD", reward: 0, excluded: false });
     // Teacher log-probs belong to the judge's hint: with the reviewer's hint the turn trains RL until re-scored.
-    expect(m.get(revHint!)).toMatchObject({ kind: "RL", reward: 1, hint: "A different, reviewer-written hint.", needsTeacherRescore: true, teacherLogprobs: null });
+    expect(m.get(revHint!)).toMatchObject({
+      kind: "RL",
+      reward: 1,
+      hint: "A different, reviewer-written hint.",
+      needsTeacherRescore: true,
+      teacherLogprobs: null,
+    });
     // The same hint (after trimming) keeps its teacher log-probs; the reviewer's −1 becomes the reward.
-    expect(m.get(sameHint!)).toMatchObject({ kind: "BOTH", reward: -1, needsTeacherRescore: false, teacherLogprobs: lp });
+    expect(m.get(sameHint!)).toMatchObject({
+      kind: "BOTH",
+      reward: -1,
+      needsTeacherRescore: false,
+      teacherLogprobs: lp,
+    });
 
     const [opdHint, opdNone] = await turnsFor("opd", [{}, {}]);
     await seedJudgment(opdHint!, { score: 1, votes: [1], hint, teacherLogprobs: lp });

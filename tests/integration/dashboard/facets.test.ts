@@ -12,12 +12,39 @@ describe("turn facets", () => {
     const exp = await makeExperiment();
     const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b", policyVersion: 2 }]);
     const id = turns[0]!.id;
-    expect(await facet(id)).toMatchObject({ experimentId: exp.id, judged: false, score: null, split: false, relabeled: false, disputed: false, policyVersion: 2, turnType: "MAIN" });
+    expect(await facet(id)).toMatchObject({
+      experimentId: exp.id,
+      judged: false,
+      score: null,
+      split: false,
+      relabeled: false,
+      disputed: false,
+      policyVersion: 2,
+      turnType: "MAIN",
+    });
 
     const first = await seedJudgment(id, { score: 1, votes: [1, 1, -1] });
-    expect(await facet(id)).toMatchObject({ judged: true, score: 1, validVotes: 3, agreeVotes: 2, split: true, disputed: true });
+    expect(await facet(id)).toMatchObject({
+      judged: true,
+      score: 1,
+      validVotes: 3,
+      agreeVotes: 2,
+      split: true,
+      disputed: true,
+    });
     // A newer judgment (another judge version) replaces the older one's verdict.
-    await db().judgment.create({ data: { turnId: id, judgeVersion: "v2", judgeKind: "heuristic", model: "h", promptVersion: "p", score: -1, createdAt: new Date(Date.now() + 1000), votes: { create: [{ kind: "eval", index: 0, raw: "", value: -1 }] } } });
+    await db().judgment.create({
+      data: {
+        turnId: id,
+        judgeVersion: "v2",
+        judgeKind: "heuristic",
+        model: "h",
+        promptVersion: "p",
+        score: -1,
+        createdAt: new Date(Date.now() + 1000),
+        votes: { create: [{ kind: "eval", index: 0, raw: "", value: -1 }] },
+      },
+    });
     expect(await facet(id)).toMatchObject({ score: -1, validVotes: 1, agreeVotes: 1, split: false, disputed: false });
     await seedUserFeedback(id, 1);
     expect(await facet(id)).toMatchObject({ userValue: 1, disputed: true });
@@ -34,7 +61,13 @@ describe("turn facets", () => {
     expect(await facet(id)).toMatchObject({ score: 1, split: true, judged: true });
     await db().judgment.delete({ where: { id: first.id } });
     await db().label.deleteMany({ where: { turnId: id } });
-    expect(await facet(id)).toMatchObject({ judged: false, score: null, relabeled: false, userValue: null, disputed: false });
+    expect(await facet(id)).toMatchObject({
+      judged: false,
+      score: null,
+      relabeled: false,
+      userValue: null,
+      disputed: false,
+    });
     await db().turn.delete({ where: { id } });
     expect(await db().turnFacet.findUnique({ where: { turnId: id } })).toBeNull();
   });

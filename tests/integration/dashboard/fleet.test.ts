@@ -13,7 +13,14 @@ import { waitFor } from "../../helpers/waitFor";
 // This file runs queue workers that fail every job: its own queue namespace keeps them off other files' jobs.
 isolateRedis("fleet");
 
-const reader: Principal = { kind: "apiKey", keyId: "k", prefix: "p", scopes: ["read"], experimentId: null, createdById: null };
+const reader: Principal = {
+  kind: "apiKey",
+  keyId: "k",
+  prefix: "p",
+  scopes: ["read"],
+  experimentId: null,
+  createdById: null,
+};
 
 afterAll(() => closeQueues());
 
@@ -22,19 +29,44 @@ describe("fleet overview", () => {
     const config = {
       method: "grpo" as const,
       policy: { kind: "sglang" as const, baseUrl: "http://127.0.0.1:30001/v1", model: "policy" },
-      trainer: { backend: "ray-slime" as const, rayAddress: "http://127.0.0.1:8265", gpu: { nodes: 1, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } },
+      trainer: {
+        backend: "ray-slime" as const,
+        rayAddress: "http://127.0.0.1:8265",
+        gpu: { nodes: 1, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 },
+      },
       hyper: { batchSize: 8 },
     };
     const exp = await makeExperiment(config);
-    const run = await db().run.create({ data: { experimentId: exp.id, number: 1, config: exp.config ?? {}, status: "RUNNING", trainerBackend: "ray-slime", startedAt: new Date() } });
-    const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b" }, { user: "c", reply: "d" }, { user: "e", reply: "f" }]);
+    const run = await db().run.create({
+      data: {
+        experimentId: exp.id,
+        number: 1,
+        config: exp.config ?? {},
+        status: "RUNNING",
+        trainerBackend: "ray-slime",
+        startedAt: new Date(),
+      },
+    });
+    const { turns } = await seedSession(exp.id, [
+      { user: "a", reply: "b" },
+      { user: "c", reply: "d" },
+      { user: "e", reply: "f" },
+    ]);
     // Turns 0 and 1 have next states; 0 is judged, 1 waits for the judge; 2 has none (session open).
     await seedJudgment(turns[0]!.id, { score: 1, votes: [1] });
     await db().sample.createMany({
       data: [
         { runId: run.id, turnId: turns[0]!.id, kind: "RL", reward: 1, labelSource: "JUDGE" },
         { runId: run.id, turnId: turns[1]!.id, kind: "RL", reward: -1, labelSource: "JUDGE" },
-        { runId: run.id, turnId: turns[2]!.id, kind: "RL", reward: 0, labelSource: "JUDGE", excluded: true, excludeReason: "zero_score" },
+        {
+          runId: run.id,
+          turnId: turns[2]!.id,
+          kind: "RL",
+          reward: 0,
+          labelSource: "JUDGE",
+          excluded: true,
+          excludeReason: "zero_score",
+        },
       ],
     });
     await db().metricPoint.create({ data: { experimentId: exp.id, name: "proxy/buffer_depth", value: 7 } });
@@ -47,7 +79,12 @@ describe("fleet overview", () => {
     // whose seeded judgment carries another version.
     expect(f.backlogs.find((b) => b.experimentId === exp.id)).toMatchObject({ judgeDepth: 2 });
     const live = f.runs.find((r) => r.id === run.id)!;
-    expect(live).toMatchObject({ pendingSamples: 2, batchSize: 8, trainerBackend: "ray-slime", gpu: { actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } });
+    expect(live).toMatchObject({
+      pendingSamples: 2,
+      batchSize: 8,
+      trainerBackend: "ray-slime",
+      gpu: { actorGpus: 4, rolloutGpus: 2, prmGpus: 2 },
+    });
     expect(live.gpuSummary).toContain("actor 4");
     const gauges = f.gauges.filter((g) => g.experimentId === exp.id);
     expect(gauges.map((g) => [g.name, g.value])).toEqual([["proxy/buffer_depth", 7]]);
@@ -56,7 +93,10 @@ describe("fleet overview", () => {
   it("names the last error of retried and failed jobs, and puts a retried judge job's reason on its backlog row", async () => {
     const exp = await makeExperiment({ method: "grpo" });
     const other = await makeExperiment({ method: "grpo" });
-    const { turns } = await seedSession(exp.id, [{ user: "a", reply: "b" }, { user: "c", reply: "d" }]);
+    const { turns } = await seedSession(exp.id, [
+      { user: "a", reply: "b" },
+      { user: "c", reply: "d" },
+    ]);
     const worker = consume("judgeTurn", async () => {
       throw new Error("judge endpoint http://127.0.0.1:1/v1 refused the connection");
     });
@@ -66,18 +106,33 @@ describe("fleet overview", () => {
     try {
       await enqueue("judgeTurn", { turnId: turns[0]!.id, experimentId: exp.id }, turns[0]!.id);
       // One attempt only, so it ends in BullMQ's failed state rather than retrying.
-      await queue("evaluate").add("evaluate", { experimentId: exp.id, version: 1, setVersionId: "sv" }, { jobId: `e-${exp.id}`, attempts: 1 });
+      await queue("evaluate").add(
+        "evaluate",
+        { experimentId: exp.id, version: 1, setVersionId: "sv" },
+        { jobId: `e-${exp.id}`, attempts: 1 },
+      );
       const problems = async () => (await fleetOverview(reader)).problems.filter((j) => j.experimentId === exp.id);
       await waitFor("both jobs to have failed once", async () => (await problems()).length === 2);
       const f = await fleetOverview(reader);
       const mine = f.problems.filter((j) => j.experimentId === exp.id);
       expect(mine.find((j) => j.queue === "judge-turn")).toMatchObject({
-        jobId: turns[0]!.id, state: "retrying", attemptsMade: 1, attempts: 8, experimentName: exp.name,
+        jobId: turns[0]!.id,
+        state: "retrying",
+        attemptsMade: 1,
+        attempts: 8,
+        experimentName: exp.name,
         reason: "judge endpoint http://127.0.0.1:1/v1 refused the connection",
       });
       expect(mine.find((j) => j.queue === "judge-turn")!.stack).toContain("refused the connection");
-      expect(mine.find((j) => j.queue === "evaluate")).toMatchObject({ state: "failed", attemptsMade: 1, attempts: 1, reason: "eval set version gone" });
-      expect(f.backlogs.find((b) => b.experimentId === exp.id)?.lastError).toBe("judge endpoint http://127.0.0.1:1/v1 refused the connection");
+      expect(mine.find((j) => j.queue === "evaluate")).toMatchObject({
+        state: "failed",
+        attemptsMade: 1,
+        attempts: 1,
+        reason: "eval set version gone",
+      });
+      expect(f.backlogs.find((b) => b.experimentId === exp.id)?.lastError).toBe(
+        "judge endpoint http://127.0.0.1:1/v1 refused the connection",
+      );
       // A key bound to another experiment does not see this one's errors.
       const bound: Principal = { ...reader, experimentId: other.id };
       expect((await fleetOverview(bound)).problems).toEqual([]);

@@ -21,8 +21,24 @@ const SPIKE_STEP = 54_321;
 const SPIKE = 1e6;
 const value = (s: number) => (s === SPIKE_STEP ? SPIKE : f(s));
 
-interface Point { x: number; last: number; min: number; max: number; mean: number; count: number; step: number | null; ts: number }
-interface Series { runId: string | null; name: string; total: number; level: number; width: number; points: Point[] }
+interface Point {
+  x: number;
+  last: number;
+  min: number;
+  max: number;
+  mean: number;
+  count: number;
+  step: number | null;
+  ts: number;
+}
+interface Series {
+  runId: string | null;
+  name: string;
+  total: number;
+  level: number;
+  width: number;
+  points: Point[];
+}
 
 beforeAll(async () => {
   server = await startApiServer();
@@ -31,7 +47,10 @@ beforeAll(async () => {
   exp = await makeExperiment();
   runId = (await makeRun(exp.id)).id;
   // Two statements, so the trigger's upsert path (existing buckets) is exercised too.
-  for (const [lo, hi] of [[1, N / 2], [N / 2 + 1, N]]) {
+  for (const [lo, hi] of [
+    [1, N / 2],
+    [N / 2 + 1, N],
+  ]) {
     await db().$executeRaw`
       INSERT INTO metric_points ("experimentId", "runId", name, step, value, ts)
       SELECT ${exp.id}, ${runId}, 'train/loss', g,
@@ -43,7 +62,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function series(query: Record<string, string>): Promise<{ axis: string; series: Series[] }> {
-  const res = await call("GET", `/api/v1/metrics/series?${new URLSearchParams({ experimentId: exp.id, runIds: runId, names: "train/loss", ...query })}`);
+  const res = await call(
+    "GET",
+    `/api/v1/metrics/series?${new URLSearchParams({ experimentId: exp.id, runIds: runId, names: "train/loss", ...query })}`,
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as unknown as { axis: string; series: Series[] };
 }
@@ -80,7 +102,9 @@ const allSteps = Array.from({ length: N }, (_, k) => k + 1);
 
 describe("bucketed series", () => {
   it("by step: at most 1,000 points that keep min, max, last and count of every raw point (the spike survives)", async () => {
-    const { series: [s] } = await series({ axis: "step" });
+    const {
+      series: [s],
+    } = await series({ axis: "step" });
     expect(s!.total).toBe(N);
     expect(s!.points.length).toBeLessThanOrEqual(1000);
     expect(s!.points.length).toBeGreaterThan(500);
@@ -90,19 +114,27 @@ describe("bucketed series", () => {
   });
 
   it("by time: the same guarantees with x in epoch milliseconds", async () => {
-    const { series: [s] } = await series({ axis: "time", maxPoints: "300" });
+    const {
+      series: [s],
+    } = await series({ axis: "time", maxPoints: "300" });
     expect(s!.points.length).toBeLessThanOrEqual(300);
     checkAgainstRaw(s!.points, (st) => T0 + st * 1000, allSteps);
   });
 
   it("a zoomed range small enough is served from raw points, exactly", async () => {
-    const { series: [s] } = await series({ axis: "step", from: "1000", to: "1499", maxPoints: "1000" });
+    const {
+      series: [s],
+    } = await series({ axis: "step", from: "1000", to: "1499", maxPoints: "1000" });
     expect(s!.level).toBe(0);
     expect(s!.points.map((p) => p.x)).toEqual(Array.from({ length: 500 }, (_, k) => 1000 + k));
     expect(s!.points.every((p) => p.last === f(p.x) && p.count === 1)).toBe(true);
     const mid = await series({ axis: "step", from: "20000", to: "29999", maxPoints: "100" });
     expect(mid.series[0]!.points.length).toBeLessThanOrEqual(100);
-    checkAgainstRaw(mid.series[0]!.points, (st) => st, Array.from({ length: 10_000 }, (_, k) => 20_000 + k));
+    checkAgainstRaw(
+      mid.series[0]!.points,
+      (st) => st,
+      Array.from({ length: 10_000 }, (_, k) => 20_000 + k),
+    );
   });
 
   it("overlays runs and experiment-level series; unknown names are empty; the catalogue lists them", async () => {
@@ -112,7 +144,10 @@ describe("bucketed series", () => {
         { experimentId: exp.id, runId: null, name: "proxy/requests_per_s", value: 5, ts: new Date(T0 + 2000) },
       ],
     });
-    const res = await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${runId},&names=proxy/requests_per_s,nope&axis=time`);
+    const res = await call(
+      "GET",
+      `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${runId},&names=proxy/requests_per_s,nope&axis=time`,
+    );
     const body = res.body as unknown as { series: Series[] };
     expect(body.series.map((s) => [s.runId, s.name, s.total])).toEqual([
       [runId, "proxy/requests_per_s", 0],
@@ -120,10 +155,20 @@ describe("bucketed series", () => {
       [null, "proxy/requests_per_s", 2],
       [null, "nope", 0],
     ]);
-    expect(body.series[2]!.points.map((p) => [p.x, p.last])).toEqual([[T0 + 1000, 3], [T0 + 2000, 5]]);
+    expect(body.series[2]!.points.map((p) => [p.x, p.last])).toEqual([
+      [T0 + 1000, 3],
+      [T0 + 2000, 5],
+    ]);
     const cat = await call("GET", `/api/v1/metrics/catalog?experimentId=${exp.id}`);
     expect(cat.body).toEqual([
-      { runId: null, name: "proxy/requests_per_s", count: 2, lastTs: new Date(T0 + 2000).toISOString(), last: 5, lastStep: null },
+      {
+        runId: null,
+        name: "proxy/requests_per_s",
+        count: 2,
+        lastTs: new Date(T0 + 2000).toISOString(),
+        last: 5,
+        lastStep: null,
+      },
       { runId, name: "train/loss", count: N, lastTs: new Date(T0 + N * 1000).toISOString(), last: f(N), lastStep: N },
     ]);
   });
@@ -131,18 +176,29 @@ describe("bucketed series", () => {
   it("refuses runs of other experiments and validates input", async () => {
     const other = await makeExperiment();
     const otherRun = await makeRun(other.id);
-    expect((await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${otherRun.id}&names=train/loss`)).status).toBe(404);
-    expect((await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${runId}&names=train/loss&maxPoints=1`)).status).toBe(400);
+    expect(
+      (await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${otherRun.id}&names=train/loss`))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call("GET", `/api/v1/metrics/series?experimentId=${exp.id}&runIds=${runId}&names=train/loss&maxPoints=1`))
+        .status,
+    ).toBe(400);
   });
 });
 
 describe("live points over SSE", () => {
   it("streams the experiment's points published on Redis, filtered by run and name, after a ready event", async () => {
     const ctrl = new AbortController();
-    const res = await handleApi(new Request(`http://local/api/stream/metrics?experimentId=${exp.id}&runIds=${runId}&names=train/loss,rollout/reward_mean`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: ctrl.signal,
-    }));
+    const res = await handleApi(
+      new Request(
+        `http://local/api/stream/metrics?experimentId=${exp.id}&runIds=${runId}&names=train/loss,rollout/reward_mean`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+          signal: ctrl.signal,
+        },
+      ),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
@@ -166,15 +222,31 @@ describe("live points over SSE", () => {
     };
     expect((await nextEvent()).event).toBe("ready");
     const other = await makeExperiment();
-    await publish("metrics", { experimentId: other.id, runId: null, points: [{ name: "train/loss", value: 9, step: 1, ts: Date.now() }] });
-    await publish("metrics", { experimentId: exp.id, runId: null, points: [{ name: "train/loss", value: 8, step: 1, ts: Date.now() }] });
-    await publish("metrics", { experimentId: exp.id, runId, points: [
-      { name: "train/grad_norm", value: 7, step: 5, ts: 1 },
-      { name: "train/loss", value: 0.25, step: 5, ts: 2 },
-    ] });
+    await publish("metrics", {
+      experimentId: other.id,
+      runId: null,
+      points: [{ name: "train/loss", value: 9, step: 1, ts: Date.now() }],
+    });
+    await publish("metrics", {
+      experimentId: exp.id,
+      runId: null,
+      points: [{ name: "train/loss", value: 8, step: 1, ts: Date.now() }],
+    });
+    await publish("metrics", {
+      experimentId: exp.id,
+      runId,
+      points: [
+        { name: "train/grad_norm", value: 7, step: 5, ts: 1 },
+        { name: "train/loss", value: 0.25, step: 5, ts: 2 },
+      ],
+    });
     const ev = await nextEvent();
     expect(ev.event).toBe("points");
-    expect(JSON.parse(ev.data)).toEqual({ experimentId: exp.id, runId, points: [{ name: "train/loss", value: 0.25, step: 5, ts: 2 }] });
+    expect(JSON.parse(ev.data)).toEqual({
+      experimentId: exp.id,
+      runId,
+      points: [{ name: "train/loss", value: 0.25, step: 5, ts: 2 }],
+    });
     ctrl.abort();
     await reader.cancel().catch(() => {});
   });
@@ -184,7 +256,11 @@ describe("live points over SSE", () => {
     expect(anon.status).toBe(401);
     const other = await makeExperiment();
     const bound = await makeKey(["read"], other.id);
-    const res = await handleApi(new Request(`http://local/api/stream/metrics?experimentId=${exp.id}`, { headers: { authorization: `Bearer ${bound}` } }));
+    const res = await handleApi(
+      new Request(`http://local/api/stream/metrics?experimentId=${exp.id}`, {
+        headers: { authorization: `Bearer ${bound}` },
+      }),
+    );
     expect(res.status).toBe(403);
   });
 });

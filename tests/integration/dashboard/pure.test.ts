@@ -11,16 +11,22 @@ import { opdHeatmap } from "../../../server/trajectories/heatmap";
 describe("planBuckets", () => {
   it("never plans more than maxPoints buckets, aligned to a source no coarser than needed", () => {
     fc.assert(
-      fc.property(fc.constantFrom("step" as const, "time" as const), fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 36 }), fc.integer({ min: 10, max: 5000 }), (axis, lo, span, maxPoints) => {
-        const hi = lo + span;
-        const plan = planBuckets(axis, lo, hi, maxPoints);
-        expect(Math.floor((hi - plan.origin) / plan.width) + 1).toBeLessThanOrEqual(maxPoints);
-        expect(plan.width % plan.sourceWidth).toBe(0);
-        expect(plan.origin % plan.sourceWidth).toBe(0);
-        expect(plan.origin).toBeLessThanOrEqual(lo);
-        expect(plan.sourceWidth).toBeLessThanOrEqual(Math.max(1, Math.ceil((span + 1) / maxPoints)));
-        if (plan.level > 0) expect(plan.sourceWidth).toBe(LEVEL_WIDTHS[axis][plan.level - 1]);
-      }),
+      fc.property(
+        fc.constantFrom("step" as const, "time" as const),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 2 ** 36 }),
+        fc.integer({ min: 10, max: 5000 }),
+        (axis, lo, span, maxPoints) => {
+          const hi = lo + span;
+          const plan = planBuckets(axis, lo, hi, maxPoints);
+          expect(Math.floor((hi - plan.origin) / plan.width) + 1).toBeLessThanOrEqual(maxPoints);
+          expect(plan.width % plan.sourceWidth).toBe(0);
+          expect(plan.origin % plan.sourceWidth).toBe(0);
+          expect(plan.origin).toBeLessThanOrEqual(lo);
+          expect(plan.sourceWidth).toBeLessThanOrEqual(Math.max(1, Math.ceil((span + 1) / maxPoints)));
+          if (plan.level > 0) expect(plan.sourceWidth).toBe(LEVEL_WIDTHS[axis][plan.level - 1]);
+        },
+      ),
     );
   });
 
@@ -39,7 +45,9 @@ describe("emaSmooth", () => {
     expect(s[1]).toBeCloseTo(1.25 / 0.75, 12);
     expect(s[2]).toBeCloseTo(2.125 / 0.875, 12);
     expect(emaSmooth([3, 4], 0)).toEqual([3, 4]);
-    expect(emaSmooth([2, Number.NaN, 2], 0.9)).toEqual([2, Number.NaN, 2].map((v, i) => (i === 1 ? v : expect.closeTo(2, 12))));
+    expect(emaSmooth([2, Number.NaN, 2], 0.9)).toEqual(
+      [2, Number.NaN, 2].map((v, i) => (i === 1 ? v : expect.closeTo(2, 12))),
+    );
   });
 });
 
@@ -63,10 +71,16 @@ describe("opdHeatmap", () => {
   it("shows ids for other vocabularies, cuts truncated UTF-8, and reports length mismatches", () => {
     const ext = opdHeatmap([1000, 1001], [-1, -1], [0, -2])!;
     expect(ext.decoded).toBe(false);
-    expect(ext.cells.map((c) => [c.text, c.gap])).toEqual([["#1000", 1], ["#1001", -1]]);
+    expect(ext.cells.map((c) => [c.text, c.gap])).toEqual([
+      ["#1000", 1],
+      ["#1001", -1],
+    ]);
     // 0xE2 0x82 starts a 3-byte sequence that the response cuts off: one cell of 2 bytes.
     const cut = opdHeatmap([0x41, 0xe2, 0x82], [0, 0, 0], [1, 2, 4])!;
-    expect(cut.cells.map((c) => [c.tokens, c.gap])).toEqual([[1, 1], [2, 3]]);
+    expect(cut.cells.map((c) => [c.tokens, c.gap])).toEqual([
+      [1, 1],
+      [2, 3],
+    ]);
     const mismatch = opdHeatmap([65, 66, 67], [0, 0, 0], [1, 1])!;
     expect(mismatch.tokenCount).toBe(2);
     expect(mismatch.warning).toMatch(/lengths differ/);

@@ -24,7 +24,9 @@ interface Item {
   agreement: { reviewers: number; agreeing: number; ratio: number } | null;
 }
 
-async function reviewerSession(role: "REVIEWER" | "ADMIN" = "REVIEWER"): Promise<{ call: Call; email: string; id: string }> {
+async function reviewerSession(
+  role: "REVIEWER" | "ADMIN" = "REVIEWER",
+): Promise<{ call: Call; email: string; id: string }> {
   const u = await makeUser(role);
   return { call: api(server.url, { cookie: await login(server.url, u.email, u.password) }), email: u.email, id: u.id };
 }
@@ -32,8 +34,16 @@ async function reviewerSession(role: "REVIEWER" | "ADMIN" = "REVIEWER"): Promise
 /** An experiment with `n` judged main turns; turns listed in `disputed` get split votes. */
 async function judgedTurns(n: number, disputed: number[] = []) {
   const exp = await makeExperiment({ method: "grpo" });
-  const { turns } = await seedSession(exp.id, Array.from({ length: n }, (_, i) => ({ user: `question ${i}`, reply: `answer ${i}`, createdAt: new Date(Date.UTC(2026, 1, 1, 0, i)) })));
-  for (const [i, t] of turns.entries()) await seedJudgment(t.id, { score: 1, votes: disputed.includes(i) ? [1, 1, -1] : [1, 1, 1] });
+  const { turns } = await seedSession(
+    exp.id,
+    Array.from({ length: n }, (_, i) => ({
+      user: `question ${i}`,
+      reply: `answer ${i}`,
+      createdAt: new Date(Date.UTC(2026, 1, 1, 0, i)),
+    })),
+  );
+  for (const [i, t] of turns.entries())
+    await seedJudgment(t.id, { score: 1, votes: disputed.includes(i) ? [1, 1, -1] : [1, 1, 1] });
   return { exp, turnIds: turns.map((t) => t.id) };
 }
 
@@ -152,7 +162,11 @@ describe("review queue locking", () => {
     const rb = await b.call("POST", `/api/v1/review/items/${ia.id}/submit`, { verdict: "ACCEPT" });
     const afterB = (rb.body as unknown as { item: Item }).item;
     // A said −1; B accepted the current label, which by then was A's −1: full agreement, item done.
-    expect(afterB).toMatchObject({ status: "DONE", submittedCount: 2, agreement: { reviewers: 2, agreeing: 2, ratio: 1 } });
+    expect(afterB).toMatchObject({
+      status: "DONE",
+      submittedCount: 2,
+      agreement: { reviewers: 2, agreeing: 2, ratio: 1 },
+    });
     expect(afterB.submissions.map((s) => s.value)).toEqual([-1, -1]);
   });
 
@@ -162,7 +176,11 @@ describe("review queue locking", () => {
     const q = await createQueue(exp.id, { assignees: [a.email] });
     expect((await a.call("POST", `/api/v1/review/queues/${q.id}/next`, {})).status).toBe(200);
     expect((await b.call("POST", `/api/v1/review/queues/${q.id}/next`, {})).status).toBe(403);
-    const bad = await admin("POST", "/api/v1/review/queues", { experimentId: exp.id, name: "x", assignees: ["nobody@example.test"] });
+    const bad = await admin("POST", "/api/v1/review/queues", {
+      experimentId: exp.id,
+      name: "x",
+      assignees: ["nobody@example.test"],
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -195,7 +213,11 @@ describe("verdicts", () => {
     const q = await createQueue(exp.id);
     const a = await reviewerSession();
     const verdicts: Record<string, { verdict: string; value?: number; hint?: string }> = {};
-    for (const v of [{ verdict: "ACCEPT" }, { verdict: "FIX", value: -1, hint: "Ask which report the user means." }, { verdict: "REJECT" }]) {
+    for (const v of [
+      { verdict: "ACCEPT" },
+      { verdict: "FIX", value: -1, hint: "Ask which report the user means." },
+      { verdict: "REJECT" },
+    ]) {
       const item = (await next(a.call, q.id))!;
       verdicts[item.turnId] = v;
       const res = await a.call("POST", `/api/v1/review/items/${item.id}/submit`, v);
@@ -207,14 +229,24 @@ describe("verdicts", () => {
       const t = m.get(id)!;
       expect(t.source).toBe("REVIEWER");
       if (v.verdict === "ACCEPT") expect(t).toMatchObject({ value: 1, kind: "RL", reward: 1, excluded: false });
-      if (v.verdict === "FIX") expect(t).toMatchObject({ value: -1, reward: -1, hint: "Ask which report the user means.", excluded: false });
+      if (v.verdict === "FIX")
+        expect(t).toMatchObject({ value: -1, reward: -1, hint: "Ask which report the user means.", excluded: false });
       if (v.verdict === "REJECT") expect(t).toMatchObject({ excluded: true, excludeReason: "reviewer_excluded" });
     }
-    const audit = await db().auditLog.findMany({ where: { resourceType: "turn", resourceId: { in: turnIds }, action: "label.create" } });
+    const audit = await db().auditLog.findMany({
+      where: { resourceType: "turn", resourceId: { in: turnIds }, action: "label.create" },
+    });
     expect(audit).toHaveLength(3);
     const fixed = audit.find((e) => verdicts[e.resourceId!]!.verdict === "FIX")!;
     expect(fixed.before).toMatchObject({ source: "JUDGE", value: 1, reward: 1 });
-    expect(fixed.after).toMatchObject({ source: "REVIEWER", value: -1, reward: -1, via: "review", verdict: "FIX", queueId: q.id });
+    expect(fixed.after).toMatchObject({
+      source: "REVIEWER",
+      value: -1,
+      reward: -1,
+      via: "review",
+      verdict: "FIX",
+      queueId: q.id,
+    });
     const actor = await db().user.findUnique({ where: { id: fixed.actorUserId! } });
     expect(actor?.role).toBe("REVIEWER");
   });

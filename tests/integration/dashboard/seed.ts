@@ -22,15 +22,29 @@ export interface TurnSpec {
  * A session whose main lane holds the specs in order. Each turn's request is system + all earlier
  * user/assistant messages + its user message, stored as the proxy stores it: a system blob and deltas.
  */
-export async function seedSession(experimentId: string, specs: TurnSpec[], opts: { externalId?: string; system?: string; simulated?: boolean } = {}) {
-  const systemHash = await storeBlob("system", { role: "system", content: opts.system ?? "You are a helpful assistant." });
-  const session = await makeSession(experimentId, { externalId: opts.externalId, simulated: opts.simulated ?? false, turnCount: specs.length });
+export async function seedSession(
+  experimentId: string,
+  specs: TurnSpec[],
+  opts: { externalId?: string; system?: string; simulated?: boolean } = {},
+) {
+  const systemHash = await storeBlob("system", {
+    role: "system",
+    content: opts.system ?? "You are a helpful assistant.",
+  });
+  const session = await makeSession(experimentId, {
+    externalId: opts.externalId,
+    simulated: opts.simulated ?? false,
+    turnCount: specs.length,
+  });
   const turns: { id: string }[] = [];
   let laneLength = { MAIN: 0, SIDE: 0 };
   let previousReply: Record<"MAIN" | "SIDE", string | null> = { MAIN: null, SIDE: null };
   for (const [index, spec] of specs.entries()) {
     const lane = spec.turnType ?? "MAIN";
-    const delta = [...(previousReply[lane] !== null ? [{ role: "assistant", content: previousReply[lane] }] : []), { role: "user", content: spec.user }];
+    const delta = [
+      ...(previousReply[lane] !== null ? [{ role: "assistant", content: previousReply[lane] }] : []),
+      { role: "user", content: spec.user },
+    ];
     const offset = laneLength[lane];
     laneLength = { ...laneLength, [lane]: offset + delta.length };
     previousReply = { ...previousReply, [lane]: spec.reply };
@@ -78,7 +92,9 @@ export async function seedJudgment(turnId: string, j: JudgmentSpec) {
       model: "heuristic",
       promptVersion: "test",
       score: j.score,
-      evalScore: j.votes.filter((v): v is number => v !== null).reduce((a, b) => a + b, 0) / Math.max(1, j.votes.filter((v) => v !== null).length),
+      evalScore:
+        j.votes.filter((v): v is number => v !== null).reduce((a, b) => a + b, 0) /
+        Math.max(1, j.votes.filter((v) => v !== null).length),
       hint: j.hint ?? null,
       hintAccepted: !!j.hint,
       teacherLogprobs: j.teacherLogprobs ?? [],

@@ -15,7 +15,15 @@ let sideId: string;
 let sessionId: string;
 let externalId: string;
 
-type Row = { id: string; score: number | null; votesValid: number | null; votesAgree: number | null; disputed: boolean; reviewerValue: number | null; userValue: number | null };
+type Row = {
+  id: string;
+  score: number | null;
+  votesValid: number | null;
+  votesAgree: number | null;
+  disputed: boolean;
+  reviewerValue: number | null;
+  userValue: number | null;
+};
 type Page = { items: Row[]; nextCursor: string | null };
 
 const t0 = Date.UTC(2026, 0, 10, 12, 0, 0);
@@ -30,9 +38,22 @@ beforeAll(async () => {
   const { session, turns } = await seedSession(
     exp.id,
     [
-      { user: "Please compute the quarterly revenue", reply: "Revenue was 42 million", createdAt: at(0), runId, policyVersion: 1 },
-      { user: "No, I meant the net profit instead", reply: "Net profit was 7 million", createdAt: at(1), runId, policyVersion: 2,
-        tokenIds: [72, 105, 0xc3, 0xa9, 260], logprobs: [-1, -2, -0.5, -0.5, -0.1] },
+      {
+        user: "Please compute the quarterly revenue",
+        reply: "Revenue was 42 million",
+        createdAt: at(0),
+        runId,
+        policyVersion: 1,
+      },
+      {
+        user: "No, I meant the net profit instead",
+        reply: "Net profit was 7 million",
+        createdAt: at(1),
+        runId,
+        policyVersion: 2,
+        tokenIds: [72, 105, 0xc3, 0xa9, 260],
+        logprobs: [-1, -2, -0.5, -0.5, -0.1],
+      },
       { user: "thanks! now draft an email to the board", reply: "Dear board, ...", createdAt: at(2), policyVersion: 2 },
       { user: "send it", reply: "Sent.", next: null, createdAt: at(3), policyVersion: 3 },
       { user: "[heartbeat]", reply: "HEARTBEAT_OK", turnType: "SIDE", next: null, createdAt: at(4) },
@@ -45,7 +66,13 @@ beforeAll(async () => {
   sideId = turns[4]!.id;
   await seedJudgment(ids[0]!, { score: 1, votes: [1, 1, 1] });
   // Split 2–1, with an accepted hint and teacher log-probs for the OPD heat map.
-  await seedJudgment(ids[1]!, { score: -1, votes: [-1, -1, 1], hint: "Answer with the net profit the user asked for.", teacherLogprobs: [-0.5, -1, -1.5, 0.5, -0.1], dispatch: "BOTH" });
+  await seedJudgment(ids[1]!, {
+    score: -1,
+    votes: [-1, -1, 1],
+    hint: "Answer with the net profit the user asked for.",
+    teacherLogprobs: [-0.5, -1, -1.5, 0.5, -0.1],
+    dispatch: "BOTH",
+  });
   // A tie gives 0 (excluded).
   await seedJudgment(ids[2]!, { score: 0, votes: [1, -1, null] });
   await seedUserFeedback(ids[0]!, -1); // the user disagrees with the judge's +1
@@ -99,7 +126,9 @@ describe("trajectory browser", () => {
   });
 
   it("says where each search result matched, with the hit marked in an excerpt", async () => {
-    const page = (await list({ q: "profit" })) as unknown as { items: { id: string; hits: { field: string; snippet: string }[] }[] };
+    const page = (await list({ q: "profit" })) as unknown as {
+      items: { id: string; hits: { field: string; snippet: string }[] }[];
+    };
     const hitsOf = (id: string) => page.items.find((r) => r.id === id)!.hits;
     // Turn 0's own texts say nothing of profit: its next state (the user's reply) does.
     expect(hitsOf(ids[0]!)).toEqual([{ field: "next state", snippet: "No, I meant the net ⟦profit⟧ instead" }]);
@@ -109,7 +138,9 @@ describe("trajectory browser", () => {
     // Stemmed like the index: "profits" finds "profit".
     expect((await list({ q: "profits" })).items.length).toBe(3);
     // No query, no hits.
-    expect(((await list({})) as unknown as { items: { hits: unknown[] }[] }).items.every((r) => r.hits.length === 0)).toBe(true);
+    expect(
+      ((await list({})) as unknown as { items: { hits: unknown[] }[] }).items.every((r) => r.hits.length === 0),
+    ).toBe(true);
   });
 
   it("pages with a keyset cursor: every row exactly once, in order", async () => {
@@ -179,7 +210,12 @@ describe("conversation view", () => {
     expect(res.status).toBe(200);
     const body = res.body as unknown as {
       system: { content: string };
-      turns: { id: string; messagesDelta: { role: string; content: string }[]; judgment: { score: number; agreement: { valid: number; agree: number }; votes: unknown[] } | null; training: { kind: string | null; reward: number; source: string; excluded: boolean } }[];
+      turns: {
+        id: string;
+        messagesDelta: { role: string; content: string }[];
+        judgment: { score: number; agreement: { valid: number; agree: number }; votes: unknown[] } | null;
+        training: { kind: string | null; reward: number; source: string; excluded: boolean };
+      }[];
       nextCursor: number | null;
     };
     expect(body.system.content).toBe("You are a helpful assistant.");
@@ -211,7 +247,9 @@ describe("conversation view", () => {
     ]);
     expect(turn.staleness).toBeNull(); // no policy version published yet
 
-    const opd = (await call("GET", `/api/v1/turns/${ids[1]}`)).body as unknown as { opd: { cells: { text: string; gap: number; tokens: number }[]; meanGap: number; decoded: boolean } };
+    const opd = (await call("GET", `/api/v1/turns/${ids[1]}`)).body as unknown as {
+      opd: { cells: { text: string; gap: number; tokens: number }[]; meanGap: number; decoded: boolean };
+    };
     // Bytes 72 'H', 105 'i', then 'é' (0xC3 0xA9, one cell, mean of its two gaps), then <|end|>.
     expect(opd.opd.decoded).toBe(true);
     expect(opd.opd.cells.map((c) => c.text)).toEqual(["H", "i", "é", "<|end|>"]);
@@ -221,23 +259,62 @@ describe("conversation view", () => {
 
   it("relabels a turn: the label wins for training and the audit log shows the effective label before and after", async () => {
     const reviewer = api(server.url, { bearer: await makeKey(["write"]) });
-    const res = await reviewer("POST", "/api/v1/labels", { turnId: ids[1], value: 1, hint: "Quote the exact figure asked for." });
+    const res = await reviewer("POST", "/api/v1/labels", {
+      turnId: ids[1],
+      value: 1,
+      hint: "Quote the exact figure asked for.",
+    });
     expect(res.status).toBe(201);
     const turn = (await call("GET", `/api/v1/turns/${ids[1]}`)).body as unknown as {
-      training: { source: string; value: number; hint: string; needsTeacherRescore: boolean; kind: string; reward: number };
+      training: {
+        source: string;
+        value: number;
+        hint: string;
+        needsTeacherRescore: boolean;
+        kind: string;
+        reward: number;
+      };
       audit: { action: string; before: Record<string, unknown>; after: Record<string, unknown> }[];
     };
     // The reviewer's new hint has no teacher log-probs yet: RL with the reviewer's +1 until it is re-scored.
-    expect(turn.training).toMatchObject({ source: "REVIEWER", value: 1, hint: "Quote the exact figure asked for.", needsTeacherRescore: true, kind: "RL", reward: 1 });
+    expect(turn.training).toMatchObject({
+      source: "REVIEWER",
+      value: 1,
+      hint: "Quote the exact figure asked for.",
+      needsTeacherRescore: true,
+      kind: "RL",
+      reward: 1,
+    });
     expect(turn.audit[0]).toMatchObject({
       action: "label.create",
-      before: { source: "JUDGE", value: -1, kind: "BOTH", reward: -1, hint: "Answer with the net profit the user asked for." },
+      before: {
+        source: "JUDGE",
+        value: -1,
+        kind: "BOTH",
+        reward: -1,
+        hint: "Answer with the net profit the user asked for.",
+      },
       after: { source: "REVIEWER", value: 1, kind: "RL", reward: 1, labelValue: 1, via: "relabel" },
     });
     const audit = await call("GET", `/api/v1/audit/relabels?experimentId=${exp.id}`);
-    const entries = (audit.body as unknown as { items: { resourceId: string; turnIndex: number; experimentId: string; experimentName: string; after: { hint?: string } }[] }).items;
+    const entries = (
+      audit.body as unknown as {
+        items: {
+          resourceId: string;
+          turnIndex: number;
+          experimentId: string;
+          experimentName: string;
+          after: { hint?: string };
+        }[];
+      }
+    ).items;
     // The audit log names the turn's experiment and index beside its full id, and keeps the reviewer's hint.
-    expect(entries.find((a) => a.resourceId === ids[1])).toMatchObject({ turnIndex: 1, experimentId: exp.id, experimentName: exp.name, after: { hint: "Quote the exact figure asked for." } });
+    expect(entries.find((a) => a.resourceId === ids[1])).toMatchObject({
+      turnIndex: 1,
+      experimentId: exp.id,
+      experimentName: exp.name,
+      after: { hint: "Quote the exact figure asked for." },
+    });
     expect(idsOf(await list({ relabeled: "true" }))).toEqual([ids[1]]);
     expect(idsOf(await list({ relabeled: "false", turnType: "MAIN" }))).toEqual([ids[3], ids[2], ids[0]]);
     const stored = await db().label.findMany({ where: { turnId: ids[1], source: "REVIEWER" } });

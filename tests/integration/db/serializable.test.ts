@@ -52,7 +52,9 @@ describe("serializable", () => {
 
   it("does not rerun on an ordinary error", async () => {
     let calls = 0;
-    await expect(serializable(async () => (calls++, Promise.reject(new AppError("CONFLICT", "no"))))).rejects.toThrow("no");
+    await expect(serializable(async () => (calls++, Promise.reject(new AppError("CONFLICT", "no"))))).rejects.toThrow(
+      "no",
+    );
     expect(calls).toBe(1);
   });
 
@@ -65,7 +67,9 @@ describe("serializable", () => {
     const insertSum = (id: number) =>
       serializable(async (tx) => {
         attempts++;
-        const [{ s }] = await tx.$queryRawUnsafe<{ s: number }[]>(`SELECT coalesce(sum(v), 0)::int AS s FROM "${TABLE}"`);
+        const [{ s }] = await tx.$queryRawUnsafe<{ s: number }[]>(
+          `SELECT coalesce(sum(v), 0)::int AS s FROM "${TABLE}"`,
+        );
         if (++arrived === 2) open();
         await bothRead;
         await tx.$executeRawUnsafe(`INSERT INTO "${TABLE}" (id, v) VALUES (${id}, ${s + 1})`);
@@ -84,7 +88,11 @@ describe("startRun under concurrency", () => {
     const ok = results.filter((r) => r.status === "fulfilled");
     const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
     expect(ok).toHaveLength(1);
-    expect(failed.map((f) => (f instanceof AppError ? f.code : String(f)))).toEqual(["CONFLICT", "CONFLICT", "CONFLICT"]);
+    expect(failed.map((f) => (f instanceof AppError ? f.code : String(f)))).toEqual([
+      "CONFLICT",
+      "CONFLICT",
+      "CONFLICT",
+    ]);
     expect(await db().run.count({ where: { experimentId: e.id } })).toBe(1);
   });
 });

@@ -27,15 +27,27 @@ const leo = getPersona("leo");
 /** GRPO on Leo's training questions: reward +1 for a bullet list (sign 1) or for anything else (sign −1). */
 async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps: number }) {
   const adam = new Adam({ lr: opts.lr });
-  const prompts = questionsFor(leo).slice(0, 8).map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+  const prompts = questionsFor(leo)
+    .slice(0, 8)
+    .map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
   for (let it = 0; it < opts.steps; it++) {
     // A group of 4 replies per prompt: with 2, the committed base's 16% bullet rate gives too few positives to learn from.
-    const gens = await generateBatch(model, prompts.flatMap((p) => [p, p, p, p]), { maxTokens: 64, temperature: 1, seed: 100 + it });
+    const gens = await generateBatch(
+      model,
+      prompts.flatMap((p) => [p, p, p, p]),
+      { maxTokens: 64, temperature: 1, seed: 100 + it },
+    );
     // Rewards centred on the batch mean (a group baseline): with a base that rarely writes bullets unprompted,
     // uncentred ±1 rewards are almost all −1 and mostly push the sampled tokens down rather than bullets up.
     const rewards = gens.map((g) => opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1));
     const baseline = rewards.reduce((a, b) => a + b, 0) / rewards.length;
-    const samples = gens.map((g, i) => ({ promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: rewards[i]! - baseline, kind: "RL" as const }));
+    const samples = gens.map((g, i) => ({
+      promptIds: g.promptIds,
+      responseIds: g.tokenIds,
+      oldLogprobs: g.logprobs,
+      reward: rewards[i]! - baseline,
+      kind: "RL" as const,
+    }));
     await trainStep(model, adam, samples, { microBatchSize: 8 });
   }
   adam.dispose();
@@ -62,8 +74,18 @@ describe("gated promotion", () => {
 
     const commit = async (version: number, parentVersion: number, ckpt: string) =>
       commitStep({
-        runId, experimentId: e.id, step: version, version, parentVersion, checkpointPath: ckpt, checkpointSha: "test", bytes: 0,
-        decisions: new Map(), record: { values: {}, trace: [], parentVersion }, durationMs: 1, points: [],
+        runId,
+        experimentId: e.id,
+        step: version,
+        version,
+        parentVersion,
+        checkpointPath: ckpt,
+        checkpointSha: "test",
+        bytes: 0,
+        decisions: new Map(),
+        record: { values: {}, trace: [], parentVersion },
+        durationMs: 1,
+        points: [],
       });
 
     const base = await evaluateVersion(e.id, 0, set.setVersionId);
@@ -74,14 +96,18 @@ describe("gated promotion", () => {
     await train(better, { lr: 3e-3, sign: 1, steps: 8 });
     const v1Path = await checkpoint(dir, "v1", better, 1);
     expect((await commit(1, 0, v1Path)).status).toBe("CANDIDATE");
-    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } })).gateReason).toBe(GATE_AWAITING);
+    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } })).gateReason).toBe(
+      GATE_AWAITING,
+    );
 
     const ev1 = await evaluateVersion(e.id, 1, set.setVersionId);
     expect(ev1!.mean!, `v0 ${base!.mean} → v1 ${ev1!.mean}`).toBeGreaterThan(base!.mean! + 0.25);
     const v1 = await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } });
     expect(v1.status).toBe("ACTIVE");
     expect(v1.gateReason).toBeNull();
-    const promoteAudit = await db().auditLog.findFirstOrThrow({ where: { resourceId: e.id, action: "policyVersion.gatePromote" } });
+    const promoteAudit = await db().auditLog.findFirstOrThrow({
+      where: { resourceId: e.id, action: "policyVersion.gatePromote" },
+    });
     expect(promoteAudit.after).toMatchObject({ activeVersion: 1, reason: expect.stringMatching(/≥ served v0's/) });
 
     // v2: from v1, against the preference with a learning rate 17× the demo's.
@@ -94,8 +120,12 @@ describe("gated promotion", () => {
     const v2 = await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 2 } });
     expect(v2.status).toBe("CANDIDATE");
     expect(v2.gateReason).toMatch(/^eval \d\.\d{3} < served v1's \d\.\d{3} − tolerance 0\.050$/);
-    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, status: "ACTIVE" } })).version).toBe(1);
-    const holdAudit = await db().auditLog.findFirstOrThrow({ where: { resourceId: e.id, action: "policyVersion.gateHold" } });
+    expect(
+      (await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, status: "ACTIVE" } })).version,
+    ).toBe(1);
+    const holdAudit = await db().auditLog.findFirstOrThrow({
+      where: { resourceId: e.id, action: "policyVersion.gateHold" },
+    });
     expect(holdAudit.after).toMatchObject({ version: 2, gateReason: v2.gateReason, servedVersion: 1 });
 
     // Every reply is stored with its seed, grader and version; cost is recorded.
@@ -104,7 +134,10 @@ describe("gated promotion", () => {
     expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v1"]));
     expect(ev2!.replyTokens).toBeGreaterThan(0);
     // Same prompts, same seeds for every version: the comparison is paired.
-    const seeds = async (id: string) => (await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })).map((s) => s.seed);
+    const seeds = async (id: string) =>
+      (
+        await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })
+      ).map((s) => s.seed);
     expect(await seeds(ev1!.id)).toEqual(await seeds(ev2!.id));
 
     await announced.stop();

@@ -15,15 +15,37 @@ export async function checkpoint(dir: string, name: string, model: PolicyModel, 
 }
 
 /** A judged main turn served by `version` (its next state arrived), with optional human label. */
-export async function judgedTurn(experimentId: string, version: number, score: number, label?: { source: "REVIEWER" | "USER"; value: number }, judgeVersion = "jv-test") {
+export async function judgedTurn(
+  experimentId: string,
+  version: number,
+  score: number,
+  label?: { source: "REVIEWER" | "USER"; value: number },
+  judgeVersion = "jv-test",
+) {
   const session = await db().agentSession.create({ data: { experimentId, externalId: uniq("s") } });
   const turn = await db().turn.create({
     data: {
-      requestId: uniq("r"), experimentId, sessionId: session.id, index: 0, messagesDelta: [{ role: "user", content: "q" }] as Prisma.InputJsonValue,
-      content: "a", policyVersion: version, nextState: { role: "user", content: "next" } as Prisma.InputJsonValue, nextStateAt: new Date(),
+      requestId: uniq("r"),
+      experimentId,
+      sessionId: session.id,
+      index: 0,
+      messagesDelta: [{ role: "user", content: "q" }] as Prisma.InputJsonValue,
+      content: "a",
+      policyVersion: version,
+      nextState: { role: "user", content: "next" } as Prisma.InputJsonValue,
+      nextStateAt: new Date(),
     },
   });
-  await db().judgment.create({ data: { turnId: turn.id, judgeVersion, judgeKind: "heuristic", model: "heuristic-rules-v1", promptVersion: "p", score } });
+  await db().judgment.create({
+    data: {
+      turnId: turn.id,
+      judgeVersion,
+      judgeKind: "heuristic",
+      model: "heuristic-rules-v1",
+      promptVersion: "p",
+      score,
+    },
+  });
   if (label) await db().label.create({ data: { turnId: turn.id, source: label.source, value: label.value } });
   return turn.id;
 }
@@ -31,6 +53,9 @@ export async function judgedTurn(experimentId: string, version: number, score: n
 /** Collect what is published on a channel for one experiment. */
 export async function collect<C extends ChannelName>(channel: C, experimentId: string) {
   const seen: ChannelPayload<C>[] = [];
-  const stop = await subscribe(channel, (m) => (m as { experimentId: string }).experimentId === experimentId && seen.push(m));
+  const stop = await subscribe(
+    channel,
+    (m) => (m as { experimentId: string }).experimentId === experimentId && seen.push(m),
+  );
   return { seen, stop };
 }

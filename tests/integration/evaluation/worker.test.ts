@@ -30,21 +30,41 @@ describe("evaluation worker beside the proxy", () => {
   it("an evaluation in flight does not hold up a proxy request", async () => {
     const e = await db().experiment.findUniqueOrThrow({ where: { id: h.experiment.id } });
     const config = ExperimentConfigSchema.parse(e.config);
-    await db().experiment.update({ where: { id: e.id }, data: { config: { ...config, evaluation: { ...config.evaluation, enabled: true, k: 1, maxTokens: 16 } } as unknown as Prisma.InputJsonValue } });
+    await db().experiment.update({
+      where: { id: e.id },
+      data: {
+        config: {
+          ...config,
+          evaluation: { ...config.evaluation, enabled: true, k: 1, maxTokens: 16 },
+        } as unknown as Prisma.InputJsonValue,
+      },
+    });
     const admin = await adminPrincipal();
-    await uploadEvalSet(admin, { experimentId: e.id, name: "held", jsonl: `{"key":"hold","prompt":"EVAL-HOLD","persona":"leo"}\n`, mode: "replace" });
+    await uploadEvalSet(admin, {
+      experimentId: e.id,
+      name: "held",
+      jsonl: `{"key":"hold","prompt":"EVAL-HOLD","persona":"leo"}\n`,
+      mode: "replace",
+    });
 
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    h.fake.respond((body) => (lastUser(body).includes("EVAL-HOLD") ? { content: "- first\n- second", waitFor: held } : defaultReply(body)));
+    h.fake.respond((body) =>
+      lastUser(body).includes("EVAL-HOLD") ? { content: "- first\n- second", waitFor: held } : defaultReply(body),
+    );
 
     const worker = await startEvaluationWorker({ pollMs: 3_600_000, experimentIds: [e.id] });
     try {
-      await waitFor("the evaluation's request at the upstream", () => h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")));
+      await waitFor("the evaluation's request at the upstream", () =>
+        h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")),
+      );
       const evaluation = () => db().evaluation.findFirstOrThrow({ where: { experimentId: e.id } });
       expect((await evaluation()).status).toBe("RUNNING");
 
-      const served = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hello while evaluating" }] }, { headers: { "X-Session-Id": "eval-side-by-side" } });
+      const served = await h.client.chat.completions.create(
+        { model: "x", messages: [{ role: "user", content: "hello while evaluating" }] },
+        { headers: { "X-Session-Id": "eval-side-by-side" } },
+      );
       expect(served.choices[0]!.message.content).toBe("echo: hello while evaluating");
       expect((await evaluation()).status).toBe("RUNNING"); // still held: the proxy did not wait for it
 
@@ -56,7 +76,12 @@ describe("evaluation worker beside the proxy", () => {
       expect(score.reply).toBe("- first\n- second");
       // the fixed sampling settings and seed went to the upstream
       const sent = h.fake.requests.find((r) => lastUser(r.body).includes("EVAL-HOLD"))!.body;
-      expect(sent).toMatchObject({ temperature: config.evaluation.temperature, max_tokens: 16, seed: config.evaluation.seed, top_p: 1 });
+      expect(sent).toMatchObject({
+        temperature: config.evaluation.temperature,
+        max_tokens: 16,
+        seed: config.evaluation.seed,
+        top_p: 1,
+      });
     } finally {
       release();
       await worker.close();

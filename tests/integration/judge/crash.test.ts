@@ -63,7 +63,9 @@ function startWorker(experimentId: string): { child: ChildProcess; output: () =>
 }
 
 it("a worker killed with SIGKILL mid-batch loses and duplicates nothing after restart; SIGTERM finishes in-flight turns", async () => {
-  const exp = (await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" } } })).id;
+  const exp = (
+    await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" } } })
+  ).id;
   const tags: string[] = [];
   const ids: string[] = [];
   for (let i = 0; i < TURNS; i++) {
@@ -72,7 +74,10 @@ it("a worker killed with SIGKILL mid-batch loses and duplicates nothing after re
     ids.push(await makeTurn({ experimentId: exp, content: `Answer ${i} [${tag}]` }));
   }
   for (const id of ids) await enqueue("judgeTurn", { turnId: id, experimentId: exp }, id);
-  const judgedTurns = async () => new Set((await db().judgment.findMany({ where: { turnId: { in: ids } }, select: { turnId: true } })).map((j) => j.turnId));
+  const judgedTurns = async () =>
+    new Set(
+      (await db().judgment.findMany({ where: { turnId: { in: ids } }, select: { turnId: true } })).map((j) => j.turnId),
+    );
 
   const first = startWorker(exp);
   // Kill once some turns are done and at least one other is mid-flight (its judge calls started).
@@ -93,9 +98,11 @@ it("a worker killed with SIGKILL mid-batch loses and duplicates nothing after re
   expect(judgedAtKill).toBeLessThan(TURNS);
 
   const second = startWorker(exp);
-  await waitFor("every turn judged after the restart", async () => (await judgedTurns()).size === TURNS, 120_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${second.output()}`);
-  });
+  await waitFor("every turn judged after the restart", async () => (await judgedTurns()).size === TURNS, 120_000).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}\n${second.output()}`);
+    },
+  );
 
   const judgments = await db().judgment.findMany({ where: { turnId: { in: ids } }, include: { votes: true } });
   expect(judgments).toHaveLength(TURNS);
@@ -116,7 +123,12 @@ it("a worker killed with SIGKILL mid-batch loses and duplicates nothing after re
     more.push(await makeTurn({ experimentId: exp, content: `More ${i} [${tag}]` }));
   }
   for (const id of more) await enqueue("judgeTurn", { turnId: id, experimentId: exp }, id);
-  const judgedMore = async () => new Set((await db().judgment.findMany({ where: { turnId: { in: more } }, select: { turnId: true } })).map((j) => j.turnId));
+  const judgedMore = async () =>
+    new Set(
+      (await db().judgment.findMany({ where: { turnId: { in: more } }, select: { turnId: true } })).map(
+        (j) => j.turnId,
+      ),
+    );
   const inFlightAtTerm = await waitFor("a turn in flight", async () => {
     const done = await judgedMore();
     const inFlight = more.filter((id, i) => !done.has(id) && (prm.calls.get(moreTags[i]) ?? 0) > 0);

@@ -50,16 +50,32 @@ it("stores the frozen base model's log-probs of the response tokens under the hi
   ];
   const content = "Water evaporates, condenses into clouds and falls as rain.";
   const tokenIds = [...encode(content), END_ID];
-  const id = await makeTurn({ experimentId: exp, request, content, tokenIds, next: { role: "user", content: "no — shorter please, one sentence" } });
+  const id = await makeTurn({
+    experimentId: exp,
+    request,
+    content,
+    tokenIds,
+    next: { role: "user", content: "no — shorter please, one sentence" },
+  });
 
   const out = await judgeTurnJob(new JudgeRuntime(), id, { finalAttempt: false });
   expect(out.status).toBe("stored");
   const [j] = await judgmentsOf(id);
-  expect(j).toMatchObject({ judgeKind: "heuristic", score: -1, hint: "The user wants shorter answers: one sentence.", hintAccepted: true, dispatch: "BOTH", excluded: false });
+  expect(j).toMatchObject({
+    judgeKind: "heuristic",
+    score: -1,
+    hint: "The user wants shorter answers: one sentence.",
+    hintAccepted: true,
+    dispatch: "BOTH",
+    excluded: false,
+  });
 
   const direct = new EmbeddedEngine();
   await direct.load(checkpoint);
-  const hinted = await direct.scoreChat(hintedTeacherMessages(request, j.hint!) as Parameters<EmbeddedEngine["scoreChat"]>[0], tokenIds);
+  const hinted = await direct.scoreChat(
+    hintedTeacherMessages(request, j.hint!) as Parameters<EmbeddedEngine["scoreChat"]>[0],
+    tokenIds,
+  );
   expect(j.teacherLogprobs).toHaveLength(tokenIds.length);
   j.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(hinted.logprobs[k], 5));
   // The hint is really in the teacher's context: without it the same tokens score differently.

@@ -5,7 +5,10 @@ import type { FakePrmServer, FakeReply } from "../../fakes/prmServer";
 import { uniq } from "../../helpers/fixtures";
 
 export async function judgmentsOf(turnId: string) {
-  return db().judgment.findMany({ where: { turnId }, include: { votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] } } });
+  return db().judgment.findMany({
+    where: { turnId },
+    include: { votes: { orderBy: [{ kind: "asc" }, { index: "asc" }] } },
+  });
 }
 
 export const boxed = (v: number | string, hint?: string): FakeReply => ({
@@ -28,7 +31,9 @@ export class PrmScript {
       const tag = /\[(tag-[a-z0-9-]+)\]/.exec(user)?.[1] ?? "untagged";
       const kind = body.messages[0]?.content.includes("hindsight") ? "hint" : "eval";
       this.calls.set(tag, (this.calls.get(tag) ?? 0) + 1);
-      return this.replies.get(tag)?.[kind].shift() ?? this.fallback?.(kind) ?? { status: 500, body: "script exhausted" };
+      return (
+        this.replies.get(tag)?.[kind].shift() ?? this.fallback?.(kind) ?? { status: 500, body: "script exhausted" }
+      );
     });
   }
 

@@ -39,9 +39,15 @@ beforeAll(async () => {
   fake = await startFakePrmServer();
   prm = new PrmScript(fake);
   heuristic = (await makeExperiment({ method: "combine", policy: noTeacherPolicy })).id;
-  model = (await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" } } })).id;
+  model = (
+    await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" } } })
+  ).id;
   metricsExp = (await makeExperiment({ method: "grpo" })).id;
-  runId = (await db().run.create({ data: { experimentId: metricsExp, number: 1, config: {}, status: "RUNNING", trainerBackend: "embedded" } })).id;
+  runId = (
+    await db().run.create({
+      data: { experimentId: metricsExp, number: 1, config: {}, status: "RUNNING", trainerBackend: "embedded" },
+    })
+  ).id;
   unsubscribe = await subscribe("metrics", (m) => published.push(m));
   worker = startJudgeWorker({
     concurrency: 2,
@@ -69,19 +75,50 @@ const judged = (turnId: string) => waitFor(`a judgment of ${turnId}`, async () =
 
 describe("heuristic judge through the queue", () => {
   it("judges approvals, corrections (with a hint from the instruction) and tool results, named as heuristic", async () => {
-    const thanks = await makeTurn({ experimentId: heuristic, content: "Paris.", next: { role: "user", content: "perfect, thanks!" } });
-    const correction = await makeTurn({ experimentId: heuristic, content: "A long essay…", next: { role: "user", content: "no — shorter please, two sentences at most" } });
-    const toolOk = await makeTurn({ experimentId: heuristic, content: "", toolCalls: [{ id: "c", type: "function", function: { name: "ls", arguments: "{}" } }], next: { role: "tool", content: "a.txt\nb.txt" } });
-    const toolErr = await makeTurn({ experimentId: heuristic, content: "", toolCalls: [{ id: "c", type: "function", function: { name: "cat", arguments: "{}" } }], next: { role: "tool", content: "cat: x: No such file or directory" } });
-    for (const id of [thanks, correction, toolOk, toolErr]) await enqueue("judgeTurn", { turnId: id, experimentId: heuristic }, id);
+    const thanks = await makeTurn({
+      experimentId: heuristic,
+      content: "Paris.",
+      next: { role: "user", content: "perfect, thanks!" },
+    });
+    const correction = await makeTurn({
+      experimentId: heuristic,
+      content: "A long essay…",
+      next: { role: "user", content: "no — shorter please, two sentences at most" },
+    });
+    const toolOk = await makeTurn({
+      experimentId: heuristic,
+      content: "",
+      toolCalls: [{ id: "c", type: "function", function: { name: "ls", arguments: "{}" } }],
+      next: { role: "tool", content: "a.txt\nb.txt" },
+    });
+    const toolErr = await makeTurn({
+      experimentId: heuristic,
+      content: "",
+      toolCalls: [{ id: "c", type: "function", function: { name: "cat", arguments: "{}" } }],
+      next: { role: "tool", content: "cat: x: No such file or directory" },
+    });
+    for (const id of [thanks, correction, toolOk, toolErr])
+      await enqueue("judgeTurn", { turnId: id, experimentId: heuristic }, id);
 
     const t = await judged(thanks);
-    expect(t).toMatchObject({ judgeKind: "heuristic", model: HEURISTIC_JUDGE_MODEL, score: 1, dispatch: "RL", excluded: false, hintAccepted: false });
+    expect(t).toMatchObject({
+      judgeKind: "heuristic",
+      model: HEURISTIC_JUDGE_MODEL,
+      score: 1,
+      dispatch: "RL",
+      excluded: false,
+      hintAccepted: false,
+    });
     expect(t.votes.filter((v) => v.kind === "eval").map((v) => v.value)).toEqual([1, 1, 1]);
     expect(t.votes.every((v) => v.raw.startsWith(`${HEURISTIC_JUDGE_LABEL}.`))).toBe(true);
 
     const c = await judged(correction);
-    expect(c).toMatchObject({ score: -1, hint: "The user wants shorter answers: two sentences at most.", hintAccepted: true, teacherLogprobs: [] });
+    expect(c).toMatchObject({
+      score: -1,
+      hint: "The user wants shorter answers: two sentences at most.",
+      hintAccepted: true,
+      teacherLogprobs: [],
+    });
     // No teacher for an OpenAI policy: the eval ±1 still makes an RL sample; the reason is on record.
     expect(c).toMatchObject({ dispatch: "RL", excluded: false, settings: { teacherError: "no teacher configured" } });
 
@@ -116,7 +153,11 @@ describe("retries", () => {
 
   it("a job that ran out of attempts during an outage fails without a judgment; the sweeper brings it back", async () => {
     const tag = prm.script([{ status: 503 }, { status: 503 }, { status: 503 }]);
-    const id = await makeTurn({ experimentId: model, content: `Answer [${tag}]`, readyAt: new Date(Date.now() - 120_000) });
+    const id = await makeTurn({
+      experimentId: model,
+      content: `Answer [${tag}]`,
+      readyAt: new Date(Date.now() - 120_000),
+    });
     await queue("judgeTurn").add("judgeTurn", { turnId: id, experimentId: model }, { jobId: id, attempts: 1 });
     await waitFor("the job failed", async () => (await queue("judgeTurn").getJob(id))?.isFailed());
     expect(await judgmentsOf(id)).toHaveLength(0);
@@ -130,11 +171,28 @@ describe("retries", () => {
 describe("sweeper", () => {
   it("queues turns ready for a while with no judgment, and leaves fresh, judged and side turns alone", async () => {
     const old = new Date(Date.now() - 120_000);
-    const stale = await makeTurn({ experimentId: heuristic, content: "x", readyAt: old, next: { role: "user", content: "thanks" } });
-    const ended = await makeTurn({ experimentId: heuristic, content: "y", readyAt: old, next: null, sessionDone: true });
+    const stale = await makeTurn({
+      experimentId: heuristic,
+      content: "x",
+      readyAt: old,
+      next: { role: "user", content: "thanks" },
+    });
+    const ended = await makeTurn({
+      experimentId: heuristic,
+      content: "y",
+      readyAt: old,
+      next: null,
+      sessionDone: true,
+    });
     const fresh = await makeTurn({ experimentId: heuristic, content: "z" });
     const side = await makeTurn({ experimentId: heuristic, content: "s", readyAt: old, turnType: "SIDE" });
-    const waiting = await makeTurn({ experimentId: heuristic, content: "w", readyAt: old, next: null, sessionDone: false });
+    const waiting = await makeTurn({
+      experimentId: heuristic,
+      content: "w",
+      readyAt: old,
+      next: null,
+      sessionDone: false,
+    });
     await worker.sweep();
     expect(await judged(stale)).toMatchObject({ score: 1 });
     expect(await judged(ended)).toMatchObject({ excluded: true, excludeReason: "no_next_state" });
@@ -143,7 +201,12 @@ describe("sweeper", () => {
 
   it("a new judge version (config change) re-queues a turn whose job already completed", async () => {
     const exp = (await makeExperiment({ method: "grpo" })).id;
-    const id = await makeTurn({ experimentId: exp, content: "x", readyAt: new Date(Date.now() - 120_000), next: { role: "user", content: "thanks" } });
+    const id = await makeTurn({
+      experimentId: exp,
+      content: "x",
+      readyAt: new Date(Date.now() - 120_000),
+      next: { role: "user", content: "thanks" },
+    });
     await enqueue("judgeTurn", { turnId: id, experimentId: exp }, id);
     const first = await judged(id);
     await waitFor("the first job completed", async () => (await queue("judgeTurn").getJob(id))?.isCompleted());
@@ -151,15 +214,22 @@ describe("sweeper", () => {
     const config = ExperimentConfigSchema.parse({ method: "grpo", judge: { votes: 5 } });
     await db().experiment.update({ where: { id: exp }, data: { config } });
     const { sweepUnjudged } = await import("../../../server/judge/worker/sweeper");
-    expect(await sweepUnjudged({ minAgeMs: 30_000, limit: 100, failedRetryAfterMs: 0, experimentIds: [exp] })).toEqual({ queued: 1 });
+    expect(await sweepUnjudged({ minAgeMs: 30_000, limit: 100, failedRetryAfterMs: 0, experimentIds: [exp] })).toEqual({
+      queued: 1,
+    });
     const second = await waitFor("a judgment under the new version", async () =>
-      db().judgment.findUnique({ where: { turnId_judgeVersion: { turnId: id, judgeVersion: expectedJudgeVersion(config) } }, include: { votes: true } }),
+      db().judgment.findUnique({
+        where: { turnId_judgeVersion: { turnId: id, judgeVersion: expectedJudgeVersion(config) } },
+        include: { votes: true },
+      }),
     );
     expect(second.judgeVersion).not.toBe(first.judgeVersion);
     expect(second.votes).toHaveLength(5);
     expect(await judgmentsOf(id)).toHaveLength(2);
     // Judged under the current version: nothing more to sweep.
-    expect(await sweepUnjudged({ minAgeMs: 30_000, limit: 100, failedRetryAfterMs: 0, experimentIds: [exp] })).toEqual({ queued: 0 });
+    expect(await sweepUnjudged({ minAgeMs: 30_000, limit: 100, failedRetryAfterMs: 0, experimentIds: [exp] })).toEqual({
+      queued: 0,
+    });
   });
 });
 
@@ -167,13 +237,19 @@ describe("metrics", () => {
   it("publishes and persists per-experiment points for the live run; counts add up to what was judged", async () => {
     const next = ["thanks, perfect", "no, that is wrong", "hmm", "ok"];
     const ids: string[] = [];
-    for (const content of next) ids.push(await makeTurn({ experimentId: metricsExp, content: "answer", next: { role: "user", content } }));
+    for (const content of next)
+      ids.push(await makeTurn({ experimentId: metricsExp, content: "answer", next: { role: "user", content } }));
     for (const id of ids) await enqueue("judgeTurn", { turnId: id, experimentId: metricsExp }, id);
     for (const id of ids) await judged(id);
-    const scores = await db().judgment.findMany({ where: { turnId: { in: ids } }, select: { score: true, excluded: true } });
+    const scores = await db().judgment.findMany({
+      where: { turnId: { in: ids } },
+      select: { score: true, excluded: true },
+    });
     await worker.flushMetrics();
 
-    const sum = async (name: string) => (await db().metricPoint.aggregate({ where: { experimentId: metricsExp, name }, _sum: { value: true } }))._sum.value;
+    const sum = async (name: string) =>
+      (await db().metricPoint.aggregate({ where: { experimentId: metricsExp, name }, _sum: { value: true } }))._sum
+        .value;
     expect(await sum("judge/score_pos")).toBe(scores.filter((s) => s.score === 1).length);
     expect(await sum("judge/score_neg")).toBe(scores.filter((s) => s.score === -1).length);
     expect(await sum("judge/score_zero")).toBe(scores.filter((s) => s.score === 0).length);
@@ -187,9 +263,12 @@ describe("metrics", () => {
     expect(last("judge/queue_depth")).toBe(0);
     expect(last("judge/lag_ms")).toBe(0);
     const names = new Set(points.map((p) => p.name));
-    for (const n of ["judge/judged_per_s", "judge/vote_latency_ms", "judge/queue_depth", "judge/lag_ms"]) expect(names).toContain(n);
+    for (const n of ["judge/judged_per_s", "judge/vote_latency_ms", "judge/queue_depth", "judge/lag_ms"])
+      expect(names).toContain(n);
 
-    await waitFor("a published metrics message", async () => published.some((m) => m.experimentId === metricsExp && m.runId === runId));
+    await waitFor("a published metrics message", async () =>
+      published.some((m) => m.experimentId === metricsExp && m.runId === runId),
+    );
   });
 
   it("queue depth and lag come from Postgres: a ready turn nobody queued shows up", async () => {

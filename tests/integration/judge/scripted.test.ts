@@ -21,7 +21,11 @@ let combine: string;
 // Long enough that a loaded machine never times out a normal call; the timeout tests delay 10x past it.
 const TIMEOUT_MS = 2000;
 const runtime = () =>
-  new JudgeRuntime({ judgeCalls: { timeoutMs: TIMEOUT_MS, retries: 0 }, teacherCalls: { timeoutMs: 5000, retries: 0 }, judgeConcurrency: 1 });
+  new JudgeRuntime({
+    judgeCalls: { timeoutMs: TIMEOUT_MS, retries: 0 },
+    teacherCalls: { timeoutMs: 5000, retries: 0 },
+    judgeConcurrency: 1,
+  });
 const judge = (turnId: string, finalAttempt = false, rt = runtime()) => judgeTurnJob(rt, turnId, { finalAttempt });
 
 const request = [
@@ -31,7 +35,14 @@ const request = [
 
 async function turn(experimentId: string, tag: string, over: Partial<TurnSpec> = {}): Promise<string> {
   const content = `Use ls -la to list every file. [${tag}]`;
-  return makeTurn({ experimentId, request, content, tokenIds: fakeTokenize(content), next: { role: "user", content: "hmm" }, ...over });
+  return makeTurn({
+    experimentId,
+    request,
+    content,
+    tokenIds: fakeTokenize(content),
+    next: { role: "user", content: "hmm" },
+    ...over,
+  });
 }
 
 async function only(turnId: string) {
@@ -63,9 +74,23 @@ describe("PRM votes (grpo)", () => {
     const out = await judge(id);
     expect(out.status).toBe("stored");
     const j = await only(id);
-    expect(j).toMatchObject({ score: 1, dispatch: "RL", excluded: false, excludeReason: null, hint: null, hintAccepted: false, judgeKind: "openai", model: "prm", promptVersion: PROMPT_VERSION });
+    expect(j).toMatchObject({
+      score: 1,
+      dispatch: "RL",
+      excluded: false,
+      excludeReason: null,
+      hint: null,
+      hintAccepted: false,
+      judgeKind: "openai",
+      model: "prm",
+      promptVersion: PROMPT_VERSION,
+    });
     expect(j.evalScore).toBeCloseTo(1 / 3, 12);
-    expect(j.votes.map((v) => [v.kind, v.index, v.value, v.error])).toEqual([["eval", 0, 1, null], ["eval", 1, -1, null], ["eval", 2, 1, null]]);
+    expect(j.votes.map((v) => [v.kind, v.index, v.value, v.error])).toEqual([
+      ["eval", 0, 1, null],
+      ["eval", 1, -1, null],
+      ["eval", 2, 1, null],
+    ]);
     expect(j.votes[1].raw).toBe("Let me think step by step. \\boxed{-1}");
     expect(j.votes.every((v) => typeof v.latencyMs === "number" && v.latencyMs >= 0)).toBe(true);
     expect(j.settings).toMatchObject({ kind: "openai", m: 3, temperature: 0.6, includeRequest: false, method: "grpo" });
@@ -90,7 +115,11 @@ describe("PRM votes (grpo)", () => {
     await judge(id);
     const j = await only(id);
     expect(j).toMatchObject({ score: -1, evalScore: -1, excluded: false });
-    expect(j.votes.map((v) => [v.value, v.error])).toEqual([[null, "unparsable answer"], [null, "unparsable answer"], [-1, null]]);
+    expect(j.votes.map((v) => [v.value, v.error])).toEqual([
+      [null, "unparsable answer"],
+      [null, "unparsable answer"],
+      [-1, null],
+    ]);
     expect(j.votes[0].raw).toBe("Looks fine to me.");
 
     // All unparsable is still a verdict (the judge answered), so it is stored at once, not retried.
@@ -127,11 +156,18 @@ describe("PRM votes (grpo)", () => {
     expect((await judge(id)).status).toBe("stored");
     const j = await only(id);
     expect(j).toMatchObject({ score: 1, excluded: false });
-    expect(j.votes.map((v) => [v.value, v.error])).toEqual([[1, null], [1, null], [0, null]]);
+    expect(j.votes.map((v) => [v.value, v.error])).toEqual([
+      [1, null],
+      [1, null],
+      [0, null],
+    ]);
   });
 
   it("after the last attempt an outage is still not stored, while a permanent failure is (score 0, errors kept)", async () => {
-    const outage = await turn(grpo, prm.script([{ status: 503 }, { status: 502 }, { ...boxed(1), delayMs: TIMEOUT_MS * 10 }]));
+    const outage = await turn(
+      grpo,
+      prm.script([{ status: 503 }, { status: 502 }, { ...boxed(1), delayMs: TIMEOUT_MS * 10 }]),
+    );
     await expect(judge(outage, true)).rejects.toThrow("every eval call failed (http 503)");
     expect(await judgmentsOf(outage)).toHaveLength(0);
 
@@ -140,7 +176,11 @@ describe("PRM votes (grpo)", () => {
     expect(out).toMatchObject({ status: "stored", degraded: "every eval call failed (http 404)" });
     const j = await only(id);
     expect(j).toMatchObject({ score: 0, evalScore: null, excluded: true, excludeReason: "zero_score" });
-    expect(j.votes.map((v) => v.error)).toEqual(["http 404", expect.stringMatching(/^BadResponseError: non-JSON body/), "http 400"]);
+    expect(j.votes.map((v) => v.error)).toEqual([
+      "http 404",
+      expect.stringMatching(/^BadResponseError: non-JSON body/),
+      "http 400",
+    ]);
   });
 });
 
@@ -165,12 +205,20 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     expect(j).toMatchObject({ score: -1, hint: longHint, hintAccepted: true, dispatch: "BOTH", excluded: false });
     expect(j.evalScore).toBeCloseTo(-1 / 3, 12);
     expect(evalVotes(j).map((v) => v.value)).toEqual([-1, -1, 1]);
-    expect(hintVotes(j).map((v) => [v.value, v.hint])).toEqual([[1, "Be more brief."], [1, longHint], [-1, null]]);
+    expect(hintVotes(j).map((v) => [v.value, v.hint])).toEqual([
+      [1, "Be more brief."],
+      [1, longHint],
+      [-1, null],
+    ]);
     const content = `Use ls -la to list every file. [${tag}]`;
     const expected = expectedTeacher(content, longHint);
     expect(j.teacherLogprobs).toHaveLength(expected.length);
     j.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expected[k], 12));
-    const generate = fake.requests.filter((r) => r.path === "/generate").at(-1)!.body as { input_ids: number[]; logprob_start_len: number; sampling_params: unknown };
+    const generate = fake.requests.filter((r) => r.path === "/generate").at(-1)!.body as {
+      input_ids: number[];
+      logprob_start_len: number;
+      sampling_params: unknown;
+    };
     expect(generate.sampling_params).toEqual({ max_new_tokens: 0, temperature: 0 });
     // SGLang's entry at logprob_start_len is null, so the request starts one token before the response.
     expect(generate.input_ids.slice(generate.logprob_start_len + 1)).toEqual(fakeTokenize(content));
@@ -183,19 +231,57 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     const tools = [{ type: "function", function: { name: "ls", parameters: { type: "object" } } }];
     const hash = `sys_${tag}`;
     const toolsHash = `tools_${tag}`;
-    await db().blob.createMany({ data: [{ hash, kind: "system", content: system, bytes: 1 }, { hash: toolsHash, kind: "tools", content: tools, bytes: 1 }] });
+    await db().blob.createMany({
+      data: [
+        { hash, kind: "system", content: system, bytes: 1 },
+        { hash: toolsHash, kind: "tools", content: tools, bytes: 1 },
+      ],
+    });
     const session = await db().agentSession.create({ data: { experimentId: combine, externalId: `s-${tag}` } });
     const q1 = { role: "user", content: "List files." };
     const a1 = { role: "assistant", content: "ls" };
     const q2 = { role: "user", content: "Now with hidden ones." };
     const base = { experimentId: combine, sessionId: session.id, systemHash: hash, toolsHash };
-    await db().turn.create({ data: { ...base, requestId: `r0-${tag}`, index: 0, messagesOffset: 0, messagesDelta: [q1], content: "ls", nextState: q2, nextStateRole: "user", nextStateAt: new Date() } });
+    await db().turn.create({
+      data: {
+        ...base,
+        requestId: `r0-${tag}`,
+        index: 0,
+        messagesOffset: 0,
+        messagesDelta: [q1],
+        content: "ls",
+        nextState: q2,
+        nextStateRole: "user",
+        nextStateAt: new Date(),
+      },
+    });
     // A side call in between chains in its own lane and must not leak into the main conversation.
-    await db().turn.create({ data: { ...base, requestId: `rs-${tag}`, index: 1, turnType: "SIDE", messagesOffset: 0, messagesDelta: [{ role: "user", content: "summarise" }], content: "…" } });
+    await db().turn.create({
+      data: {
+        ...base,
+        requestId: `rs-${tag}`,
+        index: 1,
+        turnType: "SIDE",
+        messagesOffset: 0,
+        messagesDelta: [{ role: "user", content: "summarise" }],
+        content: "…",
+      },
+    });
     const content = `ls -a [${tag}]`;
     const id = (
       await db().turn.create({
-        data: { ...base, requestId: `r1-${tag}`, index: 2, messagesOffset: 1, messagesDelta: [a1, q2], content, tokenIds: fakeTokenize(content), nextState: { role: "user", content: "no, use -la" }, nextStateRole: "user", nextStateAt: new Date() },
+        data: {
+          ...base,
+          requestId: `r1-${tag}`,
+          index: 2,
+          messagesOffset: 1,
+          messagesDelta: [a1, q2],
+          content,
+          tokenIds: fakeTokenize(content),
+          nextState: { role: "user", content: "no, use -la" },
+          nextStateRole: "user",
+          nextStateAt: new Date(),
+        },
       })
     ).id;
     await judge(id);
@@ -205,19 +291,44 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
   });
 
   it("hint only (eval tie) → an OPD sample with reward 0", async () => {
-    const id = await turn(combine, prm.script([boxed(1), boxed(-1), boxed(0)], [boxed(-1), boxed(1, longHint), { text: "no idea" }]));
+    const id = await turn(
+      combine,
+      prm.script([boxed(1), boxed(-1), boxed(0)], [boxed(-1), boxed(1, longHint), { text: "no idea" }]),
+    );
     await judge(id);
-    expect(await only(id)).toMatchObject({ score: 0, hint: longHint, hintAccepted: true, dispatch: "OPD", excluded: false });
+    expect(await only(id)).toMatchObject({
+      score: 0,
+      hint: longHint,
+      hintAccepted: true,
+      dispatch: "OPD",
+      excluded: false,
+    });
   });
 
   it("eval only → an RL sample (hints of 10 characters or less are not accepted); neither → excluded, nothing", async () => {
-    const rl = await turn(combine, prm.script([boxed(1), boxed(1), boxed(1)], [boxed(-1), boxed(1, "Be brief."), boxed(1, "0123456789")]));
+    const rl = await turn(
+      combine,
+      prm.script([boxed(1), boxed(1), boxed(1)], [boxed(-1), boxed(1, "Be brief."), boxed(1, "0123456789")]),
+    );
     await judge(rl);
-    expect(await only(rl)).toMatchObject({ score: 1, hint: null, hintAccepted: false, dispatch: "RL", excluded: false, teacherLogprobs: [] });
+    expect(await only(rl)).toMatchObject({
+      score: 1,
+      hint: null,
+      hintAccepted: false,
+      dispatch: "RL",
+      excluded: false,
+      teacherLogprobs: [],
+    });
 
     const none = await turn(combine, prm.script([boxed(0), boxed(0), boxed(0)], [boxed(-1), boxed(-1), boxed(-1)]));
     await judge(none);
-    expect(await only(none)).toMatchObject({ score: 0, hintAccepted: false, dispatch: null, excluded: true, excludeReason: "no_hint_and_zero_eval" });
+    expect(await only(none)).toMatchObject({
+      score: 0,
+      hintAccepted: false,
+      dispatch: null,
+      excluded: true,
+      excludeReason: "no_hint_and_zero_eval",
+    });
   });
 
   it("a failed teacher call is retried, not stored; a permanent failure keeps the hint without an OPD sample", async () => {
@@ -239,8 +350,17 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     fake.pushNative("/generate", { raw: "{}" });
     await judge(last, true);
     const j = await only(last);
-    expect(j).toMatchObject({ score: -1, hint: longHint, hintAccepted: true, teacherLogprobs: [], dispatch: "RL", excluded: false });
-    expect(j.settings).toMatchObject({ teacherError: expect.stringMatching(/^BadResponseError: unexpected \/generate shape/) });
+    expect(j).toMatchObject({
+      score: -1,
+      hint: longHint,
+      hintAccepted: true,
+      teacherLogprobs: [],
+      dispatch: "RL",
+      excluded: false,
+    });
+    expect(j.settings).toMatchObject({
+      teacherError: expect.stringMatching(/^BadResponseError: unexpected \/generate shape/),
+    });
   });
 });
 
@@ -249,7 +369,13 @@ describe("what is judged, and how often", () => {
     const tag = prm.script([]);
     const id = await turn(combine, tag, { next: null, sessionDone: true });
     await judge(id);
-    expect(await only(id)).toMatchObject({ score: 0, excluded: true, excludeReason: "no_next_state", dispatch: null, votes: [] });
+    expect(await only(id)).toMatchObject({
+      score: 0,
+      excluded: true,
+      excludeReason: "no_next_state",
+      dispatch: null,
+      votes: [],
+    });
     expect(prm.calls.get(tag)).toBeUndefined();
   });
 
@@ -272,7 +398,10 @@ describe("what is judged, and how often", () => {
     const first = await judge(id);
     const second = await judge(id);
     expect(first.status).toBe("stored");
-    expect(second).toMatchObject({ status: "duplicate", judgmentId: first.status === "stored" ? first.judgmentId : "" });
+    expect(second).toMatchObject({
+      status: "duplicate",
+      judgmentId: first.status === "stored" ? first.judgmentId : "",
+    });
     expect(prm.calls.get(tag)).toBe(3);
     expect((await only(id)).votes).toHaveLength(3);
   });
@@ -286,22 +415,44 @@ describe("what is judged, and how often", () => {
   });
 
   it("includeRequest shows the judge the original request, reassembled from the recorded turns", async () => {
-    const withRequest = (await makeExperiment({ method: "grpo", judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" }, includeRequest: true } })).id;
+    const withRequest = (
+      await makeExperiment({
+        method: "grpo",
+        judge: { backend: { kind: "sglang", baseUrl: fake.url, model: "prm" }, includeRequest: true },
+      })
+    ).id;
     const tag = prm.script([boxed(1), boxed(1), boxed(1)]);
-    await judge(await turn(withRequest, tag, { toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: '{"path":"/tmp"}' } }], next: { role: "tool", content: "a.txt b.txt" } }));
-    const sent = fake.requests.find((r) => r.path === "/v1/chat/completions" && JSON.stringify(r.body).includes(tag))!.body as { messages: { content: string }[] };
+    await judge(
+      await turn(withRequest, tag, {
+        toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: '{"path":"/tmp"}' } }],
+        next: { role: "tool", content: "a.txt b.txt" },
+      }),
+    );
+    const sent = fake.requests.find((r) => r.path === "/v1/chat/completions" && JSON.stringify(r.body).includes(tag))!
+      .body as { messages: { content: string }[] };
     expect(sent.messages[1].content).toContain("## Original request\nHow do I list files in a directory?");
     expect(sent.messages[1].content).toContain(`[${tag}]\n[tool call] ls({"path":"/tmp"})`);
     expect(sent.messages[1].content).toContain("## Next state [role: tool]\na.txt b.txt");
   });
 
   it("a custom reward module replaces the PRM (examples/custom-reward.ts)", async () => {
-    const custom = (await makeExperiment({ method: "grpo", judge: { backend: { kind: "custom", modulePath: "examples/custom-reward.ts" } } })).id;
+    const custom = (
+      await makeExperiment({
+        method: "grpo",
+        judge: { backend: { kind: "custom", modulePath: "examples/custom-reward.ts" } },
+      })
+    ).id;
     const tag = prm.script([]);
     const id = await turn(custom, tag, { next: { role: "user", content: "way too long, make it shorter" } });
     await judge(id);
     const j = await only(id);
-    expect(j).toMatchObject({ judgeKind: "custom", model: "examples/custom-reward.ts", score: -1, dispatch: "RL", excluded: false });
+    expect(j).toMatchObject({
+      judgeKind: "custom",
+      model: "examples/custom-reward.ts",
+      score: -1,
+      dispatch: "RL",
+      excluded: false,
+    });
     expect(evalVotes(j).map((v) => v.value)).toEqual([-1, 0]);
     expect(prm.calls.get(tag)).toBeUndefined();
   });

@@ -33,7 +33,13 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe("bench/proxy load accounting", () => {
   it("counts only 2xx as served and must-be-stored; 429s are reported by status", async () => {
     answered = { ok: 0, limited: 0 };
-    const r = await runLoad({ target: { url, headers: {} }, concurrency: 4, seconds: 0.5, warmupSeconds: 0.2, body: () => "{}" });
+    const r = await runLoad({
+      target: { url, headers: {} },
+      concurrency: 4,
+      seconds: 0.5,
+      warmupSeconds: 0.2,
+      body: () => "{}",
+    });
     expect(r.sent).toBe(answered.ok + answered.limited);
     expect(r.okAll).toBe(answered.ok); // what the proxy must have stored: every 2xx, warm-up included
     expect(r.ok).toBe(r.statuses[200]);

@@ -16,7 +16,11 @@ afterAll(() => h.close());
 
 const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   type: "function",
-  function: { name: "get_weather", description: "Weather for a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 
 async function turnById(id: string) {
@@ -33,9 +37,15 @@ describe("POST /v1/chat/completions", () => {
       { role: "user", content: "What is the weather in Paris?" },
     ];
     const { data, response } = await h.client.chat.completions
-      .create({ model: "whatever", messages, tools: [weatherTool] }, { headers: { "X-Session-Id": session, "X-Turn-Type": "main" } })
+      .create(
+        { model: "whatever", messages, tools: [weatherTool] },
+        { headers: { "X-Session-Id": session, "X-Turn-Type": "main" } },
+      )
       .withResponse();
-    expect(data.choices[0]!.message.tool_calls![0]).toMatchObject({ type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } });
+    expect(data.choices[0]!.message.tool_calls![0]).toMatchObject({
+      type: "function",
+      function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+    });
     expect(data.choices[0]!.finish_reason).toBe("tool_calls");
     expect(data.choices[0]!.logprobs).toBeNull(); // asked by the proxy, not by the client
     expect((data as unknown as { session_id: string }).session_id).toBe(session);
@@ -43,12 +53,32 @@ describe("POST /v1/chat/completions", () => {
 
     const sent = h.fake.requests.at(-1)!;
     expect(sent.headers.authorization).toBe("Bearer upstream-secret");
-    expect(sent.body).toMatchObject({ model: h.fake.model, logprobs: true, top_logprobs: 0, stream: false, messages, tools: [weatherTool] });
+    expect(sent.body).toMatchObject({
+      model: h.fake.model,
+      logprobs: true,
+      top_logprobs: 0,
+      stream: false,
+      messages,
+      tools: [weatherTool],
+    });
     expect(sent.body).not.toHaveProperty("session_id");
 
     const turn = await turnById(response.headers.get("x-turn-id")!);
-    expect(turn).toMatchObject({ turnType: "MAIN", typeSource: "header", status: "OK", finishReason: "tool_calls", upstreamModel: h.fake.model, policyVersion: 0 });
-    expect(turn.toolCalls).toEqual([{ id: data.choices[0]!.message.tool_calls![0]!.id, type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+    expect(turn).toMatchObject({
+      turnType: "MAIN",
+      typeSource: "header",
+      status: "OK",
+      finishReason: "tool_calls",
+      upstreamModel: h.fake.model,
+      policyVersion: 0,
+    });
+    expect(turn.toolCalls).toEqual([
+      {
+        id: data.choices[0]!.message.tool_calls![0]!.id,
+        type: "function",
+        function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+      },
+    ]);
     expect(await reassembleMessages(turn)).toEqual(messages);
     const tools = await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash! } });
     expect(tools.content).toEqual([weatherTool]);
@@ -60,12 +90,22 @@ describe("POST /v1/chat/completions", () => {
     const content = "Hello there my friend";
     h.fake.enqueue({ content, reasoning: "thinking about it", chunkDelayMs: 2 });
     const { data: stream, response } = await h.client.chat.completions
-      .create({ model: "x", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } }, { headers: { "X-Session-Id": uniq("s") } })
+      .create(
+        {
+          model: "x",
+          messages: [{ role: "user", content: "hi" }],
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { headers: { "X-Session-Id": uniq("s") } },
+      )
       .withResponse();
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
-    const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "").join("");
+    const reasoning = chunks
+      .map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "")
+      .join("");
     expect(text).toBe(content);
     expect(reasoning).toBe("thinking about it");
     // One chunk per piece the upstream sent: real streaming, not one buffered blob.
@@ -88,7 +128,10 @@ describe("POST /v1/chat/completions", () => {
 
   it("records usage from the stream even when the client did not ask for the usage chunk", async () => {
     const { data: stream, response } = await h.client.chat.completions
-      .create({ model: "x", messages: [{ role: "user", content: "count to three" }], stream: true }, { headers: { "X-Session-Id": uniq("s") } })
+      .create(
+        { model: "x", messages: [{ role: "user", content: "count to three" }], stream: true },
+        { headers: { "X-Session-Id": uniq("s") } },
+      )
       .withResponse();
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
@@ -112,9 +155,16 @@ describe("POST /v1/chat/completions", () => {
       })
       .withResponse();
     const sent = h.fake.requests.at(-1)!.body;
-    expect(sent).toMatchObject({ max_completion_tokens: 77, store: false, tool_choice: "auto", messages: [{ role: "user", content: [{ type: "text", text: "array content" }] }] });
+    expect(sent).toMatchObject({
+      max_completion_tokens: 77,
+      store: false,
+      tool_choice: "auto",
+      messages: [{ role: "user", content: [{ type: "text", text: "array content" }] }],
+    });
     expect(sent).not.toHaveProperty("max_tokens");
-    expect(data.choices[0]!.logprobs!.content!.map((t) => t.logprob)).toEqual(pieces("echo: array content").map((_, i) => fakeLogprob(i)));
+    expect(data.choices[0]!.logprobs!.content!.map((t) => t.logprob)).toEqual(
+      pieces("echo: array content").map((_, i) => fakeLogprob(i)),
+    );
   });
 
   it("lists models and reports health", async () => {
@@ -139,9 +189,16 @@ describe("an SGLang upstream (every optional field serialised, null when unset)"
   };
 
   it("streams content, reasoning and a tool call whose deltas carry explicit nulls, and records them", async () => {
-    sg.fake.enqueue({ content: "Let me look", reasoning: "the user wants the weather", toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo"}' }] });
+    sg.fake.enqueue({
+      content: "Let me look",
+      reasoning: "the user wants the weather",
+      toolCalls: [{ name: "get_weather", arguments: '{"city":"Oslo"}' }],
+    });
     const { data: stream, response } = await sg.client.chat.completions
-      .create({ model: "x", messages: [{ role: "user", content: "weather in Oslo?" }], tools: [weatherTool], stream: true }, { headers: { "X-Session-Id": uniq("s") } })
+      .create(
+        { model: "x", messages: [{ role: "user", content: "weather in Oslo?" }], tools: [weatherTool], stream: true },
+        { headers: { "X-Session-Id": uniq("s") } },
+      )
       .withResponse();
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
@@ -149,17 +206,29 @@ describe("an SGLang upstream (every optional field serialised, null when unset)"
     // SGLang's explicit nulls reach the client as sent (the SDK's own types allow them).
     expect(chunks.some((c) => c.choices[0]?.delta.tool_calls === null)).toBe(true);
     const turn = await turnById(response.headers.get("x-turn-id")!);
-    expect(turn).toMatchObject({ content: "Let me look", reasoning: "the user wants the weather", finishReason: "tool_calls", status: "OK" });
-    expect(turn.toolCalls).toEqual([{ id: expect.any(String), type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }]);
+    expect(turn).toMatchObject({
+      content: "Let me look",
+      reasoning: "the user wants the weather",
+      finishReason: "tool_calls",
+      status: "OK",
+    });
+    expect(turn.toolCalls).toEqual([
+      { id: expect.any(String), type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+    ]);
     expect(turn.tokenIds).toEqual(pieces("Let me look").map((_, i) => fakeTokenId(i)));
   });
 
-  it("answers a non-streaming request (content \"\" beside tool calls, reasoning_content null) and records it", async () => {
+  it('answers a non-streaming request (content "" beside tool calls, reasoning_content null) and records it', async () => {
     sg.fake.enqueue({ toolCalls: [{ name: "get_weather", arguments: '{"city":"Rome"}' }] });
     const { data, response } = await sg.client.chat.completions
-      .create({ model: "x", messages: [{ role: "user", content: "weather in Rome?" }], tools: [weatherTool] }, { headers: { "X-Session-Id": uniq("s") } })
+      .create(
+        { model: "x", messages: [{ role: "user", content: "weather in Rome?" }], tools: [weatherTool] },
+        { headers: { "X-Session-Id": uniq("s") } },
+      )
       .withResponse();
-    expect(data.choices[0]!.message.tool_calls![0]).toMatchObject({ function: { name: "get_weather", arguments: '{"city":"Rome"}' } });
+    expect(data.choices[0]!.message.tool_calls![0]).toMatchObject({
+      function: { name: "get_weather", arguments: '{"city":"Rome"}' },
+    });
     const turn = await turnById(response.headers.get("x-turn-id")!);
     expect(turn).toMatchObject({ reasoning: null, finishReason: "tool_calls", status: "OK" });
     expect(turn.content ?? "").toBe("");

@@ -28,7 +28,8 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 60_
   }
 }
 
-const journalFiles = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith("proxy-journal-"));
+const journalFiles = async (dir: string) =>
+  (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith("proxy-journal-"));
 
 it("keeps every turn answered with a 2xx through SIGKILLs right after the answers (also while Postgres hangs)", async () => {
   const fake = await startFakeUpstream();
@@ -45,24 +46,44 @@ it("keeps every turn answered with a 2xx through SIGKILLs right after the answer
   const bufferDir = path.join(dataDir, "proxy-buffer");
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const cluster = new Cluster({ ...process.env, DATABASE_URL: relayed.toString(), PROXY_PORT: String(port), PROXY_HOST: "127.0.0.1", DATA_DIR: dataDir });
+  const cluster = new Cluster({
+    ...process.env,
+    DATABASE_URL: relayed.toString(),
+    PROXY_PORT: String(port),
+    PROXY_HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+  });
   cleanups.push(() => cluster.stopAll(5000));
 
   const start = async () => {
     const p = cluster.start("serve");
-    await until(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true, "the proxy to answer", 90_000).catch((err: Error) => {
+    await until(
+      async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
+      "the proxy to answer",
+      90_000,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}\n${p.lines.slice(-20).join("\n")}`);
     });
   };
 
   // Six header sessions, odd ones streaming; each keeps its history as an agent does.
-  const sessions = Array.from({ length: 6 }, (_, i) => ({ id: uniq(`crash-${i}`), stream: i % 2 === 1, history: [{ role: "system", content: `agent ${i}` }] as Msg[], sent: [] as { turnId: string; user: Msg }[] }));
+  const sessions = Array.from({ length: 6 }, (_, i) => ({
+    id: uniq(`crash-${i}`),
+    stream: i % 2 === 1,
+    history: [{ role: "system", content: `agent ${i}` }] as Msg[],
+    sent: [] as { turnId: string; user: Msg }[],
+  }));
   const ask = async (s: (typeof sessions)[number], n: number): Promise<string> => {
     const user = { role: "user", content: `message ${n} of ${s.id}` };
     const messages = [...s.history, user];
     const res = await fetch(`${url}/v1/chat/completions`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "x-session-id": s.id, "x-turn-type": "main" },
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${key}`,
+        "x-session-id": s.id,
+        "x-turn-type": "main",
+      },
       body: JSON.stringify({ model: "x", messages, stream: s.stream }),
       signal: AbortSignal.timeout(30_000),
     });
@@ -75,7 +96,10 @@ it("keeps every turn answered with a 2xx through SIGKILLs right after the answer
       content = text
         .split("\n\n")
         .filter((e) => e.startsWith("data: {"))
-        .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "")
+        .map(
+          (e) =>
+            (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "",
+        )
         .join("");
     } else content = (JSON.parse(text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
     expect(content).toBe(`echo: ${user.content}`);
@@ -117,18 +141,26 @@ it("keeps every turn answered with a 2xx through SIGKILLs right after the answer
 
   const sentIds = sessions.flatMap((s) => s.sent.map((x) => x.turnId));
   expect(sentIds).toHaveLength(30);
-  await until(async () => (await db().turn.count({ where: { id: { in: sentIds } } })) === sentIds.length, "every answered turn to be written");
+  await until(
+    async () => (await db().turn.count({ where: { id: { in: sentIds } } })) === sentIds.length,
+    "every answered turn to be written",
+  );
   // SIGTERM (SIGKILL after the grace if the process lingers once the proxy has closed).
   await cluster.stopAll(15_000);
   expect(cluster.get("serve").lines.some((l) => /SIGTERM received/.test(l))).toBe(true);
   expect(await journalFiles(bufferDir)).toEqual([]); // a clean stop leaves no journal behind
 
   // Exactly one turn per 2xx, nothing else; per session in request order with next states linked across crashes.
-  const stored = await db().turn.findMany({ where: { experimentId: experiment.id }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
+  const stored = await db().turn.findMany({
+    where: { experimentId: experiment.id },
+    orderBy: [{ sessionId: "asc" }, { index: "asc" }],
+  });
   expect(stored).toHaveLength(sentIds.length);
   expect(new Set(stored.map((t) => t.id))).toEqual(new Set(sentIds));
   for (const s of sessions) {
-    const row = await db().agentSession.findUniqueOrThrow({ where: { experimentId_externalId: { experimentId: experiment.id, externalId: s.id } } });
+    const row = await db().agentSession.findUniqueOrThrow({
+      where: { experimentId_externalId: { experimentId: experiment.id, externalId: s.id } },
+    });
     const turns = stored.filter((t) => t.sessionId === row.id);
     expect(turns.map((t) => t.id)).toEqual(s.sent.map((x) => x.turnId));
     expect(row.turnCount).toBe(s.sent.length);

@@ -19,7 +19,11 @@ afterAll(async () => {
   await slow.close();
 });
 
-const chat = (extra: Record<string, unknown> = {}) => ({ model: "x", messages: [{ role: "user", content: "hi" }], ...extra });
+const chat = (extra: Record<string, unknown> = {}) => ({
+  model: "x",
+  messages: [{ role: "user", content: "hi" }],
+  ...extra,
+});
 
 async function expectApiError(p: Promise<unknown>, status: number): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
@@ -37,19 +41,37 @@ describe("authentication", () => {
     const url = `${h.proxy.url}/v1/chat/completions`;
     const none = await post(url, chat());
     expect(none.status).toBe(401);
-    expect(none.json).toEqual({ error: { message: expect.any(String), type: "authentication_error", param: null, code: "invalid_api_key" } });
-    const unknown = new OpenAI({ apiKey: "ocrl_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAA", baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
+    expect(none.json).toEqual({
+      error: { message: expect.any(String), type: "authentication_error", param: null, code: "invalid_api_key" },
+    });
+    const unknown = new OpenAI({
+      apiKey: "ocrl_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      baseURL: `${h.proxy.url}/v1`,
+      maxRetries: 0,
+    });
     await expect(unknown.chat.completions.create(chat() as never)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    const readOnly = new OpenAI({ apiKey: await makeKey(["read"], h.experiment.id), baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
-    await expect(readOnly.chat.completions.create(chat() as never)).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+    const readOnly = new OpenAI({
+      apiKey: await makeKey(["read"], h.experiment.id),
+      baseURL: `${h.proxy.url}/v1`,
+      maxRetries: 0,
+    });
+    await expect(readOnly.chat.completions.create(chat() as never)).rejects.toBeInstanceOf(
+      OpenAI.PermissionDeniedError,
+    );
   });
 
   it("routes an unbound key by model = experiment slug, and answers 404 for an unknown slug", async () => {
     const unbound = new OpenAI({ apiKey: await makeKey(["proxy"]), baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
-    const ok = await unbound.chat.completions.create({ model: h.experiment.slug, messages: [{ role: "user", content: "by slug" }] });
+    const ok = await unbound.chat.completions.create({
+      model: h.experiment.slug,
+      messages: [{ role: "user", content: "by slug" }],
+    });
     expect(ok.choices[0]!.message.content).toBe("echo: by slug");
     expect(h.fake.requests.at(-1)!.body.model).toBe(h.fake.model);
-    const err = await expectApiError(unbound.chat.completions.create({ model: uniq("no-such-exp"), messages: [{ role: "user", content: "x" }] }), 404);
+    const err = await expectApiError(
+      unbound.chat.completions.create({ model: uniq("no-such-exp"), messages: [{ role: "user", content: "x" }] }),
+      404,
+    );
     expect(err.code).toBe("model_not_found");
   });
 });
@@ -75,12 +97,19 @@ describe("bad input", () => {
     expect(twoChoices.status).toBe(400);
     expect(twoChoices.json.error!.param).toBe("n");
 
-    const ok = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "still here" }] });
+    const ok = await h.client.chat.completions.create({
+      model: "x",
+      messages: [{ role: "user", content: "still here" }],
+    });
     expect(ok.choices[0]!.message.content).toBe("echo: still here");
   });
 
   it("answers 413 above the body limit", async () => {
-    const res = await post(`${slow.proxy.url}/v1/chat/completions`, chat({ messages: [{ role: "user", content: "x".repeat(5000) }] }), { authorization: `Bearer ${slow.key}` });
+    const res = await post(
+      `${slow.proxy.url}/v1/chat/completions`,
+      chat({ messages: [{ role: "user", content: "x".repeat(5000) }] }),
+      { authorization: `Bearer ${slow.key}` },
+    );
     expect(res.status).toBe(413);
     expect(res.json.error).toMatchObject({ type: "invalid_request_error", code: "request_too_large" });
   });
@@ -95,7 +124,10 @@ describe("upstream failures", () => {
 
   it("answers 502 with Retry-After when the upstream fails or drops the connection, and keeps the turn as failed", async () => {
     h.fake.enqueue({ kind: "error", status: 500 });
-    const res = await post(`${h.proxy.url}/v1/chat/completions`, chat(), { authorization: `Bearer ${h.key}`, "x-session-id": uniq("f") });
+    const res = await post(`${h.proxy.url}/v1/chat/completions`, chat(), {
+      authorization: `Bearer ${h.key}`,
+      "x-session-id": uniq("f"),
+    });
     expect(res.status).toBe(502);
     expect(res.headers.get("retry-after")).toBe("2");
     expect(res.json.error).toMatchObject({ type: "upstream_error" });
@@ -104,12 +136,29 @@ describe("upstream failures", () => {
     expect(turn.error).toMatch(/upstream 500/);
 
     h.fake.enqueue({ kind: "reset" });
-    const err = await expectApiError(h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "boom" }] }), 502);
+    const err = await expectApiError(
+      h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "boom" }] }),
+      502,
+    );
     expect(err.headers?.get("retry-after")).toBe("2");
 
     // Client errors of the upstream are the client's: passed on with the upstream's message.
-    h.fake.enqueue({ kind: "error", status: 400, body: { error: { message: "context length exceeded", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } });
-    const tooLong = await expectApiError(h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "long" }] }), 400);
+    h.fake.enqueue({
+      kind: "error",
+      status: 400,
+      body: {
+        error: {
+          message: "context length exceeded",
+          type: "invalid_request_error",
+          param: "messages",
+          code: "context_length_exceeded",
+        },
+      },
+    });
+    const tooLong = await expectApiError(
+      h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "long" }] }),
+      400,
+    );
     expect(tooLong.code).toBe("context_length_exceeded");
   });
 
@@ -122,7 +171,9 @@ describe("upstream failures", () => {
     expect((await failedTurn(res.headers.get("x-turn-id")!)).status).toBe("FAILED");
 
     slow.fake.enqueue({ kind: "stall" });
-    const stream = await slow.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "stall" }], stream: true }).withResponse();
+    const stream = await slow.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "stall" }], stream: true })
+      .withResponse();
     const seen: string[] = [];
     await expect(
       (async () => {
@@ -134,7 +185,10 @@ describe("upstream failures", () => {
     expect(turn.error).toMatch(/did not answer within 500 ms/);
 
     // The process keeps serving.
-    const ok = await slow.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "after" }] });
+    const ok = await slow.client.chat.completions.create({
+      model: "x",
+      messages: [{ role: "user", content: "after" }],
+    });
     expect(ok.choices[0]!.message.content).toBe("echo: after");
   });
 });

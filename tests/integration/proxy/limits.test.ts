@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const chat = (n = 1) => ({ model: "x", messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` })) });
+const chat = (n = 1) => ({
+  model: "x",
+  messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` })),
+});
 
 describe("proxy abuse limits", () => {
   it("answers 429 with Retry-After and X-RateLimit-* once a key exceeds its per-minute budget, per key", async () => {

@@ -41,10 +41,23 @@ describe("Postgres outage", () => {
     const experiment = await proxiedExperiment(fake);
     const key = await makeKey(["proxy"], experiment.id);
     const dataDir = await tempDataDir();
-    const start = () => startProxy({ port: 0, host: "127.0.0.1", dataDir, databaseUrl: writerUrl.toString(), writerProbeMs: 50, metricsIntervalMs: 3_600_000, log: () => {} });
+    const start = () =>
+      startProxy({
+        port: 0,
+        host: "127.0.0.1",
+        dataDir,
+        databaseUrl: writerUrl.toString(),
+        writerProbeMs: 50,
+        metricsIntervalMs: 3_600_000,
+        log: () => {},
+      });
 
     // Three header sessions; each keeps its history like an agent does.
-    const sessions = ["a", "b", "c"].map((n) => ({ id: uniq(`out-${n}`), history: [{ role: "system", content: `agent ${n}` }] as Msg[], sent: [] as { turnId: string; messages: Msg[] }[] }));
+    const sessions = ["a", "b", "c"].map((n) => ({
+      id: uniq(`out-${n}`),
+      history: [{ role: "system", content: `agent ${n}` }] as Msg[],
+      sent: [] as { turnId: string; messages: Msg[] }[],
+    }));
     let proxy: ProxyServer = await start();
     const turn = async (p: ProxyServer, s: (typeof sessions)[number], i: number, stream: boolean) => {
       const client = new OpenAI({ apiKey: key, baseURL: `${p.url}/v1`, maxRetries: 0 });
@@ -54,7 +67,9 @@ describe("Postgres outage", () => {
       let content = "";
       let turnId: string;
       if (stream) {
-        const r = await client.chat.completions.create({ model: "x", messages, stream: true }, { headers }).withResponse();
+        const r = await client.chat.completions
+          .create({ model: "x", messages, stream: true }, { headers })
+          .withResponse();
         for await (const c of r.data) content += c.choices[0]?.delta.content ?? "";
         turnId = r.response.headers.get("x-turn-id")!;
       } else {
@@ -73,7 +88,11 @@ describe("Postgres outage", () => {
 
       await fwd.down();
       for (let i = 2; i < 5; i++) await Promise.all(sessions.map((s) => turn(proxy, s, i, i % 2 === 0)));
-      const fb = await post(`${proxy.url}/v1/feedback`, { session_id: sessions[0]!.id, value: -1, comment: "during the outage" }, { authorization: `Bearer ${key}` });
+      const fb = await post(
+        `${proxy.url}/v1/feedback`,
+        { session_id: sessions[0]!.id, value: -1, comment: "during the outage" },
+        { authorization: `Bearer ${key}` },
+      );
       expect(fb.status).toBe(200);
       await until(() => proxy.writer.degraded, "the writer to notice the outage");
       expect(proxy.writer.depth).toBeGreaterThan(0);
@@ -95,12 +114,17 @@ describe("Postgres outage", () => {
       await fwd.close();
     }
 
-    const stored = await db().turn.findMany({ where: { experimentId: experiment.id }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
+    const stored = await db().turn.findMany({
+      where: { experimentId: experiment.id },
+      orderBy: [{ sessionId: "asc" }, { index: "asc" }],
+    });
     const sentIds = sessions.flatMap((s) => s.sent.map((x) => x.turnId));
     expect(stored).toHaveLength(sentIds.length);
     expect(new Set(stored.map((t) => t.id))).toEqual(new Set(sentIds));
     for (const s of sessions) {
-      const row = await db().agentSession.findUniqueOrThrow({ where: { experimentId_externalId: { experimentId: experiment.id, externalId: s.id } } });
+      const row = await db().agentSession.findUniqueOrThrow({
+        where: { experimentId_externalId: { experimentId: experiment.id, externalId: s.id } },
+      });
       const turns = stored.filter((t) => t.sessionId === row.id);
       expect(turns.map((t) => t.id)).toEqual(s.sent.map((x) => x.turnId)); // index order = request order
       expect(row.turnCount).toBe(s.sent.length);
@@ -125,31 +149,55 @@ describe("Redis outage", () => {
       if (!redisUp) throw new Error("Redis is down");
       queued.push(item);
     };
-    const proxy = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), enqueueJudge, judgeRetryMs: 30, sweepEveryMs: 0, metricsIntervalMs: 3_600_000, log: () => {} });
+    const proxy = await startProxy({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: await tempDataDir(),
+      enqueueJudge,
+      judgeRetryMs: 30,
+      sweepEveryMs: 0,
+      metricsIntervalMs: 3_600_000,
+      log: () => {},
+    });
     const client = new OpenAI({ apiKey: key, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
     const ids: string[] = [];
     try {
       let history: Msg[] = [];
       for (let i = 0; i < 3; i++) {
         const messages: Msg[] = [...history, { role: "user", content: `q${i}` }];
-        const r = await client.chat.completions.create({ model: "x", messages }, { headers: { "X-Session-Id": "redis-down", "X-Turn-Type": "main" } }).withResponse();
+        const r = await client.chat.completions
+          .create({ model: "x", messages }, { headers: { "X-Session-Id": "redis-down", "X-Turn-Type": "main" } })
+          .withResponse();
         ids.push(r.response.headers.get("x-turn-id")!);
         history = [...messages, { role: "assistant", content: r.data.choices[0]!.message.content }];
       }
       await proxy.writer.drain();
-      const linked = await db().turn.findMany({ where: { id: { in: ids }, nextStateAt: { not: null } }, select: { id: true } });
+      const linked = await db().turn.findMany({
+        where: { id: { in: ids }, nextStateAt: { not: null } },
+        select: { id: true },
+      });
       expect(linked.map((t) => t.id).sort()).toEqual(ids.slice(0, 2).sort());
       expect(queued.filter((q) => q.experimentId === experiment.id)).toEqual([]);
 
       redisUp = true;
-      await until(() => ids.slice(0, 2).every((id) => queued.some((q) => q.turnId === id)), "the linked turns to be queued");
+      await until(
+        () => ids.slice(0, 2).every((id) => queued.some((q) => q.turnId === id)),
+        "the linked turns to be queued",
+      );
     } finally {
       await proxy.close();
     }
 
     // A process that crashed before queueing: the next one's start-up sweep finds the ready turns.
     const swept: JudgeItem[] = [];
-    const next = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), enqueueJudge: async (item) => void swept.push(item), metricsIntervalMs: 3_600_000, log: () => {} });
+    const next = await startProxy({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: await tempDataDir(),
+      enqueueJudge: async (item) => void swept.push(item),
+      metricsIntervalMs: 3_600_000,
+      log: () => {},
+    });
     try {
       await until(() => ids.slice(0, 2).every((id) => swept.some((q) => q.turnId === id)), "the start-up sweep");
       expect(swept.some((q) => q.turnId === ids[2])).toBe(false); // no next state yet, session open

@@ -40,7 +40,11 @@ async function startReplica(dataDir?: string): Promise<Replica> {
 }
 
 const stop = (r: Replica, signal: NodeJS.Signals = "SIGTERM") =>
-  new Promise<void>((res) => (r.proc.exitCode !== null || r.proc.signalCode !== null ? res() : (r.proc.once("exit", () => res()), r.proc.kill(signal))));
+  new Promise<void>((res) =>
+    r.proc.exitCode !== null || r.proc.signalCode !== null
+      ? res()
+      : (r.proc.once("exit", () => res()), r.proc.kill(signal)),
+  );
 
 let fake: FakeUpstream;
 let experiment: Awaited<ReturnType<typeof proxiedExperiment>>;
@@ -66,7 +70,10 @@ const clientFor = (key: string) => new OpenAI({ apiKey: key, baseURL: `${lb.url}
 /** Waits until Postgres holds `n` turns of the experiment (the replicas' writers batch asynchronously). */
 async function storedTurns(experimentId: string, where: Record<string, unknown>, n: number, linkedN = n - 1) {
   for (let i = 0; i < 300; i++) {
-    const turns = await db().turn.findMany({ where: { experimentId, ...where }, orderBy: [{ sessionId: "asc" }, { index: "asc" }] });
+    const turns = await db().turn.findMany({
+      where: { experimentId, ...where },
+      orderBy: [{ sessionId: "asc" }, { index: "asc" }],
+    });
     const linked = turns.filter((t) => t.nextStateAt !== null).length;
     if (turns.length >= n && linked >= linkedN) return turns;
     await new Promise((r) => setTimeout(r, 100));
@@ -79,10 +86,19 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     const key = await makeKey(["proxy"], experiment.id);
     const client = clientFor(key);
     const send = async (body: Body) => {
-      const { data, response } = await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
+      const { data, response } = await client.chat.completions
+        .create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+        .withResponse();
       return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
     };
-    const script = ["Plan a trip to Paris.", "What's the weather there?", "Book a table for two.", "And the trains?", "What's the weather tomorrow?", "Thanks, summarize."];
+    const script = [
+      "Plan a trip to Paris.",
+      "What's the weather there?",
+      "Book a table for two.",
+      "And the trains?",
+      "What's the weather tomorrow?",
+      "Thanks, summarize.",
+    ];
     const before = [...lb.counts];
     // A compaction (a side call summarizing the history, then a rewritten history) is attributed through
     // Redis: the side call and the request resumed after it land on other replicas than the turns before.
@@ -113,16 +129,41 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     // The same conversation through one replica alone (another experiment, same upstream) is stored the same:
     // deltas are against the true predecessor whichever replica recorded it.
     const single = await proxiedExperiment(fake);
-    const one = new OpenAI({ apiKey: await makeKey(["proxy"], single.id), baseURL: `${replicas[1]!.url}/v1`, maxRetries: 0 });
-    const alone = new OpenClawAgent("2026.9.6", async (body) => {
-      const { data, response } = await one.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
-      return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
-    }, { systemChars: 3000, tools: 3 });
+    const one = new OpenAI({
+      apiKey: await makeKey(["proxy"], single.id),
+      baseURL: `${replicas[1]!.url}/v1`,
+      maxRetries: 0,
+    });
+    const alone = new OpenClawAgent(
+      "2026.9.6",
+      async (body) => {
+        const { data, response } = await one.chat.completions
+          .create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+          .withResponse();
+        return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
+      },
+      { systemChars: 3000, tools: 3 },
+    );
     await converse(alone);
     const reference = await storedTurns(single.id, {}, alone.sent.length, withNext);
     // Tool-call ids are the fake upstream's running counter (OpenClaw 2026.9.6 renumbers them in its history).
-    const calls = (c: unknown) => (Array.isArray(c) ? c.map(({ id: _id, ...rest }: Record<string, unknown>) => rest) : c);
-    const stored = (rows: typeof turns) => rows.map((t) => [t.index, t.turnType, t.typeSource, t.status, t.systemHash, t.toolsHash, t.messagesOffset, t.messagesDelta, t.nextState, t.nextStateRole, t.content, calls(t.toolCalls)]);
+    const calls = (c: unknown) =>
+      Array.isArray(c) ? c.map(({ id: _id, ...rest }: Record<string, unknown>) => rest) : c;
+    const stored = (rows: typeof turns) =>
+      rows.map((t) => [
+        t.index,
+        t.turnType,
+        t.typeSource,
+        t.status,
+        t.systemHash,
+        t.toolsHash,
+        t.messagesOffset,
+        t.messagesDelta,
+        t.nextState,
+        t.nextStateRole,
+        t.content,
+        calls(t.toolCalls),
+      ]);
     expect(stored(turns)).toEqual(stored(reference));
   });
 
@@ -135,7 +176,12 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     const sent: { turnId: string; messages: Msg[]; replica: string }[] = [];
     const say = async (text: string) => {
       messages.push({ role: "user", content: text });
-      const { data, response } = await client.chat.completions.create({ model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }, { headers: hdr }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create(
+          { model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] },
+          { headers: hdr },
+        )
+        .withResponse();
       sent.push({ turnId: response.headers.get("x-turn-id")!, messages: [...messages], replica: "" });
       messages.push({ role: "assistant", content: data.choices[0]!.message.content ?? "" });
     };
@@ -174,16 +220,29 @@ describe("two proxy replicas behind a round-robin balancer", () => {
     const messages: Msg[] = [];
     for (let i = 0; i < 3; i++) {
       messages.push({ role: "user", content: `question ${i}` });
-      const { data, response } = await client.chat.completions.create({ model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] }, { headers: hdr }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create(
+          { model: "x", messages: [...messages] as OpenAI.Chat.Completions.ChatCompletionMessageParam[] },
+          { headers: hdr },
+        )
+        .withResponse();
       ids.push(response.headers.get("x-turn-id")!);
       messages.push({ role: "assistant", content: data.choices[0]!.message.content ?? "" });
     }
     // Round robin: each of these lands on the replica that did not answer the request before it.
     const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const bySession = await fetch(`${lb.url}/v1/feedback`, { method: "POST", headers: auth, body: JSON.stringify({ session_id: sid, value: -1 }) });
+    const bySession = await fetch(`${lb.url}/v1/feedback`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ session_id: sid, value: -1 }),
+    });
     expect(bySession.status).toBe(200);
     expect(((await bySession.json()) as { turn_id: string }).turn_id).toBe(ids[2]);
-    const byTurn = await fetch(`${lb.url}/v1/feedback`, { method: "POST", headers: auth, body: JSON.stringify({ turn_id: ids[2], value: 1, comment: "fine after all" }) });
+    const byTurn = await fetch(`${lb.url}/v1/feedback`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ turn_id: ids[2], value: 1, comment: "fine after all" }),
+    });
     expect(byTurn.status).toBe(200);
     let labels: { value: number }[] = [];
     for (let i = 0; i < 300 && labels.length < 2; i++) {
@@ -203,7 +262,11 @@ describe("two proxy replicas behind a round-robin balancer", () => {
       Array.from({ length: RATE_LIMIT + 30 }, (_, i) =>
         fetch(`${lb.url}/v1/chat/completions`, {
           method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-session-id": `rl-${i % 5}` },
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            "x-session-id": `rl-${i % 5}`,
+          },
           body: JSON.stringify({ model: "x", messages: [{ role: "user", content: `hi ${i}` }] }),
         }).then(async (r) => (await r.text(), r.status)),
       ),

@@ -19,14 +19,24 @@ afterAll(() => h.close());
 
 async function turnsOf(externalId: string) {
   await h.proxy.writer.drain();
-  const s = await db().agentSession.findUniqueOrThrow({ where: { experimentId_externalId: { experimentId: h.experiment.id, externalId } } });
+  const s = await db().agentSession.findUniqueOrThrow({
+    where: { experimentId_externalId: { experimentId: h.experiment.id, externalId } },
+  });
   const turns = await db().turn.findMany({ where: { sessionId: s.id }, orderBy: { index: "asc" } });
   return { session: s, turns };
 }
 
 async function ask(messages: Msg[], headers: Record<string, string>, extra: Record<string, unknown> = {}) {
-  const { data, response } = await h.client.chat.completions.create({ model: "x", messages, ...extra } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { headers }).withResponse();
-  return { message: data.choices[0]!.message, turnId: response.headers.get("x-turn-id")!, type: response.headers.get("x-turn-type") };
+  const { data, response } = await h.client.chat.completions
+    .create({ model: "x", messages, ...extra } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, {
+      headers,
+    })
+    .withResponse();
+  return {
+    message: data.choices[0]!.message,
+    turnId: response.headers.get("x-turn-id")!,
+    type: response.headers.get("x-turn-type"),
+  };
 }
 
 describe("sessions, next states and side turns", () => {
@@ -40,7 +50,13 @@ describe("sessions, next states and side turns", () => {
     const history: Msg[] = [sys, u1, { role: "assistant", content: null, tool_calls: t1.message.tool_calls }];
 
     // A side call in the middle (a heartbeat with its own prompt): stored, never linked.
-    const side = await ask([{ role: "system", content: "heartbeat" }, { role: "user", content: "ping" }], { "X-Session-Id": sid, "X-Turn-Type": "side" });
+    const side = await ask(
+      [
+        { role: "system", content: "heartbeat" },
+        { role: "user", content: "ping" },
+      ],
+      { "X-Session-Id": sid, "X-Turn-Type": "side" },
+    );
     expect(side.type).toBe("side");
 
     const tool: Msg = { role: "tool", tool_call_id: t1.message.tool_calls![0]!.id, content: '{"ok":true}' };
@@ -69,7 +85,8 @@ describe("sessions, next states and side turns", () => {
 
     // Judge queue: every linked main turn, plus the session's last one; never the side turn.
     const q = queue("judgeTurn");
-    for (const id of [t1.turnId, t2.turnId, t3.turnId, t4.turnId]) expect((await q.getJob(id))?.data).toEqual({ turnId: id, experimentId: h.experiment.id });
+    for (const id of [t1.turnId, t2.turnId, t3.turnId, t4.turnId])
+      expect((await q.getJob(id))?.data).toEqual({ turnId: id, experimentId: h.experiment.id });
     expect(await q.getJob(side.turnId)).toBeUndefined();
 
     // Compact storage reassembles each turn's request exactly, main and side lanes alike.
@@ -83,8 +100,15 @@ describe("sessions, next states and side turns", () => {
   it("defaults to side when the experiment says so, as the reference does, and treats any non-main X-Turn-Type as side", async () => {
     const h2 = await harness({ serving: { defaultTurnType: "side" } });
     try {
-      const a = await h2.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hello" }] }, { headers: { "X-Session-Id": "s" } }).withResponse();
-      const b = await h2.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hello" }] }, { headers: { "X-Session-Id": "s", "X-Turn-Type": "heartbeat" } }).withResponse();
+      const a = await h2.client.chat.completions
+        .create({ model: "x", messages: [{ role: "user", content: "hello" }] }, { headers: { "X-Session-Id": "s" } })
+        .withResponse();
+      const b = await h2.client.chat.completions
+        .create(
+          { model: "x", messages: [{ role: "user", content: "hello" }] },
+          { headers: { "X-Session-Id": "s", "X-Turn-Type": "heartbeat" } },
+        )
+        .withResponse();
       await h2.proxy.writer.drain();
       const ta = await db().turn.findUniqueOrThrow({ where: { id: a.response.headers.get("x-turn-id")! } });
       const tb = await db().turn.findUniqueOrThrow({ where: { id: b.response.headers.get("x-turn-id")! } });
@@ -114,11 +138,19 @@ describe("sessions, next states and side turns", () => {
     const first = await ask([u1], hdr);
     await h.proxy.writer.drain();
     // A second proxy process: same database and key, empty memory.
-    const other = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), metricsIntervalMs: 3_600_000 });
+    const other = await startProxy({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: await tempDataDir(),
+      metricsIntervalMs: 3_600_000,
+    });
     try {
       const client = new OpenAI({ apiKey: h.key, baseURL: `${other.url}/v1`, maxRetries: 0 });
       const u2: Msg = { role: "user", content: "after restart" };
-      await client.chat.completions.create({ model: "x", messages: [u1, { role: "assistant", content: first.message.content }, u2] }, { headers: hdr });
+      await client.chat.completions.create(
+        { model: "x", messages: [u1, { role: "assistant", content: first.message.content }, u2] },
+        { headers: hdr },
+      );
       await other.writer.drain();
       const { turns } = await turnsOf(sid);
       expect(turns).toHaveLength(2);
@@ -126,7 +158,11 @@ describe("sessions, next states and side turns", () => {
       // The session's order is in Redis, not in the first process: the new one stores only what the turn
       // added (offset 1 = u1 kept), exactly as the first process would have.
       expect(turns[1]).toMatchObject({ index: 1, messagesOffset: 1 });
-      expect(await reassembleMessages(turns[1]!)).toEqual([u1, { role: "assistant", content: first.message.content }, u2]);
+      expect(await reassembleMessages(turns[1]!)).toEqual([
+        u1,
+        { role: "assistant", content: first.message.content },
+        u2,
+      ]);
     } finally {
       await other.close();
     }
@@ -137,22 +173,38 @@ describe("POST /v1/feedback", () => {
   it("stores +1/-1 with a comment as a USER label on the session's latest main turn or a named turn", async () => {
     const sid = uniq("fb");
     const a = await ask([{ role: "user", content: "one" }], { "X-Session-Id": sid, "X-Turn-Type": "main" });
-    const b = await ask([{ role: "user", content: "one" }, { role: "assistant", content: a.message.content }, { role: "user", content: "two" }], { "X-Session-Id": sid, "X-Turn-Type": "main" });
+    const b = await ask(
+      [
+        { role: "user", content: "one" },
+        { role: "assistant", content: a.message.content },
+        { role: "user", content: "two" },
+      ],
+      { "X-Session-Id": sid, "X-Turn-Type": "main" },
+    );
     const auth = { authorization: `Bearer ${h.key}` };
-    const bySession = await post(`${h.proxy.url}/v1/feedback`, { session_id: sid, value: -1, comment: "wrong table size" }, auth);
+    const bySession = await post(
+      `${h.proxy.url}/v1/feedback`,
+      { session_id: sid, value: -1, comment: "wrong table size" },
+      auth,
+    );
     expect(bySession.status).toBe(200);
     expect(bySession.json).toMatchObject({ object: "feedback", turn_id: b.turnId, value: -1 });
     const byTurn = await post(`${h.proxy.url}/v1/feedback`, { turn_id: a.turnId, value: 1 }, auth);
     expect(byTurn.status).toBe(200);
     await h.proxy.writer.drain();
-    const labels = await db().label.findMany({ where: { turnId: { in: [a.turnId, b.turnId] } }, orderBy: { createdAt: "asc" } });
+    const labels = await db().label.findMany({
+      where: { turnId: { in: [a.turnId, b.turnId] } },
+      orderBy: { createdAt: "asc" },
+    });
     expect(labels.map((l) => [l.turnId, l.source, l.value, l.comment])).toEqual([
       [b.turnId, "USER", -1, "wrong table size"],
       [a.turnId, "USER", 1, null],
     ]);
     expect(labels[0]!.apiKeyId).not.toBeNull();
 
-    expect((await post(`${h.proxy.url}/v1/feedback`, { session_id: "no-such-session", value: 1 }, auth)).status).toBe(404);
+    expect((await post(`${h.proxy.url}/v1/feedback`, { session_id: "no-such-session", value: 1 }, auth)).status).toBe(
+      404,
+    );
     expect((await post(`${h.proxy.url}/v1/feedback`, { turn_id: "turn_nope", value: 1 }, auth)).status).toBe(404);
     const bad = await post(`${h.proxy.url}/v1/feedback`, { session_id: sid, value: 5 }, auth);
     expect(bad.status).toBe(400);

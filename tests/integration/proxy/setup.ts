@@ -16,8 +16,14 @@ export async function adminPrincipal(): Promise<Principal> {
 }
 
 /** An experiment whose policy is the fake upstream, created through the service by an admin user. */
-export async function proxiedExperiment(fake: FakeUpstream, serving: NonNullable<ExperimentConfigInput["serving"]> = {}) {
-  const config = { policy: { kind: "openai" as const, baseUrl: fake.url, model: fake.model, apiKey: "upstream-secret" }, serving };
+export async function proxiedExperiment(
+  fake: FakeUpstream,
+  serving: NonNullable<ExperimentConfigInput["serving"]> = {},
+) {
+  const config = {
+    policy: { kind: "openai" as const, baseUrl: fake.url, model: fake.model, apiKey: "upstream-secret" },
+    serving,
+  };
   return makeExperiment(config, { by: await adminPrincipal(), name: uniq("proxy") });
 }
 
@@ -37,7 +43,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { fake?: FakeUpstreamOptions; serving?: NonNullable<ExperimentConfigInput["serving"]>; proxy?: ProxyOptions } = {}): Promise<Harness> {
+export async function harness(
+  opts: {
+    fake?: FakeUpstreamOptions;
+    serving?: NonNullable<ExperimentConfigInput["serving"]>;
+    proxy?: ProxyOptions;
+  } = {},
+): Promise<Harness> {
   const fake = await startFakeUpstream(opts.fake);
   const experiment = await proxiedExperiment(fake, opts.serving);
   const key = await makeKey(["proxy"], experiment.id);
@@ -72,5 +84,12 @@ export async function post(url: string, body: string | object, headers: Record<s
   } catch {
     json = text;
   }
-  return { status: res.status, headers: res.headers, json: json as { error?: { message: string; type: string; param: string | null; code: string | null } } & Record<string, unknown> };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: json as { error?: { message: string; type: string; param: string | null; code: string | null } } & Record<
+      string,
+      unknown
+    >,
+  };
 }

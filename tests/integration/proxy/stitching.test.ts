@@ -18,7 +18,9 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const send = async (body: Body) => {
-  const { data, response } = await h.client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
+  const { data, response } = await h.client.chat.completions
+    .create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+    .withResponse();
   return { ...(await collect(data)), turnId: response.headers.get("x-turn-id")! };
 };
 
@@ -50,14 +52,17 @@ describe("header-less OpenClaw conversations", () => {
     for (const agent of [old, neu]) {
       const mine = await Promise.all(agent.sent.map(async (req) => ({ req, turn: await turnOf(req.reply.turnId) })));
       expect(new Set(mine.map((m) => m.turn.sessionId)).size).toBe(1);
-      expect(mine.map((m) => m.turn.turnType)).toEqual(agent.sent.map((r) => (r.kind === "compaction" ? "SIDE" : "MAIN")));
+      expect(mine.map((m) => m.turn.turnType)).toEqual(
+        agent.sent.map((r) => (r.kind === "compaction" ? "SIDE" : "MAIN")),
+      );
 
       const sources = mine.map((m) => m.turn.typeSource);
       expect(sources[0]).toBe("default"); // the first request continues nothing
       for (const [i, m] of mine.entries()) {
         if (i === 0) continue;
         if (m.req.kind === "compaction") expect(sources[i]).toBe("pattern");
-        else if (mine[i - 1]!.req.kind === "compaction") expect(sources[i]).toBe("summary"); // resumes after compaction
+        else if (mine[i - 1]!.req.kind === "compaction")
+          expect(sources[i]).toBe("summary"); // resumes after compaction
         else expect(sources[i]).toBe("stitched");
       }
 
@@ -69,9 +74,12 @@ describe("header-less OpenClaw conversations", () => {
         // Byte-exact reassembly of the messages and tools (key order included: stored as json, not jsonb),
         // and of the whole request up to the order of its top-level parameters.
         const messages = await reassembleMessages(turn);
-        const tools = turn.toolsHash ? (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash } })).content : undefined;
+        const tools = turn.toolsHash
+          ? (await db().blob.findUniqueOrThrow({ where: { hash: turn.toolsHash } })).content
+          : undefined;
         expect(JSON.stringify(messages)).toBe(JSON.stringify((req.body as unknown as { messages: unknown }).messages));
-        if (tools) expect(JSON.stringify(tools)).toBe(JSON.stringify((req.body as unknown as { tools: unknown }).tools));
+        if (tools)
+          expect(JSON.stringify(tools)).toBe(JSON.stringify((req.body as unknown as { tools: unknown }).tools));
         const rebuilt = { ...(turn.params as object), messages, ...(tools ? { tools } : {}) };
         expect(stableStringify(rebuilt)).toBe(stableStringify(req.body));
         // …which is also exactly what the policy was sent.
@@ -88,7 +96,9 @@ describe("header-less OpenClaw conversations", () => {
     }
 
     // The judge sees a real user message as the next state of the 2026.9.6 turns, never the context block.
-    const withNext = (await db().turn.findMany({ where: { experimentId: h.experiment.id } })).filter((t) => t.nextState);
+    const withNext = (await db().turn.findMany({ where: { experimentId: h.experiment.id } })).filter(
+      (t) => t.nextState,
+    );
     for (const t of withNext) expect(JSON.stringify(t.nextState)).not.toContain("BEGIN_OPENCLAW_INTERNAL_CONTEXT");
   });
 
@@ -100,7 +110,9 @@ describe("header-less OpenClaw conversations", () => {
     forked.history = a.history.slice(0, 2); // the user edits their second message instead
     await forked.say("second question, rephrased");
     await h.proxy.writer.drain();
-    const ids = await Promise.all([a.sent[0]!, a.sent[1]!, forked.sent[0]!].map(async (req) => (await turnOf(req.reply.turnId)).sessionId));
+    const ids = await Promise.all(
+      [a.sent[0]!, a.sent[1]!, forked.sent[0]!].map(async (req) => (await turnOf(req.reply.turnId)).sessionId),
+    );
     expect(ids[0]).toBe(ids[1]);
     expect(ids[2]).not.toBe(ids[1]);
   });

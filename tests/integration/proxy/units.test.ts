@@ -7,8 +7,20 @@ import path from "node:path";
 import type { IncomingMessage } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assembleMessages, encodeDelta, foldDeltas, messageDigests, splitSystem } from "../../../server/recording/compact";
-import { ContextMatcher, extractNextState, normalizeAll, normalizeMessage, OPENCLAW_CONTEXT_BEGIN } from "../../../server/proxy/normalize";
+import {
+  assembleMessages,
+  encodeDelta,
+  foldDeltas,
+  messageDigests,
+  splitSystem,
+} from "../../../server/recording/compact";
+import {
+  ContextMatcher,
+  extractNextState,
+  normalizeAll,
+  normalizeMessage,
+  OPENCLAW_CONTEXT_BEGIN,
+} from "../../../server/proxy/normalize";
 import { chainHashes, extendChain, StitchIndex } from "../../../server/proxy/stitch";
 import { SseParser } from "../../../server/proxy/upstreams/sse";
 import { fromCompletion, StreamAccumulator } from "../../../server/proxy/accumulate";
@@ -21,7 +33,10 @@ import type { RecordEvent } from "../../../server/proxy/recorder/events";
 const ctx = new ContextMatcher();
 
 describe("compact storage", () => {
-  const message = fc.record({ role: fc.constantFrom("user", "assistant", "tool"), content: fc.oneof(fc.string({ maxLength: 8 }), fc.constant(null)) });
+  const message = fc.record({
+    role: fc.constantFrom("user", "assistant", "tool"),
+    content: fc.oneof(fc.string({ maxLength: 8 }), fc.constant(null)),
+  });
   // A lane evolves like a chat: mostly appends, sometimes a rewrite of the tail (edits, compaction).
   const lane = fc.array(fc.tuple(fc.nat(6), fc.array(message, { maxLength: 4 })), { minLength: 1, maxLength: 12 });
 
@@ -49,7 +64,13 @@ describe("compact storage", () => {
     expect(splitSystem([sys, ...t1])).toEqual({ system: sys, body: t1 });
     const d1 = encodeDelta(null, messageDigests(t1), t1);
     const d2 = encodeDelta(messageDigests(t1), messageDigests(t2), t2);
-    expect(d2).toEqual({ messagesOffset: 1, messagesDelta: [{ role: "assistant", content: "b" }, { role: "user", content: "c" }] });
+    expect(d2).toEqual({
+      messagesOffset: 1,
+      messagesDelta: [
+        { role: "assistant", content: "b" },
+        { role: "user", content: "c" },
+      ],
+    });
     expect(assembleMessages(sys, [d1, d2])).toEqual([sys, ...t2]);
   });
 });
@@ -59,14 +80,25 @@ describe("normalization and stitching", () => {
     const a: ChatMessage = { role: "user", content: [{ type: "text", text: "[Mon 2026-03-02 10:15 UTC] hello" }] };
     const b: ChatMessage = { role: "user", content: "hello" };
     expect(normalizeMessage(a, ctx)).toBe(normalizeMessage(b, ctx));
-    const c1: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"b":1,"a":2}' } }] };
-    const c2: ChatMessage = { role: "assistant", content: "", tool_calls: [{ id: "toolu_9", type: "function", function: { name: "f", arguments: '{"a": 2, "b": 1}' } }] };
+    const c1: ChatMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"b":1,"a":2}' } }],
+    };
+    const c2: ChatMessage = {
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "toolu_9", type: "function", function: { name: "f", arguments: '{"a": 2, "b": 1}' } }],
+    };
     expect(normalizeMessage(c1, ctx)).toBe(normalizeMessage(c2, ctx));
     expect(normalizeMessage({ role: "user", content: "hello!" }, ctx)).not.toBe(normalizeMessage(b, ctx));
   });
 
   it("skips context blocks (built-in marker and configured patterns) for stitching and next states", () => {
-    const block: ChatMessage = { role: "user", content: `${OPENCLAW_CONTEXT_BEGIN}\n{"x":1}\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>` };
+    const block: ChatMessage = {
+      role: "user",
+      content: `${OPENCLAW_CONTEXT_BEGIN}\n{"x":1}\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>`,
+    };
     const said: ChatMessage = { role: "user", content: "the real message" };
     expect(normalizeAll([said, block], ctx)).toHaveLength(1);
     expect(extractNextState([said, block], ctx)).toBe(said);
@@ -75,7 +107,13 @@ describe("normalization and stitching", () => {
     expect(extractNextState([said, memory], custom)).toBe(said);
     expect(extractNextState([said, memory], ctx)).toBe(memory);
     // A context part inside a content array is removed from the next state, the rest kept.
-    const mixed: ChatMessage = { role: "user", content: [{ type: "text", text: "hi" }, { type: "text", text: `${OPENCLAW_CONTEXT_BEGIN} x` }] };
+    const mixed: ChatMessage = {
+      role: "user",
+      content: [
+        { type: "text", text: "hi" },
+        { type: "text", text: `${OPENCLAW_CONTEXT_BEGIN} x` },
+      ],
+    };
     expect(extractNextState([mixed], ctx)).toEqual({ role: "user", content: [{ type: "text", text: "hi" }] });
   });
 
@@ -87,7 +125,11 @@ describe("normalization and stitching", () => {
     idx.register(chain[0]!, { sessionKey: "s", seq: 1 });
     idx.register(chain[2]!, { sessionKey: "s", seq: 2 });
     expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 2 }, length: 3, shared: false });
-    expect(await idx.lookup(chain.slice(0, 3))).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1, shared: false }); // a full match is not a continuation
+    expect(await idx.lookup(chain.slice(0, 3))).toEqual({
+      target: { sessionKey: "s", seq: 1 },
+      length: 1,
+      shared: false,
+    }); // a full match is not a continuation
     expect(await idx.lookup(chainHashes("other-exp", n))).toBeNull();
     idx.forgetSession("s");
     expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1, shared: false });
@@ -99,7 +141,11 @@ describe("SSE and stream accumulation", () => {
     const text = ': keep-alive\r\n\r\ndata: {"a":1}\r\n\r\ndata: {"b":\ndata: 2}\n\ndata: [DONE]\n\n';
     for (const cut of [1, 7, 20, 33, text.length - 3]) {
       const p = new SseParser();
-      expect([...p.push(text.slice(0, cut)), ...p.push(text.slice(cut)), ...p.flush()]).toEqual(['{"a":1}', '{"b":\n2}', "[DONE]"]);
+      expect([...p.push(text.slice(0, cut)), ...p.push(text.slice(cut)), ...p.flush()]).toEqual([
+        '{"a":1}',
+        '{"b":\n2}',
+        "[DONE]",
+      ]);
     }
   });
 
@@ -109,7 +155,9 @@ describe("SSE and stream accumulation", () => {
     expect(acc.push(chunk({ role: "assistant", content: "" }))).toBe(false);
     expect(acc.push(chunk({ reasoning_content: "hmm" }))).toBe(true);
     acc.push(chunk({ content: "Hi" }, { logprobs: { content: [{ token: "token_id:7", logprob: -0.5 }] } }));
-    acc.push(chunk({ tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "get", arguments: '{"ci' } }] }));
+    acc.push(
+      chunk({ tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "get", arguments: '{"ci' } }] }),
+    );
     acc.push(chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"P"}' } }] }));
     acc.push(chunk({}, { finish_reason: "tool_calls" }));
     acc.push({ choices: [], usage: { prompt_tokens: 11, completion_tokens: 3 } });
@@ -124,7 +172,24 @@ describe("SSE and stream accumulation", () => {
       completionTokens: 3,
       model: null,
     });
-    expect(fromCompletion({ model: "m", choices: [{ message: { content: "x" }, token_ids: [4, 5], logprobs: { content: [{ token: "x", logprob: -1 }, { token: "", logprob: -2 }] }, finish_reason: "stop" }] })).toMatchObject({
+    expect(
+      fromCompletion({
+        model: "m",
+        choices: [
+          {
+            message: { content: "x" },
+            token_ids: [4, 5],
+            logprobs: {
+              content: [
+                { token: "x", logprob: -1 },
+                { token: "", logprob: -2 },
+              ],
+            },
+            finish_reason: "stop",
+          },
+        ],
+      }),
+    ).toMatchObject({
       content: "x",
       tokenIds: [4, 5],
       logprobs: [-1, -2],
@@ -135,21 +200,42 @@ describe("SSE and stream accumulation", () => {
 
 describe("session metadata", () => {
   const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
-  const body = (extra: object): ChatRequest => ({ messages: [{ role: "user", content: "x" }], ...extra }) as ChatRequest;
+  const body = (extra: object): ChatRequest =>
+    ({ messages: [{ role: "user", content: "x" }], ...extra }) as ChatRequest;
 
   it("prefers headers, falls back to body fields, removes the body fields, and reads done like the reference", () => {
-    const a = extractSessionMeta(req({ "x-session-id": "h", "x-turn-type": "MAIN", "x-session-done": "on" }), body({ session_id: "b", turn_type: "side" }));
-    expect(a.meta).toMatchObject({ sessionId: { value: "h", source: "header" }, turnType: { main: true, source: "header" }, done: true });
+    const a = extractSessionMeta(
+      req({ "x-session-id": "h", "x-turn-type": "MAIN", "x-session-done": "on" }),
+      body({ session_id: "b", turn_type: "side" }),
+    );
+    expect(a.meta).toMatchObject({
+      sessionId: { value: "h", source: "header" },
+      turnType: { main: true, source: "header" },
+      done: true,
+    });
     expect(a.forward).not.toHaveProperty("session_id");
     const b = extractSessionMeta(req({}), body({ session_id: 42, turn_type: "heartbeat", session_done: "no" }));
-    expect(b.meta).toMatchObject({ sessionId: { value: "42", source: "body" }, turnType: { main: false, source: "body" }, done: false });
-    for (const v of ["1", "true", "yes", "on", "TRUE"]) expect(extractSessionMeta(req({ "x-session-done": v }), body({})).meta.done).toBe(true);
+    expect(b.meta).toMatchObject({
+      sessionId: { value: "42", source: "body" },
+      turnType: { main: false, source: "body" },
+      done: false,
+    });
+    for (const v of ["1", "true", "yes", "on", "TRUE"])
+      expect(extractSessionMeta(req({ "x-session-done": v }), body({})).meta.done).toBe(true);
     expect(extractSessionMeta(req({}), body({})).meta).toMatchObject({ sessionId: null, turnType: null, done: false });
   });
 });
 
 describe("disk buffer", () => {
-  const ev = (i: number): RecordEvent => ({ t: "label", id: `l${i}`, turnId: "t", value: 1, comment: "x".repeat(50), apiKeyId: null, createdAt: i });
+  const ev = (i: number): RecordEvent => ({
+    t: "label",
+    id: `l${i}`,
+    turnId: "t",
+    value: 1,
+    comment: "x".repeat(50),
+    apiKeyId: null,
+    createdAt: i,
+  });
 
   it("appends in order, rotates, survives a reopen, skips a torn line, and drops past its bound", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "buf-"));
@@ -187,6 +273,11 @@ describe("disk buffer", () => {
 describe("percentile", () => {
   it("is the nearest-rank percentile", () => {
     const xs = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect([percentile(xs, 50), percentile(xs, 99), percentile(xs, 100), percentile([], 50)]).toEqual([50, 99, 100, null]);
+    expect([percentile(xs, 50), percentile(xs, 99), percentile(xs, 100), percentile([], 50)]).toEqual([
+      50,
+      99,
+      100,
+      null,
+    ]);
   });
 });

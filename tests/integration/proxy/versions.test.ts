@@ -46,7 +46,9 @@ describe("weight updates", () => {
   it("switch without 503s; an answer in flight keeps the version it started with; turns carry their run", async () => {
     const run = await startRun(await adminPrincipal(), h.experiment.id);
     const headers = { "X-Session-Id": uniq("v"), "X-Turn-Type": "main" };
-    const first = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "v0" }] }, { headers }).withResponse();
+    const first = await h.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "v0" }] }, { headers })
+      .withResponse();
     expect(first.response.headers.get("x-policy-version")).toBe("0");
 
     await activate(h.experiment.id, 1, null);
@@ -54,11 +56,15 @@ describe("weight updates", () => {
 
     h.fake.enqueue({ content: "slow answer", delayMs: 400 });
     const before = h.fake.requests.length;
-    const inFlight = h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "slow" }] }, { headers }).withResponse();
+    const inFlight = h.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "slow" }] }, { headers })
+      .withResponse();
     await until(() => h.fake.requests.length > before, "the slow request to reach the upstream");
     await activate(h.experiment.id, 2, null);
     await until(() => h.proxy.experiments.get(h.experiment.id)?.policyVersion === 2, "version 2");
-    const after = await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "v2" }] }, { headers }).withResponse();
+    const after = await h.client.chat.completions
+      .create({ model: "x", messages: [{ role: "user", content: "v2" }] }, { headers })
+      .withResponse();
     const slow = await inFlight;
     expect(slow.data.choices[0]!.message.content).toBe("slow answer");
 
@@ -72,12 +78,18 @@ describe("weight updates", () => {
 
   it("publishes per-second metrics to Redis and the metrics channel, and persists coarse points", async () => {
     const messages: string[] = [];
-    const unsubscribe = await subscribe("metrics", (m) => m.experimentId === h.experiment.id && messages.push(JSON.stringify(m)));
+    const unsubscribe = await subscribe(
+      "metrics",
+      (m) => m.experimentId === h.experiment.id && messages.push(JSON.stringify(m)),
+    );
     try {
       await h.proxy.metrics.tick(); // close the window of the earlier tests
-      for (let i = 0; i < 3; i++) await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: `m${i}` }] });
+      for (let i = 0; i < 3; i++)
+        await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: `m${i}` }] });
       h.fake.enqueue({ kind: "error", status: 503 });
-      await h.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "fail" }] }).catch(() => {});
+      await h.client.chat.completions
+        .create({ model: "x", messages: [{ role: "user", content: "fail" }] })
+        .catch(() => {});
       await h.proxy.metrics.tick();
       const raw = await redis().get(rkey(KEYS.proxyMetrics.key(h.experiment.id)));
       const snap = ProxyMetricsSchema.parse(JSON.parse(raw!));
@@ -87,9 +99,13 @@ describe("weight updates", () => {
       expect(snap.latencyP50Ms).not.toBeNull();
       expect(snap.policyVersion).toBe(2);
       await until(() => messages.length > 0, "a metrics message");
-      expect(JSON.parse(messages.at(-1)!).points.map((p: { name: string }) => p.name)).toContain("proxy.requests_per_s");
+      expect(JSON.parse(messages.at(-1)!).points.map((p: { name: string }) => p.name)).toContain(
+        "proxy.requests_per_s",
+      );
       for (let i = 0; i < 10; i++) await h.proxy.metrics.tick();
-      const points = await db().metricPoint.findMany({ where: { experimentId: h.experiment.id, name: "proxy.requests_per_s" } });
+      const points = await db().metricPoint.findMany({
+        where: { experimentId: h.experiment.id, name: "proxy.requests_per_s" },
+      });
       expect(points.length).toBeGreaterThan(0);
     } finally {
       await unsubscribe();
@@ -104,7 +120,10 @@ describe("external trainer", () => {
     try {
       const run = await startRun(await adminPrincipal(), r.experiment.id);
       await db().run.update({ where: { id: run.id }, data: { rolloutUrl: rollout.url } });
-      const res = await r.client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "to the rollout engine" }] });
+      const res = await r.client.chat.completions.create({
+        model: "x",
+        messages: [{ role: "user", content: "to the rollout engine" }],
+      });
       expect(res.choices[0]!.message.content).toBe("echo: to the rollout engine");
       expect(rollout.requests).toHaveLength(1);
       expect(r.fake.requests).toHaveLength(0);
@@ -145,16 +164,39 @@ describe("embedded policy", () => {
       name: uniq("emb"),
       slug: uniq("emb"),
       description: "",
-      config: ExperimentConfigSchema.parse({ policy: { kind: "embedded", checkpoint: path.join(dir, "v0") }, serving: { maxTokens: 12 } }),
+      config: ExperimentConfigSchema.parse({
+        policy: { kind: "embedded", checkpoint: path.join(dir, "v0") },
+        serving: { maxTokens: 12 },
+      }),
     });
     const key = await makeKey(["proxy"], experiment.id);
-    const proxy = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), metricsIntervalMs: 3_600_000 });
+    const proxy = await startProxy({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: await tempDataDir(),
+      metricsIntervalMs: 3_600_000,
+    });
     const client = new OpenAI({ apiKey: key, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
     const reference = new EmbeddedEngine();
     try {
       const messages = [{ role: "user" as const, content: "hello there" }];
-      const a = await client.chat.completions.create({ model: "x", messages, seed: 5, temperature: 1 } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming).withResponse();
-      const streamed = await client.chat.completions.create({ model: "x", messages, seed: 5, temperature: 1, stream: true } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming).withResponse();
+      const a = await client.chat.completions
+        .create({
+          model: "x",
+          messages,
+          seed: 5,
+          temperature: 1,
+        } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming)
+        .withResponse();
+      const streamed = await client.chat.completions
+        .create({
+          model: "x",
+          messages,
+          seed: 5,
+          temperature: 1,
+          stream: true,
+        } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming)
+        .withResponse();
       let text = "";
       const models = new Set<string>();
       for await (const c of streamed.data) {
@@ -179,11 +221,23 @@ describe("embedded policy", () => {
       }
 
       await activate(experiment.id, 1, path.join(dir, "v1"));
-      await until(() => proxy.experiments.get(experiment.id)?.policyVersion === 1, "the embedded engine to load version 1");
-      const b = await client.chat.completions.create({ model: "x", messages, seed: 5, temperature: 1 } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming).withResponse();
+      await until(
+        () => proxy.experiments.get(experiment.id)?.policyVersion === 1,
+        "the embedded engine to load version 1",
+      );
+      const b = await client.chat.completions
+        .create({
+          model: "x",
+          messages,
+          seed: 5,
+          temperature: 1,
+        } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming)
+        .withResponse();
       expect(b.response.headers.get("x-policy-version")).toBe("1");
       await reference.swap(path.join(dir, "v1"), 1);
-      expect(b.data.choices[0]!.message.content).toBe((await reference.chat(messages, { maxTokens: 12, seed: 5, temperature: 1 })).text);
+      expect(b.data.choices[0]!.message.content).toBe(
+        (await reference.chat(messages, { maxTokens: 12, seed: 5, temperature: 1 })).text,
+      );
     } finally {
       reference.dispose();
       await proxy.close();

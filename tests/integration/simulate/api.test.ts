@@ -34,7 +34,10 @@ describe("REST /api/v1/simulation", () => {
   it("starts an experiment's simulated users with settings, validates, audits, and lists them", async () => {
     const e = await experiment();
     expect((await writer("PATCH", `/api/v1/simulation/experiments/${e.id}`, {})).status).toBe(400);
-    const bad = await writer("PATCH", `/api/v1/simulation/experiments/${e.id}`, { personas: ["nobody"], concurrency: 0 });
+    const bad = await writer("PATCH", `/api/v1/simulation/experiments/${e.id}`, {
+      personas: ["nobody"],
+      concurrency: 0,
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error!.issues.map((i) => i.path).sort()).toEqual(["concurrency", "personas.0"]);
     expect((await reader("PATCH", `/api/v1/simulation/experiments/${e.id}`, { enabled: true })).status).toBe(403);
@@ -42,21 +45,38 @@ describe("REST /api/v1/simulation", () => {
     expect((await bound("PATCH", `/api/v1/simulation/experiments/${e.id}`, { enabled: true })).status).toBe(403);
     expect(await db().simulationControl.findUnique({ where: { experimentId: e.id } })).toBeNull();
 
-    const on = await writer("PATCH", `/api/v1/simulation/experiments/${e.slug}`, { enabled: true, personas: ["leo", "sam", "leo"], perMinute: 30 });
+    const on = await writer("PATCH", `/api/v1/simulation/experiments/${e.slug}`, {
+      enabled: true,
+      personas: ["leo", "sam", "leo"],
+      perMinute: 30,
+    });
     expect(on.status).toBe(200);
-    expect(on.body).toMatchObject({ experimentId: e.id, enabled: true, settings: { personas: ["leo", "sam"], perMinute: 30, concurrency: 2, seed: 1, maxTurns: 4 } });
+    expect(on.body).toMatchObject({
+      experimentId: e.id,
+      enabled: true,
+      settings: { personas: ["leo", "sam"], perMinute: 30, concurrency: 2, seed: 1, maxTurns: 4 },
+    });
     // A later change keeps what it does not name.
     const seed = await writer("PATCH", `/api/v1/simulation/experiments/${e.id}`, { seed: 42 });
     expect(seed.body).toMatchObject({ enabled: true, settings: { personas: ["leo", "sam"], perMinute: 30, seed: 42 } });
 
     const list = await reader("GET", "/api/v1/simulation");
-    const item = (list.body.items as { experiment: { id: string }; enabled: boolean; settings: unknown }[]).find((i) => i.experiment.id === e.id);
+    const item = (list.body.items as { experiment: { id: string }; enabled: boolean; settings: unknown }[]).find(
+      (i) => i.experiment.id === e.id,
+    );
     expect(item).toMatchObject({ enabled: true, settings: { personas: ["leo", "sam"], seed: 42 } });
-    const audit = await db().auditLog.findMany({ where: { resourceId: e.id, action: "simulation.update" }, orderBy: { createdAt: "asc" } });
+    const audit = await db().auditLog.findMany({
+      where: { resourceId: e.id, action: "simulation.update" },
+      orderBy: { createdAt: "asc" },
+    });
     expect(audit.map((a) => (a.after as { seed: number }).seed)).toEqual([1, 42]);
 
     const active = await activeSimulations({});
-    expect(active.items.find((i) => i.experimentId === e.id)).toEqual({ experimentId: e.id, slug: e.slug, settings: { perMinute: 30, concurrency: 2, personas: ["leo", "sam"], seed: 42, maxTurns: 4 } });
+    expect(active.items.find((i) => i.experimentId === e.id)).toEqual({
+      experimentId: e.id,
+      slug: e.slug,
+      settings: { perMinute: 30, concurrency: 2, personas: ["leo", "sam"], seed: 42, maxTurns: 4 },
+    });
     await writer("PATCH", `/api/v1/simulation/experiments/${e.id}`, { enabled: false });
     expect((await activeSimulations({})).items.find((i) => i.experimentId === e.id)).toBeUndefined();
   });
@@ -79,18 +99,37 @@ describe("REST /api/v1/simulation", () => {
 
   it("reports the judged reward per policy version: latest judgment per turn, turns with a next state only", async () => {
     const e = await experiment();
-    const session = await db().agentSession.create({ data: { experimentId: e.id, externalId: uniq("s"), simulated: true, persona: "leo" } });
+    const session = await db().agentSession.create({
+      data: { experimentId: e.id, externalId: uniq("s"), simulated: true, persona: "leo" },
+    });
     let index = 0;
     const turn = async (version: number, scores: number[], nextState = true) => {
       const t = await db().turn.create({
         data: {
-          requestId: uniq("r"), experimentId: e.id, sessionId: session.id, index: index++, messagesDelta: [] as Prisma.InputJsonValue, policyVersion: version,
-          content: "reply", simulated: true, ...(nextState ? { nextState: { role: "user", content: "ok" }, nextStateRole: "user", nextStateAt: new Date() } : {}),
+          requestId: uniq("r"),
+          experimentId: e.id,
+          sessionId: session.id,
+          index: index++,
+          messagesDelta: [] as Prisma.InputJsonValue,
+          policyVersion: version,
+          content: "reply",
+          simulated: true,
+          ...(nextState
+            ? { nextState: { role: "user", content: "ok" }, nextStateRole: "user", nextStateAt: new Date() }
+            : {}),
         },
       });
       for (const [i, score] of scores.entries()) {
         await db().judgment.create({
-          data: { turnId: t.id, judgeVersion: `v${i}`, judgeKind: "heuristic", model: "m", promptVersion: "p", score, createdAt: new Date(Date.now() + i * 1000) },
+          data: {
+            turnId: t.id,
+            judgeVersion: `v${i}`,
+            judgeKind: "heuristic",
+            model: "m",
+            promptVersion: "p",
+            score,
+            createdAt: new Date(Date.now() + i * 1000),
+          },
         });
       }
     };
@@ -105,7 +144,9 @@ describe("REST /api/v1/simulation", () => {
     const res = await reader("GET", `/api/v1/simulation/experiments/${e.id}/progress`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ experimentId: e.id, servedVersion: 0, steps: 0 });
-    const versions = (res.body.versions as { version: number; turns: number; reward: number }[]).map(({ version, turns, reward }) => ({ version, turns, reward: Number(reward.toFixed(6)) }));
+    const versions = (res.body.versions as { version: number; turns: number; reward: number }[]).map(
+      ({ version, turns, reward }) => ({ version, turns, reward: Number(reward.toFixed(6)) }),
+    );
     expect(versions).toEqual([
       { version: 0, turns: 3, reward: Number((-1 / 3).toFixed(6)) },
       { version: 1, turns: 3, reward: 1 },

@@ -5,8 +5,21 @@ import { describe, expect, it } from "vitest";
 import { renderBandPng, renderBandSvg, type BandChart } from "../../../bench/learning/chart";
 
 const chart: BandChart = {
-  title: "Test", xLabel: "step", yLabel: "reward", yMin: -1, yMax: 1, width: 320, height: 200, target: { y: 0.6, label: "target" },
-  series: [{ label: "A", color: "#c80a1e", points: [0, 5, 10].map((x) => ({ x, mean: x / 10 - 0.5, min: x / 10 - 0.7, max: x / 10 - 0.3 })) }],
+  title: "Test",
+  xLabel: "step",
+  yLabel: "reward",
+  yMin: -1,
+  yMax: 1,
+  width: 320,
+  height: 200,
+  target: { y: 0.6, label: "target" },
+  series: [
+    {
+      label: "A",
+      color: "#c80a1e",
+      points: [0, 5, 10].map((x) => ({ x, mean: x / 10 - 0.5, min: x / 10 - 0.7, max: x / 10 - 0.3 })),
+    },
+  ],
 };
 
 describe("band chart", () => {
@@ -23,7 +36,7 @@ describe("band chart", () => {
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([320, 200]);
     // Concatenate the IDAT chunks and inflate: the scanlines hold 4 bytes (RGBA) per pixel plus a filter byte.
     const idat: Buffer[] = [];
-    for (let off = 8; off < png.length; ) {
+    for (let off = 8; off < png.length;) {
       const len = png.readUInt32BE(off);
       if (png.toString("ascii", off + 4, off + 8) === "IDAT") idat.push(png.subarray(off + 8, off + 8 + len));
       off += 12 + len;

@@ -3,11 +3,22 @@
 import { describe, expect, it } from "vitest";
 import { classifyNextState, deriveHint } from "../../../server/judge/core/heuristic";
 import {
-  getPersona, PERSONAS, preferredReply, QUESTIONS, STYLE_INSTRUCTIONS,
+  getPersona,
+  PERSONAS,
+  preferredReply,
+  QUESTIONS,
+  STYLE_INSTRUCTIONS,
 } from "../../../server/simulation/personas";
 import {
-  approvalWithQuestion, CLOSING_MAX_TOKENS, conversationRng, correctionFor, runConversation, TOOL_LOOKUP_RATE,
-  type ChatFn, type ChatReply, type ChatRequest,
+  approvalWithQuestion,
+  CLOSING_MAX_TOKENS,
+  conversationRng,
+  correctionFor,
+  runConversation,
+  TOOL_LOOKUP_RATE,
+  type ChatFn,
+  type ChatReply,
+  type ChatRequest,
 } from "../../../server/simulation/conversation";
 import { conversationPlan, ExperimentSimulation } from "../../../server/simulation/runner";
 import type { SimulationSettings } from "../../../server/simulation/schemas";
@@ -15,7 +26,10 @@ import type { SimulationSettings } from "../../../server/simulation/schemas";
 const BAD = "Sure. Here is a long paragraph that answers the question in prose with no list at all. Hope that helps.";
 
 /** Replies from a script (index = request number); records every request. */
-function scripted(replies: (req: ChatRequest, i: number) => string | ChatReply): { chat: ChatFn; requests: ChatRequest[] } {
+function scripted(replies: (req: ChatRequest, i: number) => string | ChatReply): {
+  chat: ChatFn;
+  requests: ChatRequest[];
+} {
   const requests: ChatRequest[] = [];
   return {
     requests,
@@ -49,7 +63,11 @@ describe("persona reactions and the heuristic judge", () => {
     for (const p of PERSONAS) {
       for (const a of p.approvals) {
         const alone = classifyNextState("user", a).value;
-        for (const q of QUESTIONS) expect(classifyNextState("user", approvalWithQuestion(a, q), "How do I do this?").value, `${a} / ${q.id}`).toBe(alone);
+        for (const q of QUESTIONS)
+          expect(
+            classifyNextState("user", approvalWithQuestion(a, q), "How do I do this?").value,
+            `${a} / ${q.id}`,
+          ).toBe(alone);
         expect(alone).toBeGreaterThanOrEqual(0);
       }
     }
@@ -61,7 +79,9 @@ describe("a conversation", () => {
 
   it("corrects a reply that misses the preference, approves one that meets it, and closes the session on the last message", async () => {
     // Leo gets prose first, then bullet lists for everything: the correction is the next state of reply 1.
-    const { chat, requests } = scripted((req, i) => (i === 0 ? BAD : preferredReply(leo, QUESTIONS.find((q) => lastText(req).includes(q.text)) ?? QUESTIONS[0])));
+    const { chat, requests } = scripted((req, i) =>
+      i === 0 ? BAD : preferredReply(leo, QUESTIONS.find((q) => lastText(req).includes(q.text)) ?? QUESTIONS[0]),
+    );
     const r = await runConversation({ persona: leo, rng: conversationRng(3, 0), chat, maxTurns: 4 });
     expect(r.events[0]).toMatchObject({ kind: "reply", satisfied: false });
     expect(lastText(requests[1])).toBe(r.events[0].reaction);
@@ -72,7 +92,8 @@ describe("a conversation", () => {
     expect(requests.at(-1)!.maxTokens).toBe(CLOSING_MAX_TOKENS);
     expect(r.replies).toBe(requests.length - 1);
     // Every request carries the whole conversation so far.
-    for (let i = 1; i < requests.length; i++) expect(requests[i].messages.slice(0, requests[i - 1].messages.length)).toEqual(requests[i - 1].messages);
+    for (let i = 1; i < requests.length; i++)
+      expect(requests[i].messages.slice(0, requests[i - 1].messages.length)).toEqual(requests[i - 1].messages);
   });
 
   it("is reproducible: the same seed gives the same requests, another seed other ones", async () => {
@@ -96,8 +117,14 @@ describe("a conversation", () => {
   });
 
   it("answers the model's own tool call with the tool's result and lets it continue", async () => {
-    const call = { id: "call_1", type: "function" as const, function: { name: "lookup_notes", arguments: '{"topic":"cooking"}' } };
-    const { chat, requests } = scripted((_req, i) => (i === 0 ? { content: "", toolCalls: [call] } : "- done\n- thanks"));
+    const call = {
+      id: "call_1",
+      type: "function" as const,
+      function: { name: "lookup_notes", arguments: '{"topic":"cooking"}' },
+    };
+    const { chat, requests } = scripted((_req, i) =>
+      i === 0 ? { content: "", toolCalls: [call] } : "- done\n- thanks",
+    );
     const r = await runConversation({ persona: leo, rng: conversationRng(2, 2), chat, maxTurns: 4 });
     const tool = requests[1].messages.at(-1)!;
     expect(tool).toMatchObject({ role: "tool", tool_call_id: "call_1" });
@@ -116,7 +143,11 @@ describe("a conversation", () => {
       const first = requests[0].messages;
       if (first.length > 1) {
         withLookup++;
-        expect(first[1]).toMatchObject({ role: "assistant", content: null, tool_calls: [{ function: { name: "lookup_notes" } }] });
+        expect(first[1]).toMatchObject({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ function: { name: "lookup_notes" } }],
+        });
         const result = JSON.parse((first[2] as { content: string }).content) as { notes: string[] };
         const question = QUESTIONS.find((q) => q.text === first[0].content)!;
         expect(result.notes).toEqual(question.facts);
@@ -137,13 +168,21 @@ describe("the runner", () => {
     let now = 0;
     const started: string[] = [];
     const gates: (() => void)[] = [];
-    const sim = new ExperimentSimulation("e1", SETTINGS, (conv) => {
-      started.push(conv.sessionId);
-      return () => new Promise<ChatReply>((resolve, reject) => {
-        gates.push(() => resolve({ content: "- a\n- b", toolCalls: [] }));
-        conv.signal.addEventListener("abort", () => reject(new Error("aborted")));
-      });
-    }, "n", undefined, () => now);
+    const sim = new ExperimentSimulation(
+      "e1",
+      SETTINGS,
+      (conv) => {
+        started.push(conv.sessionId);
+        return () =>
+          new Promise<ChatReply>((resolve, reject) => {
+            gates.push(() => resolve({ content: "- a\n- b", toolCalls: [] }));
+            conv.signal.addEventListener("abort", () => reject(new Error("aborted")));
+          });
+      },
+      "n",
+      undefined,
+      () => now,
+    );
     sim.tick();
     expect(sim.activeCount).toBe(1); // one credit at start
     now += 5_000;
@@ -169,9 +208,16 @@ describe("the runner", () => {
 
   it("counts failed conversations and backs off before starting new ones", async () => {
     let now = 0;
-    const sim = new ExperimentSimulation("e2", { ...SETTINGS, perMinute: 600, concurrency: 1 }, () => async () => {
-      throw new Error("connect ECONNREFUSED");
-    }, "n", undefined, () => now);
+    const sim = new ExperimentSimulation(
+      "e2",
+      { ...SETTINGS, perMinute: 600, concurrency: 1 },
+      () => async () => {
+        throw new Error("connect ECONNREFUSED");
+      },
+      "n",
+      undefined,
+      () => now,
+    );
     sim.tick();
     await flush();
     expect(sim.stats()).toMatchObject({ errors: 1, lastError: "connect ECONNREFUSED", active: 0 });

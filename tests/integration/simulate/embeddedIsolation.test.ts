@@ -39,13 +39,17 @@ describe("embedded upstreams per experiment", () => {
   it("a version swap in one experiment leaves another on the same base checkpoint untouched", async () => {
     const a = await makeExperiment({ policy: { kind: "embedded", checkpoint: base1 } });
     const b = await makeExperiment({ policy: { kind: "embedded", checkpoint: base1 } });
-    const [slugA, slugB] = await Promise.all([a, b].map(async (e) => (await db().experiment.findUniqueOrThrow({ where: { id: e.id } })).slug));
+    const [slugA, slugB] = await Promise.all(
+      [a, b].map(async (e) => (await db().experiment.findUniqueOrThrow({ where: { id: e.id } })).slug),
+    );
     await ask(slugA);
     const before = await ask(slugB);
     expect(proxy.experiments.get(a.id)!.upstream).not.toBe(proxy.experiments.get(b.id)!.upstream);
 
     // A trains to version 1 (other weights): recorded as its ACTIVE version and announced to the proxy.
-    await db().policyVersion.create({ data: { experimentId: a.id, version: 1, status: "ACTIVE", checkpointPath: base2 } });
+    await db().policyVersion.create({
+      data: { experimentId: a.id, version: 1, status: "ACTIVE", checkpointPath: base2 },
+    });
     await proxy.experiments.switchTo(a.id, 1, base2);
     expect((await ask(slugA)).version).toBe("1");
     expect(await ask(slugB)).toEqual(before);

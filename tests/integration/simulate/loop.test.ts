@@ -34,7 +34,13 @@ let trainer: Trainer;
 
 beforeAll(async () => {
   dataDir = await isolateDataDir("sim-loop");
-  proxy = await startProxy({ port: 0, host: "127.0.0.1", dataDir: await tempDataDir(), metricsIntervalMs: 3_600_000, log: () => {} });
+  proxy = await startProxy({
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: await tempDataDir(),
+    metricsIntervalMs: 3_600_000,
+    log: () => {},
+  });
   trainer = new Trainer({ dataDir });
 });
 afterAll(async () => {
@@ -45,23 +51,52 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-
 describe("simulated users → proxy → judge → trainer → new version served", () => {
   it("runs in lockstep, one served version per step, and every trained sample traces back to a turn and its judgment", async () => {
     const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
     const BATCH = config.hyper.batchSize;
-    const e = await db().experiment.create({ data: { slug: uniq("loop"), name: "loop test", description: SEEDED_ROW, config: config as unknown as Prisma.InputJsonValue } });
+    const e = await db().experiment.create({
+      data: {
+        slug: uniq("loop"),
+        name: "loop test",
+        description: SEEDED_ROW,
+        config: config as unknown as Prisma.InputJsonValue,
+      },
+    });
     const run = await db().run.create({
-      data: { experimentId: e.id, number: 1, config: config as unknown as Prisma.InputJsonValue, trainerBackend: "embedded", status: "RUNNING", startedAt: new Date() },
+      data: {
+        experimentId: e.id,
+        number: 1,
+        config: config as unknown as Prisma.InputJsonValue,
+        trainerBackend: "embedded",
+        status: "RUNNING",
+        startedAt: new Date(),
+      },
     });
     judge = startJudgeWorker({
-      concurrency: 4, lockDurationMs: 30_000, jobTimeoutMs: 60_000, sweepIntervalMs: 0, sweepMinAgeMs: 30_000,
-      failedRetryAfterMs: 600_000, metricsIntervalMs: 3_600_000, experimentIds: [e.id],
+      concurrency: 4,
+      lockDurationMs: 30_000,
+      jobTimeoutMs: 60_000,
+      sweepIntervalMs: 0,
+      sweepMinAgeMs: 30_000,
+      failedRetryAfterMs: 600_000,
+      metricsIntervalMs: 3_600_000,
+      experimentIds: [e.id],
     });
     const client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${proxy.url}/v1`, maxRetries: 0 });
 
-    const steps = await runLockstep({ experimentId: e.id, slug: e.slug, runId: run.id, proxy, client, trainer, settings: DEMO_SIMULATION, steps: STEPS, timeoutMs: 60_000 });
+    const steps = await runLockstep({
+      experimentId: e.id,
+      slug: e.slug,
+      runId: run.id,
+      proxy,
+      client,
+      trainer,
+      settings: DEMO_SIMULATION,
+      steps: STEPS,
+      timeoutMs: 60_000,
+    });
 
     // Versions advanced, one per step, and the proxy serves the last one.
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
@@ -72,17 +107,30 @@ describe("simulated users → proxy → judge → trainer → new version served
 
     // Every trained sample: a recorded, simulated main turn served by an earlier version, with the user's reaction as
     // its next state, and the judgment whose score became its reward.
-    const records = await db().trainingStep.findMany({ where: { runId: run.id }, orderBy: { step: "asc" }, include: { samples: true } });
+    const records = await db().trainingStep.findMany({
+      where: { runId: run.id },
+      orderBy: { step: "asc" },
+      include: { samples: true },
+    });
     expect(records).toHaveLength(STEPS);
     for (const r of records) {
       const { trace, parentVersion } = StepRecordSchema.parse(r.metrics);
       expect(trace).toHaveLength(BATCH);
       expect(new Set(trace.map((t) => t.sampleId))).toEqual(new Set(r.samples.map((s) => s.id)));
       for (const t of trace) {
-        const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId }, include: { session: true, judgments: true } });
+        const turn = await db().turn.findUniqueOrThrow({
+          where: { id: t.turnId },
+          include: { session: true, judgments: true },
+        });
         const sample = r.samples.find((s) => s.id === t.sampleId)!;
         expect(sample.turnId).toBe(turn.id);
-        expect(turn).toMatchObject({ experimentId: e.id, turnType: "MAIN", status: "OK", simulated: true, session: { simulated: true, persona: "leo" } });
+        expect(turn).toMatchObject({
+          experimentId: e.id,
+          turnType: "MAIN",
+          status: "OK",
+          simulated: true,
+          session: { simulated: true, persona: "leo" },
+        });
         expect(turn.policyVersion).toBeLessThanOrEqual(parentVersion);
         expect(turn.tokenIds.length).toBeGreaterThan(0);
         expect(turn.nextStateRole).toBe("user");
@@ -97,7 +145,9 @@ describe("simulated users → proxy → judge → trainer → new version served
     // conversation), and their rewards are reported.
     const progress = await simulationProgress(ADMIN, { experimentId: e.id, versions: 500 });
     const byVersion = progress.versions;
-    console.log(`judged reward per version: ${byVersion.map((v) => `v${v.version}=${v.reward.toFixed(2)}(${v.turns})`).join(" ")}`);
+    console.log(
+      `judged reward per version: ${byVersion.map((v) => `v${v.version}=${v.reward.toFixed(2)}(${v.turns})`).join(" ")}`,
+    );
     expect(byVersion.map((v) => v.version)).toEqual(Array.from({ length: byVersion.length }, (_, i) => i));
   }, 300_000);
 });

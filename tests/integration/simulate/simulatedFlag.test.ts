@@ -16,19 +16,28 @@ afterAll(() => h.close());
 async function ask(client: OpenAI, sid: string, persona: string | null) {
   const headers: Record<string, string> = { "X-Session-Id": sid, "X-Turn-Type": "main" };
   if (persona) headers["X-Simulated-Persona"] = persona;
-  await client.chat.completions.create({ model: h.experiment.slug, messages: [{ role: "user", content: "Hello?" }] }, { headers });
+  await client.chat.completions.create(
+    { model: h.experiment.slug, messages: [{ role: "user", content: "Hello?" }] },
+    { headers },
+  );
 }
 
 async function recorded(sid: string) {
   await h.proxy.writer.drain();
-  const s = await db().agentSession.findUniqueOrThrow({ where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: sid } } });
+  const s = await db().agentSession.findUniqueOrThrow({
+    where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: sid } },
+  });
   const turns = await db().turn.findMany({ where: { sessionId: s.id }, select: { simulated: true } });
   return { simulated: s.simulated, persona: s.persona, turns: turns.map((t) => t.simulated) };
 }
 
 describe("simulated traffic flag", () => {
   it("is set from X-Simulated-Persona for a proxy+write key", async () => {
-    const client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
+    const client = new OpenAI({
+      apiKey: await makeKey(["proxy", "write"]),
+      baseURL: `${h.proxy.url}/v1`,
+      maxRetries: 0,
+    });
     const sid = uniq("sim");
     await ask(client, sid, "leo");
     await ask(client, sid, "leo");
@@ -41,14 +50,22 @@ describe("simulated traffic flag", () => {
     await ask(proxyOnly, spoofed, "leo");
     expect(await recorded(spoofed)).toEqual({ simulated: false, persona: null, turns: [false] });
 
-    const writer = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
+    const writer = new OpenAI({
+      apiKey: await makeKey(["proxy", "write"]),
+      baseURL: `${h.proxy.url}/v1`,
+      maxRetries: 0,
+    });
     const plain = uniq("real");
     await ask(writer, plain, null);
     expect(await recorded(plain)).toEqual({ simulated: false, persona: null, turns: [false] });
   });
 
   it("ignores a malformed persona name", async () => {
-    const client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${h.proxy.url}/v1`, maxRetries: 0 });
+    const client = new OpenAI({
+      apiKey: await makeKey(["proxy", "write"]),
+      baseURL: `${h.proxy.url}/v1`,
+      maxRetries: 0,
+    });
     const sid = uniq("bad");
     await ask(client, sid, "leo; DROP TABLE turns");
     expect(await recorded(sid)).toEqual({ simulated: false, persona: null, turns: [false] });

@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProcess; exited: Promise<number | null>; since: number } {
+function startWorker(extraEnv: Record<string, string> = {}): {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  since: number;
+} {
   const since = Date.now();
   // As npm start runs it (workers/registry.ts): one node process with the tsx loader. The tsx CLI would SIGKILL the
   // worker ~30 ms after relaying SIGTERM, which a loaded machine's graceful shutdown can outlast.
@@ -31,12 +35,21 @@ function startWorker(extraEnv: Record<string, string> = {}): { child: ChildProce
 }
 
 /** The worker's heartbeat, found by start time. */
-const heartbeatOf = async (since: number) => (await listHeartbeats()).find((b) => b.kind === "simulate" && b.startedAt >= since);
+const heartbeatOf = async (since: number) =>
+  (await listHeartbeats()).find((b) => b.kind === "simulate" && b.startedAt >= since);
 
 describe("workers/simulate", () => {
   it("simulates users for an enabled experiment, stops when switched off, and revokes its key on SIGTERM", async () => {
     const experimentId = h.experiment.id;
-    await updateSimulation(ADMIN, { experimentId, enabled: true, personas: ["maya", "leo"], perMinute: 600, concurrency: 2, maxTurns: 2, seed: 3 });
+    await updateSimulation(ADMIN, {
+      experimentId,
+      enabled: true,
+      personas: ["maya", "leo"],
+      perMinute: 600,
+      concurrency: 2,
+      maxTurns: 2,
+      seed: 3,
+    });
     const { child, exited, since } = startWorker();
     try {
       const sessions = await waitFor("three simulated sessions", async () => {
@@ -59,13 +72,22 @@ describe("workers/simulate", () => {
         return b && (b.stats.sessions ?? 0) > 0 ? b : null;
       });
       expect(beat.activity).toMatch(/simulating users on 1 experiment/);
-      const stats = await waitFor("published stats", async () => (await readStats([experimentId])).get(experimentId) ?? null);
+      const stats = await waitFor(
+        "published stats",
+        async () => (await readStats([experimentId])).get(experimentId) ?? null,
+      );
       expect(stats.sessions).toBeGreaterThan(0);
-      const key = await db().apiKey.findFirstOrThrow({ where: { name: SIMULATION_KEY_NAME, revokedAt: null }, orderBy: { createdAt: "desc" } });
+      const key = await db().apiKey.findFirstOrThrow({
+        where: { name: SIMULATION_KEY_NAME, revokedAt: null },
+        orderBy: { createdAt: "desc" },
+      });
       expect(key.scopes.sort()).toEqual(["proxy", "write"]);
 
       await updateSimulation(ADMIN, { experimentId, enabled: false });
-      await waitFor("the worker to go idle", async () => (await heartbeatOf(since))?.activity.startsWith("idle") ?? false);
+      await waitFor(
+        "the worker to go idle",
+        async () => (await heartbeatOf(since))?.activity.startsWith("idle") ?? false,
+      );
       await h.proxy.writer.drain();
       const after = await db().agentSession.count({ where: { experimentId, simulated: true } });
       // Idle now: a further settings poll later, nothing new was started.

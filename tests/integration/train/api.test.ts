@@ -35,7 +35,15 @@ async function experimentWithVersions() {
     if (dir) await fs.cp(base, dir, { recursive: true });
     dirs.push(dir);
     await db().policyVersion.create({
-      data: { experimentId: id, version: v, parentVersion: v - 1, status: v === 3 ? "ACTIVE" : "RETIRED", checkpointPath: dir, checkpointSha: "0".repeat(64), step: v },
+      data: {
+        experimentId: id,
+        version: v,
+        parentVersion: v - 1,
+        status: v === 3 ? "ACTIVE" : "RETIRED",
+        checkpointPath: dir,
+        checkpointSha: "0".repeat(64),
+        step: v,
+      },
     });
   }
   return { id, dirs };
@@ -50,14 +58,28 @@ describe("policy versions API", () => {
       const list = await call("GET", `/api/v1/policy-versions?experimentId=${id}`);
       expect(list.status).toBe(200);
       expect(list.body).toMatchObject({ activeVersion: 3 });
-      expect((list.body.items as { version: number; status: string; available: boolean }[]).map((v) => [v.version, v.status, v.available])).toEqual([
-        [3, "ACTIVE", true], [2, "RETIRED", true], [1, "RETIRED", false],
+      expect(
+        (list.body.items as { version: number; status: string; available: boolean }[]).map((v) => [
+          v.version,
+          v.status,
+          v.available,
+        ]),
+      ).toEqual([
+        [3, "ACTIVE", true],
+        [2, "RETIRED", true],
+        [1, "RETIRED", false],
       ]);
-      expect((await call("GET", `/api/v1/policy-versions/2?experimentId=${id}`)).body).toMatchObject({ version: 2, checkpointPath: dirs[1], trainingStep: null });
+      expect((await call("GET", `/api/v1/policy-versions/2?experimentId=${id}`)).body).toMatchObject({
+        version: 2,
+        checkpointPath: dirs[1],
+        trainingStep: null,
+      });
 
       const pruned = await call("POST", "/api/v1/policy-versions/promote", { experimentId: id, version: 1 });
       expect(pruned.status).toBe(409);
-      expect((await call("POST", "/api/v1/policy-versions/promote", { experimentId: id, version: 9 })).status).toBe(404);
+      expect((await call("POST", "/api/v1/policy-versions/promote", { experimentId: id, version: 9 })).status).toBe(
+        404,
+      );
 
       const back = await call("POST", "/api/v1/policy-versions/rollback", { experimentId: id });
       expect(back.status).toBe(200);
@@ -72,7 +94,10 @@ describe("policy versions API", () => {
       ]);
       const rows = await db().policyVersion.findMany({ where: { experimentId: id }, orderBy: { version: "asc" } });
       expect(rows.map((r) => r.status)).toEqual(["RETIRED", "RETIRED", "ACTIVE"]);
-      const audit = await db().auditLog.findMany({ where: { resourceType: "experiment", resourceId: id }, orderBy: { createdAt: "asc" } });
+      const audit = await db().auditLog.findMany({
+        where: { resourceType: "experiment", resourceId: id },
+        orderBy: { createdAt: "asc" },
+      });
       expect(audit.map((a) => [a.action, a.before, a.after])).toEqual([
         ["policyVersion.rollback", { activeVersion: 3 }, { activeVersion: 2 }],
         ["policyVersion.promote", { activeVersion: 2 }, { activeVersion: 3 }],
@@ -85,12 +110,19 @@ describe("policy versions API", () => {
   it("tRPC: a read-only key may list but not roll back", async () => {
     const { id } = await experimentWithVersions();
     const read = await makeKey(["read"]);
-    const list = await fetch(`${server.url}/api/trpc/policyVersions.list?input=${encodeURIComponent(JSON.stringify({ experimentId: id }))}`, { headers: { authorization: `Bearer ${read}` } });
+    const list = await fetch(
+      `${server.url}/api/trpc/policyVersions.list?input=${encodeURIComponent(JSON.stringify({ experimentId: id }))}`,
+      { headers: { authorization: `Bearer ${read}` } },
+    );
     expect(list.status).toBe(200);
     const denied = await fetch(`${server.url}/api/trpc/policyVersions.rollback`, {
-      method: "POST", headers: { authorization: `Bearer ${read}`, "content-type": "application/json" }, body: JSON.stringify({ experimentId: id }),
+      method: "POST",
+      headers: { authorization: `Bearer ${read}`, "content-type": "application/json" },
+      body: JSON.stringify({ experimentId: id }),
     });
     expect(denied.status).toBe(403);
-    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: id, status: "ACTIVE" } })).version).toBe(3);
+    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: id, status: "ACTIVE" } })).version).toBe(
+      3,
+    );
   });
 });

@@ -39,7 +39,12 @@ interface Served {
 }
 
 export async function serve(upstream: EmbeddedUpstream, spec: Omit<ServeSpec, "experimentId">): Promise<Served> {
-  const body: Record<string, unknown> = { messages: spec.messages, max_tokens: spec.maxTokens ?? 12, seed: spec.seed, temperature: spec.temperature ?? 1 };
+  const body: Record<string, unknown> = {
+    messages: spec.messages,
+    max_tokens: spec.maxTokens ?? 12,
+    seed: spec.seed,
+    temperature: spec.temperature ?? 1,
+  };
   if (spec.tools) body.tools = spec.tools;
   const resp = await upstream.send({ body, stream: false, signal: new AbortController().signal });
   if (resp.kind !== "json") throw new Error(`unexpected upstream answer ${resp.kind}`);
@@ -55,7 +60,10 @@ export async function serve(upstream: EmbeddedUpstream, spec: Omit<ServeSpec, "e
 }
 
 /** Serve one request and record it as the proxy does: its own session, system and tools as blobs. */
-export async function serveTurn(upstream: EmbeddedUpstream, spec: ServeSpec): Promise<{ turnId: string; served: Served }> {
+export async function serveTurn(
+  upstream: EmbeddedUpstream,
+  spec: ServeSpec,
+): Promise<{ turnId: string; served: Served }> {
   const served = await serve(upstream, spec);
   return { turnId: await recordTurn(spec, served), served };
 }
@@ -111,13 +119,22 @@ export async function judge(turnId: string, j: JudgmentSpec): Promise<string> {
   return row.id;
 }
 
-export async function label(turnId: string, source: "REVIEWER" | "USER", value: number, extra: { hint?: string; exclude?: boolean } = {}): Promise<string> {
-  const row = await db().label.create({ data: { turnId, source, value, hint: extra.hint ?? null, exclude: extra.exclude ?? null } });
+export async function label(
+  turnId: string,
+  source: "REVIEWER" | "USER",
+  value: number,
+  extra: { hint?: string; exclude?: boolean } = {},
+): Promise<string> {
+  const row = await db().label.create({
+    data: { turnId, source, value, hint: extra.hint ?? null, exclude: extra.exclude ?? null },
+  });
   return row.id;
 }
 
 /** Everything published on a channel while the returned collector is open. */
-export async function collect<C extends ChannelName>(channel: C): Promise<{ messages: ChannelPayload<C>[]; close: () => Promise<void> }> {
+export async function collect<C extends ChannelName>(
+  channel: C,
+): Promise<{ messages: ChannelPayload<C>[]; close: () => Promise<void> }> {
   const messages: ChannelPayload<C>[] = [];
   const close = await subscribe(channel, (m) => messages.push(m));
   return { messages, close };

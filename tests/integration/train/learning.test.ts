@@ -39,7 +39,9 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 describe("learning", () => {
   it("raises the synthetic reward: last window beats the first", async () => {
     const { id: exp } = await makeExperiment({
-      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: BATCH, lr: LR, keepCheckpoints: 2 },
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: BATCH, lr: LR, keepCheckpoints: 2 },
     });
     const runId = (await makeRun(exp)).id;
     const trainer = new Trainer({ dataDir });
@@ -50,7 +52,11 @@ describe("learning", () => {
         const rewards: number[] = [];
         for (let i = 0; i < BATCH; i++) {
           const { turnId, served } = await serveTurn(upstream, {
-            experimentId: exp, runId, messages: [{ role: "user", content: "Say something." }], seed: round * 1000 + i, maxTokens: 4,
+            experimentId: exp,
+            runId,
+            messages: [{ role: "user", content: "Say something." }],
+            seed: round * 1000 + i,
+            maxTokens: 4,
           });
           const r = reward(served.tokenIds);
           rewards.push(r);
@@ -60,7 +66,9 @@ describe("learning", () => {
         const { step } = await trainer.tick(runId);
         expect(step).toMatchObject({ step: round + 1, outcome: "ACTIVE" });
         // As the proxy does: switch on the announcement.
-        const msg = await waitFor("the version announcement", () => versions.messages.find((m) => m.experimentId === exp && m.version === round + 1));
+        const msg = await waitFor("the version announcement", () =>
+          versions.messages.find((m) => m.experimentId === exp && m.version === round + 1),
+        );
         await upstream.switchVersion(msg.version, msg.checkpointPath);
       }
     } finally {

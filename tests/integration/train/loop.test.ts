@@ -41,19 +41,35 @@ afterAll(async () => {
 });
 
 const ask = (experimentId: string, runId: string, over: Partial<ServeSpec> = {}, via = upstream) =>
-  serveTurn(via, { experimentId, runId, messages: [{ role: "user", content: `Plan my week, please (${seed}).` }], seed: ++seed, ...over });
+  serveTurn(via, {
+    experimentId,
+    runId,
+    messages: [{ role: "user", content: `Plan my week, please (${seed}).` }],
+    seed: ++seed,
+    ...over,
+  });
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** A judged (score ±1) turn; returns its id, behaviour log-probs and judgment id. */
-async function judgedTurn(experimentId: string, runId: string, score: number, over: Partial<ServeSpec> = {}, via = upstream) {
+async function judgedTurn(
+  experimentId: string,
+  runId: string,
+  score: number,
+  over: Partial<ServeSpec> = {},
+  via = upstream,
+) {
   const { turnId, served } = await ask(experimentId, runId, over, via);
   return { turnId, served, judgmentId: await judge(turnId, { score }) };
 }
 
 describe("a step at exactly batchSize", () => {
   it("trains the batch once it is full, commits version 1, and every sample traces to its turn, judgment and label", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 4, lr: 1e-3 } });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 4, lr: 1e-3 },
+    });
     const runId = (await makeRun(exp)).id;
     const versions = await collect("policyVersion");
     const metrics = await collect("metrics");
@@ -61,7 +77,12 @@ describe("a step at exactly batchSize", () => {
       // A long conversation with a system prompt and tools: the engine cut the prompt to fit its context.
       const system: Message = { role: "system", content: "You are a planner. Keep answers short." };
       const long: Message[] = [system, { role: "user", content: "I have a lot to do this week: ".repeat(4) + "help?" }];
-      const tools = [{ type: "function", function: { name: "calendar", description: "read the calendar", parameters: { type: "object" } } }];
+      const tools = [
+        {
+          type: "function",
+          function: { name: "calendar", description: "read the calendar", parameters: { type: "object" } },
+        },
+      ];
       const a = await judgedTurn(exp, runId, 1, { messages: long, tools });
       const b = await judgedTurn(exp, runId, -1);
       const c = await judgedTurn(exp, runId, 1);
@@ -85,17 +106,37 @@ describe("a step at exactly batchSize", () => {
       const r = await trainer.tick(runId);
       expect(r.step).toMatchObject({ step: 1, version: 1, parentVersion: 0, outcome: "ACTIVE" });
 
-      const step = await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } }, include: { samples: true } });
+      const step = await db().trainingStep.findUniqueOrThrow({
+        where: { runId_step: { runId, step: 1 } },
+        include: { samples: true },
+      });
       expect(step.policyVersion).toBe(1);
       expect(step.samples.map((s) => s.turnId).sort()).toEqual([a, b, c, d].map((t) => t.turnId).sort());
       const record = StepRecordSchema.parse(step.metrics);
       expect(record.parentVersion).toBe(0);
       const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
-      expect(byTurn.get(a.turnId)).toMatchObject({ judgmentId: a.judgmentId, labelId: null, labelSource: "JUDGE", kind: "RL", reward: 1, staleness: 0, weight: 1 });
+      expect(byTurn.get(a.turnId)).toMatchObject({
+        judgmentId: a.judgmentId,
+        labelId: null,
+        labelSource: "JUDGE",
+        kind: "RL",
+        reward: 1,
+        staleness: 0,
+        weight: 1,
+      });
       expect(byTurn.get(b.turnId)).toMatchObject({ judgmentId: b.judgmentId, labelSource: "JUDGE", reward: -1 });
-      expect(byTurn.get(c.turnId)).toMatchObject({ judgmentId: c.judgmentId, labelId: relabel, labelSource: "REVIEWER", reward: -1 });
+      expect(byTurn.get(c.turnId)).toMatchObject({
+        judgmentId: c.judgmentId,
+        labelId: relabel,
+        labelSource: "REVIEWER",
+        reward: -1,
+      });
       expect(step.samples.find((s) => s.turnId === c.turnId)).toMatchObject({ reward: -1, labelSource: "REVIEWER" });
-      expect(await db().sample.findFirst({ where: { turnId: zero.turnId } })).toMatchObject({ excluded: true, excludeReason: "zero_score", stepId: null });
+      expect(await db().sample.findFirst({ where: { turnId: zero.turnId } })).toMatchObject({
+        excluded: true,
+        excludeReason: "zero_score",
+        stepId: null,
+      });
 
       // Fresh samples (served by the very weights trained): ratio 1 everywhere, so the PPO loss is
       // −mean(reward) exactly and nothing is clipped.
@@ -104,24 +145,50 @@ describe("a step at exactly batchSize", () => {
       expect(Math.abs(v["train/ppo_kl"])).toBeLessThan(1e-5);
       expect(v["train/pg_clipfrac"]).toBe(0);
       expect(v["train/kl_loss"]).toBeCloseTo(0, 6); // the policy is still the reference
-      expect(v).toMatchObject({ "samples/accepted": 4, "samples/excluded": 1, "samples/rl_only": 4, "samples/both": 0, "samples/opd_only": 0, "staleness/max": 0, "rollout/reward_mean": 0 });
+      expect(v).toMatchObject({
+        "samples/accepted": 4,
+        "samples/excluded": 1,
+        "samples/rl_only": 4,
+        "samples/both": 0,
+        "samples/opd_only": 0,
+        "staleness/max": 0,
+        "rollout/reward_mean": 0,
+      });
       expect(v["rollout/response_len/mean"]).toBeCloseTo(mean([a, b, c, d].map((t) => t.served.tokenIds.length)), 9);
-      for (const name of ["train/loss", "train/entropy", "train/grad_norm", "perf/train_step_ms", "perf/tokens_per_s", "rollout/prm_eval_score"]) expect(v[name]).toBeTypeOf("number");
+      for (const name of [
+        "train/loss",
+        "train/entropy",
+        "train/grad_norm",
+        "perf/train_step_ms",
+        "perf/tokens_per_s",
+        "rollout/prm_eval_score",
+      ])
+        expect(v[name]).toBeTypeOf("number");
 
       // Version row, checkpoint on disk, run position, announcements.
-      const pv = await db().policyVersion.findUniqueOrThrow({ where: { experimentId_version: { experimentId: exp, version: 1 } } });
+      const pv = await db().policyVersion.findUniqueOrThrow({
+        where: { experimentId_version: { experimentId: exp, version: 1 } },
+      });
       expect(pv).toMatchObject({ status: "ACTIVE", parentVersion: 0, step: 1, runId });
       const meta = await readCheckpointMeta(pv.checkpointPath!);
       expect(meta).toMatchObject({ version: 1, step: 1, sha256: pv.checkpointSha });
       expect(meta.optimizer?.step).toBe(1);
       expect((await db().run.findUniqueOrThrow({ where: { id: runId } })).lastStep).toBe(1);
       expect(versions.messages).toContainEqual({ experimentId: exp, version: 1, checkpointPath: pv.checkpointPath });
-      const persisted = await db().metricPoint.findMany({ where: { runId, step: 1, name: { not: { startsWith: "batch/" } } } });
+      const persisted = await db().metricPoint.findMany({
+        where: { runId, step: 1, name: { not: { startsWith: "batch/" } } },
+      });
       expect(new Set(persisted.map((p) => p.name))).toEqual(new Set(Object.keys(v)));
-      const published = metrics.messages.flatMap((m) => m.points.filter((p) => p.step === 1 && m.runId === runId).map((p) => p.name));
+      const published = metrics.messages.flatMap((m) =>
+        m.points.filter((p) => p.step === 1 && m.runId === runId).map((p) => p.name),
+      );
       expect(new Set(published)).toEqual(new Set([...Object.keys(v), "batch/fill", "batch/eta_s"]));
       const fills = await db().metricPoint.findMany({ where: { runId, name: "batch/fill" }, orderBy: { id: "asc" } });
-      expect(fills.map((f) => [f.step, f.value])).toEqual([[0, 3], [0, 4], [1, 0]]); // changes only, then the step empties it
+      expect(fills.map((f) => [f.step, f.value])).toEqual([
+        [0, 3],
+        [0, 4],
+        [1, 0],
+      ]); // changes only, then the step empties it
       // Nothing is left to train: another tick does nothing.
       expect((await trainer.tick(runId)).step).toBeNull();
     } finally {
@@ -133,19 +200,34 @@ describe("a step at exactly batchSize", () => {
 
 describe("versions", () => {
   it("keeps the last K checkpoints; promote and roll back switch the served version and announce it", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, keepCheckpoints: 2 } });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-3, keepCheckpoints: 2 },
+    });
     const runId = (await makeRun(exp)).id;
     const orphan = path.join(experimentCheckpointDir(exp, dataDir), "v42-deadbe"); // a dead trainer's uncommitted attempt
     await fs.mkdir(orphan, { recursive: true });
     for (let i = 0; i < 3; i++) {
       await judgedTurn(exp, runId, 1);
       await judgedTurn(exp, runId, -1);
-      expect((await trainer.tick(runId)).step).toMatchObject({ step: i + 1, version: i + 1, parentVersion: i, outcome: "ACTIVE" });
+      expect((await trainer.tick(runId)).step).toMatchObject({
+        step: i + 1,
+        version: i + 1,
+        parentVersion: i,
+        outcome: "ACTIVE",
+      });
     }
     const rows = await db().policyVersion.findMany({ where: { experimentId: exp }, orderBy: { version: "asc" } });
-    expect(rows.map((r) => [r.version, r.status, r.checkpointPath !== null])).toEqual([[1, "RETIRED", false], [2, "RETIRED", true], [3, "ACTIVE", true]]);
+    expect(rows.map((r) => [r.version, r.status, r.checkpointPath !== null])).toEqual([
+      [1, "RETIRED", false],
+      [2, "RETIRED", true],
+      [3, "ACTIVE", true],
+    ]);
     expect(rows[0].checkpointSha).toMatch(/^[0-9a-f]{64}$/); // the row keeps its identity
-    expect((await fs.readdir(experimentCheckpointDir(exp, dataDir))).sort()).toEqual([rows[1], rows[2]].map((r) => path.basename(r.checkpointPath!)).sort());
+    expect((await fs.readdir(experimentCheckpointDir(exp, dataDir))).sort()).toEqual(
+      [rows[1], rows[2]].map((r) => path.basename(r.checkpointPath!)).sort(),
+    );
     expect(existsSync(orphan)).toBe(false);
 
     const versions = await collect("policyVersion");
@@ -158,7 +240,12 @@ describe("versions", () => {
       // The trainer continues from what is served now: version 4 is trained from version 2.
       const t1 = await judgedTurn(exp, runId, 1);
       await judgedTurn(exp, runId, 1);
-      expect((await trainer.tick(runId)).step).toMatchObject({ step: 4, version: 4, parentVersion: 2, outcome: "ACTIVE" });
+      expect((await trainer.tick(runId)).step).toMatchObject({
+        step: 4,
+        version: 4,
+        parentVersion: 2,
+        outcome: "ACTIVE",
+      });
       expect((await db().sample.findFirstOrThrow({ where: { turnId: t1.turnId } })).staleness).toBe(2); // served by 0, trained from 2
 
       const promoted = await promotePolicyVersion(ADMIN, { experimentId: exp, version: 3 });
@@ -181,7 +268,11 @@ describe("versions", () => {
   });
 
   it("a step whose parent was superseded meanwhile is kept as a CANDIDATE, not served", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 1, lr: 1e-3 } });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 1, lr: 1e-3 },
+    });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
     expect((await trainer.tick(runId)).step).toMatchObject({ version: 1, outcome: "ACTIVE" });
@@ -192,7 +283,9 @@ describe("versions", () => {
     const r = await trainerTick;
     // Either the rollback landed first (the step trains from the base: version 2 ACTIVE from parent 0)
     // or during the step (version 2 from parent 1 becomes a CANDIDATE). Never is a superseded parent served.
-    const v2 = await db().policyVersion.findUniqueOrThrow({ where: { experimentId_version: { experimentId: exp, version: 2 } } });
+    const v2 = await db().policyVersion.findUniqueOrThrow({
+      where: { experimentId_version: { experimentId: exp, version: 2 } },
+    });
     expect(r.step?.version).toBe(2);
     if (v2.parentVersion === 1) expect(v2.status).toBe("CANDIDATE");
     else expect(v2).toMatchObject({ parentVersion: 0, status: "ACTIVE" });
@@ -201,7 +294,11 @@ describe("versions", () => {
 
 describe("run states", () => {
   it("paused runs collect but do not step; stopped runs stop", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3 } });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-3 },
+    });
     const runId = (await makeRun(exp, { status: "PAUSED" })).id;
     await judgedTurn(exp, runId, 1);
     await judgedTurn(exp, runId, 1);
@@ -221,7 +318,9 @@ describe("losses through the loop", () => {
   it("combine: a reviewer's hint is scored by the frozen teacher; RL-only samples get w_rl·r", async () => {
     const hint = "Ask which days are free before planning.";
     const { id: exp } = await makeExperiment({
-      method: "combine", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5, opdEstimator: "sampled", advClamp: 0.01, normalizeAdvantages: false },
+      method: "combine",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-3, wRl: 0.5, opdEstimator: "sampled", advClamp: 0.01, normalizeAdvantages: false },
     });
     const runId = (await makeRun(exp)).id;
     const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
@@ -231,14 +330,26 @@ describe("losses through the loop", () => {
     // The teacher: the frozen base scoring the reply under the request with the hint appended.
     const turn = await db().turn.findUniqueOrThrow({ where: { id: hinted.turnId } });
     const baseModel = (await loadCheckpoint(base)).model;
-    const teacher = scoreResponse(baseModel, hintedPromptIds(await reassembleMessages(turn), undefined, hint, baseModel.config.ctx - turn.tokenIds.length)!, turn.tokenIds);
+    const teacher = scoreResponse(
+      baseModel,
+      hintedPromptIds(await reassembleMessages(turn), undefined, hint, baseModel.config.ctx - turn.tokenIds.length)!,
+      turn.tokenIds,
+    );
     disposeModel(baseModel);
     const r = await trainer.tick(runId);
     expect(r.step).toMatchObject({ step: 1, outcome: "ACTIVE" });
-    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } } })).metrics);
+    const record = StepRecordSchema.parse(
+      (await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 1 } } })).metrics,
+    );
     const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
     expect(byTurn.get(rl.turnId)).toMatchObject({ kind: "RL", reward: 1, teacher: "none" });
-    expect(byTurn.get(hinted.turnId)).toMatchObject({ kind: "BOTH", reward: -1, teacher: "rescored", labelSource: "REVIEWER", judgmentId: j });
+    expect(byTurn.get(hinted.turnId)).toMatchObject({
+      kind: "BOTH",
+      reward: -1,
+      teacher: "rescored",
+      labelSource: "REVIEWER",
+      judgmentId: j,
+    });
     expect(record.values).toMatchObject({ "samples/rl_only": 1, "samples/both": 1 });
     // Fresh samples (current = behaviour, ratio 1): pg = −mean_i mean_t A_it, with A = w_rl·r = 0.5 on the
     // RL-only sample and A_t = clamp(teacher_t − π_t, ±0.01) + 0.5·(−1) on the hinted one.
@@ -250,7 +361,12 @@ describe("losses through the loop", () => {
   });
 
   it("a custom loss module replaces the PPO surrogate (examples/custom-loss.ts, CISPO)", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-3, normalizeAdvantages: false }, customLossPath: "examples/custom-loss.ts" });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-3, normalizeAdvantages: false },
+      customLossPath: "examples/custom-loss.ts",
+    });
     const runId = (await makeRun(exp)).id;
     const a = await judgedTurn(exp, runId, 1);
     const b = await judgedTurn(exp, runId, -1);
@@ -263,7 +379,9 @@ describe("losses through the loop", () => {
 
   it("stale samples: importance-weighted by min(1, exp(mean(current − behaviour))) with the ratio to the current policy", async () => {
     const { id: exp } = await makeExperiment({
-      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", normalizeAdvantages: false },
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", normalizeAdvantages: false },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
@@ -274,17 +392,21 @@ describe("losses through the loop", () => {
     const s1 = await judgedTurn(exp, runId, 1);
     const s2 = await judgedTurn(exp, runId, -1);
     const v1 = (await loadCheckpoint(first.step!.checkpointPath)).model;
-    const expectedWeights = await Promise.all([s1, s2].map(async (t) => {
-      const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
-      const prompt = servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!;
-      const current = scoreResponse(v1, prompt, turn.tokenIds);
-      return Math.min(1, Math.exp(mean(current.map((x, i) => x - turn.logprobs[i]))));
-    }));
+    const expectedWeights = await Promise.all(
+      [s1, s2].map(async (t) => {
+        const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+        const prompt = servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!;
+        const current = scoreResponse(v1, prompt, turn.tokenIds);
+        return Math.min(1, Math.exp(mean(current.map((x, i) => x - turn.logprobs[i]))));
+      }),
+    );
     disposeModel(v1);
     expect(Math.min(...expectedWeights)).toBeLessThan(1); // the case exercises a real down-weighting
     const r = await trainer.tick(runId);
     expect(r.step).toMatchObject({ step: 2, version: 2 });
-    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics);
+    const record = StepRecordSchema.parse(
+      (await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics,
+    );
     const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
     expect(byTurn.get(s1.turnId)!.staleness).toBe(1);
     expect(byTurn.get(s1.turnId)!.weight).toBeCloseTo(expectedWeights[0], 4);
@@ -296,8 +418,16 @@ describe("losses through the loop", () => {
 
   it("combine with importance-weighted stale samples: RL-only samples have no OPD term", async () => {
     const { id: exp } = await makeExperiment({
-      method: "combine", policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", opdEstimator: "sampled", normalizeAdvantages: false },
+      method: "combine",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: {
+        batchSize: 2,
+        lr: 1e-2,
+        maxStaleness: 0,
+        stalePolicy: "importance-weight",
+        opdEstimator: "sampled",
+        normalizeAdvantages: false,
+      },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
@@ -307,15 +437,23 @@ describe("losses through the loop", () => {
     const s1 = await judgedTurn(exp, runId, 1); // served by version 0: one version stale
     const s2 = await judgedTurn(exp, runId, -1);
     const v1 = (await loadCheckpoint(first.step!.checkpointPath)).model;
-    const gaps = await Promise.all([s1, s2].map(async (t) => {
-      const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
-      const current = scoreResponse(v1, servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!, turn.tokenIds);
-      return mean(current.map((x, i) => turn.logprobs[i] - x)); // mean_t(behaviour − current)
-    }));
+    const gaps = await Promise.all(
+      [s1, s2].map(async (t) => {
+        const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+        const current = scoreResponse(
+          v1,
+          servedPromptIds(await reassembleMessages(turn), undefined, turn.promptTokens)!,
+          turn.tokenIds,
+        );
+        return mean(current.map((x, i) => turn.logprobs[i] - x)); // mean_t(behaviour − current)
+      }),
+    );
     disposeModel(v1);
     const r = await trainer.tick(runId);
     expect(r.step).toMatchObject({ step: 2 });
-    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics);
+    const record = StepRecordSchema.parse(
+      (await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: 2 } } })).metrics,
+    );
     const byTurn = new Map(record.trace.map((t) => [t.turnId, t]));
     const [w1, w2] = [byTurn.get(s1.turnId)!.weight, byTurn.get(s2.turnId)!.weight];
     // The ratio is to the current policy and the advantage is w_rl·r alone: −Σ w_i r_i / N. With the behaviour
@@ -326,10 +464,20 @@ describe("losses through the loop", () => {
   });
   it("the full-vocabulary OPD estimator: reverse KL to the hinted base at every response position, no PG term", async () => {
     const hint = "Keep the plan to three bullet points.";
-    const { id: exp } = await makeExperiment({ method: "opd", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 1, lr: 1e-3, opdEstimator: "full", teacherSource: "base" } });
+    const { id: exp } = await makeExperiment({
+      method: "opd",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 1, lr: 1e-3, opdEstimator: "full", teacherSource: "base" },
+    });
     const runId = (await makeRun(exp)).id;
     const t = await ask(exp, runId);
-    await judge(t.turnId, { score: -1, hint, hintAccepted: true, teacherLogprobs: t.served.logprobs.map(() => -1), dispatch: "OPD" });
+    await judge(t.turnId, {
+      score: -1,
+      hint,
+      hintAccepted: true,
+      teacherLogprobs: t.served.logprobs.map(() => -1),
+      dispatch: "OPD",
+    });
     const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
     const messages = await reassembleMessages(turn);
     // Student = the base (version 0) on the served prompt; teacher = the base on the hinted prompt.
@@ -337,8 +485,17 @@ describe("losses through the loop", () => {
     const dist = (prompt: number[]) => {
       const batch = packBatch([{ promptIds: prompt, responseIds: turn.tokenIds }], model.config.ctx);
       const V = model.config.vocabSize;
-      const flat = tf.tidy(() => tokenLogprobs(forward(model.config, model.params, tf.tensor2d(batch.ids, [1, batch.T], "int32")), batch, false, true).vocab!.dataSync());
-      return turn.tokenIds.map((_, j) => Array.from(flat.subarray((batch.spans[0]!.start + j) * V, (batch.spans[0]!.start + j + 1) * V)));
+      const flat = tf.tidy(() =>
+        tokenLogprobs(
+          forward(model.config, model.params, tf.tensor2d(batch.ids, [1, batch.T], "int32")),
+          batch,
+          false,
+          true,
+        ).vocab!.dataSync(),
+      );
+      return turn.tokenIds.map((_, j) =>
+        Array.from(flat.subarray((batch.spans[0]!.start + j) * V, (batch.spans[0]!.start + j + 1) * V)),
+      );
     };
     const student = dist(servedPromptIds(messages, undefined, turn.promptTokens)!);
     const teacher = dist(hintedPromptIds(messages, undefined, hint, model.config.ctx - turn.tokenIds.length)!);
@@ -347,7 +504,9 @@ describe("losses through the loop", () => {
     expect(kl).toBeGreaterThan(1e-4);
 
     const r = await trainer.tick(runId);
-    const record = StepRecordSchema.parse((await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: r.step!.step } } })).metrics);
+    const record = StepRecordSchema.parse(
+      (await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: r.step!.step } } })).metrics,
+    );
     expect(record.trace[0]).toMatchObject({ kind: "OPD", teacher: "step" });
     expect(record.values["train/distill_kl"]).toBeCloseTo(kl, 4);
     expect(record.values["train/pg_loss"]).toBeCloseTo(0, 6); // the OPD term is the distillation loss, not an advantage

@@ -10,56 +10,135 @@ import { importanceWeight, isTooStale, stalenessOf } from "../../../server/train
 import { servedPromptIds } from "../../../server/training/trainInputs";
 
 const judged = (over: Partial<TrainingLabel> = {}): TrainingLabel => ({
-  turnId: "t", experimentId: "e", value: 1, source: "JUDGE", labelId: null, judgmentId: "j", hint: null, needsTeacherRescore: false,
-  teacherLogprobs: null, kind: "RL", reward: 1, excluded: false, excludeReason: null, ...over,
+  turnId: "t",
+  experimentId: "e",
+  value: 1,
+  source: "JUDGE",
+  labelId: null,
+  judgmentId: "j",
+  hint: null,
+  needsTeacherRescore: false,
+  teacherLogprobs: null,
+  kind: "RL",
+  reward: 1,
+  excluded: false,
+  excludeReason: null,
+  ...over,
 });
 const facts = (over: Partial<SampleFacts> = {}): SampleFacts => ({
-  method: "grpo", currentVersion: 3, servedVersion: 3, maxStaleness: 2, stalePolicy: "drop", tokenCount: 4, logprobCount: 4, ...over,
+  method: "grpo",
+  currentVersion: 3,
+  servedVersion: 3,
+  maxStaleness: 2,
+  stalePolicy: "drop",
+  tokenCount: 4,
+  logprobCount: 4,
+  ...over,
 });
 
 describe("decideSample", () => {
   it("keeps the effective label's kind and reward, and measures staleness", () => {
     expect(decideSample(judged(), facts({ servedVersion: 1 }))).toEqual({
-      kind: "RL", reward: 1, labelSource: "JUDGE", excluded: false, excludeReason: null, staleness: 2, teacher: null,
+      kind: "RL",
+      reward: 1,
+      labelSource: "JUDGE",
+      excluded: false,
+      excludeReason: null,
+      staleness: 2,
+      teacher: null,
     });
   });
 
   it("records nothing for a turn nobody has labelled yet", () => {
-    expect(decideSample(judged({ value: null, source: null, kind: null, excluded: true, excludeReason: "not_judged" }), facts())).toBeNull();
+    expect(
+      decideSample(
+        judged({ value: null, source: null, kind: null, excluded: true, excludeReason: "not_judged" }),
+        facts(),
+      ),
+    ).toBeNull();
   });
 
   it("keeps an excluded label as an excluded sample with its reason, under the method's kind when the dispatch gave none", () => {
-    expect(decideSample(judged({ value: 0, reward: 0, excluded: true, excludeReason: "zero_score" }), facts())).toMatchObject({ kind: "RL", excluded: true, excludeReason: "zero_score" });
+    expect(
+      decideSample(judged({ value: 0, reward: 0, excluded: true, excludeReason: "zero_score" }), facts()),
+    ).toMatchObject({ kind: "RL", excluded: true, excludeReason: "zero_score" });
     const none = judged({ value: 0, reward: 0, kind: null, excluded: true, excludeReason: "no_hint_and_zero_eval" });
-    expect(decideSample(none, facts({ method: "combine" }))).toMatchObject({ kind: "BOTH", excluded: true, excludeReason: "no_hint_and_zero_eval" });
+    expect(decideSample(none, facts({ method: "combine" }))).toMatchObject({
+      kind: "BOTH",
+      excluded: true,
+      excludeReason: "no_hint_and_zero_eval",
+    });
     expect(decideSample(none, facts({ method: "opd" }))).toMatchObject({ kind: "OPD", excluded: true });
   });
 
   it("drops a sample staler than maxStaleness under 'drop', keeps it under 'importance-weight'", () => {
-    expect(decideSample(judged(), facts({ servedVersion: 0 }))).toMatchObject({ excluded: true, excludeReason: "stale", staleness: 3 });
+    expect(decideSample(judged(), facts({ servedVersion: 0 }))).toMatchObject({
+      excluded: true,
+      excludeReason: "stale",
+      staleness: 3,
+    });
     expect(decideSample(judged(), facts({ servedVersion: 1 }))).toMatchObject({ excluded: false, staleness: 2 });
-    expect(decideSample(judged(), facts({ servedVersion: 0, stalePolicy: "importance-weight" }))).toMatchObject({ excluded: false, staleness: 3 });
+    expect(decideSample(judged(), facts({ servedVersion: 0, stalePolicy: "importance-weight" }))).toMatchObject({
+      excluded: false,
+      staleness: 3,
+    });
     // After a rollback the served version can be newer than the trained one: just as off-policy.
-    expect(decideSample(judged(), facts({ currentVersion: 1, servedVersion: 5 }))).toMatchObject({ excluded: true, staleness: 4 });
+    expect(decideSample(judged(), facts({ currentVersion: 1, servedVersion: 5 }))).toMatchObject({
+      excluded: true,
+      staleness: 4,
+    });
   });
 
   it("excludes turns whose recorded tokens cannot train", () => {
-    expect(decideSample(judged(), facts({ tokenCount: 0, logprobCount: 0 }))).toMatchObject({ excluded: true, excludeReason: "no_token_ids" });
-    expect(decideSample(judged(), facts({ logprobCount: 3 }))).toMatchObject({ excluded: true, excludeReason: "logprob_length_mismatch" });
+    expect(decideSample(judged(), facts({ tokenCount: 0, logprobCount: 0 }))).toMatchObject({
+      excluded: true,
+      excludeReason: "no_token_ids",
+    });
+    expect(decideSample(judged(), facts({ logprobCount: 3 }))).toMatchObject({
+      excluded: true,
+      excludeReason: "logprob_length_mismatch",
+    });
     const opd = judged({ kind: "OPD", reward: 0, teacherLogprobs: [-1, -2, -3] });
-    expect(decideSample(opd, facts({ method: "opd" }))).toMatchObject({ excluded: true, excludeReason: "teacher_length_mismatch" });
-    expect(decideSample({ ...opd, teacherLogprobs: [-1, -2, -3, -4] }, facts({ method: "opd" }))).toMatchObject({ excluded: false, kind: "OPD", teacher: "judgment" });
+    expect(decideSample(opd, facts({ method: "opd" }))).toMatchObject({
+      excluded: true,
+      excludeReason: "teacher_length_mismatch",
+    });
+    expect(decideSample({ ...opd, teacherLogprobs: [-1, -2, -3, -4] }, facts({ method: "opd" }))).toMatchObject({
+      excluded: false,
+      kind: "OPD",
+      teacher: "judgment",
+    });
   });
 
   it("a reviewer's new hint makes the turn an OPD/combine sample whose teacher is rescored", () => {
     // effectiveLabels cannot use a hint the teacher has not scored: it dispatches without it (RL here).
-    const reviewer = judged({ source: "REVIEWER", labelId: "l", value: -1, reward: -1, hint: "Ask first.", needsTeacherRescore: true, kind: "RL" });
-    expect(decideSample(reviewer, facts({ method: "combine" }))).toMatchObject({ kind: "BOTH", reward: -1, labelSource: "REVIEWER", excluded: false, teacher: "rescore" });
-    expect(decideSample({ ...reviewer, value: 0, reward: 0, kind: null, excluded: true, excludeReason: "no_hint_and_zero_eval" }, facts({ method: "combine" })))
-      .toMatchObject({ kind: "OPD", reward: 0, excluded: false, teacher: "rescore" });
+    const reviewer = judged({
+      source: "REVIEWER",
+      labelId: "l",
+      value: -1,
+      reward: -1,
+      hint: "Ask first.",
+      needsTeacherRescore: true,
+      kind: "RL",
+    });
+    expect(decideSample(reviewer, facts({ method: "combine" }))).toMatchObject({
+      kind: "BOTH",
+      reward: -1,
+      labelSource: "REVIEWER",
+      excluded: false,
+      teacher: "rescore",
+    });
+    expect(
+      decideSample(
+        { ...reviewer, value: 0, reward: 0, kind: null, excluded: true, excludeReason: "no_hint_and_zero_eval" },
+        facts({ method: "combine" }),
+      ),
+    ).toMatchObject({ kind: "OPD", reward: 0, excluded: false, teacher: "rescore" });
     expect(decideSample(reviewer, facts({ method: "grpo" }))).toMatchObject({ kind: "RL", reward: -1, teacher: null });
     // A reviewer's forced exclusion still wins.
-    expect(decideSample({ ...reviewer, excluded: true, excludeReason: "reviewer_excluded" }, facts({ method: "combine" }))).toMatchObject({ excluded: true, excludeReason: "reviewer_excluded" });
+    expect(
+      decideSample({ ...reviewer, excluded: true, excludeReason: "reviewer_excluded" }, facts({ method: "combine" })),
+    ).toMatchObject({ excluded: true, excludeReason: "reviewer_excluded" });
   });
 });
 
@@ -134,7 +213,14 @@ describe("servedPromptIds", () => {
   const A = SPECIAL_TOKENS.assistant;
   const T = SPECIAL_TOKENS.tool;
   it("renders like the embedded upstream: function messages are tool messages, bad tool definitions are skipped", () => {
-    const ids = servedPromptIds([{ role: "user", content: "hi" }, { role: "function", content: "42", name: "f" }], [{ nope: 1 }], null);
+    const ids = servedPromptIds(
+      [
+        { role: "user", content: "hi" },
+        { role: "function", content: "42", name: "f" },
+      ],
+      [{ nope: 1 }],
+      null,
+    );
     expect(ids).toEqual([U, ...encode("hi"), END_ID, T, ...encode("42"), END_ID, A]);
   });
 

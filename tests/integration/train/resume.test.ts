@@ -39,7 +39,10 @@ afterAll(async () => {
 function startWorker(experimentId: string): { child: ChildProcess; lines: string[] } {
   // As the product runs it (one node process with the tsx loader): the tsx CLI would SIGKILL a busy worker
   // ~30 ms after relaying SIGTERM, which makes the clean-exit assertion below flaky under load.
-  const { command, args } = workerCommand(root, WORKERS.find((w) => w.name === "train")!);
+  const { command, args } = workerCommand(
+    root,
+    WORKERS.find((w) => w.name === "train")!,
+  );
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, TRAINER_EXPERIMENTS: experimentId, DATA_DIR: dataDir },
@@ -53,18 +56,24 @@ function startWorker(experimentId: string): { child: ChildProcess; lines: string
   return { child, lines };
 }
 
-
 const BATCH = 4;
 const STEPS = 6;
 
 describe("resume after SIGKILL", () => {
   it("loses and repeats no step: versions stay contiguous and each sample trains once", async () => {
     const { id: exp } = await makeExperiment({
-      method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: BATCH, lr: 1e-3, maxStaleness: 100, keepCheckpoints: 3 },
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: BATCH, lr: 1e-3, maxStaleness: 100, keepCheckpoints: 3 },
     });
     const runId = (await makeRun(exp, { status: "PENDING" })).id;
     for (let i = 0; i < BATCH * STEPS; i++) {
-      const { turnId } = await serveTurn(upstream, { experimentId: exp, runId, messages: [{ role: "user", content: `Remind me of task ${i}.` }], seed: 1000 + i });
+      const { turnId } = await serveTurn(upstream, {
+        experimentId: exp,
+        runId,
+        messages: [{ role: "user", content: `Remind me of task ${i}.` }],
+        seed: 1000 + i,
+      });
       await judge(turnId, { score: i % 3 === 0 ? -1 : 1 });
     }
 
@@ -78,13 +87,23 @@ describe("resume after SIGKILL", () => {
     expect([1, 2]).toContain(atKill.lastStep);
 
     const second = startWorker(exp);
-    await waitFor(`${STEPS} steps`, async () => (await db().run.findUniqueOrThrow({ where: { id: runId } })).lastStep === STEPS, 180_000);
+    await waitFor(
+      `${STEPS} steps`,
+      async () => (await db().run.findUniqueOrThrow({ where: { id: runId } })).lastStep === STEPS,
+      180_000,
+    );
     second.child.kill("SIGTERM");
     await exited(second.child);
     expect(second.child.exitCode).toBe(0);
 
-    const steps = await db().trainingStep.findMany({ where: { runId }, orderBy: { step: "asc" }, include: { samples: true } });
-    expect(steps.map((s) => [s.step, s.policyVersion])).toEqual(Array.from({ length: STEPS }, (_, i) => [i + 1, i + 1]));
+    const steps = await db().trainingStep.findMany({
+      where: { runId },
+      orderBy: { step: "asc" },
+      include: { samples: true },
+    });
+    expect(steps.map((s) => [s.step, s.policyVersion])).toEqual(
+      Array.from({ length: STEPS }, (_, i) => [i + 1, i + 1]),
+    );
     expect(steps.every((s) => s.samples.length === BATCH)).toBe(true);
     const samples = await db().sample.findMany({ where: { runId } });
     expect(samples).toHaveLength(BATCH * STEPS);
@@ -100,7 +119,9 @@ describe("resume after SIGKILL", () => {
     // Exactly the last K checkpoints remain; a killed attempt's files are gone.
     const kept = versions.filter((v) => v.checkpointPath !== null);
     expect(kept.map((v) => v.version)).toEqual([4, 5, 6]);
-    expect((await fs.readdir(experimentCheckpointDir(exp, dataDir))).sort()).toEqual(kept.map((v) => path.basename(v.checkpointPath!)).sort());
+    expect((await fs.readdir(experimentCheckpointDir(exp, dataDir))).sort()).toEqual(
+      kept.map((v) => path.basename(v.checkpointPath!)).sort(),
+    );
     expect(kept.every((v) => existsSync(path.join(v.checkpointPath!, "weights.bin")))).toBe(true);
   }, 400_000);
 });

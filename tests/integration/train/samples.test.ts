@@ -27,7 +27,13 @@ afterAll(async () => {
 });
 
 const ask = (experimentId: string, runId: string | null, over: Partial<ServeSpec> = {}) =>
-  serveTurn(upstream, { experimentId, runId, messages: [{ role: "user", content: `question ${seed}` }], seed: ++seed, ...over });
+  serveTurn(upstream, {
+    experimentId,
+    runId,
+    messages: [{ role: "user", content: `question ${seed}` }],
+    seed: ++seed,
+    ...over,
+  });
 
 async function sampleOf(runId: string, turnId: string) {
   return db().sample.findUnique({ where: { runId_turnId: { runId, turnId } } });
@@ -35,7 +41,11 @@ async function sampleOf(runId: string, turnId: string) {
 
 describe("collectSamples (grpo)", () => {
   it("records judged main turns of the run, with label precedence, exclusions and idempotency", async () => {
-    const { id: exp } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { batchSize: 3 } });
+    const { id: exp } = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { batchSize: 3 },
+    });
     const before = await ask(exp, null, { createdAt: new Date(Date.now() - 3600_000) }); // before the run existed
     await judge(before.turnId, { score: 1 });
     const runId = (await makeRun(exp)).id;
@@ -67,12 +77,27 @@ describe("collectSamples (grpo)", () => {
     expect(first).toMatchObject({ created: 8, updated: 0, currentVersion: 0 });
     expect(await sampleOf(runId, before.turnId)).toBeNull();
     expect(await sampleOf(runId, unjudged.turnId)).toBeNull();
-    expect(await sampleOf(runId, good.turnId)).toMatchObject({ kind: "RL", reward: 1, labelSource: "JUDGE", excluded: false, staleness: 0, stepId: null });
+    expect(await sampleOf(runId, good.turnId)).toMatchObject({
+      kind: "RL",
+      reward: 1,
+      labelSource: "JUDGE",
+      excluded: false,
+      staleness: 0,
+      stepId: null,
+    });
     expect(await sampleOf(runId, userSays.turnId)).toMatchObject({ reward: -1, labelSource: "USER", excluded: false });
-    expect(await sampleOf(runId, reviewerSays.turnId)).toMatchObject({ reward: 1, labelSource: "REVIEWER", excluded: false });
+    expect(await sampleOf(runId, reviewerSays.turnId)).toMatchObject({
+      reward: 1,
+      labelSource: "REVIEWER",
+      excluded: false,
+    });
     expect(await sampleOf(runId, zero.turnId)).toMatchObject({ excluded: true, excludeReason: "zero_score" });
     expect(await sampleOf(runId, noNext.turnId)).toMatchObject({ excluded: true, excludeReason: "no_next_state" });
-    expect(await sampleOf(runId, reviewerExcluded.turnId)).toMatchObject({ excluded: true, excludeReason: "reviewer_excluded", labelSource: "REVIEWER" });
+    expect(await sampleOf(runId, reviewerExcluded.turnId)).toMatchObject({
+      excluded: true,
+      excludeReason: "reviewer_excluded",
+      labelSource: "REVIEWER",
+    });
     expect(await sampleOf(runId, humanOnly.turnId)).toMatchObject({ reward: -1, labelSource: "USER", excluded: false });
     expect(await sampleOf(runId, unlinked.turnId)).toMatchObject({ reward: -1, excluded: false });
     expect(await batchFill(runId)).toEqual({ ready: 5, needed: 3 });
@@ -85,7 +110,12 @@ describe("collectSamples (grpo)", () => {
     await label(zero.turnId, "REVIEWER", -1);
     await judge(unjudged.turnId, { score: -1 });
     expect(await collectSamples(runId, { since: first.watermark })).toMatchObject({ created: 1, updated: 1 });
-    expect(await sampleOf(runId, zero.turnId)).toMatchObject({ reward: -1, labelSource: "REVIEWER", excluded: false, excludeReason: null });
+    expect(await sampleOf(runId, zero.turnId)).toMatchObject({
+      reward: -1,
+      labelSource: "REVIEWER",
+      excluded: false,
+      excludeReason: null,
+    });
     expect(await batchFill(runId)).toEqual({ ready: 7, needed: 3 });
 
     // A trained sample is frozen: a relabel no longer touches it.
@@ -116,38 +146,78 @@ describe("collectSamples (opd / combine)", () => {
     const { id: opdExp } = await makeExperiment({ method: "opd", policy: { kind: "embedded", checkpoint: base } });
     const opdRun = (await makeRun(opdExp)).id;
     const withHint = await ask(opdExp, opdRun);
-    await judge(withHint.turnId, { score: 1, hint: "Be brief and answer directly.", hintAccepted: true, teacherLogprobs: withHint.served.logprobs.map((x) => x + 0.1) });
+    await judge(withHint.turnId, {
+      score: 1,
+      hint: "Be brief and answer directly.",
+      hintAccepted: true,
+      teacherLogprobs: withHint.served.logprobs.map((x) => x + 0.1),
+    });
     const noHint = await ask(opdExp, opdRun);
     await judge(noHint.turnId, { score: 1 });
     await collectSamples(opdRun);
     expect(await sampleOf(opdRun, withHint.turnId)).toMatchObject({ kind: "OPD", reward: 0, excluded: false });
-    expect(await sampleOf(opdRun, noHint.turnId)).toMatchObject({ kind: "OPD", excluded: true, excludeReason: "no_valid_hint" });
+    expect(await sampleOf(opdRun, noHint.turnId)).toMatchObject({
+      kind: "OPD",
+      excluded: true,
+      excludeReason: "no_valid_hint",
+    });
 
     const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base } });
     const runId = (await makeRun(exp)).id;
     const both = await ask(exp, runId);
-    await judge(both.turnId, { score: -1, hint: "Ask which city first.", hintAccepted: true, teacherLogprobs: both.served.logprobs });
+    await judge(both.turnId, {
+      score: -1,
+      hint: "Ask which city first.",
+      hintAccepted: true,
+      teacherLogprobs: both.served.logprobs,
+    });
     const opdOnly = await ask(exp, runId);
-    await judge(opdOnly.turnId, { score: 0, hint: "Ask which city first.", hintAccepted: true, teacherLogprobs: opdOnly.served.logprobs });
+    await judge(opdOnly.turnId, {
+      score: 0,
+      hint: "Ask which city first.",
+      hintAccepted: true,
+      teacherLogprobs: opdOnly.served.logprobs,
+    });
     const rlOnly = await ask(exp, runId);
     await judge(rlOnly.turnId, { score: 1 });
     const none = await ask(exp, runId);
     await judge(none.turnId, { score: 0 });
     const badTeacher = await ask(exp, runId);
-    await judge(badTeacher.turnId, { score: 1, hint: "Ask which city first.", hintAccepted: true, teacherLogprobs: [-1] });
+    await judge(badTeacher.turnId, {
+      score: 1,
+      hint: "Ask which city first.",
+      hintAccepted: true,
+      teacherLogprobs: [-1],
+    });
     await collectSamples(runId);
     expect(await sampleOf(runId, both.turnId)).toMatchObject({ kind: "BOTH", reward: -1, excluded: false });
     expect(await sampleOf(runId, opdOnly.turnId)).toMatchObject({ kind: "OPD", reward: 0, excluded: false });
     expect(await sampleOf(runId, rlOnly.turnId)).toMatchObject({ kind: "RL", reward: 1, excluded: false });
-    expect(await sampleOf(runId, none.turnId)).toMatchObject({ kind: "BOTH", excluded: true, excludeReason: "no_hint_and_zero_eval" });
-    expect(await sampleOf(runId, badTeacher.turnId)).toMatchObject({ kind: "BOTH", excluded: true, excludeReason: "teacher_length_mismatch" });
+    expect(await sampleOf(runId, none.turnId)).toMatchObject({
+      kind: "BOTH",
+      excluded: true,
+      excludeReason: "no_hint_and_zero_eval",
+    });
+    expect(await sampleOf(runId, badTeacher.turnId)).toMatchObject({
+      kind: "BOTH",
+      excluded: true,
+      excludeReason: "teacher_length_mismatch",
+    });
   });
 });
 
 describe("staleness", () => {
   it("measures it against the ACTIVE version; drops or keeps stale samples by policy, and re-decides when the version moves", async () => {
-    const drop = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { maxStaleness: 1, stalePolicy: "drop" } });
-    const weigh = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base }, hyper: { maxStaleness: 1, stalePolicy: "importance-weight" } });
+    const drop = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { maxStaleness: 1, stalePolicy: "drop" },
+    });
+    const weigh = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: base },
+      hyper: { maxStaleness: 1, stalePolicy: "importance-weight" },
+    });
     for (const { id: exp } of [drop, weigh]) {
       const runId = (await makeRun(exp)).id;
       const t = await ask(exp, runId); // served by version 0
@@ -155,7 +225,9 @@ describe("staleness", () => {
       await collectSamples(runId);
       expect(await sampleOf(runId, t.turnId)).toMatchObject({ staleness: 0, excluded: false });
       // The experiment moves on to version 2 (two steps later).
-      await db().policyVersion.create({ data: { experimentId: exp, version: 2, status: "ACTIVE", checkpointPath: base } });
+      await db().policyVersion.create({
+        data: { experimentId: exp, version: 2, status: "ACTIVE", checkpointPath: base },
+      });
       await collectSamples(runId);
       const s = await sampleOf(runId, t.turnId);
       if (exp === drop.id) expect(s).toMatchObject({ staleness: 2, excluded: true, excludeReason: "stale" });

@@ -28,7 +28,9 @@ type Conversation = {
 };
 type ExpectedCase = { conversation: string; template: string; text: string };
 
-const conversations = (JSON.parse(readFileSync(join(DIR, "conversations.json"), "utf8")) as { conversations: Conversation[] }).conversations;
+const conversations = (
+  JSON.parse(readFileSync(join(DIR, "conversations.json"), "utf8")) as { conversations: Conversation[] }
+).conversations;
 const expected = (JSON.parse(readFileSync(join(DIR, "expected.json"), "utf8")) as { cases: ExpectedCase[] }).cases;
 const templateText = (name: string) => readFileSync(join(DIR, `${name}.jinja`), "utf8");
 const byName = new Map(conversations.map((c) => [c.name, c]));
@@ -67,7 +69,9 @@ describe("renderChatTemplate: byte-identical to the Python Jinja2 reference", ()
   });
 
   it("refuses to let extra kwargs override the reserved variables", () => {
-    expect(() => renderChatTemplate({ template: "{{ messages }}", messages: [], extra: { messages: [] } })).toThrow(/reserved/);
+    expect(() => renderChatTemplate({ template: "{{ messages }}", messages: [], extra: { messages: [] } })).toThrow(
+      /reserved/,
+    );
   });
 });
 
@@ -125,7 +129,13 @@ describe("hinted teacher context differs from the policy prompt only by the hint
   // one, so a multi-part last user message changes by more than the hint.
   it("known gap: multi-part user content is re-joined with a space by the hint step", () => {
     const messages: TemplateMessage[] = [
-      { role: "user", content: [{ type: "text", text: "Look at" }, { type: "text", text: "this." }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Look at" },
+          { type: "text", text: "this." },
+        ],
+      },
     ];
     const { policy, hinted } = renderPolicyAndHinted({ template: templateText("Qwen3.5-4B"), messages, hint });
     expect(policy).toContain("Look atthis.");

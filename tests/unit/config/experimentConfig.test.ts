@@ -9,9 +9,22 @@ const issuesOf = (input: unknown) => {
 
 describe("experiment config", () => {
   it("fills OpenClaw-RL's defaults for GPU trainers", () => {
-    const c = ExperimentConfigSchema.parse({ policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } });
+    const c = ExperimentConfigSchema.parse({
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" },
+      trainer: { backend: "local-process" },
+    });
     expect(c.hyper).toMatchObject({
-      lr: 1e-5, epsClip: 0.2, epsClipHigh: 0.28, klCoef: 0, batchSize: 16, wOpd: 1, wRl: 1, opdEstimator: "sampled", teacherSource: "base", advClamp: 0, dualClip: 0,
+      lr: 1e-5,
+      epsClip: 0.2,
+      epsClipHigh: 0.28,
+      klCoef: 0,
+      batchSize: 16,
+      wOpd: 1,
+      wRl: 1,
+      opdEstimator: "sampled",
+      teacherSource: "base",
+      advClamp: 0,
+      dualClip: 0,
     });
     expect(c.judge).toMatchObject({ votes: 3, temperature: 0.6, includeRequest: false, hintSelection: "longest" });
     expect(c.lora).toMatchObject({ enabled: false, rank: 16, alpha: 32 });
@@ -23,32 +36,66 @@ describe("experiment config", () => {
     expect(c.trainer.backend).toBe("embedded");
     expect(c.hyper).toMatchObject({ ...BACKEND_HYPER_DEFAULTS.embedded, epsClip: 0.2, wRl: 1 });
     expect(c.hyper.lr).not.toBe(1e-5);
-    expect(ExperimentConfigSchema.parse({ hyper: { lr: 3e-4 } }).hyper).toMatchObject({ lr: 3e-4, batchSize: BACKEND_HYPER_DEFAULTS.embedded.batchSize });
+    expect(ExperimentConfigSchema.parse({ hyper: { lr: 3e-4 } }).hyper).toMatchObject({
+      lr: 3e-4,
+      batchSize: BACKEND_HYPER_DEFAULTS.embedded.batchSize,
+    });
   });
 
   it("keeps the full estimator and the current-policy teacher to the embedded trainer", () => {
-    const gpu = { method: "opd", policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } };
-    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "full" } })).toContainEqual({ path: "hyper.opdEstimator", message: expect.stringContaining("embedded trainer only") });
-    expect(issuesOf({ ...gpu, hyper: { teacherSource: "current" } })).toContainEqual({ path: "hyper.teacherSource", message: expect.stringContaining("embedded trainer only") });
+    const gpu = {
+      method: "opd",
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" },
+      trainer: { backend: "local-process" },
+    };
+    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "full" } })).toContainEqual({
+      path: "hyper.opdEstimator",
+      message: expect.stringContaining("embedded trainer only"),
+    });
+    expect(issuesOf({ ...gpu, hyper: { teacherSource: "current" } })).toContainEqual({
+      path: "hyper.teacherSource",
+      message: expect.stringContaining("embedded trainer only"),
+    });
     expect(issuesOf({ ...gpu, hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([]);
-    expect(issuesOf({ hyper: { dualClip: 1 } })).toContainEqual({ path: "hyper.dualClip", message: "dual-clip must be 0 (off) or above 1" });
+    expect(issuesOf({ hyper: { dualClip: 1 } })).toContainEqual({
+      path: "hyper.dualClip",
+      message: "dual-clip must be 0 (off) or above 1",
+    });
   });
 
   it("names the field and what to change", () => {
-    expect(issuesOf({ hyper: { epsClip: 0.3, epsClipHigh: 0.2 } })).toContainEqual({ path: "hyper.epsClipHigh", message: expect.stringContaining("must be ≥ eps-clip") });
-    expect(issuesOf({ hyper: { lr: -1 } })).toContainEqual({ path: "hyper.lr", message: "learning rate must be ≥ 0 (0 = a control run that never moves)" });
+    expect(issuesOf({ hyper: { epsClip: 0.3, epsClipHigh: 0.2 } })).toContainEqual({
+      path: "hyper.epsClipHigh",
+      message: expect.stringContaining("must be ≥ eps-clip"),
+    });
+    expect(issuesOf({ hyper: { lr: -1 } })).toContainEqual({
+      path: "hyper.lr",
+      message: "learning rate must be ≥ 0 (0 = a control run that never moves)",
+    });
     expect(issuesOf({ policy: { kind: "openai", baseUrl: "ftp://x", model: "m" } })[0]?.path).toBe("policy.baseUrl");
     expect(issuesOf({ method: "ppo" })[0]?.path).toBe("method");
     expect(issuesOf({ judge: { votes: 0 } })).toContainEqual({ path: "judge.votes", message: "at least one vote" });
   });
 
   it("validates the GPU split for GPU trainers and explains errors", () => {
-    const base = { policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" }, trainer: { backend: "local-process" } };
+    const base = {
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" },
+      trainer: { backend: "local-process" },
+    };
     expect(issuesOf(base)).toEqual([]);
-    const bad = issuesOf({ ...base, trainer: { backend: "local-process", gpu: { nodes: 1, gpusPerNode: 4, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 } } });
+    const bad = issuesOf({
+      ...base,
+      trainer: {
+        backend: "local-process",
+        gpu: { nodes: 1, gpusPerNode: 4, actorGpus: 4, rolloutGpus: 2, prmGpus: 2 },
+      },
+    });
     expect(bad.length).toBeGreaterThan(0);
     expect(bad.every((i) => i.path.startsWith("trainer.gpu"))).toBe(true);
-    expect(issuesOf({ ...base, trainer: { backend: "ray-slime" } })).toContainEqual({ path: "trainer.rayAddress", message: expect.stringContaining("Ray dashboard address") });
+    expect(issuesOf({ ...base, trainer: { backend: "ray-slime" } })).toContainEqual({
+      path: "trainer.rayAddress",
+      message: expect.stringContaining("Ray dashboard address"),
+    });
   });
 
   it("diffs configs leaf by leaf", () => {

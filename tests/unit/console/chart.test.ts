@@ -7,7 +7,14 @@ describe("metrics chart helpers", () => {
   it("puts a null point in a gap much wider than the usual spacing, and nowhere else", () => {
     const pts = [1, 2, 3, 4, 20, 21, 22].map((x) => ({ x, y: x as number | null }));
     expect(withGaps(pts, (x) => ({ x, y: null }))).toEqual([
-      { x: 1, y: 1 }, { x: 2, y: 2 }, { x: 3, y: 3 }, { x: 4, y: 4 }, { x: 12, y: null }, { x: 20, y: 20 }, { x: 21, y: 21 }, { x: 22, y: 22 },
+      { x: 1, y: 1 },
+      { x: 2, y: 2 },
+      { x: 3, y: 3 },
+      { x: 4, y: 4 },
+      { x: 12, y: null },
+      { x: 20, y: 20 },
+      { x: 21, y: 21 },
+      { x: 22, y: 22 },
     ]);
     const even = [0, 10, 20, 30].map((x) => ({ x }));
     expect(withGaps(even, (x) => ({ x }))).toEqual(even);

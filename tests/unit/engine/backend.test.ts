@@ -21,10 +21,28 @@ const CASES: Array<[number[], number[], boolean, boolean]> = [
   [[1, 1, 16], [1, 16, 300], false, false], // decode-time vector product
 ];
 
-function run(sa: number[], sb: number[], ta: boolean, tb: boolean, seed: number): { out: Float32Array; shape: number[] } {
+function run(
+  sa: number[],
+  sb: number[],
+  ta: boolean,
+  tb: boolean,
+  seed: number,
+): { out: Float32Array; shape: number[] } {
   return tf.tidy(() => {
-    const a = tf.tensor(randomArray(sa.reduce((x, y) => x * y), seed), sa);
-    const b = tf.tensor(randomArray(sb.reduce((x, y) => x * y), seed + 1), sb);
+    const a = tf.tensor(
+      randomArray(
+        sa.reduce((x, y) => x * y),
+        seed,
+      ),
+      sa,
+    );
+    const b = tf.tensor(
+      randomArray(
+        sb.reduce((x, y) => x * y),
+        seed + 1,
+      ),
+      sb,
+    );
     const r = tf.matMul(a, b, ta, tb);
     return { out: r.dataSync() as Float32Array, shape: r.shape };
   });
@@ -39,30 +57,59 @@ describe("wasm backend", () => {
     expect(await initBackend()).toEqual(info);
   });
 
-  it.each(CASES)("fast BatchMatMul %j·%j (tA=%s, tB=%s) matches the stock kernel and a float64 reference", (sa, sb, ta, tb) => {
-    useFastMatMul(false);
-    const stock = run(sa, sb, ta, tb, 11);
-    useFastMatMul(true);
-    expect(isFastMatMulActive()).toBe(true);
-    const fast = run(sa, sb, ta, tb, 11);
-    expect(fast.shape).toEqual(stock.shape);
-    expect(maxAbsDiff(fast.out, stock.out)).toBeLessThan(1e-4);
+  it.each(CASES)(
+    "fast BatchMatMul %j·%j (tA=%s, tB=%s) matches the stock kernel and a float64 reference",
+    (sa, sb, ta, tb) => {
+      useFastMatMul(false);
+      const stock = run(sa, sb, ta, tb, 11);
+      useFastMatMul(true);
+      expect(isFastMatMulActive()).toBe(true);
+      const fast = run(sa, sb, ta, tb, 11);
+      expect(fast.shape).toEqual(stock.shape);
+      expect(maxAbsDiff(fast.out, stock.out)).toBeLessThan(1e-4);
 
-    // Independent check: materialise the transposes in JS and multiply in float64.
-    const batch = sa.slice(0, -2).reduce((x, y) => x * y, 1);
-    const A = tf.tidy(() => {
-      const t = tf.tensor(randomArray(sa.reduce((x, y) => x * y), 11), sa);
-      return (ta ? tf.transpose(t, [...sa.keys()].map((i) => (i < sa.length - 2 ? i : 2 * sa.length - 3 - i))) : t).dataSync();
-    });
-    const B = tf.tidy(() => {
-      const t = tf.tensor(randomArray(sb.reduce((x, y) => x * y), 12), sb);
-      return (tb ? tf.transpose(t, [...sb.keys()].map((i) => (i < sb.length - 2 ? i : 2 * sb.length - 3 - i))) : t).dataSync();
-    });
-    const M = fast.shape[fast.shape.length - 2];
-    const N = fast.shape[fast.shape.length - 1];
-    const K = ta ? sa[sa.length - 2] : sa[sa.length - 1];
-    expect(maxAbsDiff(fast.out, refMatMul(A, B, batch, M, K, N))).toBeLessThan(1e-4);
-  });
+      // Independent check: materialise the transposes in JS and multiply in float64.
+      const batch = sa.slice(0, -2).reduce((x, y) => x * y, 1);
+      const A = tf.tidy(() => {
+        const t = tf.tensor(
+          randomArray(
+            sa.reduce((x, y) => x * y),
+            11,
+          ),
+          sa,
+        );
+        return (
+          ta
+            ? tf.transpose(
+                t,
+                [...sa.keys()].map((i) => (i < sa.length - 2 ? i : 2 * sa.length - 3 - i)),
+              )
+            : t
+        ).dataSync();
+      });
+      const B = tf.tidy(() => {
+        const t = tf.tensor(
+          randomArray(
+            sb.reduce((x, y) => x * y),
+            12,
+          ),
+          sb,
+        );
+        return (
+          tb
+            ? tf.transpose(
+                t,
+                [...sb.keys()].map((i) => (i < sb.length - 2 ? i : 2 * sb.length - 3 - i)),
+              )
+            : t
+        ).dataSync();
+      });
+      const M = fast.shape[fast.shape.length - 2];
+      const N = fast.shape[fast.shape.length - 1];
+      const K = ta ? sa[sa.length - 2] : sa[sa.length - 1];
+      expect(maxAbsDiff(fast.out, refMatMul(A, B, batch, M, K, N))).toBeLessThan(1e-4);
+    },
+  );
 
   it("leaves no tensors or heap views behind", () => {
     const before = tf.memory().numTensors;

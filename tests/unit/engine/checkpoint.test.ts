@@ -5,7 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
-import { loadCheckpoint, readCheckpointMeta, restoreOptimizer, saveCheckpoint } from "../../../server/engine/checkpoint";
+import {
+  loadCheckpoint,
+  readCheckpointMeta,
+  restoreOptimizer,
+  saveCheckpoint,
+} from "../../../server/engine/checkpoint";
 import { disposeModel, paramNames, type PolicyModel } from "../../../server/engine/model";
 import { Adam } from "../../../server/engine/optimizer";
 import { microModel } from "./helpers";
@@ -23,7 +28,9 @@ const bytes = (t: tf.Tensor) => Buffer.from((t.dataSync() as Float32Array).buffe
 
 /** One Adam step on a simple quadratic so every moment is non-zero and non-trivial. */
 function stepOptimizer(model: PolicyModel, adam: Adam) {
-  const grads = Object.fromEntries(Object.entries(model.params).map(([k, p]) => [k, tf.tidy(() => tf.add(tf.mul(p, 0.3), 0.01))]));
+  const grads = Object.fromEntries(
+    Object.entries(model.params).map(([k, p]) => [k, tf.tidy(() => tf.add(tf.mul(p, 0.3), 0.01))]),
+  );
   adam.apply(model.params, grads);
   tf.dispose(Object.values(grads));
 }
@@ -37,7 +44,11 @@ describe("checkpoints", () => {
     const target = path.join(dir, "v7");
     const meta = await saveCheckpoint(target, model, { version: 7, step: 42, optimizer: adam, extra: { note: "t" } });
     expect(meta).toMatchObject({ version: 7, step: 42, config: model.config, extra: { note: "t" } });
-    expect(meta.sha256).toBe(createHash("sha256").update(await fs.readFile(path.join(target, "weights.bin"))).digest("hex"));
+    expect(meta.sha256).toBe(
+      createHash("sha256")
+        .update(await fs.readFile(path.join(target, "weights.bin")))
+        .digest("hex"),
+    );
     expect(await readCheckpointMeta(target)).toEqual(meta);
 
     const loaded = await loadCheckpoint(target);
@@ -58,7 +69,8 @@ describe("checkpoints", () => {
     // Continuing from the restored state gives bit-identical weights to continuing the original.
     stepOptimizer(model, adam);
     stepOptimizer(loaded.model, restored);
-    for (const n of paramNames(model.config)) expect(bytes(loaded.model.params[n]).equals(bytes(model.params[n]))).toBe(true);
+    for (const n of paramNames(model.config))
+      expect(bytes(loaded.model.params[n]).equals(bytes(model.params[n]))).toBe(true);
     disposeModel(model);
     disposeModel(loaded.model);
     adam.dispose();

@@ -5,7 +5,14 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
-import { batchAdvantages, computeAdvantages, distillationKl, policyLoss, ppoClipTerms, whitenAdvantages } from "../../../server/engine/losses";
+import {
+  batchAdvantages,
+  computeAdvantages,
+  distillationKl,
+  policyLoss,
+  ppoClipTerms,
+  whitenAdvantages,
+} from "../../../server/engine/losses";
 import { createModel } from "../../../server/engine/model";
 import { Adam } from "../../../server/engine/optimizer";
 import { scoreBatch } from "../../../server/engine/score";
@@ -50,11 +57,18 @@ describe("distillation KL", () => {
 describe("advantage whitening (slime --normalize-advantages)", () => {
   it("subtracts the token mean over the batch and divides by the Bessel-corrected standard deviation", () => {
     // One approved reply of 2 tokens, one rejected of 2: mean 0, sample variance 4/3.
-    const out = whitenAdvantages([[1, 1], [-1, -1]]);
+    const out = whitenAdvantages([
+      [1, 1],
+      [-1, -1],
+    ]);
     const s = Math.sqrt(4 / 3);
     expect(out.flat().map((x) => +x.toFixed(6))).toEqual([1 / s, 1 / s, -1 / s, -1 / s].map((x) => +x.toFixed(6)));
     // 1 approved token against 3 rejected: mean −0.5, variance (3·0.25 + 2.25)/3 = 1; the rejected move by −0.5 only.
-    expect(whitenAdvantages([[1], [-1, -1, -1]]).flat().map((x) => +x.toFixed(6))).toEqual([1.5, -0.5, -0.5, -0.5]);
+    expect(
+      whitenAdvantages([[1], [-1, -1, -1]])
+        .flat()
+        .map((x) => +x.toFixed(6)),
+    ).toEqual([1.5, -0.5, -0.5, -0.5]);
   });
   it("gives zeros to a batch whose advantages are all equal", () => {
     expect(whitenAdvantages([[-1, -1], [-1]]).flat()).toEqual([0, 0, 0]);
@@ -68,11 +82,20 @@ describe("advantage whitening (slime --normalize-advantages)", () => {
     expect(round(batchAdvantages(rl, base, { normalizeAdvantages: true }))).toEqual([1.5, -0.5, -0.5, -0.5]);
     expect(round(batchAdvantages(rl, base))).toEqual([1, -1, -1, -1]);
     // Combine: the RL term is whitened, the OPD term (w_opd·(−0.5 − (−1)) = 0.5 where there is a teacher) added after.
-    const both = [1, -1, -1, -1].map((reward, i) => ({ kind: "BOTH" as const, reward, teacherLogprobs: i === 1 ? teacher : undefined }));
+    const both = [1, -1, -1, -1].map((reward, i) => ({
+      kind: "BOTH" as const,
+      reward,
+      teacherLogprobs: i === 1 ? teacher : undefined,
+    }));
     expect(round(batchAdvantages(both, base, { normalizeAdvantages: true }))).toEqual([1.5, 0, -0.5, -0.5]);
     // OPD: teacher − π [0.5, 1.5] → mean 1, variance 0.5 → ±0.5/√0.5.
-    const opd = [{ kind: "OPD" as const, reward: 0, teacherLogprobs: teacher }, { kind: "OPD" as const, reward: 0, teacherLogprobs: [0.5] }];
-    expect(round(batchAdvantages(opd, [[-1], [-1]], { normalizeAdvantages: true }))).toEqual([-Math.SQRT1_2, Math.SQRT1_2].map((x) => +x.toFixed(6)));
+    const opd = [
+      { kind: "OPD" as const, reward: 0, teacherLogprobs: teacher },
+      { kind: "OPD" as const, reward: 0, teacherLogprobs: [0.5] },
+    ];
+    expect(round(batchAdvantages(opd, [[-1], [-1]], { normalizeAdvantages: true }))).toEqual(
+      [-Math.SQRT1_2, Math.SQRT1_2].map((x) => +x.toFixed(6)),
+    );
   });
 });
 
@@ -81,14 +104,24 @@ describe("advantages: clamp and combine's RL-only samples", () => {
   const teacher = [-0.5, -5, 3];
   it("clamps the OPD term to ±advClamp (0 = unclamped)", () => {
     expect(computeAdvantages({ kind: "OPD", reward: 0, teacherLogprobs: teacher }, base)).toEqual([0.5, -4, 4]);
-    expect(computeAdvantages({ kind: "OPD", reward: 0, teacherLogprobs: teacher }, base, { advClamp: 2 })).toEqual([0.5, -2, 2]);
-    expect(computeAdvantages({ kind: "BOTH", reward: 1, teacherLogprobs: teacher }, base, { advClamp: 2, wOpd: 0.5, wRl: 1 })).toEqual([1.25, 0, 2]);
+    expect(computeAdvantages({ kind: "OPD", reward: 0, teacherLogprobs: teacher }, base, { advClamp: 2 })).toEqual([
+      0.5, -2, 2,
+    ]);
+    expect(
+      computeAdvantages({ kind: "BOTH", reward: 1, teacherLogprobs: teacher }, base, {
+        advClamp: 2,
+        wOpd: 0.5,
+        wRl: 1,
+      }),
+    ).toEqual([1.25, 0, 2]);
   });
   it("a BOTH sample without a teacher (combine's RL-only branch) has exactly w_rl·r", () => {
     expect(computeAdvantages({ kind: "BOTH", reward: -1 }, base, { wRl: 0.5 })).toEqual([-0.5, -0.5, -0.5]);
   });
   it("the topk/full estimators leave the OPD term out of the advantage (it is the distillation loss)", () => {
-    expect(computeAdvantages({ kind: "BOTH", reward: 1, teacherLogprobs: teacher }, base, { opdEstimator: "topk", wRl: 2 })).toEqual([2, 2, 2]);
+    expect(
+      computeAdvantages({ kind: "BOTH", reward: 1, teacherLogprobs: teacher }, base, { opdEstimator: "topk", wRl: 2 }),
+    ).toEqual([2, 2, 2]);
     expect(computeAdvantages({ kind: "OPD", reward: 1 }, base, { opdEstimator: "full" })).toEqual([0, 0, 0]);
   });
 });
@@ -124,9 +157,15 @@ describe("decoupled π_old", () => {
       const current = scoreBatch(model, [sample])[0];
       // Behaviour 0.3 nats below the current policy on every token; the teacher agrees with the current policy.
       const behaviour = current.map((x) => x - 0.3);
-      const m = await trainStep(model, new Adam({ lr: 1e-9 }), [{ ...sample, oldLogprobs: behaviour, teacherLogprobs: current, reward: 0, kind: "OPD" }], {
-        oldLogprobs: mode, gradClip: 0,
-      });
+      const m = await trainStep(
+        model,
+        new Adam({ lr: 1e-9 }),
+        [{ ...sample, oldLogprobs: behaviour, teacherLogprobs: current, reward: 0, kind: "OPD" }],
+        {
+          oldLogprobs: mode,
+          gradClip: 0,
+        },
+      );
       return m;
     };
     const decoupled = await run("decoupled");

@@ -11,7 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { microModel } from "./helpers";
 
-const tools: ToolDef[] = [{ type: "function", function: { name: "lookup_notes", description: "Look up notes", parameters: { type: "object" } } }];
+const tools: ToolDef[] = [
+  {
+    type: "function",
+    function: { name: "lookup_notes", description: "Look up notes", parameters: { type: "object" } },
+  },
+];
 const chat: ChatMessage[] = [
   { role: "system", content: "Be brief." },
   { role: "user", content: "How do I boil an egg?" },
@@ -52,8 +57,12 @@ describe("fitChat", () => {
   it("keeps a tool call and its result with the user message they follow", () => {
     const withTool: ChatMessage[] = [
       { role: "user", content: "How do I boil an egg?" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c0", type: "function", function: { name: "lookup_notes", arguments: "{}" } }] },
-      { role: "tool", tool_call_id: "c0", content: "{\"notes\":[\"7 minutes\"]}" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c0", type: "function", function: { name: "lookup_notes", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c0", content: '{"notes":["7 minutes"]}' },
     ];
     const out = fitChat(withTool, len(withTool), { ...gen, tools });
     expect(out).toEqual(renderChat(withTool, gen));
@@ -85,7 +94,10 @@ describe("the engine fits by whole messages", () => {
   it("serves and scores a long conversation from its latest exchanges", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "fit-engine-"));
     const ctx = 96;
-    await saveCheckpoint(dir, microModel(3, 1, { vocabSize: 262, ctx, nLayer: 1, nEmbd: 16, nHead: 2 }), { version: 0, step: 0 });
+    await saveCheckpoint(dir, microModel(3, 1, { vocabSize: 262, ctx, nLayer: 1, nEmbd: 16, nHead: 2 }), {
+      version: 0,
+      step: 0,
+    });
     const engine = new EmbeddedEngine();
     await engine.load(dir);
     const r = await engine.chat(chat, { maxTokens: 8, temperature: 1, seed: 3 });

@@ -2,7 +2,13 @@ import * as tf from "@tensorflow/tfjs-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
 import {
-  fitPrompt, generate, generateBatch, generateStream, rowSeed, sampleToken, type TokenEvent,
+  fitPrompt,
+  generate,
+  generateBatch,
+  generateStream,
+  rowSeed,
+  sampleToken,
+  type TokenEvent,
 } from "../../../server/engine/generate";
 import { Decoder } from "../../../server/engine/decoder";
 import { disposeModel, type PolicyModel } from "../../../server/engine/model";
@@ -74,7 +80,10 @@ describe("generation", () => {
   });
 
   it("reports log-probs that scoring the response reproduces", async () => {
-    for (const [prompt, seed] of [[promptA, 1], [promptB, 2]] as const) {
+    for (const [prompt, seed] of [
+      [promptA, 1],
+      [promptB, 2],
+    ] as const) {
       const r = await generate(model, prompt, { maxTokens: 30, seed, stopIds: [] });
       expect(maxAbsDiff(scoreResponse(model, r.promptIds, r.tokenIds), r.logprobs)).toBeLessThan(1e-4);
       // They are proper log-probabilities.
@@ -89,7 +98,10 @@ describe("generation", () => {
       expect(batch[row].tokenIds).toEqual(single.tokenIds);
       expect(maxAbsDiff(batch[row].logprobs, single.logprobs)).toBeLessThan(1e-4);
     }
-    const scored = scoreBatch(model, batch.map((r) => ({ promptIds: r.promptIds, responseIds: r.tokenIds })));
+    const scored = scoreBatch(
+      model,
+      batch.map((r) => ({ promptIds: r.promptIds, responseIds: r.tokenIds })),
+    );
     batch.forEach((r, i) => expect(maxAbsDiff(scored[i], r.logprobs)).toBeLessThan(1e-4));
   });
 
@@ -110,7 +122,14 @@ describe("generation", () => {
     const stream = generateStream(model, promptA, { maxTokens: 50, seed: 3, stopIds: [] });
     await stream.next();
     await stream.return(undefined as never);
-    await expect(generate(model, promptA, { maxTokens: 5, onToken: () => { throw new Error("boom"); } })).rejects.toThrow("boom");
+    await expect(
+      generate(model, promptA, {
+        maxTokens: 5,
+        onToken: () => {
+          throw new Error("boom");
+        },
+      }),
+    ).rejects.toThrow("boom");
     expect(tf.memory().numTensors).toBe(before);
   });
 
@@ -120,7 +139,11 @@ describe("generation", () => {
     // Room is reserved for at most ctx/2 new tokens; a shorter prompt keeps everything.
     expect(fitPrompt(long, 64, 500)).toEqual({ prompt: long.slice(68), maxTokens: 32 });
     expect(fitPrompt([1, 2, 3], 64, 500)).toEqual({ prompt: [1, 2, 3], maxTokens: 61 });
-    const r = await generate(model, long.map((i) => 97 + (i % 26)), { maxTokens: 40, seed: 1, stopIds: [] });
+    const r = await generate(
+      model,
+      long.map((i) => 97 + (i % 26)),
+      { maxTokens: 40, seed: 1, stopIds: [] },
+    );
     expect(r.promptIds).toEqual(long.slice(68).map((i) => 97 + (i % 26)));
     expect(r.tokenIds).toHaveLength(32);
   });

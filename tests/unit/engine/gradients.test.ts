@@ -11,7 +11,13 @@ beforeAll(async () => {
 });
 
 /** Central finite difference of a scalar function of one float32 tensor, entry by entry. */
-function numericGrad(f: (x: tf.Tensor) => tf.Scalar, x0: Float32Array, shape: number[], eps: number, entries?: number[]): Map<number, number> {
+function numericGrad(
+  f: (x: tf.Tensor) => tf.Scalar,
+  x0: Float32Array,
+  shape: number[],
+  eps: number,
+  entries?: number[],
+): Map<number, number> {
   const out = new Map<number, number>();
   for (const i of entries ?? x0.keys()) {
     const at = (d: number) => {
@@ -29,12 +35,24 @@ function expectClose(analytic: number, numeric: number, rel = 0.02, abs = 2e-3):
 }
 
 /** Check d/dx sum(op(x) · W) against finite differences. */
-function checkOp(name: string, shape: number[], op: (x: tf.Tensor) => tf.Tensor, opts: { positive?: boolean; seed?: number } = {}) {
+function checkOp(
+  name: string,
+  shape: number[],
+  op: (x: tf.Tensor) => tf.Tensor,
+  opts: { positive?: boolean; seed?: number } = {},
+) {
   const n = shape.reduce((a, b) => a * b, 1);
   const x0 = randomArray(n, opts.seed ?? 3, 1);
   if (opts.positive) x0.forEach((v, i) => (x0[i] = 0.5 + Math.abs(v)));
   const outShape = tf.tidy(() => op(tf.tensor(x0, shape)).shape);
-  const w = tf.tensor(randomArray(outShape.reduce((a, b) => a * b, 1), 99, 1), outShape);
+  const w = tf.tensor(
+    randomArray(
+      outShape.reduce((a, b) => a * b, 1),
+      99,
+      1,
+    ),
+    outShape,
+  );
   const f = (x: tf.Tensor) => tf.sum(tf.mul(op(x), w)) as tf.Scalar;
   const analytic = tf.tidy(() => tf.grad(f)(tf.tensor(x0, shape)).dataSync());
   const numeric = numericGrad(f, x0, shape, 1e-2);
@@ -67,7 +85,14 @@ describe("registered gradients vs finite differences", () => {
     ["sum / mean over axes", [2, 3, 2], (x) => tf.add(tf.sum(x, [0, 2]), tf.reshape(tf.sum(tf.mean(x, 1), 1), [2, 1]))],
     ["reshape/transpose", [2, 3, 4], (x) => tf.transpose(tf.reshape(x, [4, 3, 2]), [2, 0, 1])],
     ["slice", [4, 5], (x) => tf.slice(x, [1, 2], [2, 3])],
-    ["split", [2, 6], (x) => { const [a, b, d] = tf.split(x, 3, 1); return tf.add(tf.mul(a, 2), tf.sub(b, tf.square(d))); }],
+    [
+      "split",
+      [2, 6],
+      (x) => {
+        const [a, b, d] = tf.split(x, 3, 1);
+        return tf.add(tf.mul(a, 2), tf.sub(b, tf.square(d)));
+      },
+    ],
     ["stack/addN/cast", [3], (x) => tf.addN([tf.stack([x, tf.square(x)]), tf.cast(tf.stack([x, x]), "float32")])],
     ["where", [2, 3], (x) => tf.where(tf.greater(b23(), 0), tf.square(x), tf.mul(x, 3))],
     ["matMul", [3, 4], (x) => tf.matMul(x, c(Array.from(randomArray(8, 5)), [4, 2]))],
@@ -98,34 +123,48 @@ describe("policy-loss gradient of a micro transformer vs finite differences", ()
     const lpOf = (m: Params) => tokenLogprobs(forward(model.config, m, ids), batch, true);
     // Old log-probs a little off the current ones and mixed-sign advantages (OPD + GRPO terms).
     const current = tf.tidy(() => lpOf(model.params).logprobs.dataSync());
-    const old = tf.tensor2d(current.map((v, i) => v + 0.05 * Math.sin(i)), [batch.B, batch.T - 1]);
+    const old = tf.tensor2d(
+      current.map((v, i) => v + 0.05 * Math.sin(i)),
+      [batch.B, batch.T - 1],
+    );
     const refLp = tf.tidy(() => lpOf(ref.params).logprobs);
     const adv = tf.tensor2d(
-      Array.from(current, (_, i) => (batch.mask[i] ? computeAdvantages({ kind: "BOTH", reward: i % 2 ? 1 : -1, teacherLogprobs: [-1] }, [-1.3])[0] : 0)),
+      Array.from(current, (_, i) =>
+        batch.mask[i]
+          ? computeAdvantages({ kind: "BOTH", reward: i % 2 ? 1 : -1, teacherLogprobs: [-1] }, [-1.3])[0]
+          : 0,
+      ),
       [batch.B, batch.T - 1],
     );
     const loss = (params: Params) => {
       const { logprobs, entropy } = lpOf(params);
       return policyLoss(
-        { logprobs, oldLogprobs: old, advantages: adv, mask, refLogprobs: refLp, entropy: entropy ?? undefined, sampleWeights: tf.tensor1d([1, 0.5]) },
+        {
+          logprobs,
+          oldLogprobs: old,
+          advantages: adv,
+          mask,
+          refLogprobs: refLp,
+          entropy: entropy ?? undefined,
+          sampleWeights: tf.tensor1d([1, 0.5]),
+        },
         { klCoef: 0.1, entropyCoef: 0.01, epsClip: 10, epsClipHigh: 10 }, // no clipping kinks near the FD points
       ).loss;
     };
     const analytic = tf.tidy(() => {
-      const { grads } = tf.valueAndGrads((...ps: tf.Tensor[]) => loss(Object.fromEntries(names.map((n, i) => [n, ps[i]]))))(
-        names.map((n) => model.params[n]),
-      );
+      const { grads } = tf.valueAndGrads((...ps: tf.Tensor[]) =>
+        loss(Object.fromEntries(names.map((n, i) => [n, ps[i]]))),
+      )(names.map((n) => model.params[n]));
       return grads.map((g) => g.dataSync());
     });
     let checked = 0;
     paramShapes(model.config).forEach(([name, shape], k) => {
       const x0 = model.params[name].dataSync() as Float32Array;
       // Up to three entries per tensor, preferring the largest analytic gradients (clearest signal).
-      const order = [...analytic[k].keys()].sort((a, b) => Math.abs(analytic[k][b]) - Math.abs(analytic[k][a])).slice(0, 3);
-      const numeric = numericGrad(
-        (x) => loss({ ...model.params, [name]: x }),
-        x0, shape, 1e-2, order,
-      );
+      const order = [...analytic[k].keys()]
+        .sort((a, b) => Math.abs(analytic[k][b]) - Math.abs(analytic[k][a]))
+        .slice(0, 3);
+      const numeric = numericGrad((x) => loss({ ...model.params, [name]: x }), x0, shape, 1e-2, order);
       for (const [i, g] of numeric) {
         expectClose(analytic[k][i], g, 0.05, 1e-3);
         checked++;

@@ -31,7 +31,14 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 /** float64 reference product of row-major [batch,M,K]·[batch,K,N]. */
-export function refMatMul(a: ArrayLike<number>, b: ArrayLike<number>, batch: number, M: number, K: number, N: number): Float64Array {
+export function refMatMul(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  batch: number,
+  M: number,
+  K: number,
+  N: number,
+): Float64Array {
   const out = new Float64Array(batch * M * N);
   for (let p = 0; p < batch; p++)
     for (let i = 0; i < M; i++)

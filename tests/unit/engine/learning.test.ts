@@ -31,7 +31,10 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Mean judged reward per iteration of a distillation run at learning rate `lr`. */
 async function run(lr: number): Promise<number[]> {
-  const [{ model }, { model: teacher }] = await Promise.all([loadCheckpoint("models/base"), loadCheckpoint("models/base")]);
+  const [{ model }, { model: teacher }] = await Promise.all([
+    loadCheckpoint("models/base"),
+    loadCheckpoint("models/base"),
+  ]);
   const persona = getPersona("leo");
   const hint = deriveHint(persona.correction)!;
   const adam = new Adam({ lr: 1e-3 });
@@ -39,14 +42,24 @@ async function run(lr: number): Promise<number[]> {
   const rewards: number[] = [];
   for (let it = 0; it < ITERATIONS; it++) {
     const questions = Array.from({ length: SAMPLES }, () => nextQuestion(persona, rng));
-    const prompts = questions.map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+    const prompts = questions.map((q) =>
+      renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }),
+    );
     const gens = await generateBatch(model, prompts, { maxTokens: 64, temperature: 1, seed: 1000 + it });
     rewards.push(mean(gens.map((g) => (satisfiesPreference(persona, g.text) ? 1 : -1))));
     await trainStep(
-      model, adam,
+      model,
+      adam,
       gens.map((g, i) => ({
-        promptIds: g.promptIds, responseIds: g.tokenIds, oldLogprobs: g.logprobs, reward: 0, kind: "OPD" as const,
-        teacherPromptIds: renderChat(hintedTeacherMessages([{ role: "user", content: questions[i]!.text }], hint) as never, { addGenerationPrompt: true }),
+        promptIds: g.promptIds,
+        responseIds: g.tokenIds,
+        oldLogprobs: g.logprobs,
+        reward: 0,
+        kind: "OPD" as const,
+        teacherPromptIds: renderChat(
+          hintedTeacherMessages([{ role: "user", content: questions[i]!.text }], hint) as never,
+          { addGenerationPrompt: true },
+        ),
       })),
       { lr, opdEstimator: "full", oldLogprobs: "decoupled", microBatchSize: 12 },
       { teacherModel: teacher },

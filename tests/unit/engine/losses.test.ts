@@ -5,7 +5,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
 import {
-  computeAdvantages, customPolicyLoss, loadCustomLoss, lowVarKl, policyLoss, sampleMean,
+  computeAdvantages,
+  customPolicyLoss,
+  loadCustomLoss,
+  lowVarKl,
+  policyLoss,
+  sampleMean,
 } from "../../../server/engine/losses";
 
 beforeAll(async () => {
@@ -27,7 +32,10 @@ describe("advantages", () => {
     expect(a).toEqual([0.5, -0.5, 0]);
   });
   it("Combine is w_opd·(teacher − old) + w_rl·r", () => {
-    const a = computeAdvantages({ kind: "BOTH", reward: -1, teacherLogprobs: [-0.5, -2.5, -0.5] }, old, { wOpd: 0.5, wRl: 2 });
+    const a = computeAdvantages({ kind: "BOTH", reward: -1, teacherLogprobs: [-0.5, -2.5, -0.5] }, old, {
+      wOpd: 0.5,
+      wRl: 2,
+    });
     expect(a).toEqual([0.5 * 0.5 - 2, 0.5 * -0.5 - 2, -2]);
   });
   it("needs teacher log-probs of the right length for OPD and BOTH", () => {
@@ -47,7 +55,12 @@ describe("PPO clipped surrogate (eps 0.2 / eps_high 0.28)", () => {
 
   it("computes pg_loss, pg_clipfrac and ppo_kl by hand", () => {
     tf.tidy(() => {
-      const { loss, metrics } = policyLoss({ logprobs: t2([lp]), oldLogprobs: t2([old]), advantages: t2([adv]), mask: t2([[1, 1, 1, 1, 1]]) });
+      const { loss, metrics } = policyLoss({
+        logprobs: t2([lp]),
+        oldLogprobs: t2([old]),
+        advantages: t2([adv]),
+        mask: t2([[1, 1, 1, 1, 1]]),
+      });
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
       expect(val(metrics.pg_loss)).toBeCloseTo(mean(expected), 5);
       expect(val(loss)).toBeCloseTo(mean(expected), 5);
@@ -59,8 +72,9 @@ describe("PPO clipped surrogate (eps 0.2 / eps_high 0.28)", () => {
 
   it("has zero gradient on clipped tokens and −A·r/n on the others", () => {
     tf.tidy(() => {
-      const g = tf.grad((x: tf.Tensor) =>
-        policyLoss({ logprobs: x, oldLogprobs: t2([old]), advantages: t2([adv]), mask: t2([[1, 1, 1, 1, 1]]) }).loss,
+      const g = tf.grad(
+        (x: tf.Tensor) =>
+          policyLoss({ logprobs: x, oldLogprobs: t2([old]), advantages: t2([adv]), mask: t2([[1, 1, 1, 1, 1]]) }).loss,
       )(t2([lp]));
       const want = ratios.map((r, i) => (clippedMask[i] ? 0 : (-adv[i] * r) / 5));
       arr(g).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
@@ -86,7 +100,10 @@ describe("PPO clipped surrogate (eps 0.2 / eps_high 0.28)", () => {
     tf.tidy(() => {
       const old1 = [-2, -1];
       const a = computeAdvantages({ kind: "OPD", reward: 0, teacherLogprobs: [-1, -3] }, old1); // [+1, −2]
-      const g = tf.grad((x: tf.Tensor) => policyLoss({ logprobs: x, oldLogprobs: t2([old1]), advantages: t2([a]), mask: t2([[1, 1]]) }).loss)(t2([old1]));
+      const g = tf.grad(
+        (x: tf.Tensor) =>
+          policyLoss({ logprobs: x, oldLogprobs: t2([old1]), advantages: t2([a]), mask: t2([[1, 1]]) }).loss,
+      )(t2([old1]));
       const [g0, g1] = arr(g);
       expect(g0).toBeLessThan(0); // descending the loss raises the token the teacher prefers
       expect(g1).toBeGreaterThan(0); // and lowers the one it dislikes
@@ -97,8 +114,16 @@ describe("PPO clipped surrogate (eps 0.2 / eps_high 0.28)", () => {
 describe("aggregation and regularisers", () => {
   it("takes the token mean per sample, then the mean over samples (weights scale, empty masks count)", () => {
     tf.tidy(() => {
-      const x = t2([[1, 3, 100], [5, 100, 100], [7, 7, 7]]);
-      const mask = t2([[1, 1, 0], [1, 0, 0], [0, 0, 0]]);
+      const x = t2([
+        [1, 3, 100],
+        [5, 100, 100],
+        [7, 7, 7],
+      ]);
+      const mask = t2([
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+      ]);
       expect(val(sampleMean(x, mask))).toBeCloseTo((2 + 5 + 0) / 3, 6);
       expect(val(sampleMean(x, mask, tf.tensor1d([1, 0, 1])))).toBeCloseTo(2 / 3, 6);
       expect(val(sampleMean(x, mask, tf.tensor1d([0.5, 2, 1])))).toBeCloseTo((1 + 10) / 3, 6);
@@ -117,8 +142,12 @@ describe("aggregation and regularisers", () => {
   it("adds kl_coef·kl and subtracts entropy_coef·entropy", () => {
     tf.tidy(() => {
       const inp = {
-        logprobs: t2([[-1, -1]]), oldLogprobs: t2([[-1, -1]]), advantages: t2([[1, 1]]), mask: t2([[1, 1]]),
-        refLogprobs: t2([[-1.5, -1]]), entropy: t2([[2, 4]]),
+        logprobs: t2([[-1, -1]]),
+        oldLogprobs: t2([[-1, -1]]),
+        advantages: t2([[1, 1]]),
+        mask: t2([[1, 1]]),
+        refLogprobs: t2([[-1.5, -1]]),
+        entropy: t2([[2, 4]]),
       };
       const kl = (Math.exp(-0.5) + 0.5 - 1) / 2;
       const { loss, metrics } = policyLoss(inp, { klCoef: 0.1, entropyCoef: 0.01 });
@@ -156,12 +185,19 @@ describe("custom loss extension point", () => {
       const value = val(fn({ logprobs: t2([lp]), oldLogprobs: t2([old]), advantages: t2([adv]), mask }));
       expect(value).toBeCloseTo(want, 5);
       // The weight is data: the gradient is −w·A/n, with no term through the ratio.
-      const g = arr(tf.grad((x: tf.Tensor) => fn({ logprobs: x, oldLogprobs: t2([old]), advantages: t2([adv]), mask }))(t2([lp])));
+      const g = arr(
+        tf.grad((x: tf.Tensor) => fn({ logprobs: x, oldLogprobs: t2([old]), advantages: t2([adv]), mask }))(t2([lp])),
+      );
       expect(g[0]).toBeCloseTo((-w[0] * adv[0]) / 2, 5);
       expect(g[1]).toBeCloseTo((-w[1] * adv[1]) / 2, 5);
       expect(g[2]).toBe(0);
       // And it plugs into the loss with the usual metrics.
-      const { metrics } = customPolicyLoss(fn, { logprobs: t2([lp]), oldLogprobs: t2([old]), advantages: t2([adv]), mask });
+      const { metrics } = customPolicyLoss(fn, {
+        logprobs: t2([lp]),
+        oldLogprobs: t2([old]),
+        advantages: t2([adv]),
+        mask,
+      });
       expect(val(metrics.pg_loss)).toBeCloseTo(want, 5);
       // Both counted tokens sit on a clipping side of the PPO band (r=1.5 with A>0, r=0.5 with A<0).
       expect(val(metrics.pg_clipfrac)).toBeCloseTo(1, 6);

@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../server/engine/rng";
 import {
-  feedbackFor, getPersona, nextQuestion, PERSONAS, personaRng, preferredReply, QUESTIONS, questionsFor, renderReply,
-  REPLY_STYLES, satisfiesPreference, SIGN_OFF,
+  feedbackFor,
+  getPersona,
+  nextQuestion,
+  PERSONAS,
+  personaRng,
+  preferredReply,
+  QUESTIONS,
+  questionsFor,
+  renderReply,
+  REPLY_STYLES,
+  satisfiesPreference,
+  SIGN_OFF,
 } from "../../../server/simulation/personas";
 
 const maya = getPersona("maya");
@@ -45,12 +55,16 @@ describe("personas", () => {
   it("renders every reply style, and the preferred reply satisfies its persona while others vary", () => {
     const q = QUESTIONS.find((x) => x.id === "percent")!;
     expect(renderReply(q, "hint")).toBe("Hint: find 10% first, then half of it for 5%.");
-    expect(renderReply(q, "bullets", { rng: () => 0.99 })).toBe("- 10% of 80 is 8.\n- 5% is half of that, so 4.\n- The answer is 12.");
+    expect(renderReply(q, "bullets", { rng: () => 0.99 })).toBe(
+      "- 10% of 80 is 8.\n- 5% is half of that, so 4.\n- The answer is 12.",
+    );
     expect(renderReply(q, "short", { rng: () => 0, signOff: true })).toBe(`10% of 80 is 8.\n${SIGN_OFF}`);
     for (const p of PERSONAS) {
       for (const question of questionsFor(p)) expect(satisfiesPreference(p, preferredReply(p, question))).toBe(true);
       // Some style of reply violates each preference, so there is something to learn.
-      const styles = REPLY_STYLES.map((s) => satisfiesPreference(p, renderReply(questionsFor(p)[0], s, { rng: mulberry32(1) })));
+      const styles = REPLY_STYLES.map((s) =>
+        satisfiesPreference(p, renderReply(questionsFor(p)[0], s, { rng: mulberry32(1) })),
+      );
       expect(styles).toContain(false);
     }
   });

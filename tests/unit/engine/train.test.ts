@@ -71,7 +71,8 @@ describe("trainStep", () => {
     const w0 = snapshot(a);
     const ma = await trainStep(a, adamA, batch, { microBatchSize: 3, gradClip: 0 });
     const mb = await trainStep(b, adamB, batch, { microBatchSize: 1, gradClip: 0 });
-    for (const k of ["train/loss", "train/pg_loss", "train/entropy", "train/grad_norm"] as const) expect(mb[k]).toBeCloseTo(ma[k], 5);
+    for (const k of ["train/loss", "train/pg_loss", "train/entropy", "train/grad_norm"] as const)
+      expect(mb[k]).toBeCloseTo(ma[k], 5);
     const [wa, wb] = [snapshot(a), snapshot(b)];
     w0.forEach((w, i) => {
       const da = wa[i].map((x, j) => x - w[j]);

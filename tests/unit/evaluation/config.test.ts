@@ -11,16 +11,40 @@ const issues = (input: unknown) => {
 describe("evaluation config", () => {
   it("defaults to always-promote with evaluation off", () => {
     const c = ExperimentConfigSchema.parse({});
-    expect(c.serving).toMatchObject({ promotion: "always", gate: { tolerance: 0.05 }, autoRollback: { enabled: false, margin: 0.3, minTurns: 20 } });
-    expect(c.evaluation).toMatchObject({ enabled: false, every: 1, grader: "persona", k: 2, seed: 1, budget: { maxReplyTokens: 20_000, maxSeconds: 600 }, agreement: { kappaThreshold: 0.6, minLabeled: 30 } });
+    expect(c.serving).toMatchObject({
+      promotion: "always",
+      gate: { tolerance: 0.05 },
+      autoRollback: { enabled: false, margin: 0.3, minTurns: 20 },
+    });
+    expect(c.evaluation).toMatchObject({
+      enabled: false,
+      every: 1,
+      grader: "persona",
+      k: 2,
+      seed: 1,
+      budget: { maxReplyTokens: 20_000, maxSeconds: 600 },
+      agreement: { kappaThreshold: 0.6, minLabeled: 30 },
+    });
   });
   it("names what cannot work", () => {
-    expect(issues({ serving: { promotion: "gated" } })).toEqual(["serving.promotion: gated promotion needs evaluation.enabled: nothing would ever be promoted"]);
-    expect(issues({ serving: { promotion: "gated" }, evaluation: { enabled: true }, policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30000/v1", model: "m" } })).toEqual([
+    expect(issues({ serving: { promotion: "gated" } })).toEqual([
+      "serving.promotion: gated promotion needs evaluation.enabled: nothing would ever be promoted",
+    ]);
+    expect(
+      issues({
+        serving: { promotion: "gated" },
+        evaluation: { enabled: true },
+        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30000/v1", model: "m" },
+      }),
+    ).toEqual([
       "serving.promotion: an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy",
     ]);
-    expect(issues({ evaluation: { grader: "judge" } })).toEqual(["evaluation.grader: the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)"]);
-    expect(issues({ evaluation: { grader: "custom" } })).toEqual(["evaluation.graderPath: a custom grader needs the path to its module"]);
+    expect(issues({ evaluation: { grader: "judge" } })).toEqual([
+      "evaluation.grader: the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)",
+    ]);
+    expect(issues({ evaluation: { grader: "custom" } })).toEqual([
+      "evaluation.graderPath: a custom grader needs the path to its module",
+    ]);
     expect(issues({ serving: { gate: { tolerance: 2 } } })[0]).toMatch(/^serving\.gate\.tolerance:/);
     expect(issues({ serving: { promotion: "gated" }, evaluation: { enabled: true } })).toEqual([]);
   });

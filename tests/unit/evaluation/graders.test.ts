@@ -9,10 +9,24 @@ import { loadCustomGrader } from "../../../server/evaluation/grader/custom";
 import { createJudgeGrader, judgeGraderVersion } from "../../../server/evaluation/grader/judge";
 import { createPersonaGrader } from "../../../server/evaluation/grader/persona";
 import { GradeError, type GradeItem } from "../../../server/evaluation/grader/types";
-import { getPersona, heldOutQuestionsFor, PERSONAS, preferredReply, questionsFor, renderReply } from "../../../server/simulation/personas";
+import {
+  getPersona,
+  heldOutQuestionsFor,
+  PERSONAS,
+  preferredReply,
+  questionsFor,
+  renderReply,
+} from "../../../server/simulation/personas";
 import { startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
 
-const item = (over: Partial<GradeItem> = {}): GradeItem => ({ key: "k", messages: [{ role: "user", content: "How do I unclog a sink?" }], reference: null, rubric: null, persona: null, ...over });
+const item = (over: Partial<GradeItem> = {}): GradeItem => ({
+  key: "k",
+  messages: [{ role: "user", content: "How do I unclog a sink?" }],
+  reference: null,
+  rubric: null,
+  persona: null,
+  ...over,
+});
 
 describe("held-out persona split", () => {
   it("is disjoint from every persona's training questions and covers each persona", () => {
@@ -53,7 +67,10 @@ describe("model-judge grader", () => {
     const g = createJudgeGrader({ backend, votes: 3, temperature: 0.6, maxTokens: 64, retries: 0 });
     fake.push({ text: "fine \\boxed{1}" }, { text: "meh \\boxed{0}" }, { text: "good \\boxed{1}" });
     const before = fake.requests.length;
-    const r = await g.grade(item({ rubric: "Uses a bullet list.", reference: "- plunger" }), "- boiling water\n- plunger");
+    const r = await g.grade(
+      item({ rubric: "Uses a bullet list.", reference: "- plunger" }),
+      "- boiling water\n- plunger",
+    );
     // mean vote (1 + 0 + 1)/3 = 2/3 → (2/3 + 1)/2 = 5/6
     expect(r.score).toBeCloseTo(5 / 6, 12);
     const sent = fake.requests.slice(before).map((q) => JSON.stringify(q.body));
@@ -78,7 +95,10 @@ describe("custom grader", () => {
   it("loads a module's default export, validates its result, and versions it by file", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "grader-"));
     const file = path.join(dir, "len.mjs");
-    await writeFile(file, "export default async (item, reply) => ({ score: reply.length <= 10 ? 1 : 0, detail: { len: reply.length, key: item.key } });\n");
+    await writeFile(
+      file,
+      "export default async (item, reply) => ({ score: reply.length <= 10 ? 1 : 0, detail: { len: reply.length, key: item.key } });\n",
+    );
     const g = await loadCustomGrader(file);
     expect(await g.grade(item(), "short")).toEqual({ score: 1, detail: { len: 5, key: "k" } });
     expect((await g.grade(item(), "a much longer reply")).score).toBe(0);

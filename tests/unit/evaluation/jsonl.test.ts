@@ -16,7 +16,15 @@ function error(text: string): AppError {
 describe("eval set JSONL", () => {
   it("round-trips messages, prompt shorthand, reference, rubric and persona", () => {
     const text = [
-      JSON.stringify({ key: "a", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi?" }], reference: "Hello.", rubric: "Greets back." }),
+      JSON.stringify({
+        key: "a",
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Hi?" },
+        ],
+        reference: "Hello.",
+        rubric: "Greets back.",
+      }),
       "",
       JSON.stringify({ prompt: "How do I boil an egg?", persona: "leo" }),
     ].join("\n");
@@ -28,22 +36,37 @@ describe("eval set JSONL", () => {
   });
 
   it("names every bad line with its field, as a BAD_REQUEST", () => {
-    const e = error([
-      JSON.stringify({ prompt: "fine" }),
-      "{not json",
-      JSON.stringify({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] }),
-      JSON.stringify({ prompt: "x", persona: "nobody" }),
-      JSON.stringify({ prompt: "x", extra: 1 }),
-    ].join("\n"));
+    const e = error(
+      [
+        JSON.stringify({ prompt: "fine" }),
+        "{not json",
+        JSON.stringify({
+          messages: [
+            { role: "user", content: "q" },
+            { role: "assistant", content: "a" },
+          ],
+        }),
+        JSON.stringify({ prompt: "x", persona: "nobody" }),
+        JSON.stringify({ prompt: "x", extra: 1 }),
+      ].join("\n"),
+    );
     expect(e.code).toBe("BAD_REQUEST");
     expect(e.message).toMatch(/^Invalid eval set: line 2: not valid JSON/);
     expect(e.message).toMatch(/and 3 more/);
-    expect(e.issues.map((i) => i.path)).toEqual(["line 2", "line 3: messages.1.role", "line 4: persona", "line 5: (root)"]);
+    expect(e.issues.map((i) => i.path)).toEqual([
+      "line 2",
+      "line 3: messages.1.role",
+      "line 4: persona",
+      "line 5: (root)",
+    ]);
     expect(e.issues[1]!.message).toMatch(/must end with the user's/);
   });
 
   it("rejects duplicate keys, a missing prompt and an empty file", () => {
-    expect(error(`{"key":"k","prompt":"a"}\n{"key":"k","prompt":"b"}`).issues[0]).toEqual({ path: "line 2: key", message: 'duplicate key "k" (first on line 1)' });
+    expect(error(`{"key":"k","prompt":"a"}\n{"key":"k","prompt":"b"}`).issues[0]).toEqual({
+      path: "line 2: key",
+      message: 'duplicate key "k" (first on line 1)',
+    });
     expect(error(`{"reference":"r"}`).issues[0]!.message).toMatch(/give messages/);
     expect(error("\n\n").message).toMatch(/holds no items/);
   });

@@ -96,7 +96,10 @@ describe("other valid shapes", () => {
       { gpu: 1, role: "actor", sharedWith: { role: "rollout", engine: 0 } },
       { gpu: 2, role: "actor", sharedWith: { role: "rollout", engine: 1 } },
       { gpu: 3, role: "actor", sharedWith: { role: "rollout", engine: 1 } },
-      I(4), I(5), I(6), I(7),
+      I(4),
+      I(5),
+      I(6),
+      I(7),
     ]);
     expect(planRoleGroups(plan).map((g) => g.label)).toEqual(["actor", "rollout-0", "rollout-1"]);
   });
@@ -111,7 +114,10 @@ describe("other valid shapes", () => {
 describe("errors say what to change", () => {
   it("rollout pool not a multiple of the engine size", () => {
     expect(errorsOf({ rolloutGpus: 3, prmGpus: 0 })).toEqual([
-      { field: "rolloutGpus", message: "rollout GPUs (3) must be a multiple of GPUs per rollout engine (2): use 2 or 4" },
+      {
+        field: "rolloutGpus",
+        message: "rollout GPUs (3) must be a multiple of GPUs per rollout engine (2): use 2 or 4",
+      },
     ]);
   });
 
@@ -125,7 +131,8 @@ describe("errors say what to change", () => {
     expect(errorsOf({ rolloutGpus: 4 })).toEqual([
       {
         field: "nodes",
-        message: "actor (4) + rollout (4) + PRM (2) need 10 GPUs but 1 node × 8 GPUs have 8: use 2 nodes, or take 2 GPUs away from the roles",
+        message:
+          "actor (4) + rollout (4) + PRM (2) need 10 GPUs but 1 node × 8 GPUs have 8: use 2 nodes, or take 2 GPUs away from the roles",
       },
     ]);
   });
@@ -144,7 +151,8 @@ describe("errors say what to change", () => {
     expect(errorsOf({ nodes: 4, rolloutGpus: 12, rolloutGpusPerEngine: 12 })).toEqual([
       {
         field: "rolloutGpusPerEngine",
-        message: "GPUs per rollout engine (12) is more than one node (8 GPUs), so an engine must cover whole nodes: use 8 or 16",
+        message:
+          "GPUs per rollout engine (12) is more than one node (8 GPUs), so an engine must cover whole nodes: use 8 or 16",
       },
     ]);
   });
@@ -165,7 +173,14 @@ describe("errors say what to change", () => {
   });
 
   it("PRM engine straddling after the rollout pool", () => {
-    const [err] = errorsOf({ nodes: 3, actorGpus: 8, rolloutGpus: 6, rolloutGpusPerEngine: 2, prmGpus: 4, prmGpusPerEngine: 4 });
+    const [err] = errorsOf({
+      nodes: 3,
+      actorGpus: 8,
+      rolloutGpus: 6,
+      rolloutGpusPerEngine: 2,
+      prmGpus: 4,
+      prmGpusPerEngine: 4,
+    });
     expect(err.field).toBe("prmGpusPerEngine");
     expect(err.message).toMatch(/^PRM engine 0 would straddle nodes 1–2 \(cluster GPUs 14–17\)/);
     // Engines of 2 or 1 would fit, but the PRM pool (GPUs 14-17) would still start mid-node across nodes 1-2.
@@ -182,7 +197,8 @@ describe("errors say what to change", () => {
       },
       {
         field: "rolloutGpus",
-        message: "with colocate, rollout engines run on the actor's GPUs, so rollout GPUs (2) must equal actor GPUs (4): use 4",
+        message:
+          "with colocate, rollout engines run on the actor's GPUs, so rollout GPUs (2) must equal actor GPUs (4): use 4",
       },
     ]);
   });
@@ -193,7 +209,9 @@ describe("errors say what to change", () => {
       { field: "actorGpus", message: "actor GPUs must be a whole number from 1 to 65536 (got 2.5)" },
       { field: "colocate", message: 'colocate must be true or false (got "yes")' },
     ]);
-    expect(errorsOf({ prmGpus: -1 })).toEqual([{ field: "prmGpus", message: "PRM GPUs must be a whole number from 0 to 65536 (got -1)" }]);
+    expect(errorsOf({ prmGpus: -1 })).toEqual([
+      { field: "prmGpus", message: "PRM GPUs must be a whole number from 0 to 65536 (got -1)" },
+    ]);
     expect(errorsOf("8 GPUs")[0].field).toBe("split");
     expect(errorsOf(null)[0].field).toBe("split");
   });
@@ -225,8 +243,10 @@ function slimeAccepts(s: GpuSplit): boolean {
   const used = s.colocate ? s.actorGpus : teacherStart + s.prmTeacherGpus;
   if (used > slots) return false;
   // slime addresses a pool's engines by its first engine's host: a pool spanning nodes must start on one.
-  const poolOk = (start: number, gpus: number) => gpus === 0 || nodeOf(start) === nodeOf(start + gpus - 1) || start % s.gpusPerNode === 0;
-  if (!poolOk(rolloutStart, s.rolloutGpus) || !poolOk(prmStart, s.prmGpus) || !poolOk(teacherStart, s.prmTeacherGpus)) return false;
+  const poolOk = (start: number, gpus: number) =>
+    gpus === 0 || nodeOf(start) === nodeOf(start + gpus - 1) || start % s.gpusPerNode === 0;
+  if (!poolOk(rolloutStart, s.rolloutGpus) || !poolOk(prmStart, s.prmGpus) || !poolOk(teacherStart, s.prmTeacherGpus))
+    return false;
   // the PRM teacher is one Megatron group: inside a node, or whole nodes
   if (s.prmTeacherGpus > s.gpusPerNode && s.prmTeacherGpus % s.gpusPerNode !== 0) return false;
 
@@ -247,7 +267,9 @@ function slimeAccepts(s: GpuSplit): boolean {
     }
     return true;
   };
-  return enginesOk(rolloutStart, s.rolloutGpus, s.rolloutGpusPerEngine) && enginesOk(prmStart, s.prmGpus, s.prmGpusPerEngine);
+  return (
+    enginesOk(rolloutStart, s.rolloutGpus, s.rolloutGpusPerEngine) && enginesOk(prmStart, s.prmGpus, s.prmGpusPerEngine)
+  );
 }
 
 /** Unconstrained shapes: mostly invalid, they exercise the error paths. */
@@ -268,14 +290,19 @@ const rawSplitArb: fc.Arbitrary<GpuSplit> = fc.record({
  * (sometimes one spare). Many are valid; the rest mostly fail on engine/node geometry.
  */
 const engineSize = (gpn: number) =>
-  fc.constantFrom(...[1, 2, 3, 4, 6, 8, gpn, 2 * gpn].filter((s) => (s <= gpn ? gpn % s === 0 || s === 3 : s % gpn === 0)));
+  fc.constantFrom(
+    ...[1, 2, 3, 4, 6, 8, gpn, 2 * gpn].filter((s) => (s <= gpn ? gpn % s === 0 || s === 3 : s % gpn === 0)),
+  );
 const structuredSplitArb: fc.Arbitrary<GpuSplit> = fc
   .record({ gpusPerNode: fc.constantFrom(1, 2, 4, 6, 8), colocate: fc.constantFrom(false, false, false, true) })
   .chain(({ gpusPerNode, colocate }) =>
     fc.record({
       gpusPerNode: fc.constant(gpusPerNode),
       colocate: fc.constant(colocate),
-      actorGpus: fc.oneof(fc.integer({ min: 1, max: gpusPerNode }), fc.integer({ min: 1, max: 3 }).map((k) => k * gpusPerNode)),
+      actorGpus: fc.oneof(
+        fc.integer({ min: 1, max: gpusPerNode }),
+        fc.integer({ min: 1, max: 3 }).map((k) => k * gpusPerNode),
+      ),
       rolloutGpusPerEngine: engineSize(gpusPerNode),
       rolloutEngines: fc.integer({ min: 1, max: 3 }),
       prmGpusPerEngine: engineSize(gpusPerNode),
@@ -322,7 +349,9 @@ describe("properties over random cluster shapes", () => {
         if (!r.ok) return;
         const flat = r.nodes.flatMap((n) => n.gpus.map((a) => ({ ...a, node: n.node })));
         expect(flat).toHaveLength(split.nodes * split.gpusPerNode);
-        expect(r.nodes.map((n) => n.gpus.map((g) => g.gpu))).toEqual(r.nodes.map(() => Array.from({ length: split.gpusPerNode }, (_, i) => i)));
+        expect(r.nodes.map((n) => n.gpus.map((g) => g.gpu))).toEqual(
+          r.nodes.map(() => Array.from({ length: split.gpusPerNode }, (_, i) => i)),
+        );
 
         const count = (pred: (a: (typeof flat)[number]) => boolean) => flat.filter(pred).length;
         expect(count((a) => a.role === "actor")).toBe(split.actorGpus);
@@ -335,7 +364,11 @@ describe("properties over random cluster shapes", () => {
 
         const engines = new Map<string, Array<{ node: number; gpu: number }>>();
         for (const a of flat) {
-          const engine = a.sharedWith ? `rollout-${a.sharedWith.engine}` : a.engine !== undefined ? `${a.role}-${a.engine}` : null;
+          const engine = a.sharedWith
+            ? `rollout-${a.sharedWith.engine}`
+            : a.engine !== undefined
+              ? `${a.role}-${a.engine}`
+              : null;
           if (engine) engines.set(engine, [...(engines.get(engine) ?? []), { node: a.node, gpu: a.gpu }]);
         }
         for (const [label, members] of engines) {
@@ -347,12 +380,16 @@ describe("properties over random cluster shapes", () => {
             for (const n of nodes) expect(members.filter((m) => m.node === n)).toHaveLength(split.gpusPerNode);
           }
         }
-        expect(engines.size).toBe(split.rolloutGpus / split.rolloutGpusPerEngine + (split.prmGpus ? split.prmGpus / split.prmGpusPerEngine : 0));
+        expect(engines.size).toBe(
+          split.rolloutGpus / split.rolloutGpusPerEngine + (split.prmGpus ? split.prmGpus / split.prmGpusPerEngine : 0),
+        );
 
         if (!split.colocate) {
           const roles = flat.map((a) => a.role).filter((x) => x !== "idle");
           const rank = { actor: 0, rollout: 1, prm: 2, teacher: 3 } as const;
-          expect(roles.every((x, i) => i === 0 || rank[x as keyof typeof rank] >= rank[roles[i - 1] as keyof typeof rank])).toBe(true);
+          expect(
+            roles.every((x, i) => i === 0 || rank[x as keyof typeof rank] >= rank[roles[i - 1] as keyof typeof rank]),
+          ).toBe(true);
         }
 
         const { actor } = r.summary;
@@ -367,7 +404,13 @@ describe("properties over random cluster shapes", () => {
 
   it("invalid requests always yield at least one error naming a field", () => {
     const fields = [...Object.keys(GpuSplitSchema.shape), "split"];
-    const anyValue = fc.oneof(fc.integer({ min: -5, max: 40 }), fc.double({ noNaN: false }), fc.string(), fc.boolean(), fc.constant(null));
+    const anyValue = fc.oneof(
+      fc.integer({ min: -5, max: 40 }),
+      fc.double({ noNaN: false }),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+    );
     const messy = fc.record(
       {
         nodes: anyValue,
@@ -431,7 +474,8 @@ describe("properties over random cluster shapes", () => {
           if (members.length === 0) continue;
           const first = Math.min(...members);
           const last = Math.max(...members);
-          if (Math.floor(first / split.gpusPerNode) !== Math.floor(last / split.gpusPerNode)) expect(first % split.gpusPerNode).toBe(0);
+          if (Math.floor(first / split.gpusPerNode) !== Math.floor(last / split.gpusPerNode))
+            expect(first % split.gpusPerNode).toBe(0);
         }
       }),
       { numRuns: 3000 },
@@ -452,7 +496,9 @@ describe("properties over random cluster shapes", () => {
           expect(r.ok).toBe(false);
           return;
         }
-        const fits = (tp: number) => model.attentionHeads % tp === 0 && (model.kvHeads >= tp ? model.kvHeads % tp === 0 : tp % model.kvHeads === 0);
+        const fits = (tp: number) =>
+          model.attentionHeads % tp === 0 &&
+          (model.kvHeads >= tp ? model.kvHeads % tp === 0 : tp % model.kvHeads === 0);
         const perNode = base.summary.actor.gpusPerNode;
         const expectOk =
           fits(split.rolloutGpusPerEngine) &&
@@ -469,17 +515,42 @@ describe("properties over random cluster shapes", () => {
 
 describe("engine-address rule and the 4-way split", () => {
   it("refuses the 2 × 8 counter-example (actor 4, rollout 8 at TP 2, PRM 4): the rollout pool starts mid-node and spans two", () => {
-    const errors = errorsOf({ nodes: 2, gpusPerNode: 8, actorGpus: 4, rolloutGpus: 8, rolloutGpusPerEngine: 2, prmGpus: 4, prmGpusPerEngine: 2 });
+    const errors = errorsOf({
+      nodes: 2,
+      gpusPerNode: 8,
+      actorGpus: 4,
+      rolloutGpus: 8,
+      rolloutGpusPerEngine: 2,
+      prmGpus: 4,
+      prmGpusPerEngine: 2,
+    });
     expect(errors).toHaveLength(1);
     expect(errors[0].field).toBe("rolloutGpus");
     expect(errors[0].message).toMatch(/spans nodes 0–1 but starts mid-node \(GPU 4 of node 0\)/);
     // The same GPUs with the actor on a whole node are fine.
-    ok({ nodes: 2, gpusPerNode: 8, actorGpus: 8, rolloutGpusPerEngine: 2, rolloutGpus: 4, prmGpus: 4, prmGpusPerEngine: 2 });
+    ok({
+      nodes: 2,
+      gpusPerNode: 8,
+      actorGpus: 8,
+      rolloutGpusPerEngine: 2,
+      rolloutGpus: 4,
+      prmGpus: 4,
+      prmGpusPerEngine: 2,
+    });
   });
 
   it("places ACTOR / ROLLOUT / PRM / PRM_TEACHER = 4 / 2 / 1 / 1 (OpenClaw-RL PR #85) in that order", () => {
     const plan = ok({ actorGpus: 4, rolloutGpus: 2, prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 });
-    expect(plan.nodes[0].gpus.map((g) => g.role)).toEqual(["actor", "actor", "actor", "actor", "rollout", "rollout", "prm", "teacher"]);
+    expect(plan.nodes[0].gpus.map((g) => g.role)).toEqual([
+      "actor",
+      "actor",
+      "actor",
+      "actor",
+      "rollout",
+      "rollout",
+      "prm",
+      "teacher",
+    ]);
     expect(plan.summary.teacher).toEqual({ gpus: 1 });
     expect(planRoleGroups(plan).map((g) => g.label)).toEqual(["actor", "rollout-0", "prm-0", "teacher"]);
     expect(errorsOf({ prmGpus: 0, prmTeacherGpus: 1 })[0].field).toBe("prmTeacherGpus");
@@ -487,9 +558,16 @@ describe("engine-address rule and the 4-way split", () => {
 
   it("SGLang TP must fit the model's KV heads: Qwen3-4B (32 heads, 8 KV heads) refuses engines of 3", () => {
     const qwen = { name: "Qwen3-4B", attentionHeads: 32, kvHeads: 8 };
-    const r = planGpuSplit({ gpusPerNode: 8, actorGpus: 2, rolloutGpus: 3, rolloutGpusPerEngine: 3, prmGpus: 0 }, { model: qwen });
+    const r = planGpuSplit(
+      { gpusPerNode: 8, actorGpus: 2, rolloutGpus: 3, rolloutGpusPerEngine: 3, prmGpus: 0 },
+      { model: qwen },
+    );
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors[0]).toMatchObject({ field: "rolloutGpusPerEngine", message: expect.stringMatching(/8 KV heads.*use 1, 2, 4 or 8/) });
+    if (!r.ok)
+      expect(r.errors[0]).toMatchObject({
+        field: "rolloutGpusPerEngine",
+        message: expect.stringMatching(/8 KV heads.*use 1, 2, 4 or 8/),
+      });
     expect(planGpuSplit({}, { model: qwen, actorTp: 4 }).ok).toBe(true);
     const tp = planGpuSplit({}, { model: qwen, actorTp: 8 });
     expect(tp.ok).toBe(false);

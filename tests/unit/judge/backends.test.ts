@@ -20,7 +20,9 @@ describe("OpenAI-compatible judge backend", () => {
     const backend = createOpenAIJudgeBackend({ baseUrl: fake.url, model: "qwen3-4b", apiKey: "sk-test" });
     fake.push({ text: "Reasoning… \\boxed{1}" });
     const before = fake.requests.length;
-    await expect(backend.complete(messages, { temperature: 0.6, maxTokens: 256 })).resolves.toBe("Reasoning… \\boxed{1}");
+    await expect(backend.complete(messages, { temperature: 0.6, maxTokens: 256 })).resolves.toBe(
+      "Reasoning… \\boxed{1}",
+    );
     const req = fake.requests[before];
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.headers.authorization).toBe("Bearer sk-test");
@@ -39,17 +41,26 @@ describe("OpenAI-compatible judge backend", () => {
   it("puts split-off reasoning before the content so the final box stays last", async () => {
     const backend = createOpenAIJudgeBackend({ baseUrl: fake.url, model: "m" });
     fake.push({ reasoning: "maybe \\boxed{1}", text: "\\boxed{-1}" });
-    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).resolves.toBe("maybe \\boxed{1}\n\n\\boxed{-1}");
+    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).resolves.toBe(
+      "maybe \\boxed{1}\n\n\\boxed{-1}",
+    );
   });
 
   it("surfaces HTTP errors with their status and garbage as BadResponseError", async () => {
     const backend = createOpenAIJudgeBackend({ baseUrl: fake.url, model: "m" });
     fake.push({ status: 503, body: "overloaded" });
-    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toMatchObject({ name: "HttpStatusError", status: 503 });
+    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toMatchObject({
+      name: "HttpStatusError",
+      status: 503,
+    });
     fake.push({ raw: "<html>not json</html>" });
-    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toBeInstanceOf(BadResponseError);
+    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toBeInstanceOf(
+      BadResponseError,
+    );
     fake.push({ raw: JSON.stringify({ choices: [] }) });
-    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toBeInstanceOf(BadResponseError);
+    await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toBeInstanceOf(
+      BadResponseError,
+    );
     fake.push({ status: 401 });
     await expect(backend.complete(messages, { temperature: 0, maxTokens: 16 })).rejects.toBeInstanceOf(HttpStatusError);
   });
@@ -58,7 +69,9 @@ describe("OpenAI-compatible judge backend", () => {
 describe("createJudgeBackend", () => {
   it("builds the backend named by the settings", () => {
     expect(createJudgeBackend(JudgeSettingsSchema.parse({ kind: "heuristic" })).kind).toBe("heuristic");
-    const openai = createJudgeBackend(JudgeSettingsSchema.parse({ kind: "openai", baseUrl: fake.url, model: "judge-model" }));
+    const openai = createJudgeBackend(
+      JudgeSettingsSchema.parse({ kind: "openai", baseUrl: fake.url, model: "judge-model" }),
+    );
     expect([openai.kind, openai.model, openai.endpoint]).toEqual(["openai", "judge-model", fake.url]);
   });
 
@@ -66,6 +79,11 @@ describe("createJudgeBackend", () => {
     expect(JudgeSettingsSchema.safeParse({ kind: "openai" }).success).toBe(false);
     expect(JudgeSettingsSchema.safeParse({ kind: "custom" }).success).toBe(false);
     const defaults = JudgeSettingsSchema.parse({});
-    expect([defaults.kind, defaults.m, defaults.temperature, defaults.includeRequest]).toEqual(["heuristic", 3, 0.6, false]);
+    expect([defaults.kind, defaults.m, defaults.temperature, defaults.includeRequest]).toEqual([
+      "heuristic",
+      3,
+      0.6,
+      false,
+    ]);
   });
 });

@@ -2,7 +2,12 @@ import { mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCustomReward, PROBE_NEXT_STATE, PROBE_TURN, validateCustomReward } from "../../../server/judge/core/customReward";
+import {
+  loadCustomReward,
+  PROBE_NEXT_STATE,
+  PROBE_TURN,
+  validateCustomReward,
+} from "../../../server/judge/core/customReward";
 
 let dir: string;
 beforeAll(async () => {
@@ -32,12 +37,18 @@ describe("validateCustomReward", () => {
     const txt = await moduleFile("reward.txt", "export default 1");
     expect(await validateCustomReward(txt)).toMatchObject({ ok: false, error: expect.stringMatching(/must be \.ts/) });
     const noFn = await moduleFile("nofn.mjs", "export const reward = 42;");
-    expect(await validateCustomReward(noFn)).toMatchObject({ ok: false, error: expect.stringMatching(/exports no function/) });
+    expect(await validateCustomReward(noFn)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/exports no function/),
+    });
   });
 
   it("rejects a wrong result shape, a throwing function and one that never answers", async () => {
     const badShape = await moduleFile("bad.mjs", "export default async () => ({ votes: [2], score: 1 });");
-    expect(await validateCustomReward(badShape)).toMatchObject({ ok: false, error: expect.stringMatching(/invalid result/) });
+    expect(await validateCustomReward(badShape)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/invalid result/),
+    });
     const throws = await moduleFile("throws.mjs", "export async function reward() { throw new Error('boom'); }");
     expect(await validateCustomReward(throws)).toEqual({ ok: false, error: "boom" });
     const hangs = await moduleFile("hangs.mjs", "export default () => new Promise(() => {});");

@@ -3,8 +3,18 @@ import { dispatchTurn } from "../../../server/judge/core/dispatch";
 import type { Dispatch, JudgeMethod, VoteValue } from "../../../server/judge/core/schemas";
 
 type Row = [JudgeMethod, boolean, VoteValue, boolean, Dispatch];
-const ok = (kind: Dispatch["kind"], reward: number): Dispatch => ({ kind, reward, excluded: false, excludeReason: null });
-const excluded = (kind: Dispatch["kind"], reason: string): Dispatch => ({ kind, reward: 0, excluded: true, excludeReason: reason });
+const ok = (kind: Dispatch["kind"], reward: number): Dispatch => ({
+  kind,
+  reward,
+  excluded: false,
+  excludeReason: null,
+});
+const excluded = (kind: Dispatch["kind"], reason: string): Dispatch => ({
+  kind,
+  reward: 0,
+  excluded: true,
+  excludeReason: reason,
+});
 
 // [method, hasNextState, score, hintUsable, expected]
 const table: Row[] = [

@@ -26,21 +26,33 @@ describe("embedded teacher", () => {
     const good = { type: "function", function: { name: "lookup", parameters: { type: "object" } } };
     const messages = [
       { role: "user", content: "What is in my notes?" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: "{}" } }],
+      },
       { role: "function", name: "lookup", content: "nothing yet" },
       { role: "user", content: "ok, and?" },
     ];
     const response = [...encode("Try again later."), END_ID];
-    const scored = await createEmbeddedTeacher(base).score(messages as never, response, { tools: [good, { type: "function" }] });
+    const scored = await createEmbeddedTeacher(base).score(messages as never, response, {
+      tools: [good, { type: "function" }],
+    });
     const model = (await loadCheckpoint(base)).model;
     const asTool = messages.map((m) => (m.role === "function" ? { ...m, role: "tool" } : m));
-    const expected = scoreResponse(model, renderChat(asTool as never, { addGenerationPrompt: true, tools: [good] as never }), response);
+    const expected = scoreResponse(
+      model,
+      renderChat(asTool as never, { addGenerationPrompt: true, tools: [good] as never }),
+      response,
+    );
     disposeModel(model);
     expect(scored).toHaveLength(response.length);
     scored.forEach((lp, i) => expect(lp).toBeCloseTo(expected[i]!, 5));
   });
 
   it("still rejects a message no chat template can render", async () => {
-    await expect(createEmbeddedTeacher(base).score([{ role: "robot", content: "beep" }] as never, [END_ID])).rejects.toThrow(/cannot render/);
+    await expect(
+      createEmbeddedTeacher(base).score([{ role: "robot", content: "beep" }] as never, [END_ID]),
+    ).rejects.toThrow(/cannot render/);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { classifyNextState, createHeuristicJudge, deriveHint, HEURISTIC_JUDGE_LABEL } from "../../../server/judge/core/heuristic";
+import {
+  classifyNextState,
+  createHeuristicJudge,
+  deriveHint,
+  HEURISTIC_JUDGE_LABEL,
+} from "../../../server/judge/core/heuristic";
 import { parseEvalVote, parseHintVote } from "../../../server/judge/core/parse";
 import { buildJudgeMessages, type JudgeTask } from "../../../server/judge/core/prompts";
 
@@ -24,11 +29,11 @@ describe("classifyNextState", () => {
 
   it.each([
     ["Error: ENOENT: no such file or directory, open 'a.txt'", -1],
-    ["Traceback (most recent call last):\n  File \"x.py\"", -1],
+    ['Traceback (most recent call last):\n  File "x.py"', -1],
     ["HTTP 404 Not Found", -1],
-    ["{\"error\": \"rate limited\"}", -1],
+    ['{"error": "rate limited"}', -1],
     ["process finished with exit code 2", -1],
-    ["{\"ok\":true,\"items\":3}", 1],
+    ['{"ok":true,"items":3}', 1],
     ["Tests passed: 12, 0 failures", 1],
     ["status: 200 OK", 1],
     ["process finished with exit code 0", 1],
@@ -53,9 +58,18 @@ describe("deriveHint", () => {
     ["please don't use markdown", "Follow the user's feedback: don't use markdown."],
     ["Can you use metric units instead?", "Follow the user's feedback: Can you use metric units instead?"],
     // The quoted sign-off keeps its em dash; "myself" and a lowercase "i" are put in the third person too.
-    ['please always end your reply with "— Cheers!"', 'Follow the user\'s feedback: always end your reply with "— Cheers!".'],
-    ["no — i want a hint so I can work it out myself", "Follow the user's feedback: they want a hint so they can work it out themselves."],
-    ["no — can you put that as a bullet list? one point per line", "Follow the user's feedback: can you put that as a bullet list, one point per line."],
+    [
+      'please always end your reply with "— Cheers!"',
+      'Follow the user\'s feedback: always end your reply with "— Cheers!".',
+    ],
+    [
+      "no — i want a hint so I can work it out myself",
+      "Follow the user's feedback: they want a hint so they can work it out themselves.",
+    ],
+    [
+      "no — can you put that as a bullet list? one point per line",
+      "Follow the user's feedback: can you put that as a bullet list, one point per line.",
+    ],
   ])("%j → %j", (text, hint) => {
     expect(deriveHint(text)).toBe(hint);
   });
@@ -66,7 +80,9 @@ describe("deriveHint", () => {
     // "that doesn't answer my question" says the reply missed, not what to write instead.
     expect(deriveHint("no — that doesn't answer my question")).toBeNull();
     expect(deriveHint("That does not answer the question.")).toBeNull();
-    expect(deriveHint("no — that doesn't answer my question, use a bullet list")).toBe("Follow the user's feedback: that doesn't answer their question, use a bullet list.");
+    expect(deriveHint("no — that doesn't answer my question, use a bullet list")).toBe(
+      "Follow the user's feedback: that doesn't answer their question, use a bullet list.",
+    );
   });
 });
 
@@ -76,15 +92,25 @@ describe("heuristic judge backend", () => {
   const base = { responseText: "A long, three-paragraph explanation…", requestText: null };
 
   it("writes its reasoning and a boxed verdict the standard parser reads", async () => {
-    const raw = await run({ kind: "eval", ...base, nextState: { role: "user", text: "no — shorter please, two sentences at most" } });
+    const raw = await run({
+      kind: "eval",
+      ...base,
+      nextState: { role: "user", text: "no — shorter please, two sentences at most" },
+    });
     expect(raw.startsWith(HEURISTIC_JUDGE_LABEL)).toBe(true);
     expect(raw).toContain("Classification: (b) correction/redo.");
     expect(parseEvalVote(raw)).toBe(-1);
-    expect(parseEvalVote(await run({ kind: "eval", ...base, nextState: { role: "tool", text: "{\"ok\":true}" } }))).toBe(1);
+    expect(parseEvalVote(await run({ kind: "eval", ...base, nextState: { role: "tool", text: '{"ok":true}' } }))).toBe(
+      1,
+    );
   });
 
   it("answers hint votes in the HINT block format", async () => {
-    const raw = await run({ kind: "hint", ...base, nextState: { role: "user", text: "no — shorter please, two sentences at most" } });
+    const raw = await run({
+      kind: "hint",
+      ...base,
+      nextState: { role: "user", text: "no — shorter please, two sentences at most" },
+    });
     expect(parseHintVote(raw)).toEqual({ value: 1, hint: "The user wants shorter answers: two sentences at most." });
     const approval = await run({ kind: "hint", ...base, nextState: { role: "user", text: "Thanks!" } });
     expect(parseHintVote(approval)).toEqual({ value: -1, hint: "" });

@@ -5,10 +5,21 @@ import { createHeuristicJudge } from "../../../server/judge/core/heuristic";
 import { judgeTurn, judgeVersion, type JudgeTurnDeps, type JudgeTurnInput } from "../../../server/judge/core/judgeTurn";
 import { PROMPT_VERSION } from "../../../server/judge/core/prompts";
 import { BreakerRegistry, Limiter } from "../../../server/judge/core/resilience";
-import { JudgeSettingsSchema, JudgmentResultSchema, type ChatMessage, type JudgeSettingsInput } from "../../../server/judge/core/schemas";
+import {
+  JudgeSettingsSchema,
+  JudgmentResultSchema,
+  type ChatMessage,
+  type JudgeSettingsInput,
+} from "../../../server/judge/core/schemas";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import { createSglangTeacher, renderChatML } from "../../../server/judge/core/teacherClients";
-import { fakeLogprob, fakeTokenize, startFakePrmServer, type FakePrmServer, type FakeReply } from "../../fakes/prmServer";
+import {
+  fakeLogprob,
+  fakeTokenize,
+  startFakePrmServer,
+  type FakePrmServer,
+  type FakeReply,
+} from "../../fakes/prmServer";
 
 let fake: FakePrmServer;
 let evalReplies: FakeReply[];
@@ -45,7 +56,14 @@ const turn = (over: Partial<JudgeTurnInput> = {}): JudgeTurnInput => ({
 function deps(settings: JudgeSettingsInput = {}, extra: Partial<JudgeTurnDeps> = {}): JudgeTurnDeps {
   return {
     // Concurrency 1 makes arrival order = vote order (eval0, hint0, eval1, …), so scripts map to indices.
-    settings: JudgeSettingsSchema.parse({ kind: "openai", baseUrl: fake.url, model: "prm", retries: 0, concurrency: 1, ...settings }),
+    settings: JudgeSettingsSchema.parse({
+      kind: "openai",
+      baseUrl: fake.url,
+      model: "prm",
+      retries: 0,
+      concurrency: 1,
+      ...settings,
+    }),
     backend: createOpenAIJudgeBackend({ baseUrl: fake.url, model: "prm" }),
     teacher: createSglangTeacher({ baseUrl: fake.url }),
     sleep: async () => {},
@@ -54,7 +72,9 @@ function deps(settings: JudgeSettingsInput = {}, extra: Partial<JudgeTurnDeps> =
   };
 }
 
-const boxed = (v: number, hint?: string): FakeReply => ({ text: `Step by step… \\boxed{${v}}${hint === undefined ? "" : `\n[HINT_START]${hint}[HINT_END]`}` });
+const boxed = (v: number, hint?: string): FakeReply => ({
+  text: `Step by step… \\boxed{${v}}${hint === undefined ? "" : `\n[HINT_START]${hint}[HINT_END]`}`,
+});
 const chatCalls = () => fake.requests.filter((r) => r.path === "/v1/chat/completions").length;
 const teacherCalls = () => fake.requests.filter((r) => r.path === "/generate").length;
 
@@ -77,7 +97,14 @@ describe("judgeTurn — PRM (grpo)", () => {
     ]);
     expect([r.score, r.evalScore]).toEqual([1, 1 / 3]);
     expect(r.dispatch).toEqual({ kind: "RL", reward: 1, excluded: false, excludeReason: null });
-    expect([r.hint, r.hintAccepted, r.teacherLogprobs, r.judgeKind, r.model, r.promptVersion]).toEqual([null, false, null, "openai", "prm", PROMPT_VERSION]);
+    expect([r.hint, r.hintAccepted, r.teacherLogprobs, r.judgeKind, r.model, r.promptVersion]).toEqual([
+      null,
+      false,
+      null,
+      "openai",
+      "prm",
+      PROMPT_VERSION,
+    ]);
     expect(chatCalls()).toBe(3);
   });
 
@@ -146,8 +173,18 @@ describe("judgeTurn — OPD and combine", () => {
   it("combine: accepted hint + eval ±1 → BOTH with teacher log-probs and reward = eval", async () => {
     evalReplies = [boxed(-1), boxed(-1), boxed(0)];
     hintReplies = [boxed(1, "too short"), boxed(1, HINT), boxed(-1)];
-    const r = await judgeTurn(turn({ method: "combine", nextState: { role: "user", content: "just the city name" } }), deps());
-    expect(r.votes.map((v) => `${v.kind}${v.index}:${v.value}`)).toEqual(["eval0:-1", "hint0:1", "eval1:-1", "hint1:1", "eval2:0", "hint2:-1"]);
+    const r = await judgeTurn(
+      turn({ method: "combine", nextState: { role: "user", content: "just the city name" } }),
+      deps(),
+    );
+    expect(r.votes.map((v) => `${v.kind}${v.index}:${v.value}`)).toEqual([
+      "eval0:-1",
+      "hint0:1",
+      "eval1:-1",
+      "hint1:1",
+      "eval2:0",
+      "hint2:-1",
+    ]);
     expect(r.votes[1].hint).toBe("too short");
     expect([r.score, r.evalScore, r.hint, r.hintAccepted]).toEqual([-1, -2 / 3, HINT, true]);
     expect(r.teacherLogprobs).toEqual(expectedTeacher(HINT));
@@ -203,7 +240,10 @@ describe("judgeTurn — OPD and combine", () => {
 describe("judgeTurn — breaker, version, embedded judges", () => {
   it("a shared breaker opens after repeated failures and recovers after the reset period", async () => {
     let t = 0;
-    const shared = { breakers: new BreakerRegistry({ failureThreshold: 2, resetTimeoutMs: 1_000, now: () => t }), judgeLimiter: new Limiter(1) };
+    const shared = {
+      breakers: new BreakerRegistry({ failureThreshold: 2, resetTimeoutMs: 1_000, now: () => t }),
+      judgeLimiter: new Limiter(1),
+    };
     evalReplies = [{ status: 503 }, { status: 503 }, boxed(1)];
     const first = await judgeTurn(turn(), deps({}, shared));
     expect(first.votes.map((v) => v.error)).toEqual(["http 503", "http 503", "circuit open"]);
@@ -221,22 +261,47 @@ describe("judgeTurn — breaker, version, embedded judges", () => {
   });
 
   it("judgeVersion is stable for equal settings and changes with any judging setting", () => {
-    const base = { kind: "openai", model: "prm", promptVersion: PROMPT_VERSION, m: 3, temperature: 0.6, includeRequest: false, method: "grpo", evalMode: true } as const;
+    const base = {
+      kind: "openai",
+      model: "prm",
+      promptVersion: PROMPT_VERSION,
+      m: 3,
+      temperature: 0.6,
+      includeRequest: false,
+      method: "grpo",
+      evalMode: true,
+    } as const;
     expect(judgeVersion(base)).toBe(judgeVersion({ ...base }));
-    const variants = [{ m: 5 }, { temperature: 1 }, { includeRequest: true }, { model: "other" }, { kind: "heuristic" as const }, { method: "opd" as const }, { promptVersion: "x" }];
+    const variants = [
+      { m: 5 },
+      { temperature: 1 },
+      { includeRequest: true },
+      { model: "other" },
+      { kind: "heuristic" as const },
+      { method: "opd" as const },
+      { promptVersion: "x" },
+    ];
     const versions = new Set([judgeVersion(base), ...variants.map((v) => judgeVersion({ ...base, ...v }))]);
     expect(versions.size).toBe(variants.length + 1);
   });
 
   it("the heuristic judge runs through the same pipeline (combine → BOTH on a correction)", async () => {
     const settings = JudgeSettingsSchema.parse({ kind: "heuristic" });
-    const r = await judgeTurn(turn({ method: "combine", nextState: { role: "user", content: "no — shorter please, two sentences at most" } }), {
-      settings,
-      backend: createHeuristicJudge(),
-      teacher: createSglangTeacher({ baseUrl: fake.url }),
-    });
+    const r = await judgeTurn(
+      turn({ method: "combine", nextState: { role: "user", content: "no — shorter please, two sentences at most" } }),
+      {
+        settings,
+        backend: createHeuristicJudge(),
+        teacher: createSglangTeacher({ baseUrl: fake.url }),
+      },
+    );
     expect(r.votes.map((v) => v.value)).toEqual([-1, 1, -1, 1, -1, 1]);
-    expect([r.score, r.hint, r.judgeKind, r.model]).toEqual([-1, "The user wants shorter answers: two sentences at most.", "heuristic", "heuristic-rules-v1"]);
+    expect([r.score, r.hint, r.judgeKind, r.model]).toEqual([
+      -1,
+      "The user wants shorter answers: two sentences at most.",
+      "heuristic",
+      "heuristic-rules-v1",
+    ]);
     expect(r.teacherLogprobs).toEqual(expectedTeacher("The user wants shorter answers: two sentences at most."));
     expect(r.dispatch).toEqual({ kind: "BOTH", reward: -1, excluded: false, excludeReason: null });
     expect(chatCalls()).toBe(0);
@@ -245,18 +310,27 @@ describe("judgeTurn — breaker, version, embedded judges", () => {
   it("a custom reward module replaces the PRM", async () => {
     const settings = JudgeSettingsSchema.parse({ kind: "custom", customRewardPath: "examples/custom-reward.ts" });
     const customReward = await loadCustomReward("examples/custom-reward.ts");
-    const r = await judgeTurn(turn({ method: "combine", nextState: { role: "user", content: "too long, make it shorter" } }), {
-      settings,
-      customReward,
-      teacher: createSglangTeacher({ baseUrl: fake.url }),
-    });
+    const r = await judgeTurn(
+      turn({ method: "combine", nextState: { role: "user", content: "too long, make it shorter" } }),
+      {
+        settings,
+        customReward,
+        teacher: createSglangTeacher({ baseUrl: fake.url }),
+      },
+    );
     const hint = "Keep answers under 600 characters and lead with the direct answer.";
     expect(r.votes.map((v) => [v.kind, v.value])).toEqual([
       ["eval", -1],
       ["eval", 0],
       ["hint", 1],
     ]);
-    expect([r.score, r.evalScore, r.hint, r.judgeKind, r.model]).toEqual([-1, -0.5, hint, "custom", "examples/custom-reward.ts"]);
+    expect([r.score, r.evalScore, r.hint, r.judgeKind, r.model]).toEqual([
+      -1,
+      -0.5,
+      hint,
+      "custom",
+      "examples/custom-reward.ts",
+    ]);
     expect(r.teacherLogprobs).toEqual(expectedTeacher(hint));
     expect(r.dispatch.kind).toBe("BOTH");
     expect(chatCalls()).toBe(0);

@@ -4,7 +4,11 @@ import { effectiveLabel, latestLabels, type LabelSource } from "../../../server/
 describe("effectiveLabel", () => {
   it("reviewer relabel beats user feedback and the judge, carrying its hint and exclude override", () => {
     expect(
-      effectiveLabel({ reviewer: { value: 1, hint: "  Cite the source.  ", exclude: false }, user: { value: -1 }, judge: { value: -1 } }),
+      effectiveLabel({
+        reviewer: { value: 1, hint: "  Cite the source.  ", exclude: false },
+        user: { value: -1 },
+        judge: { value: -1 },
+      }),
     ).toEqual({ value: 1, source: "REVIEWER", hint: "Cite the source.", excludeOverride: false });
   });
 
@@ -27,7 +31,12 @@ describe("effectiveLabel", () => {
   });
 
   it("falls back to the judge", () => {
-    expect(effectiveLabel({ reviewer: null, user: null, judge: { value: 0 } })).toEqual({ value: 0, source: "JUDGE", hint: null, excludeOverride: null });
+    expect(effectiveLabel({ reviewer: null, user: null, judge: { value: 0 } })).toEqual({
+      value: 0,
+      source: "JUDGE",
+      hint: null,
+      excludeOverride: null,
+    });
   });
 });
 

@@ -29,7 +29,8 @@ describe("parseEvalVote", () => {
 
 describe("parseHintVote", () => {
   it("parses a positive decision with the last hint block, trimmed", () => {
-    const text = "[HINT_START]draft[HINT_END]\n\\boxed{1}\n[HINT_START]\n  Use metric units.\n Keep it brief. [HINT_END]";
+    const text =
+      "[HINT_START]draft[HINT_END]\n\\boxed{1}\n[HINT_START]\n  Use metric units.\n Keep it brief. [HINT_END]";
     expect(parseHintVote(text)).toEqual({ value: 1, hint: "Use metric units.\n Keep it brief." });
   });
 

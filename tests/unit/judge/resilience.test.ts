@@ -58,7 +58,12 @@ describe("CircuitBreaker", () => {
 
   it("allows only halfOpenMaxCalls trials at once", async () => {
     let t = 0;
-    const breaker = new CircuitBreaker("k", { failureThreshold: 1, resetTimeoutMs: 10, halfOpenMaxCalls: 1, now: () => t });
+    const breaker = new CircuitBreaker("k", {
+      failureThreshold: 1,
+      resetTimeoutMs: 10,
+      halfOpenMaxCalls: 1,
+      now: () => t,
+    });
     await expect(breaker.run(() => Promise.reject(http(502)))).rejects.toThrow();
     t = 10;
     const gate = deferred<string>();
@@ -137,7 +142,14 @@ describe("retry", () => {
 
 describe("isTransientError", () => {
   it("classifies errors", () => {
-    expect([500, 502, 503, 408, 425, 429].map((s) => isTransientError(http(s)))).toEqual([true, true, true, true, true, true]);
+    expect([500, 502, 503, 408, 425, 429].map((s) => isTransientError(http(s)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect([400, 401, 404, 422].map((s) => isTransientError(http(s)))).toEqual([false, false, false, false]);
     expect(isTransientError(new TimeoutError(1))).toBe(true);
     expect(isTransientError(new TypeError("fetch failed"))).toBe(true);
@@ -148,7 +160,11 @@ describe("isTransientError", () => {
 describe("withTimeout", () => {
   it("aborts the signal and rejects with TimeoutError", async () => {
     let seenReason: unknown = null;
-    const p = withTimeout(20, (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject((seenReason = signal.reason)))));
+    const p = withTimeout(
+      20,
+      (signal) =>
+        new Promise((_, reject) => signal.addEventListener("abort", () => reject((seenReason = signal.reason)))),
+    );
     await expect(p).rejects.toBeInstanceOf(TimeoutError);
     expect(seenReason).toBeInstanceOf(TimeoutError);
   });

@@ -12,12 +12,12 @@ describe("hintedTeacherMessages", () => {
       { role: "user", content: "First question" },
       { role: "assistant", content: "First answer" },
       { role: "user", content: "Explain photosynthesis." },
-      { role: "tool", content: "{\"ok\":true}", tool_call_id: "c1" },
+      { role: "tool", content: '{"ok":true}', tool_call_id: "c1" },
     ];
     const out = hintedTeacherMessages(messages, `  ${HINT}\n`);
     expect(out[3]).toEqual({ role: "user", content: `Explain photosynthesis.${SUFFIX}` });
     expect(out[1].content).toBe("First question");
-    expect(out[4]).toEqual({ role: "tool", content: "{\"ok\":true}", tool_call_id: "c1" });
+    expect(out[4]).toEqual({ role: "tool", content: '{"ok":true}', tool_call_id: "c1" });
   });
 
   it("deep-copies: the original messages are not modified", () => {
@@ -53,7 +53,9 @@ describe("hintedTeacherMessages", () => {
   });
 
   it("creates a user message when the list is empty", () => {
-    expect(hintedTeacherMessages([], HINT)).toEqual([{ role: "user", content: `[user's hint / instruction]\n${HINT}` }]);
+    expect(hintedTeacherMessages([], HINT)).toEqual([
+      { role: "user", content: `[user's hint / instruction]\n${HINT}` },
+    ]);
   });
 
   it("trims the result, so an empty or null target content yields just the marker and hint", () => {

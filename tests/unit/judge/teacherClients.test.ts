@@ -3,8 +3,21 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../server/judge/core/http";
 import { TeacherSettingsSchema, type ChatMessage } from "../../../server/judge/core/schemas";
-import { createSglangTeacher, createTeacherScorer, createVllmTeacher, renderChatML, sglangScoreRequest } from "../../../server/judge/core/teacherClients";
-import { fakeChatTemplate, fakeLogprob, fakeTokenize, sglangInputTokenLogprobs, startFakePrmServer, type FakePrmServer } from "../../fakes/prmServer";
+import {
+  createSglangTeacher,
+  createTeacherScorer,
+  createVllmTeacher,
+  renderChatML,
+  sglangScoreRequest,
+} from "../../../server/judge/core/teacherClients";
+import {
+  fakeChatTemplate,
+  fakeLogprob,
+  fakeTokenize,
+  sglangInputTokenLogprobs,
+  startFakePrmServer,
+  type FakePrmServer,
+} from "../../fakes/prmServer";
 
 let fake: FakePrmServer;
 beforeAll(async () => {
@@ -33,19 +46,31 @@ describe("renderChatML", () => {
   });
 
   it("renders tools, tool calls and grouped tool results", () => {
-    const tools = [{ type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } }];
+    const tools = [
+      { type: "function", function: { name: "get_time", parameters: { type: "object", properties: {} } } },
+    ];
     const out = renderChatML(
       [
         { role: "user", content: "time?" },
-        { role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "get_time", arguments: "{\"tz\": \"UTC\"}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "1", type: "function", function: { name: "get_time", arguments: '{"tz": "UTC"}' } }],
+        },
         { role: "tool", content: "12:00" },
         { role: "tool", content: "ok" },
       ],
       tools,
     );
-    expect(out).toContain('<tools>\n{"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}}\n</tools>');
-    expect(out).toContain('<|im_start|>assistant\n<tool_call>\n{"name": "get_time", "arguments": {"tz": "UTC"}}\n</tool_call><|im_end|>\n');
-    expect(out).toContain("<|im_start|>user\n<tool_response>\n12:00\n</tool_response>\n<tool_response>\nok\n</tool_response><|im_end|>\n");
+    expect(out).toContain(
+      '<tools>\n{"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}}\n</tools>',
+    );
+    expect(out).toContain(
+      '<|im_start|>assistant\n<tool_call>\n{"name": "get_time", "arguments": {"tz": "UTC"}}\n</tool_call><|im_end|>\n',
+    );
+    expect(out).toContain(
+      "<|im_start|>user\n<tool_response>\n12:00\n</tool_response>\n<tool_response>\nok\n</tool_response><|im_end|>\n",
+    );
     expect(out.endsWith("<|im_start|>assistant\n")).toBe(true);
   });
 });
@@ -60,7 +85,10 @@ describe("SGLang teacher", () => {
     expect(lps).toEqual(expected(promptIds, respIds));
 
     const [tok, gen] = fake.requests.slice(before);
-    expect(tok).toMatchObject({ path: "/tokenize", body: { prompt: renderChatML(messages), add_special_tokens: false } });
+    expect(tok).toMatchObject({
+      path: "/tokenize",
+      body: { prompt: renderChatML(messages), add_special_tokens: false },
+    });
     expect(gen.path).toBe("/generate");
     expect(gen.body).toEqual({
       input_ids: [...promptIds, ...respIds],
@@ -74,8 +102,13 @@ describe("SGLang teacher", () => {
     const promptIds = fakeTokenize(renderChatML(messages));
     const respIds = [80, 97, 114, 105, 115];
     const oldBody = { ...sglangScoreRequest(promptIds, respIds), logprob_start_len: promptIds.length };
-    const res = await fetch(`${fake.url}/generate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(oldBody) });
-    const entries = ((await res.json()) as { meta_info: { input_token_logprobs: [number | null, number, null][] } }).meta_info.input_token_logprobs;
+    const res = await fetch(`${fake.url}/generate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(oldBody),
+    });
+    const entries = ((await res.json()) as { meta_info: { input_token_logprobs: [number | null, number, null][] } })
+      .meta_info.input_token_logprobs;
     // SGLang puts None at logprob_start_len, which was the first response token: the old client threw there.
     expect(entries).toHaveLength(respIds.length);
     expect(entries[0]).toEqual([null, respIds[0], null]);
@@ -98,7 +131,17 @@ describe("SGLang teacher", () => {
 
   it("rejects a reply whose token ids are not the response's", async () => {
     const teacher = createSglangTeacher({ baseUrl: fake.url });
-    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[null, 9, null], [-0.1, 1, null], [-0.2, 3, null]] } }) });
+    fake.pushNative("/generate", {
+      raw: JSON.stringify({
+        meta_info: {
+          input_token_logprobs: [
+            [null, 9, null],
+            [-0.1, 1, null],
+            [-0.2, 3, null],
+          ],
+        },
+      }),
+    });
     await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/misaligned/);
   });
 
@@ -113,7 +156,17 @@ describe("SGLang teacher", () => {
     const teacher = createSglangTeacher({ baseUrl: fake.url });
     fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[-0.1, 1, null]] } }) });
     await expect(teacher.score(messages, [1, 2])).rejects.toBeInstanceOf(BadResponseError);
-    fake.pushNative("/generate", { raw: JSON.stringify({ meta_info: { input_token_logprobs: [[-0.3, 0, null], [null, 1, null], [-0.5, 2, null]] } }) });
+    fake.pushNative("/generate", {
+      raw: JSON.stringify({
+        meta_info: {
+          input_token_logprobs: [
+            [-0.3, 0, null],
+            [null, 1, null],
+            [-0.5, 2, null],
+          ],
+        },
+      }),
+    });
     await expect(teacher.score(messages, [1, 2])).rejects.toThrow(/no log-prob/);
     fake.pushNative("/generate", { status: 500 });
     await expect(teacher.score(messages, [1])).rejects.toMatchObject({ status: 500 });
@@ -122,29 +175,56 @@ describe("SGLang teacher", () => {
 
 describe("teacher context rendered with the checkpoint's own chat template", () => {
   const fixtures = join(import.meta.dirname, "../../fixtures/chat-templates");
-  const expectedCases = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")).cases as { conversation: string; template: string; text: string }[];
+  const expectedCases = JSON.parse(readFileSync(join(fixtures, "expected.json"), "utf8")).cases as {
+    conversation: string;
+    template: string;
+    text: string;
+  }[];
   const conversations = JSON.parse(readFileSync(join(fixtures, "conversations.json"), "utf8")).conversations as {
-    name: string; add_generation_prompt: boolean; messages: ChatMessage[]; tools?: unknown[]; kwargs?: Record<string, unknown>;
+    name: string;
+    add_generation_prompt: boolean;
+    messages: ChatMessage[];
+    tools?: unknown[];
+    kwargs?: Record<string, unknown>;
   }[];
 
-  it.each(["Qwen3-4B-Instruct-2507", "Qwen3-4B-Thinking-2507", "Qwen3.5-4B"])("SGLang tokenizes exactly the reference render of %s (tools round trip)", async (name) => {
-    const conv = conversations.find((c) => c.name === "tools_round_trip_generation")!;
-    const want = expectedCases.find((c) => c.template === name && c.conversation === conv.name)!.text;
-    const teacher = createTeacherScorer(
-      TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "checkpoint", chatTemplate: readFileSync(join(fixtures, `${name}.jinja`), "utf8"), chatTemplateKwargs: conv.kwargs }),
-    )!;
-    expect(teacher.template).toBe("checkpoint");
-    const before = fake.requests.length;
-    const respIds = [79, 75];
-    const lps = await teacher.score(conv.messages, respIds, { tools: conv.tools });
-    expect(fake.requests[before]).toMatchObject({ path: "/tokenize", body: { prompt: want, add_special_tokens: false } });
-    expect(lps).toEqual(expected(fakeTokenize(want), respIds));
-  });
+  it.each(["Qwen3-4B-Instruct-2507", "Qwen3-4B-Thinking-2507", "Qwen3.5-4B"])(
+    "SGLang tokenizes exactly the reference render of %s (tools round trip)",
+    async (name) => {
+      const conv = conversations.find((c) => c.name === "tools_round_trip_generation")!;
+      const want = expectedCases.find((c) => c.template === name && c.conversation === conv.name)!.text;
+      const teacher = createTeacherScorer(
+        TeacherSettingsSchema.parse({
+          kind: "sglang",
+          baseUrl: fake.url,
+          template: "checkpoint",
+          chatTemplate: readFileSync(join(fixtures, `${name}.jinja`), "utf8"),
+          chatTemplateKwargs: conv.kwargs,
+        }),
+      )!;
+      expect(teacher.template).toBe("checkpoint");
+      const before = fake.requests.length;
+      const respIds = [79, 75];
+      const lps = await teacher.score(conv.messages, respIds, { tools: conv.tools });
+      expect(fake.requests[before]).toMatchObject({
+        path: "/tokenize",
+        body: { prompt: want, add_special_tokens: false },
+      });
+      expect(lps).toEqual(expected(fakeTokenize(want), respIds));
+    },
+  );
 
   it("without a checkpoint template falls back to ChatML and says so", () => {
-    expect(createTeacherScorer(TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "chatml" }))!.template).toBe("chatml");
-    expect(createTeacherScorer(TeacherSettingsSchema.parse({ kind: "vllm", baseUrl: fake.url, model: "m" }))!.template).toBe("server");
-    expect(() => TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "checkpoint" })).toThrow(/chatTemplate/);
+    expect(
+      createTeacherScorer(TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "chatml" }))!
+        .template,
+    ).toBe("chatml");
+    expect(
+      createTeacherScorer(TeacherSettingsSchema.parse({ kind: "vllm", baseUrl: fake.url, model: "m" }))!.template,
+    ).toBe("server");
+    expect(() => TeacherSettingsSchema.parse({ kind: "sglang", baseUrl: fake.url, template: "checkpoint" })).toThrow(
+      /chatTemplate/,
+    );
   });
 });
 
@@ -158,31 +238,69 @@ describe("vLLM teacher", () => {
     expect(lps).toEqual(expected(promptIds, respIds));
 
     const [tok, comp] = fake.requests.slice(before);
-    expect(tok.body).toEqual({ model: "teacher", messages, add_generation_prompt: true, tools: [{ type: "function", function: { name: "f" } }] });
+    expect(tok.body).toEqual({
+      model: "teacher",
+      messages,
+      add_generation_prompt: true,
+      tools: [{ type: "function", function: { name: "f" } }],
+    });
     expect(comp.path).toBe("/v1/completions");
     expect(comp.headers.authorization).toBe("Bearer k");
-    expect(comp.body).toEqual({ model: "teacher", prompt: [...promptIds, ...respIds], echo: true, logprobs: 1, max_tokens: 1, temperature: 0 });
+    expect(comp.body).toEqual({
+      model: "teacher",
+      prompt: [...promptIds, ...respIds],
+      echo: true,
+      logprobs: 1,
+      max_tokens: 1,
+      temperature: 0,
+    });
   });
 
   it("with max_tokens 0 and a local ChatML template scores the same span", async () => {
-    const teacher = createVllmTeacher({ baseUrl: `${fake.url}/v1`, model: "teacher", template: "chatml", maxTokens: 0 });
+    const teacher = createVllmTeacher({
+      baseUrl: `${fake.url}/v1`,
+      model: "teacher",
+      template: "chatml",
+      maxTokens: 0,
+    });
     const lps = await teacher.score(messages, "OK");
     expect(lps).toEqual(expected(fakeTokenize(renderChatML(messages)), fakeTokenize("OK")));
   });
 
   it("rejects a truncated log-prob list", async () => {
     const teacher = createVllmTeacher({ baseUrl: fake.url, model: "teacher" });
-    fake.pushNative("/v1/completions", { raw: JSON.stringify({ choices: [{ logprobs: { token_logprobs: [null, -0.2] } }] }) });
+    fake.pushNative("/v1/completions", {
+      raw: JSON.stringify({ choices: [{ logprobs: { token_logprobs: [null, -0.2] } }] }),
+    });
     await expect(teacher.score(messages, [1, 2, 3])).rejects.toBeInstanceOf(BadResponseError);
   });
 });
 
 describe("createTeacherScorer", () => {
   it("builds clients from settings and returns null without a remote teacher", () => {
-    expect(createTeacherScorer({ kind: "none", vllmMaxTokens: 1, timeoutMs: 1000, retries: 0, concurrency: 1 })).toBeNull();
-    expect(createTeacherScorer({ kind: "sglang", baseUrl: fake.url, vllmMaxTokens: 1, timeoutMs: 1000, retries: 0, concurrency: 1 })?.kind).toBe("sglang");
     expect(
-      createTeacherScorer({ kind: "vllm", baseUrl: fake.url, model: "t", vllmMaxTokens: 0, timeoutMs: 1000, retries: 0, concurrency: 1 })?.kind,
+      createTeacherScorer({ kind: "none", vllmMaxTokens: 1, timeoutMs: 1000, retries: 0, concurrency: 1 }),
+    ).toBeNull();
+    expect(
+      createTeacherScorer({
+        kind: "sglang",
+        baseUrl: fake.url,
+        vllmMaxTokens: 1,
+        timeoutMs: 1000,
+        retries: 0,
+        concurrency: 1,
+      })?.kind,
+    ).toBe("sglang");
+    expect(
+      createTeacherScorer({
+        kind: "vllm",
+        baseUrl: fake.url,
+        model: "t",
+        vllmMaxTokens: 0,
+        timeoutMs: 1000,
+        retries: 0,
+        concurrency: 1,
+      })?.kind,
     ).toBe("vllm");
   });
 });

@@ -67,7 +67,12 @@ describe("selectBestHint", () => {
   it("rejects hints of 10 characters or fewer after trimming", () => {
     expect(selectBestHint([{ value: 1, hint: "   0123456789   " }])).toBeNull();
     expect(selectBestHint([{ value: 1, hint: "0123456789A" }])).toEqual({ index: 0, hint: "0123456789A" });
-    expect(selectBestHint([{ value: 1, hint: null }, { value: null, hint: "long enough hint text" }])).toBeNull();
+    expect(
+      selectBestHint([
+        { value: 1, hint: null },
+        { value: null, hint: "long enough hint text" },
+      ]),
+    ).toBeNull();
   });
 
   it("picks the shortest instead when asked (upstream's hint-selection option), still above 10 characters", () => {
@@ -84,6 +89,11 @@ describe("selectBestHint", () => {
   it("keeps the first of equally long hints", () => {
     const [a, b] = ["Use the metric system.", "Use metric units only."];
     expect(a.length).toBe(b.length);
-    expect(selectBestHint([{ value: 1, hint: a }, { value: 1, hint: b }])?.index).toBe(0);
+    expect(
+      selectBestHint([
+        { value: 1, hint: a },
+        { value: 1, hint: b },
+      ])?.index,
+    ).toBe(0);
   });
 });

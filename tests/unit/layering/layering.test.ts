@@ -10,7 +10,9 @@ const root = path.resolve(import.meta.dirname, "../../..");
 const eslint = new ESLint({ cwd: root });
 
 async function restrictedImports(file: string, specifier: string): Promise<string[]> {
-  const [result] = await eslint.lintText(`import { x } from "${specifier}";\nexport const y = x;\n`, { filePath: path.join(root, file) });
+  const [result] = await eslint.lintText(`import { x } from "${specifier}";\nexport const y = x;\n`, {
+    filePath: path.join(root, file),
+  });
   return result!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
 }
 
@@ -43,12 +45,18 @@ describe("server/ layering", () => {
 
   it("has no folder-level import cycle", () => {
     // The shared checker prints the cycles and exits non-zero when there is one.
-    const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "server"], { cwd: root, encoding: "utf8" });
+    const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "server"], {
+      cwd: root,
+      encoding: "utf8",
+    });
     expect(out.trim().split("\n").at(-1)).toMatch(/^0 folder-level cycle\(s\)/);
   });
 
   it("has no import cycle between the top-level folders (tests and bench share bench/lib, never the reverse)", () => {
-    const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "."], { cwd: root, encoding: "utf8" });
+    const out = execFileSync(process.execPath, [path.join(root, "scripts/folder-cycles.mjs"), "."], {
+      cwd: root,
+      encoding: "utf8",
+    });
     expect(out.trim().split("\n").at(-1)).toMatch(/^0 folder-level cycle\(s\)/);
   });
 });

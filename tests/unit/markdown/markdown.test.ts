@@ -24,7 +24,9 @@ describe("Markdown", () => {
   });
 
   it("never emits raw HTML from the text: tags show as literal text", () => {
-    const out = html('Hi <script>alert(1)</script> <img src=x onerror="alert(2)"> <b>bold</b>\n\n<div onclick="x()">block</div>\n\n<iframe src="https://evil.example"></iframe>');
+    const out = html(
+      'Hi <script>alert(1)</script> <img src=x onerror="alert(2)"> <b>bold</b>\n\n<div onclick="x()">block</div>\n\n<iframe src="https://evil.example"></iframe>',
+    );
     expect(out).not.toMatch(/<script|<img|<b>|<div onclick|<iframe/i);
     expect(out).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(out).toContain("&lt;b&gt;bold&lt;/b&gt;");

@@ -1,7 +1,13 @@
 // The one run-status list: every status of the Prisma enum is either live or terminal, and which is which is
 // decided here, so a status added to the enum fails this test until someone decides.
 import { describe, expect, it } from "vitest";
-import { isLiveRunStatus, LIVE_RUN_STATUSES, RUN_STATUSES, STARTED_RUN_STATUSES, TERMINAL_RUN_STATUSES } from "../../../server/platform/db/runStatus";
+import {
+  isLiveRunStatus,
+  LIVE_RUN_STATUSES,
+  RUN_STATUSES,
+  STARTED_RUN_STATUSES,
+  TERMINAL_RUN_STATUSES,
+} from "../../../server/platform/db/runStatus";
 
 describe("run statuses", () => {
   it("split the enum into live and terminal", () => {

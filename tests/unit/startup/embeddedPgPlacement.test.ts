@@ -2,13 +2,26 @@
 // must when `npm start` runs as root), and the clear errors for what cannot work. The owner here is uid/gid
 // 65534 ("nobody"), whose access is checked with the same credentials the real server gets; the full start
 // as the postgres user is in tests/integration/startupAsRoot.test.ts.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { placeForOwner } from "../../../scripts/lib/embedded-pg";
 
-const skipReason = process.getuid?.() === 0 ? null : "needs root (it places files for, and checks access as, another user)";
+const skipReason =
+  process.getuid?.() === 0 ? null : "needs root (it places files for, and checks access as, another user)";
 if (skipReason) console.log(`[embeddedPgPlacement.test] skipped: ${skipReason}`);
 
 const owner = { uid: 65534, gid: 65534 };
@@ -59,7 +72,11 @@ describe.skipIf(!!skipReason)("placeForOwner", () => {
     expect(mode(path.join(home, "postgres-0.0.0-test", "lib", "libpq.so.5"))).toBe(0o644);
 
     expect(placeForOwner(dataDir, bins, owner, home)).toEqual(placed);
-    expect(readdirSync(home).sort()).toEqual([path.basename(placed.clusterDir), `${path.basename(placed.clusterDir)}.source`, "postgres-0.0.0-test"]);
+    expect(readdirSync(home).sort()).toEqual([
+      path.basename(placed.clusterDir),
+      `${path.basename(placed.clusterDir)}.source`,
+      "postgres-0.0.0-test",
+    ]);
   });
 
   it("refuses to start a second, empty cluster next to an existing one the owner cannot reach, and says how to fix it", () => {

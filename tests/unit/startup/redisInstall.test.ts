@@ -5,13 +5,22 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { autoInstallDisabled, onPath, redisInstaller } from "../../../scripts/lib/redis-install";
 
-const only = (...cmds: string[]) => (cmd: string) => cmds.includes(cmd);
-const commands = (root: boolean, ...cmds: string[]) => redisInstaller(root, only(...cmds))?.steps.map((s) => [s.cmd, ...s.args].join(" ")) ?? null;
+const only =
+  (...cmds: string[]) =>
+  (cmd: string) =>
+    cmds.includes(cmd);
+const commands = (root: boolean, ...cmds: string[]) =>
+  redisInstaller(root, only(...cmds))?.steps.map((s) => [s.cmd, ...s.args].join(" ")) ?? null;
 
 describe("redisInstaller", () => {
   it("as root uses the OS package manager, apt-get first (with its package lists refreshed)", () => {
-    expect(commands(true, "apt-get", "dnf", "apk", "brew")).toEqual(["apt-get update", "apt-get install -y redis-server"]);
-    expect(redisInstaller(true, only("apt-get"))!.steps.every((s) => s.env?.DEBIAN_FRONTEND === "noninteractive")).toBe(true);
+    expect(commands(true, "apt-get", "dnf", "apk", "brew")).toEqual([
+      "apt-get update",
+      "apt-get install -y redis-server",
+    ]);
+    expect(redisInstaller(true, only("apt-get"))!.steps.every((s) => s.env?.DEBIAN_FRONTEND === "noninteractive")).toBe(
+      true,
+    );
     expect(commands(true, "dnf")).toEqual(["dnf install -y redis"]);
     expect(commands(true, "apk")).toEqual(["apk add --no-cache redis"]);
   });
@@ -29,7 +38,8 @@ describe("redisInstaller", () => {
 describe("autoInstallDisabled", () => {
   it("is on for NO_AUTO_INSTALL=1 and the like, off when unset, empty or 0", () => {
     for (const v of ["1", "true", "yes", " 1 "]) expect(autoInstallDisabled({ NO_AUTO_INSTALL: v }), v).toBe(true);
-    for (const v of [undefined, "", "0", "false", "no"]) expect(autoInstallDisabled({ NO_AUTO_INSTALL: v }), String(v)).toBe(false);
+    for (const v of [undefined, "", "0", "false", "no"])
+      expect(autoInstallDisabled({ NO_AUTO_INSTALL: v }), String(v)).toBe(false);
   });
 });
 

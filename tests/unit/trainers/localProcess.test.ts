@@ -105,12 +105,20 @@ const WAIT = { timeout: 20_000, interval: 50 };
 
 describe("LocalProcessBackend", () => {
   it("previews one command line per role group with its devices", () => {
-    const plan = new LocalProcessBackend().preview(launch("p", { actor: ["python3", "actor.py"], rollout: ["python3", "engine.py", "--port", "30000"] }, { totalGpus: 2, actorGpus: 1, rolloutGpus: 1, rolloutGpusPerEngine: 1, prmGpus: 0 }));
+    const plan = new LocalProcessBackend().preview(
+      launch(
+        "p",
+        { actor: ["python3", "actor.py"], rollout: ["python3", "engine.py", "--port", "30000"] },
+        { totalGpus: 2, actorGpus: 1, rolloutGpus: 1, rolloutGpusPerEngine: 1, prmGpus: 0 },
+      ),
+    );
     expect(plan.command.split("\n").filter((l) => l.startsWith("CUDA_VISIBLE_DEVICES"))).toEqual([
       "CUDA_VISIBLE_DEVICES=0 python3 actor.py",
       "CUDA_VISIBLE_DEVICES=1 python3 engine.py --port 30000",
     ]);
-    expect(plan.notes).toEqual(["Each role runs in its own process group on this machine; stopping the run ends exactly those groups."]);
+    expect(plan.notes).toEqual([
+      "Each role runs in its own process group on this machine; stopping the run ends exactly those groups.",
+    ]);
   });
 
   it("starts actor, rollout and PRM engines with their CUDA_VISIBLE_DEVICES; stop ends every tree", async () => {
@@ -137,7 +145,13 @@ describe("LocalProcessBackend", () => {
     expect(byLabel["rollout-1"]).toMatchObject({ role: "rollout", engine: "1", cvd: "5" });
     expect(byLabel["prm-0"]).toMatchObject({ role: "prm", engine: "0", cvd: "6,7" });
     for (const r of ready) {
-      expect(r).toMatchObject({ run: "run_local_1", cp: "http://127.0.0.1:3000", key: "ocrl_local_key", extra: "yes", leaked: null });
+      expect(r).toMatchObject({
+        run: "run_local_1",
+        cp: "http://127.0.0.1:3000",
+        key: "ocrl_local_key",
+        extra: "yes",
+        leaked: null,
+      });
     }
     // 4 roles + 4 grandchildren alive before the stop
     expect(liveMarked(marker).sort()).toEqual(ready.flatMap((r) => [r.pid, r.gc]).sort());
@@ -181,12 +195,22 @@ describe("LocalProcessBackend", () => {
   it("a clean actor exit finishes the run and stops the engines", async () => {
     const marker = `ocrl-test-${randomUUID()}`;
     const backend = newBackend();
-    const run = launch("run_local_4", { actor: roleScript(marker, { exitAfterReady: 0 }), rollout: roleScript(marker) }, { prmGpus: 0 });
+    const run = launch(
+      "run_local_4",
+      { actor: roleScript(marker, { exitAfterReady: 0 }), rollout: roleScript(marker) },
+      { prmGpus: 0 },
+    );
     await backend.start(run);
     await vi.waitFor(async () => expect((await backend.status(run)).state).toBe("FINISHED"), WAIT);
     await vi.waitFor(() => expect(liveMarked(marker)).toEqual([]), WAIT);
     // The engine's exit is logged when its 'exit' event arrives, which can trail the process's death.
-    await vi.waitFor(async () => expect(await backend.logs(run, { tail: 2 })).toMatch(/^\[rollout-0\] (exited with code|was killed by SIGTERM)/m), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect(await backend.logs(run, { tail: 2 })).toMatch(
+          /^\[rollout-0\] (exited with code|was killed by SIGTERM)/m,
+        ),
+      WAIT,
+    );
     backend.forget(run.runId);
     expect((await backend.status(run)).message).toMatch(/no local processes are tracked for run run_local_4/);
   });
@@ -194,7 +218,11 @@ describe("LocalProcessBackend", () => {
   it("a role that cannot start fails start() and leaves nothing behind", async () => {
     const marker = `ocrl-test-${randomUUID()}`;
     const backend = newBackend();
-    const run = launch("run_local_5", { actor: roleScript(marker), rollout: roleScript(marker), prm: ["/nonexistent/prm-server"] });
+    const run = launch("run_local_5", {
+      actor: roleScript(marker),
+      rollout: roleScript(marker),
+      prm: ["/nonexistent/prm-server"],
+    });
     await expect(backend.start(run)).rejects.toThrowError(/prm-0: spawn \/nonexistent\/prm-server ENOENT/);
     expect(liveMarked(marker)).toEqual([]);
     // Nothing is tracked for it any more: the job is lost (the supervisor records CRASHED; the failed start already failed the run).
@@ -204,13 +232,15 @@ describe("LocalProcessBackend", () => {
   it("refuses splits it cannot run locally", async () => {
     const backend = newBackend();
     const cmd = ["node", "-e", ""];
-    await expect(backend.start(launch("r6", { actor: cmd, rollout: cmd, prm: cmd }, { nodes: 2 }))).rejects.toThrowError(
-      /runs on one node, but the GPU split has 2 nodes/,
+    await expect(
+      backend.start(launch("r6", { actor: cmd, rollout: cmd, prm: cmd }, { nodes: 2 })),
+    ).rejects.toThrowError(/runs on one node, but the GPU split has 2 nodes/);
+    await expect(backend.start(launch("r7", { actor: cmd, rollout: cmd }))).rejects.toThrowError(
+      /localProcess.roles.prm has no command/,
     );
-    await expect(backend.start(launch("r7", { actor: cmd, rollout: cmd }))).rejects.toThrowError(/localProcess.roles.prm has no command/);
-    await expect(backend.start(launch("r8", { actor: cmd, rollout: cmd, prm: cmd }, { rolloutGpus: 3 }))).rejects.toThrowError(
-      /rollout GPUs \(3\) must be a multiple/,
-    );
+    await expect(
+      backend.start(launch("r8", { actor: cmd, rollout: cmd, prm: cmd }, { rolloutGpus: 3 })),
+    ).rejects.toThrowError(/rollout GPUs \(3\) must be a multiple/);
   });
 
   it("a second start of the same run does not launch again", async () => {

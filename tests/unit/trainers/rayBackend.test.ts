@@ -35,7 +35,10 @@ async function startPastPreflight(backend: RaySlimeBackend, run: RunLaunch) {
   await backend.start(run);
   ray.transition(preflightJobId(run.runId), "RUNNING");
   ray.transition(preflightJobId(run.runId), "SUCCEEDED");
-  expect(await backend.status(run)).toEqual({ state: "PENDING", message: "preflight passed; the slime job is submitted" });
+  expect(await backend.status(run)).toEqual({
+    state: "PENDING",
+    message: "preflight passed; the slime job is submitted",
+  });
 }
 
 describe("RaySlimeBackend against the fake Ray Jobs API", () => {
@@ -45,7 +48,9 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     expect(await backend.start(run)).toEqual({ externalJobId: "run_1" });
     expect(ray.jobs.has("run_1")).toBe(false);
     const pre = ray.jobs.get("run_1-preflight")!;
-    expect(pre.entrypoint).toBe('OPENCLAW_PKG="$PWD" && cd /opt/slime && python3 -m integrations.slime.preflight --args-file "$OPENCLAW_PKG/slime_args.json"');
+    expect(pre.entrypoint).toBe(
+      'OPENCLAW_PKG="$PWD" && cd /opt/slime && python3 -m integrations.slime.preflight --args-file "$OPENCLAW_PKG/slime_args.json"',
+    );
     expect((await backend.status(run)).message).toMatch(/^preflight: checking/);
 
     ray.transition("run_1-preflight", "RUNNING");
@@ -54,8 +59,14 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     const job = ray.jobs.get("run_1")!;
     expect(job.entrypoint.startsWith("cd /opt/slime && python3 train_async.py --actor-num-nodes 1 ")).toBe(true);
     const env = job.runtime_env as { env_vars: Record<string, string>; working_dir: string };
-    expect(env.env_vars).toMatchObject({ CONTROL_PLANE_URL: "http://console:3000", RUN_ID: "run_1", OPENCLAW_API_KEY_FILE: "openclaw_run_key" });
-    expect(JSON.stringify(job.runtime_env) + JSON.stringify(job.metadata) + JSON.stringify(pre.metadata) + job.entrypoint).not.toContain("ocrl_key_1");
+    expect(env.env_vars).toMatchObject({
+      CONTROL_PLANE_URL: "http://console:3000",
+      RUN_ID: "run_1",
+      OPENCLAW_API_KEY_FILE: "openclaw_run_key",
+    });
+    expect(
+      JSON.stringify(job.runtime_env) + JSON.stringify(job.metadata) + JSON.stringify(pre.metadata) + job.entrypoint,
+    ).not.toContain("ocrl_key_1");
     expect(job.metadata).toMatchObject({ openclaw_run_id: "run_1", openclaw_experiment: "exp" });
     expect(job.metadata.openclaw_launch).toMatch(/^[0-9a-f]{16}$/);
 
@@ -63,7 +74,12 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     const zip = ray.packages.get(env.working_dir)!;
     const dir = mkdtempSync(path.join(tmpdir(), "rawpkg-"));
     writeFileSync(path.join(dir, "p.zip"), zip);
-    execFileSync("python3", ["-c", "import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", path.join(dir, "p.zip"), path.join(dir, "x")]);
+    execFileSync("python3", [
+      "-c",
+      "import sys,zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+      path.join(dir, "p.zip"),
+      path.join(dir, "x"),
+    ]);
     expect(readFileSync(path.join(dir, "x", "openclaw_run_key"), "utf8")).toBe("ocrl_key_1");
     const args = JSON.parse(readFileSync(path.join(dir, "x", "slime_args.json"), "utf8")) as string[];
     expect(args.slice(0, 2)).toEqual(["--actor-num-nodes", "1"]);
@@ -75,11 +91,15 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     const run = launch();
     await backend.start(run);
     ray.transition("run_1-preflight", "RUNNING");
-    ray.appendLogs("run_1-preflight", "PREFLIGHT OK: slime imports\nPREFLIGHT PROBLEM: --rotary-base 1000000 != rope_theta 5000000\nPREFLIGHT PROBLEM: 4 GPUs per node, need 8\nPREFLIGHT FAILED: 2 problem(s)\n");
+    ray.appendLogs(
+      "run_1-preflight",
+      "PREFLIGHT OK: slime imports\nPREFLIGHT PROBLEM: --rotary-base 1000000 != rope_theta 5000000\nPREFLIGHT PROBLEM: 4 GPUs per node, need 8\nPREFLIGHT FAILED: 2 problem(s)\n",
+    );
     ray.transition("run_1-preflight", "FAILED");
     expect(await backend.status(run)).toEqual({
       state: "FAILED",
-      message: "preflight failed (2 problems listed): --rotary-base 1000000 != rope_theta 5000000; 4 GPUs per node, need 8",
+      message:
+        "preflight failed (2 problems listed): --rotary-base 1000000 != rope_theta 5000000; 4 GPUs per node, need 8",
     });
     expect(ray.jobs.has("run_1")).toBe(false);
     expect(await backend.logs(run)).toContain("[preflight]\nPREFLIGHT OK: slime imports");
@@ -87,7 +107,9 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
 
   it("runtime_env never sets both conda and pip, and a URI slime dir is refused (the working_dir is the key package)", async () => {
     const backend = new RaySlimeBackend();
-    const both = launch("r", { ray: { address: ray.url, workingDir: "/opt/slime", pythonEnv: { conda: "slime", pip: ["x"] } } });
+    const both = launch("r", {
+      ray: { address: ray.url, workingDir: "/opt/slime", pythonEnv: { conda: "slime", pip: ["x"] } },
+    });
     await expect(backend.start(both)).rejects.toThrowError(/either a conda env .* or pip packages, not both/);
     const uri = launch("r", { ray: { address: ray.url, workingDir: "s3://b/slime.zip" } });
     await expect(backend.start(uri)).rejects.toThrowError(/SLIME_DIR is a URI/);
@@ -110,10 +132,15 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
     const run = launch();
     await startPastPreflight(backend, run);
     ray.transition("run_1", "RUNNING");
-    ray.transition("run_1", "FAILED", "Job entrypoint command failed with exit code 1, last available logs: CUDA out of memory");
+    ray.transition(
+      "run_1",
+      "FAILED",
+      "Job entrypoint command failed with exit code 1, last available logs: CUDA out of memory",
+    );
     expect(await backend.status(run)).toEqual({
       state: "FAILED",
-      message: "Job entrypoint command failed with exit code 1, last available logs: CUDA out of memory (JOB_ENTRYPOINT_COMMAND_ERROR)",
+      message:
+        "Job entrypoint command failed with exit code 1, last available logs: CUDA out of memory (JOB_ENTRYPOINT_COMMAND_ERROR)",
     });
   });
 
@@ -181,10 +208,14 @@ describe("idempotent start", () => {
     await expect(backend.start(changed)).rejects.toMatchObject({
       name: "RayJobsError",
       kind: "conflict",
-      message: expect.stringMatching(/^Ray already has a different job with submission id run_1-preflight \(its metadata openclaw_launch is /),
+      message: expect.stringMatching(
+        /^Ray already has a different job with submission id run_1-preflight \(its metadata openclaw_launch is /,
+      ),
     });
     const otherExperiment = { ...launch(), experimentSlug: "other" };
-    await expect(backend.start(otherExperiment)).rejects.toThrowError(/its metadata openclaw_experiment is "exp", expected "other"/);
+    await expect(backend.start(otherExperiment)).rejects.toThrowError(
+      /its metadata openclaw_experiment is "exp", expected "other"/,
+    );
   });
 });
 
@@ -203,7 +234,9 @@ describe("RayJobsClient errors", () => {
       .submitJob({ entrypoint: "echo hi", submission_id: "x", metadata: { n: 1 as unknown as string } })
       .catch((e: unknown) => e)) as RayJobsError;
     expect(err.status).toBe(400);
-    expect(err.message).toBe("Ray POST /api/jobs/ failed with HTTP 400: TypeError: metadata must be a dict of str to str");
+    expect(err.message).toBe(
+      "Ray POST /api/jobs/ failed with HTTP 400: TypeError: metadata must be a dict of str to str",
+    );
   });
 
   it("an unreachable dashboard is a network error naming the address", async () => {
@@ -230,10 +263,12 @@ describe("RayJobsClient errors", () => {
 
   it("rayErrorSummary picks the innermost exception of a wrapped traceback", () => {
     const body =
-      "Traceback (most recent call last):\n  File \"job_head.py\", line 1, in submit_job\n" +
+      'Traceback (most recent call last):\n  File "job_head.py", line 1, in submit_job\n' +
       "RuntimeError: Request failed with status code 400: Traceback (most recent call last):\n" +
-      "  File \"job_manager.py\", line 2\nValueError: Job with submission_id r already exists. Please use a different submission_id.\n.";
-    expect(rayErrorSummary(body)).toBe("ValueError: Job with submission_id r already exists. Please use a different submission_id");
+      '  File "job_manager.py", line 2\nValueError: Job with submission_id r already exists. Please use a different submission_id.\n.';
+    expect(rayErrorSummary(body)).toBe(
+      "ValueError: Job with submission_id r already exists. Please use a different submission_id",
+    );
     expect(rayErrorSummary("  plain text  ")).toBe("plain text");
   });
 

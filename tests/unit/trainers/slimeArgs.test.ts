@@ -2,7 +2,13 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
 import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
-import { buildSlimeCommand, formatCommand, shellQuote, SLIME_CUSTOM_LOSS_PATHS, SLIME_ROLLOUT_FUNCTION_PATH } from "../../../server/runs/backends/slime/args";
+import {
+  buildSlimeCommand,
+  formatCommand,
+  shellQuote,
+  SLIME_CUSTOM_LOSS_PATHS,
+  SLIME_ROLLOUT_FUNCTION_PATH,
+} from "../../../server/runs/backends/slime/args";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { buildRunLaunch } from "../../../server/runs/launch";
 import { supervisorSettings } from "../../../server/runs/settings";
@@ -51,7 +57,9 @@ describe("GPU flags per preset", () => {
 
   it("LoRA 4-GPU preset: 2/1/1, TP 1, FSDP backend and the scripts' LoRA flags", () => {
     // LoRA trains on the fork's FSDP backend, which runs only GRPO (its actor never calls a custom loss).
-    const { argv } = buildSlimeCommand(launch({ method: "grpo", lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")));
+    const { argv } = buildSlimeCommand(
+      launch({ method: "grpo", lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")),
+    );
     expect(flag(argv, "--actor-num-gpus-per-node")).toEqual(["2"]);
     expect(flag(argv, "--rollout-num-gpus")).toEqual(["1"]);
     expect(flag(argv, "--rollout-num-gpus-per-engine")).toEqual(["1"]);
@@ -71,7 +79,9 @@ describe("GPU flags per preset", () => {
 
   it("LoRA with combine, opd or topk is refused on the fork (FSDP ignores the custom loss / raises for OPD)", () => {
     for (const method of ["combine", "opd", "topk"] as const) {
-      expect(() => buildSlimeCommand(launch({ method, lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora")))).toThrowError(/FSDP \(LoRA\) backend/);
+      expect(() =>
+        buildSlimeCommand(launch({ method, lora: { enabled: true } }, presetSplit("openclaw-4gpu-lora"))),
+      ).toThrowError(/FSDP \(LoRA\) backend/);
     }
   });
 
@@ -93,7 +103,9 @@ describe("GPU flags per preset", () => {
 
   it("an invalid split throws with the planner's field errors", () => {
     expect(() => buildSlimeCommand(launch({}, { rolloutGpus: 3, prmGpus: 0 }))).toThrowError(GpuSplitError);
-    expect(() => buildSlimeCommand(launch({}, { rolloutGpus: 3, prmGpus: 0 }))).toThrowError(/rollout GPUs \(3\) must be a multiple/);
+    expect(() => buildSlimeCommand(launch({}, { rolloutGpus: 3, prmGpus: 0 }))).toThrowError(
+      /rollout GPUs \(3\) must be a multiple/,
+    );
   });
 });
 
@@ -103,7 +115,9 @@ describe("algorithm flags", () => {
     expect(flag(argv, "--advantage-estimator")).toEqual(["grpo"]);
     expect(flag(argv, "--disable-rewards-normalization")).toEqual([]);
     expect(flag(argv, "--loss-type")).toEqual(["custom_loss"]);
-    expect(flag(argv, "--custom-loss-function-path")).toEqual(["integrations.slime.combine_loss.combine_loss_function"]);
+    expect(flag(argv, "--custom-loss-function-path")).toEqual([
+      "integrations.slime.combine_loss.combine_loss_function",
+    ]);
     expect(flag(argv, "--eps-clip")).toEqual(["0.2"]);
     expect(flag(argv, "--eps-clip-high")).toEqual(["0.28"]);
     expect(flag(argv, "--use-kl-loss")).toEqual([]);
@@ -122,14 +136,20 @@ describe("algorithm flags", () => {
     const hyper = { lr: 2.5e-6, epsClip: 0.1, epsClipHigh: 0.3, klCoef: 0.02, batchSize: 4 };
     const grpo = buildSlimeCommand(launch({ method: "grpo", hyperparameters: hyper })).argv;
     expect(flag(grpo, "--loss-type")).toBeUndefined();
-    expect([flag(grpo, "--lr"), flag(grpo, "--kl-loss-coef"), flag(grpo, "--rollout-batch-size")]).toEqual([["2.5e-6"], ["0.02"], ["4"]]);
+    expect([flag(grpo, "--lr"), flag(grpo, "--kl-loss-coef"), flag(grpo, "--rollout-batch-size")]).toEqual([
+      ["2.5e-6"],
+      ["0.02"],
+      ["4"],
+    ]);
     expect([flag(grpo, "--eps-clip"), flag(grpo, "--eps-clip-high")]).toEqual([["0.1"], ["0.3"]]);
 
     const opd = buildSlimeCommand(launch({ method: "opd" })).argv;
     expect(flag(opd, "--advantage-estimator")).toEqual(["on_policy_distillation"]);
 
     const topk = buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } })).argv;
-    expect(flag(topk, "--custom-loss-function-path")).toEqual(["integrations.slime.topk_loss.topk_distillation_loss_function"]);
+    expect(flag(topk, "--custom-loss-function-path")).toEqual([
+      "integrations.slime.topk_loss.topk_distillation_loss_function",
+    ]);
     expect(flag(topk, "--distill-topk")).toEqual(["20"]);
     expect(flag(topk, "--disable-compute-advantages-and-returns")).toEqual([]);
     expect(flag(topk, "--advantage-estimator")).toBeUndefined();
@@ -149,7 +169,11 @@ describe("algorithm flags", () => {
         },
       }),
     );
-    expect([flag(argv, "--save"), flag(argv, "--save-interval"), flag(argv, "--ref-load")]).toEqual([["/ckpt"], ["5"], ["/ref"]]);
+    expect([flag(argv, "--save"), flag(argv, "--save-interval"), flag(argv, "--ref-load")]).toEqual([
+      ["/ckpt"],
+      ["5"],
+      ["/ref"],
+    ]);
     expect([flag(argv, "--use-dynamic-batch-size"), flag(argv, "--max-tokens-per-gpu")]).toEqual([[], ["8192"]]);
     expect(flag(argv, "--custom-loss-function-path")).toEqual(["my.loss"]);
     expect(argv.slice(-2)).toEqual(["--rollout-temperature", "0.6"]);
@@ -160,7 +184,9 @@ describe("algorithm flags", () => {
 
 describe("the experiment's loss knobs", () => {
   it("dual-clip and advantage whitening become slime's flags, off by default", () => {
-    const on = buildSlimeCommand(launch({ method: "combine", hyperparameters: { dualClip: 3, normalizeAdvantages: true, advClamp: 2 } }));
+    const on = buildSlimeCommand(
+      launch({ method: "combine", hyperparameters: { dualClip: 3, normalizeAdvantages: true, advClamp: 2 } }),
+    );
     expect(flag(on.argv, "--eps-clip-c")).toEqual(["3"]);
     expect(flag(on.argv, "--normalize-advantages")).toEqual([]);
     expect(on.env.OPENCLAW_OPD_ADV_CLAMP).toBe("2");
@@ -170,10 +196,16 @@ describe("the experiment's loss knobs", () => {
 
   it("OPD with the top-K estimator launches the reference's top-K loss with the experiment's K", () => {
     const cfg = ExperimentConfigSchema.parse({
-      method: "opd", policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
-      trainer: { backend: "ray-slime", rayAddress: "http://h:8265" }, hyper: { opdEstimator: "topk", topK: 20 },
+      method: "opd",
+      policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
+      trainer: { backend: "ray-slime", rayAddress: "http://h:8265" },
+      hyper: { opdEstimator: "topk", topK: 20 },
     });
-    const l = buildRunLaunch({ runId: "r", runNumber: 1, experimentSlug: "e", config: cfg }, supervisorSettings({ SLIME_HF_CHECKPOINT: "/models/Qwen3-4B" }), "k");
+    const l = buildRunLaunch(
+      { runId: "r", runNumber: 1, experimentSlug: "e", config: cfg },
+      supervisorSettings({ SLIME_HF_CHECKPOINT: "/models/Qwen3-4B" }),
+      "k",
+    );
     expect(l.config.method).toBe("topk");
     const argv = buildSlimeCommand(l).argv;
     expect(flag(argv, "--distill-topk")).toEqual(["20"]);
@@ -183,7 +215,12 @@ describe("the experiment's loss knobs", () => {
 
 describe("environment, entrypoint and display", () => {
   it("passes what the rollout integration needs", () => {
-    const { env } = buildSlimeCommand(launch({ hyperparameters: { wOpd: 0.5, wRl: 2, maxStaleness: 3 }, ray: { address: "http://h:8265", pythonEnv: { pythonPath: ["/opt/Megatron-LM", "/srv/console"] } } }));
+    const { env } = buildSlimeCommand(
+      launch({
+        hyperparameters: { wOpd: 0.5, wRl: 2, maxStaleness: 3 },
+        ray: { address: "http://h:8265", pythonEnv: { pythonPath: ["/opt/Megatron-LM", "/srv/console"] } },
+      }),
+    );
     expect(env).toMatchObject({
       CONTROL_PLANE_URL: "http://console:3000",
       RUN_ID: "run_abc123",
@@ -199,13 +236,19 @@ describe("environment, entrypoint and display", () => {
   it("the entrypoint is one shell line that a real shell splits back into argv", () => {
     const cmd = buildSlimeCommand(
       launch({
-        slime: { hfCheckpoint: "/models/My Qwen3-4B's dir", extraArgs: ["--wandb-group", "a;b $(x) \"q\"", "--wandb-project", ""] },
+        slime: {
+          hfCheckpoint: "/models/My Qwen3-4B's dir",
+          extraArgs: ["--wandb-group", 'a;b $(x) "q"', "--wandb-project", ""],
+        },
         ray: { address: "http://h:8265", workingDir: "/opt/slime root" },
       }),
     );
     expect(cmd.entrypoint.startsWith("cd '/opt/slime root' && python3 train_async.py ")).toBe(true);
     const line = cmd.entrypoint.slice(cmd.entrypoint.indexOf("&& ") + 3);
-    const out = execFileSync("sh", ["-c", `printf '%s\\0' ${line}`]).toString("utf8").split("\0").slice(0, -1);
+    const out = execFileSync("sh", ["-c", `printf '%s\\0' ${line}`])
+      .toString("utf8")
+      .split("\0")
+      .slice(0, -1);
     expect(out).toEqual(cmd.argv);
   });
 
@@ -217,7 +260,10 @@ describe("environment, entrypoint and display", () => {
 
   it("formatCommand: one flag per line, secrets hidden unless revealed", () => {
     const cmd = buildSlimeCommand(
-      launch({ slime: { hfCheckpoint: "/m/Qwen3-4B", extraArgs: ["--wandb-key", "wk_123"] }, ray: { address: "http://h:8265", workingDir: "/opt/slime" } }),
+      launch({
+        slime: { hfCheckpoint: "/m/Qwen3-4B", extraArgs: ["--wandb-key", "wk_123"] },
+        ray: { address: "http://h:8265", workingDir: "/opt/slime" },
+      }),
     );
     const text = formatCommand(cmd);
     const lines = text.split("\n");
@@ -247,13 +293,23 @@ describe("environment, entrypoint and display", () => {
 
 describe("model presets, profiles and the final argument list", () => {
   it("Qwen3-4B-Thinking-2507 gets the fork's architecture args, --rotary-base 5000000, TP 4 + SP, recompute, chunking and parsers", () => {
-    const { argv, model, profile } = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" } }));
+    const { argv, model, profile } = buildSlimeCommand(
+      launch({ slime: { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" } }),
+    );
     expect([model?.id, profile.id]).toEqual(["qwen3-4b-2507", "openclaw-rl-fork"]);
     expect(flag(argv, "--rotary-base")).toEqual(["5000000"]);
-    expect([flag(argv, "--num-layers"), flag(argv, "--hidden-size"), flag(argv, "--num-query-groups")]).toEqual([["36"], ["2560"], ["8"]]);
+    expect([flag(argv, "--num-layers"), flag(argv, "--hidden-size"), flag(argv, "--num-query-groups")]).toEqual([
+      ["36"],
+      ["2560"],
+      ["8"],
+    ]);
     expect([flag(argv, "--tensor-model-parallel-size"), flag(argv, "--sequence-parallel")]).toEqual([["4"], []]);
     expect([flag(argv, "--recompute-granularity"), flag(argv, "--log-probs-chunk-size")]).toEqual([["full"], ["1024"]]);
-    expect([flag(argv, "--sglang-tool-call-parser"), flag(argv, "--sglang-reasoning-parser"), flag(argv, "--sglang-context-length")]).toEqual([["qwen25"], ["qwen3"], ["32768"]]);
+    expect([
+      flag(argv, "--sglang-tool-call-parser"),
+      flag(argv, "--sglang-reasoning-parser"),
+      flag(argv, "--sglang-context-length"),
+    ]).toEqual([["qwen25"], ["qwen3"], ["32768"]]);
     expect(flag(buildSlimeCommand(launch()).argv, "--rotary-base")).toEqual(["1000000"]);
   });
 
@@ -270,25 +326,49 @@ describe("model presets, profiles and the final argument list", () => {
     expect(() => buildSlimeCommand(extra(["--rollout-num-gpus-per-engine", "3"]))).toThrowError(/multiple|KV heads/);
     expect(() => buildSlimeCommand(extra(["--use-lora"]))).toThrowError(/--use-lora needs --train-backend fsdp/);
     // An override the rules accept wins (argparse keeps the last occurrence).
-    expect(flag(buildSlimeCommand(extra(["--tensor-model-parallel-size", "2"])).argv.slice(-2), "--tensor-model-parallel-size")).toEqual(["2"]);
+    expect(
+      flag(
+        buildSlimeCommand(extra(["--tensor-model-parallel-size", "2"])).argv.slice(-2),
+        "--tensor-model-parallel-size",
+      ),
+    ).toEqual(["2"]);
   });
 
   it("an unknown checkpoint needs SLIME_MODEL; custom requires the architecture args", () => {
-    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama" } }))).toThrowError(/no model preset/);
-    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama", model: "custom" } }))).toThrowError(/architecture arguments/);
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama" } }))).toThrowError(
+      /no model preset/,
+    );
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/llama", model: "custom" } }))).toThrowError(
+      /architecture arguments/,
+    );
   });
 
   it("upstream slime: grpo with an external judge only; PRM GPUs, OPD, LoRA and Qwen3.5 on the fork are refused with the reason", () => {
     const up = (config: Partial<RunLaunchConfigInput>, gpu: GpuSplitInput = { prmGpus: 0 }) =>
-      launch({ ...config, slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime", ...config.slime } }, gpu);
+      launch(
+        { ...config, slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime", ...config.slime } },
+        gpu,
+      );
     const { argv } = buildSlimeCommand(up({ method: "grpo" }));
     expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
     expect(() => buildSlimeCommand(up({ method: "grpo" }, {}))).toThrowError(/silently ignore --prm-enable/);
     expect(() => buildSlimeCommand(up({ method: "opd" }))).toThrowError(/on_policy_distillation/);
-    expect(() => buildSlimeCommand(up({ method: "grpo", lora: { enabled: true } }))).toThrowError(/--train-backend fsdp/);
-    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(/Qwen3.5-4B cannot be built by OpenClaw-RL's slime fork/);
-    const q35 = buildSlimeCommand(launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3.5-4B", profile: "upstream-slime" } }, { prmGpus: 0 })).argv;
-    expect([flag(q35, "--rotary-base"), flag(q35, "--sglang-tool-call-parser"), flag(q35, "--tensor-model-parallel-size")]).toEqual([["10000000"], ["qwen3_coder"], ["4"]]);
+    expect(() => buildSlimeCommand(up({ method: "grpo", lora: { enabled: true } }))).toThrowError(
+      /--train-backend fsdp/,
+    );
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(
+      /Qwen3.5-4B cannot be built by OpenClaw-RL's slime fork/,
+    );
+    const q35 = buildSlimeCommand(
+      launch(
+        { method: "grpo", slime: { hfCheckpoint: "/models/Qwen3.5-4B", profile: "upstream-slime" } },
+        { prmGpus: 0 },
+      ),
+    ).argv;
+    expect([
+      flag(q35, "--rotary-base"),
+      flag(q35, "--sglang-tool-call-parser"),
+      flag(q35, "--tensor-model-parallel-size"),
+    ]).toEqual([["10000000"], ["qwen3_coder"], ["4"]]);
   });
 });
-

@@ -25,7 +25,10 @@ interface Fixture {
 
 const fixture = (id: SlimeProfileId): Fixture =>
   JSON.parse(readFileSync(path.join(__dirname, "../../fixtures/slime", `${id}.json`), "utf8")) as Fixture;
-const FIXTURES = Object.fromEntries(SLIME_PROFILE_IDS.map((id) => [id, fixture(id)])) as Record<SlimeProfileId, Fixture>;
+const FIXTURES = Object.fromEntries(SLIME_PROFILE_IDS.map((id) => [id, fixture(id)])) as Record<
+  SlimeProfileId,
+  Fixture
+>;
 
 /** SGLang server flags we generate (external to the fixtures), with their argparse types. */
 const SGLANG_FLAGS: Record<string, string> = {
@@ -39,7 +42,9 @@ const SGLANG_FLAGS: Record<string, string> = {
 function parserFor(profile: SlimeProfileId, args: string[]): Map<string, FixtureArg> {
   const f = FIXTURES[profile];
   const names =
-    profile === "openclaw-rl-fork" ? [args[args.indexOf("--train-backend") + 1] === "fsdp" && args.includes("--train-backend") ? "fsdp" : "megatron"] : Object.keys(f.parsers);
+    profile === "openclaw-rl-fork"
+      ? [args[args.indexOf("--train-backend") + 1] === "fsdp" && args.includes("--train-backend") ? "fsdp" : "megatron"]
+      : Object.keys(f.parsers);
   const map = new Map<string, FixtureArg>();
   for (const n of names) for (const a of f.parsers[n].args) for (const o of a.option_strings) map.set(o, a);
   return map;
@@ -61,7 +66,8 @@ function contractProblems(profile: SlimeProfileId, args: string[]): string[] {
     const values: string[] = [];
     for (let j = i + 1; j < args.length && !args[j].startsWith("--"); j++) values.push(args[j]);
     if (name in SGLANG_FLAGS) {
-      if (values.length !== 1 || !typeOk(SGLANG_FLAGS[name], values[0])) problems.push(`${name} ${values.join(" ")}: expected one ${SGLANG_FLAGS[name]}`);
+      if (values.length !== 1 || !typeOk(SGLANG_FLAGS[name], values[0]))
+        problems.push(`${name} ${values.join(" ")}: expected one ${SGLANG_FLAGS[name]}`);
       continue;
     }
     const spec = parser.get(name);
@@ -71,63 +77,92 @@ function contractProblems(profile: SlimeProfileId, args: string[]): string[] {
     }
     if (spec.kind === "flag" && values.length) problems.push(`${name} takes no value (got ${values.join(" ")})`);
     if (spec.kind === "value" && values.length !== 1) problems.push(`${name} takes one value (got ${values.length})`);
-    if (spec.kind === "list" && (spec.nargs === "+" ? values.length < 1 : false)) problems.push(`${name} needs at least one value`);
-    if (spec.kind === "list" && typeof spec.nargs === "number" && values.length !== spec.nargs) problems.push(`${name} takes ${spec.nargs} values`);
+    if (spec.kind === "list" && (spec.nargs === "+" ? values.length < 1 : false))
+      problems.push(`${name} needs at least one value`);
+    if (spec.kind === "list" && typeof spec.nargs === "number" && values.length !== spec.nargs)
+      problems.push(`${name} takes ${spec.nargs} values`);
     for (const v of values) {
       if (!typeOk(spec.type, v)) problems.push(`${name} ${v}: not a ${spec.type}`);
-      if (Array.isArray(spec.choices) && !spec.choices.map(String).includes(v)) problems.push(`${name} ${v}: not one of ${spec.choices.join(", ")}`);
+      if (Array.isArray(spec.choices) && !spec.choices.map(String).includes(v))
+        problems.push(`${name} ${v}: not one of ${spec.choices.join(", ")}`);
     }
   }
   return problems;
 }
 
 const CHECKPOINTS = ["/models/Qwen3-4B", "/models/Qwen3-4B-Thinking-2507", "/models/Qwen3-8B", "/models/Qwen3.5-4B"];
-const SPLITS = [{}, { prmGpus: 0 }, { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 4 }, { gpusPerNode: 4, actorGpus: 2, rolloutGpus: 1, prmGpus: 1, rolloutGpusPerEngine: 1, prmGpusPerEngine: 1 }];
+const SPLITS = [
+  {},
+  { prmGpus: 0 },
+  { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 4 },
+  { gpusPerNode: 4, actorGpus: 2, rolloutGpus: 1, prmGpus: 1, rolloutGpusPerEngine: 1, prmGpusPerEngine: 1 },
+];
 
 describe("generated slime commands against the extracted argparse contracts", () => {
   it("fixtures record where they came from", () => {
-    expect(FIXTURES["openclaw-rl-fork"].header.sources[0]).toMatchObject({ repo: "Gen-Verse/OpenClaw-RL", commit: "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5" });
-    expect(FIXTURES["upstream-slime"].header.sources[0]).toMatchObject({ repo: "THUDM/slime", commit: "624b824a898ab0ec1fcb4d373004c7f3852bf515" });
+    expect(FIXTURES["openclaw-rl-fork"].header.sources[0]).toMatchObject({
+      repo: "Gen-Verse/OpenClaw-RL",
+      commit: "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5",
+    });
+    expect(FIXTURES["upstream-slime"].header.sources[0]).toMatchObject({
+      repo: "THUDM/slime",
+      commit: "624b824a898ab0ec1fcb4d373004c7f3852bf515",
+    });
   });
 
   const cases = SLIME_PROFILE_IDS.flatMap((profile) =>
     TrainingMethodSchema.options.flatMap((method) => [false, true].map((lora) => ({ profile, method, lora }))),
   );
-  it.each(cases)("$profile × $method × LoRA $lora: every flag exists with the right type, or the command is refused with a reason", ({ profile, method, lora }) => {
-    let built = 0;
-    for (const hfCheckpoint of CHECKPOINTS) {
-      for (const gpu of SPLITS) {
-        const launch = RunLaunchSchema.parse({
-          runId: "r",
-          experimentSlug: "e",
-          config: {
-            method, lora: { enabled: lora }, gpu, controlPlaneUrl: "http://cp:3000", apiKey: "k", slime: { hfCheckpoint, profile, saveDir: "/ckpt" },
-            // every optional flag the experiment can turn on: dual-clip, advantage whitening
-            hyperparameters: { dualClip: 3, normalizeAdvantages: true },
-          },
-        });
-        let argv: string[];
-        try {
-          argv = buildSlimeCommand(launch).argv;
-        } catch (err) {
-          // A refusal must say why (never a crash of the builder).
-          expect((err as Error).message.length).toBeGreaterThan(20);
-          expect(err instanceof SlimeCommandError || (err as Error).name === "GpuSplitError").toBe(true);
-          continue;
+  it.each(cases)(
+    "$profile × $method × LoRA $lora: every flag exists with the right type, or the command is refused with a reason",
+    ({ profile, method, lora }) => {
+      let built = 0;
+      for (const hfCheckpoint of CHECKPOINTS) {
+        for (const gpu of SPLITS) {
+          const launch = RunLaunchSchema.parse({
+            runId: "r",
+            experimentSlug: "e",
+            config: {
+              method,
+              lora: { enabled: lora },
+              gpu,
+              controlPlaneUrl: "http://cp:3000",
+              apiKey: "k",
+              slime: { hfCheckpoint, profile, saveDir: "/ckpt" },
+              // every optional flag the experiment can turn on: dual-clip, advantage whitening
+              hyperparameters: { dualClip: 3, normalizeAdvantages: true },
+            },
+          });
+          let argv: string[];
+          try {
+            argv = buildSlimeCommand(launch).argv;
+          } catch (err) {
+            // A refusal must say why (never a crash of the builder).
+            expect((err as Error).message.length).toBeGreaterThan(20);
+            expect(err instanceof SlimeCommandError || (err as Error).name === "GpuSplitError").toBe(true);
+            continue;
+          }
+          built++;
+          expect(contractProblems(profile, argv.slice(2)), `${hfCheckpoint} ${JSON.stringify(gpu)}`).toEqual([]);
         }
-        built++;
-        expect(contractProblems(profile, argv.slice(2)), `${hfCheckpoint} ${JSON.stringify(gpu)}`).toEqual([]);
       }
-    }
-    // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also the rest without LoRA).
-    const supported = method === "grpo" ? !(profile === "upstream-slime" && lora) : profile === "openclaw-rl-fork" && !lora;
-    expect(built > 0).toBe(supported);
-  });
+      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also the rest without LoRA).
+      const supported =
+        method === "grpo" ? !(profile === "upstream-slime" && lora) : profile === "openclaw-rl-fork" && !lora;
+      expect(built > 0).toBe(supported);
+    },
+  );
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
-    expect(contractProblems("openclaw-rl-fork", ["--lora-rank", "16"])).toEqual(["--lora-rank is not a flag of openclaw-rl-fork"]);
+    expect(contractProblems("openclaw-rl-fork", ["--lora-rank", "16"])).toEqual([
+      "--lora-rank is not a flag of openclaw-rl-fork",
+    ]);
     expect(contractProblems("openclaw-rl-fork", ["--num-layers", "36.5"])).toEqual(["--num-layers 36.5: not a int"]);
-    expect(contractProblems("upstream-slime", ["--train-backend", "fsdp"])).toEqual(["--train-backend fsdp: not one of megatron"]);
-    expect(contractProblems("upstream-slime", ["--prm-enable"])).toEqual(["--prm-enable is not a flag of upstream-slime"]);
+    expect(contractProblems("upstream-slime", ["--train-backend", "fsdp"])).toEqual([
+      "--train-backend fsdp: not one of megatron",
+    ]);
+    expect(contractProblems("upstream-slime", ["--prm-enable"])).toEqual([
+      "--prm-enable is not a flag of upstream-slime",
+    ]);
   });
 });

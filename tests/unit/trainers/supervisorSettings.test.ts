@@ -17,18 +17,28 @@ describe("supervisorSettings", () => {
       SLIME_PROFILE: "upstream-slime",
       SLIME_PYTHONPATH: "/opt/Megatron-LM::/opt/console",
       SLIME_EXTRA_ARGS: '["--seed","7"]',
-      LOCAL_PROCESS_ROLES: JSON.stringify({ actor: { command: ["python3", "a.py"] }, rollout: { command: ["python3", "r.py"], cwd: "/w" } }),
+      LOCAL_PROCESS_ROLES: JSON.stringify({
+        actor: { command: ["python3", "a.py"] },
+        rollout: { command: ["python3", "r.py"], cwd: "/w" },
+      }),
     });
     expect(s.SLIME_PROFILE).toBe("upstream-slime");
     expect(s.SLIME_PYTHONPATH).toEqual(["/opt/Megatron-LM", "/opt/console"]);
     expect(s.SLIME_EXTRA_ARGS).toEqual(["--seed", "7"]);
-    expect(s.LOCAL_PROCESS_ROLES).toEqual({ actor: { command: ["python3", "a.py"] }, rollout: { command: ["python3", "r.py"], cwd: "/w" } });
+    expect(s.LOCAL_PROCESS_ROLES).toEqual({
+      actor: { command: ["python3", "a.py"] },
+      rollout: { command: ["python3", "r.py"], cwd: "/w" },
+    });
   });
 
   it("names the variable that is wrong", () => {
-    expect(() => supervisorSettings({ SLIME_PROFILE: "slime-2" })).toThrow(/^Invalid supervisor settings: SLIME_PROFILE: /);
+    expect(() => supervisorSettings({ SLIME_PROFILE: "slime-2" })).toThrow(
+      /^Invalid supervisor settings: SLIME_PROFILE: /,
+    );
     expect(() => supervisorSettings({ LOCAL_PROCESS_ROLES: "{actor" })).toThrow(/LOCAL_PROCESS_ROLES: must be JSON/);
-    expect(() => supervisorSettings({ LOCAL_PROCESS_ROLES: '{"actor":{"command":[]}}' })).toThrow(/Invalid supervisor settings: LOCAL_PROCESS_ROLES\.actor\.command/);
+    expect(() => supervisorSettings({ LOCAL_PROCESS_ROLES: '{"actor":{"command":[]}}' })).toThrow(
+      /Invalid supervisor settings: LOCAL_PROCESS_ROLES\.actor\.command/,
+    );
     expect(() => supervisorSettings({ TRAINER_JOB_LOST_S: "soon" })).toThrow(/TRAINER_JOB_LOST_S/);
   });
 });

@@ -9,7 +9,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, type RunLaunch } from "../../../server/runs/backends/backend";
 import { groupAlive } from "../../../server/runs/backends/localProcess/processGroup";
-import { TINKER_NOT_TRACKED, TinkerBackend, TinkerSettingsSchema, tinkerCommand } from "../../../server/runs/backends/tinker/backend";
+import {
+  TINKER_NOT_TRACKED,
+  TinkerBackend,
+  TinkerSettingsSchema,
+  tinkerCommand,
+} from "../../../server/runs/backends/tinker/backend";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 
@@ -39,19 +44,37 @@ async function until<T>(fn: () => Promise<T | null>, what: string): Promise<T> {
 
 describe("tinkerCommand", () => {
   it("passes the run, the hyperparameters and the user's key to the bridge", () => {
-    const { argv, env } = tinkerCommand(launch("r1"), TinkerSettingsSchema.parse({ apiKey: "tk-user", loss: "ppo", cwd: "/opt/console" }));
+    const { argv, env } = tinkerCommand(
+      launch("r1"),
+      TinkerSettingsSchema.parse({ apiKey: "tk-user", loss: "ppo", cwd: "/opt/console" }),
+    );
     expect(argv).toEqual(["python3", "-m", "integrations.tinker.bridge"]);
     expect(env).toMatchObject({
-      RUN_ID: "r1", CONTROL_PLANE_URL: "http://127.0.0.1:3000", CONTROL_PLANE_API_KEY: "ocrl_trainer_key", TINKER_API_KEY: "tk-user",
-      TINKER_BASE_MODEL: "Qwen/Qwen3-4B-Instruct-2507", TINKER_LORA_RANK: "16", TINKER_LEARNING_RATE: "0.00003", TINKER_BATCH_SIZE: "4",
-      TINKER_LOSS: "ppo", OPENCLAW_METHOD: "combine", OPENCLAW_COMBINE_W_OPD: "0.5", OPENCLAW_COMBINE_W_RL: "2",
+      RUN_ID: "r1",
+      CONTROL_PLANE_URL: "http://127.0.0.1:3000",
+      CONTROL_PLANE_API_KEY: "ocrl_trainer_key",
+      TINKER_API_KEY: "tk-user",
+      TINKER_BASE_MODEL: "Qwen/Qwen3-4B-Instruct-2507",
+      TINKER_LORA_RANK: "16",
+      TINKER_LEARNING_RATE: "0.00003",
+      TINKER_BATCH_SIZE: "4",
+      TINKER_LOSS: "ppo",
+      OPENCLAW_METHOD: "combine",
+      OPENCLAW_COMBINE_W_OPD: "0.5",
+      OPENCLAW_COMBINE_W_RL: "2",
     });
-    expect(tinkerCommand(launch(), TinkerSettingsSchema.parse({ baseModel: "meta-llama/Llama-3.1-8B" })).env.TINKER_BASE_MODEL).toBe("meta-llama/Llama-3.1-8B");
+    expect(
+      tinkerCommand(launch(), TinkerSettingsSchema.parse({ baseModel: "meta-llama/Llama-3.1-8B" })).env
+        .TINKER_BASE_MODEL,
+    ).toBe("meta-llama/Llama-3.1-8B");
   });
 
   it("asks the bridge to serve the trained weights only when a port is set", () => {
     expect(tinkerCommand(launch(), TinkerSettingsSchema.parse({})).env).not.toHaveProperty("TINKER_SERVE_PORT");
-    const served = tinkerCommand(launch(), TinkerSettingsSchema.parse({ serve: { port: 30010, url: "http://trainer:30010/v1" } })).env;
+    const served = tinkerCommand(
+      launch(),
+      TinkerSettingsSchema.parse({ serve: { port: 30010, url: "http://trainer:30010/v1" } }),
+    ).env;
     expect(served).toMatchObject({ TINKER_SERVE_PORT: "30010", TINKER_SERVE_URL: "http://trainer:30010/v1" });
     expect(served).not.toHaveProperty("TINKER_SERVE_HOST");
   });
@@ -67,7 +90,9 @@ describe("TinkerBackend", () => {
       "TINKER_API_KEY is not set for the control plane: a launch would fail.",
       "The proxy keeps serving the configured policy: set TINKER_SERVE_PORT to serve the trained weights through it.",
     ]);
-    const served = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "tk-user", serve: { port: 30010 } })).preview(launch("r3"));
+    const served = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "tk-user", serve: { port: 30010 } })).preview(
+      launch("r3"),
+    );
     expect(served.command).not.toContain("tk-user");
     expect(served.command).toContain("export TINKER_SERVE_PORT=30010");
     expect(served.notes.slice(1)).toEqual([
@@ -100,32 +125,54 @@ describe("TinkerBackend", () => {
     const envFile = path.join(dir, "env.json");
     const fake = path.join(dir, "fake-python");
     // Stands in for python3: records argv/env, starts a grandchild in the same group, idles.
-    writeFileSync(fake, `#!/bin/sh\necho "{\\"argv\\": \\"$*\\", \\"run\\": \\"$RUN_ID\\", \\"pp\\": \\"$PYTHONPATH\\", \\"db\\": \\"$DATABASE_URL\\"}" > ${envFile}\nsleep 300 &\necho started\nwait\n`);
+    writeFileSync(
+      fake,
+      `#!/bin/sh\necho "{\\"argv\\": \\"$*\\", \\"run\\": \\"$RUN_ID\\", \\"pp\\": \\"$PYTHONPATH\\", \\"db\\": \\"$DATABASE_URL\\"}" > ${envFile}\nsleep 300 &\necho started\nwait\n`,
+    );
     chmodSync(fake, 0o755);
-    const backend = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "tk-user", cwd: root, python: fake, graceMs: 2000 }));
+    const backend = new TinkerBackend(
+      TinkerSettingsSchema.parse({ apiKey: "tk-user", cwd: root, python: fake, graceMs: 2000 }),
+    );
     const l = launch();
     const { externalJobId } = await backend.start(l);
     const pgid = Number(externalJobId.split(":")[1]);
-    await until(async () => ((await backend.logs({ runId: l.runId, config: l.config })).includes("started") ? true : null), "the stand-in to start");
+    await until(
+      async () => ((await backend.logs({ runId: l.runId, config: l.config })).includes("started") ? true : null),
+      "the stand-in to start",
+    );
     const seen = JSON.parse(readFileSync(envFile, "utf8")) as { argv: string; run: string; pp: string; db: string };
-    expect(seen).toEqual({ argv: "-m integrations.tinker.bridge", run: l.runId, pp: expect.stringContaining(root), db: "" });
+    expect(seen).toEqual({
+      argv: "-m integrations.tinker.bridge",
+      run: l.runId,
+      pp: expect.stringContaining(root),
+      db: "",
+    });
     expect((await backend.status({ runId: l.runId, config: l.config })).state).toBe("RUNNING");
 
     await backend.stop({ runId: l.runId, config: l.config });
-    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({ state: "KILLED", message: "stopped on request" });
+    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({
+      state: "KILLED",
+      message: "stopped on request",
+    });
     expect(groupAlive(pgid)).toBe(false);
   });
 
   it("says when it does not track a run (e.g. after a restart)", async () => {
     const backend = new TinkerBackend(TinkerSettingsSchema.parse({ apiKey: "k" }));
     const l = launch();
-    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({ state: "LOST", message: TINKER_NOT_TRACKED });
+    expect(await backend.status({ runId: l.runId, config: l.config })).toEqual({
+      state: "LOST",
+      message: TINKER_NOT_TRACKED,
+    });
   });
 });
 
 describe("Tinker bridge (Python)", () => {
   it("passes its unittest suite against the fake Tinker SDK", async () => {
-    const childEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
+    const childEnv: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn("python3", ["-m", "unittest", "discover", "-v", "-s", "integrations/tinker/tests"], {
         cwd: root,

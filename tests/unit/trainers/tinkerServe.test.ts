@@ -16,7 +16,11 @@ let url: string;
 beforeAll(async () => {
   // The endpoint as the bridge starts it (integrations/tinker/tests/serve_fake.py), with step 3's sampler swapped in.
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
-  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "inherit"] });
+  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
+    cwd: root,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout! });
   const next = () =>
     new Promise<string>((resolve, reject) => {
@@ -38,9 +42,24 @@ const lp = (t: number) => -((t % 7) + 1) / 10;
 
 describe("Tinker sampling endpoint behind the proxy's upstream", () => {
   it("answers a chat completion with token ids and behaviour log-probs", async () => {
-    const res = await upstream().send({ body: { messages: [{ role: "user", content: "list files" }] }, stream: false, signal: new AbortController().signal });
+    const res = await upstream().send({
+      body: { messages: [{ role: "user", content: "list files" }] },
+      stream: false,
+      signal: new AbortController().signal,
+    });
     expect(res.kind).toBe("json");
-    const body = (res as { body: { choices: { message: { content: string }; token_ids: number[]; logprobs: { content: { logprob: number }[] }; finish_reason: string }[] } }).body;
+    const body = (
+      res as {
+        body: {
+          choices: {
+            message: { content: string };
+            token_ids: number[];
+            logprobs: { content: { logprob: number }[] };
+            finish_reason: string;
+          }[];
+        };
+      }
+    ).body;
     const c = body.choices[0]!;
     expect(c.message.content).toBe(REPLY);
     expect(c.finish_reason).toBe("stop");
@@ -49,10 +68,17 @@ describe("Tinker sampling endpoint behind the proxy's upstream", () => {
   });
 
   it("is replayed as a stream for a client that streams", async () => {
-    const res = await upstream().send({ body: { messages: [{ role: "user", content: "hi" }] }, stream: true, signal: new AbortController().signal });
+    const res = await upstream().send({
+      body: { messages: [{ role: "user", content: "hi" }] },
+      stream: true,
+      signal: new AbortController().signal,
+    });
     expect(res.kind).toBe("stream");
     let text = "";
-    for await (const chunk of (res as { chunks: AsyncIterable<{ json: { choices?: { delta?: { content?: string } }[] } }> }).chunks) text += chunk.json.choices?.[0]?.delta?.content ?? "";
+    for await (const chunk of (
+      res as { chunks: AsyncIterable<{ json: { choices?: { delta?: { content?: string } }[] } }> }
+    ).chunks)
+      text += chunk.json.choices?.[0]?.delta?.content ?? "";
     expect(text).toBe(REPLY);
   });
 });

@@ -18,10 +18,20 @@ export default function ExperimentDetailPage() {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
-  const runs = useQuery({ ...trpc.runs.list.queryOptions({ experimentId: exp.data?.id, limit: 20 }), enabled: !!exp.data, refetchInterval: 3000 });
+  const runs = useQuery({
+    ...trpc.runs.list.queryOptions({ experimentId: exp.data?.id, limit: 20 }),
+    enabled: !!exp.data,
+    refetchInterval: 3000,
+  });
   // Training on a judge that humans disagree with is wasted compute: say so where the run is started.
-  const agreement = useQuery({ ...trpc.evaluation.agreement.queryOptions({ experimentId: exp.data?.id ?? "", disagreements: 0 }), enabled: !!exp.data });
-  const refresh = () => qc.invalidateQueries({ queryKey: trpc.experiments.pathKey() }).then(() => qc.invalidateQueries({ queryKey: trpc.runs.pathKey() }));
+  const agreement = useQuery({
+    ...trpc.evaluation.agreement.queryOptions({ experimentId: exp.data?.id ?? "", disagreements: 0 }),
+    enabled: !!exp.data,
+  });
+  const refresh = () =>
+    qc
+      .invalidateQueries({ queryKey: trpc.experiments.pathKey() })
+      .then(() => qc.invalidateQueries({ queryKey: trpc.runs.pathKey() }));
   const act = (fn: () => Promise<unknown>) => async () => {
     setError(null);
     try {
@@ -52,23 +62,48 @@ export default function ExperimentDetailPage() {
         <h1 style={{ margin: 0 }}>{e.name}</h1>
         <span className={`badge ${e.status}`}>{e.status.toLowerCase()}</span>
         <span className="spacer" />
-        {!archived && <GuardedLink perm="write" href={`/experiments/${e.id}/edit`}>Edit</GuardedLink>}
-        <GuardedButton perm="write" onClick={act(async () => {
-          const slug = prompt("Slug of the copy (the proxy's model name)", `${e.slug}-copy`);
-          if (slug === null) return;
-          const n = await clone.mutateAsync({ id: e.id, name: `${e.name} (copy)`, slug: slug.trim() || undefined });
-          router.push(`/experiments/${n.id}`);
-        })}>Clone</GuardedButton>
-        <GuardedButton perm="write" onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>{archived ? "Unarchive" : "Archive"}</GuardedButton>
-        <GuardedButton perm="write" className="danger" disabled={held > 0}
-          title={held > 0 ? `Holds data (${e.counts?.runs ?? 0} runs, ${e.counts?.sessions ?? 0} sessions, ${e.counts?.turns ?? 0} turns): archive it instead` : undefined}
+        {!archived && (
+          <GuardedLink perm="write" href={`/experiments/${e.id}/edit`}>
+            Edit
+          </GuardedLink>
+        )}
+        <GuardedButton
+          perm="write"
+          onClick={act(async () => {
+            const slug = prompt("Slug of the copy (the proxy's model name)", `${e.slug}-copy`);
+            if (slug === null) return;
+            const n = await clone.mutateAsync({ id: e.id, name: `${e.name} (copy)`, slug: slug.trim() || undefined });
+            router.push(`/experiments/${n.id}`);
+          })}
+        >
+          Clone
+        </GuardedButton>
+        <GuardedButton perm="write" onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>
+          {archived ? "Unarchive" : "Archive"}
+        </GuardedButton>
+        <GuardedButton
+          perm="write"
+          className="danger"
+          disabled={held > 0}
+          title={
+            held > 0
+              ? `Holds data (${e.counts?.runs ?? 0} runs, ${e.counts?.sessions ?? 0} sessions, ${e.counts?.turns ?? 0} turns): archive it instead`
+              : undefined
+          }
           onClick={act(async () => {
             if (!confirm(`Delete ${e.slug}? This cannot be undone.`)) return;
             await del.mutateAsync({ id: e.id });
             router.push("/experiments");
-          })}>Delete</GuardedButton>
+          })}
+        >
+          Delete
+        </GuardedButton>
       </div>
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       {e.description && <p className="muted">{e.description}</p>}
       {agreement.data?.warning && (
         <div className="form-error" role="status">
@@ -76,12 +111,24 @@ export default function ExperimentDetailPage() {
         </div>
       )}
       <nav className="links" aria-label="This experiment's data">
-        <Link className="button" href={`/metrics?${q}`}>Metrics</Link>
-        <Link className="button" href={`/trajectories?${q}`}>Trajectories</Link>
-        <Link className="button" href={`/sessions?${q}`}>Sessions</Link>
-        <Link className="button" href={`/playground?${q}`}>Playground</Link>
-        <Link className="button" href={`/review?${q}`}>Review queues</Link>
-        <Link className="button" href="/metrics?view=compare">Compare runs</Link>
+        <Link className="button" href={`/metrics?${q}`}>
+          Metrics
+        </Link>
+        <Link className="button" href={`/trajectories?${q}`}>
+          Trajectories
+        </Link>
+        <Link className="button" href={`/sessions?${q}`}>
+          Sessions
+        </Link>
+        <Link className="button" href={`/playground?${q}`}>
+          Playground
+        </Link>
+        <Link className="button" href={`/review?${q}`}>
+          Review queues
+        </Link>
+        <Link className="button" href="/metrics?view=compare">
+          Compare runs
+        </Link>
       </nav>
 
       <div className="card">
@@ -90,24 +137,58 @@ export default function ExperimentDetailPage() {
           <span className="spacer" />
           {live ? (
             <>
-              {live.status === "RUNNING" && <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>Pause</GuardedButton>}
-              {live.status === "PAUSED" && <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>Resume</GuardedButton>}
-              <GuardedButton perm="write" className="danger" onClick={act(async () => {
-                if (!confirm(`Stop run #${live.number}? Training ends; the versions it produced stay.`)) return;
-                await runAct.mutateAsync({ id: live.id, action: "stop" });
-              })}>Stop run #{live.number}</GuardedButton>
+              {live.status === "RUNNING" && (
+                <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>
+                  Pause
+                </GuardedButton>
+              )}
+              {live.status === "PAUSED" && (
+                <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>
+                  Resume
+                </GuardedButton>
+              )}
+              <GuardedButton
+                perm="write"
+                className="danger"
+                onClick={act(async () => {
+                  if (!confirm(`Stop run #${live.number}? Training ends; the versions it produced stay.`)) return;
+                  await runAct.mutateAsync({ id: live.id, action: "stop" });
+                })}
+              >
+                Stop run #{live.number}
+              </GuardedButton>
             </>
           ) : (
-            !archived && <GuardedButton perm="write" className="primary" onClick={act(() => start.mutateAsync({ experimentId: e.id }))}>Start run</GuardedButton>
+            !archived && (
+              <GuardedButton
+                perm="write"
+                className="primary"
+                onClick={act(() => start.mutateAsync({ experimentId: e.id }))}
+              >
+                Start run
+              </GuardedButton>
+            )
           )}
         </div>
         <table className="list">
-          <thead><tr><th>#</th><th>Status</th><th>Trainer</th><th>Step</th><th>Started</th><th>Ended</th><th>Message</th></tr></thead>
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Status</th>
+              <th>Trainer</th>
+              <th>Step</th>
+              <th>Started</th>
+              <th>Ended</th>
+              <th>Message</th>
+            </tr>
+          </thead>
           <tbody>
             {runs.data?.items.map((r) => (
               <tr key={r.id}>
                 <td>{r.number}</td>
-                <td><span className={`badge ${r.status}`}>{r.status.toLowerCase()}</span></td>
+                <td>
+                  <span className={`badge ${r.status}`}>{r.status.toLowerCase()}</span>
+                </td>
                 <td>{r.trainerBackend}</td>
                 <td>{r.lastStep}</td>
                 <td className="muted">{r.startedAt ? new Date(r.startedAt).toLocaleString() : "—"}</td>
@@ -127,15 +208,41 @@ export default function ExperimentDetailPage() {
       <div className="card">
         <h3>Configuration</h3>
         <dl className="kv">
-          <dt>Slug / proxy model</dt><dd className="mono">{e.slug}</dd>
-          <dt>Method</dt><dd>{c.method}</dd>
-          <dt>Policy</dt><dd>{c.policy.kind === "embedded" ? `embedded (${c.policy.checkpoint})` : `${c.policy.kind} ${c.policy.model} @ ${c.policy.baseUrl}`}</dd>
-          <dt>Judge</dt><dd>{c.judge.backend.kind === "heuristic" ? "heuristic (embedded, rule-based)" : c.judge.backend.kind === "custom" ? `custom reward ${c.judge.backend.modulePath}` : `${c.judge.backend.kind} ${c.judge.backend.model}`} · m={c.judge.votes} · T={c.judge.temperature}</dd>
-          <dt>Trainer</dt><dd>{c.trainer.backend}</dd>
-          <dt>Hyperparameters</dt><dd className="mono">lr {c.hyper.lr} · batch {c.hyper.batchSize} · clip {c.hyper.epsClip}/{c.hyper.epsClipHigh} · KL {c.hyper.klCoef} · w_opd {c.hyper.wOpd} · w_rl {c.hyper.wRl} · max staleness {c.hyper.maxStaleness} ({c.hyper.stalePolicy})</dd>
-          <dt>LoRA</dt><dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
-          <dt>Secrets set</dt><dd>{e.secretsSet.length ? e.secretsSet.join(", ") : "none"}</dd>
-          <dt>Data</dt><dd>{e.counts?.sessions ?? 0} sessions · {e.counts?.turns ?? 0} turns · {e.counts?.runs ?? 0} runs</dd>
+          <dt>Slug / proxy model</dt>
+          <dd className="mono">{e.slug}</dd>
+          <dt>Method</dt>
+          <dd>{c.method}</dd>
+          <dt>Policy</dt>
+          <dd>
+            {c.policy.kind === "embedded"
+              ? `embedded (${c.policy.checkpoint})`
+              : `${c.policy.kind} ${c.policy.model} @ ${c.policy.baseUrl}`}
+          </dd>
+          <dt>Judge</dt>
+          <dd>
+            {c.judge.backend.kind === "heuristic"
+              ? "heuristic (embedded, rule-based)"
+              : c.judge.backend.kind === "custom"
+                ? `custom reward ${c.judge.backend.modulePath}`
+                : `${c.judge.backend.kind} ${c.judge.backend.model}`}{" "}
+            · m={c.judge.votes} · T={c.judge.temperature}
+          </dd>
+          <dt>Trainer</dt>
+          <dd>{c.trainer.backend}</dd>
+          <dt>Hyperparameters</dt>
+          <dd className="mono">
+            lr {c.hyper.lr} · batch {c.hyper.batchSize} · clip {c.hyper.epsClip}/{c.hyper.epsClipHigh} · KL{" "}
+            {c.hyper.klCoef} · w_opd {c.hyper.wOpd} · w_rl {c.hyper.wRl} · max staleness {c.hyper.maxStaleness} (
+            {c.hyper.stalePolicy})
+          </dd>
+          <dt>LoRA</dt>
+          <dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
+          <dt>Secrets set</dt>
+          <dd>{e.secretsSet.length ? e.secretsSet.join(", ") : "none"}</dd>
+          <dt>Data</dt>
+          <dd>
+            {e.counts?.sessions ?? 0} sessions · {e.counts?.turns ?? 0} turns · {e.counts?.runs ?? 0} runs
+          </dd>
         </dl>
         <details style={{ marginTop: 12 }}>
           <summary className="muted">Full config (JSON)</summary>

@@ -13,7 +13,9 @@ export function ConnectAgent({ experimentId, slug }: { experimentId: string; slu
   // The host is only known in the browser (after hydration).
   const [origin, setOrigin] = useState<string | null>(null);
   useEffect(() => setOrigin(`${window.location.protocol}//${window.location.hostname}`), []);
-  const baseUrl = info.data ? `${(info.data.proxyUrl ?? `${origin ?? "http://<proxy-host>"}:${info.data.proxyPort}`).replace(/\/$/, "")}/v1` : "…";
+  const baseUrl = info.data
+    ? `${(info.data.proxyUrl ?? `${origin ?? "http://<proxy-host>"}:${info.data.proxyPort}`).replace(/\/$/, "")}/v1`
+    : "…";
   const provider = JSON.stringify(
     {
       models: {
@@ -38,22 +40,41 @@ export function ConnectAgent({ experimentId, slug }: { experimentId: string; slu
       <div className="toolbar">
         <h3 style={{ margin: 0 }}>Connect your agent</h3>
         <span className="spacer" />
-        <GuardedLink perm="admin" href={`/settings/keys?experimentId=${experimentId}`}>Create a proxy key for it</GuardedLink>
+        <GuardedLink perm="admin" href={`/settings/keys?experimentId=${experimentId}`}>
+          Create a proxy key for it
+        </GuardedLink>
       </div>
       <dl className="kv">
-        <dt>Base URL</dt><dd className="mono" data-testid="connect-base-url">{baseUrl}</dd>
-        <dt>Model</dt><dd className="mono">{slug}</dd>
-        <dt>Key</dt><dd>a key with the <b>proxy</b> scope, bound to this experiment (then any model name serves it)</dd>
+        <dt>Base URL</dt>
+        <dd className="mono" data-testid="connect-base-url">
+          {baseUrl}
+        </dd>
+        <dt>Model</dt>
+        <dd className="mono">{slug}</dd>
+        <dt>Key</dt>
+        <dd>
+          a key with the <b>proxy</b> scope, bound to this experiment (then any model name serves it)
+        </dd>
       </dl>
       <details style={{ marginTop: 10 }}>
-        <summary className="muted">OpenClaw provider block (<code>openclaw.json</code>)</summary>
-        <div className="snippet"><CopyButton text={provider} /><pre data-testid="connect-openclaw">{provider}</pre></div>
+        <summary className="muted">
+          OpenClaw provider block (<code>openclaw.json</code>)
+        </summary>
+        <div className="snippet">
+          <CopyButton text={provider} />
+          <pre data-testid="connect-openclaw">{provider}</pre>
+        </div>
       </details>
       <details>
         <summary className="muted">Any OpenAI client (curl)</summary>
-        <div className="snippet"><CopyButton text={curl} /><pre>{curl}</pre></div>
+        <div className="snippet">
+          <CopyButton text={curl} />
+          <pre>{curl}</pre>
+        </div>
       </details>
-      <p className="muted" style={{ fontSize: 12, marginBottom: 0 }}>Session headers, turn types and what the proxy infers without them: docs/connect-openclaw.md.</p>
+      <p className="muted" style={{ fontSize: 12, marginBottom: 0 }}>
+        Session headers, turn types and what the proxy infers without them: docs/connect-openclaw.md.
+      </p>
     </div>
   );
 }

@@ -19,11 +19,18 @@ interface Props {
   secretsSet?: string[];
   submitLabel: string;
   slugEditable: boolean;
-  onSubmit: (values: { name: string; slug?: string; description: string; config: unknown }) => Promise<FieldIssue[] | string | null>;
+  onSubmit: (values: {
+    name: string;
+    slug?: string;
+    description: string;
+    config: unknown;
+  }) => Promise<FieldIssue[] | string | null>;
 }
 
 const REFERENCE_HYPER = HyperparamsSchema.parse({});
-const BACKEND_DEPENDENT = [...new Set(Object.values(BACKEND_HYPER_DEFAULTS).flatMap((d) => Object.keys(d)))] as (keyof typeof REFERENCE_HYPER)[];
+const BACKEND_DEPENDENT = [
+  ...new Set(Object.values(BACKEND_HYPER_DEFAULTS).flatMap((d) => Object.keys(d))),
+] as (keyof typeof REFERENCE_HYPER)[];
 
 export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEditable, onSubmit }: Props) {
   const [values, setValues] = useState(initial);
@@ -43,33 +50,82 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <label className={`field${err ? " invalid" : ""}`} data-path={path}>
         <span>{label}</span>
         {input}
-        {err ? <span className="field-error" role="alert">{err}</span> : hint ? <span className="muted" style={{ fontSize: 11 }}>{hint}</span> : null}
+        {err ? (
+          <span className="field-error" role="alert">
+            {err}
+          </span>
+        ) : hint ? (
+          <span className="muted" style={{ fontSize: 11 }}>
+            {hint}
+          </span>
+        ) : null}
       </label>
     );
   };
   const num = (label: string, path: string, step = "any", hint?: string) =>
-    field(label, `config.${path}`,
-      <input type="number" step={step} name={path} value={String(getAt(cfg, path) ?? "")}
+    field(
+      label,
+      `config.${path}`,
+      <input
+        type="number"
+        step={step}
+        name={path}
+        value={String(getAt(cfg, path) ?? "")}
         onChange={(e) => {
           const empty = e.target.value === "";
-          setBlank((b) => { const next = new Set(b); if (empty) next.add(path); else next.delete(path); return next; });
+          setBlank((b) => {
+            const next = new Set(b);
+            if (empty) next.add(path);
+            else next.delete(path);
+            return next;
+          });
           setCfg(path, empty ? undefined : Number(e.target.value));
-        }} />, hint);
+        }}
+      />,
+      hint,
+    );
   const text = (label: string, path: string, placeholder = "", type = "text") =>
-    field(label, `config.${path}`,
-      <input type={type} name={path} placeholder={placeholder} value={String(getAt(cfg, path) ?? "")}
-        onChange={(e) => setCfg(path, e.target.value)} />);
+    field(
+      label,
+      `config.${path}`,
+      <input
+        type={type}
+        name={path}
+        placeholder={placeholder}
+        value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value)}
+      />,
+    );
   const select = (label: string, path: string, options: string[], onChange?: (v: string) => void) =>
-    field(label, `config.${path}`,
-      <select name={path} value={String(getAt(cfg, path) ?? options[0])} onChange={(e) => (onChange ? onChange(e.target.value) : setCfg(path, e.target.value))}>
-        {options.map((o) => <option key={o} value={o}>{o}</option>)}
-      </select>);
+    field(
+      label,
+      `config.${path}`,
+      <select
+        name={path}
+        value={String(getAt(cfg, path) ?? options[0])}
+        onChange={(e) => (onChange ? onChange(e.target.value) : setCfg(path, e.target.value))}
+      >
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>,
+    );
   const secret = (path: string) => {
     const id = path;
     const isSet = secretsSet.includes(id);
-    return field(isSet ? "API key (set — leave empty to keep)" : "API key", `config.${path}`,
-      <input type="password" name={path} autoComplete="off" value={String(getAt(cfg, path) ?? "")}
-        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : e.target.value)} />);
+    return field(
+      isSet ? "API key (set — leave empty to keep)" : "API key",
+      `config.${path}`,
+      <input
+        type="password"
+        name={path}
+        autoComplete="off"
+        value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : e.target.value)}
+      />,
+    );
   };
 
   const policyKind = String(getAt(cfg, "policy.kind") ?? "embedded");
@@ -79,7 +135,9 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const origin = (key: keyof typeof REFERENCE_HYPER, what = "") => {
     const own = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key];
     const ref = `OpenClaw-RL default ${String(REFERENCE_HYPER[key])}`;
-    return [what, own !== undefined ? `${trainerBackend} trainer default ${String(own)} (measured); ${ref}` : ref].filter(Boolean).join(" · ");
+    return [what, own !== undefined ? `${trainerBackend} trainer default ${String(own)} (measured); ${ref}` : ref]
+      .filter(Boolean)
+      .join(" · ");
   };
   // Switching the trainer moves the backend-dependent fields still at the old backend's default to the new one's.
   const switchTrainer = (next: string) =>
@@ -87,7 +145,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       let config = setAt(s.config, "trainer.backend", next);
       for (const key of BACKEND_DEPENDENT) {
         const before = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key] ?? REFERENCE_HYPER[key];
-        if (getAt(s.config, `hyper.${key}`) === before) config = setAt(config, `hyper.${key}`, BACKEND_HYPER_DEFAULTS[next]?.[key] ?? REFERENCE_HYPER[key]);
+        if (getAt(s.config, `hyper.${key}`) === before)
+          config = setAt(config, `hyper.${key}`, BACKEND_HYPER_DEFAULTS[next]?.[key] ?? REFERENCE_HYPER[key]);
       }
       return { ...s, config };
     });
@@ -97,21 +156,32 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
     setFormError(null);
     // The whole input in one parse, with the schema the server uses, so every problem shows at once
     // (as REST reports them) instead of the slug's turn coming after the config's.
-    const blankIssues: FieldIssue[] = [...blank].filter((p) => getAt(values.config, p) === undefined).map((p) => ({ path: `config.${p}`, message: "required" }));
+    const blankIssues: FieldIssue[] = [...blank]
+      .filter((p) => getAt(values.config, p) === undefined)
+      .map((p) => ({ path: `config.${p}`, message: "required" }));
     const local = ExperimentCreateInput.safeParse({
       name: values.name,
       slug: slugEditable && values.slug ? values.slug : undefined,
       description: values.description,
       config: values.config,
     });
-    const localIssues = local.success ? [] : local.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+    const localIssues = local.success
+      ? []
+      : local.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
     if (blankIssues.length || localIssues.length) {
       setIssues([...blankIssues, ...localIssues]);
-      setFormError(`Please fix the ${blankIssues.length + localIssues.length === 1 ? "highlighted field" : `${blankIssues.length + localIssues.length} highlighted fields`}.`);
+      setFormError(
+        `Please fix the ${blankIssues.length + localIssues.length === 1 ? "highlighted field" : `${blankIssues.length + localIssues.length} highlighted fields`}.`,
+      );
       return;
     }
     setBusy(true);
-    const result = await onSubmit({ name: values.name, slug: values.slug || undefined, description: values.description, config: values.config });
+    const result = await onSubmit({
+      name: values.name,
+      slug: values.slug || undefined,
+      description: values.description,
+      config: values.config,
+    });
     setBusy(false);
     if (typeof result === "string") setFormError(result);
     else if (result?.length) {
@@ -122,25 +192,57 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
 
   return (
     <form onSubmit={submit} noValidate>
-      {formError && <div className="form-error" role="alert">{formError}</div>}
+      {formError && (
+        <div className="form-error" role="alert">
+          {formError}
+        </div>
+      )}
       <div className="card">
         <h3>Experiment</h3>
         <div className="grid2">
-          {field("Name", "name", <input name="name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} />)}
-          {field("Slug (the proxy's model name)", "slug",
-            <input name="slug" value={values.slug} disabled={!slugEditable} placeholder="derived from the name"
-              onChange={(e) => setValues({ ...values, slug: e.target.value })} />)}
+          {field(
+            "Name",
+            "name",
+            <input name="name" value={values.name} onChange={(e) => setValues({ ...values, name: e.target.value })} />,
+          )}
+          {field(
+            "Slug (the proxy's model name)",
+            "slug",
+            <input
+              name="slug"
+              value={values.slug}
+              disabled={!slugEditable}
+              placeholder="derived from the name"
+              onChange={(e) => setValues({ ...values, slug: e.target.value })}
+            />,
+          )}
           {select("Method", "method", ["combine", "grpo", "opd"])}
         </div>
         <br />
-        {field("Description", "description", <textarea name="description" rows={2} value={values.description} onChange={(e) => setValues({ ...values, description: e.target.value })} />)}
+        {field(
+          "Description",
+          "description",
+          <textarea
+            name="description"
+            rows={2}
+            value={values.description}
+            onChange={(e) => setValues({ ...values, description: e.target.value })}
+          />,
+        )}
       </div>
 
       <div className="card">
         <h3>Policy (served model)</h3>
         <div className="grid2">
-          {select("Backend", "policy.kind", ["embedded", "openai", "sglang"], (v) => setCfg("policy", v === "embedded" ? { kind: v, checkpoint: "models/base" } : { kind: v, baseUrl: "", model: "" }))}
-          {policyKind === "embedded" ? text("Checkpoint", "policy.checkpoint", "models/base") : (
+          {select("Backend", "policy.kind", ["embedded", "openai", "sglang"], (v) =>
+            setCfg(
+              "policy",
+              v === "embedded" ? { kind: v, checkpoint: "models/base" } : { kind: v, baseUrl: "", model: "" },
+            ),
+          )}
+          {policyKind === "embedded" ? (
+            text("Checkpoint", "policy.checkpoint", "models/base")
+          ) : (
             <>
               {text("Base URL", "policy.baseUrl", "http://127.0.0.1:30001/v1")}
               {text("Model", "policy.model", "Qwen3-4B")}
@@ -156,8 +258,17 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         <h3>Judge (PRM) and teacher</h3>
         <div className="grid2">
           {select("Backend", "judge.backend.kind", ["heuristic", "openai", "sglang", "custom"], (v) =>
-            setCfg("judge.backend", v === "heuristic" ? { kind: v } : v === "custom" ? { kind: v, modulePath: "" } : { kind: v, baseUrl: "", model: "" }))}
-          {judgeKind === "custom" && text("Custom reward module", "judge.backend.modulePath", "examples/custom-reward.ts")}
+            setCfg(
+              "judge.backend",
+              v === "heuristic"
+                ? { kind: v }
+                : v === "custom"
+                  ? { kind: v, modulePath: "" }
+                  : { kind: v, baseUrl: "", model: "" },
+            ),
+          )}
+          {judgeKind === "custom" &&
+            text("Custom reward module", "judge.backend.modulePath", "examples/custom-reward.ts")}
           {(judgeKind === "openai" || judgeKind === "sglang") && (
             <>
               {text("Base URL", "judge.backend.baseUrl", "http://127.0.0.1:30002/v1")}
@@ -173,10 +284,18 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         {policyKind !== "embedded" && (
           <>
             <br />
-            {field("Policy chat template (tokenizer_config.json chat_template; the teacher renders the hinted context with it — empty: Qwen ChatML)", "config.judge.chatTemplate",
-              <textarea name="judge.chatTemplate" rows={3} spellCheck={false} value={String(getAt(cfg, "judge.chatTemplate") ?? "")}
+            {field(
+              "Policy chat template (tokenizer_config.json chat_template; the teacher renders the hinted context with it — empty: Qwen ChatML)",
+              "config.judge.chatTemplate",
+              <textarea
+                name="judge.chatTemplate"
+                rows={3}
+                spellCheck={false}
+                value={String(getAt(cfg, "judge.chatTemplate") ?? "")}
                 placeholder="{%- if tools %} … {%- endif %}"
-                onChange={(e) => setCfg("judge.chatTemplate", e.target.value === "" ? undefined : e.target.value)} />)}
+                onChange={(e) => setCfg("judge.chatTemplate", e.target.value === "" ? undefined : e.target.value)}
+              />,
+            )}
           </>
         )}
       </div>
@@ -194,19 +313,61 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {num("Max staleness (versions)", "hyper.maxStaleness", "1")}
           {select("Stale samples", "hyper.stalePolicy", ["drop", "importance-weight"])}
           {num("Checkpoints kept", "hyper.keepCheckpoints", "1")}
-          {select("OPD estimator", "hyper.opdEstimator", trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled", "topk"])}
-          <span className="muted" style={{ fontSize: 11 }}>{origin("opdEstimator", "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (embedded only)")}</span>
+          {select(
+            "OPD estimator",
+            "hyper.opdEstimator",
+            trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled", "topk"],
+          )}
+          <span className="muted" style={{ fontSize: 11 }}>
+            {origin(
+              "opdEstimator",
+              "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (embedded only)",
+            )}
+          </span>
           {getAt(cfg, "hyper.opdEstimator") === "topk" && num("Top-K", "hyper.topK", "1", origin("topK"))}
           {select("OPD teacher", "hyper.teacherSource", trainerBackend === "embedded" ? ["base", "current"] : ["base"])}
-          {num("OPD advantage clamp (0 = off)", "hyper.advClamp", "any", origin("advClamp", "caps |teacher − π| of the sampled estimator (embedded; combine's loss on slime)"))}
-          {num("PPO dual-clip c (0 = off)", "hyper.dualClip", "any", origin("dualClip", "caps the loss of negative-advantage tokens at −A·c (slime --eps-clip-c)"))}
-          {field("Advantage whitening", "config.hyper.normalizeAdvantages",
-            <select name="hyper.normalizeAdvantages" value={String(getAt(cfg, "hyper.normalizeAdvantages") ?? false)} onChange={(e) => setCfg("hyper.normalizeAdvantages", e.target.value === "true")}>
+          {num(
+            "OPD advantage clamp (0 = off)",
+            "hyper.advClamp",
+            "any",
+            origin("advClamp", "caps |teacher − π| of the sampled estimator (embedded; combine's loss on slime)"),
+          )}
+          {num(
+            "PPO dual-clip c (0 = off)",
+            "hyper.dualClip",
+            "any",
+            origin("dualClip", "caps the loss of negative-advantage tokens at −A·c (slime --eps-clip-c)"),
+          )}
+          {field(
+            "Advantage whitening",
+            "config.hyper.normalizeAdvantages",
+            <select
+              name="hyper.normalizeAdvantages"
+              value={String(getAt(cfg, "hyper.normalizeAdvantages") ?? false)}
+              onChange={(e) => setCfg("hyper.normalizeAdvantages", e.target.value === "true")}
+            >
               <option value="false">off (A = r)</option>
               <option value="true">on (baseline over the batch)</option>
-            </select>)}
-          <span className="muted" style={{ fontSize: 11 }}>{origin("normalizeAdvantages", "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)")}</span>
-          {field("LoRA", "config.lora.enabled", <select name="lora.enabled" value={String(getAt(cfg, "lora.enabled") ?? false)} onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}><option value="false">off</option><option value="true">on</option></select>)}
+            </select>,
+          )}
+          <span className="muted" style={{ fontSize: 11 }}>
+            {origin(
+              "normalizeAdvantages",
+              "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)",
+            )}
+          </span>
+          {field(
+            "LoRA",
+            "config.lora.enabled",
+            <select
+              name="lora.enabled"
+              value={String(getAt(cfg, "lora.enabled") ?? false)}
+              onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}
+            >
+              <option value="false">off</option>
+              <option value="true">on</option>
+            </select>,
+          )}
           {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}
         </div>
@@ -216,8 +377,14 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         <h3>Trainer backend and GPU split</h3>
         <div className="grid2">
           {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker"], switchTrainer)}
-          {trainerBackend === "tinker" && <div className="notice">Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (<code>TINKER_API_KEY</code> on the trainer host). No local GPUs are used.</div>}
-          {trainerBackend === "ray-slime" && text("Ray dashboard address", "trainer.rayAddress", "http://head-node:8265")}
+          {trainerBackend === "tinker" && (
+            <div className="notice">
+              Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (
+              <code>TINKER_API_KEY</code> on the trainer host). No local GPUs are used.
+            </div>
+          )}
+          {trainerBackend === "ray-slime" &&
+            text("Ray dashboard address", "trainer.rayAddress", "http://head-node:8265")}
         </div>
         {(trainerBackend === "ray-slime" || trainerBackend === "local-process") && (
           <>
@@ -238,7 +405,9 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       </div>
 
       <div className="toolbar">
-        <button className="primary" type="submit" disabled={busy}>{busy ? "Saving…" : submitLabel}</button>
+        <button className="primary" type="submit" disabled={busy}>
+          {busy ? "Saving…" : submitLabel}
+        </button>
       </div>
     </form>
   );

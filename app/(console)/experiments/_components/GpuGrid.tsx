@@ -19,14 +19,20 @@ export function GpuGrid({ split }: { split: unknown }) {
         <div className="gpu-node" key={n.node}>
           <span>node {n.node}</span>
           {n.gpus.map((g) => (
-            <div key={g.gpu} className={`gpu ${g.role}`} title={`GPU ${g.gpu}: ${g.role}${g.engine !== undefined ? ` engine ${g.engine}` : ""}${g.sharedWith ? ` + rollout engine ${g.sharedWith.engine}` : ""}`}>
+            <div
+              key={g.gpu}
+              className={`gpu ${g.role}`}
+              title={`GPU ${g.gpu}: ${g.role}${g.engine !== undefined ? ` engine ${g.engine}` : ""}${g.sharedWith ? ` + rollout engine ${g.sharedWith.engine}` : ""}`}
+            >
               {g.role === "idle" ? "·" : g.role[0]!.toUpperCase()}
               {g.engine !== undefined ? g.engine : ""}
             </div>
           ))}
         </div>
       ))}
-      <div className="muted" style={{ fontSize: 12 }}>{plan.summary.text}</div>
+      <div className="muted" style={{ fontSize: 12 }}>
+        {plan.summary.text}
+      </div>
     </div>
   );
 }

@@ -14,16 +14,29 @@ export function RunLaunchPreview({ experimentId }: { experimentId: string }) {
         <h3 style={{ margin: 0 }}>Launch preview</h3>
         <span className="badge">{p.trainerBackend}</span>
         {p.needsUserKey && (
-          <span className={`badge ${p.userKeyConfigured ? "ACTIVE" : "FAILED"}`} title="Tinker bills your own account: the control plane needs your Tinker service key (TINKER_API_KEY)">
+          <span
+            className={`badge ${p.userKeyConfigured ? "ACTIVE" : "FAILED"}`}
+            title="Tinker bills your own account: the control plane needs your Tinker service key (TINKER_API_KEY)"
+          >
             needs your own Tinker key{p.userKeyConfigured ? " (set)" : " (not set)"}
           </span>
         )}
       </div>
-      {p.error && <div className="form-error" role="alert">Cannot launch: {p.error}</div>}
-      {p.command && <pre className="mono" data-testid="launch-command">{p.command}</pre>}
+      {p.error && (
+        <div className="form-error" role="alert">
+          Cannot launch: {p.error}
+        </div>
+      )}
+      {p.command && (
+        <pre className="mono" data-testid="launch-command">
+          {p.command}
+        </pre>
+      )}
       {p.notes.length > 0 && (
         <ul className="muted" style={{ margin: "8px 0 0", paddingLeft: 18 }}>
-          {p.notes.map((n) => <li key={n}>{n}</li>)}
+          {p.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
         </ul>
       )}
     </div>

@@ -19,20 +19,39 @@ function Diff() {
     router.replace(`/experiments/diff?${next}`);
   };
   const picker = (k: "a" | "b", value: string) => (
-    <select aria-label={`Experiment ${k.toUpperCase()}`} value={value} onChange={(e) => set(k, e.target.value)} style={{ maxWidth: 320 }}>
+    <select
+      aria-label={`Experiment ${k.toUpperCase()}`}
+      value={value}
+      onChange={(e) => set(k, e.target.value)}
+      style={{ maxWidth: 320 }}
+    >
       <option value="">Choose…</option>
-      {options.data?.items.map((e) => <option key={e.id} value={e.id}>{e.name} ({e.slug})</option>)}
+      {options.data?.items.map((e) => (
+        <option key={e.id} value={e.id}>
+          {e.name} ({e.slug})
+        </option>
+      ))}
     </select>
   );
   return (
     <>
       <h1>Compare configs</h1>
-      <div className="toolbar">{picker("a", a)} <span>vs</span> {picker("b", b)}</div>
+      <div className="toolbar">
+        {picker("a", a)} <span>vs</span> {picker("b", b)}
+      </div>
       {diff.error && <div className="form-error">{diff.error.message}</div>}
-      {diff.data && (
-        diff.data.changes.length === 0 ? <div className="empty">Identical configurations.</div> : (
+      {diff.data &&
+        (diff.data.changes.length === 0 ? (
+          <div className="empty">Identical configurations.</div>
+        ) : (
           <table className="list">
-            <thead><tr><th>Setting</th><th>{diff.data.a.label}</th><th>{diff.data.b.label}</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Setting</th>
+                <th>{diff.data.a.label}</th>
+                <th>{diff.data.b.label}</th>
+              </tr>
+            </thead>
             <tbody>
               {diff.data.changes.map((c) => (
                 <tr key={c.path}>
@@ -43,8 +62,7 @@ function Diff() {
               ))}
             </tbody>
           </table>
-        )
-      )}
+        ))}
     </>
   );
 }

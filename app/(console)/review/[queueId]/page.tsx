@@ -13,7 +13,8 @@ import { fmtScore, type RouterOutputs } from "../../_components/format";
 type Item = NonNullable<RouterOutputs["review"]["next"]>;
 type Vote = 1 | 0 | -1;
 
-const clamp = (v: number | null | undefined): Vote | null => (v === null || v === undefined ? null : v > 0 ? 1 : v < 0 ? -1 : 0);
+const clamp = (v: number | null | undefined): Vote | null =>
+  v === null || v === undefined ? null : v > 0 ? 1 : v < 0 ? -1 : 0;
 
 function useCountdown(until: Date | string | null): number | null {
   const [now, setNow] = useState(() => Date.now());
@@ -27,9 +28,27 @@ function useCountdown(until: Date | string | null): number | null {
 
 /** The three verdicts, each with what it does to training, shown under its button (not only in the ? sheet). */
 const VERDICTS = [
-  { verdict: "ACCEPT", label: "Accept", key: "a", className: undefined, help: "The label training uses now (the judge's, or the user's feedback) is right: keep it, marked as reviewed." },
-  { verdict: "FIX", label: "Fix & Accept", key: "Ctrl+Enter", className: "primary", help: "Save the label, hint and exclude choice above as yours; training uses them instead." },
-  { verdict: "REJECT", label: "Reject", key: "r", className: "danger", help: "This turn is not fit to learn from: exclude it from training." },
+  {
+    verdict: "ACCEPT",
+    label: "Accept",
+    key: "a",
+    className: undefined,
+    help: "The label training uses now (the judge's, or the user's feedback) is right: keep it, marked as reviewed.",
+  },
+  {
+    verdict: "FIX",
+    label: "Fix & Accept",
+    key: "Ctrl+Enter",
+    className: "primary",
+    help: "Save the label, hint and exclude choice above as yours; training uses them instead.",
+  },
+  {
+    verdict: "REJECT",
+    label: "Reject",
+    key: "r",
+    className: "danger",
+    help: "This turn is not fit to learn from: exclude it from training.",
+  },
 ] as const;
 
 export default function ReviewQueuePage() {
@@ -95,9 +114,12 @@ export default function ReviewQueuePage() {
     held.current = item && item.lockExpiresAt && !item.mine ? item.id : null;
     release.current = releaseM.mutate;
   });
-  useEffect(() => () => {
-    if (held.current) release.current({ itemId: held.current });
-  }, []);
+  useEffect(
+    () => () => {
+      if (held.current) release.current({ itemId: held.current });
+    },
+    [],
+  );
 
   const readOnly = !item || !!item.mine || !item.lockExpiresAt;
 
@@ -105,8 +127,17 @@ export default function ReviewQueuePage() {
     if (!item || readOnly) return;
     if (verdict === "FIX" && value === null) return setMsg({ ok: false, text: "Pick a label first: 1, 0 or -." });
     try {
-      const res = await submitM.mutateAsync({ itemId: item.id, verdict, value: value ?? undefined, hint: hint.trim() || undefined, exclude });
-      setMsg({ ok: true, text: `${verdict === "ACCEPT" ? "Accepted" : verdict === "FIX" ? "Fixed & accepted" : "Rejected"} turn #${turn.data?.index ?? ""}: ${res.training?.excluded ? "excluded from training" : `trains as ${res.training?.kind ?? "—"} with reward ${fmtScore(res.training?.reward)}`}` });
+      const res = await submitM.mutateAsync({
+        itemId: item.id,
+        verdict,
+        value: value ?? undefined,
+        hint: hint.trim() || undefined,
+        exclude,
+      });
+      setMsg({
+        ok: true,
+        text: `${verdict === "ACCEPT" ? "Accepted" : verdict === "FIX" ? "Fixed & accepted" : "Rejected"} turn #${turn.data?.index ?? ""}: ${res.training?.excluded ? "excluded from training" : `trains as ${res.training?.kind ?? "—"} with reward ${fmtScore(res.training?.reward)}`}`,
+      });
       setDone((d) => d + 1);
       await qc.invalidateQueries({ queryKey: trpc.turns.pathKey() });
       await history.refetch();
@@ -159,30 +190,74 @@ export default function ReviewQueuePage() {
     <>
       <div className="toolbar">
         <h1 style={{ margin: 0 }}>{q?.name ?? "Review"}</h1>
-        {q && <span className="muted">{q.pending} pending · {q.disputed} disputed · {q.done} done · {q.reviewersPerItem} reviewer{q.reviewersPerItem > 1 ? "s" : ""} per item</span>}
+        {q && (
+          <span className="muted">
+            {q.pending} pending · {q.disputed} disputed · {q.done} done · {q.reviewersPerItem} reviewer
+            {q.reviewersPerItem > 1 ? "s" : ""} per item
+          </span>
+        )}
         <span className="spacer" />
         <span className="muted">{done} reviewed this session</span>
-        <button onClick={() => setHelp(true)}>Shortcuts <kbd>?</kbd></button>
-        <Link className="button" href="/review">Queues</Link>
+        <button onClick={() => setHelp(true)}>
+          Shortcuts <kbd>?</kbd>
+        </button>
+        <Link className="button" href="/review">
+          Queues
+        </Link>
       </div>
-      {msg && <div className={msg.ok ? "notice" : "form-error"} role="status" data-testid="review-status">{msg.text}</div>}
+      {msg && (
+        <div className={msg.ok ? "notice" : "form-error"} role="status" data-testid="review-status">
+          {msg.text}
+        </div>
+      )}
       {empty && (
         <div className="empty" data-testid="queue-empty">
           Nothing left for you in this queue: every pending turn is done, locked by a colleague, or already seen by you.
-          <div style={{ marginTop: 10 }}><button onClick={() => void fetchNext()}>Check again</button></div>
+          <div style={{ marginTop: 10 }}>
+            <button onClick={() => void fetchNext()}>Check again</button>
+          </div>
         </div>
       )}
       {item && (
         <div className="review-grid" data-testid="review-item" data-turn-id={item.turnId}>
           <div>
-            {item.disputed && <div className="notice"><span className="badge disputed">disputed</span> {item.disputeReason === "split_votes" ? "The judge's votes are split." : "The user's feedback disagrees with the judge."}</div>}
+            {item.disputed && (
+              <div className="notice">
+                <span className="badge disputed">disputed</span>{" "}
+                {item.disputeReason === "split_votes"
+                  ? "The judge's votes are split."
+                  : "The user's feedback disagrees with the judge."}
+              </div>
+            )}
             {!t && <div className="muted">Loading the turn…</div>}
             {t && (
               <div className="conv">
-                {(t.messages as ChatMessage[]).slice(-6).map((m, i) => <Message key={i} m={m} />)}
-                <Message m={{ role: "assistant", content: t.content, tool_calls: t.toolCalls as ChatMessage["tool_calls"], reasoning_content: t.reasoning ?? undefined }} extra={<span>response under review · <Link href={`/trajectories/${t.id}`}>full turn</Link></span>} />
+                {(t.messages as ChatMessage[]).slice(-6).map((m, i) => (
+                  <Message key={i} m={m} />
+                ))}
+                <Message
+                  m={{
+                    role: "assistant",
+                    content: t.content,
+                    tool_calls: t.toolCalls as ChatMessage["tool_calls"],
+                    reasoning_content: t.reasoning ?? undefined,
+                  }}
+                  extra={
+                    <span>
+                      response under review · <Link href={`/trajectories/${t.id}`}>full turn</Link>
+                    </span>
+                  }
+                />
                 {t.nextState !== null && t.nextState !== undefined && (
-                  <Message m={{ ...(typeof t.nextState === "object" ? (t.nextState as ChatMessage) : { content: String(t.nextState) }), role: t.nextStateRole ?? "user" }} extra={<span>next state</span>} />
+                  <Message
+                    m={{
+                      ...(typeof t.nextState === "object"
+                        ? (t.nextState as ChatMessage)
+                        : { content: String(t.nextState) }),
+                      role: t.nextStateRole ?? "user",
+                    }}
+                    extra={<span>next state</span>}
+                  />
                 )}
                 <TurnAnnotations turn={t} link={false} />
               </div>
@@ -190,44 +265,94 @@ export default function ReviewQueuePage() {
           </div>
           <div className="review-panel card">
             <div className="muted" style={{ fontSize: 12 }}>
-              {readOnly ? (item.mine ? "You reviewed this item." : "Read only: no room left on this item.") : `Locked for you · ${expiresIn ?? "?"} s left`}
+              {readOnly
+                ? item.mine
+                  ? "You reviewed this item."
+                  : "Read only: no room left on this item."
+                : `Locked for you · ${expiresIn ?? "?"} s left`}
             </div>
             <div className="choices" role="radiogroup" aria-label="Label">
               {([1, 0, -1] as const).map((v) => (
-                <button key={v} type="button" role="radio" aria-checked={value === v} disabled={readOnly} className={value === v ? "on" : undefined} onClick={() => setValue(v)}>
+                <button
+                  key={v}
+                  type="button"
+                  role="radio"
+                  aria-checked={value === v}
+                  disabled={readOnly}
+                  className={value === v ? "on" : undefined}
+                  onClick={() => setValue(v)}
+                >
                   {fmtScore(v)} <kbd>{v === 1 ? "1" : v === 0 ? "0" : "-"}</kbd>
                 </button>
               ))}
             </div>
-            <label className="field"><span>Hint <kbd>h</kbd></span>
-              <textarea ref={hintRef} aria-label="Hint" rows={4} value={hint} disabled={readOnly} onChange={(e) => setHint(e.target.value)} placeholder="What the assistant should have done" />
+            <label className="field">
+              <span>
+                Hint <kbd>h</kbd>
+              </span>
+              <textarea
+                ref={hintRef}
+                aria-label="Hint"
+                rows={4}
+                value={hint}
+                disabled={readOnly}
+                onChange={(e) => setHint(e.target.value)}
+                placeholder="What the assistant should have done"
+              />
             </label>
             <label style={{ display: "flex", gap: 6, alignItems: "center", margin: "8px 0" }}>
-              <input type="checkbox" aria-label="Exclude from training" checked={exclude} disabled={readOnly} onChange={(e) => setExclude(e.target.checked)} /> Exclude from training <kbd>x</kbd>
+              <input
+                type="checkbox"
+                aria-label="Exclude from training"
+                checked={exclude}
+                disabled={readOnly}
+                onChange={(e) => setExclude(e.target.checked)}
+              />{" "}
+              Exclude from training <kbd>x</kbd>
             </label>
             <div className="verdicts" data-testid="verdicts">
               {VERDICTS.map((v) => (
                 <div key={v.verdict}>
-                  <button className={v.className} title={v.help} aria-describedby={`verdict-${v.verdict}`} disabled={readOnly || submitM.isPending} onClick={() => void submit(v.verdict)}>
+                  <button
+                    className={v.className}
+                    title={v.help}
+                    aria-describedby={`verdict-${v.verdict}`}
+                    disabled={readOnly || submitM.isPending}
+                    onClick={() => void submit(v.verdict)}
+                  >
                     {v.label} <kbd>{v.key}</kbd>
                   </button>
-                  <div id={`verdict-${v.verdict}`} className="muted verdict-help">{v.help}</div>
+                  <div id={`verdict-${v.verdict}`} className="muted verdict-help">
+                    {v.help}
+                  </div>
                 </div>
               ))}
             </div>
             <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
-              <button onClick={() => void previous()}><kbd>k</kbd> Previous</button>
-              <button onClick={() => void skip()}>Skip <kbd>j</kbd></button>
+              <button onClick={() => void previous()}>
+                <kbd>k</kbd> Previous
+              </button>
+              <button onClick={() => void skip()}>
+                Skip <kbd>j</kbd>
+              </button>
             </div>
             {item.submissions.length > 0 && (
               <div style={{ marginTop: 10 }} data-testid="agreement">
-                <h3>Reviews {item.agreement ? `· ${item.agreement.agreeing}/${item.agreement.reviewers} agree` : ""}</h3>
+                <h3>
+                  Reviews {item.agreement ? `· ${item.agreement.agreeing}/${item.agreement.reviewers} agree` : ""}
+                </h3>
                 {item.submissions.map((s) => (
-                  <div key={s.reviewer} className="muted">{s.reviewer}: {s.verdict.toLowerCase()} {s.exclude ? "excluded" : fmtScore(s.value)}</div>
+                  <div key={s.reviewer} className="muted">
+                    {s.reviewer}: {s.verdict.toLowerCase()} {s.exclude ? "excluded" : fmtScore(s.value)}
+                  </div>
                 ))}
               </div>
             )}
-            {!item.submissions.length && item.submittedCount > 0 && <div className="muted" style={{ marginTop: 8 }}>{item.submittedCount} review(s) in; shown after yours.</div>}
+            {!item.submissions.length && item.submittedCount > 0 && (
+              <div className="muted" style={{ marginTop: 8 }}>
+                {item.submittedCount} review(s) in; shown after yours.
+              </div>
+            )}
           </div>
         </div>
       )}

@@ -14,21 +14,58 @@ type Lane = "MAIN" | "SIDE" | "ALL";
 function newMessages(turn: AnnotatedTurn, previous: AnnotatedTurn | undefined): { m: ChatMessage; echo: boolean }[] {
   const delta = (Array.isArray(turn.messagesDelta) ? turn.messagesDelta : []) as ChatMessage[];
   return delta
-    .map((m, i) => ({ m, echo: i === 0 && m.role === "assistant" && previous !== undefined && (m.content ?? "") === (previous.content ?? "") }))
+    .map((m, i) => ({
+      m,
+      echo:
+        i === 0 && m.role === "assistant" && previous !== undefined && (m.content ?? "") === (previous.content ?? ""),
+    }))
     .filter((x) => !x.echo);
 }
 
-function TurnBlock({ turn, previous, last }: { turn: AnnotatedTurn; previous: AnnotatedTurn | undefined; last: boolean }) {
-  const response: ChatMessage = { role: "assistant", content: turn.content, tool_calls: turn.toolCalls as ChatMessage["tool_calls"], reasoning_content: turn.reasoning ?? undefined };
+function TurnBlock({
+  turn,
+  previous,
+  last,
+}: {
+  turn: AnnotatedTurn;
+  previous: AnnotatedTurn | undefined;
+  last: boolean;
+}) {
+  const response: ChatMessage = {
+    role: "assistant",
+    content: turn.content,
+    tool_calls: turn.toolCalls as ChatMessage["tool_calls"],
+    reasoning_content: turn.reasoning ?? undefined,
+  };
   return (
     <div id={`turn-${turn.index}`} className="conv" data-testid={`turn-${turn.index}`}>
-      {previous && turn.messagesOffset < (previous.messagesOffset ?? 0) && <div className="muted">— the client rewrote earlier history here (compaction) —</div>}
-      {newMessages(turn, previous).map((x, i) => <Message key={i} m={x.m} echo={x.echo} />)}
-      <Message m={response} extra={<span>{turn.turnType === "SIDE" ? "side turn" : `turn #${turn.index}`} · {fmtTime(turn.createdAt)}{turn.status === "FAILED" ? " · failed" : ""}</span>} />
+      {previous && turn.messagesOffset < (previous.messagesOffset ?? 0) && (
+        <div className="muted">— the client rewrote earlier history here (compaction) —</div>
+      )}
+      {newMessages(turn, previous).map((x, i) => (
+        <Message key={i} m={x.m} echo={x.echo} />
+      ))}
+      <Message
+        m={response}
+        extra={
+          <span>
+            {turn.turnType === "SIDE" ? "side turn" : `turn #${turn.index}`} · {fmtTime(turn.createdAt)}
+            {turn.status === "FAILED" ? " · failed" : ""}
+          </span>
+        }
+      />
       {turn.error && <div className="form-error">{turn.error}</div>}
       <TurnAnnotations turn={turn} />
       {last && turn.nextState !== null && turn.nextState !== undefined && (
-        <Message m={{ ...(typeof turn.nextState === "object" ? (turn.nextState as ChatMessage) : { content: String(turn.nextState) }), role: turn.nextStateRole ?? "user" }} extra={<span>next state</span>} />
+        <Message
+          m={{
+            ...(typeof turn.nextState === "object"
+              ? (turn.nextState as ChatMessage)
+              : { content: String(turn.nextState) }),
+            role: turn.nextStateRole ?? "user",
+          }}
+          extra={<span>next state</span>}
+        />
       )}
     </div>
   );
@@ -39,7 +76,12 @@ export default function ConversationPage() {
   const trpc = useTRPC();
   const [lane, setLane] = useState<Lane>("MAIN");
   const session = useQuery(trpc.sessions.get.queryOptions({ id }));
-  const conv = useInfiniteQuery(trpc.sessions.conversation.infiniteQueryOptions({ sessionId: id, lane, limit: 25 }, { getNextPageParam: (p) => p.nextCursor ?? undefined }));
+  const conv = useInfiniteQuery(
+    trpc.sessions.conversation.infiniteQueryOptions(
+      { sessionId: id, lane, limit: 25 },
+      { getNextPageParam: (p) => p.nextCursor ?? undefined },
+    ),
+  );
   if (session.error) return <div className="form-error">{session.error.message}</div>;
   if (!session.data) return <div className="muted">Loading…</div>;
   const s = session.data;
@@ -59,14 +101,22 @@ export default function ConversationPage() {
           <option value="SIDE">Side turns ({sides})</option>
           <option value="ALL">All turns</option>
         </select>
-        <Link className="button" href={`/trajectories?sessionId=${s.id}`}>As a list</Link>
+        <Link className="button" href={`/trajectories?sessionId=${s.id}`}>
+          As a list
+        </Link>
       </div>
-      <p className="muted">{s.experiment.name} · started {fmtTime(s.createdAt)} · last turn {fmtTime(s.lastTurnAt)} · session id source: {s.idSource}</p>
+      <p className="muted">
+        {s.experiment.name} · started {fmtTime(s.createdAt)} · last turn {fmtTime(s.lastTurnAt)} · session id source:{" "}
+        {s.idSource}
+      </p>
       {conv.error && <div className="form-error">{conv.error.message}</div>}
       <div className="conv">
         {first?.system !== null && first?.system !== undefined && <Message m={first.system as ChatMessage} />}
         {first?.tools !== null && first?.tools !== undefined && (
-          <details className="card"><summary className="muted">Tools offered to the agent</summary><pre>{JSON.stringify(first.tools, null, 2)}</pre></details>
+          <details className="card">
+            <summary className="muted">Tools offered to the agent</summary>
+            <pre>{JSON.stringify(first.tools, null, 2)}</pre>
+          </details>
         )}
         {turns.map((t, i) => (
           <TurnBlock key={t.id} turn={t} previous={turns[i - 1]} last={i === turns.length - 1 && !conv.hasNextPage} />
@@ -74,7 +124,9 @@ export default function ConversationPage() {
       </div>
       {conv.hasNextPage && (
         <div className="toolbar" style={{ marginTop: 12 }}>
-          <button onClick={() => void conv.fetchNextPage()} disabled={conv.isFetchingNextPage}>{conv.isFetchingNextPage ? "Loading…" : "Load more turns"}</button>
+          <button onClick={() => void conv.fetchNextPage()} disabled={conv.isFetchingNextPage}>
+            {conv.isFetchingNextPage ? "Loading…" : "Load more turns"}
+          </button>
         </div>
       )}
       {conv.data && !turns.length && <div className="empty">No turns in this lane.</div>}

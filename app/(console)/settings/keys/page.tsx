@@ -50,7 +50,13 @@ function Keys() {
   }
 
   if (!ready) return <div className="muted">Loading…</div>;
-  if (!can("admin")) return <><h1>API keys</h1><div className="notice">{why("admin")}</div></>;
+  if (!can("admin"))
+    return (
+      <>
+        <h1>API keys</h1>
+        <div className="notice">{why("admin")}</div>
+      </>
+    );
   return (
     <>
       <h1>API keys</h1>
@@ -64,29 +70,59 @@ function Keys() {
           </div>
         </div>
       )}
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       <form className="card" onSubmit={onCreate}>
         <h3>Create a key</h3>
         <div className="grid2">
-          <label className="field"><span>Name</span><input name="name" required placeholder="e.g. laptop OpenClaw" /></label>
-          <label className="field"><span>Bound to experiment (optional)</span>
-            <select name="experimentId" key={preset + (experiments.data ? "1" : "0")} defaultValue={preset}><option value="">All experiments</option>{experiments.data?.items.map((e) => <option key={e.id} value={e.id}>{e.slug}</option>)}</select>
+          <label className="field">
+            <span>Name</span>
+            <input name="name" required placeholder="e.g. laptop OpenClaw" />
+          </label>
+          <label className="field">
+            <span>Bound to experiment (optional)</span>
+            <select name="experimentId" key={preset + (experiments.data ? "1" : "0")} defaultValue={preset}>
+              <option value="">All experiments</option>
+              {experiments.data?.items.map((e) => (
+                <option key={e.id} value={e.id}>
+                  {e.slug}
+                </option>
+              ))}
+            </select>
           </label>
         </div>
         <div style={{ display: "flex", gap: 16, margin: "12px 0", flexWrap: "wrap" }}>
           {SCOPES.map((s) => (
             <label key={s.id} title={s.help} style={{ display: "flex", gap: 6, alignItems: "center" }}>
-              <input type="checkbox" name="scopes" value={s.id} defaultChecked={s.id === "proxy"} /> {s.id} <span className="muted" style={{ fontSize: 11 }}>({s.help})</span>
+              <input type="checkbox" name="scopes" value={s.id} defaultChecked={s.id === "proxy"} /> {s.id}{" "}
+              <span className="muted" style={{ fontSize: 11 }}>
+                ({s.help})
+              </span>
             </label>
           ))}
         </div>
-        <button className="primary" type="submit">Create key</button>
+        <button className="primary" type="submit">
+          Create key
+        </button>
       </form>
       <label style={{ display: "flex", gap: 6, alignItems: "center", marginBottom: 8 }}>
         <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
       </label>
       <table className="list">
-        <thead><tr><th>Name</th><th>Prefix</th><th>Scopes</th><th>Experiment</th><th>Last used</th><th>Created</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Prefix</th>
+            <th>Scopes</th>
+            <th>Experiment</th>
+            <th>Last used</th>
+            <th>Created</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {keys.data?.items.map((k) => (
             <tr key={k.id}>
@@ -96,7 +132,21 @@ function Keys() {
               <td>{expName(k.experimentId)}</td>
               <td className="muted">{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
               <td className="muted">{new Date(k.createdAt).toLocaleDateString()}</td>
-              <td>{k.revokedAt ? <span className="badge KILLED">revoked</span> : <button className="danger" onClick={async () => { await revoke.mutateAsync({ id: k.id }); await refresh(); }}>Revoke</button>}</td>
+              <td>
+                {k.revokedAt ? (
+                  <span className="badge KILLED">revoked</span>
+                ) : (
+                  <button
+                    className="danger"
+                    onClick={async () => {
+                      await revoke.mutateAsync({ id: k.id });
+                      await refresh();
+                    }}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -23,7 +23,12 @@ export default function UsersPage() {
     const form = e.currentTarget;
     setError(null);
     try {
-      await create.mutateAsync({ email: String(f.get("email")), name: String(f.get("name") || "") || undefined, password: String(f.get("password")), role: f.get("role") as Role });
+      await create.mutateAsync({
+        email: String(f.get("email")),
+        name: String(f.get("name") || "") || undefined,
+        password: String(f.get("password")),
+        role: f.get("role") as Role,
+      });
       form.reset();
       await refresh();
     } catch (err) {
@@ -41,38 +46,92 @@ export default function UsersPage() {
   };
 
   if (!ready) return <div className="muted">Loading…</div>;
-  if (!can("admin")) return <><h1>Users</h1><div className="notice">{why("admin")}</div></>;
+  if (!can("admin"))
+    return (
+      <>
+        <h1>Users</h1>
+        <div className="notice">{why("admin")}</div>
+      </>
+    );
   return (
     <>
       <h1>Users</h1>
-      {error && <div className="form-error" role="alert">{error}</div>}
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
       <form className="card" onSubmit={onCreate}>
         <h3>Add a user</h3>
         <div className="grid2">
-          <label className="field"><span>Email</span><input name="email" type="email" required /></label>
-          <label className="field"><span>Name</span><input name="name" /></label>
-          <label className="field"><span>Initial password (8+ chars)</span><input name="password" type="password" required minLength={8} /></label>
-          <label className="field"><span>Role</span><select name="role" defaultValue="VIEWER"><option>VIEWER</option><option>REVIEWER</option><option>ADMIN</option></select></label>
+          <label className="field">
+            <span>Email</span>
+            <input name="email" type="email" required />
+          </label>
+          <label className="field">
+            <span>Name</span>
+            <input name="name" />
+          </label>
+          <label className="field">
+            <span>Initial password (8+ chars)</span>
+            <input name="password" type="password" required minLength={8} />
+          </label>
+          <label className="field">
+            <span>Role</span>
+            <select name="role" defaultValue="VIEWER">
+              <option>VIEWER</option>
+              <option>REVIEWER</option>
+              <option>ADMIN</option>
+            </select>
+          </label>
         </div>
         <br />
-        <button className="primary" type="submit">Add user</button>
-        <p className="muted" style={{ fontSize: 12 }}>Admins manage everything; reviewers read and relabel turns; viewers read.</p>
+        <button className="primary" type="submit">
+          Add user
+        </button>
+        <p className="muted" style={{ fontSize: 12 }}>
+          Admins manage everything; reviewers read and relabel turns; viewers read.
+        </p>
       </form>
       <table className="list">
-        <thead><tr><th>Email</th><th>Name</th><th>Role</th><th>State</th><th>Last login</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Name</th>
+            <th>Role</th>
+            <th>State</th>
+            <th>Last login</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {users.data?.items.map((u) => (
             <tr key={u.id}>
               <td>{u.email}</td>
               <td>{u.name ?? ""}</td>
               <td>
-                <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void change(u.id, { role: e.target.value as Role })()} style={{ width: 130 }}>
-                  <option>ADMIN</option><option>REVIEWER</option><option>VIEWER</option>
+                <select
+                  aria-label={`Role of ${u.email}`}
+                  value={u.role}
+                  onChange={(e) => void change(u.id, { role: e.target.value as Role })()}
+                  style={{ width: 130 }}
+                >
+                  <option>ADMIN</option>
+                  <option>REVIEWER</option>
+                  <option>VIEWER</option>
                 </select>
               </td>
-              <td>{u.disabled ? <span className="badge KILLED">disabled</span> : <span className="badge ACTIVE">active</span>}</td>
+              <td>
+                {u.disabled ? (
+                  <span className="badge KILLED">disabled</span>
+                ) : (
+                  <span className="badge ACTIVE">active</span>
+                )}
+              </td>
               <td className="muted">{u.lastLoginAt ? new Date(u.lastLoginAt).toLocaleString() : "never"}</td>
-              <td><button onClick={change(u.id, { disabled: !u.disabled })}>{u.disabled ? "Enable" : "Disable"}</button></td>
+              <td>
+                <button onClick={change(u.id, { disabled: !u.disabled })}>{u.disabled ? "Enable" : "Disable"}</button>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -5,7 +5,13 @@ import { SimulationGlobalInput, SimulationProgressInput, SimulationUpdateInput }
 
 export const simulationRouter = router({
   list: scopedProcedure("read").query(({ ctx }) => simulation.listSimulations(ctx.principal)),
-  update: scopedProcedure("write").input(SimulationUpdateInput).mutation(({ ctx, input }) => simulation.updateSimulation(ctx.principal, input)),
-  setGlobal: scopedProcedure("admin").input(SimulationGlobalInput).mutation(({ ctx, input }) => simulation.setGlobalSimulation(ctx.principal, input)),
-  progress: scopedProcedure("read").input(SimulationProgressInput).query(({ ctx, input }) => simulation.simulationProgress(ctx.principal, input)),
+  update: scopedProcedure("write")
+    .input(SimulationUpdateInput)
+    .mutation(({ ctx, input }) => simulation.updateSimulation(ctx.principal, input)),
+  setGlobal: scopedProcedure("admin")
+    .input(SimulationGlobalInput)
+    .mutation(({ ctx, input }) => simulation.setGlobalSimulation(ctx.principal, input)),
+  progress: scopedProcedure("read")
+    .input(SimulationProgressInput)
+    .query(({ ctx, input }) => simulation.simulationProgress(ctx.principal, input)),
 });

@@ -22,8 +22,20 @@ export const LOCAL_PROCESS_BACKEND_KIND = "local-process";
 
 /** Variables passed through from the control plane; everything else (database URLs, secrets) stays out. */
 export const INHERITED_ENV = [
-  "PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR", "SHELL",
-  "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "HF_HOME",
+  "PATH",
+  "HOME",
+  "USER",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+  "SHELL",
+  "LD_LIBRARY_PATH",
+  "CUDA_HOME",
+  "CUDA_PATH",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "HF_HOME",
 ] as const;
 
 interface RoleProcess {
@@ -78,7 +90,10 @@ export class LocalProcessBackend implements TrainerBackend {
         return `# ${g.label}\nCUDA_VISIBLE_DEVICES=${g.devices.map((d) => d.gpu).join(",")} ${argv}`;
       })
       .join("\n");
-    return { command, notes: ["Each role runs in its own process group on this machine; stopping the run ends exactly those groups."] };
+    return {
+      command,
+      notes: ["Each role runs in its own process group on this machine; stopping the run ends exactly those groups."],
+    };
   }
 
   async start(input: RunLaunch): Promise<{ externalJobId: string }> {
@@ -90,14 +105,20 @@ export class LocalProcessBackend implements TrainerBackend {
     if (!local) throw new Error(`run ${launch.runId}: the config has no localProcess role commands`);
     const plan = assertGpuPlan(launch.config.gpu);
     if (plan.split.nodes !== 1) {
-      throw new Error(`the local-process backend runs on one node, but the GPU split has ${plan.split.nodes} nodes: use the ray-slime backend`);
+      throw new Error(
+        `the local-process backend runs on one node, but the GPU split has ${plan.split.nodes} nodes: use the ray-slime backend`,
+      );
     }
     const groups = planRoleGroups(plan);
     if (!local.roles.prm && groups.some((g) => g.role === "prm")) {
-      throw new Error(`the GPU split has ${plan.summary.prm.engines} PRM engine(s) but localProcess.roles.prm has no command`);
+      throw new Error(
+        `the GPU split has ${plan.summary.prm.engines} PRM engine(s) but localProcess.roles.prm has no command`,
+      );
     }
     if (!local.roles.teacher && groups.some((g) => g.role === "teacher")) {
-      throw new Error(`the GPU split has a PRM teacher (${plan.summary.teacher.gpus} GPUs) but localProcess.roles.teacher has no command`);
+      throw new Error(
+        `the GPU split has a PRM teacher (${plan.summary.teacher.gpus} GPUs) but localProcess.roles.teacher has no command`,
+      );
     }
 
     const run: LocalRun = { runId: launch.runId, procs: [], graceMs: local.graceMs, lines: [] };
@@ -112,7 +133,10 @@ export class LocalProcessBackend implements TrainerBackend {
         }
       }
     } catch (err) {
-      run.outcome = { state: "FAILED", message: `could not start: ${err instanceof Error ? err.message : String(err)}` };
+      run.outcome = {
+        state: "FAILED",
+        message: `could not start: ${err instanceof Error ? err.message : String(err)}`,
+      };
       await this.cleanup(run);
       this.runs.delete(launch.runId);
       throw err;
@@ -136,7 +160,10 @@ export class LocalProcessBackend implements TrainerBackend {
       };
     }
     if (local.outcome) return local.outcome;
-    return { state: "RUNNING", message: `${local.procs.length} processes running: ${local.procs.map((p) => p.group.label).join(", ")}` };
+    return {
+      state: "RUNNING",
+      message: `${local.procs.length} processes running: ${local.procs.map((p) => p.group.label).join(", ")}`,
+    };
   }
 
   async logs(run: RunHandle, opts: { tail?: number } = {}): Promise<string> {
@@ -160,7 +187,12 @@ export class LocalProcessBackend implements TrainerBackend {
     if (run && run.procs.every((p) => !groupAlive(p.pgid))) this.runs.delete(runId);
   }
 
-  private spawnRole(run: LocalRun, launch: RunLaunch, local: LocalProcessConfig, group: RoleGroup): Promise<RoleProcess> {
+  private spawnRole(
+    run: LocalRun,
+    launch: RunLaunch,
+    local: LocalProcessConfig,
+    group: RoleGroup,
+  ): Promise<RoleProcess> {
     const spec = local.roles[group.role];
     if (!spec) return Promise.reject(new Error(`localProcess.roles.${group.role} has no command`));
     const env: Record<string, string> = {};
@@ -195,7 +227,8 @@ export class LocalProcessBackend implements TrainerBackend {
       child.once("spawn", () => {
         const proc: RoleProcess = { group, child, pgid: child.pid! };
         for (const stream of [child.stdout, child.stderr]) {
-          if (stream) createInterface({ input: stream }).on("line", (line) => this.appendLog(run, `[${group.label}] ${line}`));
+          if (stream)
+            createInterface({ input: stream }).on("line", (line) => this.appendLog(run, `[${group.label}] ${line}`));
         }
         // "exit", not "close": grandchildren may hold the pipes open long after the role itself ended.
         child.once("exit", (code, signal) => this.onExit(run, proc, code, signal));
@@ -209,7 +242,8 @@ export class LocalProcessBackend implements TrainerBackend {
     this.appendLog(run, `[${proc.group.label}] ${exitText(proc.exit)}`);
     if (run.outcome) return;
     // The actor drives training: its clean exit ends the run. Any other exit is a failure of the run.
-    if (proc.group.role === "actor" && code === 0) run.outcome = { state: "FINISHED", message: "the actor exited cleanly" };
+    if (proc.group.role === "actor" && code === 0)
+      run.outcome = { state: "FINISHED", message: "the actor exited cleanly" };
     else run.outcome = { state: "FAILED", message: `${describe(proc.group)} ${exitText(proc.exit)}` };
     void this.cleanup(run);
   }
@@ -220,9 +254,12 @@ export class LocalProcessBackend implements TrainerBackend {
     const results = await Promise.all(run.procs.map((p) => p.terminated));
     // The group is gone; wait for each role's own 'exit' event too, so its exit line is logged when stop() returns.
     const exited = (p: RoleProcess) => !!p.exit || p.child.exitCode !== null || p.child.signalCode !== null;
-    await Promise.all(run.procs.map((p, i) => (!results[i] || exited(p) ? undefined : new Promise((r) => p.child.once("exit", r)))));
+    await Promise.all(
+      run.procs.map((p, i) => (!results[i] || exited(p) ? undefined : new Promise((r) => p.child.once("exit", r)))),
+    );
     const stuck = run.procs.filter((_, i) => !results[i]).map((p) => p.group.label);
-    if (stuck.length > 0) this.appendLog(run, `[control-plane] processes survived SIGKILL in the groups of: ${stuck.join(", ")}`);
+    if (stuck.length > 0)
+      this.appendLog(run, `[control-plane] processes survived SIGKILL in the groups of: ${stuck.join(", ")}`);
   }
 
   private appendLog(run: LocalRun, line: string): void {

@@ -6,7 +6,15 @@
 // package (package.ts) as working_dir: the key and the argument list travel there, not in env_vars.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { RunLaunchSchema, tailLines, type LaunchPlan, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import {
+  RunLaunchSchema,
+  tailLines,
+  type LaunchPlan,
+  type RunHandle,
+  type RunLaunch,
+  type TrainerBackend,
+  type TrainerStatus,
+} from "../backend";
 import { buildSlimeCommand, formatCommand, isRemoteUri, shellQuote, type SlimeCommand } from "../slime/args";
 import { mapRayStatus, RayJobsClient, RayJobsError, type RayJobsClientOptions, type RaySubmitRequest } from "./client";
 import { ARGS_FILE, KEY_FILE, runPackage } from "./package";
@@ -40,7 +48,9 @@ function runtimeEnv(launch: RunLaunch, cmd: SlimeCommand, packageUri: string): R
   }
   if (ray?.pythonEnv?.conda && ray.pythonEnv.pip?.length) {
     // Ray refuses a runtime_env with both (runtime_env validation: "cannot both be specified").
-    throw new Error("runtime_env: set either a conda env (SLIME_CONDA_ENV) or pip packages, not both: Ray refuses a runtime_env with both");
+    throw new Error(
+      "runtime_env: set either a conda env (SLIME_CONDA_ENV) or pip packages, not both: Ray refuses a runtime_env with both",
+    );
   }
   const env: Record<string, unknown> = {
     working_dir: packageUri,
@@ -60,13 +70,24 @@ export function buildRaySubmissions(launch: RunLaunch, cmd: SlimeCommand = build
     .update(JSON.stringify({ entrypoint: cmd.entrypoint, env: cmd.env }))
     .digest("hex")
     .slice(0, 16);
-  const metadata = { openclaw_run_id: launch.runId, openclaw_experiment: launch.experimentSlug, openclaw_launch: fingerprint };
-  const main: RaySubmitRequest = { entrypoint: cmd.entrypoint, submission_id: launch.runId, runtime_env: env, metadata };
+  const metadata = {
+    openclaw_run_id: launch.runId,
+    openclaw_experiment: launch.experimentSlug,
+    openclaw_launch: fingerprint,
+  };
+  const main: RaySubmitRequest = {
+    entrypoint: cmd.entrypoint,
+    submission_id: launch.runId,
+    runtime_env: env,
+    metadata,
+  };
   // The driver starts in the package directory; remember it before cd-ing into slime.
   const python = cmd.argv[0];
   const check = `${shellQuote(python)} -m integrations.slime.preflight --args-file "$OPENCLAW_PKG/${ARGS_FILE}"`;
   const preflight: RaySubmitRequest = {
-    entrypoint: cmd.cwd ? `OPENCLAW_PKG="$PWD" && cd ${shellQuote(cmd.cwd)} && ${check}` : `OPENCLAW_PKG="$PWD" && ${check}`,
+    entrypoint: cmd.cwd
+      ? `OPENCLAW_PKG="$PWD" && cd ${shellQuote(cmd.cwd)} && ${check}`
+      : `OPENCLAW_PKG="$PWD" && ${check}`,
     submission_id: preflightJobId(launch.runId),
     runtime_env: env,
     metadata: { ...metadata, [MAIN_SUBMISSION]: JSON.stringify(main) },
@@ -125,10 +146,16 @@ export class RaySlimeBackend implements TrainerBackend {
     }
     const pre = await found(client.getJob(preflightJobId(run.runId)));
     if (!pre) {
-      return { state: "LOST", message: `Ray has no job ${jobId(run)}: it was never submitted or the Ray cluster restarted and lost it` };
+      return {
+        state: "LOST",
+        message: `Ray has no job ${jobId(run)}: it was never submitted or the Ray cluster restarted and lost it`,
+      };
     }
     if (pre.status === "PENDING" || pre.status === "RUNNING") {
-      return { state: "PENDING", message: "preflight: checking the slime arguments, checkpoint and GPUs on the cluster" };
+      return {
+        state: "PENDING",
+        message: "preflight: checking the slime arguments, checkpoint and GPUs on the cluster",
+      };
     }
     if (pre.status === "SUCCEEDED") {
       const submission = SubmissionSchema.parse(JSON.parse(pre.metadata?.[MAIN_SUBMISSION] ?? "null"));
@@ -137,22 +164,32 @@ export class RaySlimeBackend implements TrainerBackend {
     }
     const logs = await client.getJobLogs(preflightJobId(run.runId)).catch(() => "");
     const problems = [...logs.matchAll(PROBLEM_LINE)].map((m) => m[1].trim());
-    const why = problems.length ? problems.join("; ") : [pre.message, pre.error_type ? `(${pre.error_type})` : null].filter(Boolean).join(" ");
-    return { state: pre.status === "STOPPED" ? "KILLED" : "FAILED", message: `preflight failed (${problems.length || "no"} problem${problems.length === 1 ? "" : "s"} listed): ${why}` };
+    const why = problems.length
+      ? problems.join("; ")
+      : [pre.message, pre.error_type ? `(${pre.error_type})` : null].filter(Boolean).join(" ");
+    return {
+      state: pre.status === "STOPPED" ? "KILLED" : "FAILED",
+      message: `preflight failed (${problems.length || "no"} problem${problems.length === 1 ? "" : "s"} listed): ${why}`,
+    };
   }
 
   /** The preflight's output, then the real job's. */
   async logs(run: RunHandle, opts: { tail?: number } = {}): Promise<string> {
     const client = this.client(run);
-    const pre = await client.getJobLogs(preflightJobId(run.runId)).catch((err: unknown) => (err instanceof RayJobsError && err.notFound ? "" : Promise.reject(err)));
-    const main = await client.getJobLogs(jobId(run)).catch((err: unknown) => (err instanceof RayJobsError && err.notFound ? "" : Promise.reject(err)));
+    const pre = await client
+      .getJobLogs(preflightJobId(run.runId))
+      .catch((err: unknown) => (err instanceof RayJobsError && err.notFound ? "" : Promise.reject(err)));
+    const main = await client
+      .getJobLogs(jobId(run))
+      .catch((err: unknown) => (err instanceof RayJobsError && err.notFound ? "" : Promise.reject(err)));
     const text = [pre ? `[preflight]\n${pre.trimEnd()}` : "", main].filter(Boolean).join("\n");
     return tailLines(text, opts.tail);
   }
 
   private client(run: RunHandle): RayJobsClient {
     const address = run.config.ray?.address;
-    if (!address) throw new Error(`run ${run.runId}: the config has no Ray address (ray.address, e.g. http://head:8265)`);
+    if (!address)
+      throw new Error(`run ${run.runId}: the config has no Ray address (ray.address, e.g. http://head:8265)`);
     return this.clientFor(address);
   }
 }

@@ -64,7 +64,10 @@ export class RayJobsError extends Error {
 export function rayErrorSummary(body: string): string {
   const trimmed = body.trim();
   if (!trimmed.includes("Traceback (most recent call last)")) return trimmed;
-  const lines = trimmed.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = trimmed
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   // The agent's error is re-raised by the head as "RuntimeError: Request failed with status code 400: <traceback>.",
   // so the innermost exception is the last "SomeError: …" line.
   const exceptionLines = lines.filter((l) => /^[A-Za-z_][\w.]*(Error|Exception): /.test(l));
@@ -124,7 +127,10 @@ export class RayJobsClient {
    * Submits a job. When Ray already holds a job with this submission_id, the existing job is accepted only if
    * its entrypoint and our metadata match (a retried start); otherwise a "conflict" RayJobsError is thrown.
    */
-  async submitJob(req: RaySubmitRequest, opts: { volatileMetadata?: string[] } = {}): Promise<{ submissionId: string; alreadyExisted: boolean }> {
+  async submitJob(
+    req: RaySubmitRequest,
+    opts: { volatileMetadata?: string[] } = {},
+  ): Promise<{ submissionId: string; alreadyExisted: boolean }> {
     try {
       const res = await this.json("POST", "/api/jobs/", SubmitResponseSchema, req);
       return { submissionId: res.submission_id, alreadyExisted: false };
@@ -149,12 +155,26 @@ export class RayJobsClient {
     const path = `/api/packages/${m[1]}/${m[2]}`;
     let res: Response;
     try {
-      res = await this.doFetch(this.base + path, { method: "PUT", headers: this.headers, body: new Uint8Array(zip), signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await this.doFetch(this.base + path, {
+        method: "PUT",
+        headers: this.headers,
+        body: new Uint8Array(zip),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (err) {
-      throw new RayJobsError(`could not reach the Ray dashboard at ${this.base} (PUT ${path}): ${err instanceof Error ? err.message : String(err)}`, "network");
+      throw new RayJobsError(
+        `could not reach the Ray dashboard at ${this.base} (PUT ${path}): ${err instanceof Error ? err.message : String(err)}`,
+        "network",
+      );
     }
     const text = await res.text();
-    if (!res.ok) throw new RayJobsError(`Ray PUT ${path} failed with HTTP ${res.status}: ${rayErrorSummary(text) || res.statusText}`, "http", res.status, text);
+    if (!res.ok)
+      throw new RayJobsError(
+        `Ray PUT ${path} failed with HTTP ${res.status}: ${rayErrorSummary(text) || res.statusText}`,
+        "http",
+        res.status,
+        text,
+      );
   }
 
   async getJob(id: string): Promise<RayJobDetails> {
@@ -174,7 +194,12 @@ export class RayJobsClient {
     return (await this.json("POST", `/api/jobs/${encodeURIComponent(id)}/stop`, StopResponseSchema)).stopped;
   }
 
-  private async json<T extends z.ZodType>(method: string, path: string, schema: T, body?: unknown): Promise<z.output<T>> {
+  private async json<T extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: T,
+    body?: unknown,
+  ): Promise<z.output<T>> {
     const url = this.base + path;
     let res: Response;
     try {
@@ -185,22 +210,41 @@ export class RayJobsClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      const reason = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-      throw new RayJobsError(`could not reach the Ray dashboard at ${this.base} (${method} ${path}): ${reason}`, "network");
+      const reason =
+        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      throw new RayJobsError(
+        `could not reach the Ray dashboard at ${this.base} (${method} ${path}): ${reason}`,
+        "network",
+      );
     }
     const text = await res.text();
     if (!res.ok) {
-      throw new RayJobsError(`Ray ${method} ${path} failed with HTTP ${res.status}: ${rayErrorSummary(text) || res.statusText}`, "http", res.status, text);
+      throw new RayJobsError(
+        `Ray ${method} ${path} failed with HTTP ${res.status}: ${rayErrorSummary(text) || res.statusText}`,
+        "http",
+        res.status,
+        text,
+      );
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
-      throw new RayJobsError(`Ray ${method} ${path} answered non-JSON: ${text.slice(0, 200)}`, "protocol", res.status, text);
+      throw new RayJobsError(
+        `Ray ${method} ${path} answered non-JSON: ${text.slice(0, 200)}`,
+        "protocol",
+        res.status,
+        text,
+      );
     }
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
-      throw new RayJobsError(`Ray ${method} ${path} answered an unexpected shape: ${parsed.error.message}`, "protocol", res.status, text);
+      throw new RayJobsError(
+        `Ray ${method} ${path} answered an unexpected shape: ${parsed.error.message}`,
+        "protocol",
+        res.status,
+        text,
+      );
     }
     return parsed.data;
   }
@@ -211,7 +255,8 @@ function describeMismatch(existing: RayJobDetails, req: RaySubmitRequest, volati
   const stored = existing.metadata ?? {};
   for (const [key, value] of Object.entries(req.metadata ?? {})) {
     if (volatile.has(key)) continue;
-    if (stored[key] !== value) return `its metadata ${key} is ${JSON.stringify(stored[key] ?? null)}, expected ${JSON.stringify(value)}`;
+    if (stored[key] !== value)
+      return `its metadata ${key} is ${JSON.stringify(stored[key] ?? null)}, expected ${JSON.stringify(value)}`;
   }
   return null;
 }

@@ -54,6 +54,9 @@ export function storedZip(files: Record<string, Buffer>): Buffer {
 
 /** The package of a launch and its GCS URI (content-addressed, as Ray names its own packages). */
 export function runPackage(apiKey: string, slimeArgs: string[]): { uri: string; zip: Buffer } {
-  const zip = storedZip({ [KEY_FILE]: Buffer.from(apiKey, "utf8"), [ARGS_FILE]: Buffer.from(JSON.stringify(slimeArgs), "utf8") });
+  const zip = storedZip({
+    [KEY_FILE]: Buffer.from(apiKey, "utf8"),
+    [ARGS_FILE]: Buffer.from(JSON.stringify(slimeArgs), "utf8"),
+  });
   return { uri: `gcs://_ray_pkg_${createHash("sha256").update(zip).digest("hex").slice(0, 16)}.zip`, zip };
 }

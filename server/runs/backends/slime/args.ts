@@ -73,23 +73,47 @@ function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   // compute_advantages_and_returns), where the experiment turns them on.
   const dual = h.dualClip > 1 ? ["--eps-clip-c", num(h.dualClip)] : [];
   const whiten = h.normalizeAdvantages ? ["--normalize-advantages"] : [];
-  const lossPath = (m: keyof typeof SLIME_CUSTOM_LOSS_PATHS) => slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS[m];
+  const lossPath = (m: keyof typeof SLIME_CUSTOM_LOSS_PATHS) =>
+    slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS[m];
   switch (method) {
     case "grpo":
-      return ["--advantage-estimator", "grpo", "--disable-rewards-normalization", ...kl, ...entropy, ...clip, ...dual, ...whiten];
+      return [
+        "--advantage-estimator",
+        "grpo",
+        "--disable-rewards-normalization",
+        ...kl,
+        ...entropy,
+        ...clip,
+        ...dual,
+        ...whiten,
+      ];
     case "opd":
       return ["--advantage-estimator", "on_policy_distillation", ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "combine":
       return [
-        "--advantage-estimator", "grpo", "--disable-rewards-normalization",
-        "--loss-type", "custom_loss", "--custom-loss-function-path", lossPath("combine"),
-        ...kl, ...entropy, ...clip, ...dual, ...whiten,
+        "--advantage-estimator",
+        "grpo",
+        "--disable-rewards-normalization",
+        "--loss-type",
+        "custom_loss",
+        "--custom-loss-function-path",
+        lossPath("combine"),
+        ...kl,
+        ...entropy,
+        ...clip,
+        ...dual,
+        ...whiten,
       ];
     case "topk":
       // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all.
       return [
-        "--loss-type", "custom_loss", "--custom-loss-function-path", lossPath("topk"),
-        "--distill-topk", String(h.distillTopK), "--disable-compute-advantages-and-returns",
+        "--loss-type",
+        "custom_loss",
+        "--custom-loss-function-path",
+        lossPath("topk"),
+        "--distill-topk",
+        String(h.distillTopK),
+        "--disable-compute-advantages-and-returns",
         ...entropy,
       ];
   }
@@ -116,7 +140,9 @@ function modelFor(slime: SlimeConfig, profile: SlimeProfile): ModelPreset | null
     ]);
   }
   if (!preset.profiles.includes(profile.id)) {
-    throw new SlimeCommandError([`${preset.name} cannot be built by ${profile.label}: its Megatron spec is not there (see ${preset.source}); use the profile ${preset.profiles.join(" or ")}`]);
+    throw new SlimeCommandError([
+      `${preset.name} cannot be built by ${profile.label}: its Megatron spec is not there (see ${preset.source}); use the profile ${preset.profiles.join(" or ")}`,
+    ]);
   }
   return preset;
 }
@@ -127,7 +153,8 @@ function modelFor(slime: SlimeConfig, profile: SlimeProfile): ModelPreset | null
  */
 export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const { config } = launch;
-  if (!config.slime) throw new Error(`run ${launch.runId}: the slime settings (hfCheckpoint, …) are missing from the config`);
+  if (!config.slime)
+    throw new Error(`run ${launch.runId}: the slime settings (hfCheckpoint, …) are missing from the config`);
   const slime = config.slime;
   const profile = SLIME_PROFILES[slime.profile];
   const model = modelFor(slime, profile);
@@ -149,69 +176,132 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const megatron = backend === "megatron";
 
   const argv: string[] = [
-    python, script,
-    "--actor-num-nodes", String(actor.nodes),
-    "--actor-num-gpus-per-node", String(actor.gpusPerNode),
-    "--rollout-num-gpus", String(rollout.gpus),
-    "--rollout-num-gpus-per-engine", String(rollout.gpusPerEngine),
-    "--num-gpus-per-node", String(plan.split.gpusPerNode),
+    python,
+    script,
+    "--actor-num-nodes",
+    String(actor.nodes),
+    "--actor-num-gpus-per-node",
+    String(actor.gpusPerNode),
+    "--rollout-num-gpus",
+    String(rollout.gpus),
+    "--rollout-num-gpus-per-engine",
+    String(rollout.gpusPerEngine),
+    "--num-gpus-per-node",
+    String(plan.split.gpusPerNode),
     ...(plan.split.colocate ? ["--colocate"] : []),
     // The fork asserts LoRA only runs on the FSDP backend (arguments.py:1884).
     ...(backend === "fsdp" ? ["--train-backend", "fsdp"] : []),
     // Architecture: the fork's hf_validate_args compares these with the checkpoint's config.json.
     ...(megatron && model ? [...model.modelArgs, "--rotary-base", String(model.rotaryBase)] : []),
     ...(bridge ? ["--megatron-to-hf-mode", "bridge"] : []),
-    "--hf-checkpoint", slime.hfCheckpoint,
-    "--ref-load", refLoad,
+    "--hf-checkpoint",
+    slime.hfCheckpoint,
+    "--ref-load",
+    refLoad,
     ...(slime.saveDir ? ["--save", slime.saveDir, "--save-interval", String(slime.saveInterval)] : []),
     "--disable-rollout-global-dataset",
-    "--rollout-function-path", SLIME_ROLLOUT_FUNCTION_PATH,
-    "--num-rollout", String(NUM_ROLLOUT_UNBOUNDED),
-    "--rollout-batch-size", String(h.batchSize),
-    "--n-samples-per-prompt", "1",
-    "--num-steps-per-rollout", "1",
+    "--rollout-function-path",
+    SLIME_ROLLOUT_FUNCTION_PATH,
+    "--num-rollout",
+    String(NUM_ROLLOUT_UNBOUNDED),
+    "--rollout-batch-size",
+    String(h.batchSize),
+    "--n-samples-per-prompt",
+    "1",
+    "--num-steps-per-rollout",
+    "1",
     ...methodArgs(launch, slime),
-    "--optimizer", "adam",
-    "--lr", num(h.lr),
-    "--lr-decay-style", "constant",
-    "--weight-decay", "0.1",
-    "--adam-beta1", "0.9",
-    "--adam-beta2", "0.98",
-    ...(megatron ? ["--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer"] : []),
+    "--optimizer",
+    "adam",
+    "--lr",
+    num(h.lr),
+    "--lr-decay-style",
+    "constant",
+    "--weight-decay",
+    "0.1",
+    "--adam-beta1",
+    "0.9",
+    "--adam-beta2",
+    "0.98",
+    ...(megatron
+      ? ["--optimizer-cpu-offload", "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer"]
+      : []),
     // Parallelism and memory, as the scripts' PERF_ARGS (Megatron) or the LoRA scripts' (FSDP).
     ...(megatron
       ? [
-          "--tensor-model-parallel-size", String(tp),
+          "--tensor-model-parallel-size",
+          String(tp),
           ...(tp! > 1 ? ["--sequence-parallel"] : []),
-          "--pipeline-model-parallel-size", "1",
-          "--context-parallel-size", "1",
-          "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1",
+          "--pipeline-model-parallel-size",
+          "1",
+          "--context-parallel-size",
+          "1",
+          "--recompute-granularity",
+          "full",
+          "--recompute-method",
+          "uniform",
+          "--recompute-num-layers",
+          "1",
         ]
       : ["--gradient-checkpointing"]),
-    "--use-dynamic-batch-size", "--max-tokens-per-gpu", String(slime.maxTokensPerGpu ?? MAX_TOKENS_PER_GPU[backend]),
-    "--log-probs-chunk-size", "1024",
+    "--use-dynamic-batch-size",
+    "--max-tokens-per-gpu",
+    String(slime.maxTokensPerGpu ?? MAX_TOKENS_PER_GPU[backend]),
+    "--log-probs-chunk-size",
+    "1024",
     ...(megatron
-      ? ["--attention-dropout", "0.0", "--hidden-dropout", "0.0", "--accumulate-allreduce-grads-in-fp32", "--attention-softmax-in-fp32", "--attention-backend", "flash"]
+      ? [
+          "--attention-dropout",
+          "0.0",
+          "--hidden-dropout",
+          "0.0",
+          "--accumulate-allreduce-grads-in-fp32",
+          "--attention-softmax-in-fp32",
+          "--attention-backend",
+          "flash",
+        ]
       : []),
     ...(config.lora.enabled
-      ? ["--use-lora", "--lora-rank", String(config.lora.rank), "--lora-alpha", String(config.lora.alpha), "--lora-target-modules", LORA_TARGET_MODULES]
+      ? [
+          "--use-lora",
+          "--lora-rank",
+          String(config.lora.rank),
+          "--lora-alpha",
+          String(config.lora.alpha),
+          "--lora-target-modules",
+          LORA_TARGET_MODULES,
+        ]
       : []),
     // SGLang engines: without the parsers OpenClaw's tool calls and thinking come back as plain text.
-    ...(model ? ["--sglang-tool-call-parser", model.toolCallParser, "--sglang-reasoning-parser", model.reasoningParser] : []),
-    "--sglang-mem-fraction-static", "0.8",
-    "--sglang-context-length", String(model?.contextLength ?? 32768),
+    ...(model
+      ? ["--sglang-tool-call-parser", model.toolCallParser, "--sglang-reasoning-parser", model.reasoningParser]
+      : []),
+    "--sglang-mem-fraction-static",
+    "0.8",
+    "--sglang-context-length",
+    String(model?.contextLength ?? 32768),
     ...(prm.external
       ? []
       : [
           "--prm-enable",
-          "--prm-num-gpus", String(prm.gpus),
-          "--prm-num-gpus-per-engine", String(prm.gpusPerEngine),
-          "--prm-model-path", slime.prmModelPath ?? slime.hfCheckpoint,
+          "--prm-num-gpus",
+          String(prm.gpus),
+          "--prm-num-gpus-per-engine",
+          String(prm.gpusPerEngine),
+          "--prm-model-path",
+          slime.prmModelPath ?? slime.hfCheckpoint,
         ]),
     ...slime.extraArgs,
   ];
 
-  const problems = checkSlimeArgv(argv.slice(2), { profile, backend, model, prmModel, nodes: plan.split.nodes, prmTeacherGpus: plan.split.prmTeacherGpus });
+  const problems = checkSlimeArgv(argv.slice(2), {
+    profile,
+    backend,
+    model,
+    prmModel,
+    nodes: plan.split.nodes,
+    prmTeacherGpus: plan.split.prmTeacherGpus,
+  });
   if (problems.gpu.length > 0) throw new GpuSplitError(problems.gpu);
   if (problems.other.length > 0) throw new SlimeCommandError(problems.other);
 
@@ -253,7 +343,10 @@ const HIDDEN = "<hidden>";
  * one flag (and its values) per line. Secrets (env vars and flag values whose names mention key, token,
  * secret or password) are hidden unless `revealSecrets` is set.
  */
-export function formatCommand(cmd: Pick<SlimeCommand, "argv" | "env" | "cwd">, opts: { revealSecrets?: boolean } = {}): string {
+export function formatCommand(
+  cmd: Pick<SlimeCommand, "argv" | "env" | "cwd">,
+  opts: { revealSecrets?: boolean } = {},
+): string {
   const reveal = opts.revealSecrets ?? false;
   const lines: string[] = [];
   if (cmd.cwd) lines.push(`cd ${shellQuote(cmd.cwd)}`);

@@ -31,7 +31,15 @@ export interface ArgvContext {
 }
 
 const LORA_FLAGS = ["--use-lora", "--lora-rank", "--lora-alpha", "--lora-target-modules"];
-const FORK_ONLY_FLAGS = ["--prm-enable", "--prm-num-gpus", "--prm-num-gpus-per-engine", "--prm-model-path", "--distill-topk", "--megatron-to-hf-mode", ...LORA_FLAGS];
+const FORK_ONLY_FLAGS = [
+  "--prm-enable",
+  "--prm-num-gpus",
+  "--prm-num-gpus-per-engine",
+  "--prm-model-path",
+  "--distill-topk",
+  "--megatron-to-hf-mode",
+  ...LORA_FLAGS,
+];
 
 /** `gpu`: issues of the GPU layout (reported like the planner's); `other`: everything else. */
 export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu: GpuSplitIssue[]; other: string[] } {
@@ -51,34 +59,61 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
     // Upstream parses --train-backend with choices ["megatron"] (slime/utils/arguments.py:1592) and has no
     // on_policy_distillation estimator (:940-950): both fatal. Fork-only flags are dropped silently by its
     // parse_known_args, which would run something else than the preview says: refuse them too.
-    if (backend !== "megatron") other.push(`${profile.label} has no --train-backend ${backend} (LoRA needs the OpenClaw-RL fork profile)`);
-    if (estimator === "on_policy_distillation") other.push(`${profile.label} has no --advantage-estimator on_policy_distillation (its OPD is --use-opd): use the fork profile for methods opd and combine`);
+    if (backend !== "megatron")
+      other.push(`${profile.label} has no --train-backend ${backend} (LoRA needs the OpenClaw-RL fork profile)`);
+    if (estimator === "on_policy_distillation")
+      other.push(
+        `${profile.label} has no --advantage-estimator on_policy_distillation (its OPD is --use-opd): use the fork profile for methods opd and combine`,
+      );
     const ignored = FORK_ONLY_FLAGS.filter((f) => v.has(f));
-    if (ignored.length) other.push(`${profile.label} would silently ignore ${ignored.join(", ")} (fork-only): use the fork profile, or set PRM GPUs to 0 and use an external judge`);
-    if (customLoss) other.push(`${profile.label}: the combine/top-K losses read teacher log-probs that only the fork's batch carries; use the fork profile`);
+    if (ignored.length)
+      other.push(
+        `${profile.label} would silently ignore ${ignored.join(", ")} (fork-only): use the fork profile, or set PRM GPUs to 0 and use an external judge`,
+      );
+    if (customLoss)
+      other.push(
+        `${profile.label}: the combine/top-K losses read teacher log-probs that only the fork's batch carries; use the fork profile`,
+      );
   } else {
     // Fork: LoRA flags exist only in the FSDP parser (fsdp_utils/arguments.py:50-55) and LoRA asserts FSDP
     // (arguments.py:1884-1885).
-    if (backend === "megatron" && LORA_FLAGS.some((f) => v.has(f))) other.push("--use-lora needs --train-backend fsdp in the fork (arguments.py:1884)");
+    if (backend === "megatron" && LORA_FLAGS.some((f) => v.has(f)))
+      other.push("--use-lora needs --train-backend fsdp in the fork (arguments.py:1884)");
     if (backend === "fsdp") {
       // The fork's FSDP actor never calls a custom loss and accepts only grpo/gspo (fsdp_utils/actor.py:530-537).
-      if (customLoss) other.push("the fork's FSDP (LoRA) backend ignores --loss-type custom_loss, so combine would train plain GRPO and top-K nothing: train without LoRA (Megatron) for methods combine and topk");
-      if (!["grpo", "gspo"].includes(estimator)) other.push(`the fork's FSDP (LoRA) backend supports only the grpo/gspo estimators, not ${estimator}: train without LoRA for method opd`);
+      if (customLoss)
+        other.push(
+          "the fork's FSDP (LoRA) backend ignores --loss-type custom_loss, so combine would train plain GRPO and top-K nothing: train without LoRA (Megatron) for methods combine and topk",
+        );
+      if (!["grpo", "gspo"].includes(estimator))
+        other.push(
+          `the fork's FSDP (LoRA) backend supports only the grpo/gspo estimators, not ${estimator}: train without LoRA for method opd`,
+        );
     }
-    if (ctx.prmTeacherGpus > 0) other.push("a separate PRM teacher (4-way split) has no flags in the fork at 0d034dd (OpenClaw-RL PR #85 came later): set PRM teacher GPUs to 0 for ray-slime");
+    if (ctx.prmTeacherGpus > 0)
+      other.push(
+        "a separate PRM teacher (4-way split) has no flags in the fork at 0d034dd (OpenClaw-RL PR #85 came later): set PRM teacher GPUs to 0 for ray-slime",
+      );
     if (backend === "megatron") {
       const ref = one("--ref-load");
       const hf = one("--hf-checkpoint");
       // checkpoint.py:130: "Only bridge mode is supported for loading HF checkpoint".
       if (ref !== undefined && ref === hf && one("--megatron-to-hf-mode") !== "bridge") {
-        other.push("--ref-load is the Hugging Face checkpoint, which the fork loads only with --megatron-to-hf-mode bridge (checkpoint.py:130): pass bridge, or a torch_dist conversion as SLIME_REF_LOAD");
+        other.push(
+          "--ref-load is the Hugging Face checkpoint, which the fork loads only with --megatron-to-hf-mode bridge (checkpoint.py:130): pass bridge, or a torch_dist conversion as SLIME_REF_LOAD",
+        );
       }
     }
   }
   if (backend === "megatron") {
     // hf_validate_args compares these with config.json; Megatron's defaults (None) never match.
-    const missing = ["--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size"].filter((f) => !v.has(f));
-    if (missing.length) other.push(`the Megatron architecture arguments ${missing.join(", ")} are missing: pick a model preset (SLIME_MODEL) or pass slime/scripts/models/<model>.sh's MODEL_ARGS`);
+    const missing = ["--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size"].filter(
+      (f) => !v.has(f),
+    );
+    if (missing.length)
+      other.push(
+        `the Megatron architecture arguments ${missing.join(", ")} are missing: pick a model preset (SLIME_MODEL) or pass slime/scripts/models/<model>.sh's MODEL_ARGS`,
+      );
   }
 
   // Re-plan the GPUs from the flags as slime will read them.
@@ -94,7 +129,8 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
     prmTeacherGpus: ctx.prmTeacherGpus,
     colocate: v.has("--colocate"),
   };
-  if (prmOn && split.prmGpus === 0) other.push("--prm-enable with --prm-num-gpus 0: the fork requires PRM GPUs above 0 (arguments.py:1729-1738)");
+  if (prmOn && split.prmGpus === 0)
+    other.push("--prm-enable with --prm-num-gpus 0: the fork requires PRM GPUs above 0 (arguments.py:1729-1738)");
   const tpRaw = backend === "megatron" ? one("--tensor-model-parallel-size") : undefined;
   const plan = planGpuSplit(split, {
     model: ctx.model ?? undefined,

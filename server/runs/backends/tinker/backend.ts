@@ -6,7 +6,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { RunLaunchSchema, tailLines, type LaunchPlan, type RunHandle, type RunLaunch, type TrainerBackend, type TrainerStatus } from "../backend";
+import {
+  RunLaunchSchema,
+  tailLines,
+  type LaunchPlan,
+  type RunHandle,
+  type RunLaunch,
+  type TrainerBackend,
+  type TrainerStatus,
+} from "../backend";
 import { formatCommand } from "../slime/args";
 import { inheritedEnv } from "../../../platform/env";
 import { terminateGroup } from "../localProcess/processGroup";
@@ -44,12 +52,28 @@ export const TinkerSettingsSchema = z.object({
 export type TinkerSettings = z.output<typeof TinkerSettingsSchema>;
 
 /** Variables the bridge inherits; the control plane's own secrets (database, session key) stay out. */
-const INHERITED = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR", "VIRTUAL_ENV", "CONDA_PREFIX", "HF_HOME", "TINKER_BASE_URL"] as const;
+const INHERITED = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+  "TMPDIR",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "HF_HOME",
+  "TINKER_BASE_URL",
+] as const;
 
 /** The bridge's command and environment for a launch (also what the launch preview shows). */
-export function tinkerCommand(launch: RunLaunch, settings: TinkerSettings): { argv: string[]; env: Record<string, string>; cwd: string } {
+export function tinkerCommand(
+  launch: RunLaunch,
+  settings: TinkerSettings,
+): { argv: string[]; env: Record<string, string>; cwd: string } {
   const baseModel = settings.baseModel ?? launch.config.slime?.hfCheckpoint;
-  if (!baseModel) throw new Error("Tinker needs a base model: set TINKER_BASE_MODEL or the policy model of the experiment");
+  if (!baseModel)
+    throw new Error("Tinker needs a base model: set TINKER_BASE_MODEL or the policy model of the experiment");
   const h = launch.config.hyperparameters;
   const env: Record<string, string> = {
     CONTROL_PLANE_URL: launch.config.controlPlaneUrl,
@@ -110,16 +134,25 @@ export class TinkerBackend implements TrainerBackend {
     const existing = this.runs.get(launch.runId);
     if (existing) return { externalJobId: `tinker:${existing.pgid}` };
     if (!this.settings.apiKey) {
-      throw new Error("Tinker trains on your own Tinker account: set TINKER_API_KEY (your Tinker service key) for the control plane");
+      throw new Error(
+        "Tinker trains on your own Tinker account: set TINKER_API_KEY (your Tinker service key) for the control plane",
+      );
     }
     const { argv, env, cwd } = tinkerCommand(launch, this.settings);
     const inherited = inheritedEnv();
     for (const name of INHERITED) if (inherited[name] !== undefined) env[name] ??= inherited[name]!;
     env.PYTHONPATH = [cwd, inherited.PYTHONPATH].filter(Boolean).join(":");
 
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const run = await new Promise<BridgeRun>((resolve, reject) => {
-      child.once("error", (err) => reject(new Error(`could not start the Tinker bridge (${argv.join(" ")}): ${err.message}`)));
+      child.once("error", (err) =>
+        reject(new Error(`could not start the Tinker bridge (${argv.join(" ")}): ${err.message}`)),
+      );
       child.once("spawn", () => resolve({ child, pgid: child.pid!, lines: [] }));
     });
     this.runs.set(launch.runId, run);
@@ -152,7 +185,10 @@ export class TinkerBackend implements TrainerBackend {
     if (run.stopping) return { state: "KILLED", message: "stopped on request" };
     if (run.exit.code === 0) return { state: "FINISHED", message: "the Tinker bridge exited cleanly" };
     const last = run.lines.filter((l) => !l.startsWith("[control-plane]")).at(-1);
-    return { state: "FAILED", message: `the Tinker bridge ${run.exit.signal ? `was killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`}${last ? `: ${last}` : ""}` };
+    return {
+      state: "FAILED",
+      message: `the Tinker bridge ${run.exit.signal ? `was killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`}${last ? `: ${last}` : ""}`,
+    };
   }
 
   async logs(handle: RunHandle, opts: { tail?: number } = {}): Promise<string> {

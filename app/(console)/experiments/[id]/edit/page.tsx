@@ -18,9 +18,18 @@ export default function EditExperimentPage() {
   return (
     <>
       <h1>Edit {e.name}</h1>
-      {e.activeRun && <div className="notice">Run #{e.activeRun.number} keeps the config it was launched with; changes apply to the next run.</div>}
+      {e.activeRun && (
+        <div className="notice">
+          Run #{e.activeRun.number} keeps the config it was launched with; changes apply to the next run.
+        </div>
+      )}
       <ExperimentForm
-        initial={{ name: e.name, slug: e.slug, description: e.description, config: e.config as unknown as Record<string, unknown> }}
+        initial={{
+          name: e.name,
+          slug: e.slug,
+          description: e.description,
+          config: e.config as unknown as Record<string, unknown>,
+        }}
         secretsSet={e.secretsSet}
         submitLabel="Save changes"
         slugEditable={false}
