@@ -67,6 +67,10 @@ class ChatModel(abc.ABC):
     @abc.abstractmethod
     def save_adapter(self, name: str, path: str) -> None: ...
 
+    def backward(self, loss: Any) -> None:
+        """Backpropagates a training loss (implementations with global adapter state set the trained one)."""
+        loss.backward()
+
     def set_gradient_checkpointing(self, on: bool) -> None:  # noqa: B027 (optional: models that have it)
         """Trade compute for activation memory during training, where the implementation supports it."""
 

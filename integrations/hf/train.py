@@ -153,12 +153,13 @@ def _batch(model: ChatModel, seqs: list[list[int]]) -> tuple[torch.Tensor, torch
 def response_logp(model: ChatModel, seqs: list[list[int]], ns: list[int], adapter: str | None, full: bool = False) -> list[torch.Tensor]:
     """Per sample: log-probs of its last ``n`` tokens ([n]), or the full distributions there ([n, V])."""
     ids, mask = _batch(model, seqs)
-    logp = torch.log_softmax(model.logits(ids, mask, adapter).float(), dim=-1)
+    logits = model.logits(ids, mask, adapter)
     width = ids.shape[1]
     out = []
     for b, n in enumerate(ns):
-        # Left padding: the sequence ends at the last column; position p predicts token p+1.
-        rows = logp[b, width - n - 1 : width - 1]
+        # Left padding: the sequence ends at the last column; position p predicts token p+1. Only the
+        # response rows go to fp32 (the vocabulary-sized rows are the memory that matters).
+        rows = torch.log_softmax(logits[b, width - n - 1 : width - 1].float(), dim=-1)
         out.append(rows if full else rows.gather(-1, ids[b, width - n :, None])[:, 0])
     return out
 
@@ -222,7 +223,7 @@ class Trainer:
                     metrics["opd_kl"] += float((kl.detach() * w).sum())
             k += len(c)
             if loss.requires_grad:
-                loss.backward()
+                model.backward(loss)
         params = model.trainable_parameters()
         grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip) if cfg.grad_clip > 0 else torch.tensor(0.0)
         self.optimizer.step()
