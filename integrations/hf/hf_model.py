@@ -70,8 +70,12 @@ class HfChatModel(ChatModel):
 
     # -- adapters under the lock -------------------------------------------------------------------------
     @contextmanager
-    def using(self, adapter: str | None) -> Iterator[None]:
+    def using(self, adapter: str | None, training: bool = False) -> Iterator[None]:
         with self._lock:
+            # Train mode only for forwards that build a graph: transformers checkpoints layers (and turns the KV
+            # cache off) only in train mode, and decoding needs the cache.
+            if self.peft.training != training:
+                self.peft.train(training)
             if adapter is None:
                 with self.peft.disable_adapter():
                     yield
@@ -85,7 +89,7 @@ class HfChatModel(ChatModel):
             yield
 
     def backward(self, loss: torch.Tensor) -> None:
-        with self.using(TRAIN):
+        with self.using(TRAIN, training=True):
             loss.backward()
 
     def set_gradient_checkpointing(self, on: bool) -> None:
@@ -114,7 +118,7 @@ class HfChatModel(ChatModel):
         return (mask.long().cumsum(-1) - 1).clamp(min=0)
 
     def logits(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> torch.Tensor:
-        with self.using(adapter):
+        with self.using(adapter, training=torch.is_grad_enabled()):
             out = self.peft(input_ids=ids, attention_mask=mask, position_ids=self._positions(mask), use_cache=False)
         return out.logits
 

@@ -211,7 +211,7 @@ class Trainer:
                     pg, clip = losses.policy_loss(ppo_kl, a, cfg.eps_clip, cfg.eps_clip_high, cfg.dual_clip or None)
                     scale = cfg.w_rl if (not use_sampled and cfg.method == "combine") else 1.0
                     loss = loss + scale * (pg * w).sum()
-                    metrics["pg_loss"] += float((pg * w).sum())
+                    metrics["pg_loss"] += float((pg.detach() * w).sum())
                     metrics["pg_clipfrac"] += float((clip * w).sum())
                 metrics["ppo_kl"] += float((ppo_kl.detach() * w).sum())
                 if not use_sampled and p.teacher_prompt is not None:

@@ -16,7 +16,8 @@ class HfGlueTest(unittest.TestCase):
     def setUpClass(cls):
         from integrations.hf.hf_model import build_random
 
-        cls.model = build_random("toy", device="cpu", dtype="float32", rank=4, alpha=8, gradient_checkpointing=False)
+        # Gradient checkpointing on, as in production: decoding must still use the KV cache.
+        cls.model = build_random("toy", device="cpu", dtype="float32", rank=4, alpha=8, gradient_checkpointing=True)
 
     def test_template_and_tokenizer_round_trip(self):
         text = self.model.render(MESSAGES)
