@@ -9,7 +9,8 @@ serves it (serve.py), and trains it with the real loop (train.train) against a s
 API (the three routes integrations/slime/client.py calls). Each leased sample is a real chat completion from the
 served policy over HTTP, recorded as the proxy records it (token ids, behaviour log-probs); its reward targets
 one token: +1 when the reply starts with it, −1 otherwise. For OPD the stand-in's teacher is the frozen base
-scored over HTTP on the hinted context (/base/generate, SGLang's convention) plus one nat on the target token.
+scored over HTTP on the same context (/base/tokenize, /base/generate, SGLang's convention) plus one nat on the
+target token, so the OPD signal targets the token too (a random model has no use for a hint's words).
 Methods grpo, opd and combine (sampled estimator) each run ``--steps`` steps from the same initial adapter,
 beside an lr-0 control (grpo, same pipeline, same seed), while client threads keep requesting completions.
 
@@ -36,7 +37,6 @@ import torch
 from integrations.slime.client import ControlPlaneClient, Settings
 from integrations.slime.leases import LeaseBook
 
-from .chat import hinted_messages
 from .model import TRAIN
 from .train import TrainConfig, Trainer, response_logp, serve, train
 
@@ -95,7 +95,7 @@ class StandInConsole:
             "kind": "RL", "teacherLogprobs": None, "hint": None, "policyVersion": res["metadata"]["weight_version"],
         }
         if self.method in ("opd", "combine"):
-            prompt = post(f"{self.root}/base/tokenize", {"messages": hinted_messages(PROBE, HINT)})["tokens"]
+            prompt = post(f"{self.root}/base/tokenize", {"messages": PROBE})["tokens"]
             scored = post(f"{self.root}/base/generate", {"input_ids": prompt + ids, "sampling_params": {"max_new_tokens": 0}, "return_logprob": True, "logprob_start_len": len(prompt) - 1})
             teacher = [e[0] for e in scored["meta_info"]["input_token_logprobs"][1:]]
             sample.update(kind="BOTH" if self.method == "combine" else "OPD", hint=HINT,
@@ -161,13 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="0.6b", help="Qwen3 shape: 0.6b, 1.7b or 4b")
     ap.add_argument("--layers", type=int, default=None, help="fewer layers than the real shape (a quicker check)")
     ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--rank", type=int, default=16)
     ap.add_argument("--max-tokens", type=int, default=8, help="reply length of the leased samples")
     ap.add_argument("--load-threads", type=int, default=4)
     ap.add_argument("--idle-seconds", type=float, default=20)
-    ap.add_argument("--target-rank", type=int, default=3, help="the target is the probe's k-th most likely first token")
+    ap.add_argument("--target-rank", type=int, default=2, help="the target is the probe's k-th most likely first token")
     ap.add_argument("--out", default="hf-device-check.json")
     args = ap.parse_args(argv)
 
@@ -245,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         "requests": load.requests, "failed_requests": load.failures + server.failures,
         "target_prob_over_control": {m: report["methods"][m]["final_target_prob"] - control for m in ("grpo", "opd", "combine")},
     })
-    report["throughput_ratio_training_vs_idle"] = report["tokens_per_s_training"] / max(report["tokens_per_s_idle"], 1e-9)
+    idle = report["tokens_per_s_idle"]
+    report["throughput_ratio_training_vs_idle"] = report["tokens_per_s_training"] / idle if idle > 0 else None
     server.close()
     batcher.close()
     with open(args.out, "w", encoding="utf-8") as f:

@@ -261,7 +261,15 @@ class HfServer:
                     sent = cut
             w.write(chunk(delta, token_ids=[tok], logprobs={"content": [self._lp_entry(tok, lp)]}))
             w.flush()
-        g = future.result()  # raises the generation's error: the handler answers it (headers are out: it only logs)
+        try:
+            g = future.result()
+        except Exception as err:  # noqa: BLE001 (the headers are out: the stream ends with an error event)
+            with self._count:
+                self.failures += 1
+            log.exception("streamed generation failed")
+            w.write(f"data: {json.dumps({'error': {'message': f'generation failed: {err}', 'type': 'server_error'}})}\n\n".encode())
+            w.write(b"data: [DONE]\n\n")
+            return
         final: dict[str, Any] = {}
         if held:
             message = parse_message(self.model.decode(self._visible(g.ids, g.finish_reason)))

@@ -128,12 +128,17 @@ def prepare(model: ChatModel, items: Sequence[Mapping[str, Any]], cfg: TrainConf
     for i, item in enumerate(items):
         f = sample_fields(dict(item), tok, cfg.method, i)
         n = f["response_length"]
+        if any(not 0 <= t < model.vocab_size for t in f["tokens"]):
+            # Recorded ids from another tokenizer (or a corrupted turn) would index past the embedding table.
+            log.warning("skipping sample %s: a token id is outside the model's vocabulary of %d", item.get("sampleId"), model.vocab_size)
+            continue
         hint = item.get("hint")
         teacher_prompt = None
         if cfg.method != "grpo" and item.get("kind", "RL") != "RL" and hint:
             rendered = model.render(hinted_messages(normalize(item.get("messages") or []), hint), item.get("tools") or None, True)
             teacher_prompt = model.encode(rendered)
-        teacher = f["teacher_log_probs"]
+        # Absent, not None, where convert leaves it out (grpo; the fork's Sample has no such field).
+        teacher = f.get("teacher_log_probs")
         out.append(Prepared(
             tokens=f["tokens"], n=n, mask=torch.tensor(f["loss_mask"], dtype=torch.float32),
             reward=f["reward"], rollout=torch.tensor(f["rollout_log_probs"], dtype=torch.float32),
@@ -172,8 +177,9 @@ class Trainer:
     def step(self, items: Sequence[Mapping[str, Any]]) -> dict[str, float]:
         cfg, model = self.cfg, self.model
         data = [p for p in prepare(model, items, cfg) if p.n > 0]
+        skipped = float(len(items) - len(data))
         if not data:
-            return {"train/samples": 0.0}
+            return {"train/samples": 0.0, "train/skipped_samples": skipped}
         mb = max(1, cfg.micro_batch)
         chunks = [data[i : i + mb] for i in range(0, len(data), mb)]
         device = model.device
@@ -232,6 +238,7 @@ class Trainer:
             "train/loss": metrics["pg_loss"] + metrics["opd_kl"],
             "train/grad_norm": float(grad_norm),
             "train/samples": float(len(data)),
+            "train/skipped_samples": skipped,
             "train/tokens": total_tokens,
             # Mean |behaviour − trainer| log-prob on the very ids served: how far serving and training disagree.
             "train/logprob_mismatch": float(mismatch),

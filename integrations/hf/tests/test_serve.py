@@ -156,6 +156,21 @@ class ServeTest(unittest.TestCase):
 
 
 @needs_torch
+class UntrustedSamplesTest(unittest.TestCase):
+    def test_a_sample_with_ids_outside_the_vocabulary_is_skipped_not_trained(self):
+        from integrations.hf.model import AdapterSlots
+        from integrations.hf.tiny import TinyChatModel
+        from integrations.hf.train import TrainConfig, Trainer
+
+        model = TinyChatModel(seed=2)
+        trainer = Trainer(model, AdapterSlots(model), TrainConfig(method="grpo", lr=1e-2))
+        good = {"messages": MESSAGES, "responseTokenIds": [111, 107, 257], "rolloutLogprobs": [-1.0] * 3, "reward": 1.0, "kind": "RL"}
+        bad = {**good, "responseTokenIds": [111, 100_000, 257]}
+        metrics = trainer.step([good, bad])
+        self.assertEqual((metrics["train/samples"], metrics["train/skipped_samples"]), (1.0, 1.0))
+
+
+@needs_torch
 class StreamingHoldBackTest(unittest.TestCase):
     def test_tags_and_partial_characters_wait(self):
         from integrations.hf.serve import emittable
