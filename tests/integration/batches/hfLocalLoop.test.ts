@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSglangTeacher } from "../../../server/judge/core/teacherClients";
+import { StreamAccumulator, fromCompletion } from "../../../server/proxy/accumulate";
 import { terminateGroup } from "../../../server/runs/backends/localProcess/processGroup";
 import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
@@ -113,5 +114,24 @@ describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
     const scored = await teacher.score(messages, ids);
     expect(scored).toHaveLength(ids.length);
     scored.forEach((lp, k) => expect(lp).toBeCloseTo(behaviour[k]!, 4));
+
+    // What the proxy records from the policy endpoint, streamed or not: the sampled ids and their log-probs.
+    const ask = (stream: boolean) =>
+      fetch(`${stored.rolloutUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "tiny", messages, max_tokens: 8, seed: 9, stream }),
+      });
+    const whole = fromCompletion(await (await ask(false)).json());
+    const acc = new StreamAccumulator();
+    for (const line of (await (await ask(true)).text()).split("\n")) {
+      if (line.startsWith("data: ") && line !== "data: [DONE]") acc.push(JSON.parse(line.slice(6)));
+    }
+    const streamed = acc.result();
+    expect(whole.tokenIds.length).toBeGreaterThan(0);
+    expect(whole.logprobs).toHaveLength(whole.tokenIds.length);
+    expect(streamed.tokenIds).toEqual(whole.tokenIds);
+    expect(streamed.logprobs).toEqual(whole.logprobs);
+    expect(streamed.content).toBe(whole.content);
   }, 300_000);
 });
