@@ -142,5 +142,6 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
       output,
     ).toBe(true);
     expect(output).toMatch(/test_weight_swaps_under_live_requests_fail_nothing .* ok/);
+    expect(output).toMatch(/test_micro_batches_add_up_to_slimes_reductions .* ok/);
   }, 300_000);
 });
