@@ -55,7 +55,9 @@ def _response_message(leased: dict[str, Any]) -> dict[str, Any]:
 
 
 def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int) -> dict[str, Any]:
-    """Keyword fields for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's)."""
+    """Attributes for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's):
+    its fields, plus ``teacher_log_probs`` when there is a teacher (an attribute the fork's RolloutManager
+    ships, tests/fixtures/slime/sample-contract.json)."""
     messages = normalize_messages(leased.get("messages") or [])
     tools = leased.get("tools") or None
     prompt_text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
@@ -91,7 +93,7 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
             teacher = rollout_lp
             loss_mask = [0] * n
 
-    return {
+    fields: dict[str, Any] = {
         "index": index,
         "group_index": index,
         "prompt": prompt_text,
@@ -101,10 +103,9 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
         "reward": float(leased.get("reward", 0.0)),
         "loss_mask": loss_mask,
         "rollout_log_probs": rollout_lp,
-        "teacher_log_probs": teacher,
         "weight_versions": [str(leased.get("policyVersion", 0))],
-        "session_id": leased.get("sessionId"),
         "metadata": {
+            "session_id": leased.get("sessionId"),
             "sample_id": leased.get("sampleId"),
             "turn_id": leased.get("turnId"),
             "kind": kind,
@@ -114,3 +115,9 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
             "attempt": leased.get("attempt"),
         },
     }
+    # ``teacher_log_probs`` is not a field of the fork's Sample: RolloutManager ships it whenever the first
+    # sample carries the attribute, and the Megatron actor takes len() of each value, so a GRPO batch must
+    # not carry it at all (None would crash the first train step).
+    if teacher is not None:
+        fields["teacher_log_probs"] = teacher
+    return fields

@@ -154,6 +154,18 @@ def batch_metrics(leased: list[dict[str, Any]], waited_s: float, available: int)
     }
 
 
+def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int) -> list[Any]:
+    """slime ``Sample``s (completed) for leased samples, indexed from ``first_index``."""
+    out = []
+    for i, item in enumerate(leased):
+        sample = sample_cls()
+        for name, value in sample_fields(item, tokenizer, method, first_index + i).items():
+            setattr(sample, name, value)
+        sample.status = sample_cls.Status.COMPLETED
+        out.append(sample)
+    return out
+
+
 def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
     if evaluation:
         # There is no evaluation dataset: conversations are the data. slime wraps a dict as RolloutFnEvalOutput.
@@ -174,15 +186,8 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     leased = lease["samples"]
 
     Sample, RolloutFnTrainOutput = _slime_types()
-    samples = []
-    for item in leased:
-        fields = sample_fields(item, job.tokenizer, job.method, job.next_index)
-        job.next_index += 1
-        sample = Sample()
-        for name, value in fields.items():
-            setattr(sample, name, value)
-        sample.status = Sample.Status.COMPLETED
-        samples.append([sample])
+    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index)]
+    job.next_index += len(samples)
 
     metrics = batch_metrics(leased, waited, int(lease.get("available", 0)))
     job.status = f"rollout {rollout_id}: training on {len(samples)} samples"
