@@ -5,13 +5,12 @@ import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs
 import {
   buildSlimeCommand,
   formatCommand,
+  methodArgs,
   shellQuote,
-  SLIME_CUSTOM_LOSS_PATHS,
   SLIME_ROLLOUT_FUNCTION_PATH,
 } from "../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
-import { buildRunLaunch } from "../../../server/runs/launch";
-import { supervisorSettings } from "../../../server/runs/settings";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({
@@ -146,7 +145,11 @@ describe("algorithm flags", () => {
     const opd = buildSlimeCommand(launch({ method: "opd" })).argv;
     expect(flag(opd, "--advantage-estimator")).toEqual(["on_policy_distillation"]);
 
-    const topk = buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } })).argv;
+    // topk is refused (see below); its flags as they would be, with rewards left unnormalised so the fork's
+    // rollout keeps every single-sample group.
+    const l = launch({ method: "topk", hyperparameters: { distillTopK: 20 } });
+    const topk = methodArgs(l, l.config.slime!);
+    expect(flag(topk, "--disable-rewards-normalization")).toEqual([]);
     expect(flag(topk, "--custom-loss-function-path")).toEqual([
       "integrations.slime.topk_loss.topk_distillation_loss_function",
     ]);
@@ -194,22 +197,24 @@ describe("the experiment's loss knobs", () => {
     expect([flag(off, "--eps-clip-c"), flag(off, "--normalize-advantages")]).toEqual([undefined, undefined]);
   });
 
-  it("OPD with the top-K estimator launches the reference's top-K loss with the experiment's K", () => {
-    const cfg = ExperimentConfigSchema.parse({
+  it("top-K on slime is refused with the reason, in config validation and in the command (launch preview)", () => {
+    const input = {
       method: "opd",
       policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
       trainer: { backend: "ray-slime", rayAddress: "http://h:8265" },
       hyper: { opdEstimator: "topk", topK: 20 },
-    });
-    const l = buildRunLaunch(
-      { runId: "r", runNumber: 1, experimentSlug: "e", config: cfg },
-      supervisorSettings({ SLIME_HF_CHECKPOINT: "/models/Qwen3-4B" }),
-      "k",
+    };
+    expect(() => ExperimentConfigSchema.parse(input)).toThrowError(/PRs #99\/#109/);
+    // A config stored before the refusal still maps to method topk, and the command builder refuses it too.
+    expect(() => buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } }))).toThrowError(
+      TOPK_REFUSAL,
     );
-    expect(l.config.method).toBe("topk");
-    const argv = buildSlimeCommand(l).argv;
-    expect(flag(argv, "--distill-topk")).toEqual(["20"]);
-    expect(flag(argv, "--custom-loss-function-path")).toEqual([SLIME_CUSTOM_LOSS_PATHS.topk]);
+    // The same refusal catches --distill-topk added through the operator's extra arguments.
+    expect(() =>
+      buildSlimeCommand(
+        launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--distill-topk", "4"] } }),
+      ),
+    ).toThrowError(TOPK_REFUSAL);
   });
 });
 

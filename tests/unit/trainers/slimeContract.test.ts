@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, TrainingMethodSchema } from "../../../server/runs/backends/backend";
-import { buildSlimeCommand, SlimeCommandError } from "../../../server/runs/backends/slime/args";
+import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
 import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../server/runs/backends/slime/profiles";
 
 interface FixtureArg {
@@ -146,12 +147,30 @@ describe("generated slime commands against the extracted argparse contracts", ()
           expect(contractProblems(profile, argv.slice(2)), `${hfCheckpoint} ${JSON.stringify(gpu)}`).toEqual([]);
         }
       }
-      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also the rest without LoRA).
+      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also opd and
+      // combine without LoRA; topk nowhere until it is rebuilt, validate.ts TOPK_REFUSAL).
       const supported =
-        method === "grpo" ? !(profile === "upstream-slime" && lora) : profile === "openclaw-rl-fork" && !lora;
+        method === "grpo"
+          ? !(profile === "upstream-slime" && lora)
+          : method !== "topk" && profile === "openclaw-rl-fork" && !lora;
       expect(built > 0).toBe(supported);
     },
   );
+
+  it("topk is refused with the reason, and its flags (for when it is rebuilt) parse on the fork", () => {
+    const launch = RunLaunchSchema.parse({
+      runId: "r",
+      experimentSlug: "e",
+      config: {
+        method: "topk",
+        controlPlaneUrl: "http://cp:3000",
+        apiKey: "k",
+        slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt" },
+      },
+    });
+    expect(() => buildSlimeCommand(launch)).toThrowError(TOPK_REFUSAL);
+    expect(contractProblems("openclaw-rl-fork", methodArgs(launch, launch.config.slime!))).toEqual([]);
+  });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
     expect(contractProblems("openclaw-rl-fork", ["--lora-rank", "16"])).toEqual([

@@ -64,7 +64,8 @@ function num(value: number): string {
   return Math.abs(value) < 1e-3 ? value.toExponential() : String(value);
 }
 
-function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
+/** The method's own flags (exported for the contract test: a refused method's flags must still parse). */
+export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   const { method, hyperparameters: h } = launch.config;
   const clip = ["--eps-clip", num(h.epsClip), "--eps-clip-high", num(h.epsClipHigh)];
   const kl = ["--use-kl-loss", "--kl-loss-coef", num(h.klCoef), "--kl-loss-type", "low_var_kl"];
@@ -105,8 +106,12 @@ function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
         ...whiten,
       ];
     case "topk":
-      // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all.
+      // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all. Without
+      // --disable-rewards-normalization the fork's rollout drops every constant-reward group of one sample
+      // (ray/rollout.py _drop_constant_reward_groups): 16 samples would become 1. (The command is refused
+      // anyway until top-K is rebuilt: validate.ts TOPK_REFUSAL.)
       return [
+        "--disable-rewards-normalization",
         "--loss-type",
         "custom_loss",
         "--custom-loss-function-path",

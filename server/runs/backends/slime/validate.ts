@@ -41,6 +41,16 @@ const FORK_ONLY_FLAGS = [
   ...LORA_FLAGS,
 ];
 
+/**
+ * Why top-K distillation does not run on slime yet: its loss (integrations/slime/topk_loss.py) reads the
+ * teacher's top-K log-probs and indices from the batch, which nothing produces (the control plane scores the
+ * sampled tokens only), so it raises at its first step. Upstream OpenClaw-RL rebuilt top-K on a student top-K
+ * plus an in-job Megatron teacher gather, with an advantage-difference clip (PRs #99/#109); until it is
+ * rebuilt on that, it is refused.
+ */
+export const TOPK_REFUSAL =
+  "top-K distillation is not available on slime: no teacher top-K log-probs are produced for its loss, which would fail at the first step (to be rebuilt on OpenClaw-RL PRs #99/#109); use the sampled OPD estimator";
+
 /** `gpu`: issues of the GPU layout (reported like the planner's); `other`: everything else. */
 export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu: GpuSplitIssue[]; other: string[] } {
   const v = lastValues(args);
@@ -51,6 +61,7 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
   };
   const other: string[] = [];
   const { profile } = ctx;
+  if (Number(one("--distill-topk") ?? 0) > 0) other.push(TOPK_REFUSAL);
   const backend = (one("--train-backend") ?? "megatron") as string;
   const estimator = one("--advantage-estimator") ?? "grpo";
   const customLoss = one("--loss-type") === "custom_loss";
