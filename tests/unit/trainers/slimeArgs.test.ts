@@ -348,7 +348,7 @@ describe("model presets, profiles and the final argument list", () => {
     );
   });
 
-  it("upstream slime: grpo with an external judge only; PRM GPUs, OPD, LoRA and Qwen3.5 on the fork are refused with the reason", () => {
+  it("upstream slime: grpo with an external judge only; PRM GPUs, OPD and LoRA are refused with the reason", () => {
     const up = (config: Partial<RunLaunchConfigInput>, gpu: GpuSplitInput = { prmGpus: 0 }) =>
       launch(
         { ...config, slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime", ...config.slime } },
@@ -361,9 +361,6 @@ describe("model presets, profiles and the final argument list", () => {
     expect(() => buildSlimeCommand(up({ method: "grpo", lora: { enabled: true } }))).toThrowError(
       /--train-backend fsdp/,
     );
-    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(
-      /Qwen3.5-4B cannot be built by OpenClaw-RL's slime fork/,
-    );
     const q35 = buildSlimeCommand(
       launch(
         { method: "grpo", slime: { hfCheckpoint: "/models/Qwen3.5-4B", profile: "upstream-slime" } },
@@ -375,5 +372,27 @@ describe("model presets, profiles and the final argument list", () => {
       flag(q35, "--sglang-tool-call-parser"),
       flag(q35, "--tensor-model-parallel-size"),
     ]).toEqual([["10000000"], ["qwen3_coder"], ["4"]]);
+  });
+
+  it("Qwen3.5 on the fork (PR #43): every method it runs, from a torch_dist --ref-load in raw mode, never bridge", () => {
+    const q35 = { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" };
+    for (const method of ["grpo", "opd", "combine"] as const) {
+      const argv = buildSlimeCommand(launch({ method, slime: q35 })).argv;
+      expect(flag(argv, "--spec")).toEqual(["slime_plugins.models.qwen3_5", "get_qwen3_5_spec"]);
+      expect(flag(argv, "--ref-load")).toEqual(["/models/qwen35-4b_torch_dist"]);
+      expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
+      expect([flag(argv, "--rotary-base"), flag(argv, "--sglang-tool-call-parser")]).toEqual([
+        ["10000000"],
+        ["qwen3_coder"],
+      ]);
+      expect(flag(argv, "--prm-enable")).toEqual([]);
+    }
+    // The HF directory alone cannot load (no bridge for its hybrid layout): refused with what to pass instead.
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(
+      /Qwen3.5-4B on the fork loads only a torch_dist conversion/,
+    );
+    expect(() =>
+      buildSlimeCommand(launch({ slime: { ...q35, extraArgs: ["--megatron-to-hf-mode", "bridge"] } })),
+    ).toThrowError(/must not load through --megatron-to-hf-mode bridge/);
   });
 });

@@ -91,7 +91,14 @@ function contractProblems(profile: SlimeProfileId, args: string[]): string[] {
   return problems;
 }
 
-const CHECKPOINTS = ["/models/Qwen3-4B", "/models/Qwen3-4B-Thinking-2507", "/models/Qwen3-8B", "/models/Qwen3.5-4B"];
+const CHECKPOINTS: { hfCheckpoint: string; refLoad?: string }[] = [
+  { hfCheckpoint: "/models/Qwen3-4B" },
+  { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" },
+  { hfCheckpoint: "/models/Qwen3-8B" },
+  { hfCheckpoint: "/models/Qwen3.5-4B" },
+  // Qwen3.5 on the fork loads a torch_dist conversion (raw spec, no bridge).
+  { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" },
+];
 const SPLITS = [
   {},
   { prmGpus: 0 },
@@ -103,7 +110,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
   it("fixtures record where they came from", () => {
     expect(FIXTURES["openclaw-rl-fork"].header.sources[0]).toMatchObject({
       repo: "Gen-Verse/OpenClaw-RL",
-      commit: "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5",
+      commit: "f48ac358adf9873b5cb2210f1cb234a52ed8a8a3",
     });
     expect(FIXTURES["upstream-slime"].header.sources[0]).toMatchObject({
       repo: "THUDM/slime",
@@ -118,7 +125,8 @@ describe("generated slime commands against the extracted argparse contracts", ()
     "$profile × $method × LoRA $lora: every flag exists with the right type, or the command is refused with a reason",
     ({ profile, method, lora }) => {
       let built = 0;
-      for (const hfCheckpoint of CHECKPOINTS) {
+      let builtQwen35 = 0;
+      for (const checkpoint of CHECKPOINTS) {
         for (const gpu of SPLITS) {
           const launch = RunLaunchSchema.parse({
             runId: "r",
@@ -129,7 +137,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
               gpu,
               controlPlaneUrl: "http://cp:3000",
               apiKey: "k",
-              slime: { hfCheckpoint, profile, saveDir: "/ckpt" },
+              slime: { ...checkpoint, profile, saveDir: "/ckpt" },
               // every optional flag the experiment can turn on: dual-clip, advantage whitening
               hyperparameters: { dualClip: 3, normalizeAdvantages: true },
             },
@@ -144,7 +152,11 @@ describe("generated slime commands against the extracted argparse contracts", ()
             continue;
           }
           built++;
-          expect(contractProblems(profile, argv.slice(2)), `${hfCheckpoint} ${JSON.stringify(gpu)}`).toEqual([]);
+          if (checkpoint.hfCheckpoint.includes("Qwen3.5")) builtQwen35++;
+          expect(
+            contractProblems(profile, argv.slice(2)),
+            `${JSON.stringify(checkpoint)} ${JSON.stringify(gpu)}`,
+          ).toEqual([]);
         }
       }
       // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also opd and
@@ -154,6 +166,8 @@ describe("generated slime commands against the extracted argparse contracts", ()
           ? !(profile === "upstream-slime" && lora)
           : method !== "topk" && profile === "openclaw-rl-fork" && !lora;
       expect(built > 0).toBe(supported);
+      // Qwen3.5 included (the fork has it since PR #43).
+      expect(builtQwen35 > 0).toBe(supported);
     },
   );
 

@@ -177,7 +177,9 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const refLoad = slime.refLoad ?? slime.hfCheckpoint;
   // The fork loads an HF directory only in bridge mode (checkpoint.py:130); a converted torch_dist --ref-load
   // loads in the default raw mode. Upstream has no such flag and reads HF weights natively.
-  const bridge = profile.bridgeMode && backend === "megatron" && refLoad === slime.hfCheckpoint;
+  // Qwen3.5 has no bridge path on the fork (models.ts forkBridge): it is refused below with what to pass instead.
+  const bridge =
+    profile.bridgeMode && backend === "megatron" && refLoad === slime.hfCheckpoint && (model?.forkBridge ?? true);
   const megatron = backend === "megatron";
 
   const argv: string[] = [
