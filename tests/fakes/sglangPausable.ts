@@ -53,7 +53,11 @@ export async function startFakeSglang(): Promise<FakeSglang> {
   const heldNow: Held[] = [];
   const watchers: { n: number; resolve(): void }[] = [];
   const notify = () => {
-    for (const w of [...watchers]) if (heldNow.length >= w.n) (watchers.splice(watchers.indexOf(w), 1), w.resolve());
+    for (const w of [...watchers]) {
+      if (heldNow.length < w.n) continue;
+      watchers.splice(watchers.indexOf(w), 1);
+      w.resolve();
+    }
   };
 
   const server = http.createServer((req, res) => {
