@@ -37,6 +37,7 @@ from typing import Any, Callable
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError, Settings
 from .convert import sample_fields
 from .leases import Heartbeat, LeaseBook
+from .resume import rollout_offset
 
 log = logging.getLogger("openclaw.slime")
 
@@ -79,9 +80,11 @@ class _Job:
         self.heartbeat = Heartbeat(self.book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: self.status)
         self.rollout_url = env.get("OPENCLAW_ROLLOUT_URL") or _router_url(args)
         self.endpoints = prm_endpoints(args, env)
+        # A bridge-mode job resumed from its checkpoint restarts slime's rollout ids at 0 (resume.py).
+        self.offset = rollout_offset(args)
 
     def start(self, args: Any) -> None:
-        recovered = self.book.recover(int(getattr(args, "start_rollout_id", 0) or 0))
+        recovered = self.book.recover(int(getattr(args, "start_rollout_id", 0) or 0) + self.offset)
         if recovered:
             log.info("acknowledged %d lease(s) trained before the restart", len(recovered))
         try:
@@ -171,6 +174,7 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
         # There is no evaluation dataset: conversations are the data. slime wraps a dict as RolloutFnEvalOutput.
         return {}
     job = _get_job(args)
+    rollout_id += job.offset
     lag = 1 if getattr(args, "colocate", False) else 2
     job.book.acknowledge_through(rollout_id - lag)
 

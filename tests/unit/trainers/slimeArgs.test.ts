@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
 import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
@@ -7,6 +10,7 @@ import {
   formatCommand,
   methodArgs,
   shellQuote,
+  SLIME_RESUME_MODULE,
   SLIME_ROLLOUT_FUNCTION_PATH,
 } from "../../../server/runs/backends/slime/args";
 import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
@@ -255,6 +259,32 @@ describe("environment, entrypoint and display", () => {
       .split("\0")
       .slice(0, -1);
     expect(out).toEqual(cmd.argv);
+  });
+
+  it("a bridge-mode job with checkpoints starts through the resume launcher, which restarts from the latest save", () => {
+    const cmd = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt/run 1" } }));
+    expect(flag(cmd.argv, "--megatron-to-hf-mode")).toEqual(["bridge"]);
+    expect(cmd.entrypoint.startsWith(`python3 -m ${SLIME_RESUME_MODULE} train_async.py `)).toBe(true);
+    const out = execFileSync("sh", ["-c", `printf '%s\\0' ${cmd.entrypoint}`])
+      .toString("utf8")
+      .split("\0")
+      .slice(0, -1);
+    expect(out).toEqual(["python3", "-m", SLIME_RESUME_MODULE, ...cmd.argv.slice(1)]);
+    // What the launcher runs on a restart: slime's own argv plus --load <save> (integrations/slime/resume.py).
+    const dir = mkdtempSync(path.join(tmpdir(), "resume-"));
+    const save = path.join(dir, "ckpt");
+    mkdirSync(save);
+    writeFileSync(path.join(save, "latest_checkpointed_iteration.txt"), "7");
+    const argv = cmd.argv.slice(1).map((a) => (a === "/ckpt/run 1" ? save : a));
+    const resumed = execFileSync("python3", [
+      "-c",
+      "import json,sys; from integrations.slime.resume import resume_argv; print(json.dumps(resume_argv(sys.argv[1:])))",
+      ...argv,
+    ]).toString("utf8");
+    expect(JSON.parse(resumed)).toEqual([...argv, "--load", save]);
+    // A converted torch_dist --ref-load loads in raw mode, where slime resumes by itself: no launcher.
+    const raw = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/m/Qwen3-4B", refLoad: "/m/td", saveDir: "/c" } }));
+    expect(raw.entrypoint.startsWith("python3 train_async.py ")).toBe(true);
   });
 
   it("a remote working_dir is not cd-ed into", () => {

@@ -152,6 +152,9 @@ function modelFor(slime: SlimeConfig, profile: SlimeProfile): ModelPreset | null
   return preset;
 }
 
+/** Runs slime with --load <save> when a bridge-mode job restarts after saving a checkpoint. */
+export const SLIME_RESUME_MODULE = "integrations.slime.resume";
+
 /**
  * The slime command for a launch. Throws SlimeCommandError (every problem) or GpuSplitError for a command the
  * target slime would refuse or mis-run, and Error when the slime part of the config is missing.
@@ -332,7 +335,10 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
 
   const workingDir = config.ray?.workingDir;
   const cwd = workingDir && !isRemoteUri(workingDir) ? workingDir : undefined;
-  const line = argv.map(shellQuote).join(" ");
+  // In bridge mode slime restarts from the base weights (it never sets --load itself): the launcher adds
+  // --load <save> once a checkpoint is there (integrations/slime/resume.py).
+  const resume = bridge && slime.saveDir ? [python, "-m", SLIME_RESUME_MODULE, ...argv.slice(1)] : argv;
+  const line = resume.map(shellQuote).join(" ");
   return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan, profile, model, backend };
 }
 
