@@ -123,13 +123,17 @@ export class LocalBwrapProvider implements SandboxProvider {
     // without CAP_SYS_ADMIN), and the root folder must be reachable as the sandbox uid.
     const uid = this.uids ? await this.uids.claim() : (process.getuid?.() ?? 0);
     try {
-      const probe = spawnSync(prlimit, ["--", bwrap, ...this.bwrapArgs(null, [], null), "--", "/bin/true"], {
-        uid,
-        gid: uid,
-        env: NO_ENV,
-        timeout: 10_000,
-        encoding: "utf8",
-      });
+      const probe = spawnSync(
+        prlimit,
+        ["--", bwrap, ...this.bwrapArgs(null, [{ at: "/probe", host: this.opts.root }], null), "--", "/bin/true"],
+        {
+          uid,
+          gid: uid,
+          env: NO_ENV,
+          timeout: 10_000,
+          encoding: "utf8",
+        },
+      );
       if (probe.status !== 0) {
         const why = (probe.stderr || probe.error?.message || `exit ${probe.status ?? probe.signal}`).trim();
         return (this.availability = { ok: false, reason: `bubblewrap cannot start a sandbox here: ${why}` });
