@@ -67,6 +67,8 @@ export function entriesFromArchive(archive: Buffer, source = "archive"): Entries
       throw taskError(source, null, `is not a valid gzip file (${(e as Error).message})`);
     }
   }
+  if (tar.length < 1024 || tar.length % 512 !== 0)
+    throw taskError(source, null, "is not a tar archive (its size is not a whole number of 512-byte blocks)");
   const entries: Entries = new Map();
   let total = 0;
   let longName: string | null = null;
