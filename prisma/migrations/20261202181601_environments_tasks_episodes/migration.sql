@@ -147,6 +147,3 @@ ALTER TABLE "episodes" ADD CONSTRAINT "episodes_taskId_fkey" FOREIGN KEY ("taskI
 -- AddForeignKey
 ALTER TABLE "episode_steps" ADD CONSTRAINT "episode_steps_episodeId_fkey" FOREIGN KEY ("episodeId") REFERENCES "episodes"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- AddForeignKey
-ALTER TABLE "episode_steps" ADD CONSTRAINT "episode_steps_turnId_fkey" FOREIGN KEY ("turnId") REFERENCES "turns"("id") ON DELETE SET NULL ON UPDATE CASCADE;
-
