@@ -1,5 +1,7 @@
-// step_wise advantages on hand-computed cases (the arithmetic is in the comments), against the semantics of
-// the fork's slime (_post_process_step_wise_rewards and the step_wise branch of the loss).
+// step_wise advantages on hand-computed cases (the arithmetic is in the comments), and against the fork's own
+// function: tests/fixtures/stepwise/fork-cases.json holds what slime's _post_process_step_wise_rewards
+// returned on each case, run by integrations/contracts/extract_step_wise.py at the pinned commit.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   broadcastStepAdvantages,
@@ -118,5 +120,34 @@ describe("broadcastStepAdvantages", () => {
     };
     const mask = [1, 1, 1, 1, 1, 1, 0, 1, 1, 1];
     expect(broadcastStepAdvantages(step, 10, mask)).toEqual([0.5, 0.5, 0.5, 0, 0, -2, 0, -2, 0, 0]);
+  });
+});
+
+interface ForkCase {
+  name: string;
+  normalize: boolean;
+  samples: StepWiseSample[];
+  expected: { rewards: number[][]; spans: number[][][]; indices: number[][]; removed: boolean[] };
+}
+const fork = JSON.parse(readFileSync("tests/fixtures/stepwise/fork-cases.json", "utf8")) as {
+  header: { commit: string };
+  cases: ForkCase[];
+};
+
+describe("stepWiseAdvantages against the fork's function", () => {
+  it("is pinned to the fork's commit", () => {
+    expect(fork.header.commit).toBe("f48ac358adf9873b5cb2210f1cb234a52ed8a8a3");
+    expect(fork.cases.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(fork.cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const r = stepWiseAdvantages(c.samples, { normalize: c.normalize });
+    expect(r.steps.map((s) => s.indices)).toEqual(c.expected.indices);
+    expect(r.steps.map((s) => s.spans)).toEqual(c.expected.spans);
+    expect(r.steps.map((s) => s.removed)).toEqual(c.expected.removed);
+    r.steps.forEach((s, i) => {
+      expect(s.rewards).toHaveLength(c.expected.rewards[i].length);
+      s.rewards.forEach((v, j) => expect(v).toBeCloseTo(c.expected.rewards[i][j], 12));
+    });
   });
 });
