@@ -2,7 +2,12 @@
 // lease still run" is "which processes have its uid" — including any a command double-forked away.
 import { readdirSync, readFileSync } from "node:fs";
 
-export function pidsOfUid(uid: number): number[] {
+/**
+ * The pids of `uid`'s processes. Zombies are left out unless asked for: they run nothing and hold nothing but
+ * a pid, and bwrap's namespace init, once orphaned, waits as one until the host's pid 1 reaps it (which a
+ * container's init may do seconds later).
+ */
+export function pidsOfUid(uid: number, opts: { zombies?: boolean } = {}): number[] {
   const pids: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -13,7 +18,9 @@ export function pidsOfUid(uid: number): number[] {
       continue; // exited while we looked
     }
     const m = /^Uid:\s+(\d+)/m.exec(status);
-    if (m && Number(m[1]) === uid) pids.push(Number(name));
+    if (!m || Number(m[1]) !== uid) continue;
+    if (!opts.zombies && /^State:\s+Z/m.test(status)) continue;
+    pids.push(Number(name));
   }
   return pids;
 }
@@ -28,8 +35,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * SIGKILLs every process of `uid` until none is left: a process may fork between the scan and the kill, and a
- * killed one stays listed until its parent reaps it, hence the rounds. Never used with our own uid. Returns how many were killed.
+ * SIGKILLs every live process of `uid` until none is left (a process may fork between the scan and the kill,
+ * and a killed one takes a moment to die, hence the rounds). Never used with our own uid. Returns how many were killed.
  */
 export async function killUid(uid: number, rounds = 250): Promise<number> {
   if (uid === process.getuid?.()) throw new Error("refusing to kill this process's own uid");

@@ -1,6 +1,7 @@
 // The local-bwrap sandbox on real bubblewrap: no network, no write outside the workspace, rlimits that stop a
 // fork bomb and a memory hog, a wall clock that kills a command with all its children, truncated output,
-// and nothing left behind after close. Each limit is also shown not to bind where it should not (a control
+// and nothing left behind after close (no live process: an orphaned namespace init may linger as a zombie
+// until the host reaps it). Each limit is also shown not to bind where it should not (a control
 // run with a looser limit or outside the sandbox), so a sandbox that stopped enforcing fails here.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
