@@ -257,8 +257,7 @@ export class LocalBwrapProvider implements SandboxProvider {
     this.leases.delete(leaseId);
   }
 
-  async reapIdle(idleMs: number): Promise<string[]> {
-    const now = Date.now();
+  async reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
     const idle = [...this.leases.values()].filter((l) => now - Date.parse(l.info.lastUsedAt) > idleMs);
     for (const l of idle) await this.close(l.info.id);
     return idle.map((l) => l.info.id);

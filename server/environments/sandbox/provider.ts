@@ -86,7 +86,7 @@ export interface SandboxProvider {
   /** Kills whatever still runs, removes every file; closing a closed or unknown lease is a no-op. */
   close(leaseId: string): Promise<void>;
   /** Closes leases unused for longer than `idleMs` (upstream's run_idle_ttl); returns their ids. */
-  reapIdle(idleMs: number): Promise<string[]>;
+  reapIdle(idleMs: number, now?: number): Promise<string[]>;
 }
 
 export class LeaseError extends Error {

@@ -221,6 +221,23 @@ describe.skipIf(!availability.ok)(
       expect(readdirSync(root)).not.toContain(id);
     });
 
+    it("follows the lease states: reset before exec, heartbeat keeps a lease, idle ones are reaped", async () => {
+      const l = await provider.allocate({ limits: sandboxLimitsSchema.parse({}), network: "none" });
+      expect(l.state).toBe("allocated");
+      await expect(provider.exec(l.id, "true")).rejects.toThrow(/is allocated: exec is not allowed/);
+      expect((await provider.reset(l.id, [])).state).toBe("ready");
+      const other = await lease();
+      await new Promise((r) => setTimeout(r, 5)); // so the heartbeat's millisecond is later than l's last use
+      const beat = provider.heartbeat(other);
+      // Reaped: leases unused for more than 0 ms as of the heartbeat's instant (a fixed clock, no race).
+      const reaped = await provider.reapIdle(0, Date.parse(beat.lastUsedAt));
+      expect(reaped).toContain(l.id);
+      expect(reaped).not.toContain(other);
+      await expect(provider.exec(l.id, "true")).rejects.toThrow(/no lease/);
+      await provider.close(other);
+      await provider.close(other); // closing twice is a no-op
+    });
+
     it("runs a verifier with /tests it alone sees and reads the reward from /logs/verifier", async () => {
       const id = await lease();
       const hidden = await provider.exec(id, "ls /tests /logs 2>&1; echo planted > /app/reward.txt");
