@@ -225,6 +225,16 @@ const SECTIONS = {
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
   }),
+  /** Sandboxes for environment episodes (server/environments/sandbox). */
+  sandbox: z.object({
+    /** Where leases get their work, log and staging folders (default: <DATA_DIR>/sandboxes). */
+    SANDBOX_ROOT: optionalText,
+    /** The bubblewrap binary of the local-bwrap provider. */
+    SANDBOX_BWRAP: z.string().default("bwrap"),
+    /** First uid of the range leases run as when this process is root (one uid per live lease). */
+    SANDBOX_UID_BASE: int(200_000, 1000, 2 ** 31 - 1),
+    SANDBOX_UID_COUNT: int(1024, 1, 65_536),
+  }),
   /** First start (bootstrap/seed.ts). */
   seed: z.object({
     INIT_ADMIN_EMAIL: z.string().default("admin@openclaw.local"),
