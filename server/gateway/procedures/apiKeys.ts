@@ -4,6 +4,7 @@ import * as apiKeys from "../../apiKeys/service";
 import { ApiKeyCreateInput, ApiKeyListInput } from "../../users/schemas";
 import { IdSchema } from "../../experiments/schemas";
 import { procedure } from "./define";
+import { ApiKeysCreateOutput, ApiKeysListOutput, ApiKeysRevokeOutput } from "./outputs/apiKeys";
 
 export const apiKeyProcedures = {
   list: procedure({
@@ -13,6 +14,7 @@ export const apiKeyProcedures = {
     summary: "List API keys (never their secrets)",
     input: ApiKeyListInput,
     rest: { method: "GET", path: "/api-keys" },
+    output: ApiKeysListOutput,
     handler: ({ principal, input }) => apiKeys.listApiKeys(principal, input),
   }),
   create: procedure({
@@ -22,6 +24,7 @@ export const apiKeyProcedures = {
     summary: "Create an API key (the secret is returned once)",
     input: ApiKeyCreateInput,
     rest: { method: "POST", path: "/api-keys", status: 201 },
+    output: ApiKeysCreateOutput,
     handler: ({ principal, input }) => apiKeys.createApiKey(principal, input),
   }),
   revoke: procedure({
@@ -31,6 +34,7 @@ export const apiKeyProcedures = {
     summary: "Revoke an API key",
     input: z.object({ id: IdSchema }),
     rest: { method: "DELETE", path: "/api-keys/:id" },
+    output: ApiKeysRevokeOutput,
     handler: ({ principal, input }) => apiKeys.revokeApiKey(principal, input.id),
   }),
 };

@@ -64,3 +64,18 @@ export function flatten(tree: ProcedureTree, prefix = ""): { path: string; featu
     return flatten(node, path);
   });
 }
+
+/** An endpoint outside the definitions (streams, cookies, relays, non-JSON bodies): server/gateway/raw.ts. */
+export interface RawEndpoint {
+  method: "GET" | "POST";
+  /** Full path under the site root, e.g. "/api/auth/login". */
+  path: string;
+  /** "public": no credential needed. */
+  permission: Access | "public";
+  summary: string;
+  tag: string;
+  query?: z.ZodObject;
+  body?: { contentType: string; schema?: z.ZodType };
+  response: { contentType: string; schema?: z.ZodType };
+  serve: (req: Request) => Promise<Response>;
+}

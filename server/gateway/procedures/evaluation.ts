@@ -13,6 +13,19 @@ import {
   RequestEvaluationInput,
 } from "../../evaluation/schemas";
 import { procedure } from "./define";
+import {
+  EvaluationAddTurnsOutput,
+  EvaluationAgreementOutput,
+  EvaluationCompareOutput,
+  EvaluationDownloadOutput,
+  EvaluationGetOutput,
+  EvaluationOverviewOutput,
+  EvaluationPersonaSetOutput,
+  EvaluationRequestOutput,
+  EvaluationSetOutput,
+  EvaluationSetsOutput,
+  EvaluationUploadOutput,
+} from "./outputs/evaluation";
 
 export const evaluationProcedures = {
   sets: procedure({
@@ -21,6 +34,7 @@ export const evaluationProcedures = {
     summary: "Eval sets of an experiment with their versions",
     input: EvalSetListInput,
     rest: { method: "GET", path: "/eval-sets" },
+    output: EvaluationSetsOutput,
     handler: ({ principal, input }) => evaluation.listEvalSets(principal, input),
   }),
   set: procedure({
@@ -29,6 +43,7 @@ export const evaluationProcedures = {
     summary: "One eval set version with its items (latest by default)",
     input: EvalSetGetInput,
     rest: { method: "GET", path: "/eval-sets/:id" },
+    output: EvaluationSetOutput,
     handler: ({ principal, input }) => evaluation.getEvalSet(principal, input),
   }),
   download: procedure({
@@ -37,6 +52,7 @@ export const evaluationProcedures = {
     summary: "Download an eval set version as JSONL (the upload format)",
     input: EvalSetGetInput,
     rest: { method: "GET", path: "/eval-sets/:id/jsonl" },
+    output: EvaluationDownloadOutput,
     handler: ({ principal, input }) => evaluation.downloadEvalSet(principal, input),
   }),
   upload: procedure({
@@ -45,6 +61,7 @@ export const evaluationProcedures = {
     summary: "Upload JSONL as the next version of a named eval set (400 names every bad line; nothing is written)",
     input: EvalSetUploadInput,
     rest: { method: "POST", path: "/eval-sets/upload", status: 201 },
+    output: EvaluationUploadOutput,
     handler: ({ principal, input }) => evaluation.uploadEvalSet(principal, input),
   }),
   addTurns: procedure({
@@ -53,6 +70,7 @@ export const evaluationProcedures = {
     summary: "Add recorded turns (their requests as prompts) to a named eval set, as its next version",
     input: EvalSetAddTurnsInput,
     rest: { method: "POST", path: "/eval-sets/add-turns", status: 201 },
+    output: EvaluationAddTurnsOutput,
     handler: ({ principal, input }) => evaluation.addTurnsToEvalSet(principal, input),
   }),
   personaSet: procedure({
@@ -61,6 +79,7 @@ export const evaluationProcedures = {
     summary: "(Re)generate the persona eval set: the simulated personas' held-out questions",
     input: PersonaSetInput,
     rest: { method: "POST", path: "/eval-sets/persona", status: 201 },
+    output: EvaluationPersonaSetOutput,
     handler: ({ principal, input }) => evaluation.createPersonaEvalSet(principal, input),
   }),
   overview: procedure({
@@ -69,6 +88,7 @@ export const evaluationProcedures = {
     summary: "Per-version eval score (mean, 95% CI, cost) next to training reward; held-back candidates with reasons",
     input: EvaluationListInput,
     rest: { method: "GET", path: "/evaluations" },
+    output: EvaluationOverviewOutput,
     handler: ({ principal, input }) => evaluation.evaluationOverview(principal, input),
   }),
   compare: procedure({
@@ -77,6 +97,7 @@ export const evaluationProcedures = {
     summary: "Two versions side by side on the same prompts: replies and grades",
     input: CompareInput,
     rest: { method: "GET", path: "/evaluations/compare" },
+    output: EvaluationCompareOutput,
     handler: ({ principal, input }) => evaluation.compareVersions(principal, input),
   }),
   agreement: procedure({
@@ -85,6 +106,7 @@ export const evaluationProcedures = {
     summary: "Judge–human agreement per judge version: accuracy, Cohen's κ, confusion matrix, disagreeing turns",
     input: AgreementInput,
     rest: { method: "GET", path: "/evaluations/agreement" },
+    output: EvaluationAgreementOutput,
     handler: ({ principal, input }) => evaluation.agreement(principal, input),
   }),
   request: procedure({
@@ -93,6 +115,7 @@ export const evaluationProcedures = {
     summary: "Evaluate a version (again) on the current eval set version",
     input: RequestEvaluationInput,
     rest: { method: "POST", path: "/evaluations", status: 202 },
+    output: EvaluationRequestOutput,
     handler: ({ principal, input }) => evaluation.requestEvaluation(principal, input),
   }),
   get: procedure({
@@ -101,6 +124,7 @@ export const evaluationProcedures = {
     summary: "One evaluation with every reply, its seed and its grade",
     input: EvaluationGetInput,
     rest: { method: "GET", path: "/evaluations/:id" },
+    output: EvaluationGetOutput,
     handler: ({ principal, input }) => evaluation.getEvaluation(principal, input),
   }),
 };

@@ -12,6 +12,18 @@ import {
   IdSchema,
 } from "../../experiments/schemas";
 import { procedure } from "./define";
+import {
+  ExperimentsArchiveOutput,
+  ExperimentsCloneOutput,
+  ExperimentsConnectInfoOutput,
+  ExperimentsCreateOutput,
+  ExperimentsDeleteOutput,
+  ExperimentsDiffOutput,
+  ExperimentsGetOutput,
+  ExperimentsListOutput,
+  ExperimentsUpdateOutput,
+  ExperimentsValidateConfigOutput,
+} from "./outputs/experiments";
 
 const ById = z.object({ id: IdSchema });
 
@@ -22,6 +34,7 @@ export const experimentProcedures = {
     summary: "List experiments",
     input: ExperimentListInput,
     rest: { method: "GET", path: "/experiments" },
+    output: ExperimentsListOutput,
     handler: ({ principal, input }) => experiments.listExperiments(principal, input),
   }),
   get: procedure({
@@ -30,6 +43,7 @@ export const experimentProcedures = {
     summary: "Get an experiment by id or slug",
     input: ById,
     rest: { method: "GET", path: "/experiments/:id" },
+    output: ExperimentsGetOutput,
     handler: ({ principal, input }) => experiments.getExperiment(principal, input.id),
   }),
   create: procedure({
@@ -38,6 +52,7 @@ export const experimentProcedures = {
     summary: "Create an experiment",
     input: ExperimentCreateInput,
     rest: { method: "POST", path: "/experiments", status: 201 },
+    output: ExperimentsCreateOutput,
     handler: ({ principal, input }) => experiments.createExperiment(principal, input),
   }),
   update: procedure({
@@ -46,6 +61,7 @@ export const experimentProcedures = {
     summary: "Edit an experiment",
     input: ExperimentUpdateInput,
     rest: { method: "PATCH", path: "/experiments/:id" },
+    output: ExperimentsUpdateOutput,
     handler: ({ principal, input }) => experiments.updateExperiment(principal, input),
   }),
   clone: procedure({
@@ -54,6 +70,7 @@ export const experimentProcedures = {
     summary: "Clone an experiment",
     input: ExperimentCloneInput,
     rest: { method: "POST", path: "/experiments/:id/clone", status: 201 },
+    output: ExperimentsCloneOutput,
     handler: ({ principal, input }) => experiments.cloneExperiment(principal, input),
   }),
   archive: procedure({
@@ -62,6 +79,7 @@ export const experimentProcedures = {
     summary: "Archive (or unarchive) an experiment",
     input: z.object({ id: IdSchema, archived: z.boolean().default(true) }),
     rest: { method: "POST", path: "/experiments/:id/archive" },
+    output: ExperimentsArchiveOutput,
     handler: ({ principal, input }) => experiments.archiveExperiment(principal, input.id, input.archived),
   }),
   delete: procedure({
@@ -70,6 +88,7 @@ export const experimentProcedures = {
     summary: "Delete an experiment that holds no data (else 409: archive it)",
     input: ById,
     rest: { method: "DELETE", path: "/experiments/:id" },
+    output: ExperimentsDeleteOutput,
     handler: ({ principal, input }) => experiments.deleteExperiment(principal, input.id),
   }),
   connectInfo: procedure({
@@ -77,6 +96,7 @@ export const experimentProcedures = {
     permission: "read",
     summary:
       "Where agents reach the proxy, for the 'connect your agent' snippet (null url: the console's host on proxyPort)",
+    output: ExperimentsConnectInfoOutput,
     handler: () => ({ proxyUrl: env().PROXY_PUBLIC_URL ?? null, proxyPort: env().PROXY_PORT }),
   }),
   diff: procedure({
@@ -85,6 +105,7 @@ export const experimentProcedures = {
     summary: "Config diff between two experiments or runs",
     input: ConfigDiffInput,
     rest: { method: "GET", path: "/config-diff" },
+    output: ExperimentsDiffOutput,
     handler: ({ principal, input }) => experiments.diffExperimentsOrRuns(principal, input),
   }),
   validateConfig: procedure({
@@ -92,6 +113,7 @@ export const experimentProcedures = {
     permission: "read",
     summary: "Validate a config without saving, so the form can show every issue with its field path",
     input: z.object({ config: z.unknown() }),
+    output: ExperimentsValidateConfigOutput,
     handler: ({ input }) => {
       const r = ExperimentConfigSchema.safeParse(input.config);
       return r.success

@@ -11,6 +11,19 @@ import {
   SubmitInput,
 } from "../../review/schemas";
 import { procedure } from "./define";
+import {
+  ReviewAddTurnsOutput,
+  ReviewCreateQueueOutput,
+  ReviewHistoryOutput,
+  ReviewNextOutput,
+  ReviewOpenOutput,
+  ReviewQueueOutput,
+  ReviewQueuesOutput,
+  ReviewReleaseOutput,
+  ReviewSkipOutput,
+  ReviewSubmitOutput,
+  ReviewUpdateQueueOutput,
+} from "./outputs/review";
 
 const ByQueue = z.object({ queueId: IdSchema });
 
@@ -21,6 +34,7 @@ export const reviewProcedures = {
     summary: "List review queues with their pending / done / disputed counts",
     input: QueueListInput,
     rest: { method: "GET", path: "/review/queues" },
+    output: ReviewQueuesOutput,
     handler: ({ principal, input }) => review.listQueues(principal, input),
   }),
   queue: procedure({
@@ -29,6 +43,7 @@ export const reviewProcedures = {
     summary: "A review queue",
     input: z.object({ id: IdSchema }),
     rest: { method: "GET", path: "/review/queues/:id" },
+    output: ReviewQueueOutput,
     handler: ({ principal, input }) => review.getQueue(principal, input.id),
   }),
   createQueue: procedure({
@@ -37,6 +52,7 @@ export const reviewProcedures = {
     summary: "Create a review queue (turn filter, assignees, reviewers per item, lock TTL)",
     input: QueueCreateInput,
     rest: { method: "POST", path: "/review/queues", status: 201 },
+    output: ReviewCreateQueueOutput,
     handler: ({ principal, input }) => review.createQueue(principal, input),
   }),
   updateQueue: procedure({
@@ -45,6 +61,7 @@ export const reviewProcedures = {
     summary: "Edit a review queue (assignees, reviewers per item, archive)",
     input: QueueUpdateInput,
     rest: { method: "PATCH", path: "/review/queues/:id" },
+    output: ReviewUpdateQueueOutput,
     handler: ({ principal, input }) => review.updateQueue(principal, input),
   }),
   addTurns: procedure({
@@ -53,6 +70,7 @@ export const reviewProcedures = {
     summary: "Add turns to a review queue",
     input: QueueAddTurnsInput,
     rest: { method: "POST", path: "/review/queues/:queueId/turns" },
+    output: ReviewAddTurnsOutput,
     handler: ({ principal, input }) => review.addTurns(principal, input),
   }),
   next: procedure({
@@ -61,6 +79,7 @@ export const reviewProcedures = {
     summary: "Fetch and lock the next item (disputed first, skipping what you have seen); null when none is left",
     input: ByQueue,
     rest: { method: "POST", path: "/review/queues/:queueId/next" },
+    output: ReviewNextOutput,
     handler: ({ principal, input }) => review.fetchNext(principal, input.queueId),
   }),
   open: procedure({
@@ -68,6 +87,7 @@ export const reviewProcedures = {
     permission: "review",
     summary: "Open (and lock) one item of a queue",
     input: ItemInput,
+    output: ReviewOpenOutput,
     handler: ({ principal, input }) => review.openItem(principal, input.itemId),
   }),
   skip: procedure({
@@ -76,6 +96,7 @@ export const reviewProcedures = {
     summary: "Skip an item (not offered to you again) and release its lock",
     input: ItemInput,
     rest: { method: "POST", path: "/review/items/:itemId/skip" },
+    output: ReviewSkipOutput,
     handler: ({ principal, input }) => review.skipItem(principal, input.itemId),
   }),
   release: procedure({
@@ -84,6 +105,7 @@ export const reviewProcedures = {
     summary: "Release your lock on an item",
     input: ItemInput,
     rest: { method: "POST", path: "/review/items/:itemId/release" },
+    output: ReviewReleaseOutput,
     handler: ({ principal, input }) => review.releaseItem(principal, input.itemId),
   }),
   submit: procedure({
@@ -92,6 +114,7 @@ export const reviewProcedures = {
     summary: "Accept, fix & accept, or reject the item (writes an audited reviewer label)",
     input: SubmitInput,
     rest: { method: "POST", path: "/review/items/:itemId/submit" },
+    output: ReviewSubmitOutput,
     handler: ({ principal, input }) => review.submitReview(principal, input),
   }),
   history: procedure({
@@ -99,6 +122,7 @@ export const reviewProcedures = {
     permission: "review",
     summary: "Your recent submissions in a queue",
     input: ByQueue,
+    output: ReviewHistoryOutput,
     handler: ({ principal, input }) => review.myHistory(principal, input.queueId),
   }),
 };

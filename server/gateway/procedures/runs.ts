@@ -7,6 +7,8 @@ import { listLeases } from "../../training/leases/service";
 import { runLogs } from "../../runs/logs";
 import { launchPreview } from "../../runs/preview";
 import { procedure } from "./define";
+import { RunsActOutput, RunsGetOutput, RunsListOutput, RunsStartOutput } from "./outputs/runs";
+import { RunOpsLaunchPreviewOutput, RunOpsLeasesOutput, RunOpsLogsOutput } from "./outputs/runOps";
 
 export const runProcedures = {
   list: procedure({
@@ -15,6 +17,7 @@ export const runProcedures = {
     summary: "List runs",
     input: RunListInput,
     rest: { method: "GET", path: "/runs" },
+    output: RunsListOutput,
     handler: ({ principal, input }) => runs.listRuns(principal, input),
   }),
   get: procedure({
@@ -23,6 +26,7 @@ export const runProcedures = {
     summary: "Get a run",
     input: z.object({ id: IdSchema }),
     rest: { method: "GET", path: "/runs/:id" },
+    output: RunsGetOutput,
     handler: ({ principal, input }) => runs.getRun(principal, input.id),
   }),
   start: procedure({
@@ -31,6 +35,7 @@ export const runProcedures = {
     summary: "Start a run of an experiment",
     input: RunStartInput,
     rest: { method: "POST", path: "/runs", status: 201 },
+    output: RunsStartOutput,
     handler: ({ principal, input }) => runs.startRun(principal, input.experimentId),
   }),
   act: procedure({
@@ -39,6 +44,7 @@ export const runProcedures = {
     summary: "Stop, pause or resume a run",
     input: RunActionInput,
     rest: { method: "POST", path: "/runs/:id/actions" },
+    output: RunsActOutput,
     handler: ({ principal, input }) => runs.actOnRun(principal, input),
   }),
 };
@@ -52,6 +58,7 @@ export const runOpsProcedures = {
     summary: "The exact trainer command a run of this experiment would launch (secrets hidden), or why it cannot",
     input: z.object({ experimentId: IdSchema }),
     rest: { method: "GET", path: "/experiments/:experimentId/launch-preview" },
+    output: RunOpsLaunchPreviewOutput,
     handler: ({ principal, input }) => launchPreview(principal, input.experimentId),
   }),
   logs: procedure({
@@ -62,6 +69,7 @@ export const runOpsProcedures = {
       "The last `tail` lines of the run's trainer logs (Ray job logs, or the saved output of local trainer processes)",
     input: LogsQuery.extend({ id: IdSchema }),
     rest: { method: "GET", path: "/runs/:id/logs" },
+    output: RunOpsLogsOutput,
     handler: ({ principal, input }) => runLogs(principal, input.id, input.tail),
   }),
   leases: procedure({
@@ -71,6 +79,7 @@ export const runOpsProcedures = {
     summary: "Recent batch leases of a run (active, expired, acknowledged)",
     input: LeaseListInput.extend({ id: IdSchema }),
     rest: { method: "GET", path: "/runs/:id/batches" },
+    output: RunOpsLeasesOutput,
     handler: ({ principal, input }) => listLeases(principal, input.id, input),
   }),
 };

@@ -2,6 +2,7 @@
 import * as users from "../../users/service";
 import { UserCreateInput, UserListInput, UserUpdateInput } from "../../users/schemas";
 import { procedure } from "./define";
+import { UsersCreateOutput, UsersListOutput, UsersUpdateOutput } from "./outputs/users";
 
 export const userProcedures = {
   list: procedure({
@@ -11,6 +12,7 @@ export const userProcedures = {
     summary: "List users",
     input: UserListInput,
     rest: { method: "GET", path: "/users" },
+    output: UsersListOutput,
     handler: ({ principal, input }) => users.listUsers(principal, input),
   }),
   create: procedure({
@@ -20,6 +22,7 @@ export const userProcedures = {
     summary: "Create a user",
     input: UserCreateInput,
     rest: { method: "POST", path: "/users", status: 201 },
+    output: UsersCreateOutput,
     handler: ({ principal, input }) => users.createUser(principal, input),
   }),
   update: procedure({
@@ -29,6 +32,7 @@ export const userProcedures = {
     summary: "Change a user's role, name, password or disabled flag",
     input: UserUpdateInput,
     rest: { method: "PATCH", path: "/users/:id" },
+    output: UsersUpdateOutput,
     handler: ({ principal, input }) => users.updateUser(principal, input),
   }),
 };

@@ -1,6 +1,7 @@
 // OpenAPI 3.1 generated from the REST table (the procedure definitions) and their zod schemas (zod 4's JSON
 // Schema output): path parameters, query or body from the one input schema, the response from the output schema.
 import { z } from "zod";
+import type { RawEndpoint } from "../procedures/define";
 import { routes, type RestRoute } from "./table";
 
 type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
@@ -9,10 +10,12 @@ function schemaOf(s: z.ZodType, io: "input" | "output"): JsonSchema {
   return z.toJSONSchema(s, {
     io,
     unrepresentable: "any",
-    // Dates leave as JSON strings (no tRPC transformer; Response.json on REST): say so.
+    // Dates leave as ISO strings (no tRPC transformer; Response.json on REST): say so.
     override: (ctx) => {
-      if (ctx.zodSchema._zod.def.type === "date")
-        Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+      const type = ctx.zodSchema._zod.def.type;
+      if (type === "date") Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+      // JSON has no NaN: it leaves as null.
+      if (type === "nan") Object.assign(ctx.jsonSchema, { type: "null" });
     },
   }) as JsonSchema;
 }
@@ -41,11 +44,48 @@ function inputParts(r: RestRoute) {
 
 function responseSchema(r: RestRoute): unknown {
   if (!r.output) return {};
-  const { $schema: _drop, ...js } = schemaOf(r.output, "output");
-  return js;
+  return withoutDialect(schemaOf(r.output, "output"));
 }
 
-export function openApiDocument(serverUrl = "/") {
+function rawOperation(e: RawEndpoint) {
+  const parameters = Object.entries(e.query ? (schemaOf(e.query, "input").properties ?? {}) : {}).map(
+    ([name, schema]) => ({
+      name,
+      in: "query",
+      required: e.query?.shape[name]?.safeParse(undefined).success === false,
+      schema,
+    }),
+  );
+  const content = (c: { contentType: string; schema?: z.ZodType }, io: "input" | "output") => ({
+    [c.contentType]: { schema: c.schema ? withoutDialect(schemaOf(c.schema, io)) : {} },
+  });
+  return {
+    operationId: `raw:${e.method} ${e.path}`,
+    tags: [e.tag],
+    summary: e.summary,
+    description:
+      e.permission === "public"
+        ? "Needs no credential."
+        : `Requires the '${e.permission}' permission (checked by the endpoint).`,
+    ...(e.permission === "public" ? {} : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }),
+    parameters,
+    ...(e.body ? { requestBody: { required: true, content: content(e.body, "input") } } : {}),
+    responses: {
+      "200": { description: "Success", content: content(e.response, "output") },
+      "400": { $ref: "#/components/responses/BadRequest" },
+      "401": { $ref: "#/components/responses/Error" },
+      "403": { $ref: "#/components/responses/Error" },
+    },
+  };
+}
+
+function withoutDialect(js: JsonSchema): JsonSchema {
+  const { $schema: _drop, ...rest } = js;
+  return rest;
+}
+
+/** The REST table's operations and the raw endpoints', each with its permission and response schema. */
+export function openApiDocument(serverUrl = "/", raw: readonly RawEndpoint[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = `/api/v1${r.path.replace(/:(\w+)/g, "{$1}")}`;
@@ -71,6 +111,10 @@ export function openApiDocument(serverUrl = "/") {
         "404": { $ref: "#/components/responses/Error" },
       },
     };
+  }
+  for (const e of raw) {
+    paths[e.path] ??= {};
+    paths[e.path]![e.method.toLowerCase()] = rawOperation(e);
   }
   const errorSchema = {
     type: "object",
