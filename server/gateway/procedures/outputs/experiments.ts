@@ -1,6 +1,6 @@
 // Output schemas of the experiments procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Json, Num } from "./common";
+import { Num } from "./common";
 
 export const ExperimentsListOutput = z.object({
   items: z.array(

@@ -1,6 +1,5 @@
 // Output schemas of the me procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Json, Num } from "./common";
 
 export const MeOutput = z.object({
   principal: z.union([

@@ -1,6 +1,6 @@
 // Output schemas of the simulation procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Json, Num } from "./common";
+import { Num } from "./common";
 
 export const SimulationListOutput = z.object({
   envEnabled: z.boolean(),

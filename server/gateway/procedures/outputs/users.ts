@@ -1,6 +1,5 @@
 // Output schemas of the users procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Json, Num } from "./common";
 
 export const UsersListOutput = z.object({
   items: z.array(
