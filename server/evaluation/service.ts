@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { db } from "../platform/db/client";
 import { enqueue } from "../platform/bus/queues";
 import { conflict, notFound } from "../platform/errors";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal } from "../access/principal";
 import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { audit } from "../access/audit";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
@@ -31,13 +31,8 @@ import type {
 
 type In<T extends z.ZodType> = z.output<T>;
 
-async function experimentFor(p: Principal, idOrSlug: string, perm: "read" | "write") {
-  assertCan(p, perm);
-  return loadExperimentFor(p, idOrSlug);
-}
-
 export async function listEvalSets(p: Principal, input: In<typeof EvalSetListInput>) {
-  const e = await experimentFor(p, input.experimentId, "read");
+  const e = await loadExperimentFor(p, input.experimentId);
   const sets = await db().evalSet.findMany({
     where: { experimentId: e.id },
     orderBy: { createdAt: "asc" },
@@ -59,7 +54,6 @@ export async function listEvalSets(p: Principal, input: In<typeof EvalSetListInp
 }
 
 async function setVersionOf(p: Principal, input: In<typeof EvalSetGetInput>) {
-  assertCan(p, "read");
   const set = authorizeRow(
     p,
     "Eval set",
@@ -117,7 +111,7 @@ async function written(
 
 /** Upload JSONL as the set's next version; every bad line is a 400 naming the line, and nothing is written. */
 export async function uploadEvalSet(p: Principal, input: In<typeof EvalSetUploadInput>) {
-  const e = await experimentFor(p, input.experimentId, "write");
+  const e = await loadExperimentFor(p, input.experimentId);
   const items = parseEvalJsonl(input.jsonl);
   return written(
     p,
@@ -136,7 +130,7 @@ export async function uploadEvalSet(p: Principal, input: In<typeof EvalSetUpload
 
 /** "Add to eval set": each recorded turn's request becomes a held-out prompt (appended as a new set version). */
 export async function addTurnsToEvalSet(p: Principal, input: In<typeof EvalSetAddTurnsInput>) {
-  const e = await experimentFor(p, input.experimentId, "write");
+  const e = await loadExperimentFor(p, input.experimentId);
   const items = await itemsFromTurns(e.id, input.turnIds, {
     rubric: input.rubric,
     useReplyAsReference: input.useReplyAsReference,
@@ -152,7 +146,7 @@ export async function addTurnsToEvalSet(p: Principal, input: In<typeof EvalSetAd
 /** The persona set: the held-out questions of the experiment's simulated personas (all personas when none is set). */
 export async function createPersonaEvalSet(p: Principal | null, input: In<typeof PersonaSetInput>) {
   const e = p
-    ? await experimentFor(p, input.experimentId, "write")
+    ? await loadExperimentFor(p, input.experimentId)
     : await db().experiment.findUniqueOrThrow({ where: { id: input.experimentId } });
   const sim = await db().simulationControl.findUnique({ where: { experimentId: e.id }, select: { personas: true } });
   const personas = input.personas ?? (sim?.personas.length ? sim.personas : PERSONAS.map((x) => x.id));
@@ -169,7 +163,7 @@ export async function createPersonaEvalSet(p: Principal | null, input: In<typeof
 
 /** The Evaluation page: every version's eval score (on the current set version) next to its training reward. */
 export async function evaluationOverview(p: Principal, input: In<typeof EvaluationListInput>) {
-  const e = await experimentFor(p, input.experimentId, "read");
+  const e = await loadExperimentFor(p, input.experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
   const current = await currentSetVersion(e.id, config.evaluation.set);
   const [versions, evaluations] = await Promise.all([
@@ -246,7 +240,6 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
 }
 
 export async function getEvaluation(p: Principal, input: In<typeof EvaluationGetInput>) {
-  assertCan(p, "read");
   const ev = authorizeRow(
     p,
     "Evaluation",
@@ -277,7 +270,7 @@ export async function getEvaluation(p: Principal, input: In<typeof EvaluationGet
 
 /** Two versions on the same prompts: each item's replies and grades side by side. */
 export async function compareVersions(p: Principal, input: In<typeof CompareInput>) {
-  const e = await experimentFor(p, input.experimentId, "read");
+  const e = await loadExperimentFor(p, input.experimentId);
   const both = await db().evaluation.findMany({
     where: {
       experimentId: e.id,
@@ -332,7 +325,7 @@ export async function compareVersions(p: Principal, input: In<typeof CompareInpu
 
 /** Evaluate a version (again) on the current set version: its old evaluation there is replaced. */
 export async function requestEvaluation(p: Principal, input: In<typeof RequestEvaluationInput>) {
-  const e = await experimentFor(p, input.experimentId, "write");
+  const e = await loadExperimentFor(p, input.experimentId);
   const config = await evaluationConfig(e.id);
   const current = config && (await currentSetVersion(e.id, config.evaluation.set));
   if (!current)
@@ -360,7 +353,7 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
 
 /** Judge–human agreement per judge version, and the warning for the experiment's current judge. */
 export async function agreement(p: Principal, input: In<typeof AgreementInput>) {
-  const e = await experimentFor(p, input.experimentId, "read");
+  const e = await loadExperimentFor(p, input.experimentId);
   assertExperimentAccess(p, e.id);
   const config = ExperimentConfigSchema.parse(e.config);
   const perVersion = await judgeAgreement(e.id, { disagreements: input.disagreements });

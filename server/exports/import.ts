@@ -5,7 +5,7 @@
 // file twice adds nothing. Turns without a PRM record but with a next state are left for the judge.
 import { db, type Prisma } from "../platform/db/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal } from "../access/principal";
 import { dispatchTurn } from "../judge/core/dispatch";
 import { meanVote } from "../judge/core/vote";
 import { notFound } from "../platform/errors";
@@ -64,7 +64,6 @@ const nums = (v: unknown): number[] =>
   Array.isArray(v) && v.every((x) => typeof x === "number") ? (v as number[]) : [];
 
 export async function importOpenClaw(p: Principal, experimentId: string, text: string): Promise<ImportReport> {
-  assertCan(p, "write");
   assertExperimentAccess(p, experimentId);
   const experiment = await db().experiment.findUnique({
     where: { id: experimentId },

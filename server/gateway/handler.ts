@@ -5,13 +5,8 @@ import { appRouter } from "./trpc/root";
 import { resolveContext } from "./context";
 import { errorResponse, jsonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
-import { openApiDocument } from "./rest/openapi";
+import { rawEndpoint } from "./raw";
 import { settings } from "../platform/env";
-import { healthReport } from "./health";
-import { login, logout } from "./endpoints/auth";
-import { metricsStream } from "./endpoints/metricsStream";
-import { playgroundChat, playgroundFeedback } from "./endpoints/playground";
-import { exportTurns, importRecords } from "./endpoints/exports";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
 
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
@@ -36,15 +31,8 @@ async function limited(req: Request, serve: () => Promise<Response>): Promise<Re
 export async function handleApi(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
-  if (path === "/api/health") return Response.json(await healthReport());
-  if (path === "/api/openapi.json") return Response.json(openApiDocument(url.origin));
-  if (path === "/api/auth/login" && req.method === "POST") return login(req);
-  if (path === "/api/auth/logout" && req.method === "POST") return logout(req);
-  if (path === "/api/stream/metrics" && req.method === "GET") return metricsStream(req);
-  if (path === "/api/playground/chat" && req.method === "POST") return playgroundChat(req);
-  if (path === "/api/playground/feedback" && req.method === "POST") return playgroundFeedback(req);
-  if (path === "/api/export/turns" && req.method === "GET") return exportTurns(req);
-  if (path === "/api/import/openclaw" && req.method === "POST") return importRecords(req);
+  const raw = rawEndpoint(req.method, path);
+  if (raw) return raw.serve(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
     return limited(req, () =>
       fetchRequestHandler({

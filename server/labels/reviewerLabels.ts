@@ -3,7 +3,7 @@
 import type { Prisma } from "../platform/db/client";
 import type { Label } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal } from "../access/principal";
 import { notFound } from "../platform/errors";
 import { effectiveLabelsForTurns, type TrainingLabel } from "./effective";
 
@@ -40,7 +40,6 @@ export async function writeReviewerLabel(
   input: ReviewerLabelInput,
   context: Record<string, unknown> = {},
 ): Promise<{ label: Label; before: TrainingLabel | undefined; after: TrainingLabel | undefined }> {
-  assertCan(p, "review");
   // Row lock: concurrent relabels of one turn serialize, so each audit entry's "before" is the previous "after".
   const locked = await tx.$queryRaw<
     { id: string; experimentId: string }[]

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import type { PolicyVersion } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
@@ -46,7 +46,6 @@ export interface ChangeResult {
 }
 
 export async function listPolicyVersions(p: Principal, input: z.output<typeof PolicyVersionListInput>) {
-  assertCan(p, "read");
   assertExperimentAccess(p, input.experimentId);
   const rows = await db().policyVersion.findMany({
     where: { experimentId: input.experimentId, runId: input.runId },
@@ -67,7 +66,6 @@ export async function listPolicyVersions(p: Principal, input: z.output<typeof Po
 }
 
 export async function getPolicyVersion(p: Principal, input: z.output<typeof PolicyVersionGetInput>) {
-  assertCan(p, "read");
   assertExperimentAccess(p, input.experimentId);
   const v = await db().policyVersion.findUnique({
     where: { experimentId_version: { experimentId: input.experimentId, version: input.version } },
@@ -142,7 +140,6 @@ async function changed(experimentId: string, active: ChangeResult["active"], pre
 
 /** Make `version` the one served (the previous ACTIVE becomes RETIRED). */
 export async function promotePolicyVersion(p: Principal, input: z.output<typeof PromoteInput>): Promise<ChangeResult> {
-  assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
   return promote(p, input.experimentId, input.version, "policyVersion.promote", {});
 }
@@ -201,7 +198,6 @@ export async function rollbackPolicyVersion(
   p: Principal,
   input: z.output<typeof RollbackInput>,
 ): Promise<ChangeResult> {
-  assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
   return rollback(p, input.experimentId, input.toVersion, "policyVersion.rollback", {});
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { IdSchema } from "../experiments/schemas";
-import { TurnFilterSchema } from "../trajectories/schemas";
+import { QueryBool, TurnFilterSchema } from "../trajectories/schemas";
 
 /** A queue's turn filter: the browser's filters, within the queue's experiment. */
 export const QueueFilterSchema = TurnFilterSchema.omit({ experimentId: true }).default({ turnType: "MAIN" });
@@ -38,7 +38,7 @@ export const QueueUpdateInput = z.object({
 
 export const QueueListInput = z.object({
   experimentId: IdSchema.optional(),
-  includeArchived: z.boolean().default(false),
+  includeArchived: QueryBool.default(false),
 });
 
 export const QueueAddTurnsInput = z.object({ queueId: IdSchema, turnIds: z.array(IdSchema).min(1).max(1000) });

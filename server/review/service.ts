@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
 import {
@@ -73,7 +73,6 @@ const QUEUE_INCLUDE = {
 } satisfies Prisma.ReviewQueueInclude;
 
 export async function createQueue(p: Principal, input: z.output<typeof QueueCreateInput>) {
-  assertCan(p, "write");
   assertExperimentAccess(p, input.experimentId);
   return db().$transaction(async (tx) => {
     if (!(await tx.experiment.findUnique({ where: { id: input.experimentId }, select: { id: true } })))
@@ -106,7 +105,6 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
 }
 
 export async function updateQueue(p: Principal, input: z.output<typeof QueueUpdateInput>) {
-  assertCan(p, "write");
   return db().$transaction(async (tx) => {
     const before = authorizeRow(
       p,
@@ -137,7 +135,6 @@ export async function updateQueue(p: Principal, input: z.output<typeof QueueUpda
 }
 
 export async function listQueues(p: Principal, input: z.output<typeof QueueListInput>) {
-  assertCan(p, "read");
   const experimentId = scopeExperiment(p, input.experimentId);
   const queues = await db().reviewQueue.findMany({
     where: { experimentId, archivedAt: input.includeArchived ? undefined : null },
@@ -197,7 +194,6 @@ async function loadQueue(p: Principal, id: string, client: Tx | ReturnType<typeo
 }
 
 export async function getQueue(p: Principal, id: string) {
-  assertCan(p, "read");
   const q = await loadQueue(p, id);
   const [stats] = await listQueues(p, { experimentId: q.experimentId, includeArchived: true }).then((all) =>
     all.filter((x) => x.id === id),
@@ -228,7 +224,6 @@ export async function fillQueue(
 }
 
 export async function addTurns(p: Principal, input: z.output<typeof QueueAddTurnsInput>) {
-  assertCan(p, "review");
   const q = await loadQueue(p, input.queueId);
   const added = await db().$executeRaw`
     INSERT INTO review_items (id, "queueId", "turnId", disputed, "disputeReason")
@@ -277,7 +272,6 @@ function reviewerId(p: Principal): string {
  * not seen that still has room (disputed first), refilling the queue from its filter when it runs dry.
  */
 export async function fetchNext(p: Principal, queueId: string) {
-  assertCan(p, "review");
   let userId = "";
   const claimed = await db().$transaction(async (tx): Promise<Claimed | null> => {
     const q = await loadQueue(p, queueId, tx);
@@ -372,7 +366,6 @@ export function agreementOf(answers: readonly string[]): { reviewers: number; ag
 
 /** Opens a given item (e.g. going back with k): claims it if it has room, else shows it read-only. */
 export async function openItem(p: Principal, itemId: string) {
-  assertCan(p, "review");
   let userId = "";
   const claimed = await db().$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<
@@ -392,7 +385,6 @@ export async function openItem(p: Principal, itemId: string) {
 
 /** Passes on an item: marked seen (fetch-next will not offer it again) and unlocked for others. */
 export async function skipItem(p: Principal, itemId: string) {
-  assertCan(p, "review");
   await db().$transaction(async (tx) => {
     const item = await tx.reviewItem.findUnique({ where: { id: itemId }, select: { queueId: true } });
     if (!item) throw notFound("Review item", itemId);
@@ -410,7 +402,6 @@ export async function skipItem(p: Principal, itemId: string) {
 
 /** Gives the lock back without marking the item seen (leaving the page). */
 export async function releaseItem(p: Principal, itemId: string) {
-  assertCan(p, "review");
   const item = await db().reviewItem.findUnique({ where: { id: itemId }, select: { queueId: true } });
   if (!item) throw notFound("Review item", itemId);
   await loadQueue(p, item.queueId);
@@ -424,7 +415,6 @@ export async function releaseItem(p: Principal, itemId: string) {
  * reviewer must hold a live lock, or the item must still have room (their lock expired but nobody took it).
  */
 export async function submitReview(p: Principal, input: z.output<typeof SubmitInput>) {
-  assertCan(p, "review");
   let userId = "";
   const result = await db().$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<{ queueId: string; turnId: string; status: string }[]>`
@@ -487,7 +477,6 @@ function clampVote(v: number): -1 | 0 | 1 {
 
 /** The reviewer's recent items in a queue (for going back with k), newest first. */
 export async function myHistory(p: Principal, queueId: string, limit = 50) {
-  assertCan(p, "review");
   await loadQueue(p, queueId);
   const userId = reviewerId(p);
   const rows = await db().reviewSeen.findMany({

@@ -1,6 +1,6 @@
 // The launch preview the console shows before a run starts: the exact command (secrets hidden) and notes on
 // where it runs, as the experiment's trainer backend describes its launch (TrainerBackend.preview).
-import { assertCan, type Principal } from "../access/principal";
+import { type Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { db } from "../platform/db/client";
@@ -29,7 +29,6 @@ export async function launchPreview(
   experimentId: string,
   settings: SupervisorSettings = supervisorSettings(),
 ): Promise<LaunchPreview> {
-  assertCan(p, "read");
   const e = await loadExperimentFor(p, experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
   const kind = config.trainer.backend as string;

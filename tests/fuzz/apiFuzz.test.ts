@@ -4,7 +4,7 @@ import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { routes } from "../../server/gateway/rest/routes";
+import { routes } from "../../server/gateway/rest/table";
 import { startApiServer } from "../helpers/apiServer";
 import { makeKey, SEEDED_ROW } from "../helpers/fixtures";
 

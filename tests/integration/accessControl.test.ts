@@ -1,7 +1,7 @@
 // Table-driven access control: every REST route and every tRPC procedure × every role and key scope.
 // The tables come from the route table and the router itself, so a new route is covered automatically.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes } from "../../server/gateway/rest/routes";
+import { routes } from "../../server/gateway/rest/table";
 import { appRouter } from "../../server/gateway/trpc/root";
 import type { ProcedureMeta } from "../../server/gateway/trpc/trpc";
 import { permissions, type Permission, type Principal } from "../../server/access/principal";

@@ -1,29 +1,27 @@
-// Matches /api/v1 requests against the route table: auth → permission → zod-validated input → service.
+// Matches /api/v1 requests against the REST table: auth → permission → one input assembled from path
+// parameters, query string and JSON body, validated by the procedure's input schema → its handler.
 import { z } from "zod";
 import { assertCan } from "../../access/principal";
 import { AppError, fromZod, unauthorized } from "../../platform/errors";
 import { errorResponse, jsonError } from "../httpErrors";
 import { assertSameOrigin, resolveContext } from "../context";
-import type { RouteDef } from "./define";
-import { routes } from "./routes";
+import { routes, type RestRoute } from "./table";
 
 const MAX_BODY_BYTES = 1_000_000;
 
 interface Match {
-  route: RouteDef;
+  route: RestRoute;
   params: Record<string, string>;
 }
 
 function matchRoute(method: string, path: string): Match | "method-not-allowed" | null {
   let pathMatched = false;
   for (const r of routes) {
-    const names: string[] = [];
-    const re = new RegExp(`^${r.path.replace(/:(\w+)/g, (_, n: string) => (names.push(n), "([^/]+)"))}/?$`);
-    const m = re.exec(path);
+    const m = r.pattern.exec(path);
     if (!m) continue;
     pathMatched = true;
     if (r.method !== method) continue;
-    return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+    return { route: r, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
   }
   return pathMatched ? "method-not-allowed" : null;
 }
@@ -48,10 +46,19 @@ async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-function parseWith(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
-  if (!schema) return {};
+/** A POST/PATCH body is a JSON object of input fields; GET and DELETE carry none. */
+async function bodyFields(req: Request): Promise<Record<string, unknown>> {
+  if (req.method !== "POST" && req.method !== "PATCH") return {};
+  const body = await readJson(req);
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AppError("BAD_REQUEST", "Invalid body: expected a JSON object");
+  return body as Record<string, unknown>;
+}
+
+function parseInput(schema: z.ZodType | undefined, value: unknown): unknown {
+  if (!schema) return undefined;
   const r = schema.safeParse(value);
-  if (!r.success) throw fromZod(r.error, `Invalid ${where}`);
+  if (!r.success) throw fromZod(r.error, "Invalid input");
   return r.data;
 }
 
@@ -64,15 +71,12 @@ export async function dispatchRest(req: Request, subpath: string): Promise<Respo
     const ctx = await resolveContext(req);
     if (!ctx.principal) throw unauthorized("Send 'Authorization: Bearer <api key>' or sign in");
     assertSameOrigin(ctx);
-    assertCan(ctx.principal, match.route.permission);
     const { route: r } = match;
-    const input = {
-      params: parseWith(r.params, match.params, "path parameters"),
-      query: parseWith(r.query, queryObject(new URL(req.url)), "query"),
-      body: r.body ? parseWith(r.body, await readJson(req), "body") : {},
-    };
-    const result = await r.handler(ctx.principal, input as never);
-    return Response.json(result, { status: r.successStatus ?? 200 });
+    if (r.permission !== "authenticated") assertCan(ctx.principal, r.permission);
+    // Path parameters win over query and body fields of the same name.
+    const fields = { ...queryObject(new URL(req.url)), ...(await bodyFields(req)), ...match.params };
+    const result = await r.handler({ principal: ctx.principal, input: parseInput(r.input, fields) as never });
+    return Response.json(result, { status: r.status });
   } catch (err) {
     return errorResponse(err);
   }

@@ -8,7 +8,7 @@
 // its lease is gone, acknowledged or past expiresAt, which every lease query checks in the database.
 import { db, type Prisma } from "../../platform/db/client";
 import { TERMINAL_RUN_STATUSES } from "../../platform/db/runStatus";
-import { assertCan, type Permission, type Principal } from "../../access/principal";
+import type { Principal } from "../../access/principal";
 import { badRequest, conflict, notFound } from "../../platform/errors";
 import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
 import { activeVersion, nextVersion } from "../../policyVersions/active";
@@ -21,11 +21,6 @@ type Tx = Prisma.TransactionClient;
 
 /** Turns the run's judged turns into Sample rows before leasing (server/training/samples.ts collectSamples). */
 export type SampleFiller = (runId: string) => Promise<unknown>;
-
-async function runFor(p: Principal, runId: string, perm: Permission) {
-  assertCan(p, perm);
-  return await loadRunFor(p, runId);
-}
 
 /** The transaction's own clock, so every expiry comparison uses one time source (the database's). */
 async function dbNow(tx: Tx): Promise<Date> {
@@ -55,7 +50,7 @@ export async function leaseBatch(
   input: LeaseInputT,
   opts: { fill?: SampleFiller } = {},
 ): Promise<LeaseResult> {
-  const run = await runFor(p, runId, "write");
+  const run = await loadRunFor(p, runId);
   if (run.trainerBackend === "embedded")
     throw conflict(`Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
   if (TERMINAL_RUN_STATUSES.includes(run.status))
@@ -121,7 +116,7 @@ export async function leaseBatch(
 }
 
 export async function ackBatch(p: Principal, runId: string, leaseId: string, input: AckInputT): Promise<AckResult> {
-  const run = await runFor(p, runId, "write");
+  const run = await loadRunFor(p, runId);
   const { result, points } = await db().$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${run.experimentId} FOR UPDATE`;
@@ -262,7 +257,7 @@ async function assertEndpointsAllowed(input: ReportInputT): Promise<void> {
 }
 
 export async function reportRun(p: Principal, runId: string, input: ReportInputT): Promise<ReportResult> {
-  const run = await runFor(p, runId, "write");
+  const run = await loadRunFor(p, runId);
   await assertEndpointsAllowed(input);
   const live = !TERMINAL_RUN_STATUSES.includes(run.status);
   const { renewed, points } = await db().$transaction(async (tx) => {
@@ -322,7 +317,7 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
 export type LeaseState = "active" | "expired" | "acknowledged";
 
 export async function listLeases(p: Principal, runId: string, input: { limit: number }) {
-  await runFor(p, runId, "read");
+  await loadRunFor(p, runId);
   const now = new Date();
   const rows = await db().batchLease.findMany({
     where: { runId },

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { startApiServer } from "../../helpers/apiServer";
+import type { paths } from "../../generated/openapi";
 import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { makeJudgedSession, SLIME_EXPERIMENT, SYSTEM, TOOLS, trainerKey } from "./helpers";
 
@@ -12,29 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface LeasedSample {
-  sampleId: string;
-  turnId: string;
-  kind: string;
-  reward: number;
-  attempt: number;
-  messages: { role: string; content: string }[];
-  tools: unknown[] | null;
-  response: { content: string | null };
-  responseTokenIds: number[];
-  lossMask: number[];
-  rolloutLogprobs: number[];
-  teacherLogprobs: number[] | null;
-  policyVersion: number;
-}
-interface Lease {
-  leaseId: string | null;
-  expiresAt: string | null;
-  paused: boolean;
-  available: number;
-  policyVersion: number;
-  samples: LeasedSample[];
-}
+/** The lease response as the generated OpenAPI client types it (tests/integration/openapiClient.test.ts). */
+type Lease = paths["/api/v1/runs/{id}/batches/lease"]["post"]["responses"]["200"]["content"]["application/json"];
 
 async function setup(turns: number) {
   const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });

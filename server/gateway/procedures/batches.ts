@@ -1,0 +1,48 @@
+// Batch leases: what external trainers call (integrations/slime, integrations/tinker) with their
+// experiment-bound write key. The run's lease list is runOps.leases (runs.ts).
+import { z } from "zod";
+import { IdSchema } from "../../experiments/schemas";
+import { collectRunSamples } from "../../training/leases/fill";
+import { AckInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
+import * as batches from "../../training/leases/service";
+import { procedure } from "./define";
+import { BatchesAckOutput, BatchesLeaseOutput, BatchesReportOutput } from "./outputs/batches";
+
+const ById = z.object({ id: IdSchema });
+
+export const batchProcedures = {
+  lease: procedure({
+    kind: "mutation",
+    permission: "write",
+    tag: "trainer",
+    summary:
+      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready",
+    input: LeaseInput.safeExtend(ById.shape),
+    rest: { method: "POST", path: "/runs/:id/batches/lease" },
+    output: BatchesLeaseOutput,
+    handler: ({ principal, input: { id, ...body } }) =>
+      batches.leaseBatch(principal, id, body, { fill: collectRunSamples }),
+  }),
+  ack: procedure({
+    kind: "mutation",
+    permission: "write",
+    tag: "trainer",
+    summary:
+      "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded",
+    input: AckInput.extend(LeaseParams.shape),
+    rest: { method: "POST", path: "/runs/:id/batches/:leaseId/ack" },
+    output: BatchesAckOutput,
+    handler: ({ principal, input: { id, leaseId, ...body } }) => batches.ackBatch(principal, id, leaseId, body),
+  }),
+  report: procedure({
+    kind: "mutation",
+    permission: "write",
+    tag: "trainer",
+    summary:
+      "Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), the PRM routers (the judge scores there), lease renewals; answers whether to stop",
+    input: ReportInput.extend(ById.shape),
+    rest: { method: "POST", path: "/runs/:id/report" },
+    output: BatchesReportOutput,
+    handler: ({ principal, input: { id, ...body } }) => batches.reportRun(principal, id, body),
+  }),
+};

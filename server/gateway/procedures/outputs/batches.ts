@@ -1,0 +1,57 @@
+// Output schemas of the batches procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
+import { z } from "zod";
+import { Num } from "./common";
+
+export const BatchesLeaseOutput = z.object({
+  leaseId: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  paused: z.boolean(),
+  available: Num,
+  policyVersion: Num,
+  samples: z.array(
+    z.object({
+      sampleId: z.string(),
+      turnId: z.string(),
+      sessionId: z.string(),
+      turnIndex: Num,
+      kind: z.enum(["RL", "OPD", "BOTH"]),
+      reward: Num,
+      labelSource: z.enum(["REVIEWER", "USER", "JUDGE"]),
+      attempt: Num,
+      messages: z.array(z.unknown()),
+      tools: z.array(z.unknown()).nullable(),
+      response: z.object({
+        content: z.string().nullable(),
+        toolCalls: z.unknown(),
+        reasoning: z.string().nullable(),
+        finishReason: z.string().nullable(),
+      }),
+      responseTokenIds: z.array(Num),
+      lossMask: z.array(Num),
+      rolloutLogprobs: z.array(Num),
+      teacherLogprobs: z.array(Num).nullable(),
+      hint: z.string().nullable(),
+      policyVersion: Num,
+      staleness: Num.nullable(),
+    }),
+  ),
+});
+
+export const BatchesAckOutput = z.object({
+  leaseId: z.string(),
+  step: Num,
+  trainingStepId: z.string(),
+  policyVersion: Num,
+  policyVersionStatus: z.enum(["ACTIVE", "CANDIDATE"]),
+  trainedSamples: Num,
+  lostSamples: Num,
+  replayed: z.boolean(),
+});
+
+export const BatchesReportOutput = z.object({
+  runStatus: z.string(),
+  stop: z.boolean(),
+  paused: z.boolean(),
+  renewed: z.array(z.object({ leaseId: z.string(), expiresAt: z.string(), held: Num })),
+  policyVersion: Num,
+});

@@ -1,0 +1,128 @@
+// Review queues: queue CRUD, filling, claiming the next item, submission and the reviewer's history.
+import { z } from "zod";
+import * as review from "../../review/service";
+import { IdSchema } from "../../experiments/schemas";
+import {
+  ItemInput,
+  QueueAddTurnsInput,
+  QueueCreateInput,
+  QueueListInput,
+  QueueUpdateInput,
+  SubmitInput,
+} from "../../review/schemas";
+import { procedure } from "./define";
+import {
+  ReviewAddTurnsOutput,
+  ReviewCreateQueueOutput,
+  ReviewHistoryOutput,
+  ReviewNextOutput,
+  ReviewOpenOutput,
+  ReviewQueueOutput,
+  ReviewQueuesOutput,
+  ReviewReleaseOutput,
+  ReviewSkipOutput,
+  ReviewSubmitOutput,
+  ReviewUpdateQueueOutput,
+} from "./outputs/review";
+
+const ByQueue = z.object({ queueId: IdSchema });
+
+export const reviewProcedures = {
+  queues: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "List review queues with their pending / done / disputed counts",
+    input: QueueListInput,
+    rest: { method: "GET", path: "/review/queues" },
+    output: ReviewQueuesOutput,
+    handler: ({ principal, input }) => review.listQueues(principal, input),
+  }),
+  queue: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "A review queue",
+    input: z.object({ id: IdSchema }),
+    rest: { method: "GET", path: "/review/queues/:id" },
+    output: ReviewQueueOutput,
+    handler: ({ principal, input }) => review.getQueue(principal, input.id),
+  }),
+  createQueue: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Create a review queue (turn filter, assignees, reviewers per item, lock TTL)",
+    input: QueueCreateInput,
+    rest: { method: "POST", path: "/review/queues", status: 201 },
+    output: ReviewCreateQueueOutput,
+    handler: ({ principal, input }) => review.createQueue(principal, input),
+  }),
+  updateQueue: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Edit a review queue (assignees, reviewers per item, archive)",
+    input: QueueUpdateInput,
+    rest: { method: "PATCH", path: "/review/queues/:id" },
+    output: ReviewUpdateQueueOutput,
+    handler: ({ principal, input }) => review.updateQueue(principal, input),
+  }),
+  addTurns: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Add turns to a review queue",
+    input: QueueAddTurnsInput,
+    rest: { method: "POST", path: "/review/queues/:queueId/turns" },
+    output: ReviewAddTurnsOutput,
+    handler: ({ principal, input }) => review.addTurns(principal, input),
+  }),
+  next: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Fetch and lock the next item (disputed first, skipping what you have seen); null when none is left",
+    input: ByQueue,
+    rest: { method: "POST", path: "/review/queues/:queueId/next" },
+    output: ReviewNextOutput,
+    handler: ({ principal, input }) => review.fetchNext(principal, input.queueId),
+  }),
+  open: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Open (and lock) one item of a queue",
+    input: ItemInput,
+    output: ReviewOpenOutput,
+    handler: ({ principal, input }) => review.openItem(principal, input.itemId),
+  }),
+  skip: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Skip an item (not offered to you again) and release its lock",
+    input: ItemInput,
+    rest: { method: "POST", path: "/review/items/:itemId/skip" },
+    output: ReviewSkipOutput,
+    handler: ({ principal, input }) => review.skipItem(principal, input.itemId),
+  }),
+  release: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Release your lock on an item",
+    input: ItemInput,
+    rest: { method: "POST", path: "/review/items/:itemId/release" },
+    output: ReviewReleaseOutput,
+    handler: ({ principal, input }) => review.releaseItem(principal, input.itemId),
+  }),
+  submit: procedure({
+    kind: "mutation",
+    permission: "review",
+    summary: "Accept, fix & accept, or reject the item (writes an audited reviewer label)",
+    input: SubmitInput,
+    rest: { method: "POST", path: "/review/items/:itemId/submit" },
+    output: ReviewSubmitOutput,
+    handler: ({ principal, input }) => review.submitReview(principal, input),
+  }),
+  history: procedure({
+    kind: "query",
+    permission: "review",
+    summary: "Your recent submissions in a queue",
+    input: ByQueue,
+    output: ReviewHistoryOutput,
+    handler: ({ principal, input }) => review.myHistory(principal, input.queueId),
+  }),
+};
