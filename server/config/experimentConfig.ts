@@ -113,13 +113,16 @@ export const LoraSchema = z.object({
   alpha: z.number().int().min(1).max(4096).default(32),
 });
 
+/** Every trainer backend an experiment can name (the output schemas of the API list the same). */
+export const TRAINER_BACKENDS = ["embedded", "ray-slime", "local-process", "tinker", "hf-local"] as const;
+
 export const TrainerSchema = z.object({
   /**
    * tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host.
    * hf-local = one process on one GPU (transformers + peft) that serves the policy, judges and teaches on the
    * frozen base and trains a LoRA adapter (integrations/hf).
    */
-  backend: z.enum(["embedded", "ray-slime", "local-process", "tinker", "hf-local"]).default("embedded"),
+  backend: z.enum(TRAINER_BACKENDS).default("embedded"),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
   rayAddress: httpUrl.optional(),
 });

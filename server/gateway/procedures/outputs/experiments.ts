@@ -1,5 +1,6 @@
 // Output schemas of the experiments procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
+import { TRAINER_BACKENDS } from "../../../config/experimentConfig";
 import { Num } from "./common";
 
 export const ExperimentsListOutput = z.object({
@@ -55,7 +56,7 @@ export const ExperimentsListOutput = z.object({
           chatTemplate: z.string().optional(),
         }),
         trainer: z.object({
-          backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+          backend: z.enum(TRAINER_BACKENDS),
           gpu: z.object({
             nodes: Num,
             gpusPerNode: Num,
@@ -158,7 +159,7 @@ export const ExperimentsGetOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -258,7 +259,7 @@ export const ExperimentsCreateOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -358,7 +359,7 @@ export const ExperimentsUpdateOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -458,7 +459,7 @@ export const ExperimentsCloneOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -558,7 +559,7 @@ export const ExperimentsArchiveOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -674,7 +675,7 @@ export const ExperimentsValidateConfigOutput = z.union([
         chatTemplate: z.string().optional(),
       }),
       trainer: z.object({
-        backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+        backend: z.enum(TRAINER_BACKENDS),
         gpu: z.object({
           nodes: Num,
           gpusPerNode: Num,

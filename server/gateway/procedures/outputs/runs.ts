@@ -1,5 +1,6 @@
 // Output schemas of the runs procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
+import { TRAINER_BACKENDS } from "../../../config/experimentConfig";
 import { Num } from "./common";
 
 export const RunsListOutput = z.object({
@@ -56,7 +57,7 @@ export const RunsListOutput = z.object({
           chatTemplate: z.string().optional(),
         }),
         trainer: z.object({
-          backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+          backend: z.enum(TRAINER_BACKENDS),
           gpu: z.object({
             nodes: Num,
             gpusPerNode: Num,
@@ -159,7 +160,7 @@ export const RunsGetOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -259,7 +260,7 @@ export const RunsStartOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
@@ -359,7 +360,7 @@ export const RunsActOutput = z.object({
       chatTemplate: z.string().optional(),
     }),
     trainer: z.object({
-      backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]),
+      backend: z.enum(TRAINER_BACKENDS),
       gpu: z.object({
         nodes: Num,
         gpusPerNode: Num,
