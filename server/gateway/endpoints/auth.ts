@@ -2,20 +2,23 @@
 // check of the users service.
 import { clearSessionCookie, endSessions, sealSession, sessionCookie } from "../../access/session";
 import { settings } from "../../platform/env";
-import { fromZod } from "../../platform/errors";
+import { AppError, fromZod } from "../../platform/errors";
 import { hitRateLimit, rateLimitHeaders } from "../../platform/rateLimit";
 import { LoginInput } from "../../users/schemas";
 import { authenticate } from "../../users/service";
 import { errorResponse, jsonError } from "../httpErrors";
+import { BODY_LIMITS, readCappedJson } from "../body";
 
 export async function login(req: Request): Promise<Response> {
   try {
     // Per address *and* account: guessing one account's password is slowed down without letting one busy
     // address (a NAT, a CI box) lock everyone else out.
-    const body = (await req
-      .clone()
-      .json()
-      .catch(() => ({}))) as { email?: unknown };
+    // One capped read before anything else: an unauthenticated caller never gets more than 4 KB buffered.
+    const json = await readCappedJson(req, BODY_LIMITS.login, "Sign-in").catch((e: unknown) => {
+      if (e instanceof AppError && e.code === "PAYLOAD_TOO_LARGE") throw e;
+      return {};
+    });
+    const body = (json && typeof json === "object" ? json : {}) as { email?: unknown };
     const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
     const limited = await hitRateLimit(
       "login",
@@ -31,7 +34,7 @@ export async function login(req: Request): Promise<Response> {
         rateLimitHeaders(limited),
       );
     }
-    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
+    const parsed = LoginInput.safeParse(json);
     if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
     const user = await authenticate(parsed.data.email, parsed.data.password);
     const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";

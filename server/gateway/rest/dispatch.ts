@@ -1,13 +1,12 @@
 // Matches /api/v1 requests against the route table: auth → permission → zod-validated input → service.
 import { z } from "zod";
 import { assertCan } from "../../access/principal";
-import { AppError, fromZod, unauthorized } from "../../platform/errors";
+import { fromZod, unauthorized } from "../../platform/errors";
 import { errorResponse, jsonError } from "../httpErrors";
 import { assertSameOrigin, resolveContext } from "../context";
+import { BODY_LIMITS, readCappedJson } from "../body";
 import type { RouteDef } from "./define";
 import { routes } from "./routes";
-
-const MAX_BODY_BYTES = 1_000_000;
 
 interface Match {
   route: RouteDef;
@@ -37,17 +36,6 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `Body exceeds ${MAX_BODY_BYTES} bytes`);
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new AppError("BAD_REQUEST", `Malformed JSON body: ${(e as Error).message}`);
-  }
-}
-
 function parseWith(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) return {};
   const r = schema.safeParse(value);
@@ -69,7 +57,7 @@ export async function dispatchRest(req: Request, subpath: string): Promise<Respo
     const input = {
       params: parseWith(r.params, match.params, "path parameters"),
       query: parseWith(r.query, queryObject(new URL(req.url)), "query"),
-      body: r.body ? parseWith(r.body, await readJson(req), "body") : {},
+      body: r.body ? parseWith(r.body, await readCappedJson(req, BODY_LIMITS.rest), "body") : {},
     };
     const result = await r.handler(ctx.principal, input as never);
     return Response.json(result, { status: r.successStatus ?? 200 });
