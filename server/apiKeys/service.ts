@@ -2,8 +2,7 @@ import type { z } from "zod";
 import { db } from "../platform/db/client";
 import type { ApiKey } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../access/apiKeys";
-import { hashSecret } from "../access/password";
+import { forgetApiKey, generateApiKey, hashApiKey, parseKeyPrefix } from "../access/apiKeys";
 import { assertCan, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { badRequest, notFound } from "../platform/errors";
@@ -30,7 +29,7 @@ export async function createApiKey(
   plaintextOverride?: string,
 ) {
   if (p) assertCan(p, "admin");
-  const key = plaintextOverride ? await keyFromPlaintext(plaintextOverride) : await generateApiKey();
+  const key = plaintextOverride ? keyFromPlaintext(plaintextOverride) : generateApiKey();
   const row = await db().$transaction(async (tx) => {
     if (
       input.experimentId &&
@@ -56,10 +55,10 @@ export async function createApiKey(
 }
 
 /** INIT_API_KEY lets scripts choose the key; it must have our format so the prefix lookup works. */
-async function keyFromPlaintext(plaintext: string) {
+function keyFromPlaintext(plaintext: string) {
   const prefix = parseKeyPrefix(plaintext);
   if (!prefix) throw badRequest("INIT_API_KEY must look like ocrl_<8 hex>_<20+ url-safe chars>");
-  return { plaintext, prefix, secretHash: await hashSecret(plaintext) };
+  return { plaintext, prefix, secretHash: hashApiKey(plaintext) };
 }
 
 export async function listApiKeys(p: Principal, input: z.output<typeof ApiKeyListInput>) {
