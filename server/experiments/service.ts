@@ -9,6 +9,7 @@ import { audit } from "../access/audit";
 import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
+import { patternProblem } from "../platform/safePattern";
 import { diffConfigs } from "./diff";
 import { sealSecrets, secretsSet, type SealedSecrets } from "../config/secrets";
 import { assertEgressAllowed, EgressRefusedError } from "../platform/egress";
@@ -85,6 +86,22 @@ async function assertConfigEgress(config: ExperimentConfig): Promise<void> {
     }
   }
   if (issues.length) throw badRequest(`Upstream address refused: ${issues.map((i) => i.message).join("; ")}`, issues);
+}
+
+/**
+ * Serving patterns run on every proxied message: refused at save unless RE2 compiles them and they nest no
+ * repetition (platform/safePattern). Stored ones are matched in linear time whatever they are.
+ */
+function assertServingPatterns(config: ExperimentConfig): void {
+  const issues = (["sidePatterns", "contextPatterns"] as const).flatMap((field) =>
+    config.serving[field].flatMap((pattern, i) => {
+      const problem = patternProblem(pattern);
+      return problem
+        ? [{ path: `config.serving.${field}.${i}`, message: `${JSON.stringify(pattern)} ${problem}` }]
+        : [];
+    }),
+  );
+  if (issues.length) throw badRequest(`Pattern refused: ${issues.map((i) => i.message).join("; ")}`, issues);
 }
 
 /** A custom reward module must load and answer the probe before it is saved, not at the first judged turn. */
@@ -173,6 +190,7 @@ export async function createExperiment(
 ) {
   assertCan(p, "write");
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
+  assertServingPatterns(input.config);
   await assertConfigEgress(input.config);
   await assertCustomReward(input.config);
   const { config, secrets } = sealSecrets(input.config);
@@ -201,6 +219,7 @@ export async function createExperiment(
 export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
   assertCan(p, "write");
   assertExperimentAccess(p, input.id);
+  if (input.config) assertServingPatterns(input.config);
   if (input.config) await Promise.all([assertConfigEgress(input.config), assertCustomReward(input.config)]);
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
