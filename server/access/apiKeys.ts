@@ -6,6 +6,7 @@ import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "
 import { db } from "../platform/db/client";
 import { env } from "../platform/env";
 import { verifySecret } from "./password";
+import { publish } from "../platform/bus/pubsub";
 import { SCOPES, type Principal, type Scope } from "./principal";
 
 const HMAC_PREFIX = "hmac-sha256$";
@@ -58,8 +59,13 @@ export async function verifyApiKey(token: string): Promise<Principal | null> {
   const cacheKey = digest(token);
   const hit = cache.get(cacheKey);
   if (hit && hit.expires > Date.now()) return hit.principal;
-  const row = await db().apiKey.findUnique({ where: { prefix } });
+  const row = await db().apiKey.findUnique({
+    where: { prefix },
+    include: { createdBy: { select: { role: true, disabledAt: true } } },
+  });
   if (!row || row.revokedAt || (row.expiresAt && row.expiresAt < new Date())) return null;
+  // Keys are minted by admins: one whose creator is disabled or no longer an admin is suspended (offboarding).
+  if (row.createdBy && (row.createdBy.disabledAt || row.createdBy.role !== "ADMIN")) return null;
   const checked = await checkKeyHash(token, row.secretHash);
   if (!checked.ok) return null;
   if (checked.rehash) {
@@ -92,4 +98,19 @@ export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
   return m ? m[1]! : null;
+}
+
+/**
+ * A user was disabled or lost the admin role: the keys they created stop working at once (verification also
+ * refuses them, see verifyApiKey), in this process and, through apiKeyRevoked, in every proxy.
+ */
+export async function suspendKeysOf(userId: string): Promise<void> {
+  const keys = await db().apiKey.findMany({
+    where: { createdById: userId, revokedAt: null },
+    select: { prefix: true },
+  });
+  for (const k of keys) {
+    forgetApiKey(k.prefix);
+    await publish("apiKeyRevoked", { prefix: k.prefix }).catch(() => {});
+  }
 }

@@ -251,6 +251,8 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
 export async function cloneExperiment(p: Principal, input: z.output<typeof ExperimentCloneInput>) {
   assertCan(p, "write");
   assertExperimentAccess(p, input.id);
+  // The clone is a new experiment outside the key's binding (with the source's secrets): as for create.
+  if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot clone experiments");
   const created = await db().$transaction(async (tx) => {
     const src = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!src) throw notFound("Experiment", input.id);
