@@ -225,7 +225,7 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);
     if (before.status === "ARCHIVED") throw conflict("Archived experiments are read-only: clone it to make changes");
-    const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets) : null;
+    const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets, before.config) : null;
     const e = await tx.experiment.update({
       where: { id: input.id },
       data: {
@@ -241,7 +241,13 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
       "experiment",
       e.id,
       { name: before.name, description: before.description, config: before.config },
-      { name: e.name, description: e.description, config: e.config },
+      {
+        name: e.name,
+        description: e.description,
+        config: e.config,
+        // A stored provider key whose endpoint moved to another origin without being sent again is dropped.
+        ...(sealed?.cleared.length ? { secretsCleared: sealed.cleared } : {}),
+      },
     );
     return e;
   });
