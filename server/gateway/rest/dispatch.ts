@@ -1,7 +1,7 @@
 // Matches /api/v1 requests against the route table: auth → permission → zod-validated input → service.
 import { z } from "zod";
 import { assertCan } from "../../access/principal";
-import { fromZod, unauthorized } from "../../platform/errors";
+import { badRequest, fromZod, unauthorized } from "../../platform/errors";
 import { errorResponse, jsonError } from "../httpErrors";
 import { assertSameOrigin, resolveContext } from "../context";
 import { BODY_LIMITS, readCappedJson } from "../body";
@@ -13,6 +13,15 @@ interface Match {
   params: Record<string, string>;
 }
 
+/** A malformed escape (`%zz`) in a path parameter is the caller's error, not a 500. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`Malformed percent-encoding in the path: '${raw.slice(0, 100)}'`);
+  }
+}
+
 function matchRoute(method: string, path: string): Match | "method-not-allowed" | null {
   let pathMatched = false;
   for (const r of routes) {
@@ -22,7 +31,7 @@ function matchRoute(method: string, path: string): Match | "method-not-allowed" 
     if (!m) continue;
     pathMatched = true;
     if (r.method !== method) continue;
-    return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+    return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeParam(m[i + 1]!)])) };
   }
   return pathMatched ? "method-not-allowed" : null;
 }
