@@ -13,10 +13,17 @@ afterAll(() => server.close());
 const big = (bytes: number) => JSON.stringify({ email: "a@example.test", password: "x".repeat(bytes) });
 
 async function post(path: string, body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
+  const send = () =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+  // A reused keep-alive socket that the server closed while idle resets the request (a transport race, not an
+  // answer): sent once more on a fresh connection. Any HTTP answer is asserted as it is.
+  const res = await send().catch((e: Error & { cause?: { code?: string } }) => {
+    if (e.cause?.code !== "ECONNRESET") throw e;
+    return send();
   });
   return { status: res.status, body: (await res.json().catch(() => null)) as { error?: { message: string } } | null };
 }
