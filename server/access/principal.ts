@@ -35,7 +35,16 @@ export type Principal =
 
 export function permissions(p: Principal): Set<Permission> {
   if (p.kind === "user") return new Set(ROLE_PERMISSIONS[p.role]);
-  return new Set(p.scopes.flatMap((s) => SCOPE_PERMISSIONS[s]));
+  const perms = new Set(p.scopes.flatMap((s) => SCOPE_PERMISSIONS[s]));
+  // Users and keys are global: a key bound to one experiment never administers them (it could mint an
+  // unbound key or an admin user and leave its binding).
+  if (p.experimentId) perms.delete("admin");
+  return perms;
+}
+
+/** What a set of key scopes grants (to compare a new key with the key that mints it). */
+export function scopePermissions(scopes: readonly Scope[]): Set<Permission> {
+  return new Set(scopes.flatMap((s) => SCOPE_PERMISSIONS[s]));
 }
 
 export function can(p: Principal, perm: Permission): boolean {

@@ -2,14 +2,13 @@ import type { z } from "zod";
 import { db } from "../platform/db/client";
 import type { ApiKey } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../access/apiKeys";
-import { hashSecret } from "../access/password";
-import { type Principal } from "../access/principal";
+import { forgetApiKey, generateApiKey, hashApiKey, parseKeyPrefix } from "../access/apiKeys";
+import { permissions, scopePermissions, type Principal } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
-import { badRequest, notFound } from "../platform/errors";
+import { badRequest, forbidden, notFound } from "../platform/errors";
 import type { ApiKeyCreateInput, ApiKeyListInput } from "../users/schemas";
 
-export function apiKeyView(k: ApiKey) {
+export function apiKeyView(k: ApiKey & { createdBy?: { email: string } | null }) {
   return {
     id: k.id,
     name: k.name,
@@ -20,6 +19,9 @@ export function apiKeyView(k: ApiKey) {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    /** Who created it (keys minted by a key are the creating user's too); null: the system or a seed. */
+    createdById: k.createdById,
+    createdByEmail: k.createdBy?.email ?? null,
   };
 }
 
@@ -29,7 +31,9 @@ export async function createApiKey(
   input: z.output<typeof ApiKeyCreateInput>,
   plaintextOverride?: string,
 ) {
-  const key = plaintextOverride ? await keyFromPlaintext(plaintextOverride) : await generateApiKey();
+  // The route checks the admin permission; a key may still not mint anything broader than itself.
+  if (p?.kind === "apiKey") assertNoBroaderThan(p, input);
+  const key = plaintextOverride ? keyFromPlaintext(plaintextOverride) : generateApiKey();
   const row = await db().$transaction(async (tx) => {
     if (
       input.experimentId &&
@@ -54,16 +58,26 @@ export async function createApiKey(
   return { ...apiKeyView(row), key: key.plaintext };
 }
 
+/** A key mints only keys within its own permissions (and binding: a bound key lacks the admin permission the route needs). */
+function assertNoBroaderThan(p: Principal & { kind: "apiKey" }, input: z.output<typeof ApiKeyCreateInput>): void {
+  const mine = permissions(p);
+  const wanted = [...scopePermissions(input.scopes)].filter((perm) => !mine.has(perm));
+  if (wanted.length) throw forbidden(`A key cannot mint a key broader than itself (it lacks: ${wanted.join(", ")})`);
+  if (p.experimentId && input.experimentId !== p.experimentId)
+    throw forbidden("A key bound to one experiment can only mint keys bound to the same experiment");
+}
+
 /** INIT_API_KEY lets scripts choose the key; it must have our format so the prefix lookup works. */
-async function keyFromPlaintext(plaintext: string) {
+function keyFromPlaintext(plaintext: string) {
   const prefix = parseKeyPrefix(plaintext);
   if (!prefix) throw badRequest("INIT_API_KEY must look like ocrl_<8 hex>_<20+ url-safe chars>");
-  return { plaintext, prefix, secretHash: await hashSecret(plaintext) };
+  return { plaintext, prefix, secretHash: hashApiKey(plaintext) };
 }
 
 export async function listApiKeys(p: Principal, input: z.output<typeof ApiKeyListInput>) {
   const rows = await db().apiKey.findMany({
     where: input.includeRevoked ? {} : { revokedAt: null },
+    include: { createdBy: { select: { email: true } } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
     ...(input.cursor ? { cursor: { id: input.cursor }, skip: 1 } : {}),

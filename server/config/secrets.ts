@@ -16,13 +16,29 @@ function parentOf(obj: Obj, path: readonly string[]): Obj | undefined {
   return p && typeof p === "object" ? (p as Obj) : undefined;
 }
 
-/** Moves secrets out of `config` (mutating a copy). Omitted secrets keep their previously stored value. */
+function origin(url: unknown): string | null {
+  if (typeof url !== "string") return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Moves secrets out of `config` (mutating a copy). An omitted secret keeps its previously stored value only while
+ * its endpoint (the `baseUrl` beside it) stays on the same origin as in `previousConfig`: a URL edit to another
+ * host must send the key again, or the stored key is dropped (never sent to a host it was not given for).
+ * `cleared` names the secrets dropped that way, for the audit entry.
+ */
 export function sealSecrets(
   config: ExperimentConfig,
   previous: SealedSecrets = {},
-): { config: ExperimentConfig; secrets: SealedSecrets } {
+  previousConfig?: unknown,
+): { config: ExperimentConfig; secrets: SealedSecrets; cleared: string[] } {
   const copy = structuredClone(config) as unknown as Obj;
   const secrets: SealedSecrets = {};
+  const cleared: string[] = [];
   for (const path of SECRET_PATHS) {
     const id = path.join(".");
     const parent = parentOf(copy, path);
@@ -30,9 +46,14 @@ export function sealSecrets(
     if (parent) delete parent[path[path.length - 1]!];
     if (!parent) continue; // the backend kind no longer has this secret
     if (typeof value === "string" && value !== "") secrets[id] = encryptSecret(value);
-    else if (value === undefined && previous[id]) secrets[id] = previous[id]!;
+    else if (value === undefined && previous[id]) {
+      const before =
+        previousConfig && typeof previousConfig === "object" ? parentOf(previousConfig as Obj, path) : undefined;
+      if (origin(before?.baseUrl) === origin(parent.baseUrl)) secrets[id] = previous[id]!;
+      else cleared.push(id);
+    }
   }
-  return { config: copy as unknown as ExperimentConfig, secrets };
+  return { config: copy as unknown as ExperimentConfig, secrets, cleared };
 }
 
 export function secretsSet(secrets: SealedSecrets): string[] {

@@ -9,6 +9,7 @@ import { audit } from "../access/audit";
 import { assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
+import { patternProblem } from "../platform/safePattern";
 import { diffConfigs } from "./diff";
 import { sealSecrets, secretsSet, type SealedSecrets } from "../config/secrets";
 import { assertEgressAllowed, EgressRefusedError } from "../platform/egress";
@@ -85,6 +86,22 @@ async function assertConfigEgress(config: ExperimentConfig): Promise<void> {
     }
   }
   if (issues.length) throw badRequest(`Upstream address refused: ${issues.map((i) => i.message).join("; ")}`, issues);
+}
+
+/**
+ * Serving patterns run on every proxied message: refused at save unless RE2 compiles them and they nest no
+ * repetition (platform/safePattern). Stored ones are matched in linear time whatever they are.
+ */
+function assertServingPatterns(config: ExperimentConfig): void {
+  const issues = (["sidePatterns", "contextPatterns"] as const).flatMap((field) =>
+    config.serving[field].flatMap((pattern, i) => {
+      const problem = patternProblem(pattern);
+      return problem
+        ? [{ path: `config.serving.${field}.${i}`, message: `${JSON.stringify(pattern)} ${problem}` }]
+        : [];
+    }),
+  );
+  if (issues.length) throw badRequest(`Pattern refused: ${issues.map((i) => i.message).join("; ")}`, issues);
 }
 
 /** A custom reward module must load and answer the probe before it is saved, not at the first judged turn. */
@@ -170,6 +187,7 @@ export async function createExperiment(
   opts: { demo?: boolean } = {},
 ) {
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
+  assertServingPatterns(input.config);
   await assertConfigEgress(input.config);
   await assertCustomReward(input.config);
   const { config, secrets } = sealSecrets(input.config);
@@ -197,12 +215,13 @@ export async function createExperiment(
 
 export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
   assertExperimentAccess(p, input.id);
+  if (input.config) assertServingPatterns(input.config);
   if (input.config) await Promise.all([assertConfigEgress(input.config), assertCustomReward(input.config)]);
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);
     if (before.status === "ARCHIVED") throw conflict("Archived experiments are read-only: clone it to make changes");
-    const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets) : null;
+    const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets, before.config) : null;
     const e = await tx.experiment.update({
       where: { id: input.id },
       data: {
@@ -218,7 +237,13 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
       "experiment",
       e.id,
       { name: before.name, description: before.description, config: before.config },
-      { name: e.name, description: e.description, config: e.config },
+      {
+        name: e.name,
+        description: e.description,
+        config: e.config,
+        // A stored provider key whose endpoint moved to another origin without being sent again is dropped.
+        ...(sealed?.cleared.length ? { secretsCleared: sealed.cleared } : {}),
+      },
     );
     return e;
   });
@@ -227,6 +252,8 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
 
 export async function cloneExperiment(p: Principal, input: z.output<typeof ExperimentCloneInput>) {
   assertExperimentAccess(p, input.id);
+  // The clone is a new experiment outside the key's binding (with the source's secrets): as for create.
+  if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot clone experiments");
   const created = await db().$transaction(async (tx) => {
     const src = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!src) throw notFound("Experiment", input.id);

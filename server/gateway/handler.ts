@@ -2,7 +2,10 @@
 // so tests drive real HTTP through exactly the code that production serves.
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "./trpc/root";
-import { resolveContext } from "./context";
+import { TRPCError } from "@trpc/server";
+import { resolveContext, type RequestContext } from "./context";
+import { BODY_LIMITS, readCapped, withBody } from "./body";
+import { AppError } from "../platform/errors";
 import { errorResponse, jsonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
 import { rawEndpoint } from "./raw";
@@ -28,24 +31,46 @@ async function limited(req: Request, serve: () => Promise<Response>): Promise<Re
   return out;
 }
 
+/**
+ * tRPC behind the same body cap as every other entry point: the caller is resolved first, so an anonymous
+ * body is cut off at the login limit and only a signed-in caller may send an upload-sized one. An invalid
+ * bearer is the caller's fault (401), not a server error.
+ */
+async function trpc(req: Request): Promise<Response> {
+  try {
+    let ctx: RequestContext | null = null;
+    let authError: AppError | null = null;
+    try {
+      ctx = await resolveContext(req);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== "UNAUTHORIZED") throw err;
+      authError = err;
+    }
+    const limit = ctx?.principal ? BODY_LIMITS.trpc : BODY_LIMITS.login;
+    const capped = withBody(req, await readCapped(req, limit, "tRPC"));
+    return await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: capped,
+      router: appRouter,
+      createContext: () => {
+        if (!ctx) throw new TRPCError({ code: "UNAUTHORIZED", message: authError?.message ?? "Unauthorized" });
+        return Promise.resolve({ ...ctx, req: capped });
+      },
+      onError({ error, path: p }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
+      },
+    });
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
 export async function handleApi(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
   const raw = rawEndpoint(req.method, path);
   if (raw) return raw.serve(req);
-  if (path.startsWith("/api/trpc/") || path === "/api/trpc") {
-    return limited(req, () =>
-      fetchRequestHandler({
-        endpoint: "/api/trpc",
-        req,
-        router: appRouter,
-        createContext: async () => resolveContext(req),
-        onError({ error, path: p }) {
-          if (error.code === "INTERNAL_SERVER_ERROR") console.error(`[trpc] ${p}:`, error.cause ?? error);
-        },
-      }).catch(errorResponse),
-    );
-  }
+  if (path.startsWith("/api/trpc/") || path === "/api/trpc") return limited(req, () => trpc(req));
   if (path.startsWith("/api/v1/") || path === "/api/v1")
     return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
   return jsonError(404, "NOT_FOUND", `No API route ${path}`);

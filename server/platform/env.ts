@@ -18,6 +18,11 @@ const EnvSchema = z.object({
   PROXY_PUBLIC_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(".data"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /**
+   * Reverse proxies in front of the web process and the proxy that append the caller's address to
+   * X-Forwarded-For (nginx's proxy_add_x_forwarded_for: 1). 0: the header is ignored (never client-trusted).
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -85,6 +90,10 @@ const SECTIONS = {
   web: z.object({
     API_RATE_LIMIT_PER_MIN: int(1200, 1),
     LOGIN_RATE_LIMIT_PER_MIN: int(20, 1),
+    /** Failed sign-ins an account may have before each further attempt waits (doubling, per account). */
+    LOGIN_FREE_FAILURES: int(5, 1),
+    /** The longest wait the per-account backoff imposes, in seconds. */
+    LOGIN_BACKOFF_MAX_S: int(15 * 60, 1),
     /** The proxy as the web process reaches it (playground relay); default: this host's PROXY_PORT. */
     PROXY_URL: z.string().url().optional(),
   }),
@@ -99,6 +108,8 @@ const SECTIONS = {
     PROXY_HOST: z.string().default("0.0.0.0"),
     /** Chat requests per API key per minute (429 with Retry-After and X-RateLimit-* above it). */
     PROXY_RATE_LIMIT_PER_MIN: int(6000, 1),
+    /** Failed authentications per client address per minute; past it, unverified tokens get 429 unchecked. */
+    PROXY_AUTH_FAILURES_PER_MIN: int(60, 1),
     /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
     PROXY_MAX_MESSAGES: int(5000, 1),
   }),

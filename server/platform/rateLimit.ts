@@ -1,6 +1,10 @@
-// Fixed-window rate limits in Redis, keyed by the caller's credential (never the secret itself).
-// Fails open when Redis is unreachable: availability of the API beats precise throttling.
+// Fixed-window rate limits in Redis, keyed by the caller's credential (never the secret itself), and a
+// per-account failure backoff for sign-in. When Redis cannot decide in time, both fall back to a count in this
+// process's memory: throttling stays on (per process) instead of failing open.
 import { readCookie, SESSION_COOKIE } from "./cookies";
+import { clientAddress } from "./clientAddress";
+import { env } from "./env";
+import { KEYS } from "./bus/contracts";
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redis, rkey } from "./redis";
@@ -10,6 +14,39 @@ import { redis, rkey } from "./redis";
  * commands while Redis is down). Generous, so a busy but healthy Redis still gets to decide.
  */
 const DECISION_TIMEOUT_MS = 1000;
+
+/** Process-local state used while Redis is unreachable; bounded, oldest entries dropped first. */
+const LOCAL_MAX = 10_000;
+class LocalCounts<V> {
+  private readonly map = new Map<string, V>();
+  get(k: string): V | undefined {
+    return this.map.get(k);
+  }
+  set(k: string, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > LOCAL_MAX) this.map.delete(this.map.keys().next().value!);
+  }
+  delete(k: string): void {
+    this.map.delete(k);
+  }
+}
+const localWindows = new LocalCounts<number>();
+
+/** Races a Redis call against DECISION_TIMEOUT_MS; null when Redis did not answer (or failed). */
+async function decide<T>(call: Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timedOut = new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS)));
+    const result = await Promise.race([call, timedOut]);
+    if (result === null) call.catch(() => {});
+    return result;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -30,26 +67,68 @@ export async function hitRateLimit(
   const resetSeconds = (window + 1) * windowSeconds - now;
   const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
   const key = rkey(`rl:${bucket}:${id}:${window}`);
-  const open: RateDecision = { allowed: true, limit, remaining: limit, resetSeconds };
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const counted = client
+  const result = await decide(
+    client
       .multi()
       .incr(key)
       .expire(key, windowSeconds + 1)
-      .exec() as Promise<[[Error | null, number]]>;
-    const timedOut = new Promise<null>((r) => (timer = setTimeout(() => r(null), DECISION_TIMEOUT_MS)));
-    const result = await Promise.race([counted, timedOut]);
-    if (!result) {
-      counted.catch(() => {});
-      return open;
-    }
-    const count = result[0][1];
-    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
-  } catch {
-    return open;
-  } finally {
-    clearTimeout(timer);
+      .exec() as Promise<[[Error | null, number]] | null>,
+  );
+  let count: number;
+  if (result && !result[0][0]) count = result[0][1];
+  else {
+    count = (localWindows.get(key) ?? 0) + 1;
+    localWindows.set(key, count);
+  }
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+}
+
+/**
+ * Failure backoff per identity (a sign-in account): the first `free` failures cost nothing, then each further
+ * attempt must wait 2^(failures − free) seconds, up to `maxSeconds`, whatever address or header it comes with.
+ * A success clears it. Only failures count, so a busy legitimate user is never slowed down.
+ */
+export class FailureBackoff {
+  private readonly local = new LocalCounts<{ failures: number; until: number }>();
+
+  constructor(private readonly opts: { bucket: string; free: number; maxSeconds: number; client?: () => Redis }) {}
+
+  private key(identity: string): string {
+    return rkey(
+      KEYS.failureBackoff.key(this.opts.bucket, createHash("sha256").update(identity).digest("hex").slice(0, 32)),
+    );
+  }
+
+  private get client(): Redis {
+    return (this.opts.client ?? redis)();
+  }
+
+  /** Seconds this identity must still wait before its next attempt (0: go ahead). */
+  async waitSeconds(identity: string): Promise<number> {
+    const key = this.key(identity);
+    const got = await decide(this.client.hget(key, "until"));
+    const until = got !== null ? Number(got) || 0 : (this.local.get(key)?.until ?? 0);
+    return Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  }
+
+  /** Counts a failure; returns the wait it imposes on the next attempt, in seconds. */
+  async failed(identity: string): Promise<number> {
+    const key = this.key(identity);
+    const ttl = this.opts.maxSeconds * 4;
+    const counted = await decide(this.client.multi().hincrby(key, "failures", 1).expire(key, ttl).exec());
+    const prior = this.local.get(key);
+    const failures = counted && !counted[0]![0] ? (counted[0]![1] as number) : (prior?.failures ?? 0) + 1;
+    const wait = failures < this.opts.free ? 0 : Math.min(this.opts.maxSeconds, 2 ** (failures - this.opts.free));
+    const until = Date.now() + wait * 1000;
+    this.local.set(key, { failures, until });
+    if (counted) await decide(this.client.hset(key, "until", String(until)));
+    return wait;
+  }
+
+  async succeeded(identity: string): Promise<void> {
+    const key = this.key(identity);
+    this.local.delete(key);
+    await decide(this.client.del(key));
   }
 }
 
@@ -167,5 +246,5 @@ export function callerIdentity(req: Request): string {
   if (auth) return `auth:${auth.split("_").slice(0, 2).join("_")}`;
   const session = readCookie(req.headers.get("cookie"), SESSION_COOKIE);
   if (session) return `session:${session}`;
-  return `ip:${req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local"}`;
+  return `ip:${clientAddress(req.headers.get("x-forwarded-for"), null, env().TRUSTED_PROXY_HOPS)}`;
 }

@@ -10,6 +10,7 @@ import { unsealConfig, type SealedSecrets } from "../config/secrets";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { ProxyError } from "./errors";
 import { BUILTIN_SIDE_PATTERNS, compilePatterns, ContextMatcher } from "./normalize";
+import type { TextPattern } from "../platform/safePattern";
 import { createUpstream, upstreamSignature, type UpstreamFactory } from "./upstreams/factory";
 import type { Upstream } from "./upstreams/types";
 
@@ -22,7 +23,7 @@ export interface ExperimentContext {
   checkpointPath: string | null;
   upstream: Upstream;
   contexts: ContextMatcher;
-  sidePatterns: RegExp[];
+  sidePatterns: TextPattern[];
 }
 
 interface Entry {

@@ -12,4 +12,16 @@ export class Lru<K, V> {
     this.map.set(k, v);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
   }
+
+  delete(k: K): void {
+    this.map.delete(k);
+  }
+
+  entries(): [K, V][] {
+    return [...this.map.entries()];
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
 }

@@ -2,6 +2,7 @@
 // content arrays vs strings, `[date]` envelopes on user text, tool-call ids, and injected context blocks
 // (OpenClaw ≥ 2026.9 appends an internal-context user message to every request).
 import type { ChatMessage } from "./schemas";
+import { compileSafePattern, type TextPattern } from "../platform/safePattern";
 
 export const OPENCLAW_CONTEXT_BEGIN = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 export const OPENCLAW_CONTEXT_END = "<<<END_OPENCLAW_INTERNAL_CONTEXT>>>";
@@ -19,19 +20,13 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Patterns are case-insensitive regular expressions; one that does not compile is matched literally. */
-export function compilePatterns(patterns: readonly string[]): RegExp[] {
-  return patterns.map((p) => {
-    try {
-      return new RegExp(p, "i");
-    } catch {
-      return new RegExp(escapeRegExp(p), "i");
-    }
-  });
+/** Patterns are case-insensitive RE2 expressions, linear in the text (see platform/safePattern). */
+export function compilePatterns(patterns: readonly string[]): TextPattern[] {
+  return patterns.map(compileSafePattern);
 }
 
 export class ContextMatcher {
-  private readonly patterns: RegExp[];
+  private readonly patterns: TextPattern[];
   constructor(patterns: readonly string[] = []) {
     this.patterns = compilePatterns(patterns);
   }

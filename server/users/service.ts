@@ -3,6 +3,7 @@ import { db } from "../platform/db/client";
 import type { User } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { hashSecret, verifySecret } from "../access/password";
+import { suspendKeysOf } from "../access/apiKeys";
 import { type Principal } from "../access/principal";
 import { conflict, notFound, unauthorized } from "../platform/errors";
 import type { UserCreateInput, UserListInput, UserUpdateInput } from "./schemas";
@@ -86,5 +87,6 @@ export async function updateUser(p: Principal, input: z.output<typeof UserUpdate
     );
     return after;
   });
+  if (u.disabledAt || u.role !== "ADMIN") await suspendKeysOf(u.id);
   return userView(u);
 }

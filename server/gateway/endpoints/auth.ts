@@ -1,27 +1,40 @@
 // Sign-in and sign-out for the console: the sealed session cookie (access/session.ts) over the credential
 // check of the users service.
 import { clearSessionCookie, endSessions, sealSession, sessionCookie } from "../../access/session";
-import { settings } from "../../platform/env";
-import { fromZod } from "../../platform/errors";
-import { hitRateLimit, rateLimitHeaders } from "../../platform/rateLimit";
+import { env, settings } from "../../platform/env";
+import { AppError, fromZod } from "../../platform/errors";
+import { FailureBackoff, hitRateLimit, rateLimitHeaders } from "../../platform/rateLimit";
+import { clientAddress } from "../../platform/clientAddress";
 import { LoginInput } from "../../users/schemas";
 import { authenticate } from "../../users/service";
 import { errorResponse, jsonError } from "../httpErrors";
+import { BODY_LIMITS, readCappedJson } from "../body";
+
+let backoff: FailureBackoff | null = null;
+function accountBackoff(): FailureBackoff {
+  const web = settings("web");
+  return (backoff ??= new FailureBackoff({
+    bucket: "login",
+    free: web.LOGIN_FREE_FAILURES,
+    maxSeconds: web.LOGIN_BACKOFF_MAX_S,
+  }));
+}
 
 export async function login(req: Request): Promise<Response> {
   try {
+    const web = settings("web");
+    // One capped read before anything else: an unauthenticated caller never gets more than 4 KB buffered.
+    const json = await readCappedJson(req, BODY_LIMITS.login, "Sign-in").catch((e: unknown) => {
+      if (e instanceof AppError && e.code === "PAYLOAD_TOO_LARGE") throw e;
+      return {};
+    });
+    const body = (json && typeof json === "object" ? json : {}) as { email?: unknown };
     // Per address *and* account: guessing one account's password is slowed down without letting one busy
-    // address (a NAT, a CI box) lock everyone else out.
-    const body = (await req
-      .clone()
-      .json()
-      .catch(() => ({}))) as { email?: unknown };
-    const ip = req.headers.get("x-forwarded-for")?.split(",")[0]?.trim() ?? "local";
-    const limited = await hitRateLimit(
-      "login",
-      `${ip}|${String(body.email ?? "").toLowerCase()}`,
-      settings("web").LOGIN_RATE_LIMIT_PER_MIN,
-    );
+    // address (a NAT, a CI box) lock everyone else out. The address comes from the trusted proxies only
+    // (TRUSTED_PROXY_HOPS): a client-written X-Forwarded-For never gives it a fresh budget.
+    const ip = clientAddress(req.headers.get("x-forwarded-for"), null, env().TRUSTED_PROXY_HOPS);
+    const email = typeof body.email === "string" ? body.email.toLowerCase() : "";
+    const limited = await hitRateLimit("login", `${ip}|${email}`, web.LOGIN_RATE_LIMIT_PER_MIN);
     if (!limited.allowed) {
       return jsonError(
         429,
@@ -31,9 +44,20 @@ export async function login(req: Request): Promise<Response> {
         rateLimitHeaders(limited),
       );
     }
-    const parsed = LoginInput.safeParse(await req.json().catch(() => ({})));
+    // Per account, whatever the address: each failure past the free ones doubles the wait before the next try.
+    const wait = await accountBackoff().waitSeconds(email);
+    if (wait > 0) {
+      return jsonError(429, "TOO_MANY_REQUESTS", `Too many failed sign-ins for this account; retry in ${wait} s`, [], {
+        "Retry-After": String(wait),
+      });
+    }
+    const parsed = LoginInput.safeParse(json);
     if (!parsed.success) throw fromZod(parsed.error, "Invalid login");
-    const user = await authenticate(parsed.data.email, parsed.data.password);
+    const user = await authenticate(parsed.data.email, parsed.data.password).catch(async (e: unknown) => {
+      if (e instanceof AppError && e.code === "UNAUTHORIZED") await accountBackoff().failed(email);
+      throw e;
+    });
+    await accountBackoff().succeeded(email);
     const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
     return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
   } catch (err) {

@@ -3,8 +3,9 @@
 //   POST /api/import/openclaw?experimentId=…  (body: JSONL, turn and/or PRM records) → import report
 import { resolveContext, assertSameOrigin } from "../context";
 import { assertCan } from "../../access/principal";
-import { AppError, fromZod, unauthorized, badRequest } from "../../platform/errors";
+import { fromZod, unauthorized, badRequest } from "../../platform/errors";
 import { errorResponse } from "../httpErrors";
+import { readCappedText } from "../body";
 import { TurnFilterSchema } from "../../trajectories/schemas";
 import { exportTurnsJsonl } from "../../exports/export";
 import { importOpenClaw } from "../../exports/import";
@@ -39,30 +40,12 @@ export async function exportTurns(req: Request): Promise<Response> {
   }
 }
 
-async function readCapped(req: Request, limit: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new AppError("PAYLOAD_TOO_LARGE", `Import body exceeds ${limit} bytes: split the file`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 export async function importRecords(req: Request): Promise<Response> {
   try {
     const p = await principal(req, "write");
     const experimentId = new URL(req.url).searchParams.get("experimentId");
     if (!experimentId) throw badRequest("experimentId is required", [{ path: "experimentId", message: "required" }]);
-    const report = await importOpenClaw(p, experimentId, await readCapped(req, MAX_IMPORT_BYTES));
+    const report = await importOpenClaw(p, experimentId, await readCappedText(req, MAX_IMPORT_BYTES, "Import"));
     return Response.json(report);
   } catch (err) {
     return errorResponse(err);

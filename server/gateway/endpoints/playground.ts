@@ -8,8 +8,9 @@ import { createApiKey } from "../../apiKeys/service";
 import { assertCan, assertExperimentAccess, type Principal } from "../../access/principal";
 import { db } from "../../platform/db/client";
 import { env, settings } from "../../platform/env";
-import { AppError, badRequest, fromZod, notFound, unauthorized } from "../../platform/errors";
+import { AppError, fromZod, notFound, unauthorized } from "../../platform/errors";
 import { errorResponse } from "../httpErrors";
+import { BODY_LIMITS, readCappedJson } from "../body";
 
 const KEY_TTL_MS = 60 * 60_000;
 const KEY_MARGIN_MS = 5 * 60_000;
@@ -69,9 +70,7 @@ async function caller(req: Request): Promise<Principal> {
 }
 
 async function body<T extends z.ZodType>(req: Request, schema: T): Promise<z.output<T>> {
-  const json = await req.json().catch(() => {
-    throw badRequest("Malformed JSON body");
-  });
+  const json = await readCappedJson(req, BODY_LIMITS.playground, "Playground");
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw fromZod(parsed.error, "Invalid playground request");
   return parsed.data;

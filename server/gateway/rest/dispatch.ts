@@ -2,16 +2,24 @@
 // parameters, query string and JSON body, validated by the procedure's input schema → its handler.
 import { z } from "zod";
 import { assertCan } from "../../access/principal";
-import { AppError, fromZod, unauthorized } from "../../platform/errors";
+import { badRequest, fromZod, unauthorized } from "../../platform/errors";
 import { errorResponse, jsonError } from "../httpErrors";
 import { assertSameOrigin, resolveContext } from "../context";
+import { BODY_LIMITS, readCappedJson } from "../body";
 import { routes, type RestRoute } from "./table";
-
-const MAX_BODY_BYTES = 1_000_000;
 
 interface Match {
   route: RestRoute;
   params: Record<string, string>;
+}
+
+/** A malformed escape (`%zz`) in a path parameter is the caller's error, not a 500. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`Malformed percent-encoding in the path: '${raw.slice(0, 100)}'`);
+  }
 }
 
 function matchRoute(method: string, path: string): Match | "method-not-allowed" | null {
@@ -21,7 +29,7 @@ function matchRoute(method: string, path: string): Match | "method-not-allowed" 
     if (!m) continue;
     pathMatched = true;
     if (r.method !== method) continue;
-    return { route: r, params: Object.fromEntries(r.params.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+    return { route: r, params: Object.fromEntries(r.params.map((n, i) => [n, decodeParam(m[i + 1]!)])) };
   }
   return pathMatched ? "method-not-allowed" : null;
 }
@@ -35,23 +43,12 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", `Body exceeds ${MAX_BODY_BYTES} bytes`);
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new AppError("BAD_REQUEST", `Malformed JSON body: ${(e as Error).message}`);
-  }
-}
-
-/** A POST/PATCH body is a JSON object of input fields; GET and DELETE carry none. */
+/** A POST/PATCH body is a JSON object of input fields (read under the REST cap); GET and DELETE carry none. */
 async function bodyFields(req: Request): Promise<Record<string, unknown>> {
   if (req.method !== "POST" && req.method !== "PATCH") return {};
-  const body = await readJson(req);
+  const body = await readCappedJson(req, BODY_LIMITS.rest);
   if (typeof body !== "object" || body === null || Array.isArray(body))
-    throw new AppError("BAD_REQUEST", "Invalid body: expected a JSON object");
+    throw badRequest("Invalid body: expected a JSON object");
   return body as Record<string, unknown>;
 }
 

@@ -110,6 +110,8 @@ export const ProxyMetricsSchema = z.object({
 });
 
 export const KEYS = {
+  /** Hash with TTL (failures, until): the failure backoff of one identity (a sign-in account), by its digest. */
+  failureBackoff: { key: (bucket: string, digest: string) => `backoff:${bucket}:${digest}` },
   /** String with TTL: the latest ProxyMetrics snapshot of an experiment (written every second by workers/serve). */
   proxyMetrics: {
     pattern: "metrics:proxy:*",

@@ -17,7 +17,7 @@ import {
   upstreamUnavailable,
 } from "../errors";
 import type { ExperimentContext } from "../experiments";
-import { header, readBody, sendError, sendJson } from "../http";
+import { readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
 import { extractSessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
@@ -94,7 +94,7 @@ function toProxyError(err: unknown): ProxyError {
 export async function handleChat(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const t0 = performance.now();
   const createdAt = Date.now();
-  const principal = await deps.auth.authenticate(header(req, "authorization"));
+  const principal = await deps.auth.authenticate(req);
   const limitHeaders = await deps.rateLimit(principal.keyId);
   const raw = await readBody(req, deps.maxBodyBytes);
   let json: unknown;

@@ -21,7 +21,7 @@ const unavailable = (err: unknown) =>
   );
 
 export async function handleFeedback(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
-  const principal = await deps.auth.authenticate(header(req, "authorization"));
+  const principal = await deps.auth.authenticate(req);
   const raw = await readBody(req, 64 * 1024);
   let json: unknown;
   try {

@@ -1,10 +1,10 @@
 // GET /v1/models, /healthz (the process answers), /readyz (it can serve and record right now).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { header, sendJson } from "../http";
+import { sendJson } from "../http";
 import type { ProxyDeps } from "./deps";
 
 export async function handleModels(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
-  const principal = await deps.auth.authenticate(header(req, "authorization"));
+  const principal = await deps.auth.authenticate(req);
   const models = await deps.experiments.listModels(principal);
   sendJson(res, 200, {
     object: "list",
