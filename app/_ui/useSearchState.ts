@@ -34,7 +34,7 @@ export function parseSearch<S extends z.ZodObject>(schema: S, params: URLSearchP
 export function toParam(v: SearchValue | ""): string | undefined {
   if (v === undefined || v === null || v === "") return undefined;
   if (v instanceof Date) return v.toISOString();
-  if (Array.isArray(v)) return v.map((x) => toParam(x as Scalar) ?? "").join(",");
+  if (Array.isArray(v)) return v.map((x) => toParam(x as Scalar) ?? "").join(",") || undefined;
   return String(v);
 }
 
