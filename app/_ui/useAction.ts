@@ -4,11 +4,11 @@
 import { useMutation, useQueryClient, type QueryKey, type UseMutationOptions } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 
-export type ActionResult<T> = { ok: true; data: T } | { ok: false };
+export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: unknown };
 
 /**
- * `{ run, pending, error, fail, clear }`. `run(input)` resolves to `{ ok, data }` and never throws: a failure lands
- * in `error` (an Error from the server, with its zod issues, or the text given to `fail`). `invalidate` names the
+ * `{ run, pending, error, fail, clear }`. `run(input)` resolves to `{ ok: true, data }` or `{ ok: false, error }`
+ * and never throws: a failure also lands in `error` (an Error from the server, with its zod issues, or the text given to `fail`). `invalidate` names the
  * query keys (e.g. `trpc.review.pathKey()`) refetched after a success, before `run` resolves.
  */
 export function useAction<TData, TError, TInput, TContext>(
@@ -29,7 +29,7 @@ export function useAction<TData, TError, TInput, TContext>(
         return { ok: true, data };
       } catch (err) {
         setError(err);
-        return { ok: false };
+        return { ok: false, error: err };
       }
     },
     [mutateAsync, qc, keys],
