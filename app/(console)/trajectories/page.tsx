@@ -1,12 +1,11 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Suspense } from "react";
-import { useTRPC } from "../../_lib/trpc";
 import { DebouncedInput } from "../../_ui/Field";
 import { Spacer, Toolbar } from "../../_ui/Toolbar";
 import { ImportRecords } from "../_components/ImportRecords";
+import { usePermission } from "../_components/Permission";
 import { SavedViews } from "../_components/SavedViews";
 import { AddToQueue } from "./AddToQueue";
 import { TurnFilterBar } from "./TurnFilterBar";
@@ -15,13 +14,11 @@ import { usePickedTurns, useRunChoices, useTurnFilters, useTurnList } from "./_h
 
 /** Filters live in the URL, so a filtered view can be shared and survives a reload. */
 function Browser() {
-  const trpc = useTRPC();
   const router = useRouter();
   const [f, set, query] = useTurnFilters();
   const runs = useRunChoices(f.experimentId);
-  const me = useQuery(trpc.me.queryOptions());
-  const canWrite = me.data?.permissions.includes("write") ?? false;
-  const pick = usePickedTurns(f.experimentId, me.data?.permissions.includes("review") ?? false);
+  const { can } = usePermission();
+  const pick = usePickedTurns(f.experimentId, can("review"));
   const { list, rows, more } = useTurnList(f);
 
   return (
@@ -75,7 +72,7 @@ function Browser() {
         pick={pick.canPick ? pick : undefined}
       />
       {list.data && !rows.length && <div className="empty">No turns match these filters.</div>}
-      {f.experimentId && canWrite && (
+      {f.experimentId && can("write") && (
         <div style={{ marginTop: 16 }}>
           <ImportRecords experimentId={f.experimentId} />
         </div>
