@@ -115,7 +115,7 @@ describe("accessibility tree of the console", () => {
     const describedBy = (await clone.getAttribute("aria-describedby"))!;
     const reason = page.locator(`[id="${describedBy}"]`);
     // Worded from the server's role table (server/access/principal.ts), not restated in the page.
-    expect(await reason.textContent()).toBe("Needs the admin role: you are signed in as a viewer.");
+    await expect.poll(() => reason.textContent()).toBe("Needs the admin role: you are signed in as a viewer.");
     expect(await reason.isVisible()).toBe(false);
     await clone.focus();
     expect(await focused(page)).toMatchObject({ tag: "BUTTON", text: "Clone" });
