@@ -29,3 +29,9 @@ export function errorText(err: unknown, max = Infinity): string {
         .join("; ") + more
     : messageOf(err);
 }
+
+/** For a form that marks its fields: the field issues when there are any, else the message. */
+export function formErrorOf(err: unknown): FieldIssue[] | string {
+  const issues = issuesOf(err);
+  return issues.length ? issues : messageOf(err);
+}

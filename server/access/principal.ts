@@ -9,7 +9,8 @@ export type Scope = (typeof SCOPES)[number];
 /** read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve. */
 export type Permission = "read" | "review" | "write" | "admin" | "proxy";
 
-const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
+/** Exported for the web app, which words a denied control's reason from this table instead of restating it. */
+export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   ADMIN: ["read", "review", "write", "admin"],
   REVIEWER: ["read", "review"],
   VIEWER: ["read"],

@@ -197,7 +197,7 @@ describe("console fixes in the browser", () => {
       await page.goto(`${BASE_URL}${p}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForLoadState("networkidle").catch(() => {});
-      for (const el of await page.locator("main button:enabled, main a.button").all()) {
+      for (const el of await page.locator('main button:enabled:not([aria-disabled="true"]), main a.button').all()) {
         const name = ((await el.textContent()) ?? "").trim();
         if (writeNames.test(name)) enabled.push(`${p}: ${name}`);
       }

@@ -75,7 +75,8 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
-const rows = (page: Page) => page.getByTestId("turns-list").locator('[role="row"]');
+// The turns' rows (the grid's header row is a row too, without a data-key).
+const rows = (page: Page) => page.getByTestId("turns-list").locator('[role="row"][data-key]');
 
 describe("dashboard in the browser", () => {
   it("browses and filters trajectories, then opens the conversation", async () => {

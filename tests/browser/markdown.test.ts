@@ -86,7 +86,7 @@ describe("markdown and virtual list in the browser", () => {
     const page = await newPage();
     await page.goto(`${BASE_URL}/trajectories?experimentId=${expId}`);
     const list = page.getByTestId("turns-list");
-    const rows = list.locator('[role="row"]');
+    const rows = list.locator('[role="row"][data-key]');
     await rows.first().waitFor();
     const windowed = await rows.count();
     expect(windowed).toBeGreaterThan(5);

@@ -1,6 +1,7 @@
 "use client";
-import { useQueryClient } from "@tanstack/react-query";
 import { useState, type ChangeEvent } from "react";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 
 type Report = {
   lines: number;
@@ -15,35 +16,34 @@ type Report = {
 
 /** Uploads OpenClaw-RL record files (turn records and `_prm.jsonl` files, or our own export) into an experiment. */
 export function ImportRecords({ experimentId }: { experimentId: string }) {
-  const qc = useQueryClient();
-  const [busy, setBusy] = useState(false);
   const [report, setReport] = useState<Report | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // A raw NDJSON upload (not tRPC), through the same action helper; an import touches every list, so all refetch.
+  const upload = useAction(
+    {
+      mutationFn: async (files: File[]): Promise<Report> => {
+        // Turn files first, so PRM records in the same upload find their turns either way.
+        const texts = await Promise.all(files.map((f) => f.text()));
+        const res = await fetch(`/api/import/openclaw?experimentId=${encodeURIComponent(experimentId)}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-ndjson", "x-ocrl-csrf": "1" },
+          body: texts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""),
+        });
+        const body = (await res.json()) as Report | { error?: { message?: string } };
+        if (!res.ok || !("turns" in body))
+          throw new Error("error" in body ? (body.error?.message ?? `HTTP ${res.status}`) : `HTTP ${res.status}`);
+        return body;
+      },
+    },
+    { invalidate: [[]] },
+  );
+  const busy = upload.pending;
   async function onFiles(e: ChangeEvent<HTMLInputElement>) {
     const files = [...(e.target.files ?? [])];
     e.target.value = "";
     if (!files.length) return;
-    setBusy(true);
-    setError(null);
     setReport(null);
-    try {
-      // Turn files first, so PRM records in the same upload find their turns either way.
-      const texts = await Promise.all(files.map((f) => f.text()));
-      const res = await fetch(`/api/import/openclaw?experimentId=${encodeURIComponent(experimentId)}`, {
-        method: "POST",
-        headers: { "content-type": "application/x-ndjson", "x-ocrl-csrf": "1" },
-        body: texts.map((t) => (t.endsWith("\n") ? t : `${t}\n`)).join(""),
-      });
-      const body = (await res.json()) as Report | { error?: { message?: string } };
-      if (!res.ok || !("turns" in body))
-        throw new Error("error" in body ? (body.error?.message ?? `HTTP ${res.status}`) : `HTTP ${res.status}`);
-      setReport(body);
-      await qc.invalidateQueries();
-    } catch (err) {
-      setError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    const r = await upload.run(files);
+    if (r.ok) setReport(r.data);
   }
   return (
     <div className="card">
@@ -66,11 +66,7 @@ export function ImportRecords({ experimentId }: { experimentId: string }) {
           />
         </label>
       </div>
-      {error && (
-        <div className="form-error" style={{ marginTop: 10 }}>
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={upload.error} />
       {report && (
         <div className="notice" style={{ marginTop: 10 }} role="status">
           {report.lines} lines · {report.sessions} sessions · turns {report.turns.created} new, {report.turns.skipped}{" "}

@@ -25,11 +25,20 @@ export function Nav({ email, role, isAdmin }: { email: string; role: string; isA
   const router = useRouter();
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
-  const link = (l: { href: string; label: string }) => (
-    <Link key={l.href} href={l.href} className={path.startsWith(l.href) ? "active" : undefined}>
-      {l.label}
-    </Link>
-  );
+  const link = (l: { href: string; label: string }) => {
+    // The section's pages (a turn under /trajectories) count as that link's page.
+    const current = path === l.href || path.startsWith(`${l.href}/`);
+    return (
+      <Link
+        key={l.href}
+        href={l.href}
+        className={current ? "active" : undefined}
+        aria-current={current ? "page" : undefined}
+      >
+        {l.label}
+      </Link>
+    );
+  };
   async function logout() {
     await fetch("/api/auth/logout", { method: "POST" });
     router.replace("/login");

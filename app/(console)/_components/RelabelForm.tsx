@@ -1,8 +1,9 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { messageOf } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { LabelChoice, type Vote } from "../../_ui/LabelChoice";
+import { useAction } from "../../_ui/useAction";
 import { Cheatsheet, useLabelKeys } from "./useLabelKeys";
 import { fmtScore } from "./format";
 
@@ -15,34 +16,30 @@ export function RelabelForm({
   initial: { value: number | null; hint: string | null };
 }) {
   const trpc = useTRPC();
-  const qc = useQueryClient();
-  const [value, setValue] = useState<1 | 0 | -1 | null>(
+  const [value, setValue] = useState<Vote | null>(
     initial.value === null ? null : initial.value > 0 ? 1 : initial.value < 0 ? -1 : 0,
   );
   const [hint, setHint] = useState(initial.hint ?? "");
   const [exclude, setExclude] = useState(false);
   const [comment, setComment] = useState("");
   const [help, setHelp] = useState(false);
-  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const hintRef = useRef<HTMLTextAreaElement>(null);
-  const create = useMutation(trpc.labels.create.mutationOptions());
+  const create = useAction(trpc.labels.create.mutationOptions(), {
+    invalidate: [trpc.turns.pathKey(), trpc.sessions.pathKey()],
+  });
   async function submit() {
-    if (value === null) return setMsg({ ok: false, text: "Pick a label first (1, 0 or -)." });
-    try {
-      // Unchecked leaves exclusion to the dispatch (sending false would lift it, e.g. train a 0 at reward 0).
-      await create.mutateAsync({
-        turnId,
-        value,
-        hint: hint.trim() || undefined,
-        exclude: exclude || undefined,
-        comment: comment.trim() || undefined,
-      });
-      setMsg({ ok: true, text: `Saved: ${fmtScore(value)}${exclude ? ", excluded" : ""}` });
-      await qc.invalidateQueries({ queryKey: trpc.turns.pathKey() });
-      await qc.invalidateQueries({ queryKey: trpc.sessions.pathKey() });
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
+    setSaved(null);
+    if (value === null) return create.fail("Pick a label first (1, 0 or -).");
+    // Unchecked leaves exclusion to the dispatch (sending false would lift it, e.g. train a 0 at reward 0).
+    const r = await create.run({
+      turnId,
+      value,
+      hint: hint.trim() || undefined,
+      exclude: exclude || undefined,
+      comment: comment.trim() || undefined,
+    });
+    if (r.ok) setSaved(`Saved: ${fmtScore(value)}${exclude ? ", excluded" : ""}`);
   }
   useLabelKeys({
     setValue,
@@ -60,20 +57,7 @@ export function RelabelForm({
           (press <kbd>?</kbd> for keys)
         </span>
       </h3>
-      <div className="choices" role="radiogroup" aria-label="Label">
-        {([1, 0, -1] as const).map((v) => (
-          <button
-            key={v}
-            type="button"
-            role="radio"
-            aria-checked={value === v}
-            className={value === v ? "on" : undefined}
-            onClick={() => setValue(v)}
-          >
-            {fmtScore(v)} <kbd>{v === 1 ? "1" : v === 0 ? "0" : "-"}</kbd>
-          </button>
-        ))}
-      </div>
+      <LabelChoice value={value} onChange={setValue} />
       <label className="field">
         <span>
           Hint for OPD <kbd>h</kbd>
@@ -87,7 +71,7 @@ export function RelabelForm({
           placeholder="What the assistant should have done (1–3 sentences)"
         />
       </label>
-      <label style={{ display: "flex", gap: 6, alignItems: "center", margin: "8px 0" }}>
+      <label className="check-row">
         <input type="checkbox" checked={exclude} onChange={(e) => setExclude(e.target.checked)} /> Exclude from training{" "}
         <kbd>x</kbd>
       </label>
@@ -95,16 +79,17 @@ export function RelabelForm({
         <span>Comment</span>
         <input aria-label="Comment" value={comment} onChange={(e) => setComment(e.target.value)} />
       </label>
-      <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
-        <button className="primary" disabled={create.isPending} onClick={() => void submit()}>
+      <div className="toolbar tight">
+        <button className="primary" disabled={create.pending} onClick={() => void submit()}>
           Save label <kbd>Ctrl+Enter</kbd>
         </button>
-        {msg && (
-          <span className={msg.ok ? "muted" : "field-error"} role="status">
-            {msg.text}
+        {saved && (
+          <span className="muted" role="status">
+            {saved}
           </span>
         )}
       </div>
+      <ErrorBanner error={create.error} />
       {help && <Cheatsheet onClose={() => setHelp(false)} />}
     </div>
   );

@@ -11,6 +11,11 @@ import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type Reac
  * Keyboard: the list is focusable (Tab); ↑/↓ move the active row, PageUp/PageDown by a screenful,
  * Home/End to the ends, Enter (or Space) opens the active row like a click. The active row is scrolled
  * into view through the virtualizer, so it works for rows not yet in the DOM.
+ *
+ * ARIA: a grid (named by `label`) of a header rowgroup (column headers) and a body rowgroup; the focused grid
+ * names its active row through aria-activedescendant, and aria-rowcount / aria-rowindex tell a screen reader
+ * where a windowed row sits in the whole list. `renderRow` returns the row's cells (role="gridcell", e.g.
+ * RowLink).
  */
 export function VirtualList<T>({
   items,
@@ -18,6 +23,7 @@ export function VirtualList<T>({
   height = 560,
   columns,
   header,
+  label,
   getKey,
   renderRow,
   onSelect,
@@ -30,7 +36,10 @@ export function VirtualList<T>({
   height?: number;
   /** CSS grid-template-columns shared by the header and every row. */
   columns: string;
-  header: ReactNode;
+  /** One column header per column (an empty one may be an sr-only caption). */
+  header: readonly ReactNode[];
+  /** The grid's accessible name. */
+  label: string;
   getKey: (item: T) => string;
   renderRow: (item: T) => ReactNode;
   onSelect?: (item: T) => void;
@@ -91,23 +100,36 @@ export function VirtualList<T>({
   };
   const activeKey = activeIndex !== null && items[activeIndex] !== undefined ? getKey(items[activeIndex]!) : undefined;
 
+  const idOf = (key: string) => `${testId ?? "vlist"}-row-${key}`;
+
   return (
     <div
       ref={ref}
       className="vlist"
       style={{ height }}
       data-testid={testId}
+      role="grid"
+      aria-label={label}
+      aria-rowcount={items.length + 1}
       tabIndex={0}
-      aria-activedescendant={activeKey ? `${testId ?? "vlist"}-row-${activeKey}` : undefined}
+      aria-activedescendant={activeKey ? idOf(activeKey) : undefined}
       onKeyDown={onKeyDown}
     >
-      <div
-        className="vrow vhead"
-        style={{ gridTemplateColumns: columns, height: rowHeight, position: "sticky", top: 0 }}
-      >
-        {header}
+      <div role="rowgroup" className="vhead-group" style={{ height: rowHeight }}>
+        <div
+          role="row"
+          aria-rowindex={1}
+          className="vrow vhead"
+          style={{ gridTemplateColumns: columns, height: rowHeight }}
+        >
+          {header.map((h, i) => (
+            <span role="columnheader" key={i}>
+              {h}
+            </span>
+          ))}
+        </div>
       </div>
-      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+      <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualRows.map((row) => {
           const item = items[row.index]!;
           const key = getKey(item);
@@ -115,10 +137,12 @@ export function VirtualList<T>({
           return (
             <div
               key={row.key}
-              id={`${testId ?? "vlist"}-row-${key}`}
+              id={idOf(key)}
               ref={virtualizer.measureElement}
               data-index={row.index}
               role="row"
+              aria-rowindex={row.index + 2}
+              aria-selected={selectedKey === undefined ? undefined : selectedKey === key}
               data-key={key}
               data-active={isActive || undefined}
               className={`vrow${selectedKey === key || isActive ? " selected" : ""}`}

@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent } from "react";
 
 export interface LabelKeyHandlers {
   setValue: (v: 1 | 0 | -1) => void;
@@ -31,6 +31,7 @@ export function useLabelKeys(handlers: LabelKeyHandlers, enabled = true): void {
     const onKey = (e: KeyboardEvent) => {
       const h = ref.current;
       if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+        if (e.target instanceof Element && e.target.closest('[aria-modal="true"]')) return;
         e.preventDefault();
         h.submit();
         return;
@@ -41,6 +42,8 @@ export function useLabelKeys(handlers: LabelKeyHandlers, enabled = true): void {
         return;
       }
       if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      // The cheat sheet is modal: behind it, the single keys must not label the turn.
+      if (e.target instanceof Element && e.target.closest('[aria-modal="true"]') && e.key !== "?") return;
       const act: Record<string, (() => void) | undefined> = {
         "1": () => h.setValue(1),
         "0": () => h.setValue(0),
@@ -78,11 +81,51 @@ export const CHEATSHEET: [string, string][] = [
   ["?", "this cheat sheet"],
 ];
 
+/**
+ * The shortcuts dialog: modal (aria-modal), focus moves to its Close button on open, Tab and Shift+Tab stay
+ * inside it, and focus returns to where it was (the "Shortcuts" button, or the page) when it closes.
+ */
 export function Cheatsheet({ onClose }: { onClose: () => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    close.current?.focus();
+    return () => before?.focus();
+  }, []);
+  const trap = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== "Tab") return;
+    const focusable = [...(box.current?.querySelectorAll<HTMLElement>("button, [href], [tabindex]") ?? [])].filter(
+      (el) => el.tabIndex >= 0,
+    );
+    const first = focusable[0];
+    const last = focusable.at(-1);
+    if (!first || !last) return e.preventDefault();
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    } else if (!box.current?.contains(document.activeElement)) {
+      e.preventDefault();
+      first.focus();
+    }
+  };
   return (
-    <div className="cheatsheet" onClick={onClose} role="dialog" aria-label="Keyboard shortcuts">
-      <div className="card" onClick={(e) => e.stopPropagation()}>
-        <h3 style={{ marginTop: 0 }}>Keyboard shortcuts</h3>
+    <div className="cheatsheet" onClick={onClose}>
+      <div
+        ref={box}
+        className="card"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="cheatsheet-title"
+        onClick={(e) => e.stopPropagation()}
+        onKeyDown={trap}
+      >
+        <h3 id="cheatsheet-title" className="card-title">
+          Keyboard shortcuts
+        </h3>
         <table>
           <tbody>
             {CHEATSHEET.map(([k, what]) => (
@@ -95,7 +138,7 @@ export function Cheatsheet({ onClose }: { onClose: () => void }) {
             ))}
           </tbody>
         </table>
-        <button style={{ marginTop: 10 }} onClick={onClose}>
+        <button ref={close} style={{ marginTop: 10 }} onClick={onClose}>
           Close
         </button>
       </div>

@@ -2,12 +2,12 @@
 // Judge–human agreement per judge version: accuracy, Cohen's κ, the confusion matrix (rows: the human label,
 // columns: the judge's score), and the turns where they disagree: each one click from its trajectory page,
 // and all of them one click into a review queue (which also takes every disputed turn as it comes).
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { messageOf } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 import { GuardedButton } from "../_components/Permission";
 
 const CLASSES = ["−1", "0", "+1"];
@@ -17,29 +17,24 @@ function useSendToReview(experimentId: string) {
   const trpc = useTRPC();
   const router = useRouter();
   const queues = useQuery(trpc.review.queues.queryOptions({ experimentId }));
-  const create = useMutation(trpc.review.createQueue.mutationOptions());
-  const add = useMutation(trpc.review.addTurns.mutationOptions());
-  const [error, setError] = useState<string | null>(null);
+  const create = useAction(trpc.review.createQueue.mutationOptions());
+  const add = useAction(trpc.review.addTurns.mutationOptions());
   async function send(turnIds: string[]) {
-    setError(null);
-    try {
-      const existing = queues.data?.find((q) => q.name === QUEUE_NAME);
-      const queue =
-        existing ??
-        (await create.mutateAsync({
+    create.clear();
+    const existing = queues.data?.find((q) => q.name === QUEUE_NAME);
+    const created = existing
+      ? { ok: true as const, data: existing }
+      : await create.run({
           experimentId,
           name: QUEUE_NAME,
           description:
             "Turns where the judge and a human label disagree (from the Evaluation page), and every disputed turn.",
           filter: { turnType: "MAIN", disputed: true },
-        }));
-      await add.mutateAsync({ queueId: queue.id, turnIds });
-      router.push(`/review/${queue.id}`);
-    } catch (err) {
-      setError(messageOf(err));
-    }
+        });
+    if (!created.ok) return;
+    if ((await add.run({ queueId: created.data.id, turnIds })).ok) router.push(`/review/${created.data.id}`);
   }
-  return { send, error, pending: create.isPending || add.isPending };
+  return { send, error: create.error ?? add.error, pending: create.pending || add.pending };
 }
 
 export function Agreement({ experimentId }: { experimentId: string }) {
@@ -58,11 +53,7 @@ export function Agreement({ experimentId }: { experimentId: string }) {
           {d.warning}
         </div>
       )}
-      {review.error && (
-        <div className="form-error" role="alert">
-          {review.error}
-        </div>
-      )}
+      <ErrorBanner error={review.error} />
       {d && !d.judges.length && (
         <div className="empty">No turn carries both a judgment and a reviewer label or user feedback yet.</div>
       )}

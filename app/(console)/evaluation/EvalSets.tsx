@@ -1,32 +1,26 @@
 "use client";
 // The experiment's eval sets: versions, JSONL download, JSONL upload (a 400 names the bad line), and the
 // persona set of the simulated users' held-out questions.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC, useTRPCClient } from "../../_lib/trpc";
-import { errorText, messageOf } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 import { GuardedButton } from "../_components/Permission";
 
 export function EvalSets({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const qc = useQueryClient();
   const sets = useQuery(trpc.evaluation.sets.queryOptions({ experimentId }));
-  const upload = useMutation(trpc.evaluation.upload.mutationOptions());
-  const persona = useMutation(trpc.evaluation.personaSet.mutationOptions());
+  const refresh = { invalidate: [trpc.evaluation.pathKey()] };
+  const upload = useAction(trpc.evaluation.upload.mutationOptions(), refresh);
+  const persona = useAction(trpc.evaluation.personaSet.mutationOptions(), refresh);
   const [name, setName] = useState("held-out");
-  const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: trpc.evaluation.pathKey() });
 
   async function onFile(file: File | undefined) {
     if (!file) return;
-    setError(null);
-    try {
-      await upload.mutateAsync({ experimentId, name, jsonl: await file.text(), mode: "replace" });
-      await refresh();
-    } catch (err) {
-      setError(errorText(err, 5));
-    }
+    persona.clear();
+    await upload.run({ experimentId, name, jsonl: await file.text(), mode: "replace" });
   }
   async function download(id: string, version: number) {
     const r = await client.evaluation.download.query({ id, version });
@@ -39,11 +33,7 @@ export function EvalSets({ experimentId }: { experimentId: string }) {
   return (
     <div className="card" data-testid="eval-sets">
       <h2 style={{ marginTop: 0 }}>Eval sets</h2>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={upload.error ?? persona.error} />
       {sets.data?.length ? (
         <table className="list">
           <thead>
@@ -98,15 +88,10 @@ export function EvalSets({ experimentId }: { experimentId: string }) {
         </label>
         <GuardedButton
           perm="write"
-          disabled={persona.isPending}
-          onClick={async () => {
-            setError(null);
-            try {
-              await persona.mutateAsync({ experimentId, name: "held-out personas" });
-              await refresh();
-            } catch (err) {
-              setError(messageOf(err));
-            }
+          disabled={persona.pending}
+          onClick={() => {
+            upload.clear();
+            void persona.run({ experimentId, name: "held-out personas" });
           }}
         >
           Create persona set

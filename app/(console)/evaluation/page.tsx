@@ -3,12 +3,15 @@
 // eval set version) next to the training reward the same version earned on live traffic; candidates the
 // promotion gate holds back, with the reason; a side-by-side comparison of two versions on the same prompts;
 // judge–human agreement; and the eval sets (JSONL upload/download, persona set). Live: refreshed every 5 s.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { Suspense, useState } from "react";
+import { z } from "zod";
+import { EvalSetListInput } from "../../../server/evaluation/schemas";
 import { useTRPC } from "../../_lib/trpc";
-import { messageOf } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
+import { useSearchState } from "../../_ui/useSearchState";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { GuardedButton } from "../_components/Permission";
 import { EvalChart } from "./EvalChart";
@@ -24,30 +27,23 @@ export default function EvaluationPage() {
   );
 }
 
+/** The chosen experiment, in the URL (the compared versions stay local: see below). */
+const EvaluationSearch = z.object({ experimentId: EvalSetListInput.shape.experimentId.optional() });
+
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(2));
 
 function Evaluation() {
   const trpc = useTRPC();
-  const qc = useQueryClient();
-  const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const experimentId = params.get("experimentId") ?? "";
-  const set = (patch: Record<string, string>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(patch)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
-  };
+  const [search, set] = useSearchState(EvaluationSearch);
+  const experimentId = search.experimentId ?? "";
   const overview = useQuery({
     ...trpc.evaluation.overview.queryOptions({ experimentId }),
     enabled: !!experimentId,
     refetchInterval: 5000,
   });
-  const request = useMutation(trpc.evaluation.request.mutationOptions());
-  const [error, setError] = useState<string | null>(null);
+  const request = useAction(trpc.evaluation.request.mutationOptions(), {
+    invalidate: [trpc.evaluation.overview.queryKey()],
+  });
   const d = overview.data;
   const evaluated = d?.versions.filter((v) => v.evaluation?.mean !== null && v.evaluation?.mean !== undefined) ?? [];
   // The two compared versions are local state (two quick picks must not race through the router); default:
@@ -55,16 +51,6 @@ function Evaluation() {
   const [pick, setPick] = useState<{ a?: string; b?: string }>({});
   const a = pick.a ?? (evaluated.length >= 2 ? String(evaluated[0]!.version) : "");
   const b = pick.b ?? (evaluated.length >= 2 ? String(evaluated.at(-1)!.version) : "");
-
-  async function reEvaluate(version: number) {
-    setError(null);
-    try {
-      await request.mutateAsync({ experimentId, version });
-      await qc.invalidateQueries({ queryKey: trpc.evaluation.overview.queryKey() });
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
 
   return (
     <>
@@ -83,11 +69,7 @@ function Evaluation() {
         />
       </div>
       {overview.error && <div className="form-error">{overview.error.message}</div>}
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={request.error} />
       {!experimentId && <div className="empty">Choose an experiment.</div>}
       {d && (
         <>
@@ -201,8 +183,8 @@ function Evaluation() {
                     <td>
                       <GuardedButton
                         perm="write"
-                        disabled={!d.set || request.isPending}
-                        onClick={() => reEvaluate(v.version)}
+                        disabled={!d.set || request.pending}
+                        onClick={() => void request.run({ experimentId, version: v.version })}
                       >
                         {v.evaluation ? "Re-evaluate" : "Evaluate"}
                       </GuardedButton>
@@ -217,7 +199,7 @@ function Evaluation() {
               <h2 style={{ margin: 0 }}>Compare two versions</h2>
               <span className="spacer" />
               {(["a", "b"] as const).map((k) => (
-                <label key={k} className="field" style={{ flexDirection: "row", alignItems: "center", gap: 6 }}>
+                <label key={k} className="field inline">
                   <span>{k === "a" ? "Before" : "After"}</span>
                   <select
                     aria-label={k === "a" ? "Before version" : "After version"}

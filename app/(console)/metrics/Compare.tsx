@@ -3,37 +3,43 @@
 // a metric of the chosen runs, whatever experiment each belongs to (GRPO vs OPD vs Combine). State in the URL.
 import { useQueries, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useTRPC } from "../../_lib/trpc";
+import { z } from "zod";
+import { IdSchema } from "../../../server/experiments/schemas";
 import { emaSmooth } from "../../../server/metrics/ema";
-import { COLORS, fmtTick, fmtValue, fmtX, round, unitOf, withGaps, yDomain, type Axis } from "./chart";
+import { AxisSchema } from "../../../server/metrics/schemas";
+import { useSearchState } from "../../_ui/useSearchState";
+import { Field } from "../../_ui/Field";
+import { Spacer, Toolbar } from "../../_ui/Toolbar";
+import { Legend } from "./Legend";
+import { Smoothing } from "./_hooks/useMetricsView";
+import { COLORS, fmtTick, fmtValue, fmtX, round, unitOf, withGaps, yDomain } from "./chart";
+
+/** The comparison's URL state: the overlaid runs (any experiment's), the metric, axis and smoothing. */
+const CompareSearch = z.object({
+  runs: z
+    .string()
+    .transform((v) => v.split(",").filter(Boolean))
+    .pipe(z.array(IdSchema).max(10))
+    .default([]),
+  metric: z.string().max(200).default("rollout/reward_mean"),
+  axis: AxisSchema.default("step"),
+  smooth: Smoothing,
+});
 
 export function CompareView() {
   const trpc = useTRPC();
-  const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const set = (patch: Record<string, string | null>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === null || v === "") next.delete(k);
-      else next.set(k, v);
-    }
-    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
-  };
-  const chosen = useMemo(() => (params.get("runs") ?? "").split(",").filter(Boolean), [params]);
-  const metric = params.get("metric") ?? "rollout/reward_mean";
-  const axis: Axis = params.get("axis") === "time" ? "time" : "step";
-  const alpha = Math.min(0.99, Math.max(0, Number(params.get("smooth") ?? 0) || 0));
+  const [s, set] = useSearchState(CompareSearch);
+  const { runs: chosen, metric, axis, smooth: alpha } = s;
 
   const runs = useQuery({ ...trpc.runs.list.queryOptions({ limit: 100 }), refetchInterval: 15_000 });
   const experiments = useQuery(trpc.experiments.list.queryOptions({ status: "ALL", limit: 200 }));
   const expName = useMemo(() => new Map(experiments.data?.items.map((e) => [e.id, e.name]) ?? []), [experiments.data]);
   const selected = useMemo(() => (runs.data?.items ?? []).filter((r) => chosen.includes(r.id)), [runs.data, chosen]);
   const toggle = (id: string) =>
-    set({ runs: (chosen.includes(id) ? chosen.filter((x) => x !== id) : [...chosen, id].slice(-10)).join(",") });
+    set({ runs: chosen.includes(id) ? chosen.filter((x) => x !== id) : [...chosen, id].slice(-10) });
 
   const catalogs = useQueries({
     queries: [...new Set(selected.map((r) => r.experimentId))].map((experimentId) =>
@@ -77,16 +83,14 @@ export function CompareView() {
 
   return (
     <>
-      <div className="toolbar">
-        <h1 style={{ margin: 0 }}>Compare runs</h1>
-        <span className="spacer" />
+      <Toolbar title="Compare runs">
+        <Spacer />
         <Link className="button" href="/metrics">
           One experiment&apos;s charts
         </Link>
-      </div>
+      </Toolbar>
       <div className="filters">
-        <label className="field">
-          <span>Metric</span>
+        <Field label="Metric">
           <select aria-label="Metric" value={metric} onChange={(e) => set({ metric: e.target.value })}>
             {[...new Set([metric, ...names])].map((n) => (
               <option key={n} value={n}>
@@ -94,20 +98,18 @@ export function CompareView() {
               </option>
             ))}
           </select>
-        </label>
-        <label className="field">
-          <span>X axis</span>
+        </Field>
+        <Field label="X axis">
           <select
             aria-label="X axis"
             value={axis}
-            onChange={(e) => set({ axis: e.target.value === "time" ? "time" : null })}
+            onChange={(e) => set({ axis: e.target.value === "time" ? "time" : undefined })}
           >
             <option value="step">Step</option>
             <option value="time">Time</option>
           </select>
-        </label>
-        <label className="field">
-          <span>Smoothing (EMA {alpha.toFixed(2)})</span>
+        </Field>
+        <Field label={`Smoothing (EMA ${alpha.toFixed(2)})`}>
           <input
             aria-label="Smoothing"
             type="range"
@@ -115,9 +117,9 @@ export function CompareView() {
             max={0.99}
             step={0.01}
             value={alpha}
-            onChange={(e) => set({ smooth: Number(e.target.value) ? e.target.value : null })}
+            onChange={(e) => set({ smooth: Number(e.target.value) || undefined })}
           />
-        </label>
+        </Field>
       </div>
       <div
         className="chart"
@@ -163,24 +165,7 @@ export function CompareView() {
             </LineChart>
           </ResponsiveContainer>
         )}
-        <div style={{ display: "flex", flexWrap: "wrap", gap: 8, fontSize: 12 }} data-testid="compare-legend">
-          {lines.map((l) => (
-            <span key={l.key}>
-              <span
-                className="sw"
-                style={{
-                  background: l.color,
-                  display: "inline-block",
-                  width: 10,
-                  height: 10,
-                  borderRadius: 2,
-                  marginRight: 4,
-                }}
-              />
-              {l.label}
-            </span>
-          ))}
-        </div>
+        <Legend lines={lines} testId="compare-legend" />
       </div>
 
       <h2>Runs</h2>

@@ -1,55 +1,46 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
+import { TurnFilterSchema } from "../../../server/trajectories/schemas";
 import { useTRPC } from "../../_lib/trpc";
-import { errorText } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 
-function CreateQueue({ onCreated }: { onCreated: () => void }) {
+function CreateQueue() {
   const trpc = useTRPC();
-  const create = useMutation(trpc.review.createQueue.mutationOptions());
+  const create = useAction(trpc.review.createQueue.mutationOptions(), { invalidate: [trpc.review.pathKey()] });
   const [experimentId, setExperimentId] = useState("");
-  const [error, setError] = useState<string | null>(null);
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
     // React clears currentTarget once the handler yields: keep the form for the reset after the await.
     const form = e.currentTarget;
     const f = new FormData(form);
     const str = (k: string) => String(f.get(k) ?? "");
-    try {
-      await create.mutateAsync({
-        experimentId,
-        name: str("name"),
-        description: str("description"),
-        reviewersPerItem: Number(str("reviewersPerItem") || 1),
-        lockTtlS: Number(str("lockTtlS") || 300),
-        assignees: str("assignees")
-          .split(/[,\s]+/)
-          .filter(Boolean),
-        filter: {
-          turnType: "MAIN",
-          ...(str("score") ? { score: str("score") as "1" | "0" | "-1" | "unjudged" } : {}),
-          ...(f.get("disputedOnly") ? { disputed: true } : {}),
-          ...(f.get("unreviewedOnly") ? { relabeled: false } : {}),
-          ...(str("q") ? { q: str("q") } : {}),
-        },
-      });
-      form.reset();
-      onCreated();
-    } catch (err) {
-      setError(errorText(err));
-    }
+    const r = await create.run({
+      experimentId,
+      name: str("name"),
+      description: str("description"),
+      reviewersPerItem: Number(str("reviewersPerItem") || 1),
+      lockTtlS: Number(str("lockTtlS") || 300),
+      assignees: str("assignees")
+        .split(/[,\s]+/)
+        .filter(Boolean),
+      filter: {
+        turnType: "MAIN",
+        score: TurnFilterSchema.shape.score.safeParse(str("score") || undefined).data,
+        ...(f.get("disputedOnly") ? { disputed: true } : {}),
+        ...(f.get("unreviewedOnly") ? { relabeled: false } : {}),
+        ...(str("q") ? { q: str("q") } : {}),
+      },
+    });
+    if (r.ok) form.reset();
   }
   return (
     <form className="card" onSubmit={onSubmit} aria-label="New review queue">
-      <h3 style={{ marginTop: 0 }}>New queue</h3>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <h3 className="card-title">New queue</h3>
+      <ErrorBanner error={create.error} max={Infinity} />
       <div className="grid2">
         <ExperimentSelect value={experimentId} onChange={setExperimentId} allowAll={false} />
         <label className="field">
@@ -87,7 +78,7 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
           <input name="description" />
         </label>
       </div>
-      <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
+      <div className="toolbar tight">
         <label>
           <input type="checkbox" name="disputedOnly" /> disputed only
         </label>
@@ -95,7 +86,7 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
           <input type="checkbox" name="unreviewedOnly" defaultChecked /> not yet relabeled
         </label>
         <span className="spacer" />
-        <button className="primary" disabled={!experimentId || create.isPending}>
+        <button className="primary" disabled={!experimentId || create.pending}>
           Create queue
         </button>
       </div>
@@ -105,7 +96,6 @@ function CreateQueue({ onCreated }: { onCreated: () => void }) {
 
 export default function ReviewPage() {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const me = useQuery(trpc.me.queryOptions());
   const [experimentId, setExperimentId] = useState("");
   const queues = useQuery({
@@ -175,7 +165,7 @@ export default function ReviewPage() {
       )}
       {canWrite && (
         <div style={{ marginTop: 16 }}>
-          <CreateQueue onCreated={() => void qc.invalidateQueries({ queryKey: trpc.review.pathKey() })} />
+          <CreateQueue />
         </div>
       )}
     </>

@@ -1,38 +1,26 @@
 "use client";
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
 import { Suspense, useCallback, useMemo } from "react";
+import { SessionListInput } from "../../../server/trajectories/schemas";
 import { useTRPC } from "../../_lib/trpc";
+import { DebouncedInput, Select } from "../../_ui/Field";
+import { Spacer, Toolbar } from "../../_ui/Toolbar";
+import { useSearchState } from "../../_ui/useSearchState";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { VirtualList } from "../_components/VirtualList";
 import { RowLink } from "../_components/RowLink";
 
-const KEYS = ["experimentId", "externalId", "simulated", "done"] as const;
-type Key = (typeof KEYS)[number];
+// The filters the page puts in the URL (the list's own input schema, less paging).
+const SessionFilters = SessionListInput.pick({ experimentId: true, externalId: true, simulated: true, done: true });
 
 function Sessions() {
   const trpc = useTRPC();
   const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
   // Filters live in the URL, so the experiment page can link here and a view can be shared.
-  const f = Object.fromEntries(KEYS.map((k) => [k, params.get(k) ?? ""])) as Record<Key, string>;
-  const set = (patch: Partial<Record<Key, string>>) => {
-    const next = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(patch)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    router.replace(`${pathname}?${next.toString()}`);
-  };
-  const input = {
-    experimentId: f.experimentId || undefined,
-    externalId: f.externalId.trim() || undefined,
-    simulated: f.simulated ? f.simulated === "true" : undefined,
-    done: f.done ? f.done === "true" : undefined,
-    limit: 100,
-  };
+  const [f, set] = useSearchState(SessionFilters);
+  const input = useMemo(() => ({ ...f, externalId: f.externalId?.trim() || undefined, limit: 100 }), [f]);
   const list = useInfiniteQuery({
     ...trpc.sessions.list.infiniteQueryOptions(input, { getNextPageParam: (p) => p.nextCursor ?? undefined }),
     placeholderData: keepPreviousData,
@@ -44,58 +32,46 @@ function Sessions() {
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   return (
     <>
-      <div className="toolbar">
-        <h1 style={{ margin: 0 }}>Sessions</h1>
-        <span className="spacer" />
+      <Toolbar title="Sessions">
+        <Spacer />
         <Link
           className="button"
           href={f.experimentId ? `/trajectories?experimentId=${f.experimentId}` : "/trajectories"}
         >
           All turns
         </Link>
-      </div>
+      </Toolbar>
       <div className="filters">
-        <ExperimentSelect value={f.experimentId} onChange={(v) => set({ experimentId: v })} />
-        <label className="field">
-          <span>Client session id</span>
-          <input
-            aria-label="Client session id"
-            defaultValue={f.externalId}
-            onChange={(e) => set({ externalId: e.target.value })}
-          />
-        </label>
-        <label className="field">
-          <span>Source</span>
-          <select aria-label="Source" value={f.simulated} onChange={(e) => set({ simulated: e.target.value })}>
-            <option value="">Real and simulated</option>
-            <option value="false">Real users</option>
-            <option value="true">Simulated</option>
-          </select>
-        </label>
-        <label className="field">
-          <span>State</span>
-          <select aria-label="State" value={f.done} onChange={(e) => set({ done: e.target.value })}>
-            <option value="">Open and done</option>
-            <option value="false">Open</option>
-            <option value="true">Done</option>
-          </select>
-        </label>
+        <ExperimentSelect value={f.experimentId ?? ""} onChange={(v) => set({ experimentId: v })} />
+        <DebouncedInput label="Client session id" value={f.externalId ?? ""} onCommit={(v) => set({ externalId: v })} />
+        <Select
+          label="Source"
+          value={f.simulated}
+          onChange={(v) => set({ simulated: v })}
+          options={[
+            [undefined, "Real and simulated"],
+            [false, "Real users"],
+            [true, "Simulated"],
+          ]}
+        />
+        <Select
+          label="State"
+          value={f.done}
+          onChange={(v) => set({ done: v })}
+          options={[
+            [undefined, "Open and done"],
+            [false, "Open"],
+            [true, "Done"],
+          ]}
+        />
       </div>
       {list.error && <div className="form-error">{list.error.message}</div>}
       <VirtualList
         testId="sessions-list"
+        label="Sessions"
         items={rows}
         columns="170px minmax(120px, 1fr) minmax(100px, 180px) 60px 110px 60px"
-        header={
-          <>
-            <span>Last turn</span>
-            <span>Client session id</span>
-            <span>Experiment</span>
-            <span>Turns</span>
-            <span>Source</span>
-            <span>State</span>
-          </>
-        }
+        header={["Last turn", "Client session id", "Experiment", "Turns", "Source", "State"]}
         getKey={(s) => s.id}
         onSelect={(s) => router.push(`/sessions/${s.id}`)}
         onEndReached={more}

@@ -2,11 +2,12 @@
 // Simulated users and the demo: per experiment, start/stop its simulated users, their rate, concurrency,
 // personas, seed and turn limit, what they are doing now, and whether the agent is learning (judged reward per
 // policy version). One switch turns all simulated traffic off.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { errorText, messageOf } from "../../_lib/errors";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 import { PERSONAS } from "../../../server/simulation/personas";
 import { RewardChart, windowMeans } from "./RewardChart";
 import { GuardedButton } from "../_components/Permission";
@@ -23,24 +24,16 @@ function useSimulations() {
 
 export default function SimulationPage() {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const list = useSimulations();
   const me = useQuery(trpc.me.queryOptions());
-  const setGlobal = useMutation(trpc.simulation.setGlobal.mutationOptions());
-  const [error, setError] = useState<string | null>(null);
+  const setGlobal = useAction(trpc.simulation.setGlobal.mutationOptions(), {
+    invalidate: [trpc.simulation.list.queryKey()],
+  });
   const isAdmin = me.data?.permissions.includes("admin") ?? false;
   const d = list.data;
   const on = d ? d.envEnabled && d.globalEnabled : false;
 
-  async function toggleGlobal() {
-    setError(null);
-    try {
-      await setGlobal.mutateAsync({ enabled: !d?.globalEnabled });
-      await qc.invalidateQueries({ queryKey: trpc.simulation.list.queryKey() });
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  }
+  const toggleGlobal = () => void setGlobal.run({ enabled: !d?.globalEnabled });
 
   return (
     <>
@@ -56,11 +49,7 @@ export default function SimulationPage() {
         in the trajectory browser.
       </p>
       {list.error && <div className="form-error">{list.error.message}</div>}
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={setGlobal.error} />
       {d && (
         <div className="card toolbar" data-testid="simulation-global">
           <strong>Simulated traffic</strong>
@@ -74,7 +63,7 @@ export default function SimulationPage() {
           </span>
           <span className="spacer" />
           {isAdmin && d.envEnabled && (
-            <button onClick={toggleGlobal} disabled={setGlobal.isPending}>
+            <button onClick={toggleGlobal} disabled={setGlobal.pending}>
               {d.globalEnabled ? "Turn all simulated traffic off" : "Turn simulated traffic on"}
             </button>
           )}
@@ -94,13 +83,13 @@ export default function SimulationPage() {
 
 function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolean }) {
   const trpc = useTRPC();
-  const qc = useQueryClient();
-  const update = useMutation(trpc.simulation.update.mutationOptions());
+  const update = useAction(trpc.simulation.update.mutationOptions(), {
+    invalidate: [trpc.simulation.list.queryKey()],
+  });
   const progress = useQuery({
     ...trpc.simulation.progress.queryOptions({ experimentId: item.experiment.id }),
     refetchInterval: 5000,
   });
-  const [error, setError] = useState<string | null>(null);
   const e = item.experiment;
   const s = item.stats;
   const p = progress.data;
@@ -109,15 +98,8 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
   const base = p?.base ?? null;
   const latest = curve.at(-1);
 
-  async function save(change: Partial<Settings> & { enabled?: boolean }) {
-    setError(null);
-    try {
-      await update.mutateAsync({ experimentId: e.id, ...change });
-      await qc.invalidateQueries({ queryKey: trpc.simulation.list.queryKey() });
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }
+  const save = (change: Partial<Settings> & { enabled?: boolean }) =>
+    void update.run({ experimentId: e.id, ...change });
 
   return (
     <div className="card" data-testid={`simulation-${e.slug}`}>
@@ -146,17 +128,13 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         <GuardedButton
           perm="write"
           className={item.enabled ? "danger" : "primary"}
-          disabled={update.isPending}
+          disabled={update.pending}
           onClick={() => save({ enabled: !item.enabled })}
         >
           {item.enabled ? "Stop users" : "Start users"}
         </GuardedButton>
       </div>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={update.error} max={Infinity} />
       <div className="sim-grid">
         <dl className="kv sim-kv">
           <dt>In conversation</dt>
@@ -212,7 +190,7 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         <SettingsForm
           key={item.updatedAt ?? "new"}
           settings={item.settings}
-          pending={update.isPending}
+          pending={update.pending}
           onSave={(v) => save(v)}
         />
       </details>

@@ -1,10 +1,11 @@
 "use client";
 // Langfuse-style "add to annotation queue": the turns ticked in the trajectory list go into one of the
 // experiment's review queues (review.addTurns; turns already there are left as they are).
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { messageOf } from "../../_lib/errors";
 import { useTRPC } from "../../_lib/trpc";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
 
 export function AddToQueue({
   experimentId,
@@ -16,29 +17,25 @@ export function AddToQueue({
   onDone: () => void;
 }) {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const queues = useQuery(trpc.review.queues.queryOptions({ experimentId }));
-  const add = useMutation(trpc.review.addTurns.mutationOptions());
+  const add = useAction(trpc.review.addTurns.mutationOptions(), { invalidate: [trpc.review.pathKey()] });
   const [queueId, setQueueId] = useState("");
-  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const chosen = queueId || queues.data?.[0]?.id || "";
   const n = turnIds.length;
 
   async function submit() {
     const q = queues.data?.find((x) => x.id === chosen);
     if (!q) return;
-    try {
-      const { added } = await add.mutateAsync({ queueId: q.id, turnIds });
-      const already = n - added;
-      setMsg({
-        ok: true,
-        text: `Added ${added} turn${added === 1 ? "" : "s"} to ${q.name}${already ? ` (${already} already there)` : ""}.`,
-      });
-      await qc.invalidateQueries({ queryKey: trpc.review.pathKey() });
-      onDone();
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
+    setDone(null);
+    const r = await add.run({ queueId: q.id, turnIds });
+    if (!r.ok) return;
+    const { added } = r.data;
+    const already = n - added;
+    setDone(
+      `Added ${added} turn${added === 1 ? "" : "s"} to ${q.name}${already ? ` (${already} already there)` : ""}.`,
+    );
+    onDone();
   }
 
   return (
@@ -56,17 +53,18 @@ export function AddToQueue({
               </option>
             ))}
           </select>
-          <button className="primary" disabled={!n || add.isPending} onClick={() => void submit()}>
+          <button className="primary" disabled={!n || add.pending} onClick={() => void submit()}>
             Add to queue
           </button>
         </>
       )}
       {n > 0 && <button onClick={onDone}>Clear selection</button>}
-      {msg && (
-        <span className={msg.ok ? "muted" : "field-error"} role="status">
-          {msg.text}
+      {done && (
+        <span className="muted" role="status">
+          {done}
         </span>
       )}
+      <ErrorBanner error={add.error} />
     </div>
   );
 }

@@ -1,10 +1,10 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, useRouter } from "next/navigation";
-import { useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
-import { messageOf } from "../../../_lib/errors";
+import { ErrorBanner } from "../../../_ui/ErrorBanner";
+import { useAction } from "../../../_ui/useAction";
 import { RunLaunchPreview } from "../_components/RunLaunchPreview";
 import { RunLogs } from "../_components/RunLogs";
 import { ConnectAgent } from "../_components/ConnectAgent";
@@ -14,9 +14,7 @@ import { GuardedButton, GuardedLink } from "../../_components/Permission";
 export default function ExperimentDetailPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
   const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
   const runs = useQuery({
     ...trpc.runs.list.queryOptions({ experimentId: exp.data?.id, limit: 20 }),
@@ -28,24 +26,19 @@ export default function ExperimentDetailPage() {
     ...trpc.evaluation.agreement.queryOptions({ experimentId: exp.data?.id ?? "", disagreements: 0 }),
     enabled: !!exp.data,
   });
-  const refresh = () =>
-    qc
-      .invalidateQueries({ queryKey: trpc.experiments.pathKey() })
-      .then(() => qc.invalidateQueries({ queryKey: trpc.runs.pathKey() }));
-  const act = (fn: () => Promise<unknown>) => async () => {
-    setError(null);
-    try {
-      await fn();
-      await refresh();
-    } catch (err) {
-      setError(messageOf(err));
-    }
+  const refresh = { invalidate: [trpc.experiments.pathKey(), trpc.runs.pathKey()] };
+  const start = useAction(trpc.runs.start.mutationOptions(), refresh);
+  const runAct = useAction(trpc.runs.act.mutationOptions(), refresh);
+  const clone = useAction(trpc.experiments.clone.mutationOptions(), refresh);
+  const archive = useAction(trpc.experiments.archive.mutationOptions(), refresh);
+  const del = useAction(trpc.experiments.delete.mutationOptions(), refresh);
+  const actions = [start, runAct, clone, archive, del];
+  // One banner for the page's actions: the latest one's error (starting another clears the rest).
+  const error = actions.find((a) => a.error)?.error;
+  const act = (fn: () => Promise<unknown>) => () => {
+    for (const a of actions) a.clear();
+    void fn();
   };
-  const start = useMutation(trpc.runs.start.mutationOptions());
-  const runAct = useMutation(trpc.runs.act.mutationOptions());
-  const clone = useMutation(trpc.experiments.clone.mutationOptions());
-  const archive = useMutation(trpc.experiments.archive.mutationOptions());
-  const del = useMutation(trpc.experiments.delete.mutationOptions());
 
   if (exp.error) return <div className="form-error">{exp.error.message}</div>;
   if (!exp.data) return <div className="muted">Loading…</div>;
@@ -72,13 +65,13 @@ export default function ExperimentDetailPage() {
           onClick={act(async () => {
             const slug = prompt("Slug of the copy (the proxy's model name)", `${e.slug}-copy`);
             if (slug === null) return;
-            const n = await clone.mutateAsync({ id: e.id, name: `${e.name} (copy)`, slug: slug.trim() || undefined });
-            router.push(`/experiments/${n.id}`);
+            const n = await clone.run({ id: e.id, name: `${e.name} (copy)`, slug: slug.trim() || undefined });
+            if (n.ok) router.push(`/experiments/${n.data.id}`);
           })}
         >
           Clone
         </GuardedButton>
-        <GuardedButton perm="write" onClick={act(() => archive.mutateAsync({ id: e.id, archived: !archived }))}>
+        <GuardedButton perm="write" onClick={act(() => archive.run({ id: e.id, archived: !archived }))}>
           {archived ? "Unarchive" : "Archive"}
         </GuardedButton>
         <GuardedButton
@@ -92,18 +85,13 @@ export default function ExperimentDetailPage() {
           }
           onClick={act(async () => {
             if (!confirm(`Delete ${e.slug}? This cannot be undone.`)) return;
-            await del.mutateAsync({ id: e.id });
-            router.push("/experiments");
+            if ((await del.run({ id: e.id })).ok) router.push("/experiments");
           })}
         >
           Delete
         </GuardedButton>
       </div>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={error} />
       {e.description && <p className="muted">{e.description}</p>}
       {agreement.data?.warning && (
         <div className="form-error" role="status">
@@ -138,12 +126,12 @@ export default function ExperimentDetailPage() {
           {live ? (
             <>
               {live.status === "RUNNING" && (
-                <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "pause" }))}>
+                <GuardedButton perm="write" onClick={act(() => runAct.run({ id: live.id, action: "pause" }))}>
                   Pause
                 </GuardedButton>
               )}
               {live.status === "PAUSED" && (
-                <GuardedButton perm="write" onClick={act(() => runAct.mutateAsync({ id: live.id, action: "resume" }))}>
+                <GuardedButton perm="write" onClick={act(() => runAct.run({ id: live.id, action: "resume" }))}>
                   Resume
                 </GuardedButton>
               )}
@@ -152,7 +140,7 @@ export default function ExperimentDetailPage() {
                 className="danger"
                 onClick={act(async () => {
                   if (!confirm(`Stop run #${live.number}? Training ends; the versions it produced stay.`)) return;
-                  await runAct.mutateAsync({ id: live.id, action: "stop" });
+                  await runAct.run({ id: live.id, action: "stop" });
                 })}
               >
                 Stop run #{live.number}
@@ -160,11 +148,7 @@ export default function ExperimentDetailPage() {
             </>
           ) : (
             !archived && (
-              <GuardedButton
-                perm="write"
-                className="primary"
-                onClick={act(() => start.mutateAsync({ experimentId: e.id }))}
-              >
+              <GuardedButton perm="write" className="primary" onClick={act(() => start.run({ experimentId: e.id }))}>
                 Start run
               </GuardedButton>
             )

@@ -1,45 +1,46 @@
 "use client";
 // The experiment's policy versions with promote and rollback: the way back when a trained version got worse.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
-import { messageOf } from "../../../_lib/errors";
+import { ErrorBanner } from "../../../_ui/ErrorBanner";
+import { useAction, type ActionResult } from "../../../_ui/useAction";
 import { fmtTime } from "../../_components/format";
 import { GuardedButton } from "../../_components/Permission";
 
 export function PolicyVersions({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const list = useQuery({
     ...trpc.policyVersions.list.queryOptions({ experimentId, limit: 20 }),
     refetchInterval: 5000,
   });
-  const promote = useMutation(trpc.policyVersions.promote.mutationOptions());
-  const rollback = useMutation(trpc.policyVersions.rollback.mutationOptions());
-  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
+  const refresh = { invalidate: [trpc.policyVersions.pathKey()] };
+  const promote = useAction(trpc.policyVersions.promote.mutationOptions(), refresh);
+  const rollback = useAction(trpc.policyVersions.rollback.mutationOptions(), refresh);
+  const [serving, setServing] = useState<string | null>(null);
   const items = list.data?.items ?? [];
   const active = items.find((v) => v.status === "ACTIVE") ?? null;
-  const busy = promote.isPending || rollback.isPending;
+  const busy = promote.pending || rollback.pending;
 
-  async function change(what: string, fn: () => Promise<{ active: { version: number }; previous: number }>) {
+  async function change(
+    what: string,
+    fn: () => Promise<ActionResult<{ active: { version: number }; previous: number }>>,
+  ) {
     if (!confirm(`${what}? Every proxy switches to it for new requests.`)) return;
-    setMsg(null);
-    try {
-      const r = await fn();
-      setMsg({
-        ok: true,
-        text: `Now serving version ${r.active.version}${r.active.version === 0 ? " (base)" : ""}; was ${r.previous}.`,
-      });
-      await qc.invalidateQueries({ queryKey: trpc.policyVersions.pathKey() });
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
+    setServing(null);
+    promote.clear();
+    rollback.clear();
+    const r = await fn();
+    if (r.ok)
+      setServing(
+        `Now serving version ${r.data.active.version}${r.data.active.version === 0 ? " (base)" : ""}; was ${r.data.previous}.`,
+      );
   }
 
   return (
     <div className="card" data-testid="policy-versions">
       <div className="toolbar">
-        <h3 style={{ margin: 0 }}>Policy versions</h3>
+        <h3 className="flush">Policy versions</h3>
         <span className="muted" data-testid="serving">
           serving {active ? `version ${active.version}` : "the base checkpoint (version 0)"}
         </span>
@@ -51,7 +52,7 @@ export function PolicyVersions({ experimentId }: { experimentId: string }) {
             onClick={() =>
               void change(
                 `Roll back from version ${active.version} to ${active.parentVersion ? `version ${active.parentVersion}` : "the base"}`,
-                () => rollback.mutateAsync({ experimentId }),
+                () => rollback.run({ experimentId }),
               )
             }
           >
@@ -63,20 +64,19 @@ export function PolicyVersions({ experimentId }: { experimentId: string }) {
             perm="write"
             disabled={busy}
             onClick={() =>
-              void change("Serve the base checkpoint (version 0)", () =>
-                rollback.mutateAsync({ experimentId, toVersion: 0 }),
-              )
+              void change("Serve the base checkpoint (version 0)", () => rollback.run({ experimentId, toVersion: 0 }))
             }
           >
             Serve base (v0)
           </GuardedButton>
         )}
       </div>
-      {msg && (
-        <div className={msg.ok ? "notice" : "form-error"} role="status">
-          {msg.text}
+      {serving && (
+        <div className="notice" role="status">
+          {serving}
         </div>
       )}
+      <ErrorBanner error={promote.error ?? rollback.error} />
       {list.error && <div className="form-error">{list.error.message}</div>}
       {items.length > 0 && (
         <table className="list">
@@ -114,7 +114,7 @@ export function PolicyVersions({ experimentId }: { experimentId: string }) {
                       title={v.available ? undefined : "Its checkpoint files were pruned (keepCheckpoints)"}
                       onClick={() =>
                         void change(`Promote version ${v.version}`, () =>
-                          promote.mutateAsync({ experimentId, version: v.version }),
+                          promote.run({ experimentId, version: v.version }),
                         )
                       }
                     >

@@ -1,18 +1,17 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { Suspense } from "react";
 import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
-import { issuesOf, messageOf } from "../../../_lib/errors";
+import { formErrorOf } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
+import { useAction } from "../../../_ui/useAction";
 import { ExperimentForm } from "../_components/ExperimentForm";
 
 function NewExperiment() {
   const trpc = useTRPC();
   const router = useRouter();
-  const qc = useQueryClient();
   const method = useSearchParams().get("method");
-  const create = useMutation(trpc.experiments.create.mutationOptions());
+  const create = useAction(trpc.experiments.create.mutationOptions(), { invalidate: [trpc.experiments.pathKey()] });
   const initialConfig = ExperimentConfigSchema.parse(method === "grpo" || method === "opd" ? { method } : {});
   return (
     <>
@@ -22,14 +21,11 @@ function NewExperiment() {
         submitLabel="Create experiment"
         slugEditable
         onSubmit={async (v) => {
-          try {
-            const e = await create.mutateAsync(v as Parameters<typeof create.mutateAsync>[0]);
-            await qc.invalidateQueries({ queryKey: trpc.experiments.pathKey() });
-            router.push(`/experiments/${e.id}`);
-            return null;
-          } catch (err) {
-            return issuesOf(err).length ? issuesOf(err) : messageOf(err);
-          }
+          // The form checked `v` against the same schema; the server parses it again.
+          const r = await create.run(v as Parameters<typeof create.run>[0]);
+          if (!r.ok) return formErrorOf(r.error);
+          router.push(`/experiments/${r.data.id}`);
+          return null;
         }}
       />
     </>

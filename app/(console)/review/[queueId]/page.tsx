@@ -1,30 +1,15 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { useTRPC } from "../../../_lib/trpc";
-import { messageOf } from "../../../_lib/errors";
+import { useRef } from "react";
+import { ErrorBanner } from "../../../_ui/ErrorBanner";
+import { LabelChoice } from "../../../_ui/LabelChoice";
+import { Spacer, Toolbar } from "../../../_ui/Toolbar";
 import { Message, type ChatMessage } from "../../_components/Message";
 import { TurnAnnotations } from "../../_components/TurnAnnotations";
 import { Cheatsheet, useLabelKeys } from "../../_components/useLabelKeys";
-import { fmtScore, type RouterOutputs } from "../../_components/format";
-
-type Item = NonNullable<RouterOutputs["review"]["next"]>;
-type Vote = 1 | 0 | -1;
-
-const clamp = (v: number | null | undefined): Vote | null =>
-  v === null || v === undefined ? null : v > 0 ? 1 : v < 0 ? -1 : 0;
-
-function useCountdown(until: Date | string | null): number | null {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!until) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [until]);
-  return until ? Math.max(0, Math.round((new Date(until).getTime() - now) / 1000)) : null;
-}
+import { fmtScore } from "../../_components/format";
+import { useReviewSession } from "./_hooks/useReviewSession";
 
 /** The three verdicts, each with what it does to training, shown under its button (not only in the ? sheet). */
 const VERDICTS = [
@@ -53,168 +38,54 @@ const VERDICTS = [
 
 export default function ReviewQueuePage() {
   const { queueId } = useParams<{ queueId: string }>();
-  const trpc = useTRPC();
-  const qc = useQueryClient();
-  const queue = useQuery({ ...trpc.review.queue.queryOptions({ id: queueId }), refetchInterval: 10_000 });
-  const history = useQuery(trpc.review.history.queryOptions({ queueId }));
-  const nextM = useMutation(trpc.review.next.mutationOptions());
-  const openM = useMutation(trpc.review.open.mutationOptions());
-  const skipM = useMutation(trpc.review.skip.mutationOptions());
-  const submitM = useMutation(trpc.review.submit.mutationOptions());
-  const releaseM = useMutation(trpc.review.release.mutationOptions());
-
-  const [item, setItem] = useState<Item | null>(null);
-  const [empty, setEmpty] = useState(false);
-  const [value, setValue] = useState<Vote | null>(null);
-  const [hint, setHint] = useState("");
-  const [exclude, setExclude] = useState(false);
-  const [help, setHelp] = useState(false);
-  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
-  const [done, setDone] = useState(0);
+  const r = useReviewSession(queueId);
+  const { item, readOnly, dispatch } = r;
   const hintRef = useRef<HTMLTextAreaElement>(null);
-  const turn = useQuery({ ...trpc.turns.get.queryOptions({ id: item?.turnId ?? "" }), enabled: !!item });
-  const expiresIn = useCountdown(item?.lockExpiresAt ?? null);
-
-  // The form starts from the label training would use now.
-  useEffect(() => {
-    if (!turn.data || turn.data.id !== item?.turnId) return;
-    setValue(clamp(turn.data.training?.value));
-    setHint(turn.data.training?.hint ?? "");
-    setExclude(false);
-  }, [turn.data, item?.turnId]);
-
-  const show = useCallback((next: Item | null) => {
-    // Each item starts with nothing focused: a hint box still focused from the last item would swallow the
-    // next single-key shortcuts (a, j, k, r) as text.
-    if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
-    setItem(next);
-    setEmpty(next === null);
-  }, []);
-
-  const fetchNext = useCallback(async () => {
-    try {
-      show(await nextM.mutateAsync({ queueId }));
-      await qc.invalidateQueries({ queryKey: trpc.review.pathKey() });
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
-  }, [nextM, queueId, qc, trpc, show]);
-
-  const started = useRef(false);
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    void fetchNext();
-  }, [fetchNext]);
-
-  // Leaving the page gives the lock back, so a colleague need not wait for it to expire.
-  const held = useRef<string | null>(null);
-  const release = useRef(releaseM.mutate);
-  useEffect(() => {
-    held.current = item && item.lockExpiresAt && !item.mine ? item.id : null;
-    release.current = releaseM.mutate;
-  });
-  useEffect(
-    () => () => {
-      if (held.current) release.current({ itemId: held.current });
-    },
-    [],
-  );
-
-  const readOnly = !item || !!item.mine || !item.lockExpiresAt;
-
-  async function submit(verdict: "ACCEPT" | "FIX" | "REJECT") {
-    if (!item || readOnly) return;
-    if (verdict === "FIX" && value === null) return setMsg({ ok: false, text: "Pick a label first: 1, 0 or -." });
-    try {
-      const res = await submitM.mutateAsync({
-        itemId: item.id,
-        verdict,
-        value: value ?? undefined,
-        hint: hint.trim() || undefined,
-        exclude,
-      });
-      setMsg({
-        ok: true,
-        text: `${verdict === "ACCEPT" ? "Accepted" : verdict === "FIX" ? "Fixed & accepted" : "Rejected"} turn #${turn.data?.index ?? ""}: ${res.training?.excluded ? "excluded from training" : `trains as ${res.training?.kind ?? "—"} with reward ${fmtScore(res.training?.reward)}`}`,
-      });
-      setDone((d) => d + 1);
-      await qc.invalidateQueries({ queryKey: trpc.turns.pathKey() });
-      await history.refetch();
-      await fetchNext();
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
-  }
-
-  async function skip() {
-    if (!item) return;
-    try {
-      if (!readOnly) await skipM.mutateAsync({ itemId: item.id });
-      await history.refetch();
-      await fetchNext();
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
-  }
-
-  async function previous() {
-    const list = history.data ?? [];
-    const at = item ? list.findIndex((h) => h.itemId === item.id) : -1;
-    const prev = at === -1 ? list[0] : list[at + 1];
-    if (!prev) return setMsg({ ok: false, text: "Nothing earlier in your history." });
-    try {
-      if (item && !readOnly) await releaseM.mutateAsync({ itemId: item.id });
-      show(await openM.mutateAsync({ itemId: prev.itemId }));
-    } catch (err) {
-      setMsg({ ok: false, text: messageOf(err) });
-    }
-  }
 
   useLabelKeys({
-    setValue: (v) => !readOnly && setValue(v),
+    setValue: (v) => !readOnly && dispatch({ type: "setValue", value: v }),
     focusHint: () => hintRef.current?.focus(),
-    toggleExclude: () => !readOnly && setExclude((x) => !x),
-    submit: () => void submit("FIX"),
-    accept: () => void submit("ACCEPT"),
-    reject: () => void submit("REJECT"),
-    next: () => void skip(),
-    previous: () => void previous(),
-    help: () => setHelp((h) => !h),
-    escape: () => setHelp(false),
+    toggleExclude: () => !readOnly && dispatch({ type: "toggleExclude" }),
+    submit: () => void r.submit("FIX"),
+    accept: () => void r.submit("ACCEPT"),
+    reject: () => void r.submit("REJECT"),
+    next: () => void r.skip(),
+    previous: () => void r.previous(),
+    help: () => dispatch({ type: "help", open: "toggle" }),
+    escape: () => dispatch({ type: "help", open: false }),
   });
 
-  const t = turn.data;
-  const q = queue.data;
+  const t = r.turn;
+  const q = r.queue;
   return (
     <>
-      <div className="toolbar">
-        <h1 style={{ margin: 0 }}>{q?.name ?? "Review"}</h1>
+      <Toolbar title={q?.name ?? "Review"}>
         {q && (
           <span className="muted">
             {q.pending} pending · {q.disputed} disputed · {q.done} done · {q.reviewersPerItem} reviewer
             {q.reviewersPerItem > 1 ? "s" : ""} per item
           </span>
         )}
-        <span className="spacer" />
-        <span className="muted">{done} reviewed this session</span>
-        <button onClick={() => setHelp(true)}>
+        <Spacer />
+        <span className="muted">{r.done} reviewed this session</span>
+        <button onClick={() => dispatch({ type: "help", open: true })}>
           Shortcuts <kbd>?</kbd>
         </button>
         <Link className="button" href="/review">
           Queues
         </Link>
-      </div>
-      {msg && (
-        <div className={msg.ok ? "notice" : "form-error"} role="status" data-testid="review-status">
-          {msg.text}
+      </Toolbar>
+      {r.notice && (
+        <div className="notice" role="status" data-testid="review-status">
+          {r.notice}
         </div>
       )}
-      {empty && (
+      <ErrorBanner error={r.error} testId="review-error" />
+      {r.empty && (
         <div className="empty" data-testid="queue-empty">
           Nothing left for you in this queue: every pending turn is done, locked by a colleague, or already seen by you.
           <div style={{ marginTop: 10 }}>
-            <button onClick={() => void fetchNext()}>Check again</button>
+            <button onClick={() => void r.fetchNext()}>Check again</button>
           </div>
         </div>
       )}
@@ -269,23 +140,13 @@ export default function ReviewQueuePage() {
                 ? item.mine
                   ? "You reviewed this item."
                   : "Read only: no room left on this item."
-                : `Locked for you · ${expiresIn ?? "?"} s left`}
+                : `Locked for you · ${r.expiresIn ?? "?"} s left`}
             </div>
-            <div className="choices" role="radiogroup" aria-label="Label">
-              {([1, 0, -1] as const).map((v) => (
-                <button
-                  key={v}
-                  type="button"
-                  role="radio"
-                  aria-checked={value === v}
-                  disabled={readOnly}
-                  className={value === v ? "on" : undefined}
-                  onClick={() => setValue(v)}
-                >
-                  {fmtScore(v)} <kbd>{v === 1 ? "1" : v === 0 ? "0" : "-"}</kbd>
-                </button>
-              ))}
-            </div>
+            <LabelChoice
+              value={r.value}
+              onChange={(v) => dispatch({ type: "setValue", value: v })}
+              disabled={readOnly}
+            />
             <label className="field">
               <span>
                 Hint <kbd>h</kbd>
@@ -294,19 +155,19 @@ export default function ReviewQueuePage() {
                 ref={hintRef}
                 aria-label="Hint"
                 rows={4}
-                value={hint}
+                value={r.hint}
                 disabled={readOnly}
-                onChange={(e) => setHint(e.target.value)}
+                onChange={(e) => dispatch({ type: "setHint", hint: e.target.value })}
                 placeholder="What the assistant should have done"
               />
             </label>
-            <label style={{ display: "flex", gap: 6, alignItems: "center", margin: "8px 0" }}>
+            <label className="check-row">
               <input
                 type="checkbox"
                 aria-label="Exclude from training"
-                checked={exclude}
+                checked={r.exclude}
                 disabled={readOnly}
-                onChange={(e) => setExclude(e.target.checked)}
+                onChange={(e) => dispatch({ type: "setExclude", exclude: e.target.checked })}
               />{" "}
               Exclude from training <kbd>x</kbd>
             </label>
@@ -317,8 +178,8 @@ export default function ReviewQueuePage() {
                     className={v.className}
                     title={v.help}
                     aria-describedby={`verdict-${v.verdict}`}
-                    disabled={readOnly || submitM.isPending}
-                    onClick={() => void submit(v.verdict)}
+                    disabled={readOnly || r.submitting}
+                    onClick={() => void r.submit(v.verdict)}
                   >
                     {v.label} <kbd>{v.key}</kbd>
                   </button>
@@ -328,11 +189,11 @@ export default function ReviewQueuePage() {
                 </div>
               ))}
             </div>
-            <div className="toolbar" style={{ marginTop: 10, marginBottom: 0 }}>
-              <button onClick={() => void previous()}>
+            <div className="toolbar tight">
+              <button onClick={() => void r.previous()}>
                 <kbd>k</kbd> Previous
               </button>
-              <button onClick={() => void skip()}>
+              <button onClick={() => void r.skip()}>
                 Skip <kbd>j</kbd>
               </button>
             </div>
@@ -356,7 +217,7 @@ export default function ReviewQueuePage() {
           </div>
         </div>
       )}
-      {help && <Cheatsheet onClose={() => setHelp(false)} />}
+      {r.help && <Cheatsheet onClose={() => dispatch({ type: "help", open: false })} />}
     </>
   );
 }

@@ -1,9 +1,10 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { Suspense, useState, type FormEvent } from "react";
-import { errorText } from "../../../_lib/errors";
 import { useTRPC } from "../../../_lib/trpc";
+import { ErrorBanner } from "../../../_ui/ErrorBanner";
+import { useAction } from "../../../_ui/useAction";
 import { usePermission } from "../../_components/Permission";
 import { CopyButton } from "../../_components/CopyButton";
 
@@ -19,34 +20,28 @@ function Keys() {
   const { ready, can, why } = usePermission();
   // Arriving from an experiment's "connect your agent": the new key is bound to it.
   const preset = useSearchParams().get("experimentId") ?? "";
-  const qc = useQueryClient();
   const [showRevoked, setShowRevoked] = useState(false);
   const keys = useQuery(trpc.apiKeys.list.queryOptions({ limit: 200, includeRevoked: showRevoked }));
   const experiments = useQuery(trpc.experiments.list.queryOptions({ limit: 200 }));
-  const create = useMutation(trpc.apiKeys.create.mutationOptions());
-  const revoke = useMutation(trpc.apiKeys.revoke.mutationOptions());
+  const refresh = { invalidate: [trpc.apiKeys.pathKey()] };
+  const create = useAction(trpc.apiKeys.create.mutationOptions(), refresh);
+  const revoke = useAction(trpc.apiKeys.revoke.mutationOptions(), refresh);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.pathKey() });
   const expName = (id: string | null) => (id ? (experiments.data?.items.find((e) => e.id === id)?.slug ?? id) : "all");
 
   async function onCreate(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
     const f = new FormData(form);
-    setError(null);
-    try {
-      const k = await create.mutateAsync({
-        name: String(f.get("name")),
-        scopes: f.getAll("scopes").map(String) as ("proxy" | "read" | "write" | "admin")[],
-        experimentId: String(f.get("experimentId") || "") || undefined,
-      });
-      setCreated({ name: k.name, key: k.key });
-      form.reset();
-      await refresh();
-    } catch (err) {
-      setError(errorText(err));
-    }
+    revoke.clear();
+    const k = await create.run({
+      name: String(f.get("name")),
+      scopes: f.getAll("scopes").map(String) as ("proxy" | "read" | "write" | "admin")[],
+      experimentId: String(f.get("experimentId") || "") || undefined,
+    });
+    if (!k.ok) return;
+    setCreated({ name: k.data.name, key: k.data.key });
+    form.reset();
   }
 
   if (!ready) return <div className="muted">Loading…</div>;
@@ -70,11 +65,7 @@ function Keys() {
           </div>
         </div>
       )}
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={create.error ?? revoke.error} />
       <form className="card" onSubmit={onCreate}>
         <h3>Create a key</h3>
         <div className="grid2">
@@ -138,9 +129,9 @@ function Keys() {
                 ) : (
                   <button
                     className="danger"
-                    onClick={async () => {
-                      await revoke.mutateAsync({ id: k.id });
-                      await refresh();
+                    onClick={() => {
+                      create.clear();
+                      void revoke.run({ id: k.id });
                     }}
                   >
                     Revoke

@@ -1,8 +1,9 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { errorText, messageOf } from "../../../_lib/errors";
+import { useQuery } from "@tanstack/react-query";
+import type { FormEvent } from "react";
 import { useTRPC } from "../../../_lib/trpc";
+import { ErrorBanner } from "../../../_ui/ErrorBanner";
+import { useAction } from "../../../_ui/useAction";
 import { usePermission } from "../../_components/Permission";
 
 type Role = "ADMIN" | "REVIEWER" | "VIEWER";
@@ -10,39 +11,27 @@ type Role = "ADMIN" | "REVIEWER" | "VIEWER";
 export default function UsersPage() {
   const trpc = useTRPC();
   const { ready, can, why } = usePermission();
-  const qc = useQueryClient();
   const users = useQuery(trpc.users.list.queryOptions({ limit: 200 }));
-  const create = useMutation(trpc.users.create.mutationOptions());
-  const update = useMutation(trpc.users.update.mutationOptions());
-  const [error, setError] = useState<string | null>(null);
-  const refresh = () => qc.invalidateQueries({ queryKey: trpc.users.pathKey() });
+  const refresh = { invalidate: [trpc.users.pathKey()] };
+  const create = useAction(trpc.users.create.mutationOptions(), refresh);
+  const update = useAction(trpc.users.update.mutationOptions(), refresh);
 
   async function onCreate(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     const form = e.currentTarget;
-    setError(null);
-    try {
-      await create.mutateAsync({
-        email: String(f.get("email")),
-        name: String(f.get("name") || "") || undefined,
-        password: String(f.get("password")),
-        role: f.get("role") as Role,
-      });
-      form.reset();
-      await refresh();
-    } catch (err) {
-      setError(errorText(err));
-    }
+    update.clear();
+    const r = await create.run({
+      email: String(f.get("email")),
+      name: String(f.get("name") || "") || undefined,
+      password: String(f.get("password")),
+      role: f.get("role") as Role,
+    });
+    if (r.ok) form.reset();
   }
-  const change = (id: string, data: { role?: Role; disabled?: boolean }) => async () => {
-    setError(null);
-    try {
-      await update.mutateAsync({ id, ...data });
-      await refresh();
-    } catch (err) {
-      setError(messageOf(err));
-    }
+  const change = (id: string, data: { role?: Role; disabled?: boolean }) => () => {
+    create.clear();
+    void update.run({ id, ...data });
   };
 
   if (!ready) return <div className="muted">Loading…</div>;
@@ -56,11 +45,7 @@ export default function UsersPage() {
   return (
     <>
       <h1>Users</h1>
-      {error && (
-        <div className="form-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner error={create.error ?? update.error} max={Infinity} />
       <form className="card" onSubmit={onCreate}>
         <h3>Add a user</h3>
         <div className="grid2">
@@ -113,7 +98,7 @@ export default function UsersPage() {
                 <select
                   aria-label={`Role of ${u.email}`}
                   value={u.role}
-                  onChange={(e) => void change(u.id, { role: e.target.value as Role })()}
+                  onChange={(e) => change(u.id, { role: e.target.value as Role })()}
                   style={{ width: 130 }}
                 >
                   <option>ADMIN</option>

@@ -1,17 +1,17 @@
 "use client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useParams, useRouter } from "next/navigation";
-import { issuesOf, messageOf } from "../../../../_lib/errors";
+import { formErrorOf } from "../../../../_lib/errors";
 import { useTRPC } from "../../../../_lib/trpc";
+import { useAction } from "../../../../_ui/useAction";
 import { ExperimentForm } from "../../_components/ExperimentForm";
 
 export default function EditExperimentPage() {
   const { id } = useParams<{ id: string }>();
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const router = useRouter();
   const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
-  const update = useMutation(trpc.experiments.update.mutationOptions());
+  const update = useAction(trpc.experiments.update.mutationOptions(), { invalidate: [trpc.experiments.pathKey()] });
   if (exp.error) return <div className="form-error">{exp.error.message}</div>;
   if (!exp.data) return <div className="muted">Loading…</div>;
   const e = exp.data;
@@ -34,14 +34,10 @@ export default function EditExperimentPage() {
         submitLabel="Save changes"
         slugEditable={false}
         onSubmit={async (v) => {
-          try {
-            await update.mutateAsync({ id, name: v.name, description: v.description, config: v.config as never });
-            await qc.invalidateQueries({ queryKey: trpc.experiments.pathKey() });
-            router.push(`/experiments/${id}`);
-            return null;
-          } catch (err) {
-            return issuesOf(err).length ? issuesOf(err) : messageOf(err);
-          }
+          const r = await update.run({ id, name: v.name, description: v.description, config: v.config as never });
+          if (!r.ok) return formErrorOf(r.error);
+          router.push(`/experiments/${id}`);
+          return null;
         }}
       />
     </>
