@@ -152,7 +152,7 @@ describe("LoRA on the embedded model", () => {
     const model = microModel(4, 8, TINY);
     const adapter = perturbB(createAdapter(TINY, { rank: 2, alpha: 4, targets: ["h0.attn.wqkv", "h1.attn.wo"] }, 2), 9);
     const weights = tf.tensor2d(randomArray(12 * 16, 21), [12, 16]);
-    const loss = (p: Params) => tf.sum(tf.mul(forward(TINY, p, ids()), weights));
+    const loss = (p: Params) => tf.sum(tf.mul(forward(TINY, p, ids()), weights)) as tf.Scalar;
     const before = snapshot(model.params);
     const { grads } = adapterGrads(model.params, adapter, loss);
     const eps = 1e-2;
