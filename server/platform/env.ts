@@ -227,7 +227,7 @@ const SECTIONS = {
   }),
   /** Sandboxes for environment episodes (server/environments/sandbox). */
   sandbox: z.object({
-    /** Where leases get their work, log and staging folders (default: <DATA_DIR>/sandboxes). */
+    /** Where leases get their work, log and staging folders (default: <os tmpdir>/ocrl-sandboxes); must be reachable by the lease uids. */
     SANDBOX_ROOT: optionalText,
     /** The bubblewrap binary of the local-bwrap provider. */
     SANDBOX_BWRAP: z.string().default("bwrap"),
