@@ -137,6 +137,10 @@ const SECTIONS = {
     /** Comma-separated experiment ids: shard runs over several trainer processes (all when unset). */
     TRAINER_EXPERIMENTS: idList,
     TRAINER_SUPERVISE_INTERVAL_S: z.coerce.number().min(1).default(5),
+    /** How often the worker stamps `heartbeatAt` on the embedded runs it trains (on a timer, also mid-step). */
+    TRAINER_RUN_HEARTBEAT_S: z.coerce.number().positive().default(10),
+    /** An embedded run whose heartbeat is older than this is CRASHED: its train worker died (runs/lifecycle.ts). */
+    TRAINER_RUN_STALE_S: z.coerce.number().positive().default(300),
   }),
   /**
    * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the
