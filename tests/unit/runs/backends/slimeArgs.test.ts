@@ -1,17 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
-import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
+import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../../server/gpu/plan";
+import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../../server/runs/backends/backend";
 import {
   buildSlimeCommand,
   formatCommand,
   shellQuote,
   SLIME_CUSTOM_LOSS_PATHS,
   SLIME_ROLLOUT_FUNCTION_PATH,
-} from "../../../server/runs/backends/slime/args";
-import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
-import { buildRunLaunch } from "../../../server/runs/launch";
-import { supervisorSettings } from "../../../server/runs/settings";
+} from "../../../../server/runs/backends/slime/args";
+import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
+import { buildRunLaunch } from "../../../../server/runs/launch";
+import { supervisorSettings } from "../../../../server/runs/settings";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({
