@@ -4,12 +4,21 @@ import { readCookie, SESSION_COOKIE } from "./cookies";
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { redis, rkey } from "./redis";
+import { KEYS } from "./bus/contracts";
 
 /**
  * A limiter never holds a request up for long: past this, the answer is "allowed" (the shared client queues
  * commands while Redis is down). Generous, so a busy but healthy Redis still gets to decide.
  */
 const DECISION_TIMEOUT_MS = 1000;
+
+/** The clock the limiters read (ms since the epoch); tests pin it so a window cannot roll over mid-test. */
+let clock: () => number = Date.now;
+
+/** Pins the limiters' clock (null restores the real one). For tests: production never calls it. */
+export function setRateLimitClock(now: (() => number) | null): void {
+  clock = now ?? Date.now;
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -25,11 +34,11 @@ export async function hitRateLimit(
   windowSeconds = 60,
   client: Redis = redis(),
 ): Promise<RateDecision> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(clock() / 1000);
   const window = Math.floor(now / windowSeconds);
   const resetSeconds = (window + 1) * windowSeconds - now;
   const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
-  const key = rkey(`rl:${bucket}:${id}:${window}`);
+  const key = rkey(KEYS.rateLimit.key(bucket, id, window));
   const open: RateDecision = { allowed: true, limit, remaining: limit, resetSeconds };
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -84,7 +93,7 @@ export class ReservingRateLimiter {
   }
 
   async hit(identity: string): Promise<RateDecision> {
-    const now = Math.floor((this.opts.now ?? Date.now)() / 1000);
+    const now = Math.floor((this.opts.now ?? clock)() / 1000);
     const window = Math.floor(now / this.windowSeconds);
     const resetSeconds = (window + 1) * this.windowSeconds - now;
     let b = this.buckets.get(identity);
@@ -94,7 +103,7 @@ export class ReservingRateLimiter {
       const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
       b = {
         window,
-        key: rkey(`rl:${this.opts.bucket}:${id}:${window}`),
+        key: rkey(KEYS.rateLimit.key(this.opts.bucket, id, window)),
         tokens: 0,
         counted: 0,
         exhausted: false,
