@@ -4,7 +4,7 @@ import type { ApiKey } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { forgetApiKey, generateApiKey, parseKeyPrefix } from "../access/apiKeys";
 import { hashSecret } from "../access/password";
-import { assertCan, type Principal } from "../access/principal";
+import { assertCan, type Principal, actorUserId } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { badRequest, notFound } from "../platform/errors";
 import type { ApiKeyCreateInput, ApiKeyListInput } from "../users/schemas";
@@ -46,7 +46,7 @@ export async function createApiKey(
         scopes: [...new Set(input.scopes)],
         experimentId: input.experimentId,
         expiresAt: input.expiresAt,
-        createdById: p?.kind === "user" ? p.userId : (p?.createdById ?? null),
+        createdById: p ? actorUserId(p) : null,
       },
     });
     await audit(tx, p, "apiKey.create", "apiKey", created.id, null, apiKeyView(created));

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, type Principal } from "../access/principal";
+import { assertCan, assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
 import {
@@ -94,7 +94,7 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
         filter: input.filter as Prisma.InputJsonValue,
         reviewersPerItem: input.reviewersPerItem,
         lockTtlS: input.lockTtlS,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
         assignees: { create: userIds.map((userId) => ({ userId })) },
       },
       include: QUEUE_INCLUDE,
@@ -267,8 +267,8 @@ async function lockIfRoom(
 
 /** Locks, seen marks and submissions belong to a person: a key acts for the user who created it. */
 function reviewerId(p: Principal): string {
-  if (p.kind === "user") return p.userId;
-  if (p.createdById) return p.createdById;
+  const id = actorUserId(p);
+  if (id) return id;
   throw forbidden("Reviewing needs a person: sign in, or use an API key created by a user");
 }
 

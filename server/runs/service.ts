@@ -7,7 +7,7 @@ import type { Run } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { serializable } from "../platform/db/serializable";
 import { audit } from "../access/audit";
-import { assertCan, assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { assertCan, assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
@@ -54,7 +54,7 @@ export async function startRun(p: Principal, experimentId: string) {
         number: (last?.number ?? 0) + 1,
         config: config as unknown as Prisma.InputJsonValue,
         trainerBackend: config.trainer.backend,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
       },
     });
     await audit(tx, p, "run.start", "run", r.id, null, {
