@@ -42,17 +42,16 @@ export type EnvSource = Record<string, string | undefined>;
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 const OFF = new Set(["0", "false", "off", "no"]);
-const ON = new Set(["1", "true", "yes"]);
-/** A switch that is on unless set to 0/false/off/no. */
-const onUnlessOff = z
-  .string()
-  .optional()
-  .transform((v) => !OFF.has((v ?? "1").trim().toLowerCase()));
-/** A switch that is off unless set to 1/true/yes. */
-const offUnlessOn = z
-  .string()
-  .optional()
-  .transform((v) => ON.has((v ?? "").trim().toLowerCase()));
+const ON = new Set(["1", "true", "on", "yes"]);
+/** Every boolean setting: 1/true/on/yes or 0/false/off/no (any case); unset or anything else is `def`. */
+const flag = (def: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => {
+      const s = (v ?? "").trim().toLowerCase();
+      return ON.has(s) ? true : OFF.has(s) ? false : def;
+    });
 const idList = z
   .string()
   .optional()
@@ -81,6 +80,14 @@ const blankAsUnset = (v: unknown) =>
   v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== "")) : v;
 
 const SECTIONS = {
+  /** Which worker processes `npm start` runs (workers/registry.ts): each on unless WORKER_<NAME>=0. */
+  workers: z.object({
+    WORKER_SERVE: flag(true),
+    WORKER_JUDGE: flag(true),
+    WORKER_TRAIN: flag(true),
+    WORKER_SIMULATE: flag(true),
+    WORKER_EVALUATE: flag(true),
+  }),
   /** The web process's /api surface. */
   web: z.object({
     API_RATE_LIMIT_PER_MIN: int(1200, 1),
@@ -126,7 +133,7 @@ const SECTIONS = {
   /** Simulated users (workers/simulate). */
   simulate: z.object({
     /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
-    SIMULATE: onUnlessOff,
+    SIMULATE: flag(true),
     /** The proxy the users talk to (default: this host's PROXY_PORT). */
     SIMULATE_PROXY_URL: z.string().url().optional(),
     /** How often settings are re-read when no change is announced. */
@@ -209,7 +216,7 @@ const SECTIONS = {
   }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({
-    UPSTREAM_ALLOW_PRIVATE: offUnlessOn,
+    UPSTREAM_ALLOW_PRIVATE: flag(false),
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
   }),
