@@ -17,7 +17,6 @@ const EnvSchema = z.object({
   /** The proxy's address as agents reach it (shown in the console's "connect your agent" snippet); default: the console's host on PROXY_PORT. */
   PROXY_PUBLIC_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(".data"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -80,6 +79,8 @@ const blankAsUnset = (v: unknown) =>
   v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== "")) : v;
 
 const SECTIONS = {
+  /** The logger (platform/log.ts): lines below this level are dropped. */
+  log: z.object({ LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info") }),
   /** Which worker processes `npm start` runs (workers/registry.ts): each on unless WORKER_<NAME>=0. */
   workers: z.object({
     WORKER_SERVE: flag(true),

@@ -12,6 +12,7 @@ import { db } from "../platform/db/client";
 import type { RunStatus } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { env } from "../platform/env";
+import { logger } from "../platform/log";
 import { errorText } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunHandle, TrainerBackend, TrainerRunState } from "./backends/backend";
@@ -26,6 +27,8 @@ import { crashOwnedRuns, endRun, markExternalRunning, recordLaunch, setRunMessag
 
 /** Backends whose logs live in the supervising process (saved to DATA_DIR/runs/<id>/trainer.log for the API). */
 const IN_PROCESS_KINDS = new Set([LOCAL_PROCESS_BACKEND_KIND, TINKER_BACKEND_KIND]);
+
+const log = logger("supervisor");
 
 type SupervisedRun = {
   id: string;
@@ -91,7 +94,7 @@ export class RunSupervisor {
     this.backends = opts.backends ?? createBackends(opts.settings);
     this.dataDir = opts.dataDir ?? env().DATA_DIR;
     this.now = opts.now ?? (() => new Date());
-    this.log = opts.log ?? ((line) => console.log(`[supervisor] ${line}`));
+    this.log = opts.log ?? ((line) => log.info(line));
     this.scope = opts.experimentIds?.length ? { experimentId: { in: opts.experimentIds } } : {};
   }
 
