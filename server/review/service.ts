@@ -19,6 +19,7 @@ import {
 } from "../trajectories/query";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
+import { reviewerAgreement } from "./agreement";
 import {
   QueueFilterSchema,
   type QueueAddTurnsInput,
@@ -357,17 +358,8 @@ async function itemView(itemId: string, userId: string, lockExpiresAt: Date | nu
           createdAt: s.createdAt,
         }))
       : [],
-    agreement: reveal ? agreementOf(item.submissions.map((s) => (s.exclude ? "x" : String(s.value)))) : null,
+    agreement: reveal ? reviewerAgreement(item.submissions.map((s) => (s.exclude ? "x" : String(s.value)))) : null,
   };
-}
-
-/** Share of reviewers who gave the most common answer (exclusion counts as its own answer). */
-export function agreementOf(answers: readonly string[]): { reviewers: number; agreeing: number; ratio: number } | null {
-  if (!answers.length) return null;
-  const counts = new Map<string, number>();
-  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
-  const agreeing = Math.max(...counts.values());
-  return { reviewers: answers.length, agreeing, ratio: agreeing / answers.length };
 }
 
 /** Opens a given item (e.g. going back with k): claims it if it has room, else shows it read-only. */
