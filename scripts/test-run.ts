@@ -1,5 +1,7 @@
 // Test orchestration: a throwaway database (migrated with our migrator) and a unique Redis prefix per run,
 // so tests never touch a running instance's data. Then Vitest; then browser tests on the system Chromium.
+// A run of the `unit` project alone (`--project unit`, or only tests/unit/ paths) starts and needs neither
+// Postgres nor Redis: unit tests must not touch them (vitest.config.ts).
 import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -35,9 +37,48 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** The projects named with `--project x` / `--project=x`, and the other arguments. */
+function splitProjects(args: string[]): { projects: string[]; rest: string[] } {
+  const projects: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--project" && i + 1 < args.length) projects.push(args[++i]!);
+    else if (a.startsWith("--project=")) projects.push(a.slice("--project=".length));
+    else rest.push(a);
+  }
+  return { projects, rest };
+}
+
+/** Only unit tests will run: the `unit` project alone, or only paths under tests/unit/. */
+function unitOnly(args: string[]): boolean {
+  const { projects, rest } = splitProjects(args);
+  if (projects.length) return projects.every((p) => p === "unit");
+  const paths = rest.filter((a) => !a.startsWith("-"));
+  return paths.length > 0 && paths.every((a) => /^(\.\/)?tests\/unit(\/|$)/.test(a));
+}
+
+/** Unit tests without services: process settings they may parse, and addresses nothing answers. */
+async function runUnitOnly(args: string[]): Promise<number> {
+  log("unit tests only: no Postgres, no Redis");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "test",
+    // env() requires a database URL; nothing listens on port 1, so a unit test that connects fails loudly.
+    DATABASE_URL: process.env.DATABASE_URL ?? "postgresql://127.0.0.1:1/unit_tests_have_no_database",
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:1",
+    SECRET_KEY: randomBytes(32).toString("base64url"),
+    DATA_DIR: path.join(root, ".data", "test", `unit_${Date.now().toString(36)}`),
+    // Fake upstreams in tests listen on loopback, as in the integration run below.
+    UPSTREAM_ALLOWLIST: process.env.UPSTREAM_ALLOWLIST ?? "127.0.0.1,localhost",
+  };
+  return run(path.join(root, "node_modules/.bin/vitest"), ["run", ...args], env);
+}
+
 async function main(): Promise<number> {
   const wantBrowser = process.argv.includes("--browser");
   const args = process.argv.slice(2).filter((a) => a !== "--browser");
+  if (!wantBrowser && unitOnly(args)) return runUnitOnly(args);
   const filtered = args.some((a) => !a.startsWith("-"));
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   const dataDir = path.join(root, ".data", "test");

@@ -1,45 +1,46 @@
 // Every worker process `npm start` runs. Each can be switched off with WORKER_<NAME>=0 (e.g. to run the
-// proxy on another host).
+// proxy on another host): the flags are declared in server/platform/env.ts (section `workers`).
+import { settings, type EnvSource, type Settings } from "../server/platform/env";
+
 export interface WorkerSpec {
   name: string;
   entry: string;
   description: string;
-  enabled: (env: NodeJS.ProcessEnv) => boolean;
+  enabled: (env: EnvSource) => boolean;
 }
 
-const flag = (name: string) => (env: NodeJS.ProcessEnv) =>
-  !["0", "false", "off", "no"].includes((env[`WORKER_${name.toUpperCase()}`] ?? "1").toLowerCase());
+const flag = (name: keyof Settings<"workers">) => (env: EnvSource) => settings("workers", env)[name];
 
 export const WORKERS: WorkerSpec[] = [
   {
     name: "serve",
     entry: "workers/serve/main.ts",
     description: "OpenAI-compatible recording proxy",
-    enabled: flag("serve"),
+    enabled: flag("WORKER_SERVE"),
   },
   {
     name: "judge",
     entry: "workers/judge/main.ts",
     description: "PRM scoring, OPD hints, teacher log-probs",
-    enabled: flag("judge"),
+    enabled: flag("WORKER_JUDGE"),
   },
   {
     name: "train",
     entry: "workers/train/main.ts",
     description: "Trainer: turns judged samples into policy versions",
-    enabled: flag("train"),
+    enabled: flag("WORKER_TRAIN"),
   },
   {
     name: "simulate",
     entry: "workers/simulate/main.ts",
     description: "Simulated users driving conversations",
-    enabled: flag("simulate"),
+    enabled: flag("WORKER_SIMULATE"),
   },
   {
     name: "evaluate",
     entry: "workers/evaluate/main.ts",
     description: "Held-out evaluation of policy versions, promotion gate, auto-rollback",
-    enabled: flag("evaluate"),
+    enabled: flag("WORKER_EVALUATE"),
   },
 ];
 

@@ -22,10 +22,10 @@ Sources are read from a git directory at a commit (``git archive``), optionally 
 (upstream slime's Docker image patches Megatron-LM). Two profiles exist:
 
   python3 integrations/contracts/extract_slime_args.py openclaw-rl-fork \
-      --git-dir /work/.mirror/Gen-Verse+OpenClaw-RL/repo --commit <sha> --out tests/fixtures/slime/openclaw-rl-fork.json
+      --git-dir <path-to-checkout>/OpenClaw-RL/.git --commit <sha> --out tests/fixtures/slime/openclaw-rl-fork.json
   python3 integrations/contracts/extract_slime_args.py upstream-slime \
-      --git-dir /work/.mirror/THUDM+slime/repo --commit <sha> \
-      --megatron-git-dir /work/.mirror/NVIDIA+Megatron-LM/repo --megatron-commit <sha from docker/Dockerfile> \
+      --git-dir <path-to-checkout>/slime/.git --commit <sha> \
+      --megatron-git-dir <path-to-checkout>/Megatron-LM/.git --megatron-commit <sha from docker/Dockerfile> \
       --out tests/fixtures/slime/upstream-slime.json
 
 The fixture records the repository, commit, files and the exact command in its ``header``. How argparse

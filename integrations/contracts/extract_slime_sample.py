@@ -12,7 +12,7 @@ Standard library only (``ast`` over ``git show``; nothing is imported). For each
   ``slime/slime/backends/megatron_utils/actor.py``), whose values must be lists of ``response_length``
   floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``).
 
-  python3 integrations/contracts/extract_slime_sample.py --git-dir /work/.mirror/toininoi+openclaw-rl/repo \\
+  python3 integrations/contracts/extract_slime_sample.py --git-dir <path-to-checkout>/openclaw-rl/.git \\
       --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
       --out tests/fixtures/slime/sample-contract.json
 """

@@ -71,8 +71,16 @@ export function boundExperimentId(p: Principal): string | null {
   return p.kind === "apiKey" ? p.experimentId : null;
 }
 
+/**
+ * The user behind a principal: the signed-in user, or the user who created the API key (a key acts on its
+ * creator's behalf; null for a key nobody created, e.g. INIT_API_KEY). Every row that records "who" uses this
+ * (createdById, updatedById, a label's userId, a reviewer's id, the audit log's actorUserId); the key itself
+ * is recorded beside it where the row has room (apiKeyId, actorKeyId).
+ */
+export function actorUserId(p: Principal): string | null {
+  return p.kind === "user" ? p.userId : p.createdById;
+}
+
 export function actorOf(p: Principal): { actorUserId: string | null; actorKeyId: string | null } {
-  return p.kind === "user"
-    ? { actorUserId: p.userId, actorKeyId: null }
-    : { actorUserId: p.createdById, actorKeyId: p.keyId };
+  return { actorUserId: actorUserId(p), actorKeyId: p.kind === "apiKey" ? p.keyId : null };
 }

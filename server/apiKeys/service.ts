@@ -3,7 +3,7 @@ import { db } from "../platform/db/client";
 import type { ApiKey } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { forgetApiKey, generateApiKey, hashApiKey, parseKeyPrefix } from "../access/apiKeys";
-import { permissions, scopePermissions, type Principal } from "../access/principal";
+import { permissions, scopePermissions, type Principal, actorUserId } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { badRequest, forbidden, notFound } from "../platform/errors";
 import type { ApiKeyCreateInput, ApiKeyListInput } from "../users/schemas";
@@ -49,7 +49,7 @@ export async function createApiKey(
         scopes: [...new Set(input.scopes)],
         experimentId: input.experimentId,
         expiresAt: input.expiresAt,
-        createdById: p?.kind === "user" ? p.userId : (p?.createdById ?? null),
+        createdById: p ? actorUserId(p) : null,
       },
     });
     await audit(tx, p, "apiKey.create", "apiKey", created.id, null, apiKeyView(created));

@@ -6,7 +6,7 @@ import { db, type Prisma } from "../platform/db/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import type { Experiment } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { patternProblem } from "../platform/safePattern";
@@ -204,7 +204,7 @@ export async function createExperiment(
         config: config as unknown as Prisma.InputJsonValue,
         secrets,
         demo: opts.demo ?? false,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
       },
     });
     await audit(tx, p, "experiment.create", "experiment", e.id, null, { slug, name: e.name, config });
@@ -269,7 +269,7 @@ export async function cloneExperiment(p: Principal, input: z.output<typeof Exper
         description: src.description,
         config: src.config as Prisma.InputJsonValue,
         secrets: src.secrets as Prisma.InputJsonValue,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
       },
     });
     await audit(tx, p, "experiment.clone", "experiment", e.id, { sourceId: src.id }, { slug, name });

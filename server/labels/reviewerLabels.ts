@@ -3,7 +3,7 @@
 import type { Prisma } from "../platform/db/client";
 import type { Label } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
 import { notFound } from "../platform/errors";
 import { effectiveLabelsForTurns, type TrainingLabel } from "./effective";
 
@@ -57,7 +57,7 @@ export async function writeReviewerLabel(
       hint,
       exclude: input.exclude ?? null,
       comment: input.comment?.trim() || null,
-      userId: p.kind === "user" ? p.userId : null,
+      userId: actorUserId(p),
       apiKeyId: p.kind === "apiKey" ? p.keyId : null,
     },
   });

@@ -3,6 +3,9 @@
 // first listener and closed with the last one.
 import type { ChannelPayload } from "../platform/bus/contracts";
 import { subscribe } from "../platform/bus/pubsub";
+import { logger } from "../platform/log";
+
+const log = logger("metrics-live");
 
 export type MetricsMessage = ChannelPayload<"metrics">;
 type Listener = (m: MetricsMessage) => void;
@@ -15,7 +18,7 @@ function dispatch(m: MetricsMessage): void {
     try {
       l(m);
     } catch (err) {
-      console.warn(`[metrics-live] listener failed: ${(err as Error).message}`);
+      log.warn(`listener failed: ${(err as Error).message}`);
     }
   }
 }

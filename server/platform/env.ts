@@ -17,7 +17,6 @@ const EnvSchema = z.object({
   /** The proxy's address as agents reach it (shown in the console's "connect your agent" snippet); default: the console's host on PROXY_PORT. */
   PROXY_PUBLIC_URL: z.string().url().optional(),
   DATA_DIR: z.string().default(".data"),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /**
    * Reverse proxies in front of the web process and the proxy that append the caller's address to
    * X-Forwarded-For (nginx's proxy_add_x_forwarded_for: 1). 0: the header is ignored (never client-trusted).
@@ -47,17 +46,16 @@ export type EnvSource = Record<string, string | undefined>;
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
 const OFF = new Set(["0", "false", "off", "no"]);
-const ON = new Set(["1", "true", "yes"]);
-/** A switch that is on unless set to 0/false/off/no. */
-const onUnlessOff = z
-  .string()
-  .optional()
-  .transform((v) => !OFF.has((v ?? "1").trim().toLowerCase()));
-/** A switch that is off unless set to 1/true/yes. */
-const offUnlessOn = z
-  .string()
-  .optional()
-  .transform((v) => ON.has((v ?? "").trim().toLowerCase()));
+const ON = new Set(["1", "true", "on", "yes"]);
+/** Every boolean setting: 1/true/on/yes or 0/false/off/no (any case); unset or anything else is `def`. */
+const flag = (def: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => {
+      const s = (v ?? "").trim().toLowerCase();
+      return ON.has(s) ? true : OFF.has(s) ? false : def;
+    });
 const idList = z
   .string()
   .optional()
@@ -86,6 +84,16 @@ const blankAsUnset = (v: unknown) =>
   v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== "")) : v;
 
 const SECTIONS = {
+  /** The logger (platform/log.ts): lines below this level are dropped. */
+  log: z.object({ LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info") }),
+  /** Which worker processes `npm start` runs (workers/registry.ts): each on unless WORKER_<NAME>=0. */
+  workers: z.object({
+    WORKER_SERVE: flag(true),
+    WORKER_JUDGE: flag(true),
+    WORKER_TRAIN: flag(true),
+    WORKER_SIMULATE: flag(true),
+    WORKER_EVALUATE: flag(true),
+  }),
   /** The web process's /api surface. */
   web: z.object({
     API_RATE_LIMIT_PER_MIN: int(1200, 1),
@@ -137,7 +145,7 @@ const SECTIONS = {
   /** Simulated users (workers/simulate). */
   simulate: z.object({
     /** SIMULATE=0 turns simulated traffic off for this process, whatever the database says. */
-    SIMULATE: onUnlessOff,
+    SIMULATE: flag(true),
     /** The proxy the users talk to (default: this host's PROXY_PORT). */
     SIMULATE_PROXY_URL: z.string().url().optional(),
     /** How often settings are re-read when no change is announced. */
@@ -148,6 +156,10 @@ const SECTIONS = {
     /** Comma-separated experiment ids: shard runs over several trainer processes (all when unset). */
     TRAINER_EXPERIMENTS: idList,
     TRAINER_SUPERVISE_INTERVAL_S: z.coerce.number().min(1).default(5),
+    /** How often the worker stamps `heartbeatAt` on the embedded runs it trains (on a timer, also mid-step). */
+    TRAINER_RUN_HEARTBEAT_S: z.coerce.number().positive().default(10),
+    /** An embedded run whose heartbeat is older than this is CRASHED: its train worker died (runs/lifecycle.ts). */
+    TRAINER_RUN_STALE_S: z.coerce.number().positive().default(300),
   }),
   /**
    * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the
@@ -232,7 +244,7 @@ const SECTIONS = {
   }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({
-    UPSTREAM_ALLOW_PRIVATE: offUnlessOn,
+    UPSTREAM_ALLOW_PRIVATE: flag(false),
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
   }),

@@ -48,6 +48,14 @@ async function decide<T>(call: Promise<T>): Promise<T | null> {
   }
 }
 
+/** The clock the limiters read (ms since the epoch); tests pin it so a window cannot roll over mid-test. */
+let clock: () => number = Date.now;
+
+/** Pins the limiters' clock (null restores the real one). For tests: production never calls it. */
+export function setRateLimitClock(now: (() => number) | null): void {
+  clock = now ?? Date.now;
+}
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -62,11 +70,11 @@ export async function hitRateLimit(
   windowSeconds = 60,
   client: Redis = redis(),
 ): Promise<RateDecision> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(clock() / 1000);
   const window = Math.floor(now / windowSeconds);
   const resetSeconds = (window + 1) * windowSeconds - now;
   const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
-  const key = rkey(`rl:${bucket}:${id}:${window}`);
+  const key = rkey(KEYS.rateLimit.key(bucket, id, window));
   const result = await decide(
     client
       .multi()
@@ -108,7 +116,7 @@ export class FailureBackoff {
     const key = this.key(identity);
     const got = await decide(this.client.hget(key, "until"));
     const until = got !== null ? Number(got) || 0 : (this.local.get(key)?.until ?? 0);
-    return Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    return Math.max(0, Math.ceil((until - clock()) / 1000));
   }
 
   /** Counts a failure; returns the wait it imposes on the next attempt, in seconds. */
@@ -119,7 +127,7 @@ export class FailureBackoff {
     const prior = this.local.get(key);
     const failures = counted && !counted[0]![0] ? (counted[0]![1] as number) : (prior?.failures ?? 0) + 1;
     const wait = failures < this.opts.free ? 0 : Math.min(this.opts.maxSeconds, 2 ** (failures - this.opts.free));
-    const until = Date.now() + wait * 1000;
+    const until = clock() + wait * 1000;
     this.local.set(key, { failures, until });
     if (counted) await decide(this.client.hset(key, "until", String(until)));
     return wait;
@@ -163,7 +171,7 @@ export class ReservingRateLimiter {
   }
 
   async hit(identity: string): Promise<RateDecision> {
-    const now = Math.floor((this.opts.now ?? Date.now)() / 1000);
+    const now = Math.floor((this.opts.now ?? clock)() / 1000);
     const window = Math.floor(now / this.windowSeconds);
     const resetSeconds = (window + 1) * this.windowSeconds - now;
     let b = this.buckets.get(identity);
@@ -173,7 +181,7 @@ export class ReservingRateLimiter {
       const id = createHash("sha256").update(identity).digest("hex").slice(0, 24);
       b = {
         window,
-        key: rkey(`rl:${this.opts.bucket}:${id}:${window}`),
+        key: rkey(KEYS.rateLimit.key(this.opts.bucket, id, window)),
         tokens: 0,
         counted: 0,
         exhausted: false,

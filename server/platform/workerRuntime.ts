@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { KEYS, type Heartbeat } from "./bus/contracts";
 import { redis, rkey } from "./redis";
+import { logger } from "./log";
 
 export const HEARTBEAT_INTERVAL_MS = 2000;
 export const HEARTBEAT_TTL_S = 10;
@@ -19,6 +20,7 @@ export interface WorkerContext {
 
 export async function runWorker(kind: string, body: (ctx: WorkerContext) => Promise<void>): Promise<void> {
   const id = `${hostname()}-${process.pid}-${randomBytes(2).toString("hex")}`;
+  const log = logger(kind);
   const controller = new AbortController();
   const state: Heartbeat = {
     kind,
@@ -36,7 +38,7 @@ export async function runWorker(kind: string, body: (ctx: WorkerContext) => Prom
     signal: controller.signal,
     setActivity: (a) => void (state.activity = a),
     setStat: (k, v) => void (state.stats[k] = v),
-    log: (...args) => console.log(`${new Date().toISOString()}`, ...args),
+    log: (...args) => log.info(...args),
   };
   const beat = async () => {
     state.at = Date.now();

@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, type Principal } from "../access/principal";
+import { assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
 import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
 import {
@@ -19,6 +19,7 @@ import {
 } from "../trajectories/query";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
+import { reviewerAgreement } from "./agreement";
 import {
   QueueFilterSchema,
   type QueueAddTurnsInput,
@@ -93,7 +94,7 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
         filter: input.filter as Prisma.InputJsonValue,
         reviewersPerItem: input.reviewersPerItem,
         lockTtlS: input.lockTtlS,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
         assignees: { create: userIds.map((userId) => ({ userId })) },
       },
       include: QUEUE_INCLUDE,
@@ -262,8 +263,8 @@ async function lockIfRoom(
 
 /** Locks, seen marks and submissions belong to a person: a key acts for the user who created it. */
 function reviewerId(p: Principal): string {
-  if (p.kind === "user") return p.userId;
-  if (p.createdById) return p.createdById;
+  const id = actorUserId(p);
+  if (id) return id;
   throw forbidden("Reviewing needs a person: sign in, or use an API key created by a user");
 }
 
@@ -351,17 +352,8 @@ async function itemView(itemId: string, userId: string, lockExpiresAt: Date | nu
           createdAt: s.createdAt,
         }))
       : [],
-    agreement: reveal ? agreementOf(item.submissions.map((s) => (s.exclude ? "x" : String(s.value)))) : null,
+    agreement: reveal ? reviewerAgreement(item.submissions.map((s) => (s.exclude ? "x" : String(s.value)))) : null,
   };
-}
-
-/** Share of reviewers who gave the most common answer (exclusion counts as its own answer). */
-export function agreementOf(answers: readonly string[]): { reviewers: number; agreeing: number; ratio: number } | null {
-  if (!answers.length) return null;
-  const counts = new Map<string, number>();
-  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
-  const agreeing = Math.max(...counts.values());
-  return { reviewers: answers.length, agreeing, ratio: agreeing / answers.length };
 }
 
 /** Opens a given item (e.g. going back with k): claims it if it has room, else shows it read-only. */

@@ -1,22 +1,18 @@
-// Run lifecycle: PENDING → RUNNING ⇄ PAUSED → FINISHED | FAILED | CRASHED | KILLED.
-// The control plane records intent; trainer workers act on it (and report CRASHED when heartbeats stop).
+// Runs as the API sees them: start a run (one live run per experiment), the user's stop/pause/resume, read
+// and list. The status transitions themselves live in lifecycle.ts; the train worker drives embedded runs
+// (start, heartbeat, CRASHED when the heartbeat goes stale) and the supervisor drives external ones.
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
-import type { Run, RunStatus } from "../platform/db/generated/client";
+import type { Run } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { serializable } from "../platform/db/serializable";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, boundExperimentId, type Principal } from "../access/principal";
+import { assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
 import { conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 import { authorizeRow, loadRunFor } from "../access/scope";
-
-const TRANSITIONS: Record<z.output<typeof RunActionInput>["action"], { from: RunStatus[]; to: RunStatus }> = {
-  stop: { from: LIVE_RUN_STATUSES, to: "KILLED" },
-  pause: { from: ["RUNNING"], to: "PAUSED" },
-  resume: { from: ["PAUSED"], to: "RUNNING" },
-};
+import { applyUserAction } from "./lifecycle";
 
 export function runView(r: Run) {
   return {
@@ -57,7 +53,7 @@ export async function startRun(p: Principal, experimentId: string) {
         number: (last?.number ?? 0) + 1,
         config: config as unknown as Prisma.InputJsonValue,
         trainerBackend: config.trainer.backend,
-        createdById: p.kind === "user" ? p.userId : p.createdById,
+        createdById: actorUserId(p),
       },
     });
     await audit(tx, p, "run.start", "run", r.id, null, {
@@ -71,7 +67,6 @@ export async function startRun(p: Principal, experimentId: string) {
 }
 
 export async function actOnRun(p: Principal, input: z.output<typeof RunActionInput>) {
-  const t = TRANSITIONS[input.action];
   const run = await db().$transaction(async (tx) => {
     const before = authorizeRow(
       p,
@@ -80,16 +75,7 @@ export async function actOnRun(p: Principal, input: z.output<typeof RunActionInp
       await tx.run.findUnique({ where: { id: input.id } }),
       (r) => r.experimentId,
     );
-    if (!t.from.includes(before.status)) {
-      throw conflict(`Cannot ${input.action} a run that is ${before.status.toLowerCase()}`);
-    }
-    const after = await tx.run.update({
-      where: { id: input.id },
-      data: {
-        status: t.to,
-        ...(t.to === "KILLED" ? { endedAt: new Date(), statusMessage: "stopped by user" } : {}),
-      },
-    });
+    const after = await applyUserAction(tx, before, input.action);
     await audit(tx, p, `run.${input.action}`, "run", after.id, { status: before.status }, { status: after.status });
     return after;
   });

@@ -12,6 +12,7 @@ import { db } from "../platform/db/client";
 import type { RunStatus } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { env } from "../platform/env";
+import { logger } from "../platform/log";
 import { errorText } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunHandle, TrainerBackend, TrainerRunState } from "./backends/backend";
@@ -23,9 +24,12 @@ import { revokeTrainerKeys, issueTrainerKey } from "./keys";
 import { buildRunLaunch, handleFor } from "./launch";
 import { runLogPath, SAVED_LOG_LINES, saveLogs } from "./logs";
 import { createBackends, type SupervisorSettings } from "./settings";
+import { crashOwnedRuns, endRun, markExternalRunning, recordLaunch, setRunMessage, type EndStatus } from "./lifecycle";
 
 /** Backends whose logs live in the supervising process (saved to DATA_DIR/runs/<id>/trainer.log for the API). */
 const IN_PROCESS_KINDS = new Set([LOCAL_PROCESS_BACKEND_KIND, TINKER_BACKEND_KIND, HF_LOCAL_BACKEND_KIND]);
+
+const log = logger("supervisor");
 
 type SupervisedRun = {
   id: string;
@@ -91,7 +95,7 @@ export class RunSupervisor {
     this.backends = opts.backends ?? createBackends(opts.settings);
     this.dataDir = opts.dataDir ?? env().DATA_DIR;
     this.now = opts.now ?? (() => new Date());
-    this.log = opts.log ?? ((line) => console.log(`[supervisor] ${line}`));
+    this.log = opts.log ?? ((line) => log.info(line));
     this.scope = opts.experimentIds?.length ? { experimentId: { in: opts.experimentIds } } : {};
   }
 
@@ -124,14 +128,7 @@ export class RunSupervisor {
       ),
     );
     if (!ids.length) return;
-    await db().run.updateMany({
-      where: { id: { in: ids }, status: { in: LIVE_RUN_STATUSES } },
-      data: {
-        status: "CRASHED",
-        statusMessage: "the train worker shut down and ended its trainer processes",
-        endedAt: this.now(),
-      },
-    });
+    await crashOwnedRuns(ids, "the train worker shut down and ended its trainer processes", this.now());
     for (const id of ids) await revokeTrainerKeys(id);
   }
 
@@ -154,17 +151,15 @@ export class RunSupervisor {
       const { externalJobId } = await backend.start(launch);
       if (IN_PROCESS_KINDS.has(run.trainerBackend)) this.owned.add(run.id);
       const jobId = externalJobId ?? run.id;
-      const updated = await db().run.updateMany({
-        where: { id: run.id, status: "PENDING" },
-        data: {
-          externalJobId: jobId,
-          statusMessage: `launched on ${run.trainerBackend} as ${jobId}; waiting for it to start`,
-        },
-      });
+      const recorded = await recordLaunch(
+        run.id,
+        jobId,
+        `launched on ${run.trainerBackend} as ${jobId}; waiting for it to start`,
+      );
       this.result.launched.push(run.id);
       this.log(`run ${run.id}: launched on ${run.trainerBackend} as ${jobId}`);
       // Stopped while it was being launched: stop what was just started.
-      if (updated.count === 0) await this.stopJob({ ...run, externalJobId: jobId });
+      if (!recorded) await this.stopJob({ ...run, externalJobId: jobId });
     } catch (err) {
       await revokeTrainerKeys(run.id);
       const age = this.now().getTime() - run.createdAt.getTime();
@@ -212,15 +207,12 @@ export class RunSupervisor {
     // RUNNING
     const now = this.now();
     if (run.status === "PENDING") {
-      const moved = await db().run.updateMany({
-        where: { id: run.id, status: "PENDING" },
-        data: {
-          status: "RUNNING",
-          startedAt: now,
-          statusMessage: message ?? "running: waiting for the trainer's first report",
-        },
-      });
-      if (moved.count) this.result.changed.push({ runId: run.id, status: "RUNNING", message: message ?? "running" });
+      const moved = await markExternalRunning(
+        run.id,
+        now,
+        message ?? "running: waiting for the trainer's first report",
+      );
+      if (moved) this.result.changed.push({ runId: run.id, status: "RUNNING", message: message ?? "running" });
       return;
     }
     const last = run.heartbeatAt ?? run.startedAt ?? now;
@@ -279,18 +271,15 @@ export class RunSupervisor {
     if (IN_PROCESS_KINDS.has(run.trainerBackend)) await this.saveRunLogs(run, backend, handle);
   }
 
-  private async finish(run: SupervisedRun, status: RunStatus, message: string): Promise<void> {
+  private async finish(run: SupervisedRun, status: EndStatus, message: string): Promise<void> {
     const text = message.slice(0, 2000);
-    const res = await db().run.updateMany({
-      where: { id: run.id, status: { in: LIVE_RUN_STATUSES } },
-      data: { status, statusMessage: text, endedAt: this.now() },
-    });
+    const ended = await endRun(run.id, status, text, this.now());
     await revokeTrainerKeys(run.id);
     this.settled.add(run.id);
     this.owned.delete(run.id);
     const backend = this.backend(run);
     if ("forget" in backend && typeof backend.forget === "function") (backend.forget as (id: string) => void)(run.id);
-    if (res.count) {
+    if (ended) {
       this.result.changed.push({ runId: run.id, status, message: text });
       this.log(`run ${run.id}: ${status.toLowerCase()}: ${text}`);
     }
@@ -298,10 +287,7 @@ export class RunSupervisor {
 
   private async setMessage(run: SupervisedRun, message: string): Promise<void> {
     if (run.statusMessage === message) return;
-    await db().run.updateMany({
-      where: { id: run.id, status: { in: LIVE_RUN_STATUSES } },
-      data: { statusMessage: message.slice(0, 2000) },
-    });
+    await setRunMessage(run.id, message);
   }
 
   private async saveRunLogs(run: SupervisedRun, backend: TrainerBackend, handle: RunHandle): Promise<void> {

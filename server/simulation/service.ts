@@ -9,7 +9,7 @@ import { db } from "../platform/db/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { Prisma } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { boundExperimentId, type Principal } from "../access/principal";
+import { boundExperimentId, type Principal, actorUserId } from "../access/principal";
 import { publish } from "../platform/bus/pubsub";
 import { KEYS, type SimulationStats } from "../platform/bus/contracts";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
@@ -174,7 +174,7 @@ export async function updateSimulation(p: Principal, input: z.output<typeof Simu
     const data = {
       ...merged.data,
       enabled: enabled ?? before?.enabled ?? false,
-      updatedById: p.kind === "user" ? p.userId : p.createdById,
+      updatedById: actorUserId(p),
     };
     const after = await tx.simulationControl.upsert({
       where: { experimentId: e.id },

@@ -38,6 +38,11 @@ export interface TrainerOptions {
   weightDecay?: number;
   /** how often batch/fill and batch/eta_s are published; persisted when they change, or every 30 s */
   fillEveryMs?: number;
+  /**
+   * Runs after a step trained from the ACTIVE version it read and before its commit: where a concurrent
+   * promote or rollback lands in production. Tests use it to make that race happen (never set otherwise).
+   */
+  beforeCommit?: (step: { runId: string; experimentId: string; parentVersion: number }) => Promise<void>;
 }
 
 interface Weights {
@@ -320,6 +325,7 @@ export class Trainer {
         checkpointMs,
       });
       const points: Point[] = Object.entries(values).map(([name, value]) => ({ name, value, step }));
+      await this.opts.beforeCommit?.({ runId: s.runId, experimentId: s.experimentId, parentVersion: active.version });
       const outcome = await commitStep({
         runId: s.runId,
         experimentId: s.experimentId,

@@ -1,23 +1,32 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
 import { seedFirstStart } from "../../server/bootstrap/seed";
 import { verifyApiKey } from "../../server/access/apiKeys";
 import { authenticate } from "../../server/users/service";
+import { isolateDatabase } from "../helpers/isolate";
 
-// The test database is shared by the run; other files create users, so this asserts on what seeding adds.
+// A first start needs an empty store: this file seeds a database of its own, not the run's shared one
+// (where other files create users and the INIT admin would never be created).
+let drop = async () => {};
+beforeAll(async () => {
+  drop = await isolateDatabase("seed");
+});
+afterAll(async () => {
+  await db().$disconnect();
+  await drop();
+});
+
 describe("first-start seed", () => {
   it("creates the INIT admin, the INIT admin-scope key and the demo experiments once, and is idempotent", async () => {
-    const hadUsers = (await db().user.count()) > 0;
+    expect(await db().user.count()).toBe(0);
     const env = {
       INIT_ADMIN_EMAIL: "init-admin@example.test",
       INIT_ADMIN_PASSWORD: "init-password-123",
       INIT_API_KEY: "ocrl_0123abcd_initkeyinitkeyinitkeyinit",
     };
     const first = await seedFirstStart(env);
-    if (!hadUsers) {
-      expect(first.admin).toEqual({ email: env.INIT_ADMIN_EMAIL, password: null });
-      expect((await authenticate(env.INIT_ADMIN_EMAIL, env.INIT_ADMIN_PASSWORD)).role).toBe("ADMIN");
-    }
+    expect(first.admin).toEqual({ email: env.INIT_ADMIN_EMAIL, password: null });
+    expect((await authenticate(env.INIT_ADMIN_EMAIL, env.INIT_ADMIN_PASSWORD)).role).toBe("ADMIN");
     expect(first.initKey).toBe(env.INIT_API_KEY);
     const principal = await verifyApiKey(env.INIT_API_KEY);
     expect(principal).toMatchObject({ kind: "apiKey", scopes: ["admin"], experimentId: null });

@@ -7,8 +7,11 @@ import { supervisorSettings } from "../../server/runs/settings";
 import { RunSupervisor } from "../../server/runs/supervisor";
 import { sleep } from "../../server/platform/workerRuntime";
 import { settings } from "../../server/platform/env";
+import { logger } from "../../server/platform/log";
 
-const log = (line: string) => console.log(`${new Date().toISOString()} [external trainers] ${line}`);
+const externalLog = logger("external trainers");
+
+const log = (line: string) => externalLog.info(line);
 const { TRAINER_SUPERVISE_INTERVAL_S, TRAINER_EXPERIMENTS: experimentIds } = settings("train");
 const intervalMs = TRAINER_SUPERVISE_INTERVAL_S * 1000;
 

@@ -1,4 +1,4 @@
-"""The integration against the real control-plane API. tests/integration/batches/pythonModule.test.ts starts
+"""The integration against the real control-plane API. tests/integration/training/leases/pythonModule.test.ts starts
 the API, creates a run with judged turns and a trainer key, and runs this suite with CONTROL_PLANE_URL,
 CONTROL_PLANE_API_KEY and RUN_ID set (then checks the database). Skipped when they are not set."""
 
@@ -14,7 +14,7 @@ from integrations.slime.leases import Heartbeat, LeaseBook
 from fakes import CharTokenizer, FakeSample, FakeTrainOutput, install_fake_slime
 
 HAVE_API = all(os.environ.get(n) for n in ("CONTROL_PLANE_URL", "CONTROL_PLANE_API_KEY", "RUN_ID"))
-skip = unittest.skipUnless(HAVE_API, "needs the running API: run through tests/integration/batches/pythonModule.test.ts")
+skip = unittest.skipUnless(HAVE_API, "needs the running API: run through tests/integration/training/leases/pythonModule.test.ts")
 
 
 def client() -> ControlPlaneClient:

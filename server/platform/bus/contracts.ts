@@ -153,6 +153,11 @@ export const KEYS = {
     key: (experimentId: string) => `sim:stats:${experimentId}`,
     payload: SimulationStatsSchema,
   },
+  /** Counter with TTL: a caller's requests in one fixed rate-limit window (platform/rateLimit.ts). */
+  rateLimit: {
+    pattern: "rl:*",
+    key: (bucket: string, identityHash: string, window: number) => `rl:${bucket}:${identityHash}:${window}`,
+  },
   /** Hash with TTL: one per live worker process. */
   heartbeat: {
     pattern: "hb:*",

@@ -1,6 +1,9 @@
 import type { Redis } from "ioredis";
 import { CHANNELS, decodeChannel, encodeChannel, type ChannelName, type ChannelPayload } from "./contracts";
 import { createRedis, redis, rkey } from "../redis";
+import { logger } from "../log";
+
+const log = logger("bus");
 
 export async function publish<C extends ChannelName>(channel: C, payload: ChannelPayload<C>): Promise<void> {
   await redis().publish(rkey(CHANNELS[channel].name), encodeChannel(channel, payload));
@@ -18,7 +21,7 @@ export async function subscribe<C extends ChannelName>(
     try {
       onMessage(decodeChannel(channel, raw));
     } catch (err) {
-      console.warn(`[bus] dropped malformed ${channel} message: ${(err as Error).message}`);
+      log.warn(`dropped malformed ${channel} message: ${(err as Error).message}`);
     }
   });
   await sub.subscribe(name);

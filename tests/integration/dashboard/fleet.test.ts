@@ -72,9 +72,14 @@ describe("fleet overview", () => {
     await db().metricPoint.create({ data: { experimentId: exp.id, name: "proxy/buffer_depth", value: 7 } });
     await db().metricPoint.create({ data: { experimentId: exp.id, name: "proxy/requests_per_s", value: 3 } });
 
+    // Two judge jobs wait in this file's own queue namespace (no consumer runs yet); every other queue is empty.
+    await enqueue("judgeTurn", { turnId: turns[0]!.id, experimentId: exp.id }, `w-${turns[0]!.id}`);
+    await enqueue("judgeTurn", { turnId: turns[1]!.id, experimentId: exp.id }, `w-${turns[1]!.id}`);
+
     const f = await fleetOverview(reader);
     expect(f.queues.map((q) => q.name)).toContain("judge-turn");
-    for (const q of f.queues) expect(q.waiting).toBeGreaterThanOrEqual(0);
+    for (const q of f.queues) expect([q.name, q.waiting]).toEqual([q.name, q.name === "judge-turn" ? 2 : 0]);
+    await queue("judgeTurn").drain(); // the next test's failing consumer must not take them
     // Turn 1 is ready (next state arrived) and unjudged under the experiment's judge version; so is turn 0,
     // whose seeded judgment carries another version.
     expect(f.backlogs.find((b) => b.experimentId === exp.id)).toMatchObject({ judgeDepth: 2 });

@@ -277,18 +277,27 @@ describe("versions", () => {
     await judgedTurn(exp, runId, 1);
     expect((await trainer.tick(runId)).step).toMatchObject({ version: 1, outcome: "ACTIVE" });
     await judgedTurn(exp, runId, 1);
-    // The trainer reads ACTIVE = 1 and trains; an operator rolls back before the commit lands.
-    const trainerTick = trainer.tick(runId);
-    await rollbackPolicyVersion(ADMIN, { experimentId: exp });
-    const r = await trainerTick;
-    // Either the rollback landed first (the step trains from the base: version 2 ACTIVE from parent 0)
-    // or during the step (version 2 from parent 1 becomes a CANDIDATE). Never is a superseded parent served.
-    const v2 = await db().policyVersion.findUniqueOrThrow({
-      where: { experimentId_version: { experimentId: exp, version: 2 } },
+    // The trainer reads ACTIVE = 1 and trains; an operator rolls back between that read and the commit.
+    const racing = new Trainer({
+      dataDir,
+      fillEveryMs: 0,
+      beforeCommit: async ({ parentVersion }) => {
+        expect(parentVersion).toBe(1);
+        await rollbackPolicyVersion(ADMIN, { experimentId: exp });
+      },
     });
-    expect(r.step?.version).toBe(2);
-    if (v2.parentVersion === 1) expect(v2.status).toBe("CANDIDATE");
-    else expect(v2).toMatchObject({ parentVersion: 0, status: "ACTIVE" });
+    try {
+      const r = await racing.tick(runId);
+      expect(r.step).toMatchObject({ version: 2, outcome: "CANDIDATE" });
+    } finally {
+      racing.close();
+    }
+    // Version 2 trained from the superseded version 1: kept, never served; the rollback's choice (0) stays live.
+    const rows = await db().policyVersion.findMany({ where: { experimentId: exp }, orderBy: { version: "asc" } });
+    expect(rows.map((v) => [v.version, v.parentVersion, v.status])).toEqual([
+      [1, 0, "ROLLED_BACK"],
+      [2, 1, "CANDIDATE"],
+    ]);
   });
 });
 

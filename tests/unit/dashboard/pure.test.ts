@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LEVEL_WIDTHS, planBuckets } from "../../../server/metrics/bucket";
 import { emaSmooth } from "../../../server/metrics/ema";
-import { agreementOf } from "../../../server/review/service";
+import { reviewerAgreement } from "../../../server/review/agreement";
 import { decodeCursor, encodeCursor } from "../../../server/trajectories/cursor";
 import { opdHeatmap } from "../../../server/trajectories/heatmap";
 
@@ -51,11 +51,11 @@ describe("emaSmooth", () => {
   });
 });
 
-describe("agreementOf", () => {
+describe("reviewerAgreement", () => {
   it("is the share of the most common answer", () => {
-    expect(agreementOf([])).toBeNull();
-    expect(agreementOf(["1", "1", "-1"])).toEqual({ reviewers: 3, agreeing: 2, ratio: 2 / 3 });
-    expect(agreementOf(["x", "1"])).toEqual({ reviewers: 2, agreeing: 1, ratio: 0.5 });
+    expect(reviewerAgreement([])).toBeNull();
+    expect(reviewerAgreement(["1", "1", "-1"])).toEqual({ reviewers: 3, agreeing: 2, ratio: 2 / 3 });
+    expect(reviewerAgreement(["x", "1"])).toEqual({ reviewers: 2, agreeing: 1, ratio: 0.5 });
   });
 });
 

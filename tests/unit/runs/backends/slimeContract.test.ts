@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunLaunchSchema, TrainingMethodSchema } from "../../../server/runs/backends/backend";
-import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../server/runs/backends/slime/args";
-import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
-import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../server/runs/backends/slime/profiles";
+import { RunLaunchSchema, TrainingMethodSchema } from "../../../../server/runs/backends/backend";
+import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
+import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../../server/runs/backends/slime/profiles";
 
 interface FixtureArg {
   option_strings: string[];
@@ -25,7 +25,7 @@ interface Fixture {
 }
 
 const fixture = (id: SlimeProfileId): Fixture =>
-  JSON.parse(readFileSync(path.join(__dirname, "../../fixtures/slime", `${id}.json`), "utf8")) as Fixture;
+  JSON.parse(readFileSync(path.join(__dirname, "../../../fixtures/slime", `${id}.json`), "utf8")) as Fixture;
 const FIXTURES = Object.fromEntries(SLIME_PROFILE_IDS.map((id) => [id, fixture(id)])) as Record<
   SlimeProfileId,
   Fixture

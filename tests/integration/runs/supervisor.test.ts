@@ -17,7 +17,7 @@ import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJ
 import { startForwarder } from "../../../bench/lib/tcpForwarder";
 import { startApiServer } from "../../helpers/apiServer";
 import { ADMIN, api, makeExperiment, makeKey } from "../../helpers/fixtures";
-import { SLIME_EXPERIMENT } from "./helpers";
+import { SLIME_EXPERIMENT } from "../training/leases/helpers";
 
 const admin: Principal = {
   kind: "apiKey",

@@ -4,22 +4,22 @@
 // handing out the hint with teacherLogprobs null.
 import { promises as fs } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCheckpoint } from "../../../server/engine/checkpoint";
-import { disposeModel } from "../../../server/engine/model";
-import { scoreResponse } from "../../../server/engine/score";
-import { db } from "../../../server/platform/db/client";
-import { reassembleMessages } from "../../../server/recording/reassemble";
-import { collectRunSamples } from "../../../server/training/leases/fill";
-import { leaseBatch } from "../../../server/training/leases/service";
-import { hintedPromptIds } from "../../../server/training/trainInputs";
-import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
-import { isolateDataDir } from "../../helpers/isolate";
-import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
-import { label } from "../train/helpers";
+import { loadCheckpoint } from "../../../../server/engine/checkpoint";
+import { disposeModel } from "../../../../server/engine/model";
+import { scoreResponse } from "../../../../server/engine/score";
+import { db } from "../../../../server/platform/db/client";
+import { reassembleMessages } from "../../../../server/recording/reassemble";
+import { collectRunSamples } from "../../../../server/training/leases/fill";
+import { leaseBatch } from "../../../../server/training/leases/service";
+import { hintedPromptIds } from "../../../../server/training/trainInputs";
+import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
+import { isolateDataDir } from "../../../helpers/isolate";
+import { makeBaseCheckpoint } from "../../../../bench/lib/baseCheckpoint";
+import { label } from "../../train/helpers";
 import { makeJudgedSession } from "./helpers";
-import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
-import { renderChatML } from "../../../server/judge/core/teacherClients";
-import { fakeLogprob, fakeTokenize, startFakePrmServer } from "../../fakes/prmServer";
+import { hintedTeacherMessages } from "../../../../server/judge/core/teacher";
+import { renderChatML } from "../../../../server/judge/core/teacherClients";
+import { fakeLogprob, fakeTokenize, startFakePrmServer } from "../../../fakes/prmServer";
 
 let dataDir = "";
 let base = "";

@@ -7,16 +7,16 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunLaunchSchema, type RunLaunch } from "../../../server/runs/backends/backend";
-import { groupAlive } from "../../../server/runs/backends/localProcess/processGroup";
+import { RunLaunchSchema, type RunLaunch } from "../../../../server/runs/backends/backend";
+import { groupAlive } from "../../../../server/runs/backends/localProcess/processGroup";
 import {
   TINKER_NOT_TRACKED,
   TinkerBackend,
   TinkerSettingsSchema,
   tinkerCommand,
-} from "../../../server/runs/backends/tinker/backend";
+} from "../../../../server/runs/backends/tinker/backend";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 
 function launch(runId = `run-${Math.random().toString(36).slice(2)}`): RunLaunch {
   return RunLaunchSchema.parse({

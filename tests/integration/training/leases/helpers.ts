@@ -1,10 +1,10 @@
 // Fixtures for the batch lease tests: an external trainer's experiment config, and judged turns
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
-import { db } from "../../../server/platform/db/client";
-import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
-import { makeKey } from "../../helpers/fixtures";
-import { makeSession, makeTurn, storeBlob } from "../../helpers/turns";
+import { db } from "../../../../server/platform/db/client";
+import type { ExperimentConfigInput } from "../../../../server/config/experimentConfig";
+import { makeKey } from "../../../helpers/fixtures";
+import { makeSession, makeTurn, storeBlob } from "../../../helpers/turns";
 
 export const SLIME_EXPERIMENT: ExperimentConfigInput = {
   method: "grpo",

@@ -10,17 +10,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSglangTeacher } from "../../../server/judge/core/teacherClients";
-import { StreamAccumulator, fromCompletion } from "../../../server/proxy/accumulate";
-import { terminateGroup } from "../../../server/runs/backends/localProcess/processGroup";
-import { db } from "../../../server/platform/db/client";
-import { startApiServer } from "../../helpers/apiServer";
-import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
-import { torchPython } from "../../helpers/torchPython";
-import { waitFor } from "../../helpers/waitFor";
+import { createSglangTeacher } from "../../../../server/judge/core/teacherClients";
+import { StreamAccumulator, fromCompletion } from "../../../../server/proxy/accumulate";
+import { terminateGroup } from "../../../../server/runs/backends/localProcess/processGroup";
+import { db } from "../../../../server/platform/db/client";
+import { startApiServer } from "../../../helpers/apiServer";
+import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
+import { torchPython } from "../../../helpers/torchPython";
+import { waitFor } from "../../../helpers/waitFor";
 import { makeJudgedSession, trainerKey } from "./helpers";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const python = torchPython();
 /** The tiny model's byte tokenizer: "ok" then <|im_end|> (257). */
 const OK_IDS = [111, 107, 257];

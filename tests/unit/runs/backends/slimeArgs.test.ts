@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
-import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
+import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../../server/gpu/plan";
+import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../../server/runs/backends/backend";
 import {
   buildSlimeCommand,
   formatCommand,
@@ -12,9 +12,9 @@ import {
   shellQuote,
   SLIME_RESUME_MODULE,
   SLIME_ROLLOUT_FUNCTION_PATH,
-} from "../../../server/runs/backends/slime/args";
-import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
-import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+} from "../../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
+import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({

@@ -6,17 +6,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Principal } from "../../../server/access/principal";
-import { db } from "../../../server/platform/db/client";
-import { groupAlive } from "../../../server/runs/backends/localProcess/processGroup";
-import { launchPreview } from "../../../server/runs/preview";
-import { actOnRun, startRun } from "../../../server/runs/service";
-import { supervisorSettings } from "../../../server/runs/settings";
-import { RunSupervisor } from "../../../server/runs/supervisor";
-import { startApiServer } from "../../helpers/apiServer";
-import { ADMIN, makeExperiment } from "../../helpers/fixtures";
-import { torchPython } from "../../helpers/torchPython";
-import { waitFor } from "../../helpers/waitFor";
+import type { Principal } from "../../../../server/access/principal";
+import { db } from "../../../../server/platform/db/client";
+import { groupAlive } from "../../../../server/runs/backends/localProcess/processGroup";
+import { launchPreview } from "../../../../server/runs/preview";
+import { actOnRun, startRun } from "../../../../server/runs/service";
+import { supervisorSettings } from "../../../../server/runs/settings";
+import { RunSupervisor } from "../../../../server/runs/supervisor";
+import { startApiServer } from "../../../helpers/apiServer";
+import { ADMIN, makeExperiment } from "../../../helpers/fixtures";
+import { torchPython } from "../../../helpers/torchPython";
+import { waitFor } from "../../../helpers/waitFor";
 import { makeJudgedSession } from "./helpers";
 
 const admin: Principal = {

@@ -1,10 +1,10 @@
 // The batch lease API over HTTP, as a trainer job calls it with its experiment-bound write key:
 // leasing, concurrency, expiry, idempotent acknowledgement, reports and lease renewal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
-import { startApiServer } from "../../helpers/apiServer";
-import type { paths } from "../../generated/openapi";
-import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
+import { db } from "../../../../server/platform/db/client";
+import { startApiServer } from "../../../helpers/apiServer";
+import type { paths } from "../../../generated/openapi";
+import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../../helpers/fixtures";
 import { makeJudgedSession, SLIME_EXPERIMENT, SYSTEM, TOOLS, trainerKey } from "./helpers";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RunLaunchSchema, type RunLaunch } from "../../../server/runs/backends/backend";
-import { LocalProcessBackend } from "../../../server/runs/backends/localProcess/backend";
+import { RunLaunchSchema, type RunLaunch } from "../../../../server/runs/backends/backend";
+import { LocalProcessBackend } from "../../../../server/runs/backends/localProcess/backend";
 
 // Harmless stand-ins for the trainer roles: each role prints what it sees, starts a grandchild in its own
 // process group, and idles. Every process carries a unique marker in its argv so the test can find any

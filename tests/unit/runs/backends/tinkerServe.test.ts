@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OpenAiHttpUpstream } from "../../../server/proxy/upstreams/openaiHttp";
+import { OpenAiHttpUpstream } from "../../../../server/proxy/upstreams/openaiHttp";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const PATH_ = "tinker://run-abc/sampler_weights/run-1-step-000003";
 // The fake "model" answers `answer from <weights>` in the char-level tokenizer (id = code point), then EOS (3).
 const REPLY = `answer from ${PATH_}`;

@@ -1,12 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RunLaunchSchema, type RunLaunch, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
+import { RunLaunchSchema, type RunLaunch, type RunLaunchConfigInput } from "../../../../server/runs/backends/backend";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { preflightJobId, RaySlimeBackend } from "../../../server/runs/backends/ray/backend";
-import { mapRayStatus, rayErrorSummary, RayJobsClient, RayJobsError } from "../../../server/runs/backends/ray/client";
-import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../fakes/rayJobsServer";
+import { preflightJobId, RaySlimeBackend } from "../../../../server/runs/backends/ray/backend";
+import {
+  mapRayStatus,
+  rayErrorSummary,
+  RayJobsClient,
+  RayJobsError,
+} from "../../../../server/runs/backends/ray/client";
+import { startFakeRayJobsServer, type FakeRayJobsServer } from "../../../fakes/rayJobsServer";
 
 let ray: FakeRayJobsServer;
 beforeEach(async () => {

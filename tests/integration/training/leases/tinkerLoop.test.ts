@@ -7,13 +7,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
-import { startApiServer } from "../../helpers/apiServer";
-import { makeKey, makeRun, uniq } from "../../helpers/fixtures";
-import { waitFor } from "../../helpers/waitFor";
-import { harness, type Harness } from "../proxy/setup";
+import { db } from "../../../../server/platform/db/client";
+import { startApiServer } from "../../../helpers/apiServer";
+import { makeKey, makeRun, uniq } from "../../../helpers/fixtures";
+import { waitFor } from "../../../helpers/waitFor";
+import { harness, type Harness } from "../../proxy/setup";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const BASE = "Qwen/Qwen3-4B-Instruct-2507";
 const STEP_1 = "tinker://run-abc/sampler_weights/run-1-step-000001";
 /** The fake sampler's tokens for `answer from <weights>` (char-level ids, then EOS = 3) and their log-probs. */

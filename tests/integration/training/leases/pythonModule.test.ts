@@ -4,12 +4,12 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
-import { startApiServer } from "../../helpers/apiServer";
-import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
+import { db } from "../../../../server/platform/db/client";
+import { startApiServer } from "../../../helpers/apiServer";
+import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
 import { makeJudgedSession, SLIME_EXPERIMENT, trainerKey } from "./helpers";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
   server = await startApiServer();

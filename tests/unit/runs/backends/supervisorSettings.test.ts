@@ -1,7 +1,7 @@
 // The supervisor's settings: the platform's "supervisor" section (server/platform/env.ts) plus the values the
 // run domain narrows (server/runs/settings.ts).
 import { describe, expect, it } from "vitest";
-import { controlPlaneUrl, supervisorSettings } from "../../../server/runs/settings";
+import { controlPlaneUrl, supervisorSettings } from "../../../../server/runs/settings";
 
 describe("supervisorSettings", () => {
   it("defaults, and empty variables count as unset", () => {

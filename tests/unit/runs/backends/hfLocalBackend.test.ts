@@ -4,18 +4,18 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RunLaunchSchema, type RunLaunch } from "../../../server/runs/backends/backend";
+import { RunLaunchSchema, type RunLaunch } from "../../../../server/runs/backends/backend";
 import {
   HF_LOCAL_NOT_TRACKED,
   HfLocalBackend,
   HfLocalSettingsSchema,
   hfLocalCommand,
-} from "../../../server/runs/backends/hfLocal/backend";
-import { estimateMemory, shapeFor } from "../../../server/runs/backends/hfLocal/memory";
-import { groupAlive } from "../../../server/runs/backends/localProcess/processGroup";
-import { torchPython } from "../../helpers/torchPython";
+} from "../../../../server/runs/backends/hfLocal/backend";
+import { estimateMemory, shapeFor } from "../../../../server/runs/backends/hfLocal/memory";
+import { groupAlive } from "../../../../server/runs/backends/localProcess/processGroup";
+import { torchPython } from "../../../helpers/torchPython";
 
-const root = path.resolve(import.meta.dirname, "../../..");
+const root = path.resolve(import.meta.dirname, "../../../..");
 const python = torchPython();
 
 function launch(policyModel: string, runId = `run-${Math.random().toString(36).slice(2)}`): RunLaunch {
