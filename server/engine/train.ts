@@ -249,7 +249,8 @@ export async function trainStep(
             idx.map((i) => samples[i]),
           )
         : null;
-      const baseDist = options.refModel && hyper.baseKlCoef > 0 ? vocabDistribution(options.refModel, batch) : null;
+      // The exact KL to the base is trained with β > 0 and reported whenever the base is given (learning metrics).
+      const baseDist = options.refModel ? vocabDistribution(options.refModel, batch) : null;
       const needVocab = teacherDist !== null || baseDist !== null;
       let metricsT: tf.Tensor | null = null;
       const { value, grads } = tf.tidy(() => {

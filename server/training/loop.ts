@@ -320,6 +320,8 @@ export class Trainer {
       const values = stepMetrics({
         trainMetrics: trainMetrics as unknown as Record<string, number>,
         rewards: decisions.map((d) => d.reward),
+        contexts: built.samples.map((x) => x.context),
+        demos: built.demos.length,
         evalScores: built.evalScores,
         responseLens: built.responseLens,
         kinds: decisions.map((d) => d.kind),
