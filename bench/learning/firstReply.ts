@@ -56,3 +56,35 @@ export async function firstReplyScore(
     greedy: rates(greedy.map((g, i) => checkReply(persona, questions[i]!, g.text))),
   };
 }
+
+/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k 4]`: every persona's first-reply rates. */
+async function main() {
+  const { parseArgs } = await import("node:util");
+  const { initBackend } = await import("../../server/engine/backend");
+  const { loadCheckpoint } = await import("../../server/engine/checkpoint");
+  const { PERSONAS } = await import("../../server/simulation/personas");
+  const { DEMO_EXPERIMENTS, demoConfig } = await import("../../server/simulation/demo");
+  const { values } = parseArgs({ options: { checkpoint: { type: "string" }, k: { type: "string" } } });
+  const checkpoint = values.checkpoint ?? "models/base";
+  const k = Number(values.k ?? 4);
+  const maxTokens = demoConfig(DEMO_EXPERIMENTS[0]!).serving.maxTokens;
+  await initBackend();
+  const { model } = await loadCheckpoint(checkpoint);
+  console.log(`${checkpoint}: first replies to each persona's held-out questions, K = ${k} at T = 1 and greedy`);
+  console.log("persona | sampled: style / on topic / both (replies) | greedy: style / on topic / both (replies)");
+  const f = (r: Rates) => `${r.style.toFixed(2)} / ${r.onTopic.toFixed(2)} / ${r.both.toFixed(2)} (${r.replies})`;
+  for (const p of PERSONAS) {
+    const s = await firstReplyScore(model, p.id, { k, maxTokens });
+    console.log(`${p.id} | ${f(s.sampled)} | ${f(s.greedy)}`);
+  }
+}
+
+if (process.argv[1] && /firstReply\.ts$/.test(process.argv[1])) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
