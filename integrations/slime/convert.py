@@ -4,11 +4,15 @@ The prompt is rendered with the policy's own chat template (the control plane do
 tokenizer), as the reference proxy does. The response keeps the token ids the rollout engine actually
 sampled when the control plane recorded them, so behaviour log-probs line up with no re-tokenisation
 drift; otherwise it is the full render minus the prompt render, re-tokenised, and log-probs are cut or
-zero-padded to fit (the reference's behaviour).
+zero-padded to fit (the reference's behaviour). That render includes the reply's ``reasoning_content``
+(as the reference's ``openclaw-rl/openclaw_api_server.py`` passes SGLang's assistant message whole), so a
+thinking model trains on the reasoning it sampled, not on an empty ``<think>`` block, and it ends at the
+end-of-turn token the model sampled (the template's newline after it was never sampled).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol, Sequence
 
 
@@ -20,8 +24,24 @@ class Tokenizer(Protocol):
     def __call__(self, text: str, **kwargs: Any) -> Any: ...
 
 
+def normalize_tool_call(call: Any) -> Any:
+    """``function.arguments`` as an object: OpenAI clients send a JSON string, and templates that iterate
+    it (Qwen3.5's ``arguments|items``) fail on a string. Unparseable arguments become ``{}``, as upstream's
+    ``_normalize_tool_call`` (OpenClaw-RL f48ac35 ``openclaw-rl/openclaw_api_server.py``)."""
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        return call
+    fn = dict(call["function"])
+    if isinstance(fn.get("arguments"), str):
+        try:
+            fn["arguments"] = json.loads(fn["arguments"])
+        except (json.JSONDecodeError, TypeError):
+            fn["arguments"] = {}
+    return {**call, "function": fn}
+
+
 def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
-    """``developer`` becomes ``system``; multimodal content lists keep only their text parts."""
+    """``developer`` becomes ``system``; multimodal content lists keep only their text parts; tool-call
+    arguments become objects."""
     out = []
     for message in messages:
         m = dict(message) if isinstance(message, dict) else {"role": "user", "content": str(message)}
@@ -32,6 +52,8 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
             m["content"] = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
         elif content is not None and not isinstance(content, str):
             m["content"] = str(content)
+        if isinstance(m.get("tool_calls"), list):
+            m["tool_calls"] = [normalize_tool_call(c) for c in m["tool_calls"]]
         out.append(m)
     return out
 
@@ -47,15 +69,31 @@ def _ids(tokenizer: Tokenizer, text: str) -> list[int]:
 
 
 def _response_message(leased: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message as SGLang returned it (content, reasoning_content, tool_calls)."""
     r = leased.get("response") or {}
     message: dict[str, Any] = {"role": "assistant", "content": r.get("content") or ""}
+    if r.get("reasoning"):
+        message["reasoning_content"] = r["reasoning"]
     if r.get("toolCalls"):
         message["tool_calls"] = r["toolCalls"]
-    return message
+    return normalize_messages([message])[0]
+
+
+def _through_end_of_turn(tokenizer: Tokenizer, text: str) -> str:
+    """``text`` cut after its final end-of-turn token: what follows it in a render (a newline) is template
+    layout the model never sampled (it stopped at that token)."""
+    eos = getattr(tokenizer, "eos_token", None)
+    if isinstance(eos, str) and eos:
+        stripped = text.rstrip()
+        if stripped.endswith(eos):
+            return stripped
+    return text
 
 
 def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int) -> dict[str, Any]:
-    """Keyword fields for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's)."""
+    """Attributes for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's):
+    its fields, plus ``teacher_log_probs`` when there is a teacher (an attribute the fork's RolloutManager
+    ships, tests/fixtures/slime/sample-contract.json)."""
     messages = normalize_messages(leased.get("messages") or [])
     tools = leased.get("tools") or None
     prompt_text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
@@ -69,7 +107,7 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
         loss_mask = [int(m) for m in fit(leased.get("lossMask"), len(recorded), pad=1.0)]
     else:
         full = tokenizer.apply_chat_template(messages + [_response_message(leased)], tools=tools, tokenize=False, add_generation_prompt=False)
-        response_text = full[len(prompt_text):] if full.startswith(prompt_text) else full
+        response_text = _through_end_of_turn(tokenizer, full[len(prompt_text):] if full.startswith(prompt_text) else full)
         response_ids = _ids(tokenizer, response_text)
         loss_mask = [1] * len(response_ids)
     n = len(response_ids)
@@ -91,7 +129,7 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
             teacher = rollout_lp
             loss_mask = [0] * n
 
-    return {
+    fields: dict[str, Any] = {
         "index": index,
         "group_index": index,
         "prompt": prompt_text,
@@ -101,10 +139,9 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
         "reward": float(leased.get("reward", 0.0)),
         "loss_mask": loss_mask,
         "rollout_log_probs": rollout_lp,
-        "teacher_log_probs": teacher,
         "weight_versions": [str(leased.get("policyVersion", 0))],
-        "session_id": leased.get("sessionId"),
         "metadata": {
+            "session_id": leased.get("sessionId"),
             "sample_id": leased.get("sampleId"),
             "turn_id": leased.get("turnId"),
             "kind": kind,
@@ -114,3 +151,9 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
             "attempt": leased.get("attempt"),
         },
     }
+    # ``teacher_log_probs`` is not a field of the fork's Sample: RolloutManager ships it whenever the first
+    # sample carries the attribute, and the Megatron actor takes len() of each value, so a GRPO batch must
+    # not carry it at all (None would crash the first train step).
+    if teacher is not None:
+        fields["teacher_log_probs"] = teacher
+    return fields

@@ -37,6 +37,7 @@ from typing import Any, Callable
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError, Settings
 from .convert import sample_fields
 from .leases import Heartbeat, LeaseBook
+from .resume import rollout_offset
 
 log = logging.getLogger("openclaw.slime")
 
@@ -79,9 +80,11 @@ class _Job:
         self.heartbeat = Heartbeat(self.book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: self.status)
         self.rollout_url = env.get("OPENCLAW_ROLLOUT_URL") or _router_url(args)
         self.endpoints = prm_endpoints(args, env)
+        # A bridge-mode job resumed from its checkpoint restarts slime's rollout ids at 0 (resume.py).
+        self.offset = rollout_offset(args)
 
     def start(self, args: Any) -> None:
-        recovered = self.book.recover(int(getattr(args, "start_rollout_id", 0) or 0))
+        recovered = self.book.recover(int(getattr(args, "start_rollout_id", 0) or 0) + self.offset)
         if recovered:
             log.info("acknowledged %d lease(s) trained before the restart", len(recovered))
         try:
@@ -154,11 +157,24 @@ def batch_metrics(leased: list[dict[str, Any]], waited_s: float, available: int)
     }
 
 
+def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int) -> list[Any]:
+    """slime ``Sample``s (completed) for leased samples, indexed from ``first_index``."""
+    out = []
+    for i, item in enumerate(leased):
+        sample = sample_cls()
+        for name, value in sample_fields(item, tokenizer, method, first_index + i).items():
+            setattr(sample, name, value)
+        sample.status = sample_cls.Status.COMPLETED
+        out.append(sample)
+    return out
+
+
 def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
     if evaluation:
         # There is no evaluation dataset: conversations are the data. slime wraps a dict as RolloutFnEvalOutput.
         return {}
     job = _get_job(args)
+    rollout_id += job.offset
     lag = 1 if getattr(args, "colocate", False) else 2
     job.book.acknowledge_through(rollout_id - lag)
 
@@ -174,15 +190,8 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     leased = lease["samples"]
 
     Sample, RolloutFnTrainOutput = _slime_types()
-    samples = []
-    for item in leased:
-        fields = sample_fields(item, job.tokenizer, job.method, job.next_index)
-        job.next_index += 1
-        sample = Sample()
-        for name, value in fields.items():
-            setattr(sample, name, value)
-        sample.status = Sample.Status.COMPLETED
-        samples.append([sample])
+    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index)]
+    job.next_index += len(samples)
 
     metrics = batch_metrics(leased, waited, int(lease.get("available", 0)))
     job.status = f"rollout {rollout_id}: training on {len(samples)} samples"

@@ -74,7 +74,7 @@ def token_advantages(fields: Mapping[str, Any], method: str, w_opd: float, w_rl:
     n = fields["response_length"]
     reward = float(fields["reward"])
     behaviour = fields["rollout_log_probs"]
-    teacher = fields["teacher_log_probs"]
+    teacher = fields.get("teacher_log_probs")  # absent when there is no teacher (GRPO)
     out = []
     for t in range(n):
         gap = (teacher[t] - behaviour[t]) if teacher is not None else 0.0

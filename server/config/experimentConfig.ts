@@ -316,7 +316,7 @@ const ExperimentConfigObject = z
         ctx.addIssue({
           code: "custom",
           path: ["hyper", "opdEstimator"],
-          message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled or topk",
+          message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled",
         });
       }
       if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
@@ -327,12 +327,13 @@ const ExperimentConfigObject = z
             "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
         });
       }
-      if (cfg.trainer.backend !== "tinker" && cfg.method === "combine" && cfg.hyper.opdEstimator === "topk") {
+      if (cfg.trainer.backend !== "tinker" && cfg.hyper.opdEstimator === "topk") {
+        // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss.
         ctx.addIssue({
           code: "custom",
           path: ["hyper", "opdEstimator"],
           message:
-            "on slime, top-K distillation is method opd (the reference's top-K loss); combine's loss uses the sampled estimator: choose sampled",
+            "top-K distillation is not available on slime yet (no teacher top-K is produced for its loss; to be rebuilt on OpenClaw-RL PRs #99/#109): choose sampled",
         });
       }
       if (cfg.trainer.backend !== "tinker" && cfg.method === "opd" && cfg.hyper.advClamp > 0) {

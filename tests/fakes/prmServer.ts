@@ -22,9 +22,31 @@
 // vLLM `/v1/completions` with `echo` + `logprobs` returns `token_logprobs` over the prompt whose first
 // entry is None (no context for it), then the generated tokens (vllm-project/vllm
 // vllm/entrypoints/openai/serving_completion.py `request_output_to_completion_response`).
+//
+// With `{ router: true }` it stands in for slime's sgl-router in front of such an engine: only the
+// method + path pairs of the router's route table (tests/fixtures/sglang/router-routes.json, extracted
+// from sgl-router/src/server.rs `build_app` by integrations/contracts/extract_router_routes.py) reach the
+// engine; everything else gets the router's fallback (`sink_handler`: an empty 404), e.g. `/tokenize`.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
+import { join } from "node:path";
+
+type RouterTable = {
+  routes: { path: string; method: string }[];
+  fallback: { handler: string; status: number };
+};
+const routerTable = JSON.parse(
+  readFileSync(join(import.meta.dirname, "../fixtures/sglang/router-routes.json"), "utf8"),
+) as RouterTable;
+
+/** Whether sgl-router serves `method path` (axum `{param}` segments match one path segment). */
+export function routerServes(method: string, path: string): boolean {
+  return routerTable.routes.some(
+    (r) => r.method === method && new RegExp(`^${r.path.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(path),
+  );
+}
 
 export type FakeReply =
   | { text: string; reasoning?: string; delayMs?: number }
@@ -120,7 +142,8 @@ function nativeAnswer(path: string, body: Record<string, unknown>): { status: nu
     return { status: 200, json: { tokens, count: tokens.length, max_model_len: 32768 } };
   }
   if (path === "/generate") {
-    const ids = body.input_ids as number[];
+    // SGLang takes token ids or text (tokenized by the engine's tokenizer).
+    const ids = typeof body.text === "string" ? fakeTokenize(body.text) : (body.input_ids as number[]);
     if (body.return_logprob !== true)
       return { status: 200, json: { text: "", meta_info: { prompt_tokens: ids.length } } };
     const entries = sglangInputTokenLogprobs(ids, Number(body.logprob_start_len ?? -1));
@@ -145,7 +168,7 @@ function nativeAnswer(path: string, body: Record<string, unknown>): { status: nu
   return { status: 404, json: { error: "not found" } };
 }
 
-export async function startFakePrmServer(): Promise<FakePrmServer> {
+export async function startFakePrmServer(opts: { router?: boolean } = {}): Promise<FakePrmServer> {
   const requests: RecordedRequest[] = [];
   const chatQueue: FakeReply[] = [];
   const nativeQueues = new Map<string, FakeReply[]>();
@@ -187,6 +210,10 @@ export async function startFakePrmServer(): Promise<FakePrmServer> {
         return send(res, 400, JSON.stringify({ error: "bad json" }));
       }
       requests.push({ path, body, headers: req.headers });
+      if (opts.router && !routerServes(req.method ?? "GET", path)) {
+        res.writeHead(routerTable.fallback.status);
+        return res.end();
+      }
       if (req.method !== "POST") return send(res, 405, "{}");
       if (path === "/v1/chat/completions") {
         const call = chatCalls++;
@@ -194,7 +221,9 @@ export async function startFakePrmServer(): Promise<FakePrmServer> {
         if (!reply) return send(res, 500, JSON.stringify({ error: "no scripted reply" }));
         return answer(res, reply);
       }
-      const scripted = nativeQueues.get(path)?.shift();
+      // Scripted /generate replies answer scoring requests (input_ids); tokenizing ones (text) get the fake model.
+      const tokenizing = path === "/generate" && typeof body.text === "string";
+      const scripted = tokenizing ? undefined : nativeQueues.get(path)?.shift();
       if (scripted) return answer(res, scripted);
       const { status, json } = nativeAnswer(path, body);
       send(res, status, JSON.stringify(json));

@@ -26,7 +26,7 @@ class ConvertTest(unittest.TestCase):
         self.assertEqual(f["response_length"], 3)
         self.assertEqual(f["loss_mask"], [1, 1, 1])
         self.assertEqual(f["rollout_log_probs"], [-0.5, -0.25, -0.125])
-        self.assertIsNone(f["teacher_log_probs"])
+        self.assertNotIn("teacher_log_probs", f)  # not a Sample field: a GRPO batch must not carry it
         self.assertEqual(f["reward"], 1.0)
         self.assertIsInstance(f["reward"], float)
         self.assertEqual((f["index"], f["group_index"]), (4, 4))

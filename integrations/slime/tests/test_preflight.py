@@ -146,7 +146,7 @@ class PreflightTest(unittest.TestCase):
         with open(FIXTURE) as f:
             header = json.load(f)["header"]
         self.assertEqual(header["sources"][0]["repo"], "Gen-Verse/OpenClaw-RL")
-        self.assertEqual(header["sources"][0]["commit"], "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5")
+        self.assertEqual(header["sources"][0]["commit"], "f48ac358adf9873b5cb2210f1cb234a52ed8a8a3")
         self.assertIn("extract_slime_args.py openclaw-rl-fork", header["command"])
 
     def test_a_complete_command_passes(self):

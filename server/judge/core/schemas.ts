@@ -95,7 +95,8 @@ export const TeacherSettingsSchema = z
     if (s.kind === "sglang" && s.template === "server") {
       ctx.addIssue({
         code: "custom",
-        message: "SGLang /tokenize takes text only; use template chatml",
+        message:
+          "the SGLang teacher tokenizes rendered text (sgl-router has no chat tokenizer); use template chatml or checkpoint",
         path: ["template"],
       });
     }

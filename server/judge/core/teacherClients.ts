@@ -10,8 +10,15 @@
 //   python/sglang/srt/managers/scheduler_output_processor_mixin.py @004ec010d029
 //   `_process_input_token_logprobs`; the full path is written down in tests/fakes/prmServer.ts). So
 //   we start at |prompt| - 1 and keep the last |response| entries, checking their token ids.
-// - SGLang and vLLM `POST /tokenize` take `{model?, prompt, add_special_tokens}` and answer
-//   `{tokens, count, max_model_len}`; vLLM also accepts `{model, messages, add_generation_prompt}`
+// - The SGLang teacher is usually reached through slime's sgl-router (the run's PRM router, or the policy
+//   router), which serves no `/tokenize`: its route table (sgl-project/sglang sgl-router/src/server.rs
+//   `build_app`, tests/fixtures/sglang/router-routes.json) has `/generate` but sends every other path to
+//   a 404 `sink_handler`. So SGLang text is tokenized by `/generate` itself: `text` with
+//   `max_new_tokens: 0`, `return_logprob` and `logprob_start_len: 0` returns one entry per input token,
+//   each carrying its id. SGLang's tokenizer manager encodes `text` with the tokenizer's defaults, the
+//   same as `/tokenize` for tokenizers that add no BOS (Qwen).
+// - vLLM `POST /tokenize` takes `{model?, prompt, add_special_tokens}` and answers
+//   `{tokens, count, max_model_len}`; it also accepts `{model, messages, add_generation_prompt}`
 //   and applies the model's chat template (vllm/entrypoints/openai/protocol.py TokenizeChatRequest).
 // - vLLM `POST /v1/completions` with `echo: true` and `logprobs: N` returns
 //   `choices[0].logprobs.token_logprobs` over prompt tokens (first entry null) followed by the
@@ -115,6 +122,26 @@ async function tokenize(baseUrl: string, body: Record<string, unknown>, http: Ht
   return parsed.data.tokens;
 }
 
+const SglangGenerateSchema = z.object({
+  meta_info: z.object({
+    input_token_logprobs: z.array(z.tuple([z.number().nullable(), z.int()]).rest(z.unknown())),
+  }),
+});
+
+/** Token ids of `text` from SGLang's routed `/generate` (see the header: sgl-router has no `/tokenize`). */
+async function sglangTokenize(generateUrl: string, text: string, http: HttpOpts): Promise<number[]> {
+  if (text === "") return [];
+  const body = {
+    text,
+    sampling_params: { max_new_tokens: 0, temperature: 0 },
+    return_logprob: true,
+    logprob_start_len: 0,
+  };
+  const parsed = SglangGenerateSchema.safeParse(await postJson(generateUrl, body, http));
+  if (!parsed.success) throw new BadResponseError(`unexpected /generate shape from ${generateUrl}`);
+  return parsed.data.meta_info.input_token_logprobs.map((e) => e[1]);
+}
+
 /** The last `respLen` of `logprobs` ending at `end`, all finite (a null means we misaligned). */
 function responseSpan(logprobs: readonly (number | null)[], end: number, respLen: number, source: string): number[] {
   if (logprobs.length < end || end < respLen) {
@@ -128,12 +155,6 @@ function responseSpan(logprobs: readonly (number | null)[], end: number, respLen
   }
   return span as number[];
 }
-
-const SglangGenerateSchema = z.object({
-  meta_info: z.object({
-    input_token_logprobs: z.array(z.tuple([z.number().nullable(), z.int()]).rest(z.unknown())),
-  }),
-});
 
 /** The /generate body that scores `respLen` tokens after `promptLen` prompt tokens (see the header). */
 export function sglangScoreRequest(promptIds: readonly number[], respIds: readonly number[]) {
@@ -158,7 +179,7 @@ function rendererFor(settings: { chatTemplate?: string; chatTemplateKwargs?: Rec
   return { render: (messages, tools) => render(normalizeForTemplate(messages), tools), template: "checkpoint" };
 }
 
-/** SGLang teacher: prompt tokens from /tokenize of the rendered context, then /generate with no new tokens. */
+/** SGLang teacher: prompt tokens of the rendered context, then the score, both through /generate (router-safe). */
 export function createSglangTeacher(opts: {
   baseUrl: string;
   apiKey?: string;
@@ -175,15 +196,8 @@ export function createSglangTeacher(opts: {
     endpoint: opts.baseUrl,
     async score(messages, response, { signal, tools } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
-      const promptIds = await tokenize(
-        opts.baseUrl,
-        { prompt: render(messages, tools), add_special_tokens: false },
-        http,
-      );
-      const respIds =
-        typeof response === "string"
-          ? await tokenize(opts.baseUrl, { prompt: response, add_special_tokens: false }, http)
-          : [...response];
+      const promptIds = await sglangTokenize(generateUrl, render(messages, tools), http);
+      const respIds = typeof response === "string" ? await sglangTokenize(generateUrl, response, http) : [...response];
       if (respIds.length === 0) return [];
       const parsed = SglangGenerateSchema.safeParse(
         await postJson(generateUrl, sglangScoreRequest(promptIds, respIds), http),

@@ -2,6 +2,7 @@
 // experiment's), with secrets unsealed.
 import path from "node:path";
 import type { ExperimentConfig } from "../../config/experimentConfig";
+import { AbortRetryingUpstream } from "./abortRetry";
 import { EmbeddedUpstream } from "./embedded";
 import { OpenAiHttpUpstream } from "./openaiHttp";
 import type { Upstream } from "./types";
@@ -34,11 +35,13 @@ export const createUpstream: UpstreamFactory = (ctx) => {
       defaultMaxTokens: ctx.defaultMaxTokens,
     });
   }
-  return new OpenAiHttpUpstream({
+  const http = new OpenAiHttpUpstream({
     kind: p.kind,
     baseUrl: p.baseUrl,
     model: p.model,
     apiKey: p.apiKey || undefined,
     timeoutMs: ctx.timeoutMs,
   });
+  // slime's weight updates abort SGLang's in-flight generations: retried or continued (abortRetry.ts).
+  return p.kind === "sglang" ? new AbortRetryingUpstream(http) : http;
 };

@@ -95,7 +95,7 @@ describe("reviewer hints for external trainers", () => {
       expect(hinted.teacherLogprobs).toEqual(
         turn.tokenIds.map((_, j) => fakeLogprob(ids[prompt.length + j - 1]!, ids[prompt.length + j]!)),
       );
-      expect(prm.requests.map((r) => r.path)).toEqual(["/tokenize", "/generate"]);
+      expect(prm.requests.map((r) => r.path)).toEqual(["/generate", "/generate"]);
     } finally {
       await prm.close();
     }

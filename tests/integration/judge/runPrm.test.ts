@@ -1,7 +1,7 @@
 // The judge scores at a live run's PRM routers: the job reports prmUrl through the trainer's report API
 // (as integrations/slime/rollout.py does), and the judge job then sends that experiment's votes and teacher
-// log-probs there (tests/fakes/prmServer.ts: OpenAI chat + SGLang /generate and /tokenize as SGLang answers
-// them), recording which endpoints it used; the configured endpoints take over when the run ends or the egress
+// log-probs there (tests/fakes/prmServer.ts: OpenAI chat + SGLang /generate as SGLang answers them, behind
+// the stand-in of slime's sgl-router built from its extracted route table: no /tokenize), recording which endpoints it used; the configured endpoints take over when the run ends or the egress
 // policy refuses the run's router.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
@@ -38,7 +38,7 @@ const runtime = (opts: { prmLookup?: RunPrmLookup } = {}) =>
 
 beforeAll(async () => {
   server = await startApiServer();
-  [configured, runPrm] = await Promise.all([startFakePrmServer(), startFakePrmServer()]);
+  [configured, runPrm] = await Promise.all([startFakePrmServer(), startFakePrmServer({ router: true })]);
   configuredScript = new PrmScript(configured);
   runScript = new PrmScript(runPrm);
   // Every call that reaches a server gets a vote, so a test can tell which server each call went to.
@@ -129,17 +129,17 @@ describe("judging at the live run's PRM router", () => {
     const expected = expectedTeacher(content);
     expect(j!.teacherLogprobs).toHaveLength(expected.length);
     j!.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expected[k]!, 12));
-    // Six votes and the teacher's tokenize + generate went to the run's router, nothing to the configured one,
+    // Six votes and the teacher's two /generate calls (tokenize, score) went to the run's router, nothing to the configured one,
     // and the configured judge's key did not travel with them.
     expect(runScript.calls.get(tag)).toBe(6);
-    expect(hits(runPrm, "/generate", before.run)).toHaveLength(1);
+    expect(hits(runPrm, "/generate", before.run)).toHaveLength(2);
     expect(configured.requests.length).toBe(before.configured);
     expect(runPrm.requests.slice(before.run).every((r) => r.headers.authorization === undefined)).toBe(true);
     expect(callsFor(configured, tag)).toHaveLength(0);
   });
 
   it("a separate PRM teacher's router scores the teacher log-probs, the PRM router the votes", async () => {
-    const teacher = await startFakePrmServer();
+    const teacher = await startFakePrmServer({ router: true });
     try {
       const e = await experiment();
       const run = await makeRun(e.id, { status: "RUNNING" });
@@ -157,7 +157,7 @@ describe("judging at the live run's PRM router", () => {
       const [j] = await judgmentsOf(id);
       expect(j!.settings).toMatchObject({ endpoints: { source: "run", judge: runPrm.url, teacher: teacher.url } });
       expect(runScript.calls.get(tag)).toBe(6);
-      expect(teacher.requests.map((r) => r.path).sort()).toEqual(["/generate", "/tokenize"]);
+      expect(teacher.requests.map((r) => r.path)).toEqual(["/generate", "/generate"]);
     } finally {
       await teacher.close();
     }
@@ -179,7 +179,7 @@ describe("judging at the live run's PRM router", () => {
       endpoints: { source: "run", runId: run.id, judge: configured.url, teacher: runPrm.url },
     });
     expect(configuredScript.calls.get(tag)).toBe(6);
-    expect(runPrm.requests.slice(before).map((r) => r.path)).toEqual(["/tokenize", "/generate"]);
+    expect(runPrm.requests.slice(before).map((r) => r.path)).toEqual(["/generate", "/generate"]);
     j!.teacherLogprobs.forEach((lp, k) => expect(lp).toBeCloseTo(expectedTeacher(content)[k]!, 12));
   });
 

@@ -286,8 +286,9 @@ describe("OPD hints, teacher log-probs and combine dispatch", () => {
     ).id;
     await judge(id);
     expect(await only(id)).toMatchObject({ hint: longHint, dispatch: "BOTH" });
-    const tokenize = fake.requests.filter((r) => r.path === "/tokenize").at(-1)!.body as { prompt: string };
-    expect(tokenize.prompt).toBe(renderChatML(hintedTeacherMessages([system, q1, a1, q2], longHint), tools));
+    const tokenize = fake.requests.filter((r) => r.path === "/generate" && "text" in (r.body as object)).at(-1)!
+      .body as { text: string };
+    expect(tokenize.text).toBe(renderChatML(hintedTeacherMessages([system, q1, a1, q2], longHint), tools));
   });
 
   it("hint only (eval tie) → an OPD sample with reward 0", async () => {

@@ -76,7 +76,9 @@ const boxed = (v: number, hint?: string): FakeReply => ({
   text: `Step by step… \\boxed{${v}}${hint === undefined ? "" : `\n[HINT_START]${hint}[HINT_END]`}`,
 });
 const chatCalls = () => fake.requests.filter((r) => r.path === "/v1/chat/completions").length;
-const teacherCalls = () => fake.requests.filter((r) => r.path === "/generate").length;
+/** Scoring calls (token ids); the teacher also tokenizes its context through /generate with `text`. */
+const teacherCalls = () =>
+  fake.requests.filter((r) => r.path === "/generate" && "input_ids" in (r.body as object)).length;
 
 /** Teacher log-probs the fake model gives the response after the hinted, ChatML-rendered context. */
 function expectedTeacher(hint: string): number[] {

@@ -86,8 +86,8 @@ describe("SGLang teacher", () => {
 
     const [tok, gen] = fake.requests.slice(before);
     expect(tok).toMatchObject({
-      path: "/tokenize",
-      body: { prompt: renderChatML(messages), add_special_tokens: false },
+      path: "/generate",
+      body: { text: renderChatML(messages), sampling_params: { max_new_tokens: 0 }, logprob_start_len: 0 },
     });
     expect(gen.path).toBe("/generate");
     expect(gen.body).toEqual({
@@ -96,6 +96,21 @@ describe("SGLang teacher", () => {
       return_logprob: true,
       logprob_start_len: promptIds.length - 1,
     });
+  });
+
+  it("scores through slime's sgl-router, which has no /tokenize (its extracted route table)", async () => {
+    const router = await startFakePrmServer({ router: true });
+    try {
+      const res = await fetch(`${router.url}/tokenize`, { method: "POST", body: "{}" });
+      expect(res.status).toBe(404);
+      for (const response of [[80, 97, 114, 105, 115], "Paris"]) {
+        const lps = await createSglangTeacher({ baseUrl: `${router.url}/v1` }).score(messages, response);
+        expect(lps).toEqual(expected(fakeTokenize(renderChatML(messages)), fakeTokenize("Paris")));
+      }
+      expect(router.requests.filter((r) => r.path !== "/generate").map((r) => r.path)).toEqual(["/tokenize"]);
+    } finally {
+      await router.close();
+    }
   });
 
   it("regression: the old request (logprob_start_len = prompt length) fails against SGLang's behaviour", async () => {
@@ -206,10 +221,7 @@ describe("teacher context rendered with the checkpoint's own chat template", () 
       const before = fake.requests.length;
       const respIds = [79, 75];
       const lps = await teacher.score(conv.messages, respIds, { tools: conv.tools });
-      expect(fake.requests[before]).toMatchObject({
-        path: "/tokenize",
-        body: { prompt: want, add_special_tokens: false },
-      });
+      expect(fake.requests[before]).toMatchObject({ path: "/generate", body: { text: want } });
       expect(lps).toEqual(expected(fakeTokenize(want), respIds));
     },
   );

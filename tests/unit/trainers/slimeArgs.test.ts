@@ -1,17 +1,20 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GPU_SPLIT_PRESETS, GpuSplitError, type GpuSplitInput } from "../../../server/gpu/plan";
 import { RunLaunchSchema, type RunLaunchConfigInput } from "../../../server/runs/backends/backend";
 import {
   buildSlimeCommand,
   formatCommand,
+  methodArgs,
   shellQuote,
-  SLIME_CUSTOM_LOSS_PATHS,
+  SLIME_RESUME_MODULE,
   SLIME_ROLLOUT_FUNCTION_PATH,
 } from "../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
-import { buildRunLaunch } from "../../../server/runs/launch";
-import { supervisorSettings } from "../../../server/runs/settings";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({
@@ -146,7 +149,11 @@ describe("algorithm flags", () => {
     const opd = buildSlimeCommand(launch({ method: "opd" })).argv;
     expect(flag(opd, "--advantage-estimator")).toEqual(["on_policy_distillation"]);
 
-    const topk = buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } })).argv;
+    // topk is refused (see below); its flags as they would be, with rewards left unnormalised so the fork's
+    // rollout keeps every single-sample group.
+    const l = launch({ method: "topk", hyperparameters: { distillTopK: 20 } });
+    const topk = methodArgs(l, l.config.slime!);
+    expect(flag(topk, "--disable-rewards-normalization")).toEqual([]);
     expect(flag(topk, "--custom-loss-function-path")).toEqual([
       "integrations.slime.topk_loss.topk_distillation_loss_function",
     ]);
@@ -194,22 +201,24 @@ describe("the experiment's loss knobs", () => {
     expect([flag(off, "--eps-clip-c"), flag(off, "--normalize-advantages")]).toEqual([undefined, undefined]);
   });
 
-  it("OPD with the top-K estimator launches the reference's top-K loss with the experiment's K", () => {
-    const cfg = ExperimentConfigSchema.parse({
+  it("top-K on slime is refused with the reason, in config validation and in the command (launch preview)", () => {
+    const input = {
       method: "opd",
       policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
       trainer: { backend: "ray-slime", rayAddress: "http://h:8265" },
       hyper: { opdEstimator: "topk", topK: 20 },
-    });
-    const l = buildRunLaunch(
-      { runId: "r", runNumber: 1, experimentSlug: "e", config: cfg },
-      supervisorSettings({ SLIME_HF_CHECKPOINT: "/models/Qwen3-4B" }),
-      "k",
+    };
+    expect(() => ExperimentConfigSchema.parse(input)).toThrowError(/PRs #99\/#109/);
+    // A config stored before the refusal still maps to method topk, and the command builder refuses it too.
+    expect(() => buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } }))).toThrowError(
+      TOPK_REFUSAL,
     );
-    expect(l.config.method).toBe("topk");
-    const argv = buildSlimeCommand(l).argv;
-    expect(flag(argv, "--distill-topk")).toEqual(["20"]);
-    expect(flag(argv, "--custom-loss-function-path")).toEqual([SLIME_CUSTOM_LOSS_PATHS.topk]);
+    // The same refusal catches --distill-topk added through the operator's extra arguments.
+    expect(() =>
+      buildSlimeCommand(
+        launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--distill-topk", "4"] } }),
+      ),
+    ).toThrowError(TOPK_REFUSAL);
   });
 });
 
@@ -250,6 +259,32 @@ describe("environment, entrypoint and display", () => {
       .split("\0")
       .slice(0, -1);
     expect(out).toEqual(cmd.argv);
+  });
+
+  it("a bridge-mode job with checkpoints starts through the resume launcher, which restarts from the latest save", () => {
+    const cmd = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt/run 1" } }));
+    expect(flag(cmd.argv, "--megatron-to-hf-mode")).toEqual(["bridge"]);
+    expect(cmd.entrypoint.startsWith(`python3 -m ${SLIME_RESUME_MODULE} train_async.py `)).toBe(true);
+    const out = execFileSync("sh", ["-c", `printf '%s\\0' ${cmd.entrypoint}`])
+      .toString("utf8")
+      .split("\0")
+      .slice(0, -1);
+    expect(out).toEqual(["python3", "-m", SLIME_RESUME_MODULE, ...cmd.argv.slice(1)]);
+    // What the launcher runs on a restart: slime's own argv plus --load <save> (integrations/slime/resume.py).
+    const dir = mkdtempSync(path.join(tmpdir(), "resume-"));
+    const save = path.join(dir, "ckpt");
+    mkdirSync(save);
+    writeFileSync(path.join(save, "latest_checkpointed_iteration.txt"), "7");
+    const argv = cmd.argv.slice(1).map((a) => (a === "/ckpt/run 1" ? save : a));
+    const resumed = execFileSync("python3", [
+      "-c",
+      "import json,sys; from integrations.slime.resume import resume_argv; print(json.dumps(resume_argv(sys.argv[1:])))",
+      ...argv,
+    ]).toString("utf8");
+    expect(JSON.parse(resumed)).toEqual([...argv, "--load", save]);
+    // A converted torch_dist --ref-load loads in raw mode, where slime resumes by itself: no launcher.
+    const raw = buildSlimeCommand(launch({ slime: { hfCheckpoint: "/m/Qwen3-4B", refLoad: "/m/td", saveDir: "/c" } }));
+    expect(raw.entrypoint.startsWith("python3 train_async.py ")).toBe(true);
   });
 
   it("a remote working_dir is not cd-ed into", () => {
@@ -343,7 +378,7 @@ describe("model presets, profiles and the final argument list", () => {
     );
   });
 
-  it("upstream slime: grpo with an external judge only; PRM GPUs, OPD, LoRA and Qwen3.5 on the fork are refused with the reason", () => {
+  it("upstream slime: grpo with an external judge only; PRM GPUs, OPD and LoRA are refused with the reason", () => {
     const up = (config: Partial<RunLaunchConfigInput>, gpu: GpuSplitInput = { prmGpus: 0 }) =>
       launch(
         { ...config, slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime", ...config.slime } },
@@ -356,9 +391,6 @@ describe("model presets, profiles and the final argument list", () => {
     expect(() => buildSlimeCommand(up({ method: "grpo", lora: { enabled: true } }))).toThrowError(
       /--train-backend fsdp/,
     );
-    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(
-      /Qwen3.5-4B cannot be built by OpenClaw-RL's slime fork/,
-    );
     const q35 = buildSlimeCommand(
       launch(
         { method: "grpo", slime: { hfCheckpoint: "/models/Qwen3.5-4B", profile: "upstream-slime" } },
@@ -370,5 +402,27 @@ describe("model presets, profiles and the final argument list", () => {
       flag(q35, "--sglang-tool-call-parser"),
       flag(q35, "--tensor-model-parallel-size"),
     ]).toEqual([["10000000"], ["qwen3_coder"], ["4"]]);
+  });
+
+  it("Qwen3.5 on the fork (PR #43): every method it runs, from a torch_dist --ref-load in raw mode, never bridge", () => {
+    const q35 = { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" };
+    for (const method of ["grpo", "opd", "combine"] as const) {
+      const argv = buildSlimeCommand(launch({ method, slime: q35 })).argv;
+      expect(flag(argv, "--spec")).toEqual(["slime_plugins.models.qwen3_5", "get_qwen3_5_spec"]);
+      expect(flag(argv, "--ref-load")).toEqual(["/models/qwen35-4b_torch_dist"]);
+      expect(flag(argv, "--megatron-to-hf-mode")).toBeUndefined();
+      expect([flag(argv, "--rotary-base"), flag(argv, "--sglang-tool-call-parser")]).toEqual([
+        ["10000000"],
+        ["qwen3_coder"],
+      ]);
+      expect(flag(argv, "--prm-enable")).toEqual([]);
+    }
+    // The HF directory alone cannot load (no bridge for its hybrid layout): refused with what to pass instead.
+    expect(() => buildSlimeCommand(launch({ slime: { hfCheckpoint: "/models/Qwen3.5-4B" } }))).toThrowError(
+      /Qwen3.5-4B on the fork loads only a torch_dist conversion/,
+    );
+    expect(() =>
+      buildSlimeCommand(launch({ slime: { ...q35, extraArgs: ["--megatron-to-hf-mode", "bridge"] } })),
+    ).toThrowError(/must not load through --megatron-to-hf-mode bridge/);
   });
 });

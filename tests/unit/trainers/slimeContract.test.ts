@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, TrainingMethodSchema } from "../../../server/runs/backends/backend";
-import { buildSlimeCommand, SlimeCommandError } from "../../../server/runs/backends/slime/args";
+import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../server/runs/backends/slime/args";
+import { TOPK_REFUSAL } from "../../../server/runs/backends/slime/validate";
 import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../server/runs/backends/slime/profiles";
 
 interface FixtureArg {
@@ -90,7 +91,14 @@ function contractProblems(profile: SlimeProfileId, args: string[]): string[] {
   return problems;
 }
 
-const CHECKPOINTS = ["/models/Qwen3-4B", "/models/Qwen3-4B-Thinking-2507", "/models/Qwen3-8B", "/models/Qwen3.5-4B"];
+const CHECKPOINTS: { hfCheckpoint: string; refLoad?: string }[] = [
+  { hfCheckpoint: "/models/Qwen3-4B" },
+  { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" },
+  { hfCheckpoint: "/models/Qwen3-8B" },
+  { hfCheckpoint: "/models/Qwen3.5-4B" },
+  // Qwen3.5 on the fork loads a torch_dist conversion (raw spec, no bridge).
+  { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" },
+];
 const SPLITS = [
   {},
   { prmGpus: 0 },
@@ -102,7 +110,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
   it("fixtures record where they came from", () => {
     expect(FIXTURES["openclaw-rl-fork"].header.sources[0]).toMatchObject({
       repo: "Gen-Verse/OpenClaw-RL",
-      commit: "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5",
+      commit: "f48ac358adf9873b5cb2210f1cb234a52ed8a8a3",
     });
     expect(FIXTURES["upstream-slime"].header.sources[0]).toMatchObject({
       repo: "THUDM/slime",
@@ -117,7 +125,8 @@ describe("generated slime commands against the extracted argparse contracts", ()
     "$profile × $method × LoRA $lora: every flag exists with the right type, or the command is refused with a reason",
     ({ profile, method, lora }) => {
       let built = 0;
-      for (const hfCheckpoint of CHECKPOINTS) {
+      let builtQwen35 = 0;
+      for (const checkpoint of CHECKPOINTS) {
         for (const gpu of SPLITS) {
           const launch = RunLaunchSchema.parse({
             runId: "r",
@@ -128,7 +137,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
               gpu,
               controlPlaneUrl: "http://cp:3000",
               apiKey: "k",
-              slime: { hfCheckpoint, profile, saveDir: "/ckpt" },
+              slime: { ...checkpoint, profile, saveDir: "/ckpt" },
               // every optional flag the experiment can turn on: dual-clip, advantage whitening
               hyperparameters: { dualClip: 3, normalizeAdvantages: true },
             },
@@ -143,15 +152,39 @@ describe("generated slime commands against the extracted argparse contracts", ()
             continue;
           }
           built++;
-          expect(contractProblems(profile, argv.slice(2)), `${hfCheckpoint} ${JSON.stringify(gpu)}`).toEqual([]);
+          if (checkpoint.hfCheckpoint.includes("Qwen3.5")) builtQwen35++;
+          expect(
+            contractProblems(profile, argv.slice(2)),
+            `${JSON.stringify(checkpoint)} ${JSON.stringify(gpu)}`,
+          ).toEqual([]);
         }
       }
-      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also the rest without LoRA).
+      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also opd and
+      // combine without LoRA; topk nowhere until it is rebuilt, validate.ts TOPK_REFUSAL).
       const supported =
-        method === "grpo" ? !(profile === "upstream-slime" && lora) : profile === "openclaw-rl-fork" && !lora;
+        method === "grpo"
+          ? !(profile === "upstream-slime" && lora)
+          : method !== "topk" && profile === "openclaw-rl-fork" && !lora;
       expect(built > 0).toBe(supported);
+      // Qwen3.5 included (the fork has it since PR #43).
+      expect(builtQwen35 > 0).toBe(supported);
     },
   );
+
+  it("topk is refused with the reason, and its flags (for when it is rebuilt) parse on the fork", () => {
+    const launch = RunLaunchSchema.parse({
+      runId: "r",
+      experimentSlug: "e",
+      config: {
+        method: "topk",
+        controlPlaneUrl: "http://cp:3000",
+        apiKey: "k",
+        slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt" },
+      },
+    });
+    expect(() => buildSlimeCommand(launch)).toThrowError(TOPK_REFUSAL);
+    expect(contractProblems("openclaw-rl-fork", methodArgs(launch, launch.config.slime!))).toEqual([]);
+  });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
     expect(contractProblems("openclaw-rl-fork", ["--lora-rank", "16"])).toEqual([

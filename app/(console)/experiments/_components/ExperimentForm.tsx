@@ -316,12 +316,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {select(
             "OPD estimator",
             "hyper.opdEstimator",
-            trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled", "topk"],
+            // top-K is refused on slime until rebuilt (server/runs/backends/slime/validate.ts TOPK_REFUSAL).
+            trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled"],
           )}
           <span className="muted" style={{ fontSize: 11 }}>
             {origin(
               "opdEstimator",
-              "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (embedded only)",
+              "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (topk and full: embedded only)",
             )}
           </span>
           {getAt(cfg, "hyper.opdEstimator") === "topk" && num("Top-K", "hyper.topK", "1", origin("topK"))}

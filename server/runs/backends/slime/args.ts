@@ -64,7 +64,8 @@ function num(value: number): string {
   return Math.abs(value) < 1e-3 ? value.toExponential() : String(value);
 }
 
-function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
+/** The method's own flags (exported for the contract test: a refused method's flags must still parse). */
+export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   const { method, hyperparameters: h } = launch.config;
   const clip = ["--eps-clip", num(h.epsClip), "--eps-clip-high", num(h.epsClipHigh)];
   const kl = ["--use-kl-loss", "--kl-loss-coef", num(h.klCoef), "--kl-loss-type", "low_var_kl"];
@@ -105,8 +106,12 @@ function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
         ...whiten,
       ];
     case "topk":
-      // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all.
+      // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all. Without
+      // --disable-rewards-normalization the fork's rollout drops every constant-reward group of one sample
+      // (ray/rollout.py _drop_constant_reward_groups): 16 samples would become 1. (The command is refused
+      // anyway until top-K is rebuilt: validate.ts TOPK_REFUSAL.)
       return [
+        "--disable-rewards-normalization",
         "--loss-type",
         "custom_loss",
         "--custom-loss-function-path",
@@ -147,6 +152,9 @@ function modelFor(slime: SlimeConfig, profile: SlimeProfile): ModelPreset | null
   return preset;
 }
 
+/** Runs slime with --load <save> when a bridge-mode job restarts after saving a checkpoint. */
+export const SLIME_RESUME_MODULE = "integrations.slime.resume";
+
 /**
  * The slime command for a launch. Throws SlimeCommandError (every problem) or GpuSplitError for a command the
  * target slime would refuse or mis-run, and Error when the slime part of the config is missing.
@@ -172,7 +180,9 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const refLoad = slime.refLoad ?? slime.hfCheckpoint;
   // The fork loads an HF directory only in bridge mode (checkpoint.py:130); a converted torch_dist --ref-load
   // loads in the default raw mode. Upstream has no such flag and reads HF weights natively.
-  const bridge = profile.bridgeMode && backend === "megatron" && refLoad === slime.hfCheckpoint;
+  // Qwen3.5 has no bridge path on the fork (models.ts forkBridge): it is refused below with what to pass instead.
+  const bridge =
+    profile.bridgeMode && backend === "megatron" && refLoad === slime.hfCheckpoint && (model?.forkBridge ?? true);
   const megatron = backend === "megatron";
 
   const argv: string[] = [
@@ -325,7 +335,10 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
 
   const workingDir = config.ray?.workingDir;
   const cwd = workingDir && !isRemoteUri(workingDir) ? workingDir : undefined;
-  const line = argv.map(shellQuote).join(" ");
+  // In bridge mode slime restarts from the base weights (it never sets --load itself): the launcher adds
+  // --load <save> once a checkpoint is there (integrations/slime/resume.py).
+  const resume = bridge && slime.saveDir ? [python, "-m", SLIME_RESUME_MODULE, ...argv.slice(1)] : argv;
+  const line = resume.map(shellQuote).join(" ");
   return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan, profile, model, backend };
 }
 

@@ -20,9 +20,14 @@ export interface ModelPreset extends ModelShape {
   profiles: readonly SlimeProfileId[];
   /** How a checkpoint directory name is recognised (case-insensitive), most specific first. */
   match: RegExp;
+  /**
+   * The fork can load the HF checkpoint itself (--megatron-to-hf-mode bridge). False: it needs a torch_dist
+   * conversion as --ref-load (Qwen3.5's raw spec path keeps its hybrid linear/full-attention layout).
+   */
+  forkBridge: boolean;
 }
 
-const FORK_MODELS = "Gen-Verse/OpenClaw-RL@0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5:slime/scripts/models";
+const FORK_MODELS = "Gen-Verse/OpenClaw-RL@f48ac358adf9873b5cb2210f1cb234a52ed8a8a3:slime/scripts/models";
 
 // fork slime/scripts/models/qwen3-4B.sh (qwen3-4B-Instruct-2507.sh sources it with MODEL_ARGS_ROTARY_BASE=5000000).
 const QWEN3_4B_ARGS = [
@@ -67,6 +72,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     ...QWEN3_SGLANG,
     profiles: ["openclaw-rl-fork", "upstream-slime"],
     match: /qwen3-4b-(instruct|thinking)-2507/i,
+    forkBridge: true,
   },
   {
     id: "qwen3-4b",
@@ -79,6 +85,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     ...QWEN3_SGLANG,
     profiles: ["openclaw-rl-fork", "upstream-slime"],
     match: /qwen3-4b(?!-\w+-2507)/i,
+    forkBridge: true,
   },
   {
     id: "qwen3-8b",
@@ -116,12 +123,13 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     ...QWEN3_SGLANG,
     profiles: ["openclaw-rl-fork", "upstream-slime"],
     match: /qwen3-8b/i,
+    forkBridge: true,
   },
   {
     id: "qwen3.5-4b",
     name: "Qwen3.5-4B",
-    // Not in the fork at 0d034dd (its README lists Qwen3.5 as wanted; slime_plugins/models has no qwen3_5).
-    source: "THUDM/slime@624b824a898ab0ec1fcb4d373004c7f3852bf515:scripts/models/qwen3.5-4B.sh",
+    // The fork has it since PR #43 (119206f); the same MODEL_ARGS as upstream's scripts/models/qwen3.5-4B.sh.
+    source: `${FORK_MODELS}/qwen3.5-4B.sh (and THUDM/slime@624b824a898ab0ec1fcb4d373004c7f3852bf515:scripts/models/qwen3.5-4B.sh)`,
     modelArgs: [
       "--spec",
       "slime_plugins.models.qwen3_5",
@@ -163,8 +171,11 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     toolCallParser: "qwen3_coder",
     reasoningParser: "qwen3",
     contextLength: 32768,
-    profiles: ["upstream-slime"],
+    profiles: ["openclaw-rl-fork", "upstream-slime"],
     match: /qwen3\.5-4b/i,
+    // Fork openclaw-combine/run_qwen35_4b_openclaw_combine.sh: "Qwen3.5 must use the raw spec path … Do NOT
+    // set … --megatron-to-hf-mode bridge", with a torch_dist REF_LOAD.
+    forkBridge: false,
   },
 ];
 

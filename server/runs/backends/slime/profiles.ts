@@ -28,9 +28,10 @@ export interface SlimeProfile {
 export const SLIME_PROFILES: Record<SlimeProfileId, SlimeProfile> = {
   "openclaw-rl-fork": {
     id: "openclaw-rl-fork",
-    label: "OpenClaw-RL's slime fork (Gen-Verse/OpenClaw-RL@0d034dd, slime/ with its vendored Megatron-LM)",
+    label: "OpenClaw-RL's slime fork (Gen-Verse/OpenClaw-RL@f48ac35, slime/ with its vendored Megatron-LM)",
     repo: "Gen-Verse/OpenClaw-RL",
-    commit: "0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5",
+    // 2026-05-22, upstream merges through PR #114 (its history is mirrored in toininoi/openclaw-rl).
+    commit: "f48ac358adf9873b5cb2210f1cb234a52ed8a8a3",
     fsdp: true,
     opdEstimator: true,
     prmEngines: true,

@@ -41,6 +41,16 @@ const FORK_ONLY_FLAGS = [
   ...LORA_FLAGS,
 ];
 
+/**
+ * Why top-K distillation does not run on slime yet: its loss (integrations/slime/topk_loss.py) reads the
+ * teacher's top-K log-probs and indices from the batch, which nothing produces (the control plane scores the
+ * sampled tokens only), so it raises at its first step. Upstream OpenClaw-RL rebuilt top-K on a student top-K
+ * plus an in-job Megatron teacher gather, with an advantage-difference clip (PRs #99/#109); until it is
+ * rebuilt on that, it is refused.
+ */
+export const TOPK_REFUSAL =
+  "top-K distillation is not available on slime: no teacher top-K log-probs are produced for its loss, which would fail at the first step (to be rebuilt on OpenClaw-RL PRs #99/#109); use the sampled OPD estimator";
+
 /** `gpu`: issues of the GPU layout (reported like the planner's); `other`: everything else. */
 export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu: GpuSplitIssue[]; other: string[] } {
   const v = lastValues(args);
@@ -51,6 +61,7 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
   };
   const other: string[] = [];
   const { profile } = ctx;
+  if (Number(one("--distill-topk") ?? 0) > 0) other.push(TOPK_REFUSAL);
   const backend = (one("--train-backend") ?? "megatron") as string;
   const estimator = one("--advantage-estimator") ?? "grpo";
   const customLoss = one("--loss-type") === "custom_loss";
@@ -92,17 +103,24 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
     }
     if (ctx.prmTeacherGpus > 0)
       other.push(
-        "a separate PRM teacher (4-way split) has no flags in the fork at 0d034dd (OpenClaw-RL PR #85 came later): set PRM teacher GPUs to 0 for ray-slime",
+        "the in-job Megatron PRM teacher (4-way split, OpenClaw-RL PR #85: --prm-teacher-load) is not generated yet: set PRM teacher GPUs to 0 for ray-slime",
       );
     if (backend === "megatron") {
       const ref = one("--ref-load");
       const hf = one("--hf-checkpoint");
       // checkpoint.py:130: "Only bridge mode is supported for loading HF checkpoint".
+      const rawOnly = ctx.model !== null && !ctx.model.forkBridge;
       if (ref !== undefined && ref === hf && one("--megatron-to-hf-mode") !== "bridge") {
         other.push(
-          "--ref-load is the Hugging Face checkpoint, which the fork loads only with --megatron-to-hf-mode bridge (checkpoint.py:130): pass bridge, or a torch_dist conversion as SLIME_REF_LOAD",
+          rawOnly
+            ? `${ctx.model!.name} on the fork loads only a torch_dist conversion (its raw Megatron spec; no bridge mode, openclaw-*/run_qwen35_4b_*.sh): convert it with tools/convert_hf_to_torch_dist.py and pass it as SLIME_REF_LOAD`
+            : "--ref-load is the Hugging Face checkpoint, which the fork loads only with --megatron-to-hf-mode bridge (checkpoint.py:130): pass bridge, or a torch_dist conversion as SLIME_REF_LOAD",
         );
       }
+      if (rawOnly && one("--megatron-to-hf-mode") === "bridge")
+        other.push(
+          `${ctx.model!.name} must not load through --megatron-to-hf-mode bridge on the fork (its raw spec keeps the hybrid linear/full-attention layout): pass a torch_dist SLIME_REF_LOAD`,
+        );
     }
   }
   if (backend === "megatron") {

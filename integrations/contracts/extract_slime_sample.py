@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Extract the contract of the samples a slime rollout function returns, from the fork's source.
+
+Standard library only (``ast`` over ``git show``; nothing is imported). For each commit it records:
+
+* ``fields``: the ``Sample`` dataclass fields of ``slime/slime/utils/types.py`` in order, with their
+  annotation and default (a JSON literal, or ``{"factory": name}`` for ``field(default_factory=name)``,
+  or ``{"expr": source}`` for anything else), and ``status``: the members of ``Sample.Status``;
+* ``extras``: the attributes that are *not* fields but that ``RolloutManager`` ships to the trainer when the
+  first sample carries them (``if "<name>" in samples[0].__dict__`` in ``slime/slime/ray/rollout.py``);
+* ``per_token``: the keys the Megatron actor slices with ``slice_log_prob_with_cp`` (``for key in [...]`` in
+  ``slime/slime/backends/megatron_utils/actor.py``), whose values must be lists of ``response_length``
+  floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``).
+
+  python3 integrations/contracts/extract_slime_sample.py --git-dir /work/.mirror/toininoi+openclaw-rl/repo \\
+      --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
+      --out tests/fixtures/slime/sample-contract.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import shlex
+import subprocess
+import sys
+from typing import Any
+
+TYPES = "slime/slime/utils/types.py"
+ROLLOUT = "slime/slime/ray/rollout.py"
+ACTOR = "slime/slime/backends/megatron_utils/actor.py"
+
+
+def show(git_dir: str, commit: str, path: str) -> str:
+    return subprocess.run(["git", "-C", git_dir, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True).stdout
+
+
+def rev(git_dir: str, commit: str) -> str:
+    return subprocess.run(["git", "-C", git_dir, "rev-parse", commit + "^{commit}"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _default(node: ast.expr | None, source: str) -> Any:
+    if node is None:
+        return {"required": True}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "field":
+        for kw in node.keywords:
+            if kw.arg == "default_factory":
+                return {"factory": ast.get_source_segment(source, kw.value)}
+            if kw.arg == "default":
+                return _default(kw.value, source)
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return {"expr": ast.get_source_segment(source, node)}
+
+
+def sample_class(source: str) -> dict[str, Any]:
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Sample")
+    fields, status = [], []
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            fields.append(
+                {
+                    "name": node.target.id,
+                    "annotation": ast.get_source_segment(source, node.annotation),
+                    "default": _default(node.value, source),
+                    "line": node.lineno,
+                }
+            )
+        elif isinstance(node, ast.ClassDef) and node.name == "Status":
+            for item in node.body:
+                if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name):
+                    status.append({"name": item.targets[0].id, "value": ast.literal_eval(item.value)})
+    return {"line": cls.lineno, "fields": fields, "status": status}
+
+
+def shipped_extras(source: str) -> list[dict[str, Any]]:
+    """``"<name>" in samples[0].__dict__`` tests, in source order."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.comparators[0], ast.Attribute)
+            and node.comparators[0].attr == "__dict__"
+        ):
+            out.append({"name": node.left.value, "line": node.lineno})
+    return sorted(out, key=lambda e: e["line"])
+
+
+def per_token_keys(source: str) -> list[dict[str, Any]]:
+    """Keys of ``for key in [...]`` loops whose body calls ``slice_log_prob_with_cp``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.List):
+            calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+            if "slice_log_prob_with_cp" in calls:
+                out.extend({"name": ast.literal_eval(e), "line": node.lineno} for e in node.iter.elts)
+    return out
+
+
+def extract(git_dir: str, commit: str) -> dict[str, Any]:
+    return {
+        "commit": rev(git_dir, commit),
+        "sample": {"file": TYPES, **sample_class(show(git_dir, commit, TYPES))},
+        "extras": {"file": ROLLOUT, "names": shipped_extras(show(git_dir, commit, ROLLOUT))},
+        "per_token": {"file": ACTOR, "names": per_token_keys(show(git_dir, commit, ACTOR))},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--git-dir", required=True, help="a clone of Gen-Verse/OpenClaw-RL (or its mirror toininoi/openclaw-rl)")
+    p.add_argument("--commit", action="append", required=True, help="first = the pinned commit; repeat for later ones")
+    p.add_argument("--repo", default="Gen-Verse/OpenClaw-RL")
+    p.add_argument("--out", required=True)
+    ns = p.parse_args(argv)
+    data = {
+        "header": {
+            "repository": ns.repo,
+            "command": "python3 integrations/contracts/extract_slime_sample.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
+        },
+        "commits": [extract(ns.git_dir, c) for c in ns.commit],
+    }
+    with open(ns.out, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The samples the rollout function returns, against the fork's ``Sample`` contract extracted from its source
+(tests/fixtures/slime/sample-contract.json, at the pinned and the latest commit): the stand-in class is built
+from the extracted fields, and ``train_data`` does what the fork's RolloutManager and Megatron actor do with them."""
+
+import unittest
+
+from integrations.slime.rollout import make_samples
+from fakes import SAMPLE_CLASSES, CharTokenizer, sample_contract, train_data
+
+COMMITS = sample_contract()["commits"]
+
+
+def leased(i, kind="RL", teacher=None):
+    return {
+        "sampleId": f"s{i}", "turnId": f"t{i}", "sessionId": "sess", "kind": kind, "reward": 1 if i % 2 else 0,
+        "labelSource": "JUDGE", "attempt": 1, "messages": [{"role": "user", "content": f"q{i}"}], "tools": None,
+        "response": {"content": "ok", "toolCalls": None}, "responseTokenIds": [7, 8, 9], "lossMask": [1, 1, 1],
+        "rolloutLogprobs": [-0.5, -0.25, -0.125], "teacherLogprobs": teacher, "policyVersion": 3, "staleness": 1,
+    }
+
+
+class SampleContractTest(unittest.TestCase):
+    def test_the_stand_in_has_exactly_the_extracted_fields(self):
+        for cls, commit in zip(SAMPLE_CLASSES, COMMITS):
+            self.assertEqual(list(cls.__dataclass_fields__), [f["name"] for f in commit["sample"]["fields"]])
+            self.assertNotIn("teacher_log_probs", cls.__dataclass_fields__)
+            with self.assertRaises(AttributeError):
+                cls().session_id = "x"
+
+    def test_every_method_ships_a_batch_the_megatron_actor_accepts(self):
+        batches = {
+            "grpo": [leased(i) for i in range(16)],
+            "opd": [leased(i, "OPD", [-0.1, -0.2, -0.3]) for i in range(8)] + [leased(8, "OPD")],
+            "combine": [leased(i) for i in range(4)] + [leased(4, "OPD", [-0.1, -0.2, -0.3]), leased(5, "OPD")],
+        }
+        for cls, commit in zip(SAMPLE_CLASSES, COMMITS):
+            for method, items in batches.items():
+                with self.subTest(commit=commit["commit"][:7], method=method):
+                    samples = make_samples(cls, items, CharTokenizer(), method, first_index=0)
+                    data = train_data(samples, commit)
+                    self.assertEqual(len(data["tokens"]), len(items))
+                    if method == "grpo":
+                        self.assertNotIn("teacher_log_probs", data)
+                    else:
+                        self.assertEqual([len(t) for t in data["teacher_log_probs"]], data["response_lengths"])
+                    self.assertEqual(samples[0].status, cls.Status.COMPLETED)
+                    self.assertEqual(samples[0].metadata["session_id"], "sess")
+
+
+if __name__ == "__main__":
+    unittest.main()
