@@ -93,8 +93,8 @@ export interface TrainMetrics {
   "train/entropy": number;
   /** reverse KL to the teacher over its top-K (or all) tokens; 0 with the sampled estimator */
   "train/distill_kl": number;
-  /** exact KL(π ‖ base) over the vocabulary, per response token (when there is a reference model) */
-  "train/kl_base": number;
+  /** exact KL(π ‖ base) over the vocabulary, per response token (only with baseKlCoef > 0) */
+  "train/kl_base"?: number;
   /** mean −log π of demonstration tokens (0 without demonstrations) */
   "train/demo_nll": number;
   "train/demo_samples": number;
@@ -249,8 +249,9 @@ export async function trainStep(
             idx.map((i) => samples[i]),
           )
         : null;
-      // The exact KL to the base is trained with β > 0 and reported whenever the base is given (learning metrics).
-      const baseDist = options.refModel ? vocabDistribution(options.refModel, batch) : null;
+      // The exact KL to the base costs a base forward per micro-batch: only with β > 0 (train/kl_loss, the k3
+      // estimate, reports the distance to the base otherwise).
+      const baseDist = options.refModel && hyper.baseKlCoef > 0 ? vocabDistribution(options.refModel, batch) : null;
       const needVocab = teacherDist !== null || baseDist !== null;
       let metricsT: tf.Tensor | null = null;
       const { value, grads } = tf.tidy(() => {
@@ -334,7 +335,7 @@ export async function trainStep(
       "train/kl_loss": sums.kl_loss,
       "train/entropy": sums.entropy,
       "train/distill_kl": sums.distill_kl,
-      "train/kl_base": sums.kl_base,
+      ...(hyper.baseKlCoef > 0 ? { "train/kl_base": sums.kl_base } : {}),
       "train/demo_nll": sums.demo_nll,
       "train/demo_samples": demos,
       "train/epochs": hyper.epochs,
