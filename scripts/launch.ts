@@ -3,6 +3,7 @@
 import path from "node:path";
 import { chooseDatabase } from "./lib/database";
 import { chooseRedis } from "./lib/redis";
+import { ensureBubblewrap } from "./lib/bubblewrap";
 import { ensureSecretKey } from "./lib/secret";
 import { ensureWebBuild } from "./lib/build";
 import { Supervisor, type ProcessSpec } from "./lib/supervisor";
@@ -46,6 +47,7 @@ async function main() {
   if (redisChoice.stop) stops.push(redisChoice.stop);
   log(`redis: ${redisChoice.source} (${redisChoice.url})`);
   if (shuttingDown) return;
+  ensureBubblewrap(log);
 
   Object.assign(process.env, {
     DATABASE_URL: database.url,

@@ -133,8 +133,12 @@ export const LoraSchema = z.object({
 });
 
 export const TrainerSchema = z.object({
-  /** tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host. */
-  backend: z.enum(["embedded", "ray-slime", "local-process", "tinker"]).default("embedded"),
+  /**
+   * tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host.
+   * hf-local = one process on one GPU (transformers + peft) that serves the policy, judges and teaches on the
+   * frozen base and trains a LoRA adapter (integrations/hf).
+   */
+  backend: z.enum(["embedded", "ray-slime", "local-process", "tinker", "hf-local"]).default("embedded"),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
   rayAddress: httpUrl.optional(),
 });
@@ -288,13 +292,21 @@ const ExperimentConfigObject = z
           message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265",
         });
       }
-      if (cfg.policy.kind === "embedded") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["policy", "kind"],
-          message: "GPU trainers serve through SGLang: choose policy kind sglang",
-        });
-      }
+    }
+    if (
+      (cfg.trainer.backend === "ray-slime" ||
+        cfg.trainer.backend === "local-process" ||
+        cfg.trainer.backend === "hf-local") &&
+      cfg.policy.kind === "embedded"
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["policy", "kind"],
+        message:
+          cfg.trainer.backend === "hf-local"
+            ? "hf-local serves the policy itself (an SGLang-compatible endpoint): choose policy kind sglang, at the address it serves on"
+            : "GPU trainers serve through SGLang: choose policy kind sglang",
+      });
     }
     if (cfg.trainer.backend !== "embedded") {
       const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
@@ -312,11 +324,14 @@ const ExperimentConfigObject = z
           });
     }
     if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
-      if (cfg.hyper.opdEstimator === "full") {
+      // hf-local holds the frozen base in the same process, so it has the teacher's whole distribution too.
+      const inProcessTeacher = cfg.trainer.backend === "hf-local";
+      const onSlime = cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process";
+      if (cfg.hyper.opdEstimator === "full" && !inProcessTeacher) {
         ctx.addIssue({
           code: "custom",
           path: ["hyper", "opdEstimator"],
-          message: "the full-vocabulary estimator runs on the embedded trainer only: choose sampled",
+          message: "the full-vocabulary estimator runs on the embedded and hf-local trainers only: choose sampled",
         });
       }
       if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
@@ -327,8 +342,9 @@ const ExperimentConfigObject = z
             "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
         });
       }
-      if (cfg.trainer.backend !== "tinker" && cfg.hyper.opdEstimator === "topk") {
-        // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss.
+      if (onSlime && cfg.hyper.opdEstimator === "topk") {
+        // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss
+        // (hf-local computes it from its in-process frozen base).
         ctx.addIssue({
           code: "custom",
           path: ["hyper", "opdEstimator"],
@@ -336,7 +352,7 @@ const ExperimentConfigObject = z
             "top-K distillation is not available on slime yet (no teacher top-K is produced for its loss; to be rebuilt on OpenClaw-RL PRs #99/#109): choose sampled",
         });
       }
-      if (cfg.trainer.backend !== "tinker" && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
+      if (onSlime && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
         ctx.addIssue({
           code: "custom",
           path: ["hyper", "advClamp"],

@@ -186,6 +186,22 @@ const SECTIONS = {
       TINKER_SERVE_HOST: optionalText,
       /** The address the proxy reaches the bridge's endpoint at, when not http://TINKER_SERVE_HOST:PORT/v1. */
       TINKER_SERVE_URL: z.string().url().optional(),
+      /** hf-local (one GPU: integrations/hf): the interpreter with torch, transformers and peft. */
+      HF_LOCAL_PYTHON: optionalText,
+      /** The checkpoint to load (a local path; "tiny" = the CPU model); default: the experiment's policy model. */
+      HF_LOCAL_MODEL: optionalText,
+      HF_LOCAL_GPU: z.coerce.number().int().min(0).optional(),
+      /** The GPU's memory in GB: a model whose estimate exceeds it is refused at launch (default 80). */
+      HF_LOCAL_GPU_MEMORY_GB: z.coerce.number().positive().optional(),
+      HF_LOCAL_MAX_BATCH: z.coerce.number().int().min(1).optional(),
+      HF_LOCAL_MAX_CONTEXT: z.coerce.number().int().min(16).optional(),
+      HF_LOCAL_MICRO_BATCH: z.coerce.number().int().min(1).optional(),
+      /** Where it serves (default 127.0.0.1:30001; add it to UPSTREAM_ALLOWLIST), and the URL others reach it at. */
+      HF_LOCAL_SERVE_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+      HF_LOCAL_SERVE_HOST: optionalText,
+      HF_LOCAL_SERVE_URL: z.string().url().optional(),
+      /** Adapters are saved under <HF_LOCAL_SAVE_DIR>/<experiment slug>/<run id>/ (default .data/hf-local). */
+      HF_LOCAL_SAVE_DIR: optionalText,
       /** A running trainer that has reported before is CRASHED after this long without a heartbeat. */
       TRAINER_HEARTBEAT_TIMEOUT_S: z.coerce.number().positive().default(600),
       /** Time from RUNNING to the first heartbeat (slime loads models and starts engines first). */
@@ -208,6 +224,16 @@ const SECTIONS = {
     UPSTREAM_ALLOW_PRIVATE: offUnlessOn,
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
+  }),
+  /** Sandboxes for environment episodes (server/environments/sandbox). */
+  sandbox: z.object({
+    /** Where leases get their work, log and staging folders (default: <os tmpdir>/ocrl-sandboxes); must be reachable by the lease uids. */
+    SANDBOX_ROOT: optionalText,
+    /** The bubblewrap binary of the local-bwrap provider. */
+    SANDBOX_BWRAP: z.string().default("bwrap"),
+    /** First uid of the range leases run as when this process is root (one uid per live lease). */
+    SANDBOX_UID_BASE: int(200_000, 1000, 2 ** 31 - 1),
+    SANDBOX_UID_COUNT: int(1024, 1, 65_536),
   }),
   /** First start (bootstrap/seed.ts). */
   seed: z.object({

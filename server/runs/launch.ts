@@ -36,6 +36,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
         dualClip: h.dualClip,
         normalizeAdvantages: h.normalizeAdvantages,
         advClamp: h.advClamp,
+        opdEstimator: h.opdEstimator,
         distillTopK: h.topK,
       },
       lora: c.lora,
@@ -64,6 +65,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
       localProcess: s.LOCAL_PROCESS_ROLES
         ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} }
         : undefined,
+      policyModel: model,
       controlPlaneUrl: controlPlaneUrl(s),
       apiKey,
     },

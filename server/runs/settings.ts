@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { settings, type EnvSource, type Settings } from "../platform/env";
 import { LocalProcessConfigSchema, type TrainerBackend } from "./backends/backend";
+import path from "node:path";
+import { HF_LOCAL_BACKEND_KIND, HfLocalBackend, HfLocalSettingsSchema } from "./backends/hfLocal/backend";
 import { LOCAL_PROCESS_BACKEND_KIND, LocalProcessBackend } from "./backends/localProcess/backend";
 import { RAY_SLIME_BACKEND_KIND, RaySlimeBackend } from "./backends/ray/backend";
 import { SLIME_PROFILE_IDS } from "./backends/slime/profiles";
@@ -38,7 +40,22 @@ export function createBackends(s: SupervisorSettings): Map<string, TrainerBacken
     [RAY_SLIME_BACKEND_KIND, new RaySlimeBackend()],
     [LOCAL_PROCESS_BACKEND_KIND, new LocalProcessBackend()],
     [TINKER_BACKEND_KIND, new TinkerBackend(tinkerSettings(s))],
+    [HF_LOCAL_BACKEND_KIND, new HfLocalBackend(hfLocalSettings(s))],
   ]);
+}
+
+export function hfLocalSettings(s: SupervisorSettings) {
+  return HfLocalSettingsSchema.parse({
+    python: s.HF_LOCAL_PYTHON,
+    model: s.HF_LOCAL_MODEL,
+    gpu: s.HF_LOCAL_GPU,
+    gpuMemoryGb: s.HF_LOCAL_GPU_MEMORY_GB,
+    maxBatch: s.HF_LOCAL_MAX_BATCH,
+    maxContext: s.HF_LOCAL_MAX_CONTEXT,
+    microBatch: s.HF_LOCAL_MICRO_BATCH,
+    serve: { port: s.HF_LOCAL_SERVE_PORT, host: s.HF_LOCAL_SERVE_HOST, url: s.HF_LOCAL_SERVE_URL },
+    saveDir: s.HF_LOCAL_SAVE_DIR ?? path.join(process.cwd(), ".data", "hf-local"),
+  });
 }
 
 function tinkerSettings(s: SupervisorSettings) {

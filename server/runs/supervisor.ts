@@ -1,4 +1,4 @@
-// Supervision of runs on external trainers (ray-slime, local-process, tinker), run by the train worker
+// Supervision of runs on external trainers (ray-slime, local-process, tinker, hf-local), run by the train worker
 // (workers/train/external.ts). The run's state machine:
 // - launches PENDING runs through their backend with a fresh write key bound to the experiment (keys.ts; Ray's
 //   submission id is the run id, so a retried launch never starts a second job);
@@ -6,7 +6,7 @@
 //   the trainer stops heartbeating (lease/ack/report calls) or the job is lost (Ray forgot it, the process
 //   that owned the local processes is gone, the Ray dashboard is unreachable for too long);
 // - stops the job of a run the user stopped, revokes the run's trainer key when the run ends, and keeps the
-//   logs of in-process trainers (local processes, the Tinker bridge) where the API can read them (logs.ts).
+//   logs of in-process trainers (local processes, the Tinker bridge, hf-local) where the API can read them (logs.ts).
 // Settings: settings.ts; what a backend is given: launch.ts; the launch preview: preview.ts.
 import { db } from "../platform/db/client";
 import type { RunStatus } from "../platform/db/generated/client";
@@ -17,6 +17,7 @@ import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunHandle, TrainerBackend, TrainerRunState } from "./backends/backend";
 import { LOCAL_PROCESS_BACKEND_KIND } from "./backends/localProcess/backend";
 import { RayJobsError } from "./backends/ray/client";
+import { HF_LOCAL_BACKEND_KIND } from "./backends/hfLocal/backend";
 import { TINKER_BACKEND_KIND } from "./backends/tinker/backend";
 import { revokeTrainerKeys, issueTrainerKey } from "./keys";
 import { buildRunLaunch, handleFor } from "./launch";
@@ -24,7 +25,7 @@ import { runLogPath, SAVED_LOG_LINES, saveLogs } from "./logs";
 import { createBackends, type SupervisorSettings } from "./settings";
 
 /** Backends whose logs live in the supervising process (saved to DATA_DIR/runs/<id>/trainer.log for the API). */
-const IN_PROCESS_KINDS = new Set([LOCAL_PROCESS_BACKEND_KIND, TINKER_BACKEND_KIND]);
+const IN_PROCESS_KINDS = new Set([LOCAL_PROCESS_BACKEND_KIND, TINKER_BACKEND_KIND, HF_LOCAL_BACKEND_KIND]);
 
 type SupervisedRun = {
   id: string;

@@ -28,6 +28,7 @@ const TrainerHyperparametersSchema = HyperparamsSchema.pick({
   dualClip: true,
   normalizeAdvantages: true,
   advClamp: true,
+  opdEstimator: true,
 }).extend({
   /** Teacher top-K for method topk (slime --distill-topk). */
   distillTopK: z.number().int().min(1).max(1024).default(50),
@@ -114,6 +115,8 @@ export const RunLaunchConfigSchema = z.object({
   slime: SlimeConfigSchema.optional(),
   /** Required by the local-process backend. */
   localProcess: LocalProcessConfigSchema.optional(),
+  /** The policy checkpoint (an HF id or path; hf-local loads it, or builds the tiny CPU model for "tiny"). */
+  policyModel: z.string().min(1).optional(),
   /** Where the rollout integration reaches the control plane (proxy, sample queue, metrics). */
   controlPlaneUrl: httpUrl,
   /** Per-run API key the integration authenticates with; redacted in anything shown to users. */
@@ -148,7 +151,7 @@ export interface TrainerStatus {
 }
 
 export interface TrainerBackend {
-  /** Stored in Run.trainerBackend: "ray-slime", "local-process", "tinker". */
+  /** Stored in Run.trainerBackend: "ray-slime", "local-process", "tinker", "hf-local". */
   readonly kind: string;
   /** Launches the run; safe to retry with the same runId (never launches twice). */
   start(run: RunLaunch): Promise<{ externalJobId?: string }>;

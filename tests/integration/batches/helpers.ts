@@ -21,7 +21,12 @@ export const TOOLS = [
  * A session of `n` main turns, each judged +1 (a grpo RL sample with reward 1). Turn i asks question i; its
  * delta is that question plus the previous answer, so reassembling turn i gives the whole conversation.
  */
-export async function makeJudgedSession(experimentId: string, runId: string, n: number, opts: { score?: number } = {}) {
+export async function makeJudgedSession(
+  experimentId: string,
+  runId: string,
+  n: number,
+  opts: { score?: number; tokenIds?: (i: number) => number[] } = {},
+) {
   const systemHash = await storeBlob("system", SYSTEM);
   const toolsHash = await storeBlob("tools", TOOLS);
   const session = await makeSession(experimentId, { turnCount: n });
@@ -45,7 +50,7 @@ export async function makeJudgedSession(experimentId: string, runId: string, n: 
       request: delta,
       content: `answer ${i}`,
       finishReason: "stop",
-      tokenIds: [100 + i, 200 + i, 300 + i],
+      tokenIds: opts.tokenIds?.(i) ?? [100 + i, 200 + i, 300 + i],
       logprobs: [-0.5, -0.25, -0.125],
       policyVersion: 0,
       next: { role: "user", content: `question ${i + 1}` },

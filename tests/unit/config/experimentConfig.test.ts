@@ -50,7 +50,7 @@ describe("experiment config", () => {
     };
     expect(issuesOf({ ...gpu, hyper: { opdEstimator: "full" } })).toContainEqual({
       path: "hyper.opdEstimator",
-      message: expect.stringContaining("embedded trainer only"),
+      message: expect.stringContaining("embedded and hf-local trainers only"),
     });
     expect(issuesOf({ ...gpu, hyper: { teacherSource: "current" } })).toContainEqual({
       path: "hyper.teacherSource",
@@ -65,6 +65,28 @@ describe("experiment config", () => {
       path: "hyper.dualClip",
       message: "dual-clip must be 0 (off) or above 1",
     });
+  });
+
+  it("lets hf-local distil with every estimator (its frozen base is in-process) and serve the policy itself", () => {
+    const hf = {
+      method: "combine",
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
+      trainer: { backend: "hf-local" },
+    };
+    expect(issuesOf({ ...hf, hyper: { opdEstimator: "full" } })).toEqual([]);
+    expect(issuesOf({ ...hf, hyper: { opdEstimator: "topk", advClamp: 2 } })).toEqual([]);
+    expect(issuesOf({ ...hf, hyper: { teacherSource: "current" } })).toContainEqual({
+      path: "hyper.teacherSource",
+      message: expect.stringContaining("embedded trainer only"),
+    });
+    expect(issuesOf({ ...hf, policy: { kind: "embedded" } })).toContainEqual({
+      path: "policy.kind",
+      message: expect.stringContaining("hf-local serves the policy itself"),
+    });
+    // Slime keeps its refusals.
+    expect(
+      issuesOf({ ...hf, trainer: { backend: "local-process" }, hyper: { opdEstimator: "topk" } }).map((i) => i.path),
+    ).toContain("hyper.opdEstimator");
   });
 
   it("names the field and what to change", () => {

@@ -5,7 +5,7 @@ import "../../../../server/platform/zodMessages";
 import type { FieldIssue } from "../../../_lib/errors";
 import { BACKEND_HYPER_DEFAULTS, HyperparamsSchema } from "../../../../server/config/experimentConfig";
 import { getAt, setAt, type Json } from "./formState";
-import { GpuGrid } from "./GpuGrid";
+import { GpuGrid, SharedGpu } from "./GpuGrid";
 
 export interface ExperimentFormValues {
   name: string;
@@ -377,7 +377,19 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <div className="card">
         <h3>Trainer backend and GPU split</h3>
         <div className="grid2">
-          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker"], switchTrainer)}
+          {select(
+            "Trainer",
+            "trainer.backend",
+            ["embedded", "ray-slime", "local-process", "tinker", "hf-local"],
+            switchTrainer,
+          )}
+          {trainerBackend === "hf-local" && (
+            <div className="notice">
+              One process on <b>one GPU</b> (transformers + peft): it serves the policy, judges and teaches on the
+              frozen base, and trains a LoRA adapter, time-sharing the GPU. Set the policy to SGLang at the address it
+              serves on (<code>HF_LOCAL_SERVE_PORT</code>, default 30001); the launch preview shows its memory estimate.
+            </div>
+          )}
           {trainerBackend === "tinker" && (
             <div className="notice">
               Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (
@@ -401,6 +413,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             </div>
             <br />
             <GpuGrid split={getAt(cfg, "trainer.gpu") ?? {}} />
+          </>
+        )}
+        {trainerBackend === "hf-local" && (
+          <>
+            <br />
+            <SharedGpu />
           </>
         )}
       </div>

@@ -36,3 +36,20 @@ export function GpuGrid({ split }: { split: unknown }) {
     </div>
   );
 }
+
+/** hf-local's plan: one GPU time-shared by serving, the judge/teacher (the frozen base) and training. */
+export function SharedGpu() {
+  return (
+    <div className="gpu-grid" data-testid="gpu-grid">
+      <div className="gpu-node">
+        <span>node 0</span>
+        <div className="gpu actor" title="GPU 0: serving + judge/teacher (frozen base) + training, time-shared">
+          S·J·T
+        </div>
+      </div>
+      <div className="muted" style={{ fontSize: 12 }}>
+        1 GPU: serving, judging and teaching on the frozen base, and LoRA training share it (hf-local).
+      </div>
+    </div>
+  );
+}

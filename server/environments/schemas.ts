@@ -1,0 +1,71 @@
+// zod inputs of the environment services (environments, task sets, oracle runs, episodes).
+import { z } from "zod";
+import { networkPolicySchema, sandboxLimitsSchema } from "./sandbox/limits";
+import { PROVIDERS } from "./sandbox/registry";
+import { TOOL_NAMES } from "./tasks/spec";
+
+const id = z.string().min(1).max(64);
+const experiment = z.string().min(1).max(200);
+const name = z.string().trim().min(1).max(100);
+
+/** `bash` runs a command in the sandbox (terminal tasks); the others answer tool-call tasks. */
+export const ENVIRONMENT_TOOLS = ["bash", ...TOOL_NAMES] as const;
+
+export const EnvironmentCreateInput = z.object({
+  experiment,
+  name,
+  provider: z.enum(PROVIDERS).default("local-bwrap"),
+  limits: sandboxLimitsSchema.default(sandboxLimitsSchema.parse({})),
+  network: networkPolicySchema.default("none"),
+  tools: z.array(z.enum(ENVIRONMENT_TOOLS)).min(1).max(ENVIRONMENT_TOOLS.length).default(["bash"]),
+});
+export const EnvironmentListInput = z.object({ experiment });
+export const EnvironmentGetInput = z.object({ id });
+
+/** A base64 tar.gz stays under the REST body cap with room to spare. */
+export const MAX_ARCHIVE_BASE64 = 48 * 1024 * 1024;
+
+export const TaskSetImportInput = z
+  .object({
+    experiment,
+    name,
+    description: z.string().max(2000).optional(),
+    format: z.enum(["harbor", "jsonl"]),
+    /** harbor: a tar or tar.gz of one task folder or of several, base64 */
+    archiveBase64: z.string().max(MAX_ARCHIVE_BASE64).optional(),
+    /** jsonl: the tool-call tasks, one per line */
+    text: z
+      .string()
+      .max(16 * 1024 * 1024)
+      .optional(),
+    splitSeed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(0),
+    heldOutFraction: z.number().min(0).max(0.9).default(0.2),
+  })
+  .superRefine((v, ctx) => {
+    if (v.format === "harbor" && !v.archiveBase64)
+      ctx.addIssue({ code: "custom", path: ["archiveBase64"], message: "a Harbor import needs the archive" });
+    if (v.format === "jsonl" && v.text === undefined)
+      ctx.addIssue({ code: "custom", path: ["text"], message: "a JSONL import needs the text" });
+  });
+export const TaskSetListInput = z.object({ experiment });
+export const TaskSetGetInput = z.object({ id, version: z.number().int().min(1).optional() });
+
+export const OracleRunInput = z.object({
+  taskSetId: id,
+  version: z.number().int().min(1).optional(),
+  /** Whose sandbox limits the oracle runs under. */
+  environmentId: id,
+  repeats: z.number().int().min(1).max(5).default(2),
+});
+
+export const EpisodeListInput = z.object({
+  experiment,
+  taskId: id.optional(),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+export const EpisodeGetInput = z.object({ id });

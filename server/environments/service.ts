@@ -1,0 +1,256 @@
+// Environment services for tRPC and REST: environments (provider, limits, network policy, tools), task sets
+// (versioned imports with a fixed train/held-out split), oracle runs, and reading episodes. Callers check
+// the permission (read for reads, write for the rest) at the route layer; these load-then-authorize each
+// row against the caller's experiment scope, and write every mutation with its audit entry.
+import type { z } from "zod";
+import { audit } from "../access/audit";
+import type { Principal } from "../access/principal";
+import { authorizeRow, loadExperimentFor } from "../access/scope";
+import { db, type Prisma } from "../platform/db/client";
+import { badRequest, conflict, notFound } from "../platform/errors";
+import { sandboxLimitsSchema } from "./sandbox/limits";
+import { sandboxProvider, type ProviderName } from "./sandbox/registry";
+import type {
+  EnvironmentCreateInput,
+  EnvironmentGetInput,
+  EnvironmentListInput,
+  EpisodeGetInput,
+  EpisodeListInput,
+  OracleRunInput,
+  TaskSetGetInput,
+  TaskSetImportInput,
+  TaskSetListInput,
+} from "./schemas";
+import { parseTasks, type TaskSource } from "./tasks/import";
+import { runOracle as oracle, type OracleOutcome } from "./tasks/oracle";
+import { taskSpecSchema, type TaskSpec } from "./tasks/spec";
+import { splitOf } from "./tasks/split";
+
+type In<T extends z.ZodType> = z.output<T>;
+type Tx = Prisma.TransactionClient;
+const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
+
+export async function createEnvironment(p: Principal, input: In<typeof EnvironmentCreateInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  return db().$transaction(async (tx) => {
+    const taken = await tx.environment.findUnique({
+      where: { experimentId_name: { experimentId: e.id, name: input.name } },
+    });
+    if (taken) throw conflict(`Environment "${input.name}" already exists in this experiment`);
+    const env = await tx.environment.create({
+      data: {
+        experimentId: e.id,
+        name: input.name,
+        provider: input.provider,
+        limits: json(input.limits),
+        network: input.network,
+        tools: json(input.tools),
+      },
+    });
+    await audit(tx, p, "environment.create", "environment", env.id, null, env);
+    return env;
+  });
+}
+
+export async function listEnvironments(p: Principal, input: In<typeof EnvironmentListInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  return db().environment.findMany({ where: { experimentId: e.id }, orderBy: { createdAt: "asc" } });
+}
+
+export async function getEnvironment(p: Principal, input: In<typeof EnvironmentGetInput>) {
+  const env = authorizeRow(
+    p,
+    "Environment",
+    input.id,
+    await db().environment.findUnique({ where: { id: input.id } }),
+    (r) => r.experimentId,
+  );
+  const provider = sandboxProvider(env.provider as ProviderName);
+  return { ...env, health: await provider.available() };
+}
+
+/** Parses the upload (a 400 naming the file and field when a task is bad), then writes the next version. */
+export async function importTaskSet(p: Principal, input: In<typeof TaskSetImportInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  const source: TaskSource =
+    input.format === "jsonl"
+      ? { format: "jsonl", text: input.text ?? "" }
+      : { format: "harbor", archive: Buffer.from(input.archiveBase64 ?? "", "base64"), name: "archive" };
+  const tasks = parseTasks(source);
+  return db().$transaction((tx) =>
+    writeTaskSetVersion(tx, p, {
+      experimentId: e.id,
+      name: input.name,
+      description: input.description,
+      format: input.format,
+      splitSeed: input.splitSeed,
+      heldOutFraction: input.heldOutFraction,
+      tasks,
+    }),
+  );
+}
+
+export interface TaskSetVersionData {
+  experimentId: string;
+  name: string;
+  description?: string;
+  format: "harbor" | "jsonl";
+  splitSeed: number;
+  heldOutFraction: number;
+  tasks: TaskSpec[];
+}
+
+/** Versions never change in place: the set's row lock orders concurrent imports. */
+export async function writeTaskSetVersion(tx: Tx, p: Principal | null, data: TaskSetVersionData) {
+  await tx.taskSet.upsert({
+    where: { experimentId_name: { experimentId: data.experimentId, name: data.name } },
+    create: { experimentId: data.experimentId, name: data.name, description: data.description ?? "" },
+    update: data.description !== undefined ? { description: data.description } : {},
+  });
+  const [set] = await tx.$queryRaw<{ id: string; latestVersion: number }[]>`
+    SELECT id, "latestVersion" FROM task_sets WHERE "experimentId" = ${data.experimentId} AND name = ${data.name} FOR UPDATE`;
+  const version = set!.latestVersion + 1;
+  const sv = await tx.taskSetVersion.create({
+    data: {
+      setId: set!.id,
+      version,
+      format: data.format,
+      splitSeed: data.splitSeed,
+      heldOutFraction: data.heldOutFraction,
+      taskCount: data.tasks.length,
+    },
+  });
+  await tx.task.createMany({
+    data: data.tasks.map((t, index) => ({
+      setVersionId: sv.id,
+      index,
+      key: t.key,
+      kind: t.kind,
+      split: splitOf(data.splitSeed, t.key, data.heldOutFraction),
+      instruction: t.instruction,
+      spec: json(t),
+    })),
+  });
+  await tx.taskSet.update({ where: { id: set!.id }, data: { latestVersion: version } });
+  await audit(tx, p, "taskSet.import", "taskSet", set!.id, null, {
+    version,
+    format: data.format,
+    taskCount: data.tasks.length,
+    splitSeed: data.splitSeed,
+    heldOutFraction: data.heldOutFraction,
+  });
+  return { id: set!.id, versionId: sv.id, version, taskCount: data.tasks.length };
+}
+
+export async function listTaskSets(p: Principal, input: In<typeof TaskSetListInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  return db().taskSet.findMany({ where: { experimentId: e.id }, orderBy: { createdAt: "asc" } });
+}
+
+async function loadVersion(p: Principal, setId: string, version?: number) {
+  const set = authorizeRow(
+    p,
+    "Task set",
+    setId,
+    await db().taskSet.findUnique({ where: { id: setId } }),
+    (r) => r.experimentId,
+  );
+  const v = version ?? set.latestVersion;
+  const sv = await db().taskSetVersion.findUnique({ where: { setId_version: { setId, version: v } } });
+  if (!sv) throw notFound("Task set version", `${setId} v${v}`);
+  return { set, sv };
+}
+
+/** A version's tasks without their files (the list a page shows): key, kind, split, oracle status. */
+export async function getTaskSet(p: Principal, input: In<typeof TaskSetGetInput>) {
+  const { set, sv } = await loadVersion(p, input.id, input.version);
+  const tasks = await db().task.findMany({
+    where: { setVersionId: sv.id },
+    orderBy: { index: "asc" },
+    select: {
+      id: true,
+      index: true,
+      key: true,
+      kind: true,
+      split: true,
+      instruction: true,
+      oracleStatus: true,
+      oracleAt: true,
+    },
+  });
+  return { ...set, version: sv, tasks };
+}
+
+/** What of an oracle run is kept on the task: statuses, rewards, errors and a trimmed command record. */
+function oracleRecord(o: OracleOutcome) {
+  const cut = (s: string) => (s.length > 2000 ? `${s.slice(0, 2000)}…` : s);
+  return {
+    status: o.status,
+    solutionRewards: o.solutionRewards,
+    nullReward: o.nullReward,
+    errors: o.errors,
+    commands: o.commands.map((c) => ({
+      phase: c.phase,
+      command: cut(c.command),
+      exitCode: c.exitCode,
+      timedOut: c.timedOut,
+      truncated: c.truncated,
+      durationMs: c.durationMs,
+      stdout: cut(c.stdout),
+      stderr: cut(c.stderr),
+    })),
+  };
+}
+
+/**
+ * Runs every task's oracle in the environment's sandbox, one task at a time (this is a small machine), and
+ * records each status on its task. Returns the statuses.
+ */
+export async function runOracle(p: Principal, input: In<typeof OracleRunInput>) {
+  const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
+  const env = await db().environment.findUnique({ where: { id: input.environmentId } });
+  if (!env || env.experimentId !== set.experimentId) throw notFound("Environment", input.environmentId);
+  const provider = sandboxProvider(env.provider as ProviderName);
+  const limits = sandboxLimitsSchema.parse(env.limits);
+  const tasks = await db().task.findMany({ where: { setVersionId: sv.id }, orderBy: { index: "asc" } });
+  if (tasks.some((t) => t.kind === "terminal")) {
+    const health = await provider.available();
+    if (!health.ok) throw badRequest(`The ${env.provider} sandbox is unavailable: ${health.reason}`);
+  }
+  const results: { key: string; status: OracleOutcome["status"] }[] = [];
+  for (const t of tasks) {
+    const o = await oracle(provider, taskSpecSchema.parse(t.spec), limits, input.repeats);
+    await db().$transaction(async (tx) => {
+      await tx.task.update({
+        where: { id: t.id },
+        data: { oracleStatus: o.status, oracleResult: json(oracleRecord(o)), oracleAt: new Date() },
+      });
+      await audit(tx, p, "task.oracle", "task", t.id, { status: t.oracleStatus }, { status: o.status });
+    });
+    results.push({ key: t.key, status: o.status });
+  }
+  return { taskSetId: set.id, version: sv.version, results };
+}
+
+export async function listEpisodes(p: Principal, input: In<typeof EpisodeListInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  return db().episode.findMany({
+    where: { experimentId: e.id, ...(input.taskId ? { taskId: input.taskId } : {}) },
+    orderBy: { createdAt: "desc" },
+    take: input.limit,
+    include: { task: { select: { key: true, kind: true, split: true } } },
+  });
+}
+
+export async function getEpisode(p: Principal, input: In<typeof EpisodeGetInput>) {
+  return authorizeRow(
+    p,
+    "Episode",
+    input.id,
+    await db().episode.findUnique({
+      where: { id: input.id },
+      include: { steps: { orderBy: { index: "asc" } }, task: { select: { key: true, kind: true, split: true } } },
+    }),
+    (r) => r.experimentId,
+  );
+}

@@ -1,0 +1,244 @@
+// TrainerBackend hf-local: one process on one GPU (integrations/hf/train.py) that serves the policy with a LoRA
+// adapter, judges and teaches on the frozen base (the adapter switched off) and trains the adapter from leased
+// batches, swapping it into serving after each step. Launched like the local-process roles: a child in its own
+// process group, pinned to its GPU with CUDA_VISIBLE_DEVICES, so stop() ends exactly that tree. The model "tiny"
+// is a small CPU model (CI and demos); any other model is a local Hugging Face checkpoint, checked against the
+// GPU's memory before launch (memory.ts).
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import { inheritedEnv } from "../../../platform/env";
+import {
+  RunLaunchSchema,
+  tailLines,
+  type LaunchPlan,
+  type RunHandle,
+  type RunLaunch,
+  type TrainerBackend,
+  type TrainerStatus,
+} from "../backend";
+import { INHERITED_ENV } from "../localProcess/backend";
+import { terminateGroup } from "../localProcess/processGroup";
+import { formatCommand } from "../slime/args";
+import { describeEstimate, estimateMemory, shapeFor, type MemoryEstimate } from "./memory";
+
+export const HF_LOCAL_BACKEND_KIND = "hf-local";
+export const TINY_MODEL = "tiny";
+
+/** Said when the process of a run is not a child of this process (e.g. the control plane restarted). */
+export const HF_LOCAL_NOT_TRACKED = "no hf-local process is tracked for this run in this control-plane process";
+
+export const HfLocalSettingsSchema = z.object({
+  python: z.string().min(1).default("python3"),
+  /** The checkpoint to load (a local path on this machine); default: the experiment's policy model. */
+  model: z.string().min(1).optional(),
+  /** The GPU (CUDA_VISIBLE_DEVICES) the process runs on. */
+  gpu: z.number().int().min(0).default(0),
+  /** That GPU's memory, for the estimate that refuses a model that will not fit. */
+  gpuMemoryGb: z.number().positive().default(80),
+  dtype: z.enum(["bfloat16", "float16", "float32"]).default("bfloat16"),
+  /** Requests decoded together, prompt + reply tokens per sequence, sequences per training micro-batch. */
+  maxBatch: z.number().int().min(1).max(256).default(8),
+  maxContext: z.number().int().min(16).max(131_072).default(4096),
+  microBatch: z.number().int().min(1).max(256).default(4),
+  /** Where it listens: the run reports http://host:port/v1 (policy) and /base/v1 (frozen base: judge, teacher). */
+  serve: z
+    .object({
+      port: z.number().int().min(0).max(65_535).default(30_001),
+      host: z.string().min(1).default("127.0.0.1"),
+      /** The address the proxy and the judge reach it at, when not http://<host>:<port>/v1. */
+      url: z.string().url().optional(),
+    })
+    .default({ port: 30_001, host: "127.0.0.1" }),
+  /** Adapters go to <saveDir>/<experiment slug>/<run id>/step-NNNNNN. */
+  saveDir: z.string().min(1).optional(),
+  /** Folder holding the `integrations` package (default: the control plane's working directory). */
+  cwd: z.string().min(1).optional(),
+  graceMs: z.number().int().min(0).default(10_000),
+});
+export type HfLocalSettings = z.output<typeof HfLocalSettingsSchema>;
+
+/** The model the run loads: the operator's setting, else the experiment's policy model. */
+export function modelFor(launch: RunLaunch, settings: HfLocalSettings): string {
+  const model = settings.model ?? launch.config.policyModel;
+  if (!model) throw new Error("hf-local needs a model: set HF_LOCAL_MODEL or the experiment's policy model");
+  return model;
+}
+
+/** The memory estimate for a launch, or null for the tiny CPU model and for models of unknown shape. */
+export function memoryFor(launch: RunLaunch, settings: HfLocalSettings): MemoryEstimate | null {
+  const model = modelFor(launch, settings);
+  const shape = model === TINY_MODEL ? null : shapeFor(model);
+  if (!shape) return null;
+  return estimateMemory(shape, {
+    loraRank: launch.config.lora.rank,
+    maxBatch: settings.maxBatch,
+    maxContext: settings.maxContext,
+    microBatch: settings.microBatch,
+  });
+}
+
+/** Throws, with the numbers, when the model will not fit on the GPU. */
+export function assertFits(launch: RunLaunch, settings: HfLocalSettings): MemoryEstimate | null {
+  const estimate = memoryFor(launch, settings);
+  if (estimate && estimate.totalGb > settings.gpuMemoryGb) {
+    throw new Error(
+      `${modelFor(launch, settings)} will not fit on one ${settings.gpuMemoryGb} GB GPU: it needs ${describeEstimate(estimate)}. ` +
+        "Choose a smaller model, or lower HF_LOCAL_MAX_CONTEXT / HF_LOCAL_MICRO_BATCH / HF_LOCAL_MAX_BATCH.",
+    );
+  }
+  return estimate;
+}
+
+/** The process's command and environment for a launch (also what the launch preview shows). */
+export function hfLocalCommand(
+  launch: RunLaunch,
+  settings: HfLocalSettings,
+): { argv: string[]; env: Record<string, string>; cwd: string } {
+  const model = modelFor(launch, settings);
+  const h = launch.config.hyperparameters;
+  const env: Record<string, string> = {
+    CONTROL_PLANE_URL: launch.config.controlPlaneUrl,
+    CONTROL_PLANE_API_KEY: launch.config.apiKey,
+    RUN_ID: launch.runId,
+    OPENCLAW_EXPERIMENT: launch.experimentSlug,
+    OPENCLAW_METHOD: launch.config.method,
+    OPENCLAW_COMBINE_W_OPD: String(h.wOpd),
+    OPENCLAW_COMBINE_W_RL: String(h.wRl),
+    OPENCLAW_OPD_ADV_CLAMP: String(h.advClamp),
+    HF_MODEL: model,
+    HF_DEVICE: model === TINY_MODEL ? "cpu" : "cuda",
+    HF_DTYPE: settings.dtype,
+    HF_OPD_ESTIMATOR: h.opdEstimator,
+    HF_TOPK: String(h.distillTopK),
+    HF_LEARNING_RATE: String(h.lr),
+    HF_BATCH_SIZE: String(h.batchSize),
+    HF_MICRO_BATCH: String(settings.microBatch),
+    HF_MAX_BATCH: String(settings.maxBatch),
+    HF_LORA_RANK: String(launch.config.lora.rank),
+    HF_LORA_ALPHA: String(launch.config.lora.alpha),
+    HF_EPS_CLIP: String(h.epsClip),
+    HF_EPS_CLIP_HIGH: String(h.epsClipHigh),
+    HF_DUAL_CLIP: String(h.dualClip),
+    HF_NORMALIZE_ADVANTAGES: h.normalizeAdvantages ? "1" : "0",
+    HF_SERVE_HOST: settings.serve.host,
+    HF_SERVE_PORT: String(settings.serve.port),
+    CUDA_VISIBLE_DEVICES: String(settings.gpu),
+    PYTHONUNBUFFERED: "1",
+    // It runs from the console checkout: no __pycache__ folders left in it.
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+  if (settings.serve.url) env.HF_SERVE_URL = settings.serve.url;
+  if (settings.saveDir) env.HF_SAVE_DIR = path.join(settings.saveDir, launch.experimentSlug);
+  return { argv: [settings.python, "-m", "integrations.hf.train"], env, cwd: settings.cwd ?? process.cwd() };
+}
+
+interface HfRun {
+  child: ChildProcess;
+  pgid: number;
+  lines: string[];
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  stopping?: Promise<boolean>;
+}
+
+export class HfLocalBackend implements TrainerBackend {
+  readonly kind = HF_LOCAL_BACKEND_KIND;
+  private readonly runs = new Map<string, HfRun>();
+
+  constructor(
+    private readonly settings: HfLocalSettings,
+    private readonly maxLogLines = 10_000,
+  ) {}
+
+  preview(launch: RunLaunch): LaunchPlan {
+    const model = modelFor(launch, this.settings);
+    const estimate = assertFits(launch, this.settings);
+    const notes = [
+      "One process on one GPU (CUDA_VISIBLE_DEVICES=" +
+        `${this.settings.gpu}): it serves the policy (LoRA rank ${launch.config.lora.rank}), judges and teaches on the frozen base (the adapter switched off), and trains the adapter, time-sharing the GPU; each step's adapter is swapped into serving without pausing it.`,
+      `It serves at ${this.settings.serve.url ?? `http://${this.settings.serve.host}:${this.settings.serve.port}/v1`} and reports it as the run's rollout URL, and /base/v1 beside it as the run's PRM (judge votes and teacher log-probs).`,
+    ];
+    if (model === TINY_MODEL)
+      notes.push("The tiny model is a small randomly initialised CPU model (CI and demos): no GPU is used.");
+    else if (estimate)
+      notes.push(`Memory: ${describeEstimate(estimate)} of the GPU's ${this.settings.gpuMemoryGb} GB.`);
+    else notes.push(`No memory estimate: ${model} is not a known shape (Qwen3 0.6B–32B); make sure it fits.`);
+    return { command: formatCommand(hfLocalCommand(launch, this.settings)), notes };
+  }
+
+  async start(input: RunLaunch): Promise<{ externalJobId: string }> {
+    const launch = RunLaunchSchema.parse(input);
+    const existing = this.runs.get(launch.runId);
+    if (existing) return { externalJobId: `hf-local:${existing.pgid}` };
+    assertFits(launch, this.settings);
+    const { argv, env, cwd } = hfLocalCommand(launch, this.settings);
+    const inherited = inheritedEnv();
+    for (const name of INHERITED_ENV) if (inherited[name] !== undefined) env[name] ??= inherited[name]!;
+    env.PYTHONPATH = [cwd, inherited.PYTHONPATH].filter(Boolean).join(":");
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const run = await new Promise<HfRun>((resolve, reject) => {
+      child.once("error", (err) => reject(new Error(`could not start hf-local (${argv.join(" ")}): ${err.message}`)));
+      child.once("spawn", () => resolve({ child, pgid: child.pid!, lines: [] }));
+    });
+    this.runs.set(launch.runId, run);
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream) createInterface({ input: stream }).on("line", (line) => this.append(run, line));
+    }
+    child.once("exit", (code, signal) => {
+      run.exit = { code, signal };
+      this.append(run, `[control-plane] hf-local ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`);
+    });
+    return { externalJobId: `hf-local:${run.pgid}` };
+  }
+
+  async stop(handle: RunHandle): Promise<void> {
+    await this.stopRun(handle.runId);
+  }
+
+  private async stopRun(runId: string): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run || run.exit) return;
+    run.stopping ??= terminateGroup(run.pgid, this.settings.graceMs);
+    await run.stopping;
+    if (!run.exit) await new Promise((resolve) => run.child.once("exit", resolve));
+  }
+
+  async status(handle: RunHandle): Promise<TrainerStatus> {
+    const run = this.runs.get(handle.runId);
+    if (!run) return { state: "LOST", message: HF_LOCAL_NOT_TRACKED };
+    if (!run.exit) return { state: "RUNNING" };
+    if (run.stopping) return { state: "KILLED", message: "stopped on request" };
+    if (run.exit.code === 0) return { state: "FINISHED", message: "hf-local exited cleanly" };
+    const last = run.lines.filter((l) => !l.startsWith("[control-plane]")).at(-1);
+    return {
+      state: "FAILED",
+      message: `hf-local ${run.exit.signal ? `was killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`}${last ? `: ${last}` : ""}`,
+    };
+  }
+
+  async logs(handle: RunHandle, opts: { tail?: number } = {}): Promise<string> {
+    const run = this.runs.get(handle.runId);
+    return run ? tailLines(run.lines.join("\n"), opts.tail) : "";
+  }
+
+  /** Ends every process this backend started (control-plane shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.runs.keys()].map((runId) => this.stopRun(runId)));
+  }
+
+  /** Forgets a finished run's process and logs (after the control plane has saved them). */
+  forget(runId: string): void {
+    if (this.runs.get(runId)?.exit) this.runs.delete(runId);
+  }
+
+  private append(run: HfRun, line: string): void {
+    run.lines.push(line);
+    if (run.lines.length > this.maxLogLines) run.lines.splice(0, run.lines.length - this.maxLogLines);
+  }
+}
