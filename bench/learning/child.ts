@@ -19,6 +19,7 @@ import { Trainer } from "../../server/training/loop";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
 import { disposeModel } from "../../server/engine/model";
 import { measureCompliance, type PersonaCompliance } from "./compliance";
+import { firstReplyScore, type FirstReplyScore } from "./firstReply";
 import type { Principal } from "../../server/access/principal";
 
 export interface ChildResult {
@@ -35,7 +36,12 @@ export interface ChildResult {
   final: PersonaCompliance;
   /** judged reward of the last `window` versions' replies by position: a conversation's first judged reply, or a later one */
   byPosition: { first: PositionReward; later: PositionReward };
+  /** first replies to the persona's held-out questions graded as persona-v2 grades them, at fixed versions */
+  firstReply: ({ version: number } & FirstReplyScore)[];
 }
+
+/** The versions whose first replies are graded (and every version the run ends at). */
+export const GRADED_VERSIONS = [0, 4, 8, 12, 16, 20, 24, 32, 48, 60, 80, 100, 150];
 
 export interface PositionReward {
   turns: number;
@@ -77,6 +83,8 @@ export async function runChild(
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
   const config = demoConfig(demo);
   Object.assign(config.hyper, overrides.hyper);
+  // Every version's checkpoint stays: the first replies are graded at fixed versions after the run.
+  config.hyper.keepCheckpoints = 1000;
   if (overrides.lr !== undefined) config.hyper.lr = overrides.lr;
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
   config.policy = { kind: "embedded", checkpoint: path.resolve(overrides.checkpoint) };
@@ -161,6 +169,22 @@ export async function runChild(
           orderBy: { version: "desc" },
         })
       )?.checkpointPath ?? null;
+    const graded = await db().policyVersion.findMany({
+      where: { experimentId: e.id, version: { in: [...GRADED_VERSIONS, done.length] } },
+      orderBy: { version: "asc" },
+      select: { version: true, checkpointPath: true },
+    });
+    const firstReply: ChildResult["firstReply"] = [];
+    for (const v of [{ version: 0, checkpointPath: config.policy.checkpoint }, ...graded]) {
+      if (!v.checkpointPath || firstReply.some((f) => f.version === v.version)) continue;
+      const m = (await loadCheckpoint(v.checkpointPath)).model;
+      firstReply.push({
+        version: v.version,
+        ...(await firstReplyScore(m, settings.personas[0]!, { maxTokens: config.serving.maxTokens })),
+      });
+      disposeModel(m);
+      emit({ type: "firstReply", method, ...firstReply.at(-1)! });
+    }
     const finalModel = (await loadCheckpoint(lastCheckpoint ?? config.policy.checkpoint)).model;
     const [final] = await measureCompliance(finalModel, { samples: 32, personas: [settings.personas[0]!] });
     disposeModel(finalModel);
@@ -175,6 +199,7 @@ export async function runChild(
       klToBase: tail.reduce((a, b) => a + b, 0) / Math.max(tail.length, 1),
       final: final!,
       byPosition: await rewardByPosition(e.id, Math.max(0, done.length - window + 1)),
+      firstReply,
     };
     emit({ type: "result", ...result });
   } finally {

@@ -175,6 +175,12 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
         console.log(
           `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.ms} ms`,
         );
+      if (msg.type === "firstReply") {
+        const f = msg as unknown as ChildResult["firstReply"][number];
+        console.log(
+          `  ${LABELS[job.name]} seed ${job.seed} v${f.version}: first replies in style and on topic ${f.sampled.both.toFixed(2)} (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
+        );
+      }
       if (msg.type === "result") result = msg as unknown as ChildResult;
     });
     child.on("exit", (code) => {
@@ -312,6 +318,28 @@ function report(
     const part = (k: "first" | "later") =>
       rs.map((r) => `${fmt(r.byPosition[k].reward)} (${r.byPosition[k].turns})`).join(", ");
     if (rs.length) console.log(`${LABELS[n]} | ${part("first")} / ${part("later")}`);
+  }
+  // The headline: first replies to the held-out questions, graded as persona-v2 grades them.
+  console.log(
+    `\nFirst replies to the persona's held-out questions (persona-v2): in style AND on topic, K = 4 at T = 1 — mean over seeds [min, max]; on topic; greedy both`,
+  );
+  const gradedVersions = [...new Set(results.flatMap((r) => (r.firstReply ?? []).map((f) => f.version)))].sort(
+    (a, b) => a - b,
+  );
+  console.log(["version", ...names.map((n) => LABELS[n]!.padStart(34))].join(" | "));
+  for (const v of gradedVersions) {
+    const cells = names.map((n) => {
+      const fs = byName
+        .get(n)!
+        .map((r) => (r.firstReply ?? []).find((f) => f.version === v))
+        .filter((f): f is NonNullable<typeof f> => f !== undefined);
+      if (!fs.length) return "".padStart(34);
+      const both = fs.map((f) => f.sampled.both);
+      return `${fmt(mean(both))} [${fmt(Math.min(...both))}, ${fmt(Math.max(...both))}]; ${fmt(mean(fs.map((f) => f.sampled.onTopic)))}; ${fmt(mean(fs.map((f) => f.greedy.both)))}`.padStart(
+        34,
+      );
+    });
+    console.log([String(v).padStart(7), ...cells].join(" | "));
   }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
   const png = renderBandPng({

@@ -84,6 +84,25 @@ export const HyperparamsSchema = z.object({
    * Off in the reference (A = r).
    */
   normalizeAdvantages: z.boolean().default(false),
+  /**
+   * What the whitening's baseline is taken over: the whole batch (slime), or each context of the reply separately —
+   * first reply, after a correction, after an approval — so an unprompted success is not ranked with a reply that
+   * merely followed the user's instruction. Departs from the reference (batch).
+   */
+  advantageGroups: z.enum(["batch", "context"]).default("batch"),
+  /** PPO epochs per batch (one optimizer update each, π_old fixed after epoch 0); the reference takes 1. */
+  ppoEpochs: z.number().int().min(1).max(4).default(1),
+  /** β of the exact full-vocabulary KL(π ‖ base) (embedded trainer only); 0 = off (reference). */
+  baseKlCoef: z.number().min(0).max(10).default(0),
+  /**
+   * Hindsight demonstrations (embedded trainer only; they depart from the reference): for OPD and Combine, replies
+   * sampled from the hinted teacher (frozen base + the turn's hint) on each hinted turn, trained on the un-hinted
+   * prompt by cross-entropy; for GRPO, a reply the user approved after a correction, replayed on the prompt before the
+   * correction. 0 = off.
+   */
+  hindsightSamples: z.number().int().min(0).max(2).default(0),
+  /** weight of the hindsight cross-entropy */
+  hindsightWeight: z.number().min(0).max(10).default(0.5),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z
     .number()
@@ -291,6 +310,21 @@ const ExperimentConfigObject = z
             ? "hf-local serves the policy itself (an SGLang-compatible endpoint): choose policy kind sglang, at the address it serves on"
             : "GPU trainers serve through SGLang: choose policy kind sglang",
       });
+    }
+    if (cfg.trainer.backend !== "embedded") {
+      const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
+        ["ppoEpochs", cfg.hyper.ppoEpochs !== 1],
+        ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
+        ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
+        ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
+      ];
+      for (const [field, set] of embeddedOnly)
+        if (set)
+          ctx.addIssue({
+            code: "custom",
+            path: ["hyper", field],
+            message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined))})`,
+          });
     }
     if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
       // hf-local holds the frozen base in the same process, so it has the teacher's whole distribution too.

@@ -9,7 +9,9 @@
  *   pg_t    = max(−A_t·ratio_t, −A_t·clip(ratio_t, 1−ε, 1+ε_high))      ε=0.2, ε_high=0.28
  *             and, with dual-clip c_d > 1 (dualClip), for A_t < 0: min(pg_t, −A_t·c_d)
  *   kl_t    = k3 ("low_var_kl"): exp(ref_t − lp_t) − (ref_t − lp_t) − 1, clamped to [−10, 10]
- *   loss    = agg(pg) + w_opd·agg(distill) + kl_coef·agg(kl) − entropy_coef·agg(entropy)
+ *   kl_base_t = Σ_v π(v) (log π(v) − log π_base(v))        exact KL to the frozen base over the whole vocabulary
+ *   loss    = agg(pg) + w_opd·agg(distill) + kl_coef·agg(kl) + β·agg(kl_base) + w_demo·agg_demo(−lp)
+ *             − entropy_coef·agg(entropy)
  *
  * base_t is π_old (the reference) or, decoupled (train.ts), the current policy's log-prob before the
  * update while the ratio stays against the behaviour log-probs.
@@ -24,8 +26,13 @@
  * sample still counting in the denominator) scales its term: agg(x) = Σ_i w_i·mean_t(x_it) / N.
  * Metrics (pg_loss, pg_clipfrac, ppo_kl = agg(old − lp), kl_loss, entropy) use the same reducer.
  *
+ * kl_base (β = `baseKlCoef`) anchors every response position to the base's whole next-token distribution — the
+ * content as well as the style — where the k3 estimate sees only the sampled token and is too noisy to hold the
+ * content at a higher learning rate. It departs from the reference (whose KL is k3, off by default).
+ *
  * Sample kinds map onto the estimators: "RL" → GRPO term only, "OPD" → OPD term only, "BOTH" →
- * Combine. The combine server's RL-only branch (reference: teacher log-probs = rollout log-probs, an
+ * Combine, "DEMO" → none of them: a demonstration (hindsight, train.ts) that only the cross-entropy term
+ * agg_demo(−lp) = Σ_{demo i} w_i·mean_t(−lp_it) / N trains, weighted by `wDemo`. The combine server's RL-only branch (reference: teacher log-probs = rollout log-probs, an
  * OPD term only approximately 0) is "BOTH" without teacherLogprobs: its OPD term is exactly 0.
  */
 import * as tf from "@tensorflow/tfjs-core";
@@ -53,16 +60,29 @@ export const lossHyperSchema = z.object({
   topK: z.number().int().min(1).default(50),
   /** whiten the advantages over the batch's response tokens (slime --normalize-advantages) */
   normalizeAdvantages: z.boolean().default(false),
+  /**
+   * what the whitening's mean and deviation are taken over: the whole batch (slime), or each context separately
+   * (first reply, after a correction, after an approval), so a reply is compared with replies in the same situation
+   */
+  advantageGroups: z.enum(["batch", "context"]).default("batch"),
+  /** β of the exact full-vocabulary KL(π ‖ base) at every response position; 0 = off (the reference) */
+  baseKlCoef: z.number().min(0).default(0),
+  /** weight of the cross-entropy on demonstration ("DEMO") samples */
+  wDemo: z.number().min(0).default(1),
 });
 export type LossHyper = z.input<typeof lossHyperSchema>;
 type LossHyperFull = z.output<typeof lossHyperSchema>;
 
-export type SampleKind = "RL" | "OPD" | "BOTH";
+export type SampleKind = "RL" | "OPD" | "BOTH" | "DEMO";
+
+/** Where in a conversation a reply was served: the per-context baseline's groups. */
+export type ReplyContext = "first" | "afterCorrection" | "afterApproval";
 
 export interface AdvantageInput {
   kind: SampleKind;
   reward: number;
   teacherLogprobs?: readonly number[];
+  context?: ReplyContext;
 }
 
 /**
@@ -79,6 +99,7 @@ export function advantageTerms(
   const { wOpd, wRl, advClamp, opdEstimator } = lossHyperSchema.parse(hyper);
   const n = baseLogprobs.length;
   const zeros = () => new Array<number>(n).fill(0);
+  if (s.kind === "DEMO") return { rl: zeros(), opd: zeros() };
   if (s.kind === "RL") return { rl: new Array<number>(n).fill(s.reward), opd: zeros() };
   const rl = new Array<number>(n).fill(s.kind === "BOTH" ? wRl * s.reward : 0);
   const teacher = s.teacherLogprobs;
@@ -102,19 +123,27 @@ export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly numb
  * The advantages of a batch. With `normalizeAdvantages`, the advantage slime computes is whitened over the batch
  * (whitenAdvantages) — the OPD term for OPD samples (--advantage-estimator on_policy_distillation), the RL term
  * otherwise — and Combine's OPD term is added after, as OpenClaw-RL's combine loss adds it to slime's advantages.
+ * With `advantageGroups: "context"` each context (a sample's `context`, "first" when unset) is whitened on its own.
+ * Demonstrations carry no advantage and take no part in the whitening.
  */
 export function batchAdvantages(
   samples: readonly AdvantageInput[],
   baseLogprobs: readonly (readonly number[])[],
   hyper: LossHyper = {},
 ): number[][] {
-  const { normalizeAdvantages } = lossHyperSchema.parse(hyper);
+  const { normalizeAdvantages, advantageGroups } = lossHyperSchema.parse(hyper);
   const terms = samples.map((s, i) => advantageTerms(s, baseLogprobs[i], hyper));
   if (!normalizeAdvantages) return terms.map(({ rl, opd }) => rl.map((r, t) => r + opd[t]));
   const primary = terms.map(({ rl, opd }, i) => (samples[i].kind === "OPD" ? opd : rl));
-  return whitenAdvantages(primary).map((w, i) =>
-    samples[i].kind === "BOTH" ? w.map((a, t) => a + terms[i].opd[t]) : w,
-  );
+  const groupOf = (s: AdvantageInput): string =>
+    s.kind === "DEMO" ? "demo" : advantageGroups === "context" ? (s.context ?? "first") : "batch";
+  const whitened: number[][] = primary.map((row) => [...row]);
+  for (const g of new Set(samples.map(groupOf))) {
+    if (g === "demo") continue;
+    const members = samples.flatMap((s, i) => (groupOf(s) === g ? [i] : []));
+    whitenAdvantages(members.map((i) => primary[i])).forEach((row, k) => (whitened[members[k]] = row));
+  }
+  return whitened.map((w, i) => (samples[i].kind === "BOTH" ? w.map((a, t) => a + terms[i].opd[t]) : w));
 }
 
 /**
@@ -197,6 +226,10 @@ export interface PolicyLossInputs {
   teacherVocabLogprobs?: tf.Tensor;
   /** 1 on the response tokens of samples with a teacher distribution, [B,T] */
   distillMask?: tf.Tensor;
+  /** the frozen base's log-probs over the vocabulary at the same positions, [B,T,V] (for kl_base) */
+  baseVocabLogprobs?: tf.Tensor;
+  /** 1 on the response tokens of demonstration samples, [B,T] (their cross-entropy term) */
+  demoMask?: tf.Tensor;
 }
 
 export interface PolicyLossMetrics {
@@ -207,6 +240,10 @@ export interface PolicyLossMetrics {
   ppo_kl: tf.Scalar;
   kl_loss: tf.Scalar;
   entropy: tf.Scalar;
+  /** agg of the exact KL(π ‖ base) over the vocabulary (0 without the base's distribution) */
+  kl_base: tf.Scalar;
+  /** agg_demo of −log π on demonstration tokens (0 without demonstrations) */
+  demo_nll: tf.Scalar;
 }
 
 /** The PPO clipped surrogate. Returns the per-token loss and clip indicator, [B,T]. */
@@ -253,15 +290,22 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
     ppo_kl: sampleMean(tf.sub(oldLogprobs, logprobs), mask, w),
     kl_loss: inp.refLogprobs ? sampleMean(lowVarKl(logprobs, inp.refLogprobs), mask, w) : zero,
     entropy: inp.entropy ? sampleMean(inp.entropy, mask, w) : zero,
+    kl_base:
+      inp.vocabLogprobs && inp.baseVocabLogprobs
+        ? sampleMean(distillationKl(inp.vocabLogprobs, inp.baseVocabLogprobs), mask, w)
+        : zero,
+    demo_nll: inp.demoMask ? sampleMean(tf.neg(logprobs), inp.demoMask, w) : zero,
   };
 }
 
 function addRegularisers(
   pgLoss: tf.Scalar,
-  m: { kl_loss: tf.Scalar; entropy: tf.Scalar; distill_kl: tf.Scalar },
+  m: { kl_loss: tf.Scalar; entropy: tf.Scalar; distill_kl: tf.Scalar; kl_base: tf.Scalar; demo_nll: tf.Scalar },
   h: LossHyperFull,
 ): tf.Scalar {
   let loss: tf.Scalar = pgLoss;
+  if (h.baseKlCoef > 0) loss = tf.add(loss, tf.mul(m.kl_base, h.baseKlCoef));
+  if (h.wDemo > 0) loss = tf.add(loss, tf.mul(m.demo_nll, h.wDemo));
   if (h.opdEstimator !== "sampled") loss = tf.add(loss, tf.mul(m.distill_kl, h.wOpd));
   if (h.klCoef > 0) loss = tf.add(loss, tf.mul(m.kl_loss, h.klCoef));
   if (h.entropyCoef > 0) loss = tf.sub(loss, tf.mul(m.entropy, h.entropyCoef));
@@ -274,6 +318,8 @@ export function policyLoss(
 ): { loss: tf.Scalar; metrics: PolicyLossMetrics } {
   const h = lossHyperSchema.parse(hyper);
   if (h.klCoef > 0 && !inp.refLogprobs) throw new Error("klCoef > 0 needs reference log-probs");
+  if (h.baseKlCoef > 0 && !(inp.vocabLogprobs && inp.baseVocabLogprobs))
+    throw new Error("baseKlCoef > 0 needs the policy's and the base's log-probs over the vocabulary");
   const { pg } = ppoClipTerms(inp.logprobs, inp.oldLogprobs, inp.advantages, h.epsClip, h.epsClipHigh, h.dualClip);
   const pgLoss = sampleMean(pg, inp.mask, inp.sampleWeights);
   const m = { ...monitorMetrics(inp, h), distill_kl: distillTerm(inp, h) };

@@ -12,6 +12,13 @@
  * current weights' log-probs, so a stale sample's OPD advantage is teacher − π rather than teacher −
  * (an older π).
  *
+ * `epochs` > 1 runs that many passes (each one optimizer update) over the same batch with π_old and the advantages
+ * fixed at what epoch 0 used, so from epoch 1 the ratio moves away from 1 and the PPO clip bounds the update: more
+ * update per batch behind a trust region (the reference takes one). `baseKlCoef` adds the exact KL to the frozen
+ * base (`options.refModel`) over the whole vocabulary at every response position, an anchor for the content.
+ *
+ * Demonstration samples (kind "DEMO": a hindsight target, training/trainInputs.ts) train by cross-entropy only.
+ *
  * The topk/full OPD estimators need the teacher's whole next-token distribution: samples carry the
  * hinted prompt (`teacherPromptIds`) and `options.teacherModel` scores it in each micro-batch (the frozen
  * base, or the current weights before the update; either way a constant of the loss).
@@ -40,7 +47,9 @@ export const trainSampleSchema = z
     oldLogprobs: z.array(z.number()),
     reward: z.number(),
     teacherLogprobs: z.array(z.number()).optional(),
-    kind: z.enum(["RL", "OPD", "BOTH"]),
+    kind: z.enum(["RL", "OPD", "BOTH", "DEMO"]),
+    /** where in the conversation the reply was served (the per-context baseline's group) */
+    context: z.enum(["first", "afterCorrection", "afterApproval"]).optional(),
     /** per-sample loss weight (importance weight for stale samples); default 1 */
     weight: z.number().min(0).optional(),
     /** the teacher's (hinted) prompt, for the topk/full estimators */
@@ -59,6 +68,8 @@ export const trainHyperSchema = lossHyperSchema.extend({
   gradClip: z.number().min(0).default(1),
   microBatchSize: z.number().int().positive().default(8),
   oldLogprobs: z.enum(["recompute", "rollout", "decoupled"]).default("recompute"),
+  /** passes over the batch, one update each, with π_old fixed after epoch 0 */
+  epochs: z.number().int().min(1).max(4).default(1),
 });
 export type TrainHyper = z.input<typeof trainHyperSchema>;
 
@@ -69,6 +80,8 @@ export interface TrainOptions {
   customLoss?: CustomLossFn;
   /** scores `teacherPromptIds` for the topk/full OPD estimators */
   teacherModel?: PolicyModel;
+  /** called after each epoch's update with the π_old it trained against and that epoch's metrics */
+  onEpoch?: (epoch: number, info: { oldLogprobs: readonly (readonly number[])[]; metrics: TrainMetrics }) => void;
 }
 
 export interface TrainMetrics {
@@ -80,6 +93,12 @@ export interface TrainMetrics {
   "train/entropy": number;
   /** reverse KL to the teacher over its top-K (or all) tokens; 0 with the sampled estimator */
   "train/distill_kl": number;
+  /** exact KL(π ‖ base) over the vocabulary, per response token (only with baseKlCoef > 0) */
+  "train/kl_base"?: number;
+  /** mean −log π of demonstration tokens (0 without demonstrations) */
+  "train/demo_nll": number;
+  "train/demo_samples": number;
+  "train/epochs": number;
   "train/grad_norm": number;
   /** mean |rollout − recomputed| log-prob; only when π_old is recomputed */
   "train/train_rollout_logprob_abs_diff"?: number;
@@ -89,7 +108,16 @@ export interface TrainMetrics {
   "train/prompt_tokens": number;
 }
 
-const METRIC_KEYS = ["pg_loss", "pg_clipfrac", "ppo_kl", "kl_loss", "entropy", "distill_kl"] as const;
+const METRIC_KEYS = [
+  "pg_loss",
+  "pg_clipfrac",
+  "ppo_kl",
+  "kl_loss",
+  "entropy",
+  "distill_kl",
+  "kl_base",
+  "demo_nll",
+] as const;
 
 /** [B, T-1] matrix with each row's values placed on its response span. */
 function spread(batch: PackedBatch, rows: ReadonlyArray<readonly number[]>): tf.Tensor2D {
@@ -97,6 +125,14 @@ function spread(batch: PackedBatch, rows: ReadonlyArray<readonly number[]>): tf.
   const out = new Float32Array(batch.B * W);
   batch.spans.forEach(({ start }, i) => out.set(rows[i], i * W + start));
   return tf.tensor2d(out, [batch.B, W]);
+}
+
+/** A model's log-probs over the vocabulary at every position of `batch` (its own prompts), [B, T-1, V]. No gradient. */
+function vocabDistribution(m: PolicyModel, batch: PackedBatch): tf.Tensor {
+  return tf.tidy(() => {
+    const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
+    return tokenLogprobs(forward(m.config, m.params, ids), batch, false, true).vocab!;
+  });
 }
 
 /**
@@ -146,19 +182,23 @@ export async function trainStep(
   const mbs = hyper.microBatchSize;
   const items = samples.map((s) => ({ promptIds: s.promptIds, responseIds: s.responseIds }));
 
+  // π_old and the advantages are taken once, before epoch 0, and held for every epoch.
   let old = samples.map((s) => s.oldLogprobs);
   let advBase = old;
   let absDiff = 0;
   if (hyper.oldLogprobs !== "rollout") {
     const current = scoreBatch(model, items, mbs);
     let n = 0;
+    // Demonstrations were not sampled from the policy: they have no rollout log-probs to compare.
     samples.forEach((s, i) =>
-      s.oldLogprobs.forEach((lp, t) => {
-        absDiff += Math.abs(lp - current[i][t]);
-        n++;
-      }),
+      s.kind === "DEMO"
+        ? undefined
+        : s.oldLogprobs.forEach((lp, t) => {
+            absDiff += Math.abs(lp - current[i][t]);
+            n++;
+          }),
     );
-    absDiff /= n;
+    absDiff /= Math.max(n, 1);
     advBase = current;
     if (hyper.oldLogprobs === "recompute") old = current;
     await yieldToEventLoop();
@@ -168,114 +208,160 @@ export async function trainStep(
   const distill = hyper.opdEstimator !== "sampled" && samples.some((s) => s.teacherPromptIds);
   if (distill && !options.teacherModel)
     throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
+  if (hyper.baseKlCoef > 0 && !options.refModel) throw new Error("baseKlCoef > 0 needs the base (refModel)");
+  const demos = samples.filter((x) => x.kind === "DEMO").length;
 
   const names = paramNames(model.config);
-  let acc: tf.Tensor[] | null = null;
-  const sums = { loss: 0, pg_loss: 0, pg_clipfrac: 0, ppo_kl: 0, kl_loss: 0, entropy: 0, distill_kl: 0 };
-  let responseTokens = 0;
-  let promptTokens = 0;
+  const totals: Record<string, number> = {};
+  let last: TrainMetrics | null = null;
+  for (let epoch = 0; epoch < hyper.epochs; epoch++) {
+    if (epoch > 0) await yieldToEventLoop();
+    let acc: tf.Tensor[] | null = null;
+    const sums = {
+      loss: 0,
+      pg_loss: 0,
+      pg_clipfrac: 0,
+      ppo_kl: 0,
+      kl_loss: 0,
+      entropy: 0,
+      distill_kl: 0,
+      kl_base: 0,
+      demo_nll: 0,
+    };
+    let responseTokens = 0;
+    let promptTokens = 0;
 
-  for (let s = 0; s < N; s += mbs) {
-    if (s > 0) await yieldToEventLoop();
-    const idx = Array.from({ length: Math.min(mbs, N - s) }, (_, j) => s + j);
-    const batch = packBatch(
-      idx.map((i) => items[i]),
-      model.config.ctx,
-    );
-    responseTokens += idx.reduce((a, i) => a + samples[i].responseIds.length, 0);
-    promptTokens += batch.promptTokens;
-    const share = batch.B / N; // sampleMean divides by the micro-batch size; rescale to the batch
+    for (let s = 0; s < N; s += mbs) {
+      if (s > 0) await yieldToEventLoop();
+      const idx = Array.from({ length: Math.min(mbs, N - s) }, (_, j) => s + j);
+      const batch = packBatch(
+        idx.map((i) => items[i]),
+        model.config.ctx,
+      );
+      responseTokens += idx.reduce((a, i) => a + samples[i].responseIds.length, 0);
+      promptTokens += batch.promptTokens;
+      const share = batch.B / N; // sampleMean divides by the micro-batch size; rescale to the batch
 
-    const teacherDist = distill
-      ? teacherDistribution(
-          options.teacherModel!,
-          batch,
-          idx.map((i) => samples[i]),
-        )
-      : null;
-    let metricsT: tf.Tensor | null = null;
-    const { value, grads } = tf.tidy(() => {
-      const inputs = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
-      const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
-      const oldT = spread(
-        batch,
-        idx.map((i) => old[i]),
-      );
-      const advT = spread(
-        batch,
-        idx.map((i) => adv[i]),
-      );
-      const refT = ref
-        ? spread(
+      const teacherDist = distill
+        ? teacherDistribution(
+            options.teacherModel!,
             batch,
-            idx.map((i) => ref[i]),
+            idx.map((i) => samples[i]),
           )
-        : undefined;
-      const weights = samples.some((x) => x.weight !== undefined)
-        ? tf.tensor1d(idx.map((i) => samples[i].weight ?? 1))
-        : undefined;
-      const lossFn = (...paramList: tf.Tensor[]): tf.Scalar => {
-        const params: Params = Object.fromEntries(names.map((n, k) => [n, paramList[k]]));
-        const logits = forward(model.config, params, inputs);
-        const { logprobs, entropy, vocab } = tokenLogprobs(logits, batch, true, teacherDist !== null);
-        const inp: PolicyLossInputs = {
-          logprobs,
-          oldLogprobs: oldT,
-          advantages: advT,
-          mask,
-          refLogprobs: refT,
-          entropy: entropy ?? undefined,
-          sampleWeights: weights,
-          ...(teacherDist
-            ? {
-                vocabLogprobs: vocab!,
-                teacherVocabLogprobs: teacherDist.logp,
-                distillMask: tf.mul(mask, teacherDist.rows),
-              }
-            : {}),
+        : null;
+      // The exact KL to the base costs a base forward per micro-batch: only with β > 0 (train/kl_loss, the k3
+      // estimate, reports the distance to the base otherwise).
+      const baseDist = options.refModel && hyper.baseKlCoef > 0 ? vocabDistribution(options.refModel, batch) : null;
+      const needVocab = teacherDist !== null || baseDist !== null;
+      let metricsT: tf.Tensor | null = null;
+      const { value, grads } = tf.tidy(() => {
+        const inputs = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
+        const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
+        const oldT = spread(
+          batch,
+          idx.map((i) => old[i]),
+        );
+        const advT = spread(
+          batch,
+          idx.map((i) => adv[i]),
+        );
+        const refT = ref
+          ? spread(
+              batch,
+              idx.map((i) => ref[i]),
+            )
+          : undefined;
+        const weights = samples.some((x) => x.weight !== undefined)
+          ? tf.tensor1d(idx.map((i) => samples[i].weight ?? 1))
+          : undefined;
+        const demoRows = idx.map((i) => (samples[i].kind === "DEMO" ? 1 : 0));
+        const demoMask = demos ? tf.mul(mask, tf.tensor2d(demoRows, [batch.B, 1])) : undefined;
+        // Demonstrations train by cross-entropy only: their tokens leave the policy-gradient terms.
+        const pgMask = demoMask ? tf.sub(mask, demoMask) : mask;
+        const lossFn = (...paramList: tf.Tensor[]): tf.Scalar => {
+          const params: Params = Object.fromEntries(names.map((n, k) => [n, paramList[k]]));
+          const logits = forward(model.config, params, inputs);
+          const { logprobs, entropy, vocab } = tokenLogprobs(logits, batch, true, needVocab);
+          const inp: PolicyLossInputs = {
+            logprobs,
+            oldLogprobs: oldT,
+            advantages: advT,
+            mask: pgMask,
+            refLogprobs: refT,
+            entropy: entropy ?? undefined,
+            sampleWeights: weights,
+            demoMask,
+            ...(needVocab ? { vocabLogprobs: vocab! } : {}),
+            ...(baseDist ? { baseVocabLogprobs: baseDist } : {}),
+            ...(teacherDist
+              ? { teacherVocabLogprobs: teacherDist.logp, distillMask: tf.mul(pgMask, teacherDist.rows) }
+              : {}),
+          };
+          const { loss, metrics } = options.customLoss
+            ? customPolicyLoss(options.customLoss, inp, hyper)
+            : policyLoss(inp, hyper);
+          metricsT = tf.keep(tf.stack(METRIC_KEYS.map((k) => metrics[k])));
+          return tf.mul(loss, share);
         };
-        const { loss, metrics } = options.customLoss
-          ? customPolicyLoss(options.customLoss, inp, hyper)
-          : policyLoss(inp, hyper);
-        metricsT = tf.keep(tf.stack(METRIC_KEYS.map((k) => metrics[k])));
-        return tf.mul(loss, share);
-      };
-      return tf.valueAndGrads(lossFn)(names.map((n) => model.params[n]));
-    });
-    if (teacherDist) tf.dispose([teacherDist.logp, teacherDist.rows]);
-    const mv = (metricsT as tf.Tensor | null)?.dataSync() ?? new Float32Array(METRIC_KEYS.length);
-    METRIC_KEYS.forEach((k, j) => (sums[k] += mv[j] * share));
-    sums.loss += value.dataSync()[0];
-    tf.dispose([value, metricsT as tf.Tensor | null].filter((t): t is tf.Tensor => t !== null));
-    if (!acc) acc = grads;
-    else {
-      const prev: tf.Tensor[] = acc;
-      acc = prev.map((g, k) => tf.add(g, grads[k]));
-      tf.dispose([...prev, ...grads]);
+        return tf.valueAndGrads(lossFn)(names.map((n) => model.params[n]));
+      });
+      if (teacherDist) tf.dispose([teacherDist.logp, teacherDist.rows]);
+      if (baseDist) baseDist.dispose();
+      const mv = (metricsT as tf.Tensor | null)?.dataSync() ?? new Float32Array(METRIC_KEYS.length);
+      METRIC_KEYS.forEach((k, j) => (sums[k] += mv[j] * share));
+      sums.loss += value.dataSync()[0];
+      tf.dispose([value, metricsT as tf.Tensor | null].filter((t): t is tf.Tensor => t !== null));
+      if (!acc) acc = grads;
+      else {
+        const prev: tf.Tensor[] = acc;
+        acc = prev.map((g, k) => tf.add(g, grads[k]));
+        tf.dispose([...prev, ...grads]);
+      }
     }
+
+    const grads = acc as tf.Tensor[];
+    const gradNorm = globalNorm(grads);
+    const scale = hyper.gradClip > 0 && gradNorm > hyper.gradClip ? hyper.gradClip / (gradNorm + 1e-6) : 1;
+    const clipped = scale === 1 ? grads : grads.map((g) => tf.mul(g, scale));
+    const lr = hyper.lr ?? optimizer.config.lr;
+    optimizer.apply(model.params, Object.fromEntries(names.map((n, k) => [n, clipped[k]])), lr);
+    tf.dispose(scale === 1 ? grads : [...grads, ...clipped]);
+
+    last = {
+      "train/loss": sums.loss,
+      "train/pg_loss": sums.pg_loss,
+      "train/pg_clipfrac": sums.pg_clipfrac,
+      "train/ppo_kl": sums.ppo_kl,
+      "train/kl_loss": sums.kl_loss,
+      "train/entropy": sums.entropy,
+      "train/distill_kl": sums.distill_kl,
+      ...(hyper.baseKlCoef > 0 ? { "train/kl_base": sums.kl_base } : {}),
+      "train/demo_nll": sums.demo_nll,
+      "train/demo_samples": demos,
+      "train/epochs": hyper.epochs,
+      "train/grad_norm": gradNorm,
+      ...(hyper.oldLogprobs !== "rollout" ? { "train/train_rollout_logprob_abs_diff": absDiff } : {}),
+      "train/lr": lr,
+      "train/samples": N,
+      "train/response_tokens": responseTokens,
+      "train/prompt_tokens": promptTokens,
+    };
+    options.onEpoch?.(epoch, { oldLogprobs: old, metrics: last });
+    for (const [k, v] of Object.entries(last)) totals[k] = (totals[k] ?? 0) + v;
   }
+  // Loss-side metrics are the mean over epochs (the clip fraction then reports how much the trust region bound);
+  // counts are per batch.
+  const mean = Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, v / hyper.epochs]));
+  return { ...(mean as unknown as TrainMetrics), ...pickCounts(last!) };
+}
 
-  const grads = acc as tf.Tensor[];
-  const gradNorm = globalNorm(grads);
-  const scale = hyper.gradClip > 0 && gradNorm > hyper.gradClip ? hyper.gradClip / (gradNorm + 1e-6) : 1;
-  const clipped = scale === 1 ? grads : grads.map((g) => tf.mul(g, scale));
-  const lr = hyper.lr ?? optimizer.config.lr;
-  optimizer.apply(model.params, Object.fromEntries(names.map((n, k) => [n, clipped[k]])), lr);
-  tf.dispose(scale === 1 ? grads : [...grads, ...clipped]);
-
+function pickCounts(m: TrainMetrics) {
   return {
-    "train/loss": sums.loss,
-    "train/pg_loss": sums.pg_loss,
-    "train/pg_clipfrac": sums.pg_clipfrac,
-    "train/ppo_kl": sums.ppo_kl,
-    "train/kl_loss": sums.kl_loss,
-    "train/entropy": sums.entropy,
-    "train/distill_kl": sums.distill_kl,
-    "train/grad_norm": gradNorm,
-    ...(hyper.oldLogprobs !== "rollout" ? { "train/train_rollout_logprob_abs_diff": absDiff } : {}),
-    "train/lr": lr,
-    "train/samples": N,
-    "train/response_tokens": responseTokens,
-    "train/prompt_tokens": promptTokens,
+    "train/demo_samples": m["train/demo_samples"],
+    "train/epochs": m["train/epochs"],
+    "train/lr": m["train/lr"],
+    "train/samples": m["train/samples"],
+    "train/response_tokens": m["train/response_tokens"],
+    "train/prompt_tokens": m["train/prompt_tokens"],
   };
 }

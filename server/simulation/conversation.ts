@@ -4,11 +4,14 @@
 // same seed and the same policy replies give the same conversation.
 //
 // The persona reacts to each reply as that person would: an approval (often with their next question), or a
-// concrete correction that the heuristic judge scores −1 and turns into an OPD hint. Some conversations open
+// concrete correction that the heuristic judge scores −1 and turns into an OPD hint. A reply that does not answer
+// the question asked is rejected too, whatever its style ("no — that doesn't answer my question: …"), so the
+// reward cannot be earned by the preference's form alone (grader.ts). Some conversations open
 // with the agent runtime's own note lookup (an assistant tool call and its result in the context); a reply that
 // itself calls the tool gets the tool's result back. The last message closes the session (X-Session-Done).
 import { mulberry32, pick, type Rng } from "../engine/rng";
-import { feedbackFor, questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question } from "./personas";
+import { checkReply } from "./grader";
+import { questionsFor, STYLE_INSTRUCTIONS, type Persona, type Question } from "./personas";
 
 export interface ToolCall {
   id: string;
@@ -41,7 +44,7 @@ export type ChatFn = (req: ChatRequest) => Promise<ChatReply>;
 
 export interface ConversationEvent {
   kind: "reply" | "tool";
-  /** reply: did it respect the persona's hidden preference */
+  /** reply: did it respect the persona's hidden preference and answer the question */
   satisfied: boolean | null;
   /** what the user (or the tool) said next */
   reaction: string;
@@ -91,6 +94,26 @@ export function correctionsOf(persona: Persona): string[] {
   return [persona.correction, ...STYLE_INSTRUCTIONS[persona.preference]].map((text) =>
     /^no\b/i.test(text) ? text : `no — ${text.charAt(0).toLowerCase()}${text.slice(1)}`,
   );
+}
+
+/** The rejection of a reply that does not answer `question`: the judge's hint is the question itself. */
+export function offTopicCorrection(question: Question): string {
+  return `no — that doesn't answer my question: ${question.text}`;
+}
+
+/**
+ * The user's reaction to a reply to `question`: an approval phrase when it is in their style and on topic; else the
+ * off-topic rejection (content first: a well-formed reply to another question is no answer), else a style correction.
+ */
+export function reactionTo(
+  persona: Persona,
+  question: Question,
+  replyText: string,
+  rng: Rng,
+): { satisfied: boolean; text: string } {
+  const check = checkReply(persona, question, replyText);
+  if (check.ok) return { satisfied: true, text: pick(rng, persona.approvals) };
+  return { satisfied: false, text: check.onTopic ? correctionFor(persona, rng) : offTopicCorrection(question) };
 }
 
 /** The user's follow-up after an approval: the approval and their next question in one message. */
@@ -188,8 +211,9 @@ export async function runConversation({
     }
     messages.push({ role: "assistant", content: reply.content });
     const last = turn === maxTurns - 1;
-    const { satisfied, text: approval } = feedbackFor(persona, reply.content, rng);
+    const { satisfied, text: reaction } = reactionTo(persona, question, reply.content, rng);
     if (satisfied) {
+      const approval = reaction;
       result.satisfied++;
       const next = last || rng() < LEAVE_AFTER_APPROVAL ? null : nextQ();
       if (!next) {
@@ -203,7 +227,7 @@ export async function runConversation({
       messages.push({ role: "user", content: text });
     } else {
       result.corrections++;
-      const correction = correctionFor(persona, rng);
+      const correction = reaction;
       result.events.push({ kind: "reply", satisfied, reaction: correction });
       if (last) {
         await close(correction); // gives up: the correction is still the last reply's next state

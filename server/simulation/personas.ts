@@ -501,12 +501,6 @@ export function satisfiesPreference(persona: Persona, replyText: string): boolea
   }
 }
 
-/** The user's next message after a reply: the correction, or an approval phrase. */
-export function feedbackFor(persona: Persona, replyText: string, rng: Rng): { satisfied: boolean; text: string } {
-  const satisfied = satisfiesPreference(persona, replyText);
-  return { satisfied, text: satisfied ? pick(rng, persona.approvals) : persona.correction };
-}
-
 /** A seeded user turn: which question the persona asks next. */
 export function nextQuestion(persona: Persona, rng: Rng): Question {
   return pick(rng, questionsFor(persona));

@@ -236,6 +236,8 @@ export class Trainer {
       currentVersion: active.version,
       model: weights.model,
       teacher: () => (s.teacher ??= createEmbeddedTeacher(this.basePath(config), this.baseDir)),
+      base: config.hyper.hindsightSamples > 0 ? await this.refModel(s) : undefined,
+      seed: step,
     });
     if (built.dropped.length) {
       // Labels changed since collection: record why, and let the next tick fill the batch again.
@@ -268,6 +270,10 @@ export class Trainer {
       opdEstimator: config.hyper.opdEstimator,
       topK: config.hyper.topK,
       normalizeAdvantages: config.hyper.normalizeAdvantages,
+      advantageGroups: config.hyper.advantageGroups,
+      baseKlCoef: config.hyper.baseKlCoef,
+      wDemo: config.hyper.hindsightWeight,
+      epochs: config.hyper.ppoEpochs,
       gradClip: config.hyper.gradClip,
       microBatchSize: this.opts.microBatchSize ?? 8,
       // Decoupled PPO: the ratio is to the behaviour log-probs recorded when the turn was served (it sees
@@ -279,11 +285,17 @@ export class Trainer {
     try {
       this.log(`run ${s.runId}: step ${step} on ${built.samples.length} samples from version ${active.version}`);
       const tTrain = performance.now();
-      const trainMetrics = await trainStep(weights.model, weights.optimizer, built.samples, hyper, {
-        refModel: ref,
-        customLoss: s.customLoss,
-        teacherModel,
-      });
+      const trainMetrics = await trainStep(
+        weights.model,
+        weights.optimizer,
+        [...built.samples, ...built.demos],
+        hyper,
+        {
+          refModel: ref,
+          customLoss: s.customLoss,
+          teacherModel,
+        },
+      );
       const trainStepMs = performance.now() - tTrain;
 
       const version = await nextVersion(s.experimentId);
@@ -313,6 +325,8 @@ export class Trainer {
       const values = stepMetrics({
         trainMetrics: trainMetrics as unknown as Record<string, number>,
         rewards: decisions.map((d) => d.reward),
+        contexts: built.samples.map((x) => x.context),
+        demos: built.demos.length,
         evalScores: built.evalScores,
         responseLens: built.responseLens,
         kinds: decisions.map((d) => d.kind),

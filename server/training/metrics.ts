@@ -55,6 +55,15 @@ export interface StepAccounting {
   trainStepMs: number;
   tokens: number;
   checkpointMs: number;
+  /** per trained sample (same order as `rewards`): where in the conversation its reply was served */
+  contexts?: readonly (string | undefined)[];
+  /** hindsight demonstrations trained beside the samples */
+  demos?: number;
+}
+
+/** Mean reward of the samples served in `context` (NaN, so not recorded, when there are none). */
+function rewardIn(a: StepAccounting, context: string): number {
+  return mean(a.rewards.filter((_, i) => (a.contexts?.[i] ?? "first") === context));
 }
 
 /** Every per-step metric, by name. */
@@ -63,6 +72,18 @@ export function stepMetrics(a: StepAccounting): Record<string, number> {
   const out: Record<string, number> = {
     ...a.trainMetrics,
     "rollout/reward_mean": mean(a.rewards),
+    // Is it learning? The vote mix of the batch, and the reward of the replies nobody instructed (a conversation's
+    // first) beside those that followed a correction or an approval: the first reply is where a preference is learnt.
+    ...(a.contexts
+      ? {
+          "rollout/approved_frac": mean(a.rewards.map((r) => (r > 0 ? 1 : 0))),
+          "rollout/corrected_frac": mean(a.rewards.map((r) => (r < 0 ? 1 : 0))),
+          "rollout/reward_first": rewardIn(a, "first"),
+          "rollout/reward_after_correction": rewardIn(a, "afterCorrection"),
+          "rollout/reward_after_approval": rewardIn(a, "afterApproval"),
+        }
+      : {}),
+    ...(a.demos !== undefined ? { "samples/hindsight_demos": a.demos } : {}),
     "rollout/prm_eval_score": mean(a.evalScores),
     "rollout/response_len/mean": mean(a.responseLens),
     "samples/accepted": a.kinds.length,

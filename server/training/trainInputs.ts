@@ -1,15 +1,20 @@
 // From Sample rows to the engine's TrainSample: the prompt exactly as the proxy's embedded upstream
 // rendered it when it served the turn, the recorded response ids and behaviour log-probs, the reward and
-// kind the loss needs, and the teacher log-probs (the judgment's, or a reviewer hint scored now).
+// kind the loss needs, the teacher log-probs (the judgment's, or a reviewer hint scored now), where in the
+// conversation the reply was served (the per-context baseline), and, with `hindsightSamples`, demonstrations:
+// corrections turned into targets for the prompt the policy failed on (see hindsightDemos).
 import { z } from "zod";
 import { db } from "../platform/db/client";
 import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
+import { generateBatch } from "../engine/generate";
+import type { ReplyContext } from "../engine/losses";
 import { parseChatRequest } from "../engine/request";
 import { fitChat, servedPrompt } from "../engine/fit";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ChatMessageSchema } from "../judge/core/schemas";
+import { classifyNextState } from "../judge/core/heuristic";
 import { hintedTeacherMessages } from "../judge/core/teacher";
 import type { TeacherScorer } from "../judge/core/teacherClients";
 import { effectiveLabelsForTurns, type TrainingLabel } from "../labels/effective";
@@ -51,6 +56,8 @@ export interface BuiltBatch {
   evalScores: number[];
   /** samples beyond maxStaleness trained with an importance weight */
   importanceWeighted: number;
+  /** hindsight demonstrations (kind DEMO), trained beside `samples` by cross-entropy */
+  demos: TrainSample[];
 }
 
 export interface BuildContext {
@@ -61,6 +68,10 @@ export interface BuildContext {
   model: PolicyModel;
   /** scores reviewer hints (the frozen base, as the judge's embedded teacher) */
   teacher: () => TeacherScorer;
+  /** the frozen base: the hinted teacher that writes hindsight demonstrations */
+  base?: PolicyModel;
+  /** seeds the demonstrations' sampling (the step number: a retried step samples the same ones) */
+  seed?: number;
 }
 
 /**
@@ -80,6 +91,45 @@ export function hintedPromptIds(
 }
 
 const MessagesSchema = z.array(z.unknown());
+
+function messageText(m: unknown): string {
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === "string") return c;
+  return Array.isArray(c)
+    ? c.map((p) => (typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("")
+    : "";
+}
+
+const roleOf = (m: unknown) => String((m as { role?: unknown }).role ?? "");
+const isCorrection = (m: unknown) => classifyNextState("user", messageText(m)).value === -1;
+
+/**
+ * Where the reply to `messages` was served: the conversation's first reply (no assistant reply yet), after a user
+ * message the judge reads as a correction, or after any other (an approval, often with the next question).
+ */
+export function replyContext(messages: readonly unknown[]): ReplyContext {
+  const lastUser = messages.findLastIndex((m) => roleOf(m) === "user");
+  if (lastUser < 0 || !messages.slice(0, lastUser).some((m) => roleOf(m) === "assistant")) return "first";
+  return isCorrection(messages[lastUser]) ? "afterCorrection" : "afterApproval";
+}
+
+/**
+ * The request before the corrections that led to this reply: trailing (assistant reply, correction) pairs removed
+ * while the last user message is a correction. null when the reply did not follow a correction.
+ */
+export function promptBeforeCorrections(messages: readonly unknown[]): unknown[] | null {
+  let msgs = [...messages];
+  let stripped = false;
+  for (;;) {
+    const lastUser = msgs.findLastIndex((m) => roleOf(m) === "user");
+    if (lastUser < 1 || lastUser !== msgs.length - 1 || !isCorrection(msgs[lastUser])) break;
+    const reply = msgs.findLastIndex((m, i) => i < lastUser && roleOf(m) === "assistant");
+    if (reply < 0) break;
+    msgs = msgs.slice(0, reply);
+    stripped = true;
+  }
+  return stripped && msgs.length ? msgs : null;
+}
 const JudgeMessagesSchema = z.array(ChatMessageSchema);
 
 const LOSS_KIND: Record<ExperimentConfig["method"], TrainSample["kind"]> = { grpo: "RL", opd: "OPD", combine: "BOTH" };
@@ -122,8 +172,10 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     responseLens: [],
     evalScores: [],
     importanceWeighted: 0,
+    demos: [],
   };
   const stale: number[] = [];
+  const hindsight: HindsightSource[] = [];
   for (const row of rows) {
     const turn = turnById.get(row.turnId)!;
     const label = labels.get(row.turnId) as TrainingLabel;
@@ -200,6 +252,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       teacherSource = "none";
     }
     if (isTooStale(decision.staleness, config.hyper.maxStaleness)) stale.push(out.samples.length);
+    const parsedMessages = MessagesSchema.parse(messages);
     out.samples.push({
       promptIds,
       responseIds: turn.tokenIds,
@@ -209,7 +262,10 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       teacherPromptIds,
       kind,
       weight: 1,
+      context: replyContext(parsedMessages),
     });
+    if (config.hyper.hindsightSamples > 0)
+      hindsight.push({ messages: parsedMessages, tools, promptIds, turn, hint: label.hint, reward: decision.reward });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;
@@ -242,5 +298,80 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       out.trace[i].weight = w;
     });
   }
+  out.demos = await hindsightDemos(hindsight, ctx);
   return out;
+}
+
+export interface HindsightSource {
+  messages: unknown[];
+  tools: unknown;
+  promptIds: number[];
+  turn: { tokenIds: number[] };
+  hint: string | null | undefined;
+  reward: number;
+}
+
+/**
+ * Corrections become demonstrations (hindsight; context distillation, as SDPO uses successful rollouts as feedback
+ * for failed attempts). OPD and Combine: for every hinted turn, `hindsightSamples` replies sampled (T = 1) from the
+ * hinted teacher — the frozen base with the hint in context, as the OPD teacher sees it — become targets for the
+ * prompt the policy was served, without the hint. GRPO (scores only): a reply the judge approved right after a
+ * correction becomes a target for the prompt before the correction, so the first reply learns what the user accepted
+ * (RAFT-style: no importance weight). Both depart from the reference, which trains only on the served reply.
+ */
+export async function hindsightDemos(
+  sources: readonly HindsightSource[],
+  ctx: Pick<BuildContext, "config" | "model" | "base" | "seed">,
+): Promise<TrainSample[]> {
+  const { config } = ctx;
+  const n = config.hyper.hindsightSamples;
+  if (!n || !sources.length) return [];
+  const maxTokens = config.serving.maxTokens;
+  const budget = ctx.model.config.ctx - maxTokens;
+  if (budget < 1) return [];
+  const demo = (promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample => ({
+    promptIds,
+    responseIds,
+    oldLogprobs: logprobs,
+    reward: 0,
+    kind: "DEMO",
+    context: "first",
+  });
+  if (config.method === "grpo") {
+    const out: TrainSample[] = [];
+    for (const s of sources) {
+      if (!(s.reward > 0) || replyContext(s.messages) !== "afterCorrection") continue;
+      const before = promptBeforeCorrections(s.messages);
+      const request = before ? parseChatRequest(before, s.tools) : null;
+      if (!request) continue;
+      const promptIds = fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools });
+      if (promptIds.length + s.turn.tokenIds.length > ctx.model.config.ctx) continue;
+      out.push(
+        demo(
+          promptIds,
+          s.turn.tokenIds,
+          s.turn.tokenIds.map(() => 0),
+        ),
+      );
+    }
+    return out;
+  }
+  if (!ctx.base) return [];
+  const hinted = sources.flatMap((s) => {
+    if (!s.hint) return [];
+    const ids = hintedPromptIds(s.messages, s.tools, s.hint, budget);
+    return ids ? [{ promptIds: s.promptIds, hinted: ids }] : [];
+  });
+  if (!hinted.length) return [];
+  const jobs = hinted.flatMap((h) => Array.from({ length: n }, () => h));
+  const gens = await generateBatch(
+    ctx.base,
+    jobs.map((j) => j.hinted),
+    { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
+  );
+  return gens.flatMap((g, i) =>
+    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx
+      ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
+      : [],
+  );
 }

@@ -92,6 +92,8 @@ const LEADING_FILLER =
   /^\s*(no+|nope|nah|wrong|incorrect|not quite|actually|hmm+|well|ok(ay)?|sorry|that'?s not what i (asked|wanted|meant))\b[\s,.!:;—–-]*/i;
 const COURTESY = /\b(please|pls|thanks|thank you)\b/gi;
 const STYLE_WORDS = /^(shorter|longer|briefer|simpler|clearer|more \w+|less \w+)$/i;
+/** "that doesn't answer my question: ‹question›": the hint is the question the reply failed to answer. */
+const UNANSWERED = /^that (?:doesn'?t|does not|didn'?t|did not) answer (?:my|the) question\s*[:—–-]\s*(\S.*)$/i;
 const REDO_ONLY =
   /^(try again|retry|redo|do it again|start over|one more time|again|that didn'?t work|it didn'?t work|doesn'?t work|wrong|no|that (doesn'?t|does not|didn'?t) answer (my|the) question)$/i;
 
@@ -126,7 +128,8 @@ function splitClauses(text: string): string[] {
 /**
  * A concrete hint from the instruction inside a user's correction, or null when the reply carries
  * no instruction (a bare "try again"). "no — shorter please, two sentences at most" becomes
- * "The user wants shorter answers: two sentences at most."
+ * "The user wants shorter answers: two sentences at most."; "no — that doesn't answer my question: How do I boil
+ * an egg?" becomes "Answer the question the user asked: How do I boil an egg?" (without the question it is redo-only).
  */
 export function deriveHint(text: string): string | null {
   let rest = text.trim();
@@ -134,6 +137,8 @@ export function deriveHint(text: string): string | null {
     prev = rest;
     rest = rest.replace(LEADING_FILLER, "");
   }
+  const unanswered = UNANSWERED.exec(rest);
+  if (unanswered) return sentence(`Answer the question the user asked: ${unanswered[1].trim()}`);
   // A question mark ends the hint only when it ends the reply ("…a bullet list? one point per line" reads as one ask).
   const clauses = splitClauses(rest)
     .map((c) =>

@@ -1,5 +1,5 @@
-// The promotion gate end to end on the real engine: versions trained for real (GRPO on Leo's hidden
-// preference, and against it with a huge learning rate), committed by the trainer's own commitStep under
+// The promotion gate end to end on the real engine: versions trained for real (fine-tuned toward Leo's hidden
+// preference on his training questions, then GRPO against it with a huge learning rate), committed by the trainer's own commitStep under
 // gated promotion (so they start as candidates), evaluated on the held-out persona set through the proxy's
 // upstream factory, then gated: the better one is promoted (audited, announced), the worse one is held
 // back with its reason while the served version stays.
@@ -16,20 +16,20 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { commitStep, GATE_AWAITING } from "../../../server/training/commit";
 import { createPersonaEvalSet } from "../../../server/evaluation/service";
 import { evaluateVersion } from "../../../server/evaluation/runner";
-import { getPersona, questionsFor, satisfiesPreference } from "../../../server/simulation/personas";
-import { checkpoint, collect } from "./helpers";
+import { checkReply } from "../../../server/simulation/grader";
+import { getPersona, questionsFor, renderReply } from "../../../server/simulation/personas";
+import { checkpoint, collect, fineTune } from "./helpers";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
 
 isolateRedis("eval-gate");
 const leo = getPersona("leo");
 
-/** GRPO on Leo's training questions: reward +1 for a bullet list (sign 1) or for anything else (sign −1). */
-async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps: number }) {
+/** GRPO on Leo's training questions against his preference: reward +1 for anything but an on-topic bullet list. */
+async function trainAgainst(model: PolicyModel, opts: { lr: number; steps: number }) {
   const adam = new Adam({ lr: opts.lr });
-  const prompts = questionsFor(leo)
-    .slice(0, 8)
-    .map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
+  const questions = questionsFor(leo).slice(0, 8);
+  const prompts = questions.map((q) => renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }));
   for (let it = 0; it < opts.steps; it++) {
     // A group of 4 replies per prompt: with 2, the committed base's 16% bullet rate gives too few positives to learn from.
     const gens = await generateBatch(
@@ -39,7 +39,7 @@ async function train(model: PolicyModel, opts: { lr: number; sign: 1 | -1; steps
     );
     // Rewards centred on the batch mean (a group baseline): with a base that rarely writes bullets unprompted,
     // uncentred ±1 rewards are almost all −1 and mostly push the sampled tokens down rather than bullets up.
-    const rewards = gens.map((g) => opts.sign * (satisfiesPreference(leo, g.text) ? 1 : -1));
+    const rewards = gens.map((g, i) => -(checkReply(leo, questions[Math.floor(i / 4)]!, g.text).ok ? 1 : -1));
     const baseline = rewards.reduce((a, b) => a + b, 0) / rewards.length;
     const samples = gens.map((g, i) => ({
       promptIds: g.promptIds,
@@ -91,9 +91,10 @@ describe("gated promotion", () => {
     const base = await evaluateVersion(e.id, 0, set.setVersionId);
     expect(base?.status).toBe("DONE");
 
-    // v1: eight GRPO steps toward bullet lists.
+    // v1: fine-tuned toward bullet lists of each training question's facts (persona-v2 grades style and content;
+    // eight GRPO steps toward that reward from the base's few positives left it at 0).
     const better = (await loadCheckpoint("models/base")).model;
-    await train(better, { lr: 3e-3, sign: 1, steps: 8 });
+    await fineTune(better, leo, (q) => renderReply(q, "bullets"), 12);
     const v1Path = await checkpoint(dir, "v1", better, 1);
     expect((await commit(1, 0, v1Path)).status).toBe("CANDIDATE");
     expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } })).gateReason).toBe(
@@ -112,7 +113,7 @@ describe("gated promotion", () => {
 
     // v2: from v1, against the preference with a learning rate 17× the demo's.
     const worse = (await loadCheckpoint(v1Path)).model;
-    await train(worse, { lr: 0.05, sign: -1, steps: 3 });
+    await trainAgainst(worse, { lr: 0.05, steps: 3 });
     const v2Path = await checkpoint(dir, "v2", worse, 2);
     expect((await commit(2, 1, v2Path)).status).toBe("CANDIDATE");
     const ev2 = await evaluateVersion(e.id, 2, set.setVersionId);
@@ -131,7 +132,7 @@ describe("gated promotion", () => {
     // Every reply is stored with its seed, grader and version; cost is recorded.
     const scores = await db().evalScore.findMany({ where: { evaluationId: ev2!.id } });
     expect(scores).toHaveLength(set.items * 2);
-    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v1"]));
+    expect(new Set(scores.map((s) => `${s.grader}/${s.graderVersion}`))).toEqual(new Set(["persona/persona-v2"]));
     expect(ev2!.replyTokens).toBeGreaterThan(0);
     // Same prompts, same seeds for every version: the comparison is paired.
     const seeds = async (id: string) =>

@@ -5,6 +5,10 @@ import { db, type Prisma } from "../../../server/platform/db/client";
 import { uniq } from "../../helpers/fixtures";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import type { PolicyModel } from "../../../server/engine/model";
+import { Adam } from "../../../server/engine/optimizer";
+import { trainStep } from "../../../server/engine/train";
+import { encode, END_ID, renderChat } from "../../../server/engine/tokenizer";
+import { questionsFor, type Persona, type Question } from "../../../server/simulation/personas";
 import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";
 import { subscribe } from "../../../server/platform/bus/pubsub";
 
@@ -12,6 +16,26 @@ export async function checkpoint(dir: string, name: string, model: PolicyModel, 
   const target = path.join(dir, name);
   await saveCheckpoint(target, model, { version, step: version });
   return target;
+}
+
+/**
+ * Supervised steps on the persona's training questions toward `target(question)` (A = 1 with π_old recomputed is the
+ * cross-entropy gradient).
+ */
+export async function fineTune(model: PolicyModel, persona: Persona, target: (q: Question) => string, steps: number) {
+  const adam = new Adam({ lr: 3e-3 });
+  const samples = questionsFor(persona).map((q) => {
+    const responseIds = [...encode(target(q)), END_ID];
+    return {
+      promptIds: renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }),
+      responseIds,
+      oldLogprobs: responseIds.map(() => 0),
+      reward: 1,
+      kind: "RL" as const,
+    };
+  });
+  for (let i = 0; i < steps; i++) await trainStep(model, adam, samples, { microBatchSize: 8 });
+  adam.dispose();
 }
 
 /** A judged main turn served by `version` (its next state arrived), with optional human label. */

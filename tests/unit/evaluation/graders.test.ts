@@ -41,17 +41,21 @@ describe("held-out persona split", () => {
 
 describe("persona grader", () => {
   const g = createPersonaGrader();
-  it("scores 1 exactly when the reply meets the persona's hidden preference", async () => {
+  it("scores 1 exactly when the reply meets the persona's hidden preference and answers the item's question", async () => {
     const leo = getPersona("leo");
     const q = heldOutQuestionsFor(leo)[0]!;
-    expect((await g.grade(item({ persona: "leo" }), preferredReply(leo, q))).score).toBe(1);
-    expect((await g.grade(item({ persona: "leo" }), renderReply(q, "long"))).score).toBe(0);
-    expect(g.version).toBe("persona-v1");
+    const asks = item({ persona: "leo", messages: [{ role: "user", content: q.text }] });
+    expect((await g.grade(asks, preferredReply(leo, q))).score).toBe(1);
+    expect((await g.grade(asks, renderReply(q, "long"))).score).toBe(0);
+    expect(g.version).toBe("persona-v2");
   });
-  it("refuses items without a known persona before any generation", () => {
+  it("refuses items without a known persona or a known question before any generation", () => {
     expect(g.cannotGrade(item())).toMatch(/names no persona/);
     expect(g.cannotGrade(item({ persona: "zed" }))).toMatch(/unknown persona "zed"/);
     expect(g.cannotGrade(item({ persona: "sam" }))).toBeNull();
+    expect(g.cannotGrade(item({ persona: "sam", messages: [{ role: "user", content: "hi" }] }))).toMatch(
+      /not one of the simulated users' questions/,
+    );
   });
 });
 

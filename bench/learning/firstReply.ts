@@ -1,0 +1,90 @@
+// The headline measure of learning: a version's first replies to the persona's held-out questions (which the simulated
+// users never ask), graded as persona-v2 grades them — in the persona's style, on topic, and both. K samples per
+// question at temperature 1 and one greedy reply, with the same seeds for every version (a paired comparison).
+import { generateBatch } from "../../server/engine/generate";
+import type { PolicyModel } from "../../server/engine/model";
+import { renderChat } from "../../server/engine/tokenizer";
+import { checkReply } from "../../server/simulation/grader";
+import { getPersona, heldOutQuestionsFor } from "../../server/simulation/personas";
+
+export interface Rates {
+  style: number;
+  onTopic: number;
+  both: number;
+  replies: number;
+}
+
+export interface FirstReplyScore {
+  /** K samples per held-out question at T = 1 */
+  sampled: Rates;
+  /** one greedy reply per held-out question */
+  greedy: Rates;
+}
+
+function rates(checks: ReturnType<typeof checkReply>[]): Rates {
+  const share = (f: (c: (typeof checks)[number]) => boolean) => checks.filter(f).length / Math.max(checks.length, 1);
+  return {
+    style: share((c) => c.style),
+    onTopic: share((c) => c.onTopic),
+    both: share((c) => c.ok),
+    replies: checks.length,
+  };
+}
+
+export async function firstReplyScore(
+  model: PolicyModel,
+  personaId: string,
+  opts: { k?: number; maxTokens: number; seed?: number },
+): Promise<FirstReplyScore> {
+  const persona = getPersona(personaId);
+  const questions = heldOutQuestionsFor(persona);
+  const k = opts.k ?? 4;
+  const prompt = (text: string) => renderChat([{ role: "user", content: text }], { addGenerationPrompt: true });
+  const asked = questions.flatMap((q) => Array.from({ length: k }, () => q));
+  const sampled = await generateBatch(
+    model,
+    asked.map((q) => prompt(q.text)),
+    { maxTokens: opts.maxTokens, temperature: 1, seed: opts.seed ?? 11 },
+  );
+  const greedy = await generateBatch(
+    model,
+    questions.map((q) => prompt(q.text)),
+    { maxTokens: opts.maxTokens, temperature: 0 },
+  );
+  return {
+    sampled: rates(sampled.map((g, i) => checkReply(persona, asked[i]!, g.text))),
+    greedy: rates(greedy.map((g, i) => checkReply(persona, questions[i]!, g.text))),
+  };
+}
+
+/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k 4]`: every persona's first-reply rates. */
+async function main() {
+  const { parseArgs } = await import("node:util");
+  const { initBackend } = await import("../../server/engine/backend");
+  const { loadCheckpoint } = await import("../../server/engine/checkpoint");
+  const { PERSONAS } = await import("../../server/simulation/personas");
+  const { DEMO_EXPERIMENTS, demoConfig } = await import("../../server/simulation/demo");
+  const { values } = parseArgs({ options: { checkpoint: { type: "string" }, k: { type: "string" } } });
+  const checkpoint = values.checkpoint ?? "models/base";
+  const k = Number(values.k ?? 4);
+  const maxTokens = demoConfig(DEMO_EXPERIMENTS[0]!).serving.maxTokens;
+  await initBackend();
+  const { model } = await loadCheckpoint(checkpoint);
+  console.log(`${checkpoint}: first replies to each persona's held-out questions, K = ${k} at T = 1 and greedy`);
+  console.log("persona | sampled: style / on topic / both (replies) | greedy: style / on topic / both (replies)");
+  const f = (r: Rates) => `${r.style.toFixed(2)} / ${r.onTopic.toFixed(2)} / ${r.both.toFixed(2)} (${r.replies})`;
+  for (const p of PERSONAS) {
+    const s = await firstReplyScore(model, p.id, { k, maxTokens });
+    console.log(`${p.id} | ${f(s.sampled)} | ${f(s.greedy)}`);
+  }
+}
+
+if (process.argv[1] && /firstReply\.ts$/.test(process.argv[1])) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

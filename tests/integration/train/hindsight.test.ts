@@ -1,0 +1,124 @@
+// Corrections become demonstrations (hindsight), on hand-built cases: where a reply was served (the per-context
+// baseline's groups), the prompt before a correction, the demonstrations each method gets, and the cross-entropy
+// step a demonstration takes.
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../../../server/engine/backend";
+import { generateBatch } from "../../../server/engine/generate";
+import { Adam } from "../../../server/engine/optimizer";
+import { scoreBatch } from "../../../server/engine/score";
+import { trainStep } from "../../../server/engine/train";
+import { renderChat } from "../../../server/engine/tokenizer";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
+import {
+  hindsightDemos,
+  promptBeforeCorrections,
+  replyContext,
+  type HindsightSource,
+} from "../../../server/training/trainInputs";
+import { microModel } from "../../unit/engine/helpers";
+
+beforeAll(async () => {
+  await initBackend();
+});
+
+const Q = { role: "user", content: "How do I boil an egg?" };
+const BAD = { role: "assistant", content: "Eggs are nice." };
+const CORRECTION = { role: "user", content: "no — use a bullet list" };
+const GOOD = { role: "assistant", content: "- Boil it\n- Cool it" };
+const APPROVAL = { role: "user", content: "perfect list, thanks! Next question: How do I cook rice?" };
+
+describe("reply context", () => {
+  it("tells a first reply, one after a correction and one after an approval apart", () => {
+    expect(replyContext([Q])).toBe("first");
+    expect(replyContext([Q, BAD, CORRECTION])).toBe("afterCorrection");
+    expect(replyContext([Q, GOOD, APPROVAL])).toBe("afterApproval");
+  });
+
+  it("finds the prompt before the corrections (all of them), or none", () => {
+    expect(promptBeforeCorrections([Q, BAD, CORRECTION])).toEqual([Q]);
+    expect(promptBeforeCorrections([Q, BAD, CORRECTION, BAD, CORRECTION])).toEqual([Q]);
+    expect(promptBeforeCorrections([Q, GOOD, APPROVAL, BAD, CORRECTION])).toEqual([Q, GOOD, APPROVAL]);
+    expect(promptBeforeCorrections([Q])).toBeNull();
+    expect(promptBeforeCorrections([Q, GOOD, APPROVAL])).toBeNull();
+  });
+});
+
+describe("hindsight demonstrations", () => {
+  const micro = { vocabSize: 262, ctx: 192, nLayer: 1, nEmbd: 16, nHead: 2 };
+  const model = () => microModel(5, 4, micro);
+  const config = (method: "grpo" | "opd" | "combine") =>
+    ExperimentConfigSchema.parse({ method, hyper: { hindsightSamples: 2 }, serving: { maxTokens: 24 } });
+  const served = renderChat([Q as never], { addGenerationPrompt: true });
+
+  it("GRPO: replays the reply approved after a correction on the prompt before it", async () => {
+    const approved: HindsightSource = {
+      messages: [Q, BAD, CORRECTION],
+      tools: undefined,
+      promptIds: [1, 2, 3],
+      turn: { tokenIds: [45, 32, 66, 260] },
+      hint: null,
+      reward: 1,
+    };
+    const demos = await hindsightDemos(
+      [
+        approved,
+        { ...approved, reward: -1 }, // rejected again: nothing to replay
+        { ...approved, messages: [Q] }, // approved first reply: already a positive sample
+      ],
+      { config: config("grpo"), model: model() },
+    );
+    expect(demos).toEqual([
+      {
+        promptIds: served,
+        responseIds: [45, 32, 66, 260],
+        oldLogprobs: [0, 0, 0, 0],
+        reward: 0,
+        kind: "DEMO",
+        context: "first",
+      },
+    ]);
+  });
+
+  it("OPD and Combine: replies sampled from the hinted base, as targets for the un-hinted served prompt", async () => {
+    const hint = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q],
+      tools: undefined,
+      promptIds: served,
+      turn: { tokenIds: [69, 260] },
+      hint,
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    for (const method of ["opd", "combine"] as const) {
+      const demos = await hindsightDemos([source, { ...source, hint: null }], {
+        config: config(method),
+        model: model(),
+        base,
+        seed: 3,
+      });
+      // what the hinted teacher writes: the base on the served request with the hint appended, seed 3, T = 1
+      const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
+      const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+      expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
+      for (const d of demos) expect(d).toMatchObject({ promptIds: served, kind: "DEMO", reward: 0 });
+    }
+  });
+
+  it("trains a demonstration by cross-entropy alone: the loss is its mean −log π, and its tokens gain", async () => {
+    const m = microModel(7, 4);
+    const demo = { promptIds: [257, 72, 105, 260, 258], responseIds: [65, 66, 260], reward: 0, kind: "DEMO" as const };
+    const before = scoreBatch(m, [demo])[0]!;
+    const nll = -before.reduce((a, b) => a + b, 0) / before.length;
+    const adam = new Adam({ lr: 0.01 });
+    const metrics = await trainStep(m, adam, [{ ...demo, oldLogprobs: [0, 0, 0] }], { wDemo: 0.5 });
+    expect(metrics["train/demo_nll"]).toBeCloseTo(nll, 5);
+    expect(metrics["train/loss"]).toBeCloseTo(0.5 * nll, 5);
+    expect(metrics["train/pg_loss"]).toBe(0);
+    expect(metrics["train/demo_samples"]).toBe(1);
+    const after = scoreBatch(m, [demo])[0]!;
+    after.forEach((lp, t) => expect(lp).toBeGreaterThan(before[t]!));
+    adam.dispose();
+  });
+});
