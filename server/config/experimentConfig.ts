@@ -221,157 +221,161 @@ function withBackendDefaults(raw: unknown): unknown {
   return hyper === null ? raw : { ...cfg, hyper: { ...defaults, ...hyper } };
 }
 
-const ExperimentConfigObject = z
-  .object({
-    method: z.enum(["grpo", "opd", "combine"]).default("combine"),
-    policy: PolicyBackendSchema.default({ kind: "embedded", checkpoint: "models/base" }),
-    judge: JudgeSchema.default(JudgeSchema.parse({})),
-    trainer: TrainerSchema.default(TrainerSchema.parse({})),
-    hyper: HyperparamsSchema.default(HyperparamsSchema.parse({})),
-    lora: LoraSchema.default(LoraSchema.parse({})),
-    serving: ServingSchema.default(ServingSchema.parse({})),
-    evaluation: EvaluationConfigSchema.default(EvaluationConfigSchema.parse({})),
-    customLossPath: z.string().min(1).optional(),
-  })
-  .superRefine((cfg, ctx) => {
-    if (cfg.hyper.epsClipHigh < cfg.hyper.epsClip) {
+/**
+ * The config's fields without the cross-field rules below: what a stored config looks like, so the API's
+ * output schemas describe it from this one definition (a rule added later must not make stored rows unreadable).
+ */
+export const ExperimentConfigShape = z.object({
+  method: z.enum(["grpo", "opd", "combine"]).default("combine"),
+  policy: PolicyBackendSchema.default({ kind: "embedded", checkpoint: "models/base" }),
+  judge: JudgeSchema.default(JudgeSchema.parse({})),
+  trainer: TrainerSchema.default(TrainerSchema.parse({})),
+  hyper: HyperparamsSchema.default(HyperparamsSchema.parse({})),
+  lora: LoraSchema.default(LoraSchema.parse({})),
+  serving: ServingSchema.default(ServingSchema.parse({})),
+  evaluation: EvaluationConfigSchema.default(EvaluationConfigSchema.parse({})),
+  customLossPath: z.string().min(1).optional(),
+});
+
+const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
+  if (cfg.hyper.epsClipHigh < cfg.hyper.epsClip) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["hyper", "epsClipHigh"],
+      message: `eps-clip-high (${cfg.hyper.epsClipHigh}) must be ≥ eps-clip (${cfg.hyper.epsClip})`,
+    });
+  }
+  if (cfg.method === "combine" && cfg.hyper.wOpd === 0 && cfg.hyper.wRl === 0) {
+    ctx.addIssue({ code: "custom", path: ["hyper", "wRl"], message: "combine needs w_opd or w_rl above 0" });
+  }
+  if (cfg.method !== "grpo" && cfg.judge.backend.kind === "custom") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["judge", "backend"],
+      message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
+    });
+  }
+  if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["serving", "promotion"],
+      message: "gated promotion needs evaluation.enabled: nothing would ever be promoted",
+    });
+  }
+  if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["serving", "promotion"],
+      message:
+        "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy",
+    });
+  }
+  if (
+    cfg.evaluation.grader === "judge" &&
+    (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["evaluation", "grader"],
+      message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)",
+    });
+  }
+  if (cfg.evaluation.grader === "custom" && !cfg.evaluation.graderPath) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["evaluation", "graderPath"],
+      message: "a custom grader needs the path to its module",
+    });
+  }
+  if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
+    const plan = planGpuSplit(cfg.trainer.gpu);
+    if (!plan.ok)
+      for (const e of plan.errors)
+        ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
+    if (cfg.trainer.backend === "ray-slime" && !cfg.trainer.rayAddress) {
       ctx.addIssue({
         code: "custom",
-        path: ["hyper", "epsClipHigh"],
-        message: `eps-clip-high (${cfg.hyper.epsClipHigh}) must be ≥ eps-clip (${cfg.hyper.epsClip})`,
+        path: ["trainer", "rayAddress"],
+        message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265",
       });
     }
-    if (cfg.method === "combine" && cfg.hyper.wOpd === 0 && cfg.hyper.wRl === 0) {
-      ctx.addIssue({ code: "custom", path: ["hyper", "wRl"], message: "combine needs w_opd or w_rl above 0" });
-    }
-    if (cfg.method !== "grpo" && cfg.judge.backend.kind === "custom") {
+  }
+  if (
+    (cfg.trainer.backend === "ray-slime" ||
+      cfg.trainer.backend === "local-process" ||
+      cfg.trainer.backend === "hf-local") &&
+    cfg.policy.kind === "embedded"
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["policy", "kind"],
+      message:
+        cfg.trainer.backend === "hf-local"
+          ? "hf-local serves the policy itself (an SGLang-compatible endpoint): choose policy kind sglang, at the address it serves on"
+          : "GPU trainers serve through SGLang: choose policy kind sglang",
+    });
+  }
+  if (cfg.trainer.backend !== "embedded") {
+    const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
+      ["ppoEpochs", cfg.hyper.ppoEpochs !== 1],
+      ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
+      ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
+      ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
+    ];
+    for (const [field, set] of embeddedOnly)
+      if (set)
+        ctx.addIssue({
+          code: "custom",
+          path: ["hyper", field],
+          message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined))})`,
+        });
+  }
+  if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
+    // hf-local holds the frozen base in the same process, so it has the teacher's whole distribution too.
+    const inProcessTeacher = cfg.trainer.backend === "hf-local";
+    const onSlime = cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process";
+    if (cfg.hyper.opdEstimator === "full" && !inProcessTeacher) {
       ctx.addIssue({
         code: "custom",
-        path: ["judge", "backend"],
-        message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
+        path: ["hyper", "opdEstimator"],
+        message: "the full-vocabulary estimator runs on the embedded and hf-local trainers only: choose sampled",
       });
     }
-    if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
+    if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
       ctx.addIssue({
         code: "custom",
-        path: ["serving", "promotion"],
-        message: "gated promotion needs evaluation.enabled: nothing would ever be promoted",
-      });
-    }
-    if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["serving", "promotion"],
+        path: ["hyper", "opdEstimator"],
         message:
-          "an external rollout engine serves new weights as soon as it loads them: gated promotion needs the embedded policy",
+          "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
       });
     }
-    if (
-      cfg.evaluation.grader === "judge" &&
-      (cfg.judge.backend.kind === "heuristic" || cfg.judge.backend.kind === "custom")
-    ) {
+    if (onSlime && cfg.hyper.opdEstimator === "topk") {
+      // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss
+      // (hf-local computes it from its in-process frozen base).
       ctx.addIssue({
         code: "custom",
-        path: ["evaluation", "grader"],
-        message: "the judge grader needs a model judge (OpenAI-compatible or SGLang judge backend)",
-      });
-    }
-    if (cfg.evaluation.grader === "custom" && !cfg.evaluation.graderPath) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["evaluation", "graderPath"],
-        message: "a custom grader needs the path to its module",
-      });
-    }
-    if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process") {
-      const plan = planGpuSplit(cfg.trainer.gpu);
-      if (!plan.ok)
-        for (const e of plan.errors)
-          ctx.addIssue({ code: "custom", path: ["trainer", "gpu", e.field], message: e.message });
-      if (cfg.trainer.backend === "ray-slime" && !cfg.trainer.rayAddress) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["trainer", "rayAddress"],
-          message: "ray-slime needs the Ray dashboard address, e.g. http://head:8265",
-        });
-      }
-    }
-    if (
-      (cfg.trainer.backend === "ray-slime" ||
-        cfg.trainer.backend === "local-process" ||
-        cfg.trainer.backend === "hf-local") &&
-      cfg.policy.kind === "embedded"
-    ) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["policy", "kind"],
+        path: ["hyper", "opdEstimator"],
         message:
-          cfg.trainer.backend === "hf-local"
-            ? "hf-local serves the policy itself (an SGLang-compatible endpoint): choose policy kind sglang, at the address it serves on"
-            : "GPU trainers serve through SGLang: choose policy kind sglang",
+          "top-K distillation is not available on slime yet (no teacher top-K is produced for its loss; to be rebuilt on OpenClaw-RL PRs #99/#109): choose sampled",
       });
     }
-    if (cfg.trainer.backend !== "embedded") {
-      const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
-        ["ppoEpochs", cfg.hyper.ppoEpochs !== 1],
-        ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
-        ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
-        ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
-      ];
-      for (const [field, set] of embeddedOnly)
-        if (set)
-          ctx.addIssue({
-            code: "custom",
-            path: ["hyper", field],
-            message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined))})`,
-          });
+    if (onSlime && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["hyper", "advClamp"],
+        message:
+          "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0",
+      });
     }
-    if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
-      // hf-local holds the frozen base in the same process, so it has the teacher's whole distribution too.
-      const inProcessTeacher = cfg.trainer.backend === "hf-local";
-      const onSlime = cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process";
-      if (cfg.hyper.opdEstimator === "full" && !inProcessTeacher) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["hyper", "opdEstimator"],
-          message: "the full-vocabulary estimator runs on the embedded and hf-local trainers only: choose sampled",
-        });
-      }
-      if (cfg.trainer.backend === "tinker" && cfg.hyper.opdEstimator !== "sampled") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["hyper", "opdEstimator"],
-          message:
-            "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
-        });
-      }
-      if (onSlime && cfg.hyper.opdEstimator === "topk") {
-        // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss
-        // (hf-local computes it from its in-process frozen base).
-        ctx.addIssue({
-          code: "custom",
-          path: ["hyper", "opdEstimator"],
-          message:
-            "top-K distillation is not available on slime yet (no teacher top-K is produced for its loss; to be rebuilt on OpenClaw-RL PRs #99/#109): choose sampled",
-        });
-      }
-      if (onSlime && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["hyper", "advClamp"],
-          message:
-            "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0",
-        });
-      }
-      if (cfg.hyper.teacherSource === "current") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["hyper", "teacherSource"],
-          message: "a current-policy teacher runs on the embedded trainer only: choose base",
-        });
-      }
+    if (cfg.hyper.teacherSource === "current") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["hyper", "teacherSource"],
+        message: "a current-policy teacher runs on the embedded trainer only: choose base",
+      });
     }
-  });
+  }
+});
 
 /** The experiment config; hyperparameters a config leaves out get its trainer backend's defaults. */
 export const ExperimentConfigSchema = z.preprocess(withBackendDefaults, ExperimentConfigObject);

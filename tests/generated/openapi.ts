@@ -1382,148 +1382,394 @@ export interface operations {
               status: "ACTIVE" | "ARCHIVED";
               demo: boolean;
               config: {
-                /** @enum {string} */
+                /**
+                 * @default combine
+                 * @enum {string}
+                 */
                 method: "grpo" | "opd" | "combine";
+                /**
+                 * @default {
+                 *       "kind": "embedded",
+                 *       "checkpoint": "models/base"
+                 *     }
+                 */
                 policy:
                   | {
                       /** @constant */
                       kind: "embedded";
+                      /** @default models/base */
                       checkpoint: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     };
+                /**
+                 * @default {
+                 *       "backend": {
+                 *         "kind": "heuristic"
+                 *       },
+                 *       "votes": 3,
+                 *       "temperature": 0.6,
+                 *       "maxTokens": 4096,
+                 *       "includeRequest": false,
+                 *       "evalMode": true,
+                 *       "hintSelection": "longest",
+                 *       "chatTemplateKwargs": {}
+                 *     }
+                 */
                 judge: {
+                  /**
+                   * @default {
+                   *       "kind": "heuristic"
+                   *     }
+                   */
                   backend:
                     | {
                         /** @constant */
                         kind: "heuristic";
                       }
                     | {
+                        /** Format: uri */
                         baseUrl: string;
                         model: string;
+                        apiKey?: string;
                         /** @constant */
                         kind: "openai";
-                        apiKey?: string;
                       }
                     | {
+                        /** Format: uri */
                         baseUrl: string;
                         model: string;
+                        apiKey?: string;
                         /** @constant */
                         kind: "sglang";
-                        apiKey?: string;
                       }
                     | {
                         /** @constant */
                         kind: "custom";
                         modulePath: string;
                       };
-                  votes: number | null;
-                  temperature: number | null;
-                  maxTokens: number | null;
+                  /** @default 3 */
+                  votes: number;
+                  /** @default 0.6 */
+                  temperature: number;
+                  /** @default 4096 */
+                  maxTokens: number;
+                  /** @default false */
                   includeRequest: boolean;
+                  /** @default true */
                   evalMode: boolean;
-                  /** @enum {string} */
+                  /**
+                   * @default longest
+                   * @enum {string}
+                   */
                   hintSelection: "longest" | "shortest";
-                  chatTemplateKwargs: {
-                    [key: string]: string | number | null | boolean;
-                  };
                   chatTemplate?: string;
+                  /** @default {} */
+                  chatTemplateKwargs: {
+                    [key: string]: string | number | boolean | null;
+                  };
                 };
+                /**
+                 * @default {
+                 *       "backend": "embedded",
+                 *       "gpu": {
+                 *         "nodes": 1,
+                 *         "gpusPerNode": 8,
+                 *         "actorGpus": 4,
+                 *         "rolloutGpus": 2,
+                 *         "prmGpus": 2,
+                 *         "rolloutGpusPerEngine": 2,
+                 *         "prmGpusPerEngine": 2,
+                 *         "prmTeacherGpus": 0,
+                 *         "colocate": false
+                 *       }
+                 *     }
+                 */
                 trainer: {
-                  /** @enum {string} */
-                  backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                  /**
+                   * @default embedded
+                   * @enum {string}
+                   */
+                  backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                  /**
+                   * @default {
+                   *       "nodes": 1,
+                   *       "gpusPerNode": 8,
+                   *       "actorGpus": 4,
+                   *       "rolloutGpus": 2,
+                   *       "prmGpus": 2,
+                   *       "rolloutGpusPerEngine": 2,
+                   *       "prmGpusPerEngine": 2,
+                   *       "prmTeacherGpus": 0,
+                   *       "colocate": false
+                   *     }
+                   */
                   gpu: {
-                    nodes: number | null;
-                    gpusPerNode: number | null;
-                    actorGpus: number | null;
-                    rolloutGpus: number | null;
-                    prmGpus: number | null;
-                    rolloutGpusPerEngine: number | null;
-                    prmGpusPerEngine: number | null;
-                    prmTeacherGpus: number | null;
+                    /** @default 1 */
+                    nodes: number;
+                    /** @default 8 */
+                    gpusPerNode: number;
+                    /** @default 4 */
+                    actorGpus: number;
+                    /** @default 2 */
+                    rolloutGpus: number;
+                    /** @default 2 */
+                    prmGpus: number;
+                    /** @default 2 */
+                    rolloutGpusPerEngine: number;
+                    /** @default 2 */
+                    prmGpusPerEngine: number;
+                    /** @default 0 */
+                    prmTeacherGpus: number;
+                    /** @default false */
                     colocate: boolean;
                   };
+                  /** Format: uri */
                   rayAddress?: string;
                 };
+                /**
+                 * @default {
+                 *       "lr": 0.00001,
+                 *       "epsClip": 0.2,
+                 *       "epsClipHigh": 0.28,
+                 *       "klCoef": 0,
+                 *       "entropyCoef": 0,
+                 *       "batchSize": 16,
+                 *       "wOpd": 1,
+                 *       "wRl": 1,
+                 *       "maxStaleness": 4,
+                 *       "stalePolicy": "drop",
+                 *       "keepCheckpoints": 5,
+                 *       "gradClip": 1,
+                 *       "opdEstimator": "sampled",
+                 *       "topK": 50,
+                 *       "teacherSource": "base",
+                 *       "advClamp": 0,
+                 *       "normalizeAdvantages": false,
+                 *       "advantageGroups": "batch",
+                 *       "ppoEpochs": 1,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightSamples": 0,
+                 *       "hindsightWeight": 0.5,
+                 *       "dualClip": 0
+                 *     }
+                 */
                 hyper: {
-                  lr: number | null;
-                  epsClip: number | null;
-                  epsClipHigh: number | null;
-                  klCoef: number | null;
-                  entropyCoef: number | null;
-                  batchSize: number | null;
-                  wOpd: number | null;
-                  wRl: number | null;
-                  maxStaleness: number | null;
-                  /** @enum {string} */
+                  /** @default 0.00001 */
+                  lr: number;
+                  /** @default 0.2 */
+                  epsClip: number;
+                  /** @default 0.28 */
+                  epsClipHigh: number;
+                  /** @default 0 */
+                  klCoef: number;
+                  /** @default 0 */
+                  entropyCoef: number;
+                  /** @default 16 */
+                  batchSize: number;
+                  /** @default 1 */
+                  wOpd: number;
+                  /** @default 1 */
+                  wRl: number;
+                  /** @default 4 */
+                  maxStaleness: number;
+                  /**
+                   * @default drop
+                   * @enum {string}
+                   */
                   stalePolicy: "drop" | "importance-weight";
-                  keepCheckpoints: number | null;
-                  gradClip: number | null;
-                  /** @enum {string} */
+                  /** @default 5 */
+                  keepCheckpoints: number;
+                  /** @default 1 */
+                  gradClip: number;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
                   opdEstimator: "sampled" | "topk" | "full";
-                  topK: number | null;
-                  /** @enum {string} */
+                  /** @default 50 */
+                  topK: number;
+                  /**
+                   * @default base
+                   * @enum {string}
+                   */
                   teacherSource: "base" | "current";
-                  advClamp: number | null;
+                  /** @default 0 */
+                  advClamp: number;
+                  /** @default false */
                   normalizeAdvantages: boolean;
-                  dualClip: number | null;
+                  /**
+                   * @default batch
+                   * @enum {string}
+                   */
+                  advantageGroups: "batch" | "context";
+                  /** @default 1 */
+                  ppoEpochs: number;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default 0 */
+                  hindsightSamples: number;
+                  /** @default 0.5 */
+                  hindsightWeight: number;
+                  /** @default 0 */
+                  dualClip: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "rank": 16,
+                 *       "alpha": 32
+                 *     }
+                 */
                 lora: {
+                  /** @default false */
                   enabled: boolean;
-                  rank: number | null;
-                  alpha: number | null;
+                  /** @default 16 */
+                  rank: number;
+                  /** @default 32 */
+                  alpha: number;
                 };
+                /**
+                 * @default {
+                 *       "defaultTurnType": "main",
+                 *       "sidePatterns": [],
+                 *       "contextPatterns": [],
+                 *       "maxTokens": 256,
+                 *       "promotion": "always",
+                 *       "gate": {
+                 *         "tolerance": 0.05
+                 *       },
+                 *       "autoRollback": {
+                 *         "enabled": false,
+                 *         "margin": 0.3,
+                 *         "minTurns": 20
+                 *       }
+                 *     }
+                 */
                 serving: {
-                  /** @enum {string} */
+                  /**
+                   * @default main
+                   * @enum {string}
+                   */
                   defaultTurnType: "main" | "side";
+                  /** @default [] */
                   sidePatterns: string[];
+                  /** @default [] */
                   contextPatterns: string[];
-                  maxTokens: number | null;
-                  /** @enum {string} */
+                  temperature?: number;
+                  /** @default 256 */
+                  maxTokens: number;
+                  /**
+                   * @default always
+                   * @enum {string}
+                   */
                   promotion: "always" | "gated";
+                  /**
+                   * @default {
+                   *       "tolerance": 0.05
+                   *     }
+                   */
                   gate: {
-                    tolerance: number | null;
-                    floor?: number | null;
+                    /** @default 0.05 */
+                    tolerance: number;
+                    floor?: number;
                   };
+                  /**
+                   * @default {
+                   *       "enabled": false,
+                   *       "margin": 0.3,
+                   *       "minTurns": 20
+                   *     }
+                   */
                   autoRollback: {
+                    /** @default false */
                     enabled: boolean;
-                    margin: number | null;
-                    minTurns: number | null;
+                    /** @default 0.3 */
+                    margin: number;
+                    /** @default 20 */
+                    minTurns: number;
                   };
-                  temperature?: number | null;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "every": 1,
+                 *       "grader": "persona",
+                 *       "k": 2,
+                 *       "temperature": 0.7,
+                 *       "seed": 1,
+                 *       "maxTokens": 256,
+                 *       "votes": 3,
+                 *       "budget": {
+                 *         "maxReplyTokens": 20000,
+                 *         "maxSeconds": 600
+                 *       },
+                 *       "agreement": {
+                 *         "kappaThreshold": 0.6,
+                 *         "minLabeled": 30
+                 *       }
+                 *     }
+                 */
                 evaluation: {
+                  /** @default false */
                   enabled: boolean;
-                  every: number | null;
-                  /** @enum {string} */
-                  grader: "custom" | "judge" | "persona";
-                  k: number | null;
-                  temperature: number | null;
-                  seed: number | null;
-                  maxTokens: number | null;
-                  votes: number | null;
-                  budget: {
-                    maxReplyTokens: number | null;
-                    maxSeconds: number | null;
-                  };
-                  agreement: {
-                    kappaThreshold: number | null;
-                    minLabeled: number | null;
-                  };
+                  /** @default 1 */
+                  every: number;
                   set?: string;
+                  /**
+                   * @default persona
+                   * @enum {string}
+                   */
+                  grader: "persona" | "judge" | "custom";
                   graderPath?: string;
+                  /** @default 2 */
+                  k: number;
+                  /** @default 0.7 */
+                  temperature: number;
+                  /** @default 1 */
+                  seed: number;
+                  /** @default 256 */
+                  maxTokens: number;
+                  /** @default 3 */
+                  votes: number;
+                  /**
+                   * @default {
+                   *       "maxReplyTokens": 20000,
+                   *       "maxSeconds": 600
+                   *     }
+                   */
+                  budget: {
+                    /** @default 20000 */
+                    maxReplyTokens: number;
+                    /** @default 600 */
+                    maxSeconds: number;
+                  };
+                  /**
+                   * @default {
+                   *       "kappaThreshold": 0.6,
+                   *       "minLabeled": 30
+                   *     }
+                   */
+                  agreement: {
+                    /** @default 0.6 */
+                    kappaThreshold: number;
+                    /** @default 30 */
+                    minLabeled: number;
+                  };
                 };
                 customLossPath?: string;
               };
@@ -1689,7 +1935,7 @@ export interface operations {
                * @default embedded
                * @enum {string}
                */
-              backend?: "embedded" | "ray-slime" | "local-process" | "tinker";
+              backend?: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
               /**
                * @default {
                *       "nodes": 1,
@@ -1745,6 +1991,11 @@ export interface operations {
              *       "teacherSource": "base",
              *       "advClamp": 0,
              *       "normalizeAdvantages": false,
+             *       "advantageGroups": "batch",
+             *       "ppoEpochs": 1,
+             *       "baseKlCoef": 0,
+             *       "hindsightSamples": 0,
+             *       "hindsightWeight": 0.5,
              *       "dualClip": 0
              *     }
              */
@@ -1792,6 +2043,19 @@ export interface operations {
               advClamp?: number;
               /** @default false */
               normalizeAdvantages?: boolean;
+              /**
+               * @default batch
+               * @enum {string}
+               */
+              advantageGroups?: "batch" | "context";
+              /** @default 1 */
+              ppoEpochs?: number;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default 0 */
+              hindsightSamples?: number;
+              /** @default 0.5 */
+              hindsightWeight?: number;
               /** @default 0 */
               dualClip?: number;
             };
@@ -1959,148 +2223,394 @@ export interface operations {
             status: "ACTIVE" | "ARCHIVED";
             demo: boolean;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -2199,148 +2709,394 @@ export interface operations {
               externalJobId: string | null;
               statusMessage: string | null;
               config: {
-                /** @enum {string} */
+                /**
+                 * @default combine
+                 * @enum {string}
+                 */
                 method: "grpo" | "opd" | "combine";
+                /**
+                 * @default {
+                 *       "kind": "embedded",
+                 *       "checkpoint": "models/base"
+                 *     }
+                 */
                 policy:
                   | {
                       /** @constant */
                       kind: "embedded";
+                      /** @default models/base */
                       checkpoint: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     };
+                /**
+                 * @default {
+                 *       "backend": {
+                 *         "kind": "heuristic"
+                 *       },
+                 *       "votes": 3,
+                 *       "temperature": 0.6,
+                 *       "maxTokens": 4096,
+                 *       "includeRequest": false,
+                 *       "evalMode": true,
+                 *       "hintSelection": "longest",
+                 *       "chatTemplateKwargs": {}
+                 *     }
+                 */
                 judge: {
+                  /**
+                   * @default {
+                   *       "kind": "heuristic"
+                   *     }
+                   */
                   backend:
                     | {
                         /** @constant */
                         kind: "heuristic";
                       }
                     | {
+                        /** Format: uri */
                         baseUrl: string;
                         model: string;
+                        apiKey?: string;
                         /** @constant */
                         kind: "openai";
-                        apiKey?: string;
                       }
                     | {
+                        /** Format: uri */
                         baseUrl: string;
                         model: string;
+                        apiKey?: string;
                         /** @constant */
                         kind: "sglang";
-                        apiKey?: string;
                       }
                     | {
                         /** @constant */
                         kind: "custom";
                         modulePath: string;
                       };
-                  votes: number | null;
-                  temperature: number | null;
-                  maxTokens: number | null;
+                  /** @default 3 */
+                  votes: number;
+                  /** @default 0.6 */
+                  temperature: number;
+                  /** @default 4096 */
+                  maxTokens: number;
+                  /** @default false */
                   includeRequest: boolean;
+                  /** @default true */
                   evalMode: boolean;
-                  /** @enum {string} */
+                  /**
+                   * @default longest
+                   * @enum {string}
+                   */
                   hintSelection: "longest" | "shortest";
-                  chatTemplateKwargs: {
-                    [key: string]: string | number | null | boolean;
-                  };
                   chatTemplate?: string;
+                  /** @default {} */
+                  chatTemplateKwargs: {
+                    [key: string]: string | number | boolean | null;
+                  };
                 };
+                /**
+                 * @default {
+                 *       "backend": "embedded",
+                 *       "gpu": {
+                 *         "nodes": 1,
+                 *         "gpusPerNode": 8,
+                 *         "actorGpus": 4,
+                 *         "rolloutGpus": 2,
+                 *         "prmGpus": 2,
+                 *         "rolloutGpusPerEngine": 2,
+                 *         "prmGpusPerEngine": 2,
+                 *         "prmTeacherGpus": 0,
+                 *         "colocate": false
+                 *       }
+                 *     }
+                 */
                 trainer: {
-                  /** @enum {string} */
-                  backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                  /**
+                   * @default embedded
+                   * @enum {string}
+                   */
+                  backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                  /**
+                   * @default {
+                   *       "nodes": 1,
+                   *       "gpusPerNode": 8,
+                   *       "actorGpus": 4,
+                   *       "rolloutGpus": 2,
+                   *       "prmGpus": 2,
+                   *       "rolloutGpusPerEngine": 2,
+                   *       "prmGpusPerEngine": 2,
+                   *       "prmTeacherGpus": 0,
+                   *       "colocate": false
+                   *     }
+                   */
                   gpu: {
-                    nodes: number | null;
-                    gpusPerNode: number | null;
-                    actorGpus: number | null;
-                    rolloutGpus: number | null;
-                    prmGpus: number | null;
-                    rolloutGpusPerEngine: number | null;
-                    prmGpusPerEngine: number | null;
-                    prmTeacherGpus: number | null;
+                    /** @default 1 */
+                    nodes: number;
+                    /** @default 8 */
+                    gpusPerNode: number;
+                    /** @default 4 */
+                    actorGpus: number;
+                    /** @default 2 */
+                    rolloutGpus: number;
+                    /** @default 2 */
+                    prmGpus: number;
+                    /** @default 2 */
+                    rolloutGpusPerEngine: number;
+                    /** @default 2 */
+                    prmGpusPerEngine: number;
+                    /** @default 0 */
+                    prmTeacherGpus: number;
+                    /** @default false */
                     colocate: boolean;
                   };
+                  /** Format: uri */
                   rayAddress?: string;
                 };
+                /**
+                 * @default {
+                 *       "lr": 0.00001,
+                 *       "epsClip": 0.2,
+                 *       "epsClipHigh": 0.28,
+                 *       "klCoef": 0,
+                 *       "entropyCoef": 0,
+                 *       "batchSize": 16,
+                 *       "wOpd": 1,
+                 *       "wRl": 1,
+                 *       "maxStaleness": 4,
+                 *       "stalePolicy": "drop",
+                 *       "keepCheckpoints": 5,
+                 *       "gradClip": 1,
+                 *       "opdEstimator": "sampled",
+                 *       "topK": 50,
+                 *       "teacherSource": "base",
+                 *       "advClamp": 0,
+                 *       "normalizeAdvantages": false,
+                 *       "advantageGroups": "batch",
+                 *       "ppoEpochs": 1,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightSamples": 0,
+                 *       "hindsightWeight": 0.5,
+                 *       "dualClip": 0
+                 *     }
+                 */
                 hyper: {
-                  lr: number | null;
-                  epsClip: number | null;
-                  epsClipHigh: number | null;
-                  klCoef: number | null;
-                  entropyCoef: number | null;
-                  batchSize: number | null;
-                  wOpd: number | null;
-                  wRl: number | null;
-                  maxStaleness: number | null;
-                  /** @enum {string} */
+                  /** @default 0.00001 */
+                  lr: number;
+                  /** @default 0.2 */
+                  epsClip: number;
+                  /** @default 0.28 */
+                  epsClipHigh: number;
+                  /** @default 0 */
+                  klCoef: number;
+                  /** @default 0 */
+                  entropyCoef: number;
+                  /** @default 16 */
+                  batchSize: number;
+                  /** @default 1 */
+                  wOpd: number;
+                  /** @default 1 */
+                  wRl: number;
+                  /** @default 4 */
+                  maxStaleness: number;
+                  /**
+                   * @default drop
+                   * @enum {string}
+                   */
                   stalePolicy: "drop" | "importance-weight";
-                  keepCheckpoints: number | null;
-                  gradClip: number | null;
-                  /** @enum {string} */
+                  /** @default 5 */
+                  keepCheckpoints: number;
+                  /** @default 1 */
+                  gradClip: number;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
                   opdEstimator: "sampled" | "topk" | "full";
-                  topK: number | null;
-                  /** @enum {string} */
+                  /** @default 50 */
+                  topK: number;
+                  /**
+                   * @default base
+                   * @enum {string}
+                   */
                   teacherSource: "base" | "current";
-                  advClamp: number | null;
+                  /** @default 0 */
+                  advClamp: number;
+                  /** @default false */
                   normalizeAdvantages: boolean;
-                  dualClip: number | null;
+                  /**
+                   * @default batch
+                   * @enum {string}
+                   */
+                  advantageGroups: "batch" | "context";
+                  /** @default 1 */
+                  ppoEpochs: number;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default 0 */
+                  hindsightSamples: number;
+                  /** @default 0.5 */
+                  hindsightWeight: number;
+                  /** @default 0 */
+                  dualClip: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "rank": 16,
+                 *       "alpha": 32
+                 *     }
+                 */
                 lora: {
+                  /** @default false */
                   enabled: boolean;
-                  rank: number | null;
-                  alpha: number | null;
+                  /** @default 16 */
+                  rank: number;
+                  /** @default 32 */
+                  alpha: number;
                 };
+                /**
+                 * @default {
+                 *       "defaultTurnType": "main",
+                 *       "sidePatterns": [],
+                 *       "contextPatterns": [],
+                 *       "maxTokens": 256,
+                 *       "promotion": "always",
+                 *       "gate": {
+                 *         "tolerance": 0.05
+                 *       },
+                 *       "autoRollback": {
+                 *         "enabled": false,
+                 *         "margin": 0.3,
+                 *         "minTurns": 20
+                 *       }
+                 *     }
+                 */
                 serving: {
-                  /** @enum {string} */
+                  /**
+                   * @default main
+                   * @enum {string}
+                   */
                   defaultTurnType: "main" | "side";
+                  /** @default [] */
                   sidePatterns: string[];
+                  /** @default [] */
                   contextPatterns: string[];
-                  maxTokens: number | null;
-                  /** @enum {string} */
+                  temperature?: number;
+                  /** @default 256 */
+                  maxTokens: number;
+                  /**
+                   * @default always
+                   * @enum {string}
+                   */
                   promotion: "always" | "gated";
+                  /**
+                   * @default {
+                   *       "tolerance": 0.05
+                   *     }
+                   */
                   gate: {
-                    tolerance: number | null;
-                    floor?: number | null;
+                    /** @default 0.05 */
+                    tolerance: number;
+                    floor?: number;
                   };
+                  /**
+                   * @default {
+                   *       "enabled": false,
+                   *       "margin": 0.3,
+                   *       "minTurns": 20
+                   *     }
+                   */
                   autoRollback: {
+                    /** @default false */
                     enabled: boolean;
-                    margin: number | null;
-                    minTurns: number | null;
+                    /** @default 0.3 */
+                    margin: number;
+                    /** @default 20 */
+                    minTurns: number;
                   };
-                  temperature?: number | null;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "every": 1,
+                 *       "grader": "persona",
+                 *       "k": 2,
+                 *       "temperature": 0.7,
+                 *       "seed": 1,
+                 *       "maxTokens": 256,
+                 *       "votes": 3,
+                 *       "budget": {
+                 *         "maxReplyTokens": 20000,
+                 *         "maxSeconds": 600
+                 *       },
+                 *       "agreement": {
+                 *         "kappaThreshold": 0.6,
+                 *         "minLabeled": 30
+                 *       }
+                 *     }
+                 */
                 evaluation: {
+                  /** @default false */
                   enabled: boolean;
-                  every: number | null;
-                  /** @enum {string} */
-                  grader: "custom" | "judge" | "persona";
-                  k: number | null;
-                  temperature: number | null;
-                  seed: number | null;
-                  maxTokens: number | null;
-                  votes: number | null;
-                  budget: {
-                    maxReplyTokens: number | null;
-                    maxSeconds: number | null;
-                  };
-                  agreement: {
-                    kappaThreshold: number | null;
-                    minLabeled: number | null;
-                  };
+                  /** @default 1 */
+                  every: number;
                   set?: string;
+                  /**
+                   * @default persona
+                   * @enum {string}
+                   */
+                  grader: "persona" | "judge" | "custom";
                   graderPath?: string;
+                  /** @default 2 */
+                  k: number;
+                  /** @default 0.7 */
+                  temperature: number;
+                  /** @default 1 */
+                  seed: number;
+                  /** @default 256 */
+                  maxTokens: number;
+                  /** @default 3 */
+                  votes: number;
+                  /**
+                   * @default {
+                   *       "maxReplyTokens": 20000,
+                   *       "maxSeconds": 600
+                   *     }
+                   */
+                  budget: {
+                    /** @default 20000 */
+                    maxReplyTokens: number;
+                    /** @default 600 */
+                    maxSeconds: number;
+                  };
+                  /**
+                   * @default {
+                   *       "kappaThreshold": 0.6,
+                   *       "minLabeled": 30
+                   *     }
+                   */
+                  agreement: {
+                    /** @default 0.6 */
+                    kappaThreshold: number;
+                    /** @default 30 */
+                    minLabeled: number;
+                  };
                 };
                 customLossPath?: string;
               };
@@ -2391,148 +3147,394 @@ export interface operations {
             externalJobId: string | null;
             statusMessage: string | null;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -2666,6 +3668,8 @@ export interface operations {
               lastUsedAt: string | null;
               expiresAt: string | null;
               revokedAt: string | null;
+              createdById: string | null;
+              createdByEmail: string | null;
             }[];
             nextCursor: string | null;
           };
@@ -2713,6 +3717,8 @@ export interface operations {
             lastUsedAt: string | null;
             expiresAt: string | null;
             revokedAt: string | null;
+            createdById: string | null;
+            createdByEmail: string | null;
           };
         };
       };
@@ -4016,148 +5022,394 @@ export interface operations {
             status: "ACTIVE" | "ARCHIVED";
             demo: boolean;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -4351,7 +5603,7 @@ export interface operations {
                * @default embedded
                * @enum {string}
                */
-              backend?: "embedded" | "ray-slime" | "local-process" | "tinker";
+              backend?: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
               /**
                * @default {
                *       "nodes": 1,
@@ -4407,6 +5659,11 @@ export interface operations {
              *       "teacherSource": "base",
              *       "advClamp": 0,
              *       "normalizeAdvantages": false,
+             *       "advantageGroups": "batch",
+             *       "ppoEpochs": 1,
+             *       "baseKlCoef": 0,
+             *       "hindsightSamples": 0,
+             *       "hindsightWeight": 0.5,
              *       "dualClip": 0
              *     }
              */
@@ -4454,6 +5711,19 @@ export interface operations {
               advClamp?: number;
               /** @default false */
               normalizeAdvantages?: boolean;
+              /**
+               * @default batch
+               * @enum {string}
+               */
+              advantageGroups?: "batch" | "context";
+              /** @default 1 */
+              ppoEpochs?: number;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default 0 */
+              hindsightSamples?: number;
+              /** @default 0.5 */
+              hindsightWeight?: number;
               /** @default 0 */
               dualClip?: number;
             };
@@ -4621,148 +5891,394 @@ export interface operations {
             status: "ACTIVE" | "ARCHIVED";
             demo: boolean;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -4822,148 +6338,394 @@ export interface operations {
             status: "ACTIVE" | "ARCHIVED";
             demo: boolean;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -5023,148 +6785,394 @@ export interface operations {
             status: "ACTIVE" | "ARCHIVED";
             demo: boolean;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -5218,148 +7226,394 @@ export interface operations {
             externalJobId: string | null;
             statusMessage: string | null;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -5411,148 +7665,394 @@ export interface operations {
             externalJobId: string | null;
             statusMessage: string | null;
             config: {
-              /** @enum {string} */
+              /**
+               * @default combine
+               * @enum {string}
+               */
               method: "grpo" | "opd" | "combine";
+              /**
+               * @default {
+               *       "kind": "embedded",
+               *       "checkpoint": "models/base"
+               *     }
+               */
               policy:
                 | {
                     /** @constant */
                     kind: "embedded";
+                    /** @default models/base */
                     checkpoint: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "openai";
-                    apiKey?: string;
                   }
                 | {
+                    /** Format: uri */
                     baseUrl: string;
                     model: string;
+                    apiKey?: string;
                     /** @constant */
                     kind: "sglang";
-                    apiKey?: string;
                   };
+              /**
+               * @default {
+               *       "backend": {
+               *         "kind": "heuristic"
+               *       },
+               *       "votes": 3,
+               *       "temperature": 0.6,
+               *       "maxTokens": 4096,
+               *       "includeRequest": false,
+               *       "evalMode": true,
+               *       "hintSelection": "longest",
+               *       "chatTemplateKwargs": {}
+               *     }
+               */
               judge: {
+                /**
+                 * @default {
+                 *       "kind": "heuristic"
+                 *     }
+                 */
                 backend:
                   | {
                       /** @constant */
                       kind: "heuristic";
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "openai";
-                      apiKey?: string;
                     }
                   | {
+                      /** Format: uri */
                       baseUrl: string;
                       model: string;
+                      apiKey?: string;
                       /** @constant */
                       kind: "sglang";
-                      apiKey?: string;
                     }
                   | {
                       /** @constant */
                       kind: "custom";
                       modulePath: string;
                     };
-                votes: number | null;
-                temperature: number | null;
-                maxTokens: number | null;
+                /** @default 3 */
+                votes: number;
+                /** @default 0.6 */
+                temperature: number;
+                /** @default 4096 */
+                maxTokens: number;
+                /** @default false */
                 includeRequest: boolean;
+                /** @default true */
                 evalMode: boolean;
-                /** @enum {string} */
+                /**
+                 * @default longest
+                 * @enum {string}
+                 */
                 hintSelection: "longest" | "shortest";
-                chatTemplateKwargs: {
-                  [key: string]: string | number | null | boolean;
-                };
                 chatTemplate?: string;
+                /** @default {} */
+                chatTemplateKwargs: {
+                  [key: string]: string | number | boolean | null;
+                };
               };
+              /**
+               * @default {
+               *       "backend": "embedded",
+               *       "gpu": {
+               *         "nodes": 1,
+               *         "gpusPerNode": 8,
+               *         "actorGpus": 4,
+               *         "rolloutGpus": 2,
+               *         "prmGpus": 2,
+               *         "rolloutGpusPerEngine": 2,
+               *         "prmGpusPerEngine": 2,
+               *         "prmTeacherGpus": 0,
+               *         "colocate": false
+               *       }
+               *     }
+               */
               trainer: {
-                /** @enum {string} */
-                backend: "embedded" | "ray-slime" | "local-process" | "tinker";
+                /**
+                 * @default embedded
+                 * @enum {string}
+                 */
+                backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /**
+                 * @default {
+                 *       "nodes": 1,
+                 *       "gpusPerNode": 8,
+                 *       "actorGpus": 4,
+                 *       "rolloutGpus": 2,
+                 *       "prmGpus": 2,
+                 *       "rolloutGpusPerEngine": 2,
+                 *       "prmGpusPerEngine": 2,
+                 *       "prmTeacherGpus": 0,
+                 *       "colocate": false
+                 *     }
+                 */
                 gpu: {
-                  nodes: number | null;
-                  gpusPerNode: number | null;
-                  actorGpus: number | null;
-                  rolloutGpus: number | null;
-                  prmGpus: number | null;
-                  rolloutGpusPerEngine: number | null;
-                  prmGpusPerEngine: number | null;
-                  prmTeacherGpus: number | null;
+                  /** @default 1 */
+                  nodes: number;
+                  /** @default 8 */
+                  gpusPerNode: number;
+                  /** @default 4 */
+                  actorGpus: number;
+                  /** @default 2 */
+                  rolloutGpus: number;
+                  /** @default 2 */
+                  prmGpus: number;
+                  /** @default 2 */
+                  rolloutGpusPerEngine: number;
+                  /** @default 2 */
+                  prmGpusPerEngine: number;
+                  /** @default 0 */
+                  prmTeacherGpus: number;
+                  /** @default false */
                   colocate: boolean;
                 };
+                /** Format: uri */
                 rayAddress?: string;
               };
+              /**
+               * @default {
+               *       "lr": 0.00001,
+               *       "epsClip": 0.2,
+               *       "epsClipHigh": 0.28,
+               *       "klCoef": 0,
+               *       "entropyCoef": 0,
+               *       "batchSize": 16,
+               *       "wOpd": 1,
+               *       "wRl": 1,
+               *       "maxStaleness": 4,
+               *       "stalePolicy": "drop",
+               *       "keepCheckpoints": 5,
+               *       "gradClip": 1,
+               *       "opdEstimator": "sampled",
+               *       "topK": 50,
+               *       "teacherSource": "base",
+               *       "advClamp": 0,
+               *       "normalizeAdvantages": false,
+               *       "advantageGroups": "batch",
+               *       "ppoEpochs": 1,
+               *       "baseKlCoef": 0,
+               *       "hindsightSamples": 0,
+               *       "hindsightWeight": 0.5,
+               *       "dualClip": 0
+               *     }
+               */
               hyper: {
-                lr: number | null;
-                epsClip: number | null;
-                epsClipHigh: number | null;
-                klCoef: number | null;
-                entropyCoef: number | null;
-                batchSize: number | null;
-                wOpd: number | null;
-                wRl: number | null;
-                maxStaleness: number | null;
-                /** @enum {string} */
+                /** @default 0.00001 */
+                lr: number;
+                /** @default 0.2 */
+                epsClip: number;
+                /** @default 0.28 */
+                epsClipHigh: number;
+                /** @default 0 */
+                klCoef: number;
+                /** @default 0 */
+                entropyCoef: number;
+                /** @default 16 */
+                batchSize: number;
+                /** @default 1 */
+                wOpd: number;
+                /** @default 1 */
+                wRl: number;
+                /** @default 4 */
+                maxStaleness: number;
+                /**
+                 * @default drop
+                 * @enum {string}
+                 */
                 stalePolicy: "drop" | "importance-weight";
-                keepCheckpoints: number | null;
-                gradClip: number | null;
-                /** @enum {string} */
+                /** @default 5 */
+                keepCheckpoints: number;
+                /** @default 1 */
+                gradClip: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
                 opdEstimator: "sampled" | "topk" | "full";
-                topK: number | null;
-                /** @enum {string} */
+                /** @default 50 */
+                topK: number;
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
                 teacherSource: "base" | "current";
-                advClamp: number | null;
+                /** @default 0 */
+                advClamp: number;
+                /** @default false */
                 normalizeAdvantages: boolean;
-                dualClip: number | null;
+                /**
+                 * @default batch
+                 * @enum {string}
+                 */
+                advantageGroups: "batch" | "context";
+                /** @default 1 */
+                ppoEpochs: number;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default 0 */
+                hindsightSamples: number;
+                /** @default 0.5 */
+                hindsightWeight: number;
+                /** @default 0 */
+                dualClip: number;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "rank": 16,
+               *       "alpha": 32
+               *     }
+               */
               lora: {
+                /** @default false */
                 enabled: boolean;
-                rank: number | null;
-                alpha: number | null;
+                /** @default 16 */
+                rank: number;
+                /** @default 32 */
+                alpha: number;
               };
+              /**
+               * @default {
+               *       "defaultTurnType": "main",
+               *       "sidePatterns": [],
+               *       "contextPatterns": [],
+               *       "maxTokens": 256,
+               *       "promotion": "always",
+               *       "gate": {
+               *         "tolerance": 0.05
+               *       },
+               *       "autoRollback": {
+               *         "enabled": false,
+               *         "margin": 0.3,
+               *         "minTurns": 20
+               *       }
+               *     }
+               */
               serving: {
-                /** @enum {string} */
+                /**
+                 * @default main
+                 * @enum {string}
+                 */
                 defaultTurnType: "main" | "side";
+                /** @default [] */
                 sidePatterns: string[];
+                /** @default [] */
                 contextPatterns: string[];
-                maxTokens: number | null;
-                /** @enum {string} */
+                temperature?: number;
+                /** @default 256 */
+                maxTokens: number;
+                /**
+                 * @default always
+                 * @enum {string}
+                 */
                 promotion: "always" | "gated";
+                /**
+                 * @default {
+                 *       "tolerance": 0.05
+                 *     }
+                 */
                 gate: {
-                  tolerance: number | null;
-                  floor?: number | null;
+                  /** @default 0.05 */
+                  tolerance: number;
+                  floor?: number;
                 };
+                /**
+                 * @default {
+                 *       "enabled": false,
+                 *       "margin": 0.3,
+                 *       "minTurns": 20
+                 *     }
+                 */
                 autoRollback: {
+                  /** @default false */
                   enabled: boolean;
-                  margin: number | null;
-                  minTurns: number | null;
+                  /** @default 0.3 */
+                  margin: number;
+                  /** @default 20 */
+                  minTurns: number;
                 };
-                temperature?: number | null;
               };
+              /**
+               * @default {
+               *       "enabled": false,
+               *       "every": 1,
+               *       "grader": "persona",
+               *       "k": 2,
+               *       "temperature": 0.7,
+               *       "seed": 1,
+               *       "maxTokens": 256,
+               *       "votes": 3,
+               *       "budget": {
+               *         "maxReplyTokens": 20000,
+               *         "maxSeconds": 600
+               *       },
+               *       "agreement": {
+               *         "kappaThreshold": 0.6,
+               *         "minLabeled": 30
+               *       }
+               *     }
+               */
               evaluation: {
+                /** @default false */
                 enabled: boolean;
-                every: number | null;
-                /** @enum {string} */
-                grader: "custom" | "judge" | "persona";
-                k: number | null;
-                temperature: number | null;
-                seed: number | null;
-                maxTokens: number | null;
-                votes: number | null;
-                budget: {
-                  maxReplyTokens: number | null;
-                  maxSeconds: number | null;
-                };
-                agreement: {
-                  kappaThreshold: number | null;
-                  minLabeled: number | null;
-                };
+                /** @default 1 */
+                every: number;
                 set?: string;
+                /**
+                 * @default persona
+                 * @enum {string}
+                 */
+                grader: "persona" | "judge" | "custom";
                 graderPath?: string;
+                /** @default 2 */
+                k: number;
+                /** @default 0.7 */
+                temperature: number;
+                /** @default 1 */
+                seed: number;
+                /** @default 256 */
+                maxTokens: number;
+                /** @default 3 */
+                votes: number;
+                /**
+                 * @default {
+                 *       "maxReplyTokens": 20000,
+                 *       "maxSeconds": 600
+                 *     }
+                 */
+                budget: {
+                  /** @default 20000 */
+                  maxReplyTokens: number;
+                  /** @default 600 */
+                  maxSeconds: number;
+                };
+                /**
+                 * @default {
+                 *       "kappaThreshold": 0.6,
+                 *       "minLabeled": 30
+                 *     }
+                 */
+                agreement: {
+                  /** @default 0.6 */
+                  kappaThreshold: number;
+                  /** @default 30 */
+                  minLabeled: number;
+                };
               };
               customLossPath?: string;
             };
@@ -5880,6 +8380,8 @@ export interface operations {
             lastUsedAt: string | null;
             expiresAt: string | null;
             revokedAt: string | null;
+            createdById: string | null;
+            createdByEmail: string | null;
           };
         };
       };

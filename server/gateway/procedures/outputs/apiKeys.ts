@@ -13,6 +13,8 @@ export const ApiKeysListOutput = z.object({
       lastUsedAt: z.string().nullable(),
       expiresAt: z.string().nullable(),
       revokedAt: z.string().nullable(),
+      createdById: z.string().nullable(),
+      createdByEmail: z.string().nullable(),
     }),
   ),
   nextCursor: z.string().nullable(),
@@ -29,6 +31,8 @@ export const ApiKeysCreateOutput = z.object({
   lastUsedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  createdById: z.string().nullable(),
+  createdByEmail: z.string().nullable(),
 });
 
 export const ApiKeysRevokeOutput = z.object({
@@ -41,4 +45,6 @@ export const ApiKeysRevokeOutput = z.object({
   lastUsedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  createdById: z.string().nullable(),
+  createdByEmail: z.string().nullable(),
 });
