@@ -9,6 +9,7 @@ import { uploadEvalSet } from "../../../server/evaluation/service";
 import { startEvaluationWorker } from "../../../server/evaluation/worker";
 import { closeQueues } from "../../../server/platform/bus/queues";
 import { defaultReply } from "../../../bench/lib/fakeOpenaiUpstream";
+import { getPersona, heldOutQuestionsFor, preferredReply } from "../../../server/simulation/personas";
 import { adminPrincipal, harness, type Harness } from "../proxy/setup";
 import { isolateRedis } from "../../helpers/isolate";
 import { waitFor } from "../../helpers/waitFor";
@@ -16,6 +17,13 @@ import { waitFor } from "../../helpers/waitFor";
 isolateRedis("eval-worker");
 
 const lastUser = (body: Record<string, unknown>) => JSON.stringify((body.messages as unknown[]).at(-1));
+// The item asks one of Leo's held-out questions (persona-v2 grades style and content against it); the held
+// reply is the one he prefers, so the evaluation's mean is 1.
+const leo = getPersona("leo");
+const question = heldOutQuestionsFor(leo)[0]!;
+const HELD_REPLY = preferredReply(leo, question);
+const isEvalRequest = (body: Record<string, unknown>) =>
+  lastUser(body).includes(JSON.stringify(question.text).slice(1, -1));
 
 describe("evaluation worker beside the proxy", () => {
   let h: Harness;
@@ -43,20 +51,18 @@ describe("evaluation worker beside the proxy", () => {
     await uploadEvalSet(admin, {
       experimentId: e.id,
       name: "held",
-      jsonl: `{"key":"hold","prompt":"EVAL-HOLD","persona":"leo"}\n`,
+      jsonl: `${JSON.stringify({ key: "hold", prompt: question.text, persona: "leo" })}\n`,
       mode: "replace",
     });
 
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    h.fake.respond((body) =>
-      lastUser(body).includes("EVAL-HOLD") ? { content: "- first\n- second", waitFor: held } : defaultReply(body),
-    );
+    h.fake.respond((body) => (isEvalRequest(body) ? { content: HELD_REPLY, waitFor: held } : defaultReply(body)));
 
     const worker = await startEvaluationWorker({ pollMs: 3_600_000, experimentIds: [e.id] });
     try {
       await waitFor("the evaluation's request at the upstream", () =>
-        h.fake.requests.some((r) => lastUser(r.body).includes("EVAL-HOLD")),
+        h.fake.requests.some((r) => isEvalRequest(r.body)),
       );
       const evaluation = () => db().evaluation.findFirstOrThrow({ where: { experimentId: e.id } });
       expect((await evaluation()).status).toBe("RUNNING");
@@ -73,9 +79,9 @@ describe("evaluation worker beside the proxy", () => {
       const done = await evaluation();
       expect(done).toMatchObject({ policyVersion: 0, items: 1, replies: 1, mean: 1, grader: "persona" });
       const score = await db().evalScore.findFirstOrThrow({ where: { evaluationId: done.id } });
-      expect(score.reply).toBe("- first\n- second");
+      expect(score.reply).toBe(HELD_REPLY);
       // the fixed sampling settings and seed went to the upstream
-      const sent = h.fake.requests.find((r) => lastUser(r.body).includes("EVAL-HOLD"))!.body;
+      const sent = h.fake.requests.find((r) => isEvalRequest(r.body))!.body;
       expect(sent).toMatchObject({
         temperature: config.evaluation.temperature,
         max_tokens: 16,

@@ -66,7 +66,7 @@ export const FleetOverviewOutput = z.object({
       pendingSamples: Num,
       batchSize: Num.nullable(),
       lastStep: Num,
-      lastStepAt: z.date(),
+      lastStepAt: z.date().nullable(),
       startedAt: z.date().nullable(),
     }),
   ),

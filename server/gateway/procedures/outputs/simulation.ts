@@ -13,12 +13,14 @@ export const SimulationListOutput = z.object({
         name: z.string(),
         demo: z.boolean(),
         method: z.enum(["grpo", "opd", "combine"]),
-        activeRun: z.object({
-          number: Num,
-          id: z.string(),
-          status: z.enum(["PENDING", "RUNNING", "PAUSED", "FINISHED", "FAILED", "CRASHED", "KILLED"]),
-          lastStep: Num,
-        }),
+        activeRun: z
+          .object({
+            number: Num,
+            id: z.string(),
+            status: z.enum(["PENDING", "RUNNING", "PAUSED", "FINISHED", "FAILED", "CRASHED", "KILLED"]),
+            lastStep: Num,
+          })
+          .nullable(),
       }),
       enabled: z.boolean(),
       settings: z.object({ perMinute: Num, concurrency: Num, personas: z.array(z.string()), seed: Num, maxTurns: Num }),
