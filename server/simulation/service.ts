@@ -236,29 +236,53 @@ export interface VersionReward {
   turns: number;
   /** mean judge score of those turns (−1…1) */
   reward: number;
+  /** of those, the sessions' opening replies: the preference learned unprompted, before any correction or hint */
+  firstTurns: number;
+  /** their mean judge score; null when the version served no opening reply */
+  firstReward: number | null;
   firstAt: string;
 }
 
 /**
  * Judged reward per policy version: the mean score of the main turns each version served that have a next
- * state (the latest judgment per turn), oldest version first. Real and simulated traffic alike.
+ * state (the latest judgment per turn), oldest version first, and the same over the sessions' first replies
+ * only. The first replies are the headline: a reply right after "no — use a bullet list" has the instruction in
+ * its context, so the mean over every reply credits a policy for following corrections, not for having learned.
+ * Real and simulated traffic alike.
  */
 export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
   const e = await resolveExperiment(p, input.experimentId);
   const rewardByVersion = (only: Prisma.Sql, limit: number) => db().$queryRaw<
-    { version: number; turns: number; reward: number; firstAt: Date }[]
+    {
+      version: number;
+      turns: number;
+      reward: number;
+      firstTurns: number;
+      firstReward: number | null;
+      firstAt: Date;
+    }[]
   >`
-    SELECT t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
-    FROM turns t
-    JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
-    WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL ${only}
-    GROUP BY t."policyVersion"
-    ORDER BY t."policyVersion" DESC
+    SELECT x.version, count(*)::int AS turns, avg(j.score)::float8 AS reward,
+      count(*) FILTER (WHERE x.pos = 1)::int AS "firstTurns",
+      (avg(j.score) FILTER (WHERE x.pos = 1))::float8 AS "firstReward",
+      min(x."createdAt") AS "firstAt"
+    FROM (
+      -- Positions over every main turn of a session, before the judged filter: a session whose opening reply got
+      -- no next state has no first reply here, rather than its second reply counted as one.
+      SELECT t.id, t."policyVersion" AS version, t.status, t."nextStateAt", t."createdAt",
+        row_number() OVER (PARTITION BY t."sessionId" ORDER BY t.index) AS pos
+      FROM turns t
+      WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN'
+    ) x
+    JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = x.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
+    WHERE x.status = 'OK' AND x."nextStateAt" IS NOT NULL ${only}
+    GROUP BY x.version
+    ORDER BY x.version DESC
     LIMIT ${limit}`;
   // Version 0 separately: once more versions exist than are listed, the list no longer reaches the base.
   const [rows, baseRows, active, steps] = await Promise.all([
     rewardByVersion(Prisma.empty, input.versions),
-    rewardByVersion(Prisma.sql`AND t."policyVersion" = 0`, 1),
+    rewardByVersion(Prisma.sql`AND x.version = 0`, 1),
     db().policyVersion.findFirst({
       where: { experimentId: e.id, status: "ACTIVE" },
       orderBy: { version: "desc" },
@@ -270,6 +294,8 @@ export async function simulationProgress(p: Principal, input: z.output<typeof Si
     version: r.version,
     turns: r.turns,
     reward: r.reward,
+    firstTurns: r.firstTurns,
+    firstReward: r.firstReward,
     firstAt: r.firstAt.toISOString(),
   });
   const versions = rows.reverse().map(view);

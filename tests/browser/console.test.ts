@@ -149,32 +149,40 @@ describe("console fixes in the browser", () => {
     await page.close();
   });
 
-  it("the simulated-users page gives version 0's judged reward as the base, however many versions came after", async () => {
-    // 0 at the base, then 105 trained versions at +1: more than the 100 the chart lists.
+  it("the simulated-users page gives version 0's judged first replies as the base, however many versions came after", async () => {
+    // Two conversations at the base (first replies −1 and 0, mean −0.5; a later −1 reply in the first), then 105
+    // trained versions each opening one conversation at +1: more than the 100 the chart lists.
     const sim = await seedExperiment({ method: "grpo" });
     const jv = expectedJudgeVersion(ExperimentConfigSchema.parse(sim.config));
-    const specs = Array.from({ length: 107 }, (_, i) => ({
-      user: `question ${i}`,
-      reply: `answer ${i}`,
-      policyVersion: Math.max(0, i - 1),
-      next: "ok",
-    }));
-    const { turns } = await seedSession(sim.id, specs, { simulated: true });
-    // Version 0 served two turns: −1 and 0 (mean −0.5).
-    for (const [i, t] of turns.entries())
-      await seedJudgment(t.id, {
-        score: i === 0 ? -1 : i === 1 ? 0 : 1,
-        votes: [i === 0 ? -1 : i === 1 ? 0 : 1],
-        judgeVersion: jv,
-      });
+    const sessions: { policyVersion: number; score: -1 | 0 | 1 }[][] = [
+      [
+        { policyVersion: 0, score: -1 },
+        { policyVersion: 0, score: -1 },
+      ],
+      [{ policyVersion: 0, score: 0 }],
+      ...Array.from({ length: 105 }, (_, i) => [{ policyVersion: i + 1, score: 1 as const }]),
+    ];
+    for (const turnsOf of sessions) {
+      const specs = turnsOf.map((t, i) => ({
+        user: `question ${i}`,
+        reply: `answer ${i}`,
+        policyVersion: t.policyVersion,
+        next: "ok",
+      }));
+      const { turns } = await seedSession(sim.id, specs, { simulated: true });
+      for (const [i, t] of turns.entries())
+        await seedJudgment(t.id, { score: turnsOf[i]!.score, votes: [turnsOf[i]!.score], judgeVersion: jv });
+    }
     const page = await newPage();
     await page.goto(`${BASE_URL}/simulation`);
     const card = page.getByTestId(`simulation-${sim.slug}`);
     await card.getByTestId("sim-base").waitFor();
     expect(await card.getByTestId("sim-base").textContent()).toBe("-0.50");
     expect(await card.getByTestId("sim-reward").textContent()).toMatch(
-      /-0\.50 at the base \(version 0, 2 turns\) → \+1\.00 now/,
+      /-0\.50 at the base \(version 0, 2 replies\) → \+1\.00 now/,
     );
+    // Every reply: the base's three (−1, −1, 0) average −0.67.
+    expect(await card.getByTestId("sim-reward-all").textContent()).toMatch(/-0\.67 at the base → \+1\.00 now/);
     expect(await card.getByTestId("base-line").textContent()).toContain("base (version 0) -0.50");
     // The chart's axis starts where the listed versions start, not at a mislabelled "version 0".
     expect(await card.getByText("version 0 (base)").count()).toBe(0);

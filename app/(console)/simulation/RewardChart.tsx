@@ -1,22 +1,38 @@
-// Judged reward per policy version as an SVG line: each version's mean (dots, sized by how many turns it
-// served) and the turn-weighted mean over a window of versions (the line), against the +0.6 mark.
+// Judged reward per policy version as an SVG chart. The headline is the sessions' first replies (the preference
+// learned unprompted): each version's mean (dots, sized by how many first replies it served) and the
+// turn-weighted mean over a window of versions (the solid line). Every reply, including those that follow a
+// correction with the instruction in context, is the thin dashed line. Against the target mark.
 export interface VersionPoint {
   version: number;
   turns: number;
   reward: number;
+  firstTurns: number;
+  firstReward: number | null;
 }
 
-export function windowMeans(points: readonly VersionPoint[], window: number): { version: number; reward: number }[] {
-  return points.map((p, i) => {
-    const span = points.slice(Math.max(0, i - window + 1), i + 1);
+type Series = "first" | "all";
+
+const pick = (p: VersionPoint, s: Series) =>
+  s === "all" ? { turns: p.turns, reward: p.reward } : { turns: p.firstTurns, reward: p.firstReward ?? 0 };
+
+/** Turn-weighted mean of the last `window` versions at each version; versions without turns of the series are skipped. */
+export function windowMeans(
+  points: readonly VersionPoint[],
+  window: number,
+  series: Series = "first",
+): { version: number; reward: number }[] {
+  return points.flatMap((p, i) => {
+    const span = points.slice(Math.max(0, i - window + 1), i + 1).map((q) => pick(q, series));
     const turns = span.reduce((a, s) => a + s.turns, 0);
-    return { version: p.version, reward: span.reduce((a, s) => a + s.reward * s.turns, 0) / Math.max(1, turns) };
+    return turns === 0
+      ? []
+      : [{ version: p.version, reward: span.reduce((a, s) => a + s.reward * s.turns, 0) / turns }];
   });
 }
 
 /**
  * `points` may be only the most recent versions: the x axis spans the versions shown, and `base` (version 0)
- * is drawn as its own dashed level, so the learning since the base stays visible.
+ * is drawn as its own dashed level (its first replies), so the learning since the base stays visible.
  */
 export function RewardChart({
   points,
@@ -39,8 +55,11 @@ export function RewardChart({
   const maxV = Math.max(minV + 1, ...points.map((p) => p.version));
   const x = (v: number) => L + ((v - minV) / (maxV - minV)) * (W - L - R);
   const y = (r: number) => T + ((1 - r) / 2) * (H - T - B);
-  const line = windowMeans(points, window);
-  const maxTurns = Math.max(1, ...points.map((p) => p.turns));
+  const first = windowMeans(points, window, "first");
+  const all = windowMeans(points, window, "all");
+  const maxTurns = Math.max(1, ...points.map((p) => p.firstTurns));
+  const path = (line: { version: number; reward: number }[]) =>
+    line.map((p) => `${x(p.version)},${y(p.reward)}`).join(" ");
   return (
     <svg
       viewBox={`0 0 ${W} ${H}`}
@@ -61,30 +80,50 @@ export function RewardChart({
       <text x={W - R} y={y(target) - 4} fontSize="10" textAnchor="end" fill="var(--warn)">
         target +{target}
       </text>
-      {points.map((p) => (
-        <circle
-          key={p.version}
-          cx={x(p.version)}
-          cy={y(p.reward)}
-          r={1.5 + (2.5 * p.turns) / maxTurns}
-          fill="var(--accent)"
-          opacity={0.35}
-        />
-      ))}
-      {line.length > 1 && (
+      {points
+        .filter((p) => p.firstReward !== null)
+        .map((p) => (
+          <circle
+            key={p.version}
+            cx={x(p.version)}
+            cy={y(p.firstReward!)}
+            r={1.5 + (2.5 * p.firstTurns) / maxTurns}
+            fill="var(--accent)"
+            opacity={0.35}
+          />
+        ))}
+      {all.length > 1 && (
         <polyline
+          data-testid="all-replies-line"
+          fill="none"
+          stroke="var(--muted)"
+          strokeWidth={1}
+          strokeDasharray="3 3"
+          points={path(all)}
+        />
+      )}
+      {first.length > 1 && (
+        <polyline
+          data-testid="first-replies-line"
           fill="none"
           stroke="var(--accent)"
           strokeWidth={2}
-          points={line.map((p) => `${x(p.version)},${y(p.reward)}`).join(" ")}
+          points={path(first)}
         />
       )}
-      {base && (
+      {base?.firstReward != null && (
         <g data-testid="base-line">
-          <line x1={L} x2={W - R} y1={y(base.reward)} y2={y(base.reward)} stroke="var(--muted)" strokeDasharray="2 3" />
-          <text x={L + 4} y={y(base.reward) - 4} fontSize="10" fill="var(--muted)">
-            base (version 0) {base.reward >= 0 ? "+" : ""}
-            {base.reward.toFixed(2)}
+          <line
+            x1={L}
+            x2={W - R}
+            y1={y(base.firstReward)}
+            y2={y(base.firstReward)}
+            stroke="var(--muted)"
+            strokeDasharray="2 3"
+          />
+          <text x={L + 4} y={y(base.firstReward) - 4} fontSize="10" fill="var(--muted)">
+            base (version 0) {base.firstReward >= 0 ? "+" : ""}
+            {base.firstReward.toFixed(2)}
           </text>
         </g>
       )}

@@ -93,10 +93,10 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
   const e = item.experiment;
   const s = item.stats;
   const p = progress.data;
-  const curve = p ? windowMeans(p.versions, 5) : [];
+  const first = p ? windowMeans(p.versions, 5, "first").at(-1) : undefined;
+  const all = p ? windowMeans(p.versions, 5, "all").at(-1) : undefined;
   // The base is version 0 itself, not the oldest of the recent versions the chart shows.
   const base = p?.base ?? null;
-  const latest = curve.at(-1);
 
   const save = (change: Partial<Settings> & { enabled?: boolean }) =>
     void update.run({ experimentId: e.id, ...change });
@@ -159,21 +159,29 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
           <dd data-testid="sim-version">{p ? p.servedVersion : "—"}</dd>
           <dt>Training steps</dt>
           <dd data-testid="sim-steps">{p ? p.steps : "—"}</dd>
-          <dt>Judged reward</dt>
+          <dt>Judged reward, first replies</dt>
           <dd data-testid="sim-reward">
-            {latest ? (
+            {first ? (
               <>
-                <span data-testid="sim-base">{base ? signed(base.reward) : "not judged"}</span> at the base (version 0
-                {base ? `, ${base.turns} turn${base.turns === 1 ? "" : "s"}` : ""}) → {signed(latest.reward)} now
+                <span data-testid="sim-base">
+                  {base?.firstReward != null ? signed(base.firstReward) : "not judged"}
+                </span>{" "}
+                at the base (version 0{base ? `, ${base.firstTurns} repl${base.firstTurns === 1 ? "y" : "ies"}` : ""}) →{" "}
+                {signed(first.reward)} now
               </>
             ) : (
-              "no judged turns yet"
+              "no judged first replies yet"
             )}
+          </dd>
+          <dt>Judged reward, every reply</dt>
+          <dd data-testid="sim-reward-all">
+            {all ? `${base ? signed(base.reward) : "not judged"} at the base → ${signed(all.reward)} now` : "—"}
           </dd>
         </dl>
         <div>
           <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>
-            Judged reward per policy version (dots; line: mean of the last 5 versions)
+            Judged reward per policy version: first replies (dots; line: mean of the last 5 versions), every reply
+            (dashed)
           </div>
           {p && p.versions.length > 0 ? (
             <RewardChart points={p.versions} base={base} />

@@ -51,12 +51,21 @@ export const SimulationUpdateOutput = z.object({
   updatedAt: z.string(),
 });
 
+const VersionReward = z.object({
+  version: Num,
+  turns: Num,
+  reward: Num,
+  firstTurns: Num,
+  firstReward: Num.nullable(),
+  firstAt: z.string(),
+});
+
 export const SimulationProgressOutput = z.object({
   experimentId: z.string(),
   servedVersion: Num,
   steps: Num,
-  base: z.object({ version: Num, turns: Num, reward: Num, firstAt: z.string() }).nullable(),
-  versions: z.array(z.object({ version: Num, turns: Num, reward: Num, firstAt: z.string() })),
+  base: VersionReward.nullable(),
+  versions: z.array(VersionReward),
 });
 
 export const SimulationSetGlobalOutput = z.object({ globalEnabled: z.boolean(), envEnabled: z.boolean() });
