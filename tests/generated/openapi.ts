@@ -4408,7 +4408,7 @@ export interface operations {
                   /** @enum {string} */
                   status: "PENDING" | "RUNNING" | "PAUSED" | "FINISHED" | "FAILED" | "CRASHED" | "KILLED";
                   lastStep: number | null;
-                };
+                } | null;
               };
               enabled: boolean;
               settings: {
@@ -4554,8 +4554,7 @@ export interface operations {
               pendingSamples: number | null;
               batchSize: number | null;
               lastStep: number | null;
-              /** Format: date-time */
-              lastStepAt: string;
+              lastStepAt: string | null;
               startedAt: string | null;
             }[];
           };
@@ -8989,12 +8988,16 @@ export interface operations {
               version: number | null;
               turns: number | null;
               reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
               firstAt: string;
             } | null;
             versions: {
               version: number | null;
               turns: number | null;
               reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
               firstAt: string;
             }[];
           };
