@@ -528,6 +528,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/evaluations/learning": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Is it learning? A verdict from judged first replies against the base and the held-out pass rate (the rule is returned), with per-version numbers and sessions until a stable effect
+     * @description Requires the 'read' permission.
+     */
+    get: operations["evaluation.learning"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/evaluations/agreement": {
     parameters: {
       query?: never;
@@ -4934,6 +4954,59 @@ export interface operations {
                 }[];
               };
             }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "evaluation.learning": {
+    parameters: {
+      query: {
+        experimentId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            experimentId: string;
+            /** @enum {string} */
+            verdict: "too early" | "learning" | "fitting the judge" | "flat" | "getting worse";
+            reason: string;
+            rule: string;
+            judgedGain: number | null;
+            heldOutGain: number | null;
+            versions: {
+              version: number | null;
+              turns: number | null;
+              reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
+              heldOut: number | null;
+              hinted: number | null;
+              hintAcceptance: number | null;
+            }[];
+            stableEffect: {
+              sessions: number | null;
+              sessionsUntilStable: number | null;
+              byUser: {
+                user: string;
+                sessions: number | null;
+                sessionsUntilStable: number | null;
+              }[];
+            };
           };
         };
       };
