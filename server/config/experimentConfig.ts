@@ -95,6 +95,12 @@ export const HyperparamsSchema = z.object({
   /** β of the exact full-vocabulary KL(π ‖ base) (embedded trainer only); 0 = off (reference). */
   baseKlCoef: z.number().min(0).max(10).default(0),
   /**
+   * Extrapolated distillation (ExOPD; embedded trainer, topk/full estimators): the teacher is
+   * softmax(log π_base + λ·(log π_hinted − log π_base)). 1 = the hinted teacher (reference); 1–2 sharpens what the hint
+   * changed.
+   */
+  opdExtrapolation: z.number().min(0.5).max(3).default(1),
+  /**
    * Hindsight demonstrations (embedded trainer only; they depart from the reference): for OPD and Combine, replies
    * sampled from the hinted teacher (frozen base + the turn's hint) on each hinted turn, trained on the un-hinted
    * prompt by cross-entropy; for GRPO, a reply the user approved after a correction, replayed on the prompt before the
@@ -319,6 +325,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
     const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
       ["ppoEpochs", cfg.hyper.ppoEpochs !== 1],
       ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
+      ["opdExtrapolation", cfg.hyper.opdExtrapolation !== 1],
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
     ];
