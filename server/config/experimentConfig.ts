@@ -17,10 +17,17 @@ export const UpstreamSchema = z.object({
   apiKey: secretInput,
 });
 
+/**
+ * Serve each trained version as a LoRA adapter hot-loaded into this engine (SGLang started with --enable-lora, or
+ * vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING): the proxy loads the version's PEFT folder, then names it per request.
+ * For hf-local, whose checkpoints are PEFT adapters on the same machine. Unset: the engine serves what it serves.
+ */
+const LoraAdaptersSchema = z.enum(["sglang", "vllm"]).optional();
+
 export const PolicyBackendSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("embedded"), checkpoint: z.string().default("models/base") }),
-  UpstreamSchema.extend({ kind: z.literal("openai") }),
-  UpstreamSchema.extend({ kind: z.literal("sglang") }),
+  UpstreamSchema.extend({ kind: z.literal("openai"), loraAdapters: LoraAdaptersSchema }),
+  UpstreamSchema.extend({ kind: z.literal("sglang"), loraAdapters: LoraAdaptersSchema }),
 ]);
 
 export const JudgeBackendSchema = z.discriminatedUnion("kind", [
@@ -319,6 +326,14 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         cfg.trainer.backend === "hf-local"
           ? "hf-local serves the policy itself (an SGLang-compatible endpoint): choose policy kind sglang, at the address it serves on"
           : "GPU trainers serve through SGLang: choose policy kind sglang",
+    });
+  }
+  if (cfg.policy.kind !== "embedded" && cfg.policy.loraAdapters && cfg.trainer.backend !== "hf-local") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["policy", "loraAdapters"],
+      message:
+        "LoRA hot-loading serves hf-local's PEFT adapters: choose trainer hf-local, or leave it unset (slime and Tinker update the engine's weights themselves)",
     });
   }
   if (cfg.trainer.backend !== "embedded") {

@@ -247,6 +247,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               {text("Base URL", "policy.baseUrl", "http://127.0.0.1:30001/v1")}
               {text("Model", "policy.model", "Qwen3-4B")}
               {secret("policy.apiKey")}
+              {trainerBackend === "hf-local" &&
+                select(
+                  "Serve versions as LoRA adapters hot-loaded into",
+                  "policy.loraAdapters",
+                  ["off", "sglang", "vllm"],
+                  (v) => setCfg("policy.loraAdapters", v === "off" ? undefined : v),
+                )}
             </>
           )}
           {num("Max new tokens per reply", "serving.maxTokens", "1")}
