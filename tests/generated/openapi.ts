@@ -1427,6 +1427,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "openai";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     }
                   | {
                       /** Format: uri */
@@ -1435,6 +1437,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "sglang";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     };
                 /**
                  * @default {
@@ -1583,6 +1587,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "dualClip": 0
@@ -1641,6 +1646,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default 1 */
+                  opdExtrapolation: number;
                   /** @default 0 */
                   hindsightSamples: number;
                   /** @default 0.5 */
@@ -1858,6 +1865,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "openai";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 }
               | {
                   /** Format: uri */
@@ -1866,6 +1875,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "sglang";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 };
             /**
              * @default {
@@ -2014,6 +2025,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "dualClip": 0
@@ -2072,6 +2084,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default 1 */
+              opdExtrapolation?: number;
               /** @default 0 */
               hindsightSamples?: number;
               /** @default 0.5 */
@@ -2268,6 +2282,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -2276,6 +2292,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -2424,6 +2442,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -2482,6 +2501,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -2754,6 +2775,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "openai";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     }
                   | {
                       /** Format: uri */
@@ -2762,6 +2785,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "sglang";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     };
                 /**
                  * @default {
@@ -2910,6 +2935,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "dualClip": 0
@@ -2968,6 +2994,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default 1 */
+                  opdExtrapolation: number;
                   /** @default 0 */
                   hindsightSamples: number;
                   /** @default 0.5 */
@@ -3192,6 +3220,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -3200,6 +3230,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -3348,6 +3380,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -3406,6 +3439,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -5119,6 +5154,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -5127,6 +5164,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -5275,6 +5314,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -5333,6 +5373,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -5578,6 +5620,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "openai";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 }
               | {
                   /** Format: uri */
@@ -5586,6 +5630,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "sglang";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 };
             /**
              * @default {
@@ -5734,6 +5780,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "dualClip": 0
@@ -5792,6 +5839,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default 1 */
+              opdExtrapolation?: number;
               /** @default 0 */
               hindsightSamples?: number;
               /** @default 0.5 */
@@ -5988,6 +6037,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -5996,6 +6047,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -6144,6 +6197,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -6202,6 +6256,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -6435,6 +6491,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -6443,6 +6501,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -6591,6 +6651,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -6649,6 +6710,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -6882,6 +6945,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -6890,6 +6955,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -7038,6 +7105,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7096,6 +7164,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -7323,6 +7393,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -7331,6 +7403,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -7479,6 +7553,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7537,6 +7612,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -7762,6 +7839,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -7770,6 +7849,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -7918,6 +7999,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7976,6 +8058,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
