@@ -10,7 +10,9 @@ Standard library only (``ast`` over ``git show``; nothing is imported). For each
   first sample carries them (``if "<name>" in samples[0].__dict__`` in ``slime/slime/ray/rollout.py``);
 * ``per_token``: the keys the Megatron actor slices with ``slice_log_prob_with_cp`` (``for key in [...]`` in
   ``slime/slime/backends/megatron_utils/actor.py``), whose values must be lists of ``response_length``
-  floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``).
+  floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``);
+* ``batch_keys``: the keys the Megatron ``forward_step`` asks ``get_batch`` for
+  (``slime/slime/backends/megatron_utils/model.py``): the batch a custom loss receives has these and no others.
 
   python3 integrations/contracts/extract_slime_sample.py --git-dir <path-to-checkout>/openclaw-rl/.git \\
       --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
@@ -30,6 +32,7 @@ from typing import Any
 TYPES = "slime/slime/utils/types.py"
 ROLLOUT = "slime/slime/ray/rollout.py"
 ACTOR = "slime/slime/backends/megatron_utils/actor.py"
+MODEL = "slime/slime/backends/megatron_utils/model.py"
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
@@ -103,12 +106,26 @@ def per_token_keys(source: str) -> list[dict[str, Any]]:
     return out
 
 
+def batch_keys(source: str) -> list[dict[str, Any]]:
+    """Per ``get_batch(data_iterator, [...], ...)`` call: the module-level function it is in, and the literal
+    key list. The one in ``train`` builds the batch the loss (a custom loss too) receives."""
+    out = []
+    for top in ast.parse(source).body:
+        if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "get_batch" and len(node.args) > 1 and isinstance(node.args[1], ast.List):
+                out.append({"function": top.name, "line": node.lineno, "keys": [ast.literal_eval(e) for e in node.args[1].elts]})
+    return out
+
+
 def extract(git_dir: str, commit: str) -> dict[str, Any]:
     return {
         "commit": rev(git_dir, commit),
         "sample": {"file": TYPES, **sample_class(show(git_dir, commit, TYPES))},
         "extras": {"file": ROLLOUT, "names": shipped_extras(show(git_dir, commit, ROLLOUT))},
         "per_token": {"file": ACTOR, "names": per_token_keys(show(git_dir, commit, ACTOR))},
+        "batch_keys": {"file": MODEL, "calls": batch_keys(show(git_dir, commit, MODEL))},
     }
 
 
