@@ -29,6 +29,13 @@ export const GPU_SPLIT_PRESETS: readonly GpuSplitPreset[] = [
     }),
   },
   {
+    id: "openclaw-8gpu-combine-4way",
+    label: "OpenClaw-RL combine, in-job teacher — 8 GPUs",
+    description:
+      'Upstream\'s combine default since PR #85 ("1+1"): actor 4, rollout 2 (TP 2), PRM 1 (TP 1), Megatron PRM teacher 1.',
+    split: GpuSplitSchema.parse({ prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 }),
+  },
+  {
     id: "2-nodes-x-8",
     label: "2 nodes × 8 GPUs",
     description: "Actor on all of node 0; node 1 holds 2 rollout engines (TP 2) and 2 PRM engines (TP 2).",

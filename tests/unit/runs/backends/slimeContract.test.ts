@@ -104,6 +104,9 @@ const SPLITS = [
   { prmGpus: 0 },
   { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 4 },
   { gpusPerNode: 4, actorGpus: 2, rolloutGpus: 1, prmGpus: 1, rolloutGpusPerEngine: 1, prmGpusPerEngine: 1 },
+  // The 4-way split with the in-job Megatron PRM teacher (PR #85), on 8 and on 16 GPUs.
+  { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+  { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 2, prmTeacherGpus: 2 },
 ];
 
 describe("generated slime commands against the extracted argparse contracts", () => {
@@ -184,6 +187,33 @@ describe("generated slime commands against the extracted argparse contracts", ()
     });
     expect(() => buildSlimeCommand(launch)).toThrowError(TOPK_REFUSAL);
     expect(contractProblems("openclaw-rl-fork", methodArgs(launch, launch.config.slime!))).toEqual([]);
+  });
+
+  it("the 4-way split (combine, fork): --prm-teacher-load/--prm-teacher-num-gpus parse, and other methods are refused", () => {
+    const build = (method: string, profile: SlimeProfileId = "openclaw-rl-fork") =>
+      buildSlimeCommand(
+        RunLaunchSchema.parse({
+          runId: "r",
+          experimentSlug: "e",
+          config: {
+            method,
+            gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+            controlPlaneUrl: "http://cp:3000",
+            apiKey: "k",
+            slime: { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507", prmModelPath: "/models/prm", profile },
+          },
+        }),
+      );
+    const combine = build("combine");
+    const at = (flag: string) => combine.argv[combine.argv.indexOf(flag) + 1];
+    expect([at("--prm-teacher-load"), at("--prm-teacher-num-gpus")]).toEqual(["/models/prm", "1"]);
+    expect(combine.env.OPENCLAW_COMBINE_OPD_TEACHER_SOURCE).toBe("megatron");
+    expect(contractProblems("openclaw-rl-fork", combine.argv.slice(2))).toEqual([]);
+    // The previous pin had no such flags: the fixture-based check is what would have caught it.
+    expect(combine.plan.summary.text).toContain("PRM teacher 1");
+    expect(() => build("opd")).toThrowError(/serves method combine only/);
+    expect(() => build("grpo")).toThrowError(/serves method combine only/);
+    expect(() => build("combine", "upstream-slime")).toThrowError(/fork-only|PRM/);
   });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
