@@ -73,5 +73,25 @@ class SampleContractTest(unittest.TestCase):
         self.assertNotIn("prm_teacher_log_probs", before["keys"])
 
 
+    def test_the_hooks_accept_the_calls_slime_makes(self):
+        """The rollout function and the custom losses bind to the calls extracted from the fork's source."""
+        import inspect
+
+        from integrations.slime.combine_loss import combine_loss_function
+        from integrations.slime.rollout import generate_rollout
+        from integrations.slime.topk_loss import topk_distillation_loss_function
+
+        for commit in COMMITS:
+            for call in commit["hooks"]["rollout"]["calls"]:
+                inspect.signature(generate_rollout).bind(*[None] * call["positional"], **{k: False for k in call["keywords"]})
+            self.assertTrue(commit["hooks"]["custom_loss"]["calls"])
+            for call in commit["hooks"]["custom_loss"]["calls"]:
+                for loss in (combine_loss_function, topk_distillation_loss_function):
+                    inspect.signature(loss).bind(*[None] * call["positional"], **{k: None for k in call["keywords"]})
+        # The check binds for real: a hook taking one argument fewer is refused.
+        with self.assertRaises(TypeError):
+            inspect.signature(lambda args, batch, logits: None).bind(*[None] * 4)
+
+
 if __name__ == "__main__":
     unittest.main()
