@@ -54,6 +54,25 @@ export function parallelismIssues(split: GpuSplit, ctx: GpuPlanContext): GpuSpli
         `the KV heads divisible by it (or it a multiple of them): use ${orList(fits)}`,
     });
   }
+  // The fork's PRM teacher runs with TP = its GPU count (megatron_utils/actor.py: tensor_model_parallel_size =
+  // prm_teacher_num_gpus), so Megatron's head rule applies to it.
+  const teacherModel = ctx.prmModel ?? ctx.model;
+  const teacherTp = split.prmTeacherGpus;
+  if (
+    teacherTp > 0 &&
+    teacherModel &&
+    (teacherModel.attentionHeads % teacherTp !== 0 || teacherModel.kvHeads % teacherTp !== 0)
+  ) {
+    const fits = divisorsUpTo(split.gpusPerNode, split.gpusPerNode).filter(
+      (t) => teacherModel.attentionHeads % t === 0 && teacherModel.kvHeads % t === 0,
+    );
+    errors.push({
+      field: "prmTeacherGpus",
+      message:
+        `${LABEL.prmTeacherGpus} (${teacherTp}) are the PRM teacher's tensor-parallel size, but ${teacherModel.name} has ` +
+        `${teacherModel.attentionHeads} attention heads and ${teacherModel.kvHeads} query groups (Megatron needs both divisible by it): use ${orList(fits)}`,
+    });
+  }
   const tp = ctx.actorTp;
   if (tp !== undefined) {
     const actorNodes = Math.ceil(split.actorGpus / split.gpusPerNode);

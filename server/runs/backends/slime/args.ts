@@ -310,6 +310,11 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
           slime.prmTeacherLoad ?? slime.prmModelPath ?? slime.hfCheckpoint,
           "--prm-teacher-num-gpus",
           String(teacherGpus),
+          // In bridge mode a torch_dist teacher still needs an HF directory to build from (fork actor.py:
+          // "Pass --prm-teacher-hf-checkpoint when --prm-teacher-load is a torch_dist directory").
+          ...(bridge && slime.prmTeacherLoad
+            ? ["--prm-teacher-hf-checkpoint", slime.prmModelPath ?? slime.hfCheckpoint]
+            : []),
         ]
       : []),
     ...slime.extraArgs,
@@ -323,6 +328,9 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     nodes: plan.split.nodes,
     prmTeacherGpus: plan.split.prmTeacherGpus,
     method: config.method,
+    // Raw mode loads the teacher from --prm-teacher-load as a torch_dist directory (fork actor.py asserts it);
+    // the default (the PRM model's HF directory) only loads in bridge mode.
+    teacherLoadsHfInRawMode: teacherGpus > 0 && backend === "megatron" && !bridge && !slime.prmTeacherLoad,
   });
   if (problems.gpu.length > 0) throw new GpuSplitError(problems.gpu);
   if (problems.other.length > 0) throw new SlimeCommandError(problems.other);

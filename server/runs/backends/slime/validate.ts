@@ -30,6 +30,8 @@ export interface ArgvContext {
   prmTeacherGpus: number;
   /** The training method (the in-job PRM teacher serves combine only). */
   method: "grpo" | "opd" | "combine" | "topk";
+  /** The in-job teacher would load an HF directory while the job runs in raw mode. */
+  teacherLoadsHfInRawMode?: boolean;
 }
 
 const LORA_FLAGS = ["--use-lora", "--lora-rank", "--lora-alpha", "--lora-target-modules"];
@@ -73,6 +75,8 @@ function inJobTeacherProblem(ctx: ArgvContext, backend: string, v: Map<string, s
   if (backend !== "megatron")
     return "the in-job PRM teacher is a Megatron role: train without LoRA (Megatron), or set PRM teacher GPUs to 0";
   if (!v.has("--prm-teacher-load")) return "PRM teacher GPUs are set but --prm-teacher-load is missing";
+  if (ctx.teacherLoadsHfInRawMode)
+    return "the in-job PRM teacher runs in raw mode here (the policy loads a torch_dist --ref-load) and would load the PRM model's HF directory, which the fork refuses (actor.py: raw mode requires a torch_dist directory): set SLIME_PRM_TEACHER_LOAD to a torch_dist conversion";
   return null;
 }
 

@@ -190,7 +190,11 @@ describe("generated slime commands against the extracted argparse contracts", ()
   });
 
   it("the 4-way split (combine, fork): --prm-teacher-load/--prm-teacher-num-gpus parse, and other methods are refused", () => {
-    const build = (method: string, profile: SlimeProfileId = "openclaw-rl-fork") =>
+    const build = (
+      method: string,
+      profile: SlimeProfileId = "openclaw-rl-fork",
+      slime: Record<string, string> = { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507", prmModelPath: "/models/prm" },
+    ) =>
       buildSlimeCommand(
         RunLaunchSchema.parse({
           runId: "r",
@@ -200,7 +204,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
             gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
             controlPlaneUrl: "http://cp:3000",
             apiKey: "k",
-            slime: { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507", prmModelPath: "/models/prm", profile },
+            slime: { ...slime, profile },
           },
         }),
       );
@@ -214,6 +218,23 @@ describe("generated slime commands against the extracted argparse contracts", ()
     expect(() => build("opd")).toThrowError(/serves method combine only/);
     expect(() => build("grpo")).toThrowError(/serves method combine only/);
     expect(() => build("combine", "upstream-slime")).toThrowError(/fork-only|PRM/);
+
+    // A torch_dist teacher in bridge mode also names the HF directory to build it from.
+    const dist = build("combine", "openclaw-rl-fork", {
+      hfCheckpoint: "/models/Qwen3-4B-Thinking-2507",
+      prmTeacherLoad: "/ckpt/prm_torch_dist",
+    });
+    const d = (flag: string) => dist.argv[dist.argv.indexOf(flag) + 1];
+    expect([d("--prm-teacher-load"), d("--prm-teacher-hf-checkpoint")]).toEqual([
+      "/ckpt/prm_torch_dist",
+      "/models/Qwen3-4B-Thinking-2507",
+    ]);
+    expect(contractProblems("openclaw-rl-fork", dist.argv.slice(2))).toEqual([]);
+    // Raw mode (Qwen3.5 from torch_dist): the teacher must be a torch_dist directory too.
+    const qwen35 = { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" };
+    expect(() => build("combine", "openclaw-rl-fork", qwen35)).toThrowError(/SLIME_PRM_TEACHER_LOAD/);
+    const raw = build("combine", "openclaw-rl-fork", { ...qwen35, prmTeacherLoad: "/models/qwen35-4b_torch_dist" });
+    expect(raw.argv).not.toContain("--prm-teacher-hf-checkpoint");
   });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
