@@ -1,5 +1,5 @@
-// Named GPU splits offered in the form: the OpenClaw-RL reference scripts' layouts (3-way, and upstream's 4-way
-// combine split with the in-job teacher) and a two-node one.
+// Named GPU splits: the OpenClaw-RL reference scripts' layouts (3-way, and upstream's 4-way combine split with the
+// in-job teacher) and a two-node one, referred to by id in tests and docs.
 import { GpuSplitSchema, type GpuSplit } from "./schema";
 
 export interface GpuSplitPreset {
