@@ -47,6 +47,12 @@ export const JudgeSchema = z.object({
   /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
   hintSelection: z.enum(["longest", "shortest"]).default("longest"),
   /**
+   * Hint-generating judge calls per turn (OPD/combine). Unset = `votes`, as upstream OpenClaw-RL's
+   * `--hint-m` falls back to `--prm-m` (slime/slime/utils/arguments.py @f48ac35): more hint candidates
+   * without more eval votes, or fewer.
+   */
+  hintM: z.number().int().min(1, "at least one hint call").max(16, "at most 16 hint calls").optional(),
+  /**
    * The policy checkpoint's own chat template (tokenizer_config.json `chat_template`). A remote teacher
    * renders the hinted context with it, as the policy server rendered the prompt; without it the teacher
    * falls back to Qwen ChatML (exact for Qwen2.5/Qwen3 instruct only).

@@ -286,6 +286,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {num("Votes (m)", "judge.votes", "1")}
           {num("Temperature", "judge.temperature")}
           {select("Hint selection (OPD)", "judge.hintSelection", ["longest", "shortest"])}
+          {/* Upstream's --hint-m: hint calls per turn apart from the votes; unset = the votes. */}
+          {select(
+            "Hint calls (OPD)",
+            "judge.hintM",
+            ["same as votes", ...Array.from({ length: 16 }, (_, i) => String(i + 1))],
+            (v) => setCfg("judge.hintM", v === "same as votes" ? undefined : Number(v)),
+          )}
           {num("Max tokens", "judge.maxTokens", "1")}
         </div>
         {policyKind !== "embedded" && (
