@@ -1501,6 +1501,7 @@ export interface operations {
                    * @enum {string}
                    */
                   hintSelection: "longest" | "shortest";
+                  hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
                   chatTemplateKwargs: {
@@ -1939,6 +1940,7 @@ export interface operations {
                * @enum {string}
                */
               hintSelection?: "longest" | "shortest";
+              hintM?: number;
               chatTemplate?: string;
               /** @default {} */
               chatTemplateKwargs?: {
@@ -2356,6 +2358,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -2849,6 +2852,7 @@ export interface operations {
                    * @enum {string}
                    */
                   hintSelection: "longest" | "shortest";
+                  hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
                   chatTemplateKwargs: {
@@ -3294,6 +3298,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -5228,6 +5233,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -5694,6 +5700,7 @@ export interface operations {
                * @enum {string}
                */
               hintSelection?: "longest" | "shortest";
+              hintM?: number;
               chatTemplate?: string;
               /** @default {} */
               chatTemplateKwargs?: {
@@ -6111,6 +6118,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -6565,6 +6573,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -7019,6 +7028,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -7467,6 +7477,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -7913,6 +7924,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
