@@ -1,7 +1,7 @@
 // Review queues: queue CRUD, filling, claiming the next item, submission and the reviewer's history.
 import { z } from "zod";
 import * as review from "../../review/service";
-import { IdSchema } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import {
   ItemInput,
   QueueAddTurnsInput,

@@ -1,7 +1,7 @@
 // Recorded sessions and turns (read-only browsing of trajectories).
 import { z } from "zod";
 import * as trajectories from "../../trajectories/service";
-import { IdSchema } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import {
   ConversationInput,
   SessionGetParams,
