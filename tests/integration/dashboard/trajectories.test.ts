@@ -6,7 +6,8 @@ import type { AppRouter } from "../../../server/gateway/trpc/root";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
-import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment } from "../../helpers/judgments";
+import { seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let call: ReturnType<typeof api>;
