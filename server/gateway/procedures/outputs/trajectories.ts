@@ -92,7 +92,8 @@ const Judgment = z.object({
   votes: z.array(Vote),
 });
 
-const Label = z.object({
+/** A label row (labels.list and labels.create answer these). */
+export const LabelRow = z.object({
   id: z.string(),
   turnId: z.string(),
   source: z.enum(LabelSource),
@@ -103,6 +104,10 @@ const Label = z.object({
   userId: z.string().nullable(),
   apiKeyId: z.string().nullable(),
   createdAt: z.date(),
+});
+
+/** A label beside its turn, with who gave it. */
+const Label = LabelRow.extend({
   user: z.object({ email: z.string() }).nullable(),
   apiKey: z.object({ prefix: z.string() }).nullable(),
 });
@@ -124,8 +129,8 @@ const Sample = z.object({
   step: z.object({ step: Num, policyVersion: Num, createdAt: z.date() }).nullable(),
 });
 
-/** labels/effective.ts TrainingLabel. */
-const TrainingLabel = z.object({
+/** labels/effective.ts TrainingLabel (also in a review submission's answer). */
+export const TrainingLabel = z.object({
   turnId: z.string(),
   experimentId: z.string(),
   value: Num.nullable(),
