@@ -5,7 +5,7 @@
 import { db } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { type Principal, actorUserId } from "../access/principal";
-import { conflict, forbidden, notFound } from "../platform/errors";
+import { appError, forbidden, notFound } from "../platform/errors";
 import { reviewerAgreement } from "./agreement";
 import { assertAssigned, fillQueue, loadQueue, NOW, type Tx } from "./queues";
 
@@ -51,7 +51,7 @@ export async function fetchNext(p: Principal, queueId: string) {
   const claimed = await db().$transaction(async (tx): Promise<Claimed | null> => {
     const q = await loadQueue(p, queueId, tx);
     userId = reviewerId(p);
-    if (q.archivedAt) throw conflict("This review queue is archived");
+    if (q.archivedAt) throw appError("archived", "This review queue is archived");
     assertAssigned(q, userId);
     // One fetch at a time per reviewer and queue (double clicks, two tabs): each holds at most one item.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`review:${queueId}:${userId}`}))`;

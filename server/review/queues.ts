@@ -7,7 +7,7 @@ import { db, type Prisma } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
-import { badRequest, conflict, forbidden, notFound } from "../platform/errors";
+import { appError, badRequest, forbidden, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
 import {
   DISPUTE_REASON_SQL,
@@ -79,7 +79,7 @@ export async function createQueue(p: Principal, input: z.output<typeof QueueCrea
         where: { experimentId_name: { experimentId: input.experimentId, name: input.name } },
       })
     ) {
-      throw conflict(`A queue named '${input.name}' already exists in this experiment`);
+      throw appError("name_taken", `A queue named '${input.name}' already exists in this experiment`);
     }
     const userIds = await userIdsByEmail(tx, input.assignees);
     const q = await tx.reviewQueue.create({

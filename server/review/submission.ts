@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { db } from "../platform/db/client";
 import type { Principal } from "../access/principal";
-import { conflict, notFound } from "../platform/errors";
+import { appError, notFound } from "../platform/errors";
 import { writeReviewerLabel } from "../labels/reviewerLabels";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { itemView, lockIfRoom, reviewerId } from "./claims";
@@ -24,11 +24,11 @@ export async function submitReview(p: Principal, input: z.output<typeof SubmitIn
     userId = reviewerId(p);
     assertAssigned(q, userId);
     if (await tx.reviewSubmission.findUnique({ where: { itemId_userId: { itemId: input.itemId, userId } } })) {
-      throw conflict("You already reviewed this item");
+      throw appError("already_reviewed", "You already reviewed this item");
     }
-    if (row.status !== "PENDING") throw conflict("This item already has all its reviews");
+    if (row.status !== "PENDING") throw appError("already_reviewed", "This item already has all its reviews");
     if (!(await lockIfRoom(tx, input.itemId, userId, q.reviewersPerItem, q.lockTtlS))) {
-      throw conflict("Your lock on this item expired and other reviewers took it");
+      throw appError("lock_lost", "Your lock on this item expired and other reviewers took it");
     }
     const current = (await effectiveLabelsForTurns([row.turnId], tx)).get(row.turnId);
     const value =

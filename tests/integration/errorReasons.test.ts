@@ -89,6 +89,28 @@ describe("error reasons", () => {
     });
   });
 
+  it("name the run lifecycle's refusals", async () => {
+    const admin = await makeKey(["admin"]);
+    const call = api(server.url, { bearer: admin });
+    const exp = await makeExperiment();
+    const started = await call("POST", "/api/v1/runs", { experimentId: exp.id });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const again = await call("POST", "/api/v1/runs", { experimentId: exp.id });
+    expect([again.status, again.body.error?.reason]).toEqual([409, "run_in_progress"]);
+    expect(await trpcFailure(trpc(admin).runs.start.mutate({ experimentId: exp.id }))).toEqual({
+      code: "CONFLICT",
+      reason: "run_in_progress",
+    });
+    const id = started.body.id as string;
+    expect((await call("POST", `/api/v1/runs/${id}/actions`, { action: "stop" })).status).toBe(200);
+    const stopAgain = await call("POST", `/api/v1/runs/${id}/actions`, { action: "stop" });
+    expect([stopAgain.status, stopAgain.body.error?.reason]).toEqual([409, "invalid_transition"]);
+    expect(await trpcFailure(trpc(admin).runs.act.mutate({ id, action: "resume" }))).toEqual({
+      code: "CONFLICT",
+      reason: "invalid_transition",
+    });
+  });
+
   it("name the REST table's own failures", async () => {
     const reader = await makeKey(["read"]);
     const call = api(server.url, { bearer: reader });
