@@ -2,8 +2,8 @@
 // per feature under server/gateway/procedures/outputs/. A starting point when a handler's return type changes
 // or an endpoint is added; the committed schemas are then the contract (tRPC validates against them). A draft:
 // Prisma JSON columns sometimes come out expanded (a union of string, number, boolean, array and record) and
-// must be replaced by `Json` by hand, and some nested rows come out as z.unknown() (why the trajectory reads
-// have no output schema yet).
+// must be replaced by `Json` by hand, some nested rows come out as z.unknown(), and an indexed access
+// (`rows[0] ?? null`) loses its null (the program has no noUncheckedIndexedAccess): check nullability by hand.
 //   npx tsx scripts/draft-output-schemas.ts [feature ...]
 import fs from "node:fs";
 import path from "node:path";

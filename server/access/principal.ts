@@ -1,7 +1,7 @@
 // Who is calling, and what they may do. Roles (UI users) and key scopes map onto one permission set,
 // so every tRPC procedure and REST route checks the same thing.
 import type { Role } from "../platform/db/generated/enums";
-import { forbidden } from "../platform/errors";
+import { appError } from "../platform/errors";
 
 export const SCOPES = ["proxy", "read", "write", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -55,14 +55,14 @@ export function can(p: Principal, perm: Permission): boolean {
 export function assertCan(p: Principal, perm: Permission): void {
   if (!can(p, perm)) {
     const who = p.kind === "user" ? `role ${p.role}` : `key scopes [${p.scopes.join(", ")}]`;
-    throw forbidden(`This action needs the '${perm}' permission, which ${who} does not grant`);
+    throw appError("missing_permission", `This action needs the '${perm}' permission, which ${who} does not grant`);
   }
 }
 
 /** A key bound to one experiment can never touch another's data. */
 export function assertExperimentAccess(p: Principal, experimentId: string): void {
   if (p.kind === "apiKey" && p.experimentId && p.experimentId !== experimentId) {
-    throw forbidden("This API key is bound to a different experiment");
+    throw appError("other_experiment", "This API key is bound to a different experiment");
   }
 }
 

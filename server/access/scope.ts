@@ -1,14 +1,14 @@
 // Authorization rules that need the caller and a row: which experiment a list may show, and load-then-authorize
 // (a missing row is a 404; a row of an experiment the caller may not see is a 403).
 import { db, type Prisma } from "../platform/db/client";
-import { forbidden, notFound } from "../platform/errors";
+import { appError, notFound } from "../platform/errors";
 import { assertExperimentAccess, boundExperimentId, type Principal } from "./principal";
 
 /** The experiment a list may show: a bound key's own, whatever the caller asked for. */
 export function scopeExperiment(p: Principal, experimentId: string | undefined): string | undefined {
   const bound = boundExperimentId(p);
   if (bound && experimentId && experimentId !== bound)
-    throw forbidden("This API key is bound to a different experiment");
+    throw appError("other_experiment", "This API key is bound to a different experiment");
   return bound ?? experimentId;
 }
 

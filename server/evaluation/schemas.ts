@@ -1,6 +1,6 @@
 // Inputs of the evaluation procedures (tRPC and REST) and the JSONL line format of an eval set.
 import { z } from "zod";
-import { IdSchema } from "../experiments/schemas";
+import { IdSchema } from "../platform/schemas";
 import { PERSONAS } from "../simulation/personas";
 
 const MessageSchema = z.looseObject({

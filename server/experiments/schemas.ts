@@ -1,6 +1,7 @@
 // Inputs of the experiment and run procedures, shared by tRPC and REST (and the OpenAPI document).
 import { z } from "zod";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { IdSchema, PageInput } from "../platform/schemas";
 
 export const SlugSchema = z
   .string()
@@ -11,12 +12,8 @@ export const SlugSchema = z
     "slug may contain lowercase letters, digits and dashes, starting with a letter or digit",
   );
 
-export const IdSchema = z.string().min(1).max(64);
-
-export const PageInput = z.object({
-  cursor: z.string().max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
+// The shared id and paging inputs live in platform/schemas.ts; re-exported for the features importing them here.
+export { IdSchema, PageInput } from "../platform/schemas";
 
 export const ExperimentCreateInput = z.object({
   name: z.string().trim().min(1, "name is required").max(120, "name must be at most 120 characters"),

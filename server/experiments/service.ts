@@ -7,7 +7,7 @@ import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import type { Experiment } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
-import { conflict, notFound } from "../platform/errors";
+import { appError, conflict, notFound } from "../platform/errors";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { patternProblem } from "../platform/safePattern";
 import { diffConfigs } from "./diff";
@@ -118,7 +118,7 @@ async function assertCustomReward(config: ExperimentConfig): Promise<void> {
 
 /** Names the field, so the form shows it beside the slug. */
 const slugTaken = (slug: string) =>
-  conflict(`Slug '${slug}' is already taken`, [
+  appError("name_taken", `Slug '${slug}' is already taken`, [
     { path: "slug", message: `'${slug}' is already taken by another experiment` },
   ]);
 
@@ -220,7 +220,8 @@ export async function updateExperiment(p: Principal, input: z.output<typeof Expe
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);
-    if (before.status === "ARCHIVED") throw conflict("Archived experiments are read-only: clone it to make changes");
+    if (before.status === "ARCHIVED")
+      throw appError("archived", "Archived experiments are read-only: clone it to make changes");
     const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets, before.config) : null;
     const e = await tx.experiment.update({
       where: { id: input.id },

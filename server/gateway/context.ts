@@ -2,7 +2,7 @@
 import { bearerToken, verifyApiKey } from "../access/apiKeys";
 import type { Principal } from "../access/principal";
 import { principalFromSessionCookie } from "../access/session";
-import { forbidden, unauthorized } from "../platform/errors";
+import { appError, unauthorized } from "../platform/errors";
 
 export interface RequestContext {
   principal: Principal | null;
@@ -40,13 +40,13 @@ export function assertSameOrigin(ctx: RequestContext): void {
     try {
       originHost = new URL(origin).host;
     } catch {
-      throw forbidden("Malformed Origin header");
+      throw appError("cross_origin", "Malformed Origin header");
     }
-    if (originHost !== host) throw forbidden("Cross-site request refused (CSRF protection)");
+    if (originHost !== host) throw appError("cross_origin", "Cross-site request refused (CSRF protection)");
   }
   // Only POST is a "simple" cross-site method; PATCH/PUT/DELETE always need a CORS preflight.
   const ct = ctx.req.headers.get("content-type") ?? "";
   if (ctx.req.method === "POST" && !ct.includes("application/json") && !ctx.req.headers.get("x-ocrl-csrf")) {
-    throw forbidden("State-changing requests must send JSON (CSRF protection)");
+    throw appError("cross_origin", "State-changing requests must send JSON (CSRF protection)");
   }
 }

@@ -6,7 +6,7 @@ import { TRPCError } from "@trpc/server";
 import { resolveContext, type RequestContext } from "./context";
 import { BODY_LIMITS, readCapped, withBody } from "./body";
 import { AppError } from "../platform/errors";
-import { errorResponse, jsonError } from "./httpErrors";
+import { errorResponse, reasonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
 import { rawEndpoint } from "./raw";
 import { settings } from "../platform/env";
@@ -17,11 +17,9 @@ async function limited(req: Request, serve: () => Promise<Response>): Promise<Re
   const decision = await hitRateLimit("api", callerIdentity(req), settings("web").API_RATE_LIMIT_PER_MIN);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
-    return jsonError(
-      429,
-      "TOO_MANY_REQUESTS",
+    return reasonError(
+      "rate_limited",
       `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`,
-      [],
       headers,
     );
   }
@@ -73,5 +71,5 @@ export async function handleApi(req: Request): Promise<Response> {
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") return limited(req, () => trpc(req));
   if (path.startsWith("/api/v1/") || path === "/api/v1")
     return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
-  return jsonError(404, "NOT_FOUND", `No API route ${path}`);
+  return reasonError("route_not_found", `No API route ${path}`);
 }

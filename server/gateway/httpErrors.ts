@@ -1,20 +1,20 @@
-// The one JSON error shape every /api endpoint answers with: { error: { code, message, issues } }.
+// The one JSON error shape every /api endpoint answers with: { error: { code, reason, message, issues } }.
 import { z } from "zod";
-import { AppError, fromZod, HTTP_STATUS } from "../platform/errors";
+import { AppError, ERROR_REASONS, fromZod, HTTP_STATUS, type ErrorReason } from "../platform/errors";
 
-export function jsonError(
-  status: number,
-  code: string,
-  message: string,
-  issues: unknown[] = [],
-  headers: Record<string, string> = {},
-): Response {
-  return Response.json({ error: { code, message, issues } }, { status, headers });
+/** The error answer of a reason (its code and status follow from it). */
+export function reasonError(reason: ErrorReason, message: string, headers: Record<string, string> = {}): Response {
+  return appErrorResponse(new AppError(ERROR_REASONS[reason], message, [], reason), headers);
+}
+
+function appErrorResponse(err: AppError, headers: Record<string, string> = {}): Response {
+  const { code, reason, message, issues } = err;
+  return Response.json({ error: { code, reason, message, issues } }, { status: HTTP_STATUS[code], headers });
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof AppError) return jsonError(HTTP_STATUS[err.code], err.code, err.message, err.issues);
+  if (err instanceof AppError) return appErrorResponse(err);
   if (err instanceof z.ZodError) return errorResponse(fromZod(err));
   console.error("[api] unhandled error", err);
-  return jsonError(500, "INTERNAL", "Internal server error");
+  return reasonError("internal", "Internal server error");
 }

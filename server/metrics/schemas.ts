@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IdSchema } from "../experiments/schemas";
+import { IdSchema } from "../platform/schemas";
 
 const names = z
   .union([z.string(), z.array(z.string())])

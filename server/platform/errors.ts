@@ -1,4 +1,7 @@
-// Domain errors carry an HTTP-ish code; tRPC and REST adapters map them, so services never know the transport.
+// Domain errors carry an HTTP-ish code and a stable machine reason; tRPC and REST adapters map them, so services
+// never know the transport. The code says what kind of failure it is (and the status); the reason names the
+// failure itself, for clients to branch on (as the proxy's OpenAI-style `type`/`code`): messages may change,
+// reasons may not. Add a reason here when a client needs to tell one failure from the others of its code.
 import type { ZodError } from "zod";
 // Every process that reports zod issues loads this module, so they are worded once (see zodMessages).
 import "./zodMessages";
@@ -8,6 +11,7 @@ export type ErrorCode =
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "TOO_MANY_REQUESTS"
@@ -18,11 +22,47 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   TOO_MANY_REQUESTS: 429,
   INTERNAL: 500,
 };
+
+/** Every reason an API error can carry, with its code. The first of each code is that code's default. */
+export const ERROR_REASONS = {
+  invalid_input: "BAD_REQUEST",
+  malformed_cursor: "BAD_REQUEST",
+  unauthenticated: "UNAUTHORIZED",
+  forbidden: "FORBIDDEN",
+  missing_permission: "FORBIDDEN",
+  other_experiment: "FORBIDDEN",
+  cross_origin: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  route_not_found: "NOT_FOUND",
+  method_not_allowed: "METHOD_NOT_ALLOWED",
+  conflict: "CONFLICT",
+  ambiguous_session: "CONFLICT",
+  name_taken: "CONFLICT",
+  archived: "CONFLICT",
+  invalid_transition: "CONFLICT",
+  run_in_progress: "CONFLICT",
+  run_ended: "CONFLICT",
+  not_leasable: "CONFLICT",
+  already_reviewed: "CONFLICT",
+  lock_lost: "CONFLICT",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  rate_limited: "TOO_MANY_REQUESTS",
+  sign_in_throttled: "TOO_MANY_REQUESTS",
+  internal: "INTERNAL",
+} as const satisfies Record<string, ErrorCode>;
+
+export type ErrorReason = keyof typeof ERROR_REASONS;
+
+/** The reason an error of `code` carries when its thrower names none. */
+export function defaultReason(code: ErrorCode): ErrorReason {
+  return (Object.keys(ERROR_REASONS) as ErrorReason[]).find((r) => ERROR_REASONS[r] === code)!;
+}
 
 export interface Issue {
   path: string;
@@ -34,11 +74,17 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues: Issue[] = [],
+    /** One of `code`'s reasons (appError picks the code from the reason). */
+    readonly reason: ErrorReason = defaultReason(code),
   ) {
     super(message);
     this.name = "AppError";
   }
 }
+
+/** An error named by its reason; the code (and so the status) follows from it. */
+export const appError = (reason: ErrorReason, message: string, issues: Issue[] = []) =>
+  new AppError(ERROR_REASONS[reason], message, issues, reason);
 
 export const notFound = (what: string, id?: string) =>
   new AppError("NOT_FOUND", id ? `${what} '${id}' not found` : `${what} not found`);

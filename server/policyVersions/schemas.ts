@@ -1,6 +1,6 @@
 // Inputs of the policy-version procedures, shared by tRPC and REST.
 import { z } from "zod";
-import { IdSchema, PageInput } from "../experiments/schemas";
+import { IdSchema, PageInput } from "../platform/schemas";
 
 export const PolicyVersionListInput = PageInput.extend({
   experimentId: IdSchema,

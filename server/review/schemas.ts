@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { IdSchema } from "../experiments/schemas";
-import { QueryBool, TurnFilterSchema } from "../trajectories/schemas";
+import { IdSchema, QueryBool } from "../platform/schemas";
+import { TurnFilterSchema } from "../trajectories/schemas";
 
 /** A queue's turn filter: the browser's filters, within the queue's experiment. */
 export const QueueFilterSchema = TurnFilterSchema.omit({ experimentId: true }).default({ turnType: "MAIN" });

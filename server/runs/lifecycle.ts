@@ -13,7 +13,7 @@ import type { Prisma } from "../platform/db/client";
 import { db } from "../platform/db/client";
 import type { Run, RunStatus } from "../platform/db/generated/client";
 import { LIVE_RUN_STATUSES, STARTED_RUN_STATUSES } from "../platform/db/runStatus";
-import { conflict } from "../platform/errors";
+import { appError } from "../platform/errors";
 
 /** What a user may do to a run, from which statuses, and where it leads. */
 export const USER_ACTIONS = {
@@ -31,7 +31,7 @@ const clip = (message: string) => message.slice(0, MESSAGE_MAX);
 export async function applyUserAction(tx: Prisma.TransactionClient, before: Run, action: UserAction): Promise<Run> {
   const t = USER_ACTIONS[action];
   if (!(t.from as readonly RunStatus[]).includes(before.status)) {
-    throw conflict(`Cannot ${action} a run that is ${before.status.toLowerCase()}`);
+    throw appError("invalid_transition", `Cannot ${action} a run that is ${before.status.toLowerCase()}`);
   }
   return tx.run.update({
     where: { id: before.id },

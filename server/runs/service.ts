@@ -8,7 +8,7 @@ import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { serializable } from "../platform/db/serializable";
 import { audit } from "../access/audit";
 import { assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
-import { conflict, notFound } from "../platform/errors";
+import { appError, notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import type { RunActionInput, RunListInput } from "../experiments/schemas";
 import { authorizeRow, loadRunFor } from "../access/scope";
@@ -38,9 +38,10 @@ export async function startRun(p: Principal, experimentId: string) {
   const run = await serializable(async (tx) => {
     const e = await tx.experiment.findUnique({ where: { id: experimentId } });
     if (!e) throw notFound("Experiment", experimentId);
-    if (e.status === "ARCHIVED") throw conflict("Archived experiments cannot start runs");
+    if (e.status === "ARCHIVED") throw appError("archived", "Archived experiments cannot start runs");
     const live = await tx.run.findFirst({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } });
-    if (live) throw conflict(`Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
+    if (live)
+      throw appError("run_in_progress", `Run #${live.number} is still ${live.status.toLowerCase()}: stop it first`);
     const last = await tx.run.findFirst({
       where: { experimentId },
       orderBy: { number: "desc" },

@@ -2,7 +2,7 @@
 // what it changes: an empty body is a 400, never a silent reset.
 import { z } from "zod";
 import { PERSONAS } from "./personas";
-import { IdSchema } from "../experiments/schemas";
+import { IdSchema } from "../platform/schemas";
 
 export const PERSONA_IDS = PERSONAS.map((p) => p.id) as [string, ...string[]];
 export const PersonaIdSchema = z.enum(PERSONA_IDS);

@@ -1,6 +1,6 @@
 // Keyset cursors for lists ordered by (time DESC, id DESC): stable under inserts, and O(limit) at any depth,
 // where OFFSET would scan everything before the page.
-import { badRequest } from "../platform/errors";
+import { appError } from "../platform/errors";
 
 export interface Keyset {
   at: Date;
@@ -17,7 +17,7 @@ export function decodeCursor(cursor: string): Keyset {
   const ms = Number(text.slice(0, dot));
   const id = text.slice(dot + 1);
   if (dot < 1 || !Number.isSafeInteger(ms) || !id)
-    throw badRequest("Malformed cursor: pass back the nextCursor of the previous page");
+    throw appError("malformed_cursor", "Malformed cursor: pass back the nextCursor of the previous page");
   return { at: new Date(ms), id };
 }
 

@@ -1,11 +1,5 @@
 import { z } from "zod";
-import { IdSchema, PageInput } from "../experiments/schemas";
-
-/** Booleans from JSON or a query string ("true"/"false"/"1"/"0"); z.coerce.boolean would read "false" as true. */
-export const QueryBool = z.union([
-  z.boolean(),
-  z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1"),
-]);
+import { IdSchema, LimitSchema, PageInput, QueryBool } from "../platform/schemas";
 
 /** Opaque keyset cursor (see cursor.ts); longer than an id, so not PageInput's. */
 export const CursorSchema = z.string().max(200);
@@ -46,7 +40,7 @@ export type TurnFilter = z.output<typeof TurnFilterSchema>;
 
 export const TurnListInput = TurnFilterSchema.extend({
   cursor: CursorSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: LimitSchema,
 });
 
 /** GET /sessions/{id}: `id` is ours or the client's session id (up to 200 chars, like `/turns?sessionId=`). */

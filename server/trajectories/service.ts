@@ -7,7 +7,7 @@ import { assertExperimentAccess, type Principal } from "../access/principal";
 
 import { reassembleMessages } from "../recording/reassemble";
 import { authorizeRow, scopeExperiment } from "../access/scope";
-import { conflict } from "../platform/errors";
+import { appError } from "../platform/errors";
 import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
@@ -90,7 +90,8 @@ export async function getSession(p: Principal, id: string, experimentId?: string
     take: 10,
   });
   if (byClient.length > 1) {
-    throw conflict(
+    throw appError(
+      "ambiguous_session",
       `Client session id '${id}' is used in ${byClient.length} experiments (${byClient.map((s) => s.experiment.slug).join(", ")}): add ?experimentId= to choose one`,
     );
   }

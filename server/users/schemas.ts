@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PageInput } from "../experiments/schemas";
+import { IdSchema, PageInput, QueryBool } from "../platform/schemas";
 
 export const EmailSchema = z.string().trim().toLowerCase().email("must be a valid email address").max(254);
 export const PasswordSchema = z.string().min(8, "password must be at least 8 characters").max(200);
@@ -18,7 +18,7 @@ export const UserCreateInput = z.object({
   role: RoleSchema.default("VIEWER"),
 });
 export const UserUpdateInput = z.object({
-  id: z.string().min(1).max(64),
+  id: IdSchema,
   name: z.string().max(120).optional(),
   role: RoleSchema.optional(),
   disabled: z.boolean().optional(),
@@ -32,7 +32,7 @@ export const ApiKeyCreateInput = z.object({
     .array(z.enum(["proxy", "read", "write", "admin"]))
     .min(1, "pick at least one scope")
     .max(4),
-  experimentId: z.string().min(1).max(64).optional(),
+  experimentId: IdSchema.optional(),
   expiresAt: z.coerce.date().optional(),
 });
-export const ApiKeyListInput = PageInput.extend({ includeRevoked: z.coerce.boolean().default(false) });
+export const ApiKeyListInput = PageInput.extend({ includeRevoked: QueryBool.default(false) });

@@ -5,7 +5,7 @@ import { audit } from "../access/audit";
 import { hashSecret, verifySecret } from "../access/password";
 import { suspendKeysOf } from "../access/apiKeys";
 import { type Principal } from "../access/principal";
-import { conflict, notFound, unauthorized } from "../platform/errors";
+import { appError, conflict, notFound, unauthorized } from "../platform/errors";
 import type { UserCreateInput, UserListInput, UserUpdateInput } from "./schemas";
 
 export function userView(u: User) {
@@ -45,7 +45,7 @@ export async function createUser(p: Principal | null, input: z.output<typeof Use
   const passwordHash = await hashSecret(input.password);
   const u = await db().$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } }))
-      throw conflict(`A user with email ${input.email} exists`);
+      throw appError("name_taken", `A user with email ${input.email} exists`);
     const created = await tx.user.create({
       data: { email: input.email, name: input.name, role: input.role, passwordHash },
     });

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
 import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
-import { seedExperiment, seedJudgment, seedRun, seedSession } from "../integration/dashboard/seed";
+import { seedJudgment } from "../helpers/judgments";
+import { seedExperiment, seedRun, seedSession } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
 let browser: Browser;

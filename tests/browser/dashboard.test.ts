@@ -9,7 +9,8 @@ import { publish } from "../../server/platform/bus/pubsub";
 import { effectiveLabelsForTurns } from "../../server/labels/effective";
 import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
-import { seedJudgment, seedSession, seedUserFeedback } from "../integration/dashboard/seed";
+import { seedJudgment } from "../helpers/judgments";
+import { seedSession, seedUserFeedback } from "../integration/dashboard/seed";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 import { makeExperiment, makeRun } from "../helpers/fixtures";
 

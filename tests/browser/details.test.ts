@@ -4,7 +4,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../server/platform/db/client";
-import { seedExperiment, seedJudgment, seedSession } from "../integration/dashboard/seed";
+import { seedJudgment } from "../helpers/judgments";
+import { seedExperiment, seedSession } from "../integration/dashboard/seed";
 import { makeKey } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 

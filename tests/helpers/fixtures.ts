@@ -61,7 +61,7 @@ export function api(baseUrl: string, auth: { bearer?: string; cookie?: string } 
     return {
       status: res.status,
       body: json as Record<string, unknown> & {
-        error?: { code: string; message: string; issues: { path: string; message: string }[] };
+        error?: { code: string; reason: string; message: string; issues: { path: string; message: string }[] };
       },
     };
   };

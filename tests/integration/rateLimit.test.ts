@@ -36,7 +36,7 @@ describe("rate limits", () => {
     const limited = responses[6]!;
     expect(limited.headers.get("retry-after")).toBe("40");
     expect(limited.headers.get("x-ratelimit-reset")).toBe("40");
-    expect((await limited.json()).error.code).toBe("TOO_MANY_REQUESTS");
+    expect((await limited.json()).error).toMatchObject({ code: "TOO_MANY_REQUESTS", reason: "rate_limited" });
     const otherKey = await makeKey(["read"]);
     expect(
       (await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${otherKey}` } })).status,
@@ -56,5 +56,9 @@ describe("rate limits", () => {
     }
     expect(responses.map((r) => r.status)).toEqual([401, 401, 401, 429, 429]);
     expect(responses[4]!.headers.get("retry-after")).toBe("40");
+    expect((await responses[4]!.json()).error).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      reason: "sign_in_throttled",
+    });
   });
 });

@@ -7,7 +7,7 @@ import { useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useTRPC } from "../../_lib/trpc";
 import { z } from "zod";
-import { IdSchema } from "../../../server/experiments/schemas";
+import { IdSchema } from "../../../server/platform/schemas";
 import { emaSmooth } from "../../../server/metrics/ema";
 import { AxisSchema } from "../../../server/metrics/schemas";
 import { useSearchState } from "../../_ui/useSearchState";

@@ -7,7 +7,7 @@ import { FailureBackoff, hitRateLimit, rateLimitHeaders } from "../../platform/r
 import { clientAddress } from "../../platform/clientAddress";
 import { LoginInput } from "../../users/schemas";
 import { authenticate } from "../../users/service";
-import { errorResponse, jsonError } from "../httpErrors";
+import { errorResponse, reasonError } from "../httpErrors";
 import { BODY_LIMITS, readCappedJson } from "../body";
 
 let backoff: FailureBackoff | null = null;
@@ -36,18 +36,16 @@ export async function login(req: Request): Promise<Response> {
     const email = typeof body.email === "string" ? body.email.toLowerCase() : "";
     const limited = await hitRateLimit("login", `${ip}|${email}`, web.LOGIN_RATE_LIMIT_PER_MIN);
     if (!limited.allowed) {
-      return jsonError(
-        429,
-        "TOO_MANY_REQUESTS",
+      return reasonError(
+        "sign_in_throttled",
         `Too many sign-in attempts; retry in ${limited.resetSeconds} s`,
-        [],
         rateLimitHeaders(limited),
       );
     }
     // Per account, whatever the address: each failure past the free ones doubles the wait before the next try.
     const wait = await accountBackoff().waitSeconds(email);
     if (wait > 0) {
-      return jsonError(429, "TOO_MANY_REQUESTS", `Too many failed sign-ins for this account; retry in ${wait} s`, [], {
+      return reasonError("sign_in_throttled", `Too many failed sign-ins for this account; retry in ${wait} s`, {
         "Retry-After": String(wait),
       });
     }

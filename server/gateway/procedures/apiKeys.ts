@@ -2,7 +2,7 @@
 import { z } from "zod";
 import * as apiKeys from "../../apiKeys/service";
 import { ApiKeyCreateInput, ApiKeyListInput } from "../../users/schemas";
-import { IdSchema } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import { procedure } from "./define";
 import { ApiKeysCreateOutput, ApiKeysListOutput, ApiKeysRevokeOutput } from "./outputs/apiKeys";
 

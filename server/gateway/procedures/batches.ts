@@ -1,7 +1,7 @@
 // Batch leases: what external trainers call (integrations/slime, integrations/tinker) with their
 // experiment-bound write key. The run's lease list is runOps.leases (runs.ts).
 import { z } from "zod";
-import { IdSchema } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import { collectRunSamples } from "../../training/leases/fill";
 import { AckInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
 import * as batches from "../../training/leases/service";

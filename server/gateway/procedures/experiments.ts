@@ -9,8 +9,8 @@ import {
   ExperimentCreateInput,
   ExperimentListInput,
   ExperimentUpdateInput,
-  IdSchema,
 } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import { procedure } from "./define";
 import {
   ExperimentsArchiveOutput,

@@ -1,7 +1,9 @@
 // Review queues: queue CRUD, filling, claiming the next item, submission and the reviewer's history.
 import { z } from "zod";
-import * as review from "../../review/service";
-import { IdSchema } from "../../experiments/schemas";
+import * as claims from "../../review/claims";
+import * as queues from "../../review/queues";
+import * as submission from "../../review/submission";
+import { IdSchema } from "../../platform/schemas";
 import {
   ItemInput,
   QueueAddTurnsInput,
@@ -35,7 +37,7 @@ export const reviewProcedures = {
     input: QueueListInput,
     rest: { method: "GET", path: "/review/queues" },
     output: ReviewQueuesOutput,
-    handler: ({ principal, input }) => review.listQueues(principal, input),
+    handler: ({ principal, input }) => queues.listQueues(principal, input),
   }),
   queue: procedure({
     kind: "query",
@@ -44,7 +46,7 @@ export const reviewProcedures = {
     input: z.object({ id: IdSchema }),
     rest: { method: "GET", path: "/review/queues/:id" },
     output: ReviewQueueOutput,
-    handler: ({ principal, input }) => review.getQueue(principal, input.id),
+    handler: ({ principal, input }) => queues.getQueue(principal, input.id),
   }),
   createQueue: procedure({
     kind: "mutation",
@@ -53,7 +55,7 @@ export const reviewProcedures = {
     input: QueueCreateInput,
     rest: { method: "POST", path: "/review/queues", status: 201 },
     output: ReviewCreateQueueOutput,
-    handler: ({ principal, input }) => review.createQueue(principal, input),
+    handler: ({ principal, input }) => queues.createQueue(principal, input),
   }),
   updateQueue: procedure({
     kind: "mutation",
@@ -62,7 +64,7 @@ export const reviewProcedures = {
     input: QueueUpdateInput,
     rest: { method: "PATCH", path: "/review/queues/:id" },
     output: ReviewUpdateQueueOutput,
-    handler: ({ principal, input }) => review.updateQueue(principal, input),
+    handler: ({ principal, input }) => queues.updateQueue(principal, input),
   }),
   addTurns: procedure({
     kind: "mutation",
@@ -71,7 +73,7 @@ export const reviewProcedures = {
     input: QueueAddTurnsInput,
     rest: { method: "POST", path: "/review/queues/:queueId/turns" },
     output: ReviewAddTurnsOutput,
-    handler: ({ principal, input }) => review.addTurns(principal, input),
+    handler: ({ principal, input }) => queues.addTurns(principal, input),
   }),
   next: procedure({
     kind: "mutation",
@@ -80,7 +82,7 @@ export const reviewProcedures = {
     input: ByQueue,
     rest: { method: "POST", path: "/review/queues/:queueId/next" },
     output: ReviewNextOutput,
-    handler: ({ principal, input }) => review.fetchNext(principal, input.queueId),
+    handler: ({ principal, input }) => claims.fetchNext(principal, input.queueId),
   }),
   open: procedure({
     kind: "mutation",
@@ -88,7 +90,7 @@ export const reviewProcedures = {
     summary: "Open (and lock) one item of a queue",
     input: ItemInput,
     output: ReviewOpenOutput,
-    handler: ({ principal, input }) => review.openItem(principal, input.itemId),
+    handler: ({ principal, input }) => claims.openItem(principal, input.itemId),
   }),
   skip: procedure({
     kind: "mutation",
@@ -97,7 +99,7 @@ export const reviewProcedures = {
     input: ItemInput,
     rest: { method: "POST", path: "/review/items/:itemId/skip" },
     output: ReviewSkipOutput,
-    handler: ({ principal, input }) => review.skipItem(principal, input.itemId),
+    handler: ({ principal, input }) => claims.skipItem(principal, input.itemId),
   }),
   release: procedure({
     kind: "mutation",
@@ -106,7 +108,7 @@ export const reviewProcedures = {
     input: ItemInput,
     rest: { method: "POST", path: "/review/items/:itemId/release" },
     output: ReviewReleaseOutput,
-    handler: ({ principal, input }) => review.releaseItem(principal, input.itemId),
+    handler: ({ principal, input }) => claims.releaseItem(principal, input.itemId),
   }),
   submit: procedure({
     kind: "mutation",
@@ -115,7 +117,7 @@ export const reviewProcedures = {
     input: SubmitInput,
     rest: { method: "POST", path: "/review/items/:itemId/submit" },
     output: ReviewSubmitOutput,
-    handler: ({ principal, input }) => review.submitReview(principal, input),
+    handler: ({ principal, input }) => submission.submitReview(principal, input),
   }),
   history: procedure({
     kind: "query",
@@ -123,6 +125,6 @@ export const reviewProcedures = {
     summary: "Your recent submissions in a queue",
     input: ByQueue,
     output: ReviewHistoryOutput,
-    handler: ({ principal, input }) => review.myHistory(principal, input.queueId),
+    handler: ({ principal, input }) => claims.myHistory(principal, input.queueId),
   }),
 };

@@ -1,7 +1,8 @@
 // Runs: start, list, stop/pause/resume, and the operations around external trainers (launch preview, logs).
 import { z } from "zod";
 import * as runs from "../../runs/service";
-import { IdSchema, RunActionInput, RunListInput, RunStartInput } from "../../experiments/schemas";
+import { RunActionInput, RunListInput, RunStartInput } from "../../experiments/schemas";
+import { IdSchema } from "../../platform/schemas";
 import { LeaseListInput, LogsQuery } from "../../training/leases/schemas";
 import { listLeases } from "../../training/leases/service";
 import { runLogs } from "../../runs/logs";

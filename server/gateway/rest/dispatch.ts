@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { assertCan } from "../../access/principal";
 import { badRequest, fromZod, unauthorized } from "../../platform/errors";
-import { errorResponse, jsonError } from "../httpErrors";
+import { errorResponse, reasonError } from "../httpErrors";
 import { assertSameOrigin, resolveContext } from "../context";
 import { BODY_LIMITS, readCappedJson } from "../body";
 import { routes, type RestRoute } from "./table";
@@ -62,9 +62,9 @@ function parseInput(schema: z.ZodType | undefined, value: unknown): unknown {
 export async function dispatchRest(req: Request, subpath: string): Promise<Response> {
   try {
     const match = matchRoute(req.method, subpath);
-    if (match === null) return jsonError(404, "NOT_FOUND", `No route ${req.method} /api/v1${subpath}`);
+    if (match === null) return reasonError("route_not_found", `No route ${req.method} /api/v1${subpath}`);
     if (match === "method-not-allowed")
-      return jsonError(405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on /api/v1${subpath}`);
+      return reasonError("method_not_allowed", `${req.method} is not allowed on /api/v1${subpath}`);
     const ctx = await resolveContext(req);
     if (!ctx.principal) throw unauthorized("Send 'Authorization: Bearer <api key>' or sign in");
     assertSameOrigin(ctx);

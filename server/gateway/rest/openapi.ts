@@ -2,6 +2,7 @@
 // Schema output): path parameters, query or body from the one input schema, the response from the output schema.
 import { z } from "zod";
 import type { RawEndpoint } from "../procedures/define";
+import { ERROR_REASONS } from "../../platform/errors";
 import { routes, type RestRoute } from "./table";
 
 type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
@@ -123,6 +124,7 @@ export function openApiDocument(serverUrl = "/", raw: readonly RawEndpoint[] = [
         type: "object",
         properties: {
           code: { type: "string" },
+          reason: { type: "string", enum: Object.keys(ERROR_REASONS) },
           message: { type: "string" },
           issues: {
             type: "array",

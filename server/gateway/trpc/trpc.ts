@@ -1,10 +1,18 @@
 // tRPC procedures are layered: public → authenticated → permission-checked (and experiment-scoped in
-// the services). Domain errors map onto tRPC codes; zod issues travel in `data.issues`.
+// the services). Domain errors map onto tRPC codes; their reason travels in `data.reason` (as REST's
+// `error.reason`), zod issues in `data.issues`.
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import type { Permission } from "../../access/principal";
 import { assertCan } from "../../access/principal";
-import { AppError, zodIssues, type Issue } from "../../platform/errors";
+import {
+  AppError,
+  defaultReason,
+  zodIssues,
+  type ErrorCode,
+  type ErrorReason,
+  type Issue,
+} from "../../platform/errors";
 import { assertSameOrigin, type RequestContext } from "../context";
 
 const TRPC_CODE = {
@@ -12,6 +20,7 @@ const TRPC_CODE = {
   UNAUTHORIZED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_ALLOWED: "METHOD_NOT_SUPPORTED",
   CONFLICT: "CONFLICT",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
@@ -35,9 +44,20 @@ const t = initTRPC
           : cause instanceof AppError && cause.issues.length
             ? cause.issues
             : null;
-      return { ...shape, data: { ...shape.data, stack: undefined, issues } };
+      return { ...shape, data: { ...shape.data, stack: undefined, issues, reason: reasonOf(error) } };
     },
   });
+
+const APP_CODE = Object.fromEntries(Object.entries(TRPC_CODE).map(([app, trpc]) => [trpc, app])) as Record<
+  TRPCError["code"],
+  ErrorCode | undefined
+>;
+
+/** A domain error's own reason; otherwise (tRPC's input parsing, its own 401s) the default of the mapped code. */
+function reasonOf(error: TRPCError): ErrorReason {
+  if (error.cause instanceof AppError) return error.cause.reason;
+  return defaultReason(APP_CODE[error.code] ?? "INTERNAL");
+}
 
 /** Converts domain errors thrown by services into TRPCErrors with the matching code. */
 const mapErrors = t.middleware(async ({ next }) => {

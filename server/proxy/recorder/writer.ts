@@ -6,27 +6,16 @@
 // Every pushed event is first appended to the write-ahead journal (recorder/journal.ts), synchronously, so a
 // turn the client got a 2xx for survives a SIGKILL before its batch commits: at start, journals of dead
 // processes are moved into the disk buffer (behind older segments, ahead of anything new) and replayed.
+// A batch is one transaction: plan.ts decides what it writes, apply.ts runs it; this file is the queue.
 import path from "node:path";
 import { appendFile, rm } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { DiskBuffer, readEvents } from "./diskBuffer";
 import { Journal, leftoverJournals } from "./journal";
 import type { LabelEvent, LinkEvent, RecordEvent, TurnEvent } from "./events";
-import {
-  existingTurns,
-  insertBlobs,
-  insertLabels,
-  insertTurns,
-  judgeableFinals,
-  linkLatest,
-  linkTurns,
-  resolveSessions,
-  storedRequestIds,
-  updateSessions,
-  type JudgeItem,
-  type NewSession,
-} from "./sql";
+import { applyBatch } from "./apply";
+import type { SessionInfo } from "./plan";
+import { insertBlobs, type JudgeItem } from "./sql";
 
 export interface WriterOptions {
   databaseUrl: string;
@@ -46,14 +35,6 @@ export interface WriterOptions {
   log?: (msg: string) => void;
 }
 
-interface SessionInfo {
-  rowId: string;
-  nextIndex: number;
-  done: boolean;
-}
-
-const sessionKey = (experimentId: string, externalId: string) => `${experimentId}\u0000${externalId}`;
-
 /** Postgres errors about the data (class 22 data exception, 23 integrity) versus everything else. */
 function sqlState(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -68,8 +49,6 @@ export function isConnectionError(err: unknown): boolean {
   return /connect|terminat|timeout|closed|ended/i.test((err as Error)?.message ?? "");
 }
 
-/** How long a next state waits for its turn to reach Postgres from another replica's writer (outages included). */
-const LINK_WAIT_MS = 3600_000;
 const LINK_RETRY_MS = 500;
 /** drain() waits for deferred events this young; an older one's turn may never come (refused, lost). */
 const DRAIN_WAITS_FOR_MS = 10_000;
@@ -414,145 +393,26 @@ export class RecordingWriter {
     }
   }
 
+  /** One batch in one transaction (apply.ts); once it committed, the writer remembers what it changed. */
   private async transaction(events: RecordEvent[]): Promise<void> {
-    const all = events.filter((e): e is TurnEvent => e.t === "turn");
-    const labels = events.filter((e): e is LabelEvent => e.t === "label");
     const client = await this.pool.connect();
     let broken: unknown;
     try {
-      await client.query("BEGIN");
-      await insertBlobs(
-        client,
-        all.flatMap((t) => t.blobs),
-      );
-      // A replay (journal after a crash, batch of unknown outcome) repeats turns already stored: they take no
-      // index, and their links, "lookup" next states and session updates were applied with them — re-applying
-      // a lookup would hand this turn's next state to a later turn of the session.
-      const stored = await storedRequestIds(
-        client,
-        all.map((t) => t.requestId),
-      );
-      const turns = stored.size ? all.filter((t) => !stored.has(t.requestId)) : all;
-
-      const staged = new Map<string, SessionInfo>();
-      const missing = new Map<string, NewSession>();
-      for (const t of turns) {
-        const key = sessionKey(t.experimentId, t.session.externalId);
-        const known = this.sessions.get(key);
-        if (known) staged.set(key, { ...known });
-        else if (!missing.has(key))
-          missing.set(key, {
-            id: `ses_${randomBytes(10).toString("hex")}`,
-            experimentId: t.experimentId,
-            externalId: t.session.externalId,
-            idSource: t.session.idSource,
-            at: t.createdAt,
-            persona: t.persona ?? null,
-          });
-      }
-      // Rows are locked in one order (sorted) by every replica's writer, so two writers touching the same
-      // sessions wait for each other instead of deadlocking (a deadlock costs deadlock_timeout, 1 s).
-      const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-      for (const row of await resolveSessions(
-        client,
-        [...missing.values()].sort((a, b) =>
-          byKey(sessionKey(a.experimentId, a.externalId), sessionKey(b.experimentId, b.externalId)),
-        ),
-      )) {
-        staged.set(sessionKey(row.experimentId, row.externalId), {
-          rowId: row.id,
-          nextIndex: row.maxIndex + 1,
-          done: row.done,
-        });
-      }
-
-      const rows: { e: TurnEvent; sessionId: string; index: number }[] = [];
-      const lookups: { sessionId: string; index: number; link: NonNullable<TurnEvent["link"]> }[] = [];
-      const links: (NonNullable<TurnEvent["link"]> & { experimentId: string; until?: number })[] = [];
-      const finals: string[] = [];
-      const touched = new Map<string, { id: string; last: number; done: boolean; added: number }>();
-      const reindex = this.reindex;
-      for (const t of turns) {
-        const s = staged.get(sessionKey(t.experimentId, t.session.externalId))!;
-        const index = t.index != null && !reindex ? t.index : s.nextIndex;
-        if (reindex && t.index != null) this.stats.reindexed++;
-        s.nextIndex = Math.max(s.nextIndex, index + 1);
-        rows.push({ e: t, sessionId: s.rowId, index });
-        if (t.link) {
-          // A session that had ended starts a new episode: its last turn keeps "no next state".
-          if (t.link.target !== "lookup") links.push({ ...t.link, experimentId: t.experimentId });
-          else if (!s.done) lookups.push({ sessionId: s.rowId, index, link: t.link });
-        }
-        s.done = t.done;
-        if (t.finalTurnId) finals.push(t.finalTurnId);
-        const prev = touched.get(s.rowId);
-        touched.set(s.rowId, { id: s.rowId, last: Math.max(prev?.last ?? 0, t.createdAt), done: t.done, added: 0 });
-      }
-      for (const l of events) if (l.t === "link") links.push(l);
-      const inserted = await insertTurns(client, rows);
-      // A next state whose turn another replica has not written yet waits for it. Looked up before the
-      // UPDATE: each statement sees what was committed when it started, so a turn seen here is seen there.
-      const now = Date.now();
-      const present = links.length
-        ? await existingTurns(
-            client,
-            links.map((l) => l.target),
-          )
-        : new Set<string>();
-      const judge: JudgeItem[] = [
-        ...(await linkTurns(
-          client,
-          [...links].sort((a, b) => byKey(a.target, b.target)),
-        )),
-      ];
-      const waiting: LinkEvent[] = links
-        .filter((l) => !present.has(l.target))
-        .map((l): LinkEvent => ({
-          t: "link",
-          experimentId: l.experimentId,
-          target: l.target,
-          nextState: l.nextState,
-          role: l.role,
-          at: l.at,
-          until: l.until ?? now + LINK_WAIT_MS,
-        }))
-        .filter((l) => l.until > now);
-      for (const l of lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
-      for (const sessionId of inserted) touched.get(sessionId)!.added++;
-      await updateSessions(
-        client,
-        [...touched.values()].sort((a, b) => byKey(a.id, b.id)),
-      );
-      // Feedback for a turn another replica recorded may arrive before that replica's writer commits it: it
-      // waits (as a next state does). A label whose turn never appears is skipped when the wait is over.
-      const labelled = labels.length
-        ? await existingTurns(
-            client,
-            labels.map((l) => l.turnId),
-          )
-        : new Set<string>();
-      const waitingLabels = labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS > now);
-      const skipped =
-        (await insertLabels(
-          client,
-          labels.filter((l) => labelled.has(l.turnId)),
-        )) + labels.filter((l) => !labelled.has(l.turnId) && l.createdAt + LINK_WAIT_MS <= now).length;
-      if (skipped) this.log(`${skipped} feedback label(s) refer to turns that do not exist: skipped`);
-      judge.push(...(await judgeableFinals(client, finals)));
-      await client.query("COMMIT");
+      const done = await applyBatch(client, events, { sessions: this.sessions, reindex: this.reindex });
       this.reindex = false;
-      this.defer([...waiting, ...waitingLabels]);
-
-      for (const [k, v] of staged) this.sessions.set(k, v);
+      this.defer(done.deferred);
+      for (const [k, v] of done.staged) this.sessions.set(k, v);
       if (this.sessions.size > 50_000)
         for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
-      this.stats.turns += turns.length;
-      this.stats.labels += labels.length - skipped - waitingLabels.length;
+      if (done.skippedLabels)
+        this.log(`${done.skippedLabels} feedback label(s) refer to turns that do not exist: skipped`);
+      this.stats.reindexed += done.reindexed;
+      this.stats.turns += done.turns;
+      this.stats.labels += done.labels;
       this.stats.batches++;
-      if (judge.length) this.opts.onJudge(judge);
+      if (done.judge.length) this.opts.onJudge(done.judge);
     } catch (err) {
       broken = isConnectionError(err) ? err : undefined;
-      await client.query("ROLLBACK").catch(() => {});
       throw err;
     } finally {
       client.release(broken as Error | undefined);

@@ -1,7 +1,7 @@
 // Contracts of the batch API external trainers (slime through integrations/slime, Tinker through
 // integrations/tinker) use: lease a batch, train it, acknowledge it with the step, report progress.
 import { z } from "zod";
-import { IdSchema } from "../../experiments/schemas";
+import { IdSchema, LimitSchema } from "../../platform/schemas";
 
 const httpUrl = z
   .string()
@@ -69,7 +69,7 @@ export const ReportInput = z.object({
 export type ReportInputT = z.output<typeof ReportInput>;
 
 export const LeaseParams = z.object({ id: IdSchema, leaseId: IdSchema });
-export const LeaseListInput = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const LeaseListInput = z.object({ limit: LimitSchema });
 export const LogsQuery = z.object({ tail: z.coerce.number().int().min(1).max(5000).default(200) });
 
 export interface LeasedSample {

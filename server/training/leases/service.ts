@@ -9,7 +9,7 @@
 import { db, type Prisma } from "../../platform/db/client";
 import { TERMINAL_RUN_STATUSES } from "../../platform/db/runStatus";
 import type { Principal } from "../../access/principal";
-import { badRequest, conflict, notFound } from "../../platform/errors";
+import { appError, badRequest, conflict, notFound } from "../../platform/errors";
 import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
 import { activeVersion, nextVersion } from "../../policyVersions/active";
 import { metricRows, publishMetrics, type Point } from "../metrics";
@@ -52,9 +52,9 @@ export async function leaseBatch(
 ): Promise<LeaseResult> {
   const run = await loadRunFor(p, runId);
   if (run.trainerBackend === "embedded")
-    throw conflict(`Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
+    throw appError("not_leasable", `Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
   if (TERMINAL_RUN_STATUSES.includes(run.status))
-    throw conflict(`Run #${run.number} is ${run.status.toLowerCase()}: the trainer should stop`);
+    throw appError("run_ended", `Run #${run.number} is ${run.status.toLowerCase()}: the trainer should stop`);
   const { version: policyVersion } = await activeVersion(run.experimentId);
   if (run.status === "PAUSED") {
     await db().run.update({ where: { id: runId }, data: { heartbeatAt: new Date() } });

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { effectiveLabelsForTurns } from "../../../server/labels/effective";
-import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment } from "../../helpers/judgments";
+import { seedSession, seedUserFeedback } from "./seed";
 import { makeExperiment } from "../../helpers/fixtures";
 
 async function turnsFor(

@@ -2,7 +2,8 @@
 // filter columns equal to what the turn, its latest judgment, votes and labels say.
 import { describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
-import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment, makeJudgment } from "../../helpers/judgments";
+import { seedSession, seedUserFeedback } from "./seed";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
 
 const facet = (turnId: string) => db().turnFacet.findUniqueOrThrow({ where: { turnId } });
@@ -33,18 +34,7 @@ describe("turn facets", () => {
       disputed: true,
     });
     // A newer judgment (another judge version) replaces the older one's verdict.
-    await db().judgment.create({
-      data: {
-        turnId: id,
-        judgeVersion: "v2",
-        judgeKind: "heuristic",
-        model: "h",
-        promptVersion: "p",
-        score: -1,
-        createdAt: new Date(Date.now() + 1000),
-        votes: { create: [{ kind: "eval", index: 0, raw: "", value: -1 }] },
-      },
-    });
+    await makeJudgment(id, { judgeVersion: "v2", score: -1, createdAt: new Date(Date.now() + 1000), votes: [-1] });
     expect(await facet(id)).toMatchObject({ score: -1, validVotes: 1, agreeVotes: 1, split: false, disputed: false });
     await seedUserFeedback(id, 1);
     expect(await facet(id)).toMatchObject({ userValue: 1, disputed: true });

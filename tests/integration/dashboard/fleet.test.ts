@@ -6,7 +6,8 @@ import { db } from "../../../server/platform/db/client";
 import { closeQueues, consume, enqueue, queue } from "../../../server/platform/bus/queues";
 import { fleetOverview } from "../../../server/metrics/fleet";
 import type { Principal } from "../../../server/access/principal";
-import { seedJudgment, seedSession } from "./seed";
+import { seedJudgment } from "../../helpers/judgments";
+import { seedSession } from "./seed";
 import { makeExperiment } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 

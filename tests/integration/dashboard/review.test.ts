@@ -6,7 +6,8 @@ import { startApiServer } from "../../helpers/apiServer";
 import { api, login, makeExperiment, makeUser } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
 import { effectiveLabelsForTurns } from "../../../server/labels/effective";
-import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment } from "../../helpers/judgments";
+import { seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 type Call = ReturnType<typeof api>;

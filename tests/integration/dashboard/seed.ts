@@ -1,7 +1,6 @@
 // Seeds recorded conversations the way the proxy, judge and trainer store them (compact deltas, blobs,
 // judgments with votes, labels), straight through Prisma, so dashboard tests do not depend on those workers.
 import { db } from "../../../server/platform/db/client";
-import { uniq } from "../../helpers/fixtures";
 import { makeSession, makeTurn, storeBlob } from "../../helpers/turns";
 
 export interface TurnSpec {
@@ -69,49 +68,6 @@ export async function seedSession(
     turns.push({ id });
   }
   return { session, turns };
-}
-
-export interface JudgmentSpec {
-  score: -1 | 0 | 1;
-  votes: (number | null)[];
-  hint?: string | null;
-  teacherLogprobs?: number[];
-  dispatch?: "RL" | "OPD" | "BOTH" | null;
-  excluded?: boolean;
-  excludeReason?: string | null;
-  /** Defaults to a random version; pass the experiment's current one to keep a running judge worker away. */
-  judgeVersion?: string;
-}
-
-export async function seedJudgment(turnId: string, j: JudgmentSpec) {
-  return db().judgment.create({
-    data: {
-      turnId,
-      judgeVersion: j.judgeVersion ?? uniq("jv"),
-      judgeKind: "heuristic",
-      model: "heuristic",
-      promptVersion: "test",
-      score: j.score,
-      evalScore:
-        j.votes.filter((v): v is number => v !== null).reduce((a, b) => a + b, 0) /
-        Math.max(1, j.votes.filter((v) => v !== null).length),
-      hint: j.hint ?? null,
-      hintAccepted: !!j.hint,
-      teacherLogprobs: j.teacherLogprobs ?? [],
-      dispatch: j.dispatch === undefined ? (j.score === 0 ? null : "RL") : j.dispatch,
-      excluded: j.excluded ?? j.score === 0,
-      excludeReason: j.excludeReason ?? (j.score === 0 ? "zero_score" : null),
-      votes: {
-        create: j.votes.map((value, index) => ({
-          kind: "eval",
-          index,
-          raw: value === null ? "garbage" : `Reasoning for vote ${index}… \\boxed{${value}}`,
-          value,
-          error: value === null ? "unparsable answer" : null,
-        })),
-      },
-    },
-  });
 }
 
 export async function seedUserFeedback(turnId: string, value: 1 | -1) {

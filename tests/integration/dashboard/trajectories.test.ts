@@ -1,13 +1,17 @@
 // Trajectory browser and conversation view over real HTTP: every filter, keyset pagination, full-text search,
 // the reassembled conversation, the OPD heat map, relabels with their audit entries, and key scoping.
+import { createTRPCClient, httpLink } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppRouter } from "../../../server/gateway/trpc/root";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { db } from "../../../server/platform/db/client";
-import { seedJudgment, seedSession, seedUserFeedback } from "./seed";
+import { seedJudgment } from "../../helpers/judgments";
+import { seedSession, seedUserFeedback } from "./seed";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let call: ReturnType<typeof api>;
+let key: string;
 let exp: { id: string; name: string };
 let runId: string;
 let ids: string[];
@@ -30,7 +34,8 @@ const t0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 
 beforeAll(async () => {
   server = await startApiServer();
-  call = api(server.url, { bearer: await makeKey(["admin"]) });
+  key = await makeKey(["admin"]);
+  call = api(server.url, { bearer: key });
   exp = await makeExperiment({ method: "combine" });
   const run = await makeRun(exp.id);
   runId = run.id;
@@ -319,5 +324,33 @@ describe("conversation view", () => {
     expect(idsOf(await list({ relabeled: "false", turnType: "MAIN" }))).toEqual([ids[3], ids[2], ids[0]]);
     const stored = await db().label.findMany({ where: { turnId: ids[1], source: "REVIEWER" } });
     expect(stored).toHaveLength(1);
+  });
+});
+
+describe("trajectory reads over tRPC", () => {
+  // tRPC answers through each procedure's output schema (an answer that does not parse is a 500) and strips
+  // the keys the schema does not name; REST sends the handler's value as is. Equal answers: the schemas
+  // accept these rows (judged, split, relabelled, with a heat map) and drop nothing.
+  it("answer within their output schemas, dropping no field REST sends", async () => {
+    const t = createTRPCClient<AppRouter>({
+      links: [httpLink({ url: `${server.url}/api/trpc`, headers: { authorization: `Bearer ${key}` } })],
+    });
+    const rest = async (path: string) => {
+      const res = await call("GET", path);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    expect(await t.sessions.list.query({ experimentId: exp.id })).toEqual(
+      await rest(`/api/v1/sessions?experimentId=${exp.id}`),
+    );
+    expect(await t.sessions.get.query({ id: sessionId })).toEqual(await rest(`/api/v1/sessions/${sessionId}`));
+    const conversation = await t.sessions.conversation.query({ sessionId, lane: "ALL" });
+    expect(conversation.turns.some((x) => x.opd !== null && x.judgment !== null && x.labels.length > 0)).toBe(true);
+    expect(conversation).toEqual(await rest(`/api/v1/sessions/${sessionId}/conversation?lane=ALL`));
+    expect(await t.turns.list.query({ experimentId: exp.id, q: "profit" })).toEqual(
+      await rest(`/api/v1/turns?experimentId=${exp.id}&q=profit`),
+    );
+    for (const id of [ids[0]!, ids[1]!, sideId])
+      expect(await t.turns.get.query({ id })).toEqual(await rest(`/api/v1/turns/${id}`));
   });
 });

@@ -3,6 +3,7 @@
 import path from "node:path";
 import { db, type Prisma } from "../../../server/platform/db/client";
 import { uniq } from "../../helpers/fixtures";
+import { makeJudgment } from "../../helpers/judgments";
 import { saveCheckpoint } from "../../../server/engine/checkpoint";
 import type { PolicyModel } from "../../../server/engine/model";
 import { Adam } from "../../../server/engine/optimizer";
@@ -60,16 +61,7 @@ export async function judgedTurn(
       nextStateAt: new Date(),
     },
   });
-  await db().judgment.create({
-    data: {
-      turnId: turn.id,
-      judgeVersion,
-      judgeKind: "heuristic",
-      model: "heuristic-rules-v1",
-      promptVersion: "p",
-      score,
-    },
-  });
+  await makeJudgment(turn.id, { judgeVersion, model: "heuristic-rules-v1", score });
   if (label) await db().label.create({ data: { turnId: turn.id, source: label.source, value: label.value } });
   return turn.id;
 }

@@ -6,6 +6,7 @@ import { db, type Prisma } from "../../../server/platform/db/client";
 import { activeSimulations } from "../../../server/simulation/service";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeKey, uniq } from "../../helpers/fixtures";
+import { makeJudgment } from "../../helpers/judgments";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let admin: ReturnType<typeof api>;
@@ -120,17 +121,7 @@ describe("REST /api/v1/simulation", () => {
         },
       });
       for (const [i, score] of scores.entries()) {
-        await db().judgment.create({
-          data: {
-            turnId: t.id,
-            judgeVersion: `v${i}`,
-            judgeKind: "heuristic",
-            model: "m",
-            promptVersion: "p",
-            score,
-            createdAt: new Date(Date.now() + i * 1000),
-          },
-        });
+        await makeJudgment(t.id, { judgeVersion: `v${i}`, score, createdAt: new Date(Date.now() + i * 1000) });
       }
     };
     await turn(0, [1]);

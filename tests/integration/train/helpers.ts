@@ -8,7 +8,6 @@ import { pgSafeText } from "../../../server/proxy/recorder/sql";
 import { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import type { ChannelName, ChannelPayload } from "../../../server/platform/bus/contracts";
 import { subscribe } from "../../../server/platform/bus/pubsub";
-import { uniq } from "../../helpers/fixtures";
 import { makeTurn, storeBlob } from "../../helpers/turns";
 
 export type Message = { role: string; content: string };
@@ -85,38 +84,6 @@ export async function recordTurn(spec: Omit<ServeSpec, "seed">, served: Served):
     next: spec.next,
     createdAt: spec.createdAt,
   });
-}
-
-export interface JudgmentSpec {
-  score: number;
-  evalScore?: number | null;
-  hint?: string | null;
-  hintAccepted?: boolean;
-  teacherLogprobs?: number[];
-  dispatch?: "RL" | "OPD" | "BOTH" | null;
-  excluded?: boolean;
-  excludeReason?: string | null;
-}
-
-export async function judge(turnId: string, j: JudgmentSpec): Promise<string> {
-  const row = await db().judgment.create({
-    data: {
-      turnId,
-      judgeVersion: uniq("jv"),
-      judgeKind: "heuristic",
-      model: "test",
-      promptVersion: "test",
-      score: j.score,
-      evalScore: j.evalScore ?? null,
-      hint: j.hint ?? null,
-      hintAccepted: j.hintAccepted ?? false,
-      teacherLogprobs: j.teacherLogprobs ?? [],
-      dispatch: j.dispatch ?? null,
-      excluded: j.excluded ?? false,
-      excludeReason: j.excludeReason ?? null,
-    },
-  });
-  return row.id;
 }
 
 export async function label(

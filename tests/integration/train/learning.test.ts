@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { Trainer } from "../../../server/training/loop";
-import { collect, judge, serveTurn, upstreamFor } from "./helpers";
+import { makeJudgment } from "../../helpers/judgments";
+import { collect, serveTurn, upstreamFor } from "./helpers";
 import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
@@ -61,7 +62,7 @@ async function train(lr: number): Promise<number[]> {
         });
         const r = reward(served.tokenIds);
         rewards.push(r);
-        await judge(turnId, { score: r });
+        await makeJudgment(turnId, { score: r });
       }
       perRound.push(mean(rewards));
       const { step } = await trainer.tick(runId);

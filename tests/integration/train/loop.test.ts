@@ -16,7 +16,8 @@ import { StepRecordSchema } from "../../../server/training/schemas";
 import { hintedPromptIds, servedPromptIds } from "../../../server/training/trainInputs";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
-import { collect, judge, label, serveTurn, upstreamFor, type Message, type ServeSpec } from "./helpers";
+import { makeJudgment } from "../../helpers/judgments";
+import { collect, label, serveTurn, upstreamFor, type Message, type ServeSpec } from "./helpers";
 import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
 import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
@@ -60,7 +61,7 @@ async function judgedTurn(
   via = upstream,
 ) {
   const { turnId, served } = await ask(experimentId, runId, over, via);
-  return { turnId, served, judgmentId: await judge(turnId, { score }) };
+  return { turnId, served, judgmentId: (await makeJudgment(turnId, { score })).id };
 }
 
 describe("a step at exactly batchSize", () => {
@@ -334,7 +335,7 @@ describe("losses through the loop", () => {
     const runId = (await makeRun(exp)).id;
     const rl = await judgedTurn(exp, runId, 1); // no hint: RL-only
     const hinted = await ask(exp, runId);
-    const j = await judge(hinted.turnId, { score: 1 });
+    const j = (await makeJudgment(hinted.turnId, { score: 1 })).id;
     await label(hinted.turnId, "REVIEWER", -1, { hint });
     // The teacher: the frozen base scoring the reply under the request with the hint appended.
     const turn = await db().turn.findUniqueOrThrow({ where: { id: hinted.turnId } });
@@ -480,7 +481,7 @@ describe("losses through the loop", () => {
     });
     const runId = (await makeRun(exp)).id;
     const t = await ask(exp, runId);
-    await judge(t.turnId, {
+    await makeJudgment(t.turnId, {
       score: -1,
       hint,
       hintAccepted: true,

@@ -10,7 +10,8 @@ import { readCheckpointMeta } from "../../../server/engine/checkpoint";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import { WORKERS, workerCommand } from "../../../workers/registry";
-import { judge, serveTurn, upstreamFor } from "./helpers";
+import { makeJudgment } from "../../helpers/judgments";
+import { serveTurn, upstreamFor } from "./helpers";
 import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
 import { exited } from "../../../bench/lib/cluster";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
@@ -74,7 +75,7 @@ describe("resume after SIGKILL", () => {
         messages: [{ role: "user", content: `Remind me of task ${i}.` }],
         seed: 1000 + i,
       });
-      await judge(turnId, { score: i % 3 === 0 ? -1 : 1 });
+      await makeJudgment(turnId, { score: i % 3 === 0 ? -1 : 1 });
     }
 
     const first = startWorker(exp);

@@ -5,7 +5,8 @@ import { promises as fs } from "node:fs";
 import { db } from "../../../server/platform/db/client";
 import { batchFill, collectSamples } from "../../../server/training/samples";
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
-import { judge, label, serveTurn, upstreamFor, type ServeSpec } from "./helpers";
+import { makeJudgment } from "../../helpers/judgments";
+import { label, serveTurn, upstreamFor, type ServeSpec } from "./helpers";
 import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
@@ -47,31 +48,31 @@ describe("collectSamples (grpo)", () => {
       hyper: { batchSize: 3 },
     });
     const before = await ask(exp, null, { createdAt: new Date(Date.now() - 3600_000) }); // before the run existed
-    await judge(before.turnId, { score: 1 });
+    await makeJudgment(before.turnId, { score: 1 });
     const runId = (await makeRun(exp)).id;
 
     const good = await ask(exp, runId);
-    await judge(good.turnId, { score: 1 });
+    await makeJudgment(good.turnId, { score: 1 });
     const userSays = await ask(exp, runId);
-    await judge(userSays.turnId, { score: 1 });
+    await makeJudgment(userSays.turnId, { score: 1 });
     await label(userSays.turnId, "USER", -1);
     const reviewerSays = await ask(exp, runId);
-    await judge(reviewerSays.turnId, { score: -1 });
+    await makeJudgment(reviewerSays.turnId, { score: -1 });
     await label(reviewerSays.turnId, "USER", -1);
     await label(reviewerSays.turnId, "REVIEWER", 1);
     const zero = await ask(exp, runId);
-    await judge(zero.turnId, { score: 0 });
+    await makeJudgment(zero.turnId, { score: 0 });
     const noNext = await ask(exp, runId, { next: null });
-    await judge(noNext.turnId, { score: 1 });
+    await makeJudgment(noNext.turnId, { score: 1 });
     const reviewerExcluded = await ask(exp, runId);
-    await judge(reviewerExcluded.turnId, { score: 1 });
+    await makeJudgment(reviewerExcluded.turnId, { score: 1 });
     await label(reviewerExcluded.turnId, "REVIEWER", 1, { exclude: true });
     const unjudged = await ask(exp, runId);
     const humanOnly = await ask(exp, runId); // no judgment yet, but a user's thumbs-down
     await label(humanOnly.turnId, "USER", -1);
     // Unlinked turn recorded while the run was live: it belongs to the run too.
     const unlinked = await ask(exp, null);
-    await judge(unlinked.turnId, { score: -1 });
+    await makeJudgment(unlinked.turnId, { score: -1 });
 
     const first = await collectSamples(runId);
     expect(first).toMatchObject({ created: 8, updated: 0, currentVersion: 0 });
@@ -108,7 +109,7 @@ describe("collectSamples (grpo)", () => {
 
     // A reviewer relabel of an untrained sample changes it; a later judgment of an unjudged turn adds it.
     await label(zero.turnId, "REVIEWER", -1);
-    await judge(unjudged.turnId, { score: -1 });
+    await makeJudgment(unjudged.turnId, { score: -1 });
     expect(await collectSamples(runId, { since: first.watermark })).toMatchObject({ created: 1, updated: 1 });
     expect(await sampleOf(runId, zero.turnId)).toMatchObject({
       reward: -1,
@@ -133,10 +134,10 @@ describe("collectSamples (grpo)", () => {
     await db().turn.update({ where: { id: side.turnId }, data: { turnType: "SIDE" } });
     const failed = await ask(exp, runId);
     await db().turn.update({ where: { id: failed.turnId }, data: { status: "FAILED" } });
-    for (const t of [side, failed]) await judge(t.turnId, { score: 1 });
+    for (const t of [side, failed]) await makeJudgment(t.turnId, { score: 1 });
     const { id: other } = await makeExperiment({ method: "grpo", policy: { kind: "embedded", checkpoint: base } });
     const elsewhere = await ask(other, null);
-    await judge(elsewhere.turnId, { score: 1 });
+    await makeJudgment(elsewhere.turnId, { score: 1 });
     expect(await collectSamples(runId)).toMatchObject({ created: 0 });
   });
 });
@@ -146,14 +147,14 @@ describe("collectSamples (opd / combine)", () => {
     const { id: opdExp } = await makeExperiment({ method: "opd", policy: { kind: "embedded", checkpoint: base } });
     const opdRun = (await makeRun(opdExp)).id;
     const withHint = await ask(opdExp, opdRun);
-    await judge(withHint.turnId, {
+    await makeJudgment(withHint.turnId, {
       score: 1,
       hint: "Be brief and answer directly.",
       hintAccepted: true,
       teacherLogprobs: withHint.served.logprobs.map((x) => x + 0.1),
     });
     const noHint = await ask(opdExp, opdRun);
-    await judge(noHint.turnId, { score: 1 });
+    await makeJudgment(noHint.turnId, { score: 1 });
     await collectSamples(opdRun);
     expect(await sampleOf(opdRun, withHint.turnId)).toMatchObject({ kind: "OPD", reward: 0, excluded: false });
     expect(await sampleOf(opdRun, noHint.turnId)).toMatchObject({
@@ -165,25 +166,25 @@ describe("collectSamples (opd / combine)", () => {
     const { id: exp } = await makeExperiment({ method: "combine", policy: { kind: "embedded", checkpoint: base } });
     const runId = (await makeRun(exp)).id;
     const both = await ask(exp, runId);
-    await judge(both.turnId, {
+    await makeJudgment(both.turnId, {
       score: -1,
       hint: "Ask which city first.",
       hintAccepted: true,
       teacherLogprobs: both.served.logprobs,
     });
     const opdOnly = await ask(exp, runId);
-    await judge(opdOnly.turnId, {
+    await makeJudgment(opdOnly.turnId, {
       score: 0,
       hint: "Ask which city first.",
       hintAccepted: true,
       teacherLogprobs: opdOnly.served.logprobs,
     });
     const rlOnly = await ask(exp, runId);
-    await judge(rlOnly.turnId, { score: 1 });
+    await makeJudgment(rlOnly.turnId, { score: 1 });
     const none = await ask(exp, runId);
-    await judge(none.turnId, { score: 0 });
+    await makeJudgment(none.turnId, { score: 0 });
     const badTeacher = await ask(exp, runId);
-    await judge(badTeacher.turnId, {
+    await makeJudgment(badTeacher.turnId, {
       score: 1,
       hint: "Ask which city first.",
       hintAccepted: true,
@@ -221,7 +222,7 @@ describe("staleness", () => {
     for (const { id: exp } of [drop, weigh]) {
       const runId = (await makeRun(exp)).id;
       const t = await ask(exp, runId); // served by version 0
-      await judge(t.turnId, { score: 1 });
+      await makeJudgment(t.turnId, { score: 1 });
       await collectSamples(runId);
       expect(await sampleOf(runId, t.turnId)).toMatchObject({ staleness: 0, excluded: false });
       // The experiment moves on to version 2 (two steps later).

@@ -1,37 +1,11 @@
-// Output schemas of the labels procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
+// Output schemas of the labels procedures; the label row is the trajectory reads' (outputs/trajectories.ts).
 import { z } from "zod";
 import { Num } from "./common";
+import { LabelRow } from "./trajectories";
 
-export const LabelsListOutput = z.object({
-  items: z.array(
-    z.object({
-      value: Num,
-      id: z.string(),
-      createdAt: z.date(),
-      source: z.enum(["REVIEWER", "USER", "JUDGE"]),
-      turnId: z.string(),
-      hint: z.string().nullable(),
-      exclude: z.boolean().nullable(),
-      comment: z.string().nullable(),
-      userId: z.string().nullable(),
-      apiKeyId: z.string().nullable(),
-    }),
-  ),
-  nextCursor: z.string().nullable(),
-});
+export const LabelsListOutput = z.object({ items: z.array(LabelRow), nextCursor: z.string().nullable() });
 
-export const LabelsCreateOutput = z.object({
-  value: Num,
-  id: z.string(),
-  createdAt: z.date(),
-  source: z.enum(["REVIEWER", "USER", "JUDGE"]),
-  turnId: z.string(),
-  hint: z.string().nullable(),
-  exclude: z.boolean().nullable(),
-  comment: z.string().nullable(),
-  userId: z.string().nullable(),
-  apiKeyId: z.string().nullable(),
-});
+export const LabelsCreateOutput = LabelRow;
 
 export const LabelsAuditOutput = z.object({
   items: z.array(

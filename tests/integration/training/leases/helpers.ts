@@ -1,9 +1,9 @@
 // Fixtures for the batch lease tests: an external trainer's experiment config, and judged turns
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
-import { db } from "../../../../server/platform/db/client";
 import type { ExperimentConfigInput } from "../../../../server/config/experimentConfig";
 import { makeKey } from "../../../helpers/fixtures";
+import { makeJudgment } from "../../../helpers/judgments";
 import { makeSession, makeTurn, storeBlob } from "../../../helpers/turns";
 
 export const SLIME_EXPERIMENT: ExperimentConfigInput = {
@@ -55,17 +55,13 @@ export async function makeJudgedSession(
       policyVersion: 0,
       next: { role: "user", content: `question ${i + 1}` },
     });
-    await db().judgment.create({
-      data: {
-        turnId,
-        judgeVersion: "test-v1",
-        judgeKind: "prm",
-        model: "fake-prm",
-        promptVersion: "p1",
-        score: opts.score ?? 1,
-        evalScore: opts.score ?? 1,
-        dispatch: "rl",
-      },
+    await makeJudgment(turnId, {
+      judgeVersion: "test-v1",
+      judgeKind: "prm",
+      model: "fake-prm",
+      score: opts.score ?? 1,
+      evalScore: opts.score ?? 1,
+      dispatch: "rl",
     });
     turnIds.push(turnId);
   }

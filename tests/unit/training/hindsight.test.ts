@@ -16,7 +16,7 @@ import {
   replyContext,
   type HindsightSource,
 } from "../../../server/training/trainInputs";
-import { microModel } from "../../unit/engine/helpers";
+import { microModel } from "../engine/helpers";
 
 beforeAll(async () => {
   await initBackend();
