@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { api, makeKey, uniq } from "../../helpers/fixtures";
 import { startApiServer } from "../../helpers/apiServer";
-import { seedExperiment, seedJudgment, seedSession } from "../dashboard/seed";
+import { seedExperiment, seedSession } from "../dashboard/seed";
+import { seedJudgment } from "../../helpers/judgments";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let reader: ReturnType<typeof api>;
