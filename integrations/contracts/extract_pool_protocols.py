@@ -241,6 +241,21 @@ def capacity_codes(tree: ast.Module) -> list[str]:
     return sorted(codes)
 
 
+def capacity_messages(tree: ast.Module) -> list[str]:
+    """swe and gui refuse a full pool with a RuntimeError (answered 500): the constant start of each one
+    raised on the allocate path whose text says the pool is full or exhausted."""
+    out = set()
+    methods = class_methods(tree)
+    for name in ("allocate", "_pick_and_reserve_node"):
+        for node in ast.walk(methods.get(name, ast.Module(body=[], type_ignores=[]))):
+            if isinstance(node, ast.Raise) and call_name(node.exc) == "RuntimeError" and node.exc.args:
+                msg = node.exc.args[0]
+                first = msg.values[0] if isinstance(msg, ast.JoinedStr) else msg
+                if isinstance(first, ast.Constant) and any(w in first.value.lower() for w in ("full", "exhausted")):
+                    out.add(first.value.strip())
+    return sorted(out)
+
+
 def unknown_lease_messages(tree: ast.Module) -> list[str]:
     """The constant start of every ``KeyError(f"...")`` message: what an expired or unknown lease answers."""
     out = set()
@@ -309,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                 "server": files["server"],
                 "routes": table,
                 "capacity_codes": capacity_codes(tree),
+                "capacity_messages": capacity_messages(tree),
                 "unknown_lease_messages": unknown_lease_messages(tree),
                 "lease_id_prefixes": lease_id_prefixes(tree),
             }

@@ -91,7 +91,8 @@ export interface SandboxProvider {
 
 export class LeaseError extends Error {
   constructor(
-    readonly code: "unknown_lease" | "bad_state" | "unavailable" | "unsupported",
+    /** `lease_lost` and `capacity` come from remote pools (remote/provider.ts). */
+    readonly code: "unknown_lease" | "bad_state" | "unavailable" | "unsupported" | "lease_lost" | "capacity",
     message: string,
   ) {
     super(message);
