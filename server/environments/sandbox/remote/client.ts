@@ -53,7 +53,7 @@ export async function poolPost<S extends z.ZodType>(
     const error = refusal.success ? refusal.data.error : text.slice(0, 300);
     const code = refusal.success ? (refusal.data.code ?? null) : null;
     if (res.status === 429 && code && (CAPACITY_CODES as readonly string[]).includes(code))
-      throw new PoolFailure("capacity", `pool ${url} is full: ${error}`, code);
+      throw new PoolFailure("capacity", `pool ${url} is full (${code}): ${error}`, code);
     if (CAPACITY_MESSAGES[protocol].some((m) => error.startsWith(m)))
       throw new PoolFailure("capacity", `pool ${url} is full: ${error}`);
     if (error.includes(UNKNOWN_LEASE[protocol]))

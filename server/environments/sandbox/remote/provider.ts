@@ -142,8 +142,7 @@ export class RemotePoolProvider {
         }
       }
     }
-    if (full === order.length)
-      throw new LeaseError("capacity", `every pool is full: ${refusals.join("; ")}`);
+    if (full === order.length) throw new LeaseError("capacity", `every pool is full: ${refusals.join("; ")}`);
     throw new LeaseError("unavailable", `no pool allocated: ${refusals.join("; ")}`);
   }
 

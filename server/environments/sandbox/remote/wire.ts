@@ -38,9 +38,19 @@ export const answers = {
     close: z.looseObject({ ok: okTrue, found: z.boolean() }),
   },
   swe: {
-    allocate: z.looseObject({ ok: okTrue, lease_id: z.string().min(1), container_id: z.string(), node_url: z.string() }),
+    allocate: z.looseObject({
+      ok: okTrue,
+      lease_id: z.string().min(1),
+      container_id: z.string(),
+      node_url: z.string(),
+    }),
     // The exec server's /container/exec answer, forwarded as is (ok is false when the command timed out).
-    exec: z.looseObject({ ok: z.boolean(), output: z.string().default(""), returncode: z.number(), error: z.string().optional() }),
+    exec: z.looseObject({
+      ok: z.boolean(),
+      output: z.string().default(""),
+      returncode: z.number(),
+      error: z.string().optional(),
+    }),
     diff: z.looseObject({ ok: z.boolean(), patch: z.string().default(""), returncode: z.number().optional() }),
     evaluate: z.looseObject({ ok: z.boolean(), resolved: z.boolean().default(false), output: z.string().default("") }),
     close: z.looseObject({ ok: okTrue }),
