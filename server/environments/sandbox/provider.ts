@@ -64,9 +64,14 @@ export interface LeaseInfo {
   commands: readonly ExecResult[];
 }
 
+/** What a container provider runs a lease in: an image to pull, or one to build (cached by content). */
+export type ContainerImage = { ref: string } | { dockerfile: string; context: SandboxFile[] };
+
 export interface AllocateOptions {
   limits: SandboxLimits;
   network: NetworkPolicy;
+  /** For container providers (the task's image); local-bwrap runs on the host's system and ignores it. */
+  image?: ContainerImage | null;
 }
 
 export type Availability = { ok: true; detail: string } | { ok: false; reason: string };
