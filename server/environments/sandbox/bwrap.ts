@@ -374,12 +374,14 @@ export class LocalBwrapProvider implements SandboxProvider {
         }
       }
       const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ["--setenv", k, v]);
+      const socketArgs = (opts.sockets ?? []).flatMap((sock) => ["--bind", sock.host, sock.at]);
       const args = [
         ...this.prlimitArgs(limits),
         "--",
         which(this.opts.bwrap)!,
         ...this.bwrapArgs(lease, staged, logs),
         ...envArgs,
+        ...socketArgs,
         "--",
         "/bin/bash",
         "-c",

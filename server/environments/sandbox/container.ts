@@ -197,6 +197,9 @@ export class ContainerProvider implements SandboxProvider {
   exec(leaseId: string, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     return this.serial(leaseId, async (lease) => {
       assertState(lease.info, "exec");
+      // A container's mounts are fixed at `run`; the harness bridge needs local-bwrap for now.
+      if (opts.sockets?.length)
+        throw new LeaseError("unsupported", "the docker provider cannot bind sockets per command");
       const phase = opts.phase ?? "agent";
       for (const ro of opts.readOnly ?? []) await this.writeFiles(lease, ro.at, ro.files);
       try {
@@ -355,8 +358,8 @@ export class ContainerProvider implements SandboxProvider {
         timedOut = true;
         child.kill("SIGKILL");
       }, timeoutMs);
-      child.stdout.on("data", (c: Buffer) => stdout.push(c));
-      child.stderr.on("data", (c: Buffer) => stderr.push(c));
+      child.stdout!.on("data", (c: Buffer) => stdout.push(c));
+      child.stderr!.on("data", (c: Buffer) => stderr.push(c));
       if (stdin) child.stdin!.end(stdin);
       child.on("error", (e) => {
         clearTimeout(timer);

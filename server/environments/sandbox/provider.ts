@@ -41,6 +41,11 @@ export interface ExecOptions {
   env?: Record<string, string>;
   /** Folders mounted read-only for this command only (e.g. `/solution` for the oracle). */
   readOnly?: { at: "/tests" | "/solution"; files: SandboxFile[] }[];
+  /**
+   * Host unix sockets bound into the sandbox for this command only: the one way out of a sandbox without
+   * network (a harness reaches the recording proxy through one, see harness/bridge.ts).
+   */
+  sockets?: { at: string; host: string }[];
 }
 
 export interface VerifierSpec {
