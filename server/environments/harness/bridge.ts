@@ -45,8 +45,9 @@ export class ProxyBridge {
   readonly socketPath: string;
   private readonly dir: string;
   private readonly server: http.Server;
-  /** Requests forwarded, for the episode's record. */
+  /** Requests forwarded, and refused over the turn budget, for the episode's record. */
   requests = 0;
+  refused = 0;
 
   constructor(private readonly opts: BridgeOptions) {
     this.dir = mkdtempSync(path.join(tmpdir(), "ocrl-bridge-"));
@@ -78,6 +79,7 @@ export class ProxyBridge {
 
   private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.requests >= this.opts.maxRequests) {
+      this.refused++;
       res.writeHead(429, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `turn budget of ${this.opts.maxRequests} calls spent` } }));
       return;
