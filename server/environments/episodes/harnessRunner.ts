@@ -6,7 +6,7 @@
 import { db, type Prisma } from "../../platform/db/client";
 import { badRequest, errorText } from "../../platform/errors";
 import { ProxyBridge } from "../harness/bridge";
-import { launchPlan, type Harness } from "../harness/schema";
+import { AGENT_DIR, launchPlan, type Harness } from "../harness/schema";
 import { sandboxLimitsSchema } from "../sandbox/limits";
 import type { SandboxProvider } from "../sandbox/provider";
 import { sandboxProvider, type ProviderName } from "../sandbox/registry";
@@ -20,6 +20,8 @@ export interface RunHarnessEpisodeInput {
   harness: Harness;
   /** The proxy's OpenAI base URL and a proxy key bound to the experiment (it stays outside the sandbox). */
   agent: AgentEndpoint;
+  /** A host folder holding the agent's installation, mounted read-only at AGENT_DIR (docs/harness.md). */
+  agentInstall?: string;
   groupKey?: string;
   sampleIndex?: number;
   provider?: SandboxProvider;
@@ -72,6 +74,7 @@ export async function runHarnessEpisode(input: RunHarnessEpisodeInput) {
       phase: "agent",
       env: plan.env,
       sockets: [bridge.mount],
+      hostReadOnly: input.agentInstall ? [{ at: AGENT_DIR, host: input.agentInstall }] : [],
       timeoutSeconds: budget.wallSeconds,
     });
     await db().episodeStep.create({

