@@ -84,7 +84,7 @@ export async function runGuiEpisode(input: RunGuiEpisodeInput) {
   });
   const keep = (index: number, obs: RemoteObservation) =>
     obs.screenshot
-      ? db().episodeScreenshot.create({ data: { episodeId: episode.id, index, png: obs.screenshot } })
+      ? db().episodeScreenshot.create({ data: { episodeId: episode.id, index, png: new Uint8Array(obs.screenshot) } })
       : null;
   let leaseId: string | null = null;
   try {
