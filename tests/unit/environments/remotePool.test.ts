@@ -62,6 +62,23 @@ describe("protocol fixtures", () => {
   );
 });
 
+describe("the stand-in pool", () => {
+  it("records an answer outside the extracted protocol (so it cannot drift from the real server)", async () => {
+    const s = new EnvPoolServer({ protocol: "terminal" });
+    // As if the real server stopped sending `reused`: the stand-in's own answers no longer fit.
+    const route = s.fixture.routes["/allocate"];
+    route.responses = route.responses.map((r) => ({ ...r, keys: r.keys?.filter((k) => k !== "reused") }));
+    await s.start();
+    try {
+      await provider("terminal", [s.url]).allocate({ task: terminalTask, episodeId: "e" });
+      expect(s.violations).toEqual(['/allocate 200 ["ok","lease_id","reused"]']);
+    } finally {
+      for (const p of providers.splice(0)) for (const l of p.list()) await p.close(l.id);
+      await s.kill();
+    }
+  });
+});
+
 describe("terminal pool", () => {
   it("runs an episode: allocate → reset → exec_tool → evaluate → close, with the fork's request fields", async () => {
     const s = await pool({ protocol: "terminal" });
