@@ -3,7 +3,7 @@
 ``Walker`` follows a function that builds an ``argparse`` parser (``add_argument`` calls, helper calls it
 makes, imported helpers, ``reset_arg``, and Megatron's dataclass-driven ``ArgumentGroupFactory`` groups) and
 records every flag into a ``Parser`` as ``Arg``s; ``Tree`` is a directory of sources it resolves modules in.
-Used by extract_slime_args.py, which decides which sources and entry functions make up each slime parser.
+Used by slime_parsers.py (for extract_slime_args.py), which decides which sources and entry functions make up each slime parser.
 """
 
 from __future__ import annotations

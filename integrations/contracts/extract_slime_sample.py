@@ -10,7 +10,13 @@ Standard library only (``ast`` over ``git show``; nothing is imported). For each
   first sample carries them (``if "<name>" in samples[0].__dict__`` in ``slime/slime/ray/rollout.py``);
 * ``per_token``: the keys the Megatron actor slices with ``slice_log_prob_with_cp`` (``for key in [...]`` in
   ``slime/slime/backends/megatron_utils/actor.py``), whose values must be lists of ``response_length``
-  floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``).
+  floats (``cp_utils.slice_log_prob_with_cp`` asserts ``len(log_prob) == response_length``);
+* ``batch_keys``: the keys the Megatron ``forward_step`` asks ``get_batch`` for
+  (``slime/slime/backends/megatron_utils/model.py``): the batch a custom loss receives has these and no others;
+* ``hooks``: how slime calls the functions it loads by path: the rollout function through
+  ``call_rollout_fn(fn, *args, evaluation=...)`` (``slime/slime/ray/rollout.py``; ``rollout/base_types.py`` calls
+  ``fn(*args, **kwargs, evaluation=evaluation)``) and the custom loss as ``func(...)`` next to
+  ``load_function(args.custom_loss_function_path)`` (``megatron_utils/loss.py``): positional count and keywords.
 
   python3 integrations/contracts/extract_slime_sample.py --git-dir <path-to-checkout>/openclaw-rl/.git \\
       --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
@@ -30,6 +36,8 @@ from typing import Any
 TYPES = "slime/slime/utils/types.py"
 ROLLOUT = "slime/slime/ray/rollout.py"
 ACTOR = "slime/slime/backends/megatron_utils/actor.py"
+MODEL = "slime/slime/backends/megatron_utils/model.py"
+LOSS = "slime/slime/backends/megatron_utils/loss.py"
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
@@ -103,12 +111,53 @@ def per_token_keys(source: str) -> list[dict[str, Any]]:
     return out
 
 
+def batch_keys(source: str) -> list[dict[str, Any]]:
+    """Per ``get_batch(data_iterator, [...], ...)`` call: the module-level function it is in, and the literal
+    key list. The one in ``train`` builds the batch the loss (a custom loss too) receives."""
+    out = []
+    for top in ast.parse(source).body:
+        if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "get_batch" and len(node.args) > 1 and isinstance(node.args[1], ast.List):
+                out.append({"function": top.name, "line": node.lineno, "keys": [ast.literal_eval(e) for e in node.args[1].elts]})
+    return out
+
+
+def _call_shape(call: ast.Call, skip: int = 0) -> dict[str, Any]:
+    return {"positional": len(call.args) - skip, "keywords": sorted(k.arg for k in call.keywords if k.arg), "line": call.lineno}
+
+
+def rollout_hook_calls(source: str) -> list[dict[str, Any]]:
+    """``call_rollout_fn(fn, <args>, evaluation=...)``: the hook gets ``<args>`` and ``evaluation``."""
+    return [
+        _call_shape(n, skip=1)
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "call_rollout_fn"
+    ]
+
+
+def loss_hook_calls(source: str) -> list[dict[str, Any]]:
+    """``func(...)`` calls in the function that loads ``args.custom_loss_function_path`` into ``func``."""
+    out = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef) or "custom_loss_function_path" not in ast.unparse(fn):
+            continue
+        out.extend(_call_shape(n) for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "func")
+    return out
+
+
 def extract(git_dir: str, commit: str) -> dict[str, Any]:
     return {
         "commit": rev(git_dir, commit),
         "sample": {"file": TYPES, **sample_class(show(git_dir, commit, TYPES))},
         "extras": {"file": ROLLOUT, "names": shipped_extras(show(git_dir, commit, ROLLOUT))},
         "per_token": {"file": ACTOR, "names": per_token_keys(show(git_dir, commit, ACTOR))},
+        "batch_keys": {"file": MODEL, "calls": batch_keys(show(git_dir, commit, MODEL))},
+        "hooks": {
+            "rollout": {"file": ROLLOUT, "calls": rollout_hook_calls(show(git_dir, commit, ROLLOUT))},
+            "custom_loss": {"file": LOSS, "calls": loss_hook_calls(show(git_dir, commit, LOSS))},
+        },
     }
 
 

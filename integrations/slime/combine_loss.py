@@ -8,6 +8,10 @@ One PPO-clipped objective over a batch that mixes RL and OPD samples, with the p
 where A_grpo is slime's GRPO advantage (the reward broadcast over the turn's tokens, with
 ``--disable-rewards-normalization``), old_logp the actor's recomputed log-probs, and teacher_logp the
 sample's ``teacher_log_probs`` (the behaviour log-probs for RL-only samples, so their OPD term is ~0).
+With the in-job PRM teacher (OpenClaw-RL PR #85's 4-way split: ``--prm-teacher-load``, and
+OPENCLAW_COMBINE_OPD_TEACHER_SOURCE=megatron as upstream's launcher exports) the teacher is the batch's
+``prm_teacher_log_probs``, which the fork's Megatron PRM teacher computes from each sample's
+``teacher_tokens`` (the hinted prompt + the response), as upstream's ``combine_loss.py`` reads it.
 w_opd / w_rl come from OPENCLAW_COMBINE_W_OPD / OPENCLAW_COMBINE_W_RL (the reference's names; the
 control plane sets them from the experiment). OPENCLAW_OPD_ADV_CLAMP (0 = off) caps |teacher - old| as the
 embedded trainer's advClamp does; ``--eps-clip-c`` (dual-clip) is passed on to slime's policy loss.
@@ -31,6 +35,37 @@ def combine_weights(env: dict[str, str] | None = None) -> tuple[float, float]:
 def opd_adv_clamp(env: dict[str, str] | None = None) -> float:
     env = dict(os.environ) if env is None else env
     return float(env.get("OPENCLAW_OPD_ADV_CLAMP", "0"))
+
+
+#: The batch keys this loss reads; each is in the fork's ``train_one_step`` ``get_batch`` list
+#: (tests/fixtures/slime/sample-contract.json ``batch_keys``), or added by ``get_batch`` itself
+#: (``unconcat_tokens``: fork ``slime/slime/backends/megatron_utils/data.py``).
+BATCH_KEYS_READ = (
+    "advantages", "log_probs", "rollout_log_probs", "ref_log_probs", "total_lengths", "response_lengths",
+    "max_seq_lens", "teacher_log_probs", "prm_teacher_log_probs",
+)
+GET_BATCH_ADDS = ("unconcat_tokens",)
+
+
+def teacher_source(env: dict[str, str] | None = None) -> str:
+    """``megatron`` (the in-job PRM teacher) or ``inference`` (log-probs shipped with the samples)."""
+    env = dict(os.environ) if env is None else env
+    source = env.get("OPENCLAW_COMBINE_OPD_TEACHER_SOURCE", "inference").strip().lower()
+    if source not in ("inference", "megatron"):
+        raise ValueError(f"OPENCLAW_COMBINE_OPD_TEACHER_SOURCE must be 'inference' or 'megatron', not {source!r}")
+    return source
+
+
+def teacher_log_probs(batch: dict, source: str) -> Any:
+    """The teacher's per-sample log-probs from the batch: the in-job PRM teacher's under ``megatron`` (an
+    error when missing: the run would otherwise train GRPO plus nothing), the shipped ones otherwise."""
+    if source == "megatron":
+        found = batch.get("prm_teacher_log_probs")
+        if found is None or len(found) == 0:
+            raise RuntimeError("OPENCLAW_COMBINE_OPD_TEACHER_SOURCE=megatron needs batch['prm_teacher_log_probs']: pass --prm-teacher-load")
+        return found
+    found = batch.get("teacher_log_probs")
+    return found if found is not None and len(found) > 0 else None
 
 
 def combined_advantages(
@@ -113,8 +148,8 @@ def combine_loss_function(args: Any, batch: dict, logits: Any, sum_of_sample_mea
     new = torch.cat(out["log_probs"], dim=0)
 
     device = new.device
-    teacher = batch.get("teacher_log_probs") or None
-    teacher = [t.to(device) for t in teacher] if teacher else None
+    teacher = teacher_log_probs(batch, teacher_source())
+    teacher = [t.to(device) for t in teacher] if teacher is not None else None
     advantages = combined_advantages(
         teacher, [s.to(device) for s in batch["log_probs"]], grpo.to(device), w_opd, w_rl, opd_adv_clamp()
     )
@@ -138,7 +173,7 @@ def combine_loss_function(args: Any, batch: dict, logits: Any, sum_of_sample_mea
         kl = sum_of_sample_mean(compute_approx_kl(new, torch.cat(batch["ref_log_probs"], dim=0), kl_loss_type=args.kl_loss_type))
         loss = loss + args.kl_loss_coef * kl
         metrics["kl_loss"] = kl.detach()
-    if teacher:
+    if teacher is not None:
         metrics["opd_teacher_student_abs_gap"] = sum_of_sample_mean((torch.cat(teacher, dim=0) - old).abs()).detach()
     if new.numel() == 0:
         # Keeps every rank in the backward pass when it has no loss token.

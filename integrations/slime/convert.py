@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol, Sequence
 
+from integrations.hf.chat import hinted_messages
+
 
 class Tokenizer(Protocol):
     """The part of a Hugging Face tokenizer this module uses."""
@@ -90,10 +92,13 @@ def _through_end_of_turn(tokenizer: Tokenizer, text: str) -> str:
     return text
 
 
-def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int) -> dict[str, Any]:
+def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int, teacher_source: str = "inference") -> dict[str, Any]:
     """Attributes for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's):
     its fields, plus ``teacher_log_probs`` when there is a teacher (an attribute the fork's RolloutManager
-    ships, tests/fixtures/slime/sample-contract.json)."""
+    ships, tests/fixtures/slime/sample-contract.json). With the in-job PRM teacher (``teacher_source``
+    ``megatron``, method combine) every sample also carries ``teacher_tokens``: the hinted prompt (the turn's
+    hint appended to the last user message, as the control plane's teacher renders it) + the response ids,
+    or the sample's own tokens when it has no hint, as upstream's ``openclaw_combine_api_server.py`` does."""
     messages = normalize_messages(leased.get("messages") or [])
     tools = leased.get("tools") or None
     prompt_text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
@@ -156,4 +161,11 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
     # not carry it at all (None would crash the first train step).
     if teacher is not None:
         fields["teacher_log_probs"] = teacher
+    if method == "combine" and teacher_source == "megatron":
+        hint = leased.get("hint") if kind != "RL" else None
+        if hint:
+            hinted = tokenizer.apply_chat_template(hinted_messages(messages, hint), tools=tools, tokenize=False, add_generation_prompt=True)
+            fields["teacher_tokens"] = _ids(tokenizer, hinted) + response_ids
+        else:
+            fields["teacher_tokens"] = prompt_ids + response_ids
     return fields

@@ -347,6 +347,8 @@ def check_gpus(report: Report, argv: list[str], cluster: Callable[[], list[int] 
         per_node = int((flags.get("--num-gpus-per-node") or ["8"])[0])
         actor = int((flags.get("--actor-num-nodes") or ["1"])[0]) * int((flags.get("--actor-num-gpus-per-node") or ["8"])[0])
         total = actor + int((flags.get("--rollout-num-gpus") or ["0"])[0]) + (int((flags.get("--prm-num-gpus") or ["0"])[0]) if "--prm-enable" in flags else 0)
+        # The in-job PRM teacher (fork f48ac35: enabled by --prm-teacher-load, --prm-teacher-num-gpus default 1).
+        total += int((flags.get("--prm-teacher-num-gpus") or ["1"])[0]) if "--prm-teacher-load" in flags else 0
     except ValueError as err:
         report.problem(f"GPU counts are not integers: {err}")
         return

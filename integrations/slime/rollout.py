@@ -23,7 +23,8 @@ OPENCLAW_API_KEY_FILE or CONTROL_PLANE_API_KEY (the run's key: client.Settings.f
 OPENCLAW_METHOD (grpo|opd|combine); optional OPENCLAW_ROLLOUT_URL (when the router is reachable from
 the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEARTBEAT_S,
 OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,
-OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address).
+OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address),
+OPENCLAW_COMBINE_OPD_TEACHER_SOURCE (``megatron``: samples carry ``teacher_tokens`` for the in-job PRM teacher).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import time
 from typing import Any, Callable
 
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError, Settings
+from .combine_loss import teacher_source
 from .convert import sample_fields
 from .leases import Heartbeat, LeaseBook
 from .resume import rollout_offset
@@ -70,6 +72,7 @@ class _Job:
     def __init__(self, args: Any, env: dict[str, str]):
         self.client = ControlPlaneClient(Settings.from_env(env))
         self.method = env.get("OPENCLAW_METHOD", "combine")
+        self.teacher_source = teacher_source(env)
         save_dir = getattr(args, "save", None)
         state = env.get("OPENCLAW_LEASE_STATE") or (os.path.join(save_dir, "openclaw_leases.json") if save_dir else None)
         self.book = LeaseBook(self.client, state_path=state, lease_seconds=int(env.get("OPENCLAW_LEASE_SECONDS", DEFAULT_LEASE_SECONDS)))
@@ -157,12 +160,12 @@ def batch_metrics(leased: list[dict[str, Any]], waited_s: float, available: int)
     }
 
 
-def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int) -> list[Any]:
+def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int, teacher_source: str = "inference") -> list[Any]:
     """slime ``Sample``s (completed) for leased samples, indexed from ``first_index``."""
     out = []
     for i, item in enumerate(leased):
         sample = sample_cls()
-        for name, value in sample_fields(item, tokenizer, method, first_index + i).items():
+        for name, value in sample_fields(item, tokenizer, method, first_index + i, teacher_source).items():
             setattr(sample, name, value)
         sample.status = sample_cls.Status.COMPLETED
         out.append(sample)
@@ -190,7 +193,7 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     leased = lease["samples"]
 
     Sample, RolloutFnTrainOutput = _slime_types()
-    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index)]
+    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index, job.teacher_source)]
     job.next_index += len(samples)
 
     metrics = batch_metrics(leased, waited, int(lease.get("available", 0)))

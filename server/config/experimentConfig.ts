@@ -17,10 +17,17 @@ export const UpstreamSchema = z.object({
   apiKey: secretInput,
 });
 
+/**
+ * Serve each trained version as a LoRA adapter hot-loaded into this engine (SGLang started with --enable-lora, or
+ * vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING): the proxy loads the version's PEFT folder, then names it per request.
+ * For hf-local, whose checkpoints are PEFT adapters on the same machine. Unset: the engine serves what it serves.
+ */
+const LoraAdaptersSchema = z.enum(["sglang", "vllm"]).optional();
+
 export const PolicyBackendSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("embedded"), checkpoint: z.string().default("models/base") }),
-  UpstreamSchema.extend({ kind: z.literal("openai") }),
-  UpstreamSchema.extend({ kind: z.literal("sglang") }),
+  UpstreamSchema.extend({ kind: z.literal("openai"), loraAdapters: LoraAdaptersSchema }),
+  UpstreamSchema.extend({ kind: z.literal("sglang"), loraAdapters: LoraAdaptersSchema }),
 ]);
 
 export const JudgeBackendSchema = z.discriminatedUnion("kind", [
@@ -39,6 +46,12 @@ export const JudgeSchema = z.object({
   evalMode: z.boolean().default(true),
   /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
   hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+  /**
+   * Hint-generating judge calls per turn (OPD/combine). Unset = `votes`, as upstream OpenClaw-RL's
+   * `--hint-m` falls back to `--prm-m` (slime/slime/utils/arguments.py @f48ac35): more hint candidates
+   * without more eval votes, or fewer.
+   */
+  hintM: z.number().int().min(1, "at least one hint call").max(16, "at most 16 hint calls").optional(),
   /**
    * The policy checkpoint's own chat template (tokenizer_config.json `chat_template`). A remote teacher
    * renders the hinted context with it, as the policy server rendered the prompt; without it the teacher
@@ -94,6 +107,12 @@ export const HyperparamsSchema = z.object({
   ppoEpochs: z.number().int().min(1).max(4).default(1),
   /** β of the exact full-vocabulary KL(π ‖ base) (embedded trainer only); 0 = off (reference). */
   baseKlCoef: z.number().min(0).max(10).default(0),
+  /**
+   * Extrapolated distillation (ExOPD; embedded trainer, topk/full estimators): the teacher is
+   * softmax(log π_base + λ·(log π_hinted − log π_base)). 1 = the hinted teacher (reference); 1–2 sharpens what the hint
+   * changed.
+   */
+  opdExtrapolation: z.number().min(0.5).max(3).default(1),
   /**
    * Hindsight demonstrations (embedded trainer only; they depart from the reference): for OPD and Combine, replies
    * sampled from the hinted teacher (frozen base + the turn's hint) on each hinted turn, trained on the un-hinted
@@ -315,10 +334,19 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           : "GPU trainers serve through SGLang: choose policy kind sglang",
     });
   }
+  if (cfg.policy.kind !== "embedded" && cfg.policy.loraAdapters && cfg.trainer.backend !== "hf-local") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["policy", "loraAdapters"],
+      message:
+        "LoRA hot-loading serves hf-local's PEFT adapters: choose trainer hf-local, or leave it unset (slime and Tinker update the engine's weights themselves)",
+    });
+  }
   if (cfg.trainer.backend !== "embedded") {
     const embeddedOnly: [keyof typeof cfg.hyper, boolean][] = [
       ["ppoEpochs", cfg.hyper.ppoEpochs !== 1],
       ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
+      ["opdExtrapolation", cfg.hyper.opdExtrapolation !== 1],
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
     ];

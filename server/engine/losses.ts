@@ -67,6 +67,12 @@ export const lossHyperSchema = z.object({
   advantageGroups: z.enum(["batch", "context"]).default("batch"),
   /** β of the exact full-vocabulary KL(π ‖ base) at every response position; 0 = off (the reference) */
   baseKlCoef: z.number().min(0).default(0),
+  /**
+   * λ of extrapolated distillation (ExOPD) for the topk/full estimators: the teacher becomes
+   * softmax(log π_base + λ·(log π_hinted − log π_base)), the base scored on the student's un-hinted prompt. 1 = the
+   * hinted teacher itself (the reference); above 1 pushes further along what the hint changed.
+   */
+  opdExtrapolation: z.number().min(0.5).max(3).default(1),
   /** weight of the cross-entropy on demonstration ("DEMO") samples */
   wDemo: z.number().min(0).default(1),
 });

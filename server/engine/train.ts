@@ -168,6 +168,20 @@ function teacherDistribution(
   return { logp: tf.tensor3d(out, [batch.B, W, V]), rows: tf.tensor2d(has, [batch.B, 1]) };
 }
 
+/**
+ * ExOPD: the hinted teacher's distribution moved λ times its difference from the base's (both over the vocabulary at
+ * the student's response positions), renormalised. Takes ownership of `teacher.logp`.
+ */
+export function extrapolate(
+  teacher: { logp: tf.Tensor3D; rows: tf.Tensor2D },
+  base: tf.Tensor,
+  lambda: number,
+): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
+  const logp = tf.tidy(() => tf.logSoftmax(tf.add(base, tf.mul(tf.sub(teacher.logp, base), lambda))) as tf.Tensor3D);
+  teacher.logp.dispose();
+  return { logp, rows: teacher.rows };
+}
+
 export async function trainStep(
   model: PolicyModel,
   optimizer: Adam,
@@ -209,6 +223,8 @@ export async function trainStep(
   if (distill && !options.teacherModel)
     throw new Error(`the ${hyper.opdEstimator} OPD estimator needs a teacher model`);
   if (hyper.baseKlCoef > 0 && !options.refModel) throw new Error("baseKlCoef > 0 needs the base (refModel)");
+  if (distill && hyper.opdExtrapolation !== 1 && !options.refModel)
+    throw new Error("opdExtrapolation ≠ 1 needs the base (refModel)");
   const demos = samples.filter((x) => x.kind === "DEMO").length;
 
   const names = paramNames(model.config);
@@ -242,16 +258,19 @@ export async function trainStep(
       promptTokens += batch.promptTokens;
       const share = batch.B / N; // sampleMean divides by the micro-batch size; rescale to the batch
 
-      const teacherDist = distill
+      // The exact KL to the base, and ExOPD's reference, cost a base forward per micro-batch: only when asked for
+      // (train/kl_loss, the k3 estimate, reports the distance to the base otherwise).
+      const extrapolating = distill && hyper.opdExtrapolation !== 1;
+      const baseDist =
+        options.refModel && (hyper.baseKlCoef > 0 || extrapolating) ? vocabDistribution(options.refModel, batch) : null;
+      const hinted = distill
         ? teacherDistribution(
             options.teacherModel!,
             batch,
             idx.map((i) => samples[i]),
           )
         : null;
-      // The exact KL to the base costs a base forward per micro-batch: only with β > 0 (train/kl_loss, the k3
-      // estimate, reports the distance to the base otherwise).
-      const baseDist = options.refModel && hyper.baseKlCoef > 0 ? vocabDistribution(options.refModel, batch) : null;
+      const teacherDist = hinted && extrapolating ? extrapolate(hinted, baseDist!, hyper.opdExtrapolation) : hinted;
       const needVocab = teacherDist !== null || baseDist !== null;
       let metricsT: tf.Tensor | null = null;
       const { value, grads } = tf.tidy(() => {
@@ -292,7 +311,7 @@ export async function trainStep(
             sampleWeights: weights,
             demoMask,
             ...(needVocab ? { vocabLogprobs: vocab! } : {}),
-            ...(baseDist ? { baseVocabLogprobs: baseDist } : {}),
+            ...(baseDist && hyper.baseKlCoef > 0 ? { baseVocabLogprobs: baseDist } : {}),
             ...(teacherDist
               ? { teacherVocabLogprobs: teacherDist.logp, distillMask: tf.mul(pgMask, teacherDist.rows) }
               : {}),

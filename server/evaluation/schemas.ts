@@ -89,3 +89,4 @@ export const AgreementInput = z.object({
   experimentId: IdSchema,
   disagreements: z.coerce.number().int().min(0).max(500).default(50),
 });
+export const LearningReportInput = z.object({ experimentId: IdSchema });

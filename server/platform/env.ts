@@ -193,6 +193,8 @@ const SECTIONS = {
       SLIME_SAVE_DIR: optionalText,
       SLIME_SAVE_INTERVAL: z.coerce.number().int().min(1).optional(),
       SLIME_PRM_MODEL_PATH: optionalText,
+      /** The in-job Megatron PRM teacher's checkpoint (--prm-teacher-load; default: the PRM model). */
+      SLIME_PRM_TEACHER_LOAD: optionalText,
       SLIME_MAX_TOKENS_PER_GPU: z.coerce.number().int().min(1).optional(),
       /** JSON array of extra slime flags, appended last. */
       SLIME_EXTRA_ARGS: jsonText(z.array(z.string())).optional(),

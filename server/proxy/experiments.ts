@@ -131,7 +131,9 @@ export class ExperimentDirectory {
     // An external trainer (slime) reports where its rollout engine serves the weights it trains: the
     // live run's traffic goes there rather than to the configured URL. The configured API key belongs to the
     // configured server: it goes along only to that same origin, never to an address a trainer reported.
-    if (run?.rolloutUrl && config.policy.kind !== "embedded") {
+    // Not when versions are LoRA adapters hot-loaded into the configured engine: that engine serves them, not the
+    // trainer's own server.
+    if (run?.rolloutUrl && config.policy.kind !== "embedded" && !config.policy.loraAdapters) {
       const sameOrigin = new URL(run.rolloutUrl).origin === new URL(config.policy.baseUrl).origin;
       config.policy = {
         ...config.policy,
@@ -177,8 +179,9 @@ export class ExperimentDirectory {
   ): Upstream {
     // An embedded policy's weights move with its own experiment's training: two experiments on the same base
     // checkpoint must not share one engine (a version swap for one would serve the other's weights).
+    // So must two experiments whose versions are LoRA adapters loaded into one engine.
     const sig =
-      config.policy.kind === "embedded"
+      config.policy.kind === "embedded" || config.policy.loraAdapters
         ? `${experimentId}\u0000${upstreamSignature(config.policy)}`
         : upstreamSignature(config.policy);
     let u = this.upstreams.get(sig);

@@ -58,6 +58,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
           : undefined,
         saveInterval: s.SLIME_SAVE_INTERVAL,
         prmModelPath: s.SLIME_PRM_MODEL_PATH,
+        prmTeacherLoad: s.SLIME_PRM_TEACHER_LOAD,
         maxTokensPerGpu: s.SLIME_MAX_TOKENS_PER_GPU,
         customLossFunctionPath: c.customLossPath,
         extraArgs: s.SLIME_EXTRA_ARGS ?? [],

@@ -272,6 +272,7 @@ export class Trainer {
       normalizeAdvantages: config.hyper.normalizeAdvantages,
       advantageGroups: config.hyper.advantageGroups,
       baseKlCoef: config.hyper.baseKlCoef,
+      opdExtrapolation: config.hyper.opdExtrapolation,
       wDemo: config.hyper.hindsightWeight,
       epochs: config.hyper.ppoEpochs,
       gradClip: config.hyper.gradClip,

@@ -264,6 +264,35 @@ describe("console fixes in the browser", () => {
     await page.close();
   });
 
+  it("the experiment page says whether it is learning, with the numbers and the rule", async () => {
+    // 12 conversations at the base whose first replies fail, then 12 on version 1 whose first replies pass.
+    const e = await seedExperiment({ method: "combine" });
+    for (const [version, score] of [
+      [0, -1],
+      [1, 1],
+    ] as const)
+      for (let i = 0; i < 12; i++) {
+        const { turns } = await seedSession(
+          e.id,
+          [{ user: `q${i}`, reply: `a${i}`, policyVersion: version, next: "ok" }],
+          {
+            simulated: true,
+          },
+        );
+        await seedJudgment(turns[0]!.id, { score, votes: [score] });
+      }
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/experiments/${e.id}`);
+    const verdict = page.getByTestId("learning-verdict");
+    await verdict.waitFor();
+    expect(await verdict.textContent()).toBe("learning");
+    expect(await page.getByTestId("learning-reason").textContent()).toContain(
+      "first replies -1.00 at the base → +1.00 since version 1 (+2.00)",
+    );
+    expect(await page.getByTestId("learning-stable").textContent()).toContain("12");
+    await page.close();
+  });
+
   it("promotes and rolls back policy versions from the experiment page", async () => {
     const root = mkdtempSync(path.join(tmpdir(), "ocrl-versions-"));
     const checkpoint = (v: number) => {

@@ -9,12 +9,8 @@ import { db } from "../../server/platform/db/client";
 import { createExperiment } from "../../server/experiments/service";
 import { actOnRun, startRun } from "../../server/runs/service";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../server/simulation/demo";
-import {
-  enableSimulation,
-  simulationProgress,
-  updateSimulation,
-  type VersionReward,
-} from "../../server/simulation/service";
+import { enableSimulation, simulationProgress, updateSimulation } from "../../server/simulation/service";
+import { recentFirstReplies } from "../../server/evaluation/verdict";
 import type { Principal } from "../../server/access/principal";
 import { makeUser, uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
@@ -99,20 +95,9 @@ describe("the live demo", () => {
     // The reward curve moves: Combine, the default method and the fastest here, learns Leo's preference unprompted
     // within a few minutes (bench/learning; see the README's learning section).
     const combine = demos.find((d) => d.method === "combine")!;
-    /** The mean judged first reply of the latest versions that hold at least FIRST_REPLIES of them. */
-    const recentFirstReplies = (vs: VersionReward[]) => {
-      let n = 0;
-      let sum = 0;
-      for (const v of [...vs].reverse()) {
-        if (v.firstReward === null) continue;
-        n += v.firstTurns;
-        sum += v.firstReward * v.firstTurns;
-        if (n >= FIRST_REPLIES) return sum / n;
-      }
-      return null;
-    };
     const gain = (p: Awaited<ReturnType<typeof simulationProgress>>) => {
-      const recent = recentFirstReplies(p.versions.filter((v) => v.version > 0));
+      const pooled = recentFirstReplies(p.versions, FIRST_REPLIES);
+      const recent = pooled && pooled.firstTurns >= FIRST_REPLIES ? pooled.firstReward : null;
       const base = p.base?.firstReward ?? null;
       return recent === null || base === null ? null : recent - base;
     };

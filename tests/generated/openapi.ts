@@ -528,6 +528,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/evaluations/learning": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Is it learning? A verdict from judged first replies against the base and the held-out pass rate (the rule is returned), with per-version numbers and sessions until a stable effect
+     * @description Requires the 'read' permission.
+     */
+    get: operations["evaluation.learning"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/evaluations/agreement": {
     parameters: {
       query?: never;
@@ -1407,6 +1427,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "openai";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     }
                   | {
                       /** Format: uri */
@@ -1415,6 +1437,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "sglang";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     };
                 /**
                  * @default {
@@ -1477,6 +1501,7 @@ export interface operations {
                    * @enum {string}
                    */
                   hintSelection: "longest" | "shortest";
+                  hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
                   chatTemplateKwargs: {
@@ -1563,6 +1588,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "dualClip": 0
@@ -1621,6 +1647,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default 1 */
+                  opdExtrapolation: number;
                   /** @default 0 */
                   hindsightSamples: number;
                   /** @default 0.5 */
@@ -1838,6 +1866,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "openai";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 }
               | {
                   /** Format: uri */
@@ -1846,6 +1876,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "sglang";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 };
             /**
              * @default {
@@ -1908,6 +1940,7 @@ export interface operations {
                * @enum {string}
                */
               hintSelection?: "longest" | "shortest";
+              hintM?: number;
               chatTemplate?: string;
               /** @default {} */
               chatTemplateKwargs?: {
@@ -1994,6 +2027,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "dualClip": 0
@@ -2052,6 +2086,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default 1 */
+              opdExtrapolation?: number;
               /** @default 0 */
               hindsightSamples?: number;
               /** @default 0.5 */
@@ -2248,6 +2284,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -2256,6 +2294,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -2318,6 +2358,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -2404,6 +2445,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -2462,6 +2504,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -2734,6 +2778,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "openai";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     }
                   | {
                       /** Format: uri */
@@ -2742,6 +2788,8 @@ export interface operations {
                       apiKey?: string;
                       /** @constant */
                       kind: "sglang";
+                      /** @enum {string} */
+                      loraAdapters?: "sglang" | "vllm";
                     };
                 /**
                  * @default {
@@ -2804,6 +2852,7 @@ export interface operations {
                    * @enum {string}
                    */
                   hintSelection: "longest" | "shortest";
+                  hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
                   chatTemplateKwargs: {
@@ -2890,6 +2939,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "dualClip": 0
@@ -2948,6 +2998,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default 1 */
+                  opdExtrapolation: number;
                   /** @default 0 */
                   hindsightSamples: number;
                   /** @default 0.5 */
@@ -3172,6 +3224,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -3180,6 +3234,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -3242,6 +3298,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -3328,6 +3385,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -3386,6 +3444,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -4408,7 +4468,7 @@ export interface operations {
                   /** @enum {string} */
                   status: "PENDING" | "RUNNING" | "PAUSED" | "FINISHED" | "FAILED" | "CRASHED" | "KILLED";
                   lastStep: number | null;
-                };
+                } | null;
               };
               enabled: boolean;
               settings: {
@@ -4554,8 +4614,7 @@ export interface operations {
               pendingSamples: number | null;
               batchSize: number | null;
               lastStep: number | null;
-              /** Format: date-time */
-              lastStepAt: string;
+              lastStepAt: string | null;
               startedAt: string | null;
             }[];
           };
@@ -4944,6 +5003,59 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "evaluation.learning": {
+    parameters: {
+      query: {
+        experimentId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            experimentId: string;
+            /** @enum {string} */
+            verdict: "too early" | "learning" | "fitting the judge" | "flat" | "getting worse";
+            reason: string;
+            rule: string;
+            judgedGain: number | null;
+            heldOutGain: number | null;
+            versions: {
+              version: number | null;
+              turns: number | null;
+              reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
+              heldOut: number | null;
+              hinted: number | null;
+              hintAcceptance: number | null;
+            }[];
+            stableEffect: {
+              sessions: number | null;
+              sessionsUntilStable: number | null;
+              byUser: {
+                user: string;
+                sessions: number | null;
+                sessionsUntilStable: number | null;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "evaluation.agreement": {
     parameters: {
       query: {
@@ -5047,6 +5159,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -5055,6 +5169,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -5117,6 +5233,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -5203,6 +5320,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -5261,6 +5379,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -5506,6 +5626,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "openai";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 }
               | {
                   /** Format: uri */
@@ -5514,6 +5636,8 @@ export interface operations {
                   apiKey?: string;
                   /** @constant */
                   kind: "sglang";
+                  /** @enum {string} */
+                  loraAdapters?: "sglang" | "vllm";
                 };
             /**
              * @default {
@@ -5576,6 +5700,7 @@ export interface operations {
                * @enum {string}
                */
               hintSelection?: "longest" | "shortest";
+              hintM?: number;
               chatTemplate?: string;
               /** @default {} */
               chatTemplateKwargs?: {
@@ -5662,6 +5787,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "dualClip": 0
@@ -5720,6 +5846,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default 1 */
+              opdExtrapolation?: number;
               /** @default 0 */
               hindsightSamples?: number;
               /** @default 0.5 */
@@ -5916,6 +6044,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -5924,6 +6054,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -5986,6 +6118,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -6072,6 +6205,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -6130,6 +6264,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -6363,6 +6499,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -6371,6 +6509,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -6433,6 +6573,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -6519,6 +6660,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -6577,6 +6719,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -6810,6 +6954,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -6818,6 +6964,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -6880,6 +7028,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -6966,6 +7115,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7024,6 +7174,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -7251,6 +7403,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -7259,6 +7413,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -7321,6 +7477,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -7407,6 +7564,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7465,6 +7623,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -7690,6 +7850,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "openai";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   }
                 | {
                     /** Format: uri */
@@ -7698,6 +7860,8 @@ export interface operations {
                     apiKey?: string;
                     /** @constant */
                     kind: "sglang";
+                    /** @enum {string} */
+                    loraAdapters?: "sglang" | "vllm";
                   };
               /**
                * @default {
@@ -7760,6 +7924,7 @@ export interface operations {
                  * @enum {string}
                  */
                 hintSelection: "longest" | "shortest";
+                hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
                 chatTemplateKwargs: {
@@ -7846,6 +8011,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "dualClip": 0
@@ -7904,6 +8070,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default 1 */
+                opdExtrapolation: number;
                 /** @default 0 */
                 hindsightSamples: number;
                 /** @default 0.5 */
@@ -8989,12 +9157,16 @@ export interface operations {
               version: number | null;
               turns: number | null;
               reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
               firstAt: string;
             } | null;
             versions: {
               version: number | null;
               turns: number | null;
               reward: number | null;
+              firstTurns: number | null;
+              firstReward: number | null;
               firstAt: string;
             }[];
           };

@@ -1,6 +1,6 @@
 import unittest
 
-from integrations.slime.combine_loss import combine_weights, combined_advantages, opd_adv_clamp
+from integrations.slime.combine_loss import combine_weights, combined_advantages, opd_adv_clamp, teacher_log_probs, teacher_source
 
 
 class CombineAdvantageTest(unittest.TestCase):
@@ -30,6 +30,25 @@ class CombineAdvantageTest(unittest.TestCase):
     def test_mismatched_batches_are_refused(self):
         with self.assertRaises(ValueError):
             combined_advantages([[0.0]], [[0.0], [0.0]], [0.0], 1.0, 1.0)
+
+
+
+class TeacherSourceTest(unittest.TestCase):
+    def test_the_in_job_teacher_is_read_from_prm_teacher_log_probs(self):
+        batch = {"teacher_log_probs": [[-1.0]], "prm_teacher_log_probs": [[-0.5]]}
+        self.assertEqual(teacher_log_probs(batch, "megatron"), [[-0.5]])
+        self.assertEqual(teacher_log_probs(batch, "inference"), [[-1.0]])
+        self.assertIsNone(teacher_log_probs({}, "inference"))
+
+    def test_the_in_job_teacher_without_its_log_probs_stops_the_step(self):
+        with self.assertRaises(RuntimeError):
+            teacher_log_probs({"teacher_log_probs": [[-1.0]]}, "megatron")
+
+    def test_the_source_comes_from_upstreams_variable(self):
+        self.assertEqual(teacher_source({}), "inference")
+        self.assertEqual(teacher_source({"OPENCLAW_COMBINE_OPD_TEACHER_SOURCE": "Megatron"}), "megatron")
+        with self.assertRaises(ValueError):
+            teacher_source({"OPENCLAW_COMBINE_OPD_TEACHER_SOURCE": "router"})
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ import tempfile
 import textwrap
 import unittest
 
+from integrations.slime import preflight
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "slime", "openclaw-rl-fork.json")
 
@@ -186,6 +188,25 @@ class PreflightTest(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("tie_word_embeddings=True but --untie-embeddings-and-output-weights is present", out)
         self.assertIn("num_key_value_heads=8 but --num-query-groups 4", out)
+
+
+
+class GpuCountTest(unittest.TestCase):
+    ARGV = ["--num-gpus-per-node", "8", "--actor-num-nodes", "1", "--actor-num-gpus-per-node", "4", "--rollout-num-gpus", "2", "--prm-enable", "--prm-num-gpus", "1"]
+
+    def run_check(self, argv, nodes):
+        report = preflight.Report()
+        preflight.check_gpus(report, argv, cluster=lambda: nodes, local=lambda: None)
+        return report
+
+    def test_the_in_job_prm_teacher_counts_its_gpus(self):
+        four_way = self.ARGV + ["--prm-teacher-load", "/models/prm", "--prm-teacher-num-gpus", "1"]
+        self.assertFalse(self.run_check(four_way, [8]).problems)
+        self.assertTrue(any("needs 9 GPUs" in p for p in self.run_check(four_way + ["--prm-teacher-num-gpus", "2"], [8]).problems))
+        # Without --prm-teacher-num-gpus the fork reserves 1 GPU for the teacher.
+        three_rollout = self.ARGV + ["--rollout-num-gpus", "3"]
+        self.assertFalse(self.run_check(three_rollout, [8]).problems)
+        self.assertTrue(any("needs 9 GPUs" in p for p in self.run_check(three_rollout + ["--prm-teacher-load", "/m"], [8]).problems))
 
 
 if __name__ == "__main__":

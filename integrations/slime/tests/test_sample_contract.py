@@ -10,8 +10,8 @@ from fakes import SAMPLE_CLASSES, CharTokenizer, sample_contract, train_data
 COMMITS = sample_contract()["commits"]
 
 
-def leased(i, kind="RL", teacher=None):
-    return {
+def leased(i, kind="RL", teacher=None, hint=None):
+    return {"hint": hint,
         "sampleId": f"s{i}", "turnId": f"t{i}", "sessionId": "sess", "kind": kind, "reward": 1 if i % 2 else 0,
         "labelSource": "JUDGE", "attempt": 1, "messages": [{"role": "user", "content": f"q{i}"}], "tools": None,
         "response": {"content": "ok", "toolCalls": None}, "responseTokenIds": [7, 8, 9], "lossMask": [1, 1, 1],
@@ -45,6 +45,52 @@ class SampleContractTest(unittest.TestCase):
                         self.assertEqual([len(t) for t in data["teacher_log_probs"]], data["response_lengths"])
                     self.assertEqual(samples[0].status, cls.Status.COMPLETED)
                     self.assertEqual(samples[0].metadata["session_id"], "sess")
+
+    def test_combine_with_the_in_job_teacher_ships_teacher_tokens_for_every_sample(self):
+        """The 4-way split (PR #85): the fork ships ``teacher_tokens`` only from f48ac35 on; the hinted sample's
+        teacher context is the hinted prompt, every other sample's its own tokens, each ending in the response."""
+        items = [leased(0), leased(1, "OPD", None, "Answer with the city name only.")]
+        pinned = COMMITS[-1]  # f48ac35, the default pin
+        cls = SAMPLE_CLASSES[-1]
+        samples = make_samples(cls, items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron")
+        data = train_data(samples, pinned)
+        self.assertEqual(data["teacher_tokens"][0], samples[0].tokens)
+        hinted = "".join(chr(t) for t in data["teacher_tokens"][1])
+        self.assertIn("Answer with the city name only.", hinted)
+        self.assertEqual(data["teacher_tokens"][1][-3:], [7, 8, 9])
+        # The pinned commit before the 4-way split has no such attribute: its stand-in refuses it.
+        with self.assertRaises(AttributeError):
+            make_samples(SAMPLE_CLASSES[0], items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron")
+
+    def test_the_combine_loss_reads_only_keys_the_fork_batches(self):
+        from integrations.slime.combine_loss import BATCH_KEYS_READ, GET_BATCH_ADDS
+
+        train = next(c for c in COMMITS[-1]["batch_keys"]["calls"] if c["function"] == "train_one_step")
+        self.assertEqual([k for k in BATCH_KEYS_READ if k not in train["keys"]], [])
+        self.assertEqual([k for k in GET_BATCH_ADDS if k in train["keys"]], [])
+        # Before the 4-way split the batch had no in-job teacher's log-probs.
+        before = next(c for c in COMMITS[0]["batch_keys"]["calls"] if c["function"] == "train_one_step")
+        self.assertNotIn("prm_teacher_log_probs", before["keys"])
+
+
+    def test_the_hooks_accept_the_calls_slime_makes(self):
+        """The rollout function and the custom losses bind to the calls extracted from the fork's source."""
+        import inspect
+
+        from integrations.slime.combine_loss import combine_loss_function
+        from integrations.slime.rollout import generate_rollout
+        from integrations.slime.topk_loss import topk_distillation_loss_function
+
+        for commit in COMMITS:
+            for call in commit["hooks"]["rollout"]["calls"]:
+                inspect.signature(generate_rollout).bind(*[None] * call["positional"], **{k: False for k in call["keywords"]})
+            self.assertTrue(commit["hooks"]["custom_loss"]["calls"])
+            for call in commit["hooks"]["custom_loss"]["calls"]:
+                for loss in (combine_loss_function, topk_distillation_loss_function):
+                    inspect.signature(loss).bind(*[None] * call["positional"], **{k: None for k in call["keywords"]})
+        # The check binds for real: a hook taking one argument fewer is refused.
+        with self.assertRaises(TypeError):
+            inspect.signature(lambda args, batch, logits: None).bind(*[None] * 4)
 
 
 if __name__ == "__main__":

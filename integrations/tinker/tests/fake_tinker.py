@@ -26,21 +26,32 @@ thinking-machines-lab/tinker @ d595dc2ba62a1494aa0f452fe1d0dbb7b321b870
   ``loss`` field); ``OptimStepResponse(metrics=None)``; ``LossFnType`` = cross_entropy | importance_sampling | ppo
   | cispo | dro.
 
+The ``Datum`` layout (its fields, each ``loss_fn_inputs`` key's dtype), ``TensorData``'s parameters, ``ModelInput``'s
+methods and the ``LossFnType`` choices are not copied by hand: they are read from
+tests/fixtures/tinker/datum-contract.json, extracted from the SDK at that commit by
+integrations/contracts/extract_tinker_datum.py. A loss input the SDK does not know is refused (the real ``Datum``
+raises ``KeyError`` for it given as a list; given as ``TensorData`` no loss function would read it).
+
 Sampler paths follow the CLI's documented shape ``tinker://<run-id>/sampler_weights/<name>``
 (``src/tinker/cli/AGENTS.md``). The fake checks what the real service would reject and records calls.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import types as pytypes
 import uuid
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-LOSSES = ("cross_entropy", "importance_sampling", "ppo", "cispo", "dro")
-_KEY_TO_TYPE = {"target_tokens": "int64", "weights": "float32", "advantages": "float32", "logprobs": "float32",
-                "clip_low_threshold": "float32", "clip_high_threshold": "float32"}
+DATUM_CONTRACT_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "fixtures", "tinker", "datum-contract.json")
+with open(DATUM_CONTRACT_PATH, encoding="utf-8") as _f:
+    DATUM_CONTRACT = json.load(_f)
+
+LOSSES = tuple(DATUM_CONTRACT["loss_fn_types"]["choices"])
+_KEY_TO_TYPE = DATUM_CONTRACT["datum"]["key_to_type"]
 
 
 @dataclass(frozen=True)
@@ -90,10 +101,12 @@ class Datum:
     def __post_init__(self) -> None:
         coerced = {}
         for key, value in self.loss_fn_inputs.items():
+            if key not in _KEY_TO_TYPE:
+                raise KeyError(f"{key!r} is not a loss input of Tinker's Datum ({', '.join(_KEY_TO_TYPE)})")
             if isinstance(value, TensorData):
                 coerced[key] = value
             elif isinstance(value, list):
-                coerced[key] = TensorData(data=value, dtype=_KEY_TO_TYPE.get(key, "float32"))
+                coerced[key] = TensorData(data=value, dtype=_KEY_TO_TYPE[key])
             else:
                 raise TypeError(f"{key}: unsupported loss input {type(value).__name__}")
         object.__setattr__(self, "loss_fn_inputs", coerced)

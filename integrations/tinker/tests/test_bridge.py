@@ -106,5 +106,31 @@ class TrainLoopTest(unittest.TestCase):
             self.assertEqual(bridge.main(), 2)
 
 
+
+class DatumContractTest(unittest.TestCase):
+    """The stand-in SDK against tests/fixtures/tinker/datum-contract.json (extracted from the real SDK)."""
+
+    def test_the_stand_in_has_the_real_layout(self):
+        import dataclasses
+
+        from fake_tinker import DATUM_CONTRACT, ModelInput, TensorData
+
+        self.assertEqual([f.name for f in dataclasses.fields(Datum)], DATUM_CONTRACT["datum"]["fields"])
+        self.assertEqual(DATUM_CONTRACT["header"]["commit"], "d595dc2ba62a1494aa0f452fe1d0dbb7b321b870")
+        for method in ("from_ints", "to_ints", "length"):
+            self.assertIn(method, DATUM_CONTRACT["model_input"]["methods"])
+            self.assertTrue(hasattr(ModelInput, method))
+        self.assertEqual(DATUM_CONTRACT["tensor_data"]["init"][:3], ["data", "dtype", "shape"])
+        self.assertEqual(TensorData([1], "int64", [1]).shape, [1])
+
+    def test_a_loss_input_the_sdk_does_not_know_is_refused(self):
+        from fake_tinker import ModelInput
+
+        with self.assertRaises(KeyError):
+            Datum(model_input=ModelInput.from_ints([1, 2]), loss_fn_inputs={"teacher_log_probs": [0.0]})
+        d = Datum(model_input=ModelInput.from_ints([1, 2]), loss_fn_inputs={"target_tokens": [2], "advantages": [0.5]})
+        self.assertEqual([d.loss_fn_inputs["target_tokens"].dtype, d.loss_fn_inputs["advantages"].dtype], ["int64", "float32"])
+
+
 if __name__ == "__main__":
     unittest.main()

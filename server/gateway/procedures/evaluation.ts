@@ -1,5 +1,6 @@
 // Held-out evaluation: eval sets, evaluations, version comparison, judge–human agreement.
 import * as evaluation from "../../evaluation/service";
+import { learningReport } from "../../evaluation/learning";
 import {
   AgreementInput,
   CompareInput,
@@ -7,6 +8,7 @@ import {
   EvalSetGetInput,
   EvalSetListInput,
   EvalSetUploadInput,
+  LearningReportInput,
   EvaluationGetInput,
   EvaluationListInput,
   PersonaSetInput,
@@ -16,6 +18,7 @@ import { procedure } from "./define";
 import {
   EvaluationAddTurnsOutput,
   EvaluationAgreementOutput,
+  EvaluationLearningOutput,
   EvaluationCompareOutput,
   EvaluationDownloadOutput,
   EvaluationGetOutput,
@@ -99,6 +102,16 @@ export const evaluationProcedures = {
     rest: { method: "GET", path: "/evaluations/compare" },
     output: EvaluationCompareOutput,
     handler: ({ principal, input }) => evaluation.compareVersions(principal, input),
+  }),
+  learning: procedure({
+    kind: "query",
+    permission: "read",
+    summary:
+      "Is it learning? A verdict from judged first replies against the base and the held-out pass rate (the rule is returned), with per-version numbers and sessions until a stable effect",
+    input: LearningReportInput,
+    rest: { method: "GET", path: "/evaluations/learning" },
+    output: EvaluationLearningOutput,
+    handler: ({ principal, input }) => learningReport(principal, input),
   }),
   agreement: procedure({
     kind: "query",

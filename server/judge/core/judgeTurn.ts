@@ -70,6 +70,7 @@ export function judgeVersion(p: {
   method: JudgeMethod;
   evalMode: boolean;
   hintSelection?: "longest" | "shortest";
+  hintM?: number;
 }): string {
   // The reference's hint selection (longest) adds nothing, so judgments made before the option keep their version.
   const fields: unknown[] = [
@@ -83,6 +84,8 @@ export function judgeVersion(p: {
     p.evalMode,
   ];
   if (p.hintSelection === "shortest") fields.push("shortest");
+  // A hint count equal to m is what judgments made before the option did.
+  if (p.hintM !== undefined && p.hintM !== p.m) fields.push({ hintM: p.hintM });
   const canonical = JSON.stringify(fields);
   return `jv1-${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
 }
@@ -163,9 +166,10 @@ async function runModelVotes(
   };
 
   const calls: Promise<JudgeVote>[] = [];
-  for (let i = 0; i < settings.m; i++) {
-    if (runEval) calls.push(vote("eval", i));
-    if (runHint) calls.push(vote("hint", i));
+  const hintM = settings.hintM ?? settings.m;
+  for (let i = 0; i < Math.max(settings.m, hintM); i++) {
+    if (runEval && i < settings.m) calls.push(vote("eval", i));
+    if (runHint && i < hintM) calls.push(vote("hint", i));
   }
   const votes = await Promise.all(calls);
   const evalValues = votes.filter((v) => v.kind === "eval").map((v) => v.value);
@@ -306,6 +310,7 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
       method: input.method,
       evalMode: settings.evalMode,
       hintSelection: settings.hintSelection,
+      hintM: settings.hintM,
     }),
     model,
     promptVersion: PROMPT_VERSION,

@@ -36,6 +36,8 @@ export const JudgeSettingsSchema = z
     evalMode: z.boolean().default(true),
     /** OPD: which accepted hint wins (vote.ts selectBestHint). */
     hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+    /** OPD/combine: hint-generating calls per turn; unset = m (upstream's --hint-m falls back to --prm-m). */
+    hintM: z.int().min(1).max(16).optional(),
     timeoutMs: z.int().min(50).max(600_000).default(120_000),
     retries: z.int().min(0).max(10).default(2),
     concurrency: z.int().min(1).max(64).default(4),

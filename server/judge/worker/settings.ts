@@ -27,6 +27,7 @@ export function judgeSettingsFor(
     includeRequest: judge.includeRequest,
     evalMode: judge.evalMode,
     hintSelection: judge.hintSelection,
+    hintM: judge.hintM,
     timeoutMs: calls.timeoutMs,
     retries: calls.retries,
     concurrency,
@@ -57,6 +58,7 @@ export function expectedJudgeVersion(config: ExperimentConfig): string {
     method: config.method,
     evalMode: s.evalMode,
     hintSelection: s.hintSelection,
+    hintM: s.hintM,
   });
 }
 

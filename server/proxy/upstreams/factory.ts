@@ -4,6 +4,7 @@ import path from "node:path";
 import type { ExperimentConfig } from "../../config/experimentConfig";
 import { AbortRetryingUpstream } from "./abortRetry";
 import { EmbeddedUpstream } from "./embedded";
+import { LoraServing } from "./loraServing";
 import { OpenAiHttpUpstream } from "./openaiHttp";
 import type { Upstream } from "./types";
 
@@ -41,6 +42,16 @@ export const createUpstream: UpstreamFactory = (ctx) => {
     model: p.model,
     apiKey: p.apiKey || undefined,
     timeoutMs: ctx.timeoutMs,
+    lora: p.loraAdapters
+      ? new LoraServing({
+          engine: p.loraAdapters,
+          baseUrl: p.baseUrl,
+          apiKey: p.apiKey || undefined,
+          servedName: ctx.servedName ?? "policy",
+          timeoutMs: ctx.timeoutMs,
+          initial: { version: ctx.version, checkpointPath: ctx.checkpointPath },
+        })
+      : undefined,
   });
   // slime's weight updates abort SGLang's in-flight generations: retried or continued (abortRetry.ts).
   return p.kind === "sglang" ? new AbortRetryingUpstream(http) : http;

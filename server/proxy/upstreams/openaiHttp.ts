@@ -5,6 +5,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { assertEgressAllowed } from "../../platform/egress";
+import type { LoraServing } from "./loraServing";
 import { SseParser } from "./sse";
 import {
   UpstreamTimeoutError,
@@ -22,6 +23,8 @@ export interface OpenAiHttpOptions {
   apiKey?: string;
   /** Time to response headers, and the longest gap between two stream chunks. */
   timeoutMs: number;
+  /** Trained versions served as LoRA adapters hot-loaded into this engine (loraServing.ts). */
+  lora?: LoraServing;
 }
 
 const EGRESS_RECHECK_MS = 60_000;
@@ -37,10 +40,15 @@ export class OpenAiHttpUpstream implements Upstream {
   private logprobsSupported = true;
   private egressCheckedAt = 0;
 
+  /** Present only when versions are LoRA adapters: the proxy's version switch loads the new one first. */
+  readonly switchVersion?: (version: number, checkpointPath: string | null) => Promise<void>;
+
   constructor(private readonly opts: OpenAiHttpOptions) {
     this.kind = opts.kind;
     this.model = opts.model;
     this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
+    const lora = opts.lora;
+    if (lora) this.switchVersion = (version, checkpointPath) => lora.switchTo(version, checkpointPath);
   }
 
   private outgoing(req: UpstreamRequest, withLogprobs: boolean): string {
@@ -52,7 +60,7 @@ export class OpenAiHttpUpstream implements Upstream {
     }
     if (req.stream) body.stream_options = { ...((body.stream_options as object | null) ?? {}), include_usage: true };
     else delete body.stream_options;
-    return JSON.stringify(body);
+    return JSON.stringify(this.opts.lora ? this.opts.lora.body(body) : body);
   }
 
   /** The egress policy again at call time (names may resolve elsewhere since the config was saved); once a minute. */
@@ -68,6 +76,7 @@ export class OpenAiHttpUpstream implements Upstream {
 
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     await this.checkEgress();
+    await this.opts.lora?.ready();
     const askLogprobs = this.logprobsSupported && req.body.logprobs == null;
     let res = await this.post(this.outgoing(req, askLogprobs), req.signal);
     if (askLogprobs && res.statusCode === 400) {

@@ -70,6 +70,11 @@ const SlimeConfigSchema = z.object({
   saveInterval: z.number().int().min(1).default(100),
   /** PRM/teacher model for local PRM engines; defaults to hfCheckpoint. */
   prmModelPath: z.string().min(1).optional(),
+  /**
+   * The in-job Megatron PRM teacher's checkpoint (fork --prm-teacher-load, 4-way split: prmTeacherGpus > 0);
+   * defaults to prmModelPath, then hfCheckpoint, as upstream's run_qwen3_4b_openclaw_combine.sh.
+   */
+  prmTeacherLoad: z.string().min(1).optional(),
   /** Dynamic batching budget (--max-tokens-per-gpu; default 32768 Megatron, 8192 FSDP-LoRA, as the scripts). */
   maxTokensPerGpu: z.number().int().min(1).optional(),
   /** Overrides the custom loss module for combine/topk (default: our integrations.slime modules). */

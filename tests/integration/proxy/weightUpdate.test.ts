@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { makeExperiment, makeKey, uniq } from "../../helpers/fixtures";
-import { REPLY, startFakeSglang, type FakeSglang } from "../../fakes/sglangPausable";
+import { pauseModeOf, REPLY, startFakeSglang, type FakeSglang } from "../../fakes/sglangPausable";
 import { adminPrincipal, tempDataDir } from "./setup";
 
 let fake: FakeSglang;
@@ -41,6 +41,13 @@ async function streamed(i: number): Promise<{ text: string; finish: string | nul
   }
   return { text, finish };
 }
+
+it("the pinned fork pauses SGLang in abort mode (its pause body sets no mode; SGLang's default is abort)", () => {
+  // From tests/fixtures/sglang/pause-contract.json: if slime ever pauses with retract/in_place, this and the
+  // stand-in change with the fixture, and the retry below is no longer exercised by a real pause.
+  expect(pauseModeOf()).toBe("abort");
+  expect(fake.pauseMode).toBe("abort");
+});
 
 it("a weight update that aborts every in-flight generation fails no client request", async () => {
   const json = [0, 1, 2, 3].map((i) =>

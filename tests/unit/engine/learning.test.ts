@@ -2,8 +2,9 @@
  * The policy learns a persona's hidden preference, with a control. On-policy distillation with the
  * full-vocabulary estimator (losses.ts distillationKl): the student samples replies to Leo's questions unprompted,
  * and every step pulls its next-token distributions toward the base prompted with the hint the judge derives from
- * Leo's correction. The learning run's last window of judged reward (+1 bullet list, −1 otherwise) must beat its
- * first by 0.3; the same run at lr 0 (same seeds, same samples drawn from an unchanged policy) must not.
+ * Leo's correction. The learning run's last window of reward (+1 for a bullet list that answers the question asked,
+ * −1 otherwise: persona-v2's rule) must beat its first by 0.3; the same run at lr 0 (same seeds, same samples drawn
+ * from an unchanged policy) must not.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
@@ -16,7 +17,8 @@ import { trainStep } from "../../../server/engine/train";
 import { renderChat } from "../../../server/engine/tokenizer";
 import { deriveHint } from "../../../server/judge/core/heuristic";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
-import { getPersona, nextQuestion, satisfiesPreference } from "../../../server/simulation/personas";
+import { checkReply } from "../../../server/simulation/grader";
+import { getPersona, nextQuestion } from "../../../server/simulation/personas";
 
 const ITERATIONS = 8;
 const WINDOW = 3;
@@ -46,7 +48,9 @@ async function run(lr: number): Promise<number[]> {
       renderChat([{ role: "user", content: q.text }], { addGenerationPrompt: true }),
     );
     const gens = await generateBatch(model, prompts, { maxTokens: 64, temperature: 1, seed: 1000 + it });
-    rewards.push(mean(gens.map((g) => (satisfiesPreference(persona, g.text) ? 1 : -1))));
+    // Graded as persona-v2 grades: in Leo's style AND answering the question asked (a bullet list of another
+    // question's facts fails), so the claim cannot be met by the form alone.
+    rewards.push(mean(gens.map((g, i) => (checkReply(persona, questions[i]!, g.text).ok ? 1 : -1))));
     await trainStep(
       model,
       adam,
@@ -71,7 +75,7 @@ async function run(lr: number): Promise<number[]> {
 }
 
 describe("learning from a persona's hints", () => {
-  it("raises the judged reward by a margin, and the lr-0 control on the same seeds does not", async () => {
+  it("raises first replies in Leo's style and on topic by a margin, and the lr-0 control on the same seeds does not", async () => {
     const learned = await run(1e-3);
     const control = await run(0);
     const gain = (r: number[]) => mean(r.slice(-WINDOW)) - mean(r.slice(0, WINDOW));

@@ -482,7 +482,7 @@ describe("properties over random cluster shapes", () => {
     );
   });
 
-  it("TP rules: a plan is accepted only when the actor TP divides its GPUs per node and SGLang TP fits the model's heads", () => {
+  it("TP rules: a plan is accepted only when the actor TP divides its GPUs per node, SGLang TP fits the model's heads and the PRM teacher's GPUs (its Megatron TP) divide them", () => {
     const modelArb = fc.record({
       name: fc.constant("m"),
       attentionHeads: fc.constantFrom(16, 24, 32, 40),
@@ -505,7 +505,9 @@ describe("properties over random cluster shapes", () => {
           (split.prmGpus === 0 || fits(split.prmGpusPerEngine)) &&
           perNode % actorTp === 0 &&
           model.attentionHeads % actorTp === 0 &&
-          model.kvHeads % actorTp === 0;
+          model.kvHeads % actorTp === 0 &&
+          (split.prmTeacherGpus === 0 ||
+            (model.attentionHeads % split.prmTeacherGpus === 0 && model.kvHeads % split.prmTeacherGpus === 0));
         expect(r.ok).toBe(expectOk);
       }),
       { numRuns: 3000 },
@@ -514,6 +516,20 @@ describe("properties over random cluster shapes", () => {
 });
 
 describe("engine-address rule and the 4-way split", () => {
+  it("the PRM teacher's GPUs are its tensor-parallel size (fork actor.py), so they must divide the PRM model's heads", () => {
+    const qwen3 = { name: "Qwen3-4B", attentionHeads: 32, kvHeads: 8 };
+    const split = { actorGpus: 2, rolloutGpus: 2, prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 3 };
+    const r = planGpuSplit(split, { model: qwen3 });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors.map((e) => e.field)).toEqual(["prmTeacherGpus"]);
+    expect(!r.ok && r.errors[0].message).toMatch(/use 1, 2, 4 or 8/);
+    expect(planGpuSplit({ ...split, prmTeacherGpus: 2 }, { model: qwen3 }).ok).toBe(true);
+    // The PRM model, when it differs from the policy, is the one that counts.
+    expect(planGpuSplit(split, { model: qwen3, prmModel: { name: "p", attentionHeads: 24, kvHeads: 3 } }).ok).toBe(
+      true,
+    );
+  });
+
   it("refuses the 2 × 8 counter-example (actor 4, rollout 8 at TP 2, PRM 4): the rollout pool starts mid-node and spans two", () => {
     const errors = errorsOf({
       nodes: 2,

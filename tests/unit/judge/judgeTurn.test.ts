@@ -229,6 +229,20 @@ describe("judgeTurn — OPD and combine", () => {
     expect(chatCalls()).toBe(3);
   });
 
+  it("hintM sets the hint calls apart from the eval votes (upstream's --hint-m; unset = m)", async () => {
+    evalReplies = [boxed(1), boxed(1), boxed(1)];
+    hintReplies = [boxed(1, "Short hint here."), boxed(1, HINT), boxed(1, "Another hint, longer than ten.")];
+    const three = await judgeTurn(turn({ method: "combine" }), deps({ m: 1, hintM: 3 }));
+    expect(three.votes.map((v) => `${v.kind}${v.index}`)).toEqual(["eval0", "hint0", "hint1", "hint2"]);
+    expect(three.hint).toBe(HINT); // the longest of three candidates (reference selection)
+
+    evalReplies = [boxed(1), boxed(1), boxed(1)];
+    hintReplies = [boxed(1, HINT)];
+    const one = await judgeTurn(turn({ method: "combine" }), deps({ m: 3, hintM: 1 }));
+    expect(one.votes.filter((v) => v.kind === "hint")).toHaveLength(1);
+    expect(one.votes.filter((v) => v.kind === "eval")).toHaveLength(3);
+  });
+
   it("a failing teacher keeps the hint but produces no OPD sample, and says why", async () => {
     evalReplies = [boxed(0)];
     hintReplies = [boxed(1, HINT)];
@@ -274,7 +288,10 @@ describe("judgeTurn — breaker, version, embedded judges", () => {
       evalMode: true,
     } as const;
     expect(judgeVersion(base)).toBe(judgeVersion({ ...base }));
+    // hintM equal to m is the behaviour before the option: same version.
+    expect(judgeVersion({ ...base, hintM: 3 })).toBe(judgeVersion(base));
     const variants = [
+      { hintM: 1 },
       { m: 5 },
       { temperature: 1 },
       { includeRequest: true },

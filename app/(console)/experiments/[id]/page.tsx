@@ -9,6 +9,7 @@ import { RunLaunchPreview } from "../_components/RunLaunchPreview";
 import { RunLogs } from "../_components/RunLogs";
 import { ConnectAgent } from "../_components/ConnectAgent";
 import { PolicyVersions } from "../_components/PolicyVersions";
+import { LearningVerdict } from "../_components/LearningVerdict";
 import { GuardedButton, GuardedLink } from "../../_components/Permission";
 
 export default function ExperimentDetailPage() {
@@ -184,6 +185,7 @@ export default function ExperimentDetailPage() {
         </table>
         {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
       </div>
+      <LearningVerdict experimentId={e.id} />
       <PolicyVersions experimentId={e.id} />
       {runs.data?.items[0] && <RunLogs run={runs.data.items[0]} />}
       {!live && !archived && <RunLaunchPreview experimentId={e.id} />}

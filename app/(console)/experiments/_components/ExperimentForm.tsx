@@ -247,6 +247,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               {text("Base URL", "policy.baseUrl", "http://127.0.0.1:30001/v1")}
               {text("Model", "policy.model", "Qwen3-4B")}
               {secret("policy.apiKey")}
+              {trainerBackend === "hf-local" &&
+                select(
+                  "Serve versions as LoRA adapters hot-loaded into",
+                  "policy.loraAdapters",
+                  ["off", "sglang", "vllm"],
+                  (v) => setCfg("policy.loraAdapters", v === "off" ? undefined : v),
+                )}
             </>
           )}
           {num("Max new tokens per reply", "serving.maxTokens", "1")}
@@ -279,6 +286,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {num("Votes (m)", "judge.votes", "1")}
           {num("Temperature", "judge.temperature")}
           {select("Hint selection (OPD)", "judge.hintSelection", ["longest", "shortest"])}
+          {/* Upstream's --hint-m: hint calls per turn apart from the votes; unset = the votes. */}
+          {select(
+            "Hint calls (OPD)",
+            "judge.hintM",
+            ["same as votes", ...Array.from({ length: 16 }, (_, i) => String(i + 1))],
+            (v) => setCfg("judge.hintM", v === "same as votes" ? undefined : Number(v)),
+          )}
           {num("Max tokens", "judge.maxTokens", "1")}
         </div>
         {policyKind !== "embedded" && (
@@ -357,6 +371,48 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)",
             )}
           </span>
+          {trainerBackend === "embedded" && (
+            <>
+              {select("Advantage baseline groups", "hyper.advantageGroups", ["batch", "context"])}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "advantageGroups",
+                  "context: whiten first replies, replies after a correction and after an approval apart (departs from the reference's batch)",
+                )}
+              </span>
+              {num(
+                "PPO epochs per batch",
+                "hyper.ppoEpochs",
+                "1",
+                origin("ppoEpochs", "1–4 updates per batch, π_old fixed after the first (the reference takes 1)"),
+              )}
+              {num(
+                "KL to the base, β (0 = off)",
+                "hyper.baseKlCoef",
+                "any",
+                origin("baseKlCoef", "exact full-vocabulary KL(π ‖ base) at every reply position: anchors the content"),
+              )}
+              {num(
+                "Hindsight demonstrations per hinted turn (0 = off)",
+                "hyper.hindsightSamples",
+                "1",
+                origin(
+                  "hindsightSamples",
+                  "replies of the hinted teacher (OPD, Combine) or the reply approved after a correction (GRPO), trained on the un-hinted prompt; departs from the reference",
+                ),
+              )}
+              {num("Hindsight weight", "hyper.hindsightWeight", "any", origin("hindsightWeight"))}
+              {num(
+                "ExOPD λ (1 = off)",
+                "hyper.opdExtrapolation",
+                "any",
+                origin(
+                  "opdExtrapolation",
+                  "topk/full estimators: teacher = softmax(log base + λ·(log hinted − log base)); 1 is the reference",
+                ),
+              )}
+            </>
+          )}
           {field(
             "LoRA",
             "config.lora.enabled",

@@ -256,3 +256,29 @@ export const EvaluationGetOutput = z.object({
   replyTokens: Num,
   finishedAt: z.date().nullable(),
 });
+
+export const EvaluationLearningOutput = z.object({
+  experimentId: z.string(),
+  verdict: z.enum(["too early", "learning", "fitting the judge", "flat", "getting worse"]),
+  reason: z.string(),
+  rule: z.string(),
+  judgedGain: Num.nullable(),
+  heldOutGain: Num.nullable(),
+  versions: z.array(
+    z.object({
+      version: Num,
+      turns: Num,
+      reward: Num,
+      firstTurns: Num,
+      firstReward: Num.nullable(),
+      heldOut: Num.nullable(),
+      hinted: Num,
+      hintAcceptance: Num.nullable(),
+    }),
+  ),
+  stableEffect: z.object({
+    sessions: Num,
+    sessionsUntilStable: Num.nullable(),
+    byUser: z.array(z.object({ user: z.string(), sessions: Num, sessionsUntilStable: Num.nullable() })),
+  }),
+});

@@ -172,6 +172,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const tp = backend === "megatron" ? defaultActorTp(basePlan.summary.actor.gpusPerNode, model) : undefined;
   const plan = assertGpuPlan(config.gpu, { model: model ?? undefined, prmModel: prmModel ?? undefined, actorTp: tp });
   const { actor, rollout, prm } = plan.summary;
+  const teacherGpus = plan.summary.teacher.gpus;
   const h = config.hyperparameters;
 
   const python = config.ray?.pythonEnv?.python ?? "python3";
@@ -301,6 +302,21 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
           "--prm-model-path",
           slime.prmModelPath ?? slime.hfCheckpoint,
         ]),
+    // The 4-way split (OpenClaw-RL PR #85): a Megatron copy of the PRM model on its own GPUs scores each
+    // sample's teacher_tokens inside the job (checkSlimeArgv allows it for combine on the fork only).
+    ...(teacherGpus > 0
+      ? [
+          "--prm-teacher-load",
+          slime.prmTeacherLoad ?? slime.prmModelPath ?? slime.hfCheckpoint,
+          "--prm-teacher-num-gpus",
+          String(teacherGpus),
+          // In bridge mode a torch_dist teacher still needs an HF directory to build from (fork actor.py:
+          // "Pass --prm-teacher-hf-checkpoint when --prm-teacher-load is a torch_dist directory").
+          ...(bridge && slime.prmTeacherLoad
+            ? ["--prm-teacher-hf-checkpoint", slime.prmModelPath ?? slime.hfCheckpoint]
+            : []),
+        ]
+      : []),
     ...slime.extraArgs,
   ];
 
@@ -311,6 +327,10 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     prmModel,
     nodes: plan.split.nodes,
     prmTeacherGpus: plan.split.prmTeacherGpus,
+    method: config.method,
+    // Raw mode loads the teacher from --prm-teacher-load as a torch_dist directory (fork actor.py asserts it);
+    // the default (the PRM model's HF directory) only loads in bridge mode.
+    teacherLoadsHfInRawMode: teacherGpus > 0 && backend === "megatron" && !bridge && !slime.prmTeacherLoad,
   });
   if (problems.gpu.length > 0) throw new GpuSplitError(problems.gpu);
   if (problems.other.length > 0) throw new SlimeCommandError(problems.other);
@@ -326,6 +346,8 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     // Our combine loss clamps |teacher − π| as the embedded trainer does (slime has no flag for it); 0 = off.
     OPENCLAW_OPD_ADV_CLAMP: num(h.advClamp),
     OPENCLAW_MAX_STALENESS: String(h.maxStaleness),
+    // Upstream's name: the combine loss takes the in-job teacher's log-probs, and samples carry teacher_tokens.
+    ...(teacherGpus > 0 ? { OPENCLAW_COMBINE_OPD_TEACHER_SOURCE: "megatron" } : {}),
     PYTHONUNBUFFERED: "1",
     // Megatron needs it for compute/communication overlap; the scripts always set it.
     CUDA_DEVICE_MAX_CONNECTIONS: "1",

@@ -28,6 +28,10 @@ export interface ArgvContext {
   /** The cluster size from the experiment's split (slime has no flag for it). */
   nodes: number;
   prmTeacherGpus: number;
+  /** The training method (the in-job PRM teacher serves combine only). */
+  method: "grpo" | "opd" | "combine" | "topk";
+  /** The in-job teacher would load an HF directory while the job runs in raw mode. */
+  teacherLoadsHfInRawMode?: boolean;
 }
 
 const LORA_FLAGS = ["--use-lora", "--lora-rank", "--lora-alpha", "--lora-target-modules"];
@@ -38,6 +42,8 @@ const FORK_ONLY_FLAGS = [
   "--prm-model-path",
   "--distill-topk",
   "--megatron-to-hf-mode",
+  "--prm-teacher-load",
+  "--prm-teacher-num-gpus",
   ...LORA_FLAGS,
 ];
 
@@ -50,6 +56,29 @@ const FORK_ONLY_FLAGS = [
  */
 export const TOPK_REFUSAL =
   "top-K distillation is not available on slime: no teacher top-K log-probs are produced for its loss, which would fail at the first step (to be rebuilt on OpenClaw-RL PRs #99/#109); use the sampled OPD estimator";
+
+/**
+ * Why the in-job Megatron PRM teacher (4-way split, OpenClaw-RL PR #85) cannot serve this command, or null.
+ * Upstream uses it for combine only: its combine loss reads `prm_teacher_log_probs`, while the fork's
+ * on_policy_distillation estimator (opd) reads the shipped `teacher_log_probs` (megatron_utils/loss.py), and
+ * the FSDP (LoRA) backend has no PRM teacher role. It needs the PRM engines too (the judge's votes and hints).
+ */
+function inJobTeacherProblem(ctx: ArgvContext, backend: string, v: Map<string, string[]>): string | null {
+  const gpus = ctx.prmTeacherGpus;
+  if (gpus === 0) {
+    return v.has("--prm-teacher-load")
+      ? "--prm-teacher-load without PRM teacher GPUs: set the split's PRM teacher GPUs instead of passing the flag"
+      : null;
+  }
+  if (ctx.method !== "combine")
+    return `the in-job PRM teacher (PRM teacher GPUs ${gpus}) serves method combine only (the fork's ${ctx.method} reads no prm_teacher_log_probs): set PRM teacher GPUs to 0`;
+  if (backend !== "megatron")
+    return "the in-job PRM teacher is a Megatron role: train without LoRA (Megatron), or set PRM teacher GPUs to 0";
+  if (!v.has("--prm-teacher-load")) return "PRM teacher GPUs are set but --prm-teacher-load is missing";
+  if (ctx.teacherLoadsHfInRawMode)
+    return "the in-job PRM teacher runs in raw mode here (the policy loads a torch_dist --ref-load) and would load the PRM model's HF directory, which the fork refuses (actor.py: raw mode requires a torch_dist directory): set SLIME_PRM_TEACHER_LOAD to a torch_dist conversion";
+  return null;
+}
 
 /** `gpu`: issues of the GPU layout (reported like the planner's); `other`: everything else. */
 export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu: GpuSplitIssue[]; other: string[] } {
@@ -101,10 +130,8 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
           `the fork's FSDP (LoRA) backend supports only the grpo/gspo estimators, not ${estimator}: train without LoRA for method opd`,
         );
     }
-    if (ctx.prmTeacherGpus > 0)
-      other.push(
-        "the in-job Megatron PRM teacher (4-way split, OpenClaw-RL PR #85: --prm-teacher-load) is not generated yet: set PRM teacher GPUs to 0 for ray-slime",
-      );
+    const teacherProblem = inJobTeacherProblem(ctx, backend, v);
+    if (teacherProblem) other.push(teacherProblem);
     if (backend === "megatron") {
       const ref = one("--ref-load");
       const hf = one("--hf-checkpoint");

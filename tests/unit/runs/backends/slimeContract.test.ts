@@ -104,6 +104,9 @@ const SPLITS = [
   { prmGpus: 0 },
   { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 4 },
   { gpusPerNode: 4, actorGpus: 2, rolloutGpus: 1, prmGpus: 1, rolloutGpusPerEngine: 1, prmGpusPerEngine: 1 },
+  // The 4-way split with the in-job Megatron PRM teacher (PR #85), on 8 and on 16 GPUs.
+  { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+  { nodes: 2, actorGpus: 8, rolloutGpus: 4, prmGpus: 2, prmTeacherGpus: 2 },
 ];
 
 describe("generated slime commands against the extracted argparse contracts", () => {
@@ -184,6 +187,54 @@ describe("generated slime commands against the extracted argparse contracts", ()
     });
     expect(() => buildSlimeCommand(launch)).toThrowError(TOPK_REFUSAL);
     expect(contractProblems("openclaw-rl-fork", methodArgs(launch, launch.config.slime!))).toEqual([]);
+  });
+
+  it("the 4-way split (combine, fork): --prm-teacher-load/--prm-teacher-num-gpus parse, and other methods are refused", () => {
+    const build = (
+      method: string,
+      profile: SlimeProfileId = "openclaw-rl-fork",
+      slime: Record<string, string> = { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507", prmModelPath: "/models/prm" },
+    ) =>
+      buildSlimeCommand(
+        RunLaunchSchema.parse({
+          runId: "r",
+          experimentSlug: "e",
+          config: {
+            method,
+            gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+            controlPlaneUrl: "http://cp:3000",
+            apiKey: "k",
+            slime: { ...slime, profile },
+          },
+        }),
+      );
+    const combine = build("combine");
+    const at = (flag: string) => combine.argv[combine.argv.indexOf(flag) + 1];
+    expect([at("--prm-teacher-load"), at("--prm-teacher-num-gpus")]).toEqual(["/models/prm", "1"]);
+    expect(combine.env.OPENCLAW_COMBINE_OPD_TEACHER_SOURCE).toBe("megatron");
+    expect(contractProblems("openclaw-rl-fork", combine.argv.slice(2))).toEqual([]);
+    // The previous pin had no such flags: the fixture-based check is what would have caught it.
+    expect(combine.plan.summary.text).toContain("PRM teacher 1");
+    expect(() => build("opd")).toThrowError(/serves method combine only/);
+    expect(() => build("grpo")).toThrowError(/serves method combine only/);
+    expect(() => build("combine", "upstream-slime")).toThrowError(/fork-only|PRM/);
+
+    // A torch_dist teacher in bridge mode also names the HF directory to build it from.
+    const dist = build("combine", "openclaw-rl-fork", {
+      hfCheckpoint: "/models/Qwen3-4B-Thinking-2507",
+      prmTeacherLoad: "/ckpt/prm_torch_dist",
+    });
+    const d = (flag: string) => dist.argv[dist.argv.indexOf(flag) + 1];
+    expect([d("--prm-teacher-load"), d("--prm-teacher-hf-checkpoint")]).toEqual([
+      "/ckpt/prm_torch_dist",
+      "/models/Qwen3-4B-Thinking-2507",
+    ]);
+    expect(contractProblems("openclaw-rl-fork", dist.argv.slice(2))).toEqual([]);
+    // Raw mode (Qwen3.5 from torch_dist): the teacher must be a torch_dist directory too.
+    const qwen35 = { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" };
+    expect(() => build("combine", "openclaw-rl-fork", qwen35)).toThrowError(/SLIME_PRM_TEACHER_LOAD/);
+    const raw = build("combine", "openclaw-rl-fork", { ...qwen35, prmTeacherLoad: "/models/qwen35-4b_torch_dist" });
+    expect(raw.argv).not.toContain("--prm-teacher-hf-checkpoint");
   });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {

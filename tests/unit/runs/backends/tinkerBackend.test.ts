@@ -185,6 +185,6 @@ describe("Tinker bridge (Python)", () => {
       child.on("exit", (c) => resolve({ code: c, output: out }));
     });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/Ran 12 tests/);
+    expect(output).toMatch(/Ran 14 tests/);
   });
 });
