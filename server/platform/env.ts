@@ -259,6 +259,8 @@ const SECTIONS = {
     /** First uid of the range leases run as when this process is root (one uid per live lease). */
     SANDBOX_UID_BASE: int(200_000, 1000, 2 ** 31 - 1),
     SANDBOX_UID_COUNT: int(1024, 1, 65_536),
+    /** The `docker` provider's runtime CLI: docker, podman or a path (default: the first of docker, podman on PATH). */
+    SANDBOX_CONTAINER_RUNTIME: optionalText,
   }),
   /** First start (bootstrap/seed.ts). */
   seed: z.object({

@@ -7,6 +7,7 @@ import { badRequest, errorText } from "../../platform/errors";
 import { sandboxLimitsSchema } from "../sandbox/limits";
 import type { ExecResult, SandboxProvider } from "../sandbox/provider";
 import { sandboxProvider, type ProviderName } from "../sandbox/registry";
+import { containerImage } from "../tasks/image";
 import { taskSpecSchema } from "../tasks/spec";
 
 export interface AgentEndpoint {
@@ -117,7 +118,11 @@ export async function runEpisode(input: RunEpisodeInput) {
   });
   let leaseId: string | null = null;
   try {
-    const lease = await provider.allocate({ limits, network: environment.network as "none" });
+    const lease = await provider.allocate({
+      limits,
+      network: environment.network as "none",
+      image: containerImage(spec),
+    });
     leaseId = lease.id;
     await db().episode.update({
       where: { id: episode.id },

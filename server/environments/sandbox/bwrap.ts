@@ -374,12 +374,18 @@ export class LocalBwrapProvider implements SandboxProvider {
         }
       }
       const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ["--setenv", k, v]);
+      // After the root went read-only, new mount points can only be made in the private /tmp.
+      const socketArgs = [
+        ...(opts.sockets ?? []).flatMap((sock) => ["--bind", sock.host, sock.at]),
+        ...(opts.hostReadOnly ?? []).flatMap((ro) => ["--ro-bind", ro.host, ro.at]),
+      ];
       const args = [
         ...this.prlimitArgs(limits),
         "--",
         which(this.opts.bwrap)!,
         ...this.bwrapArgs(lease, staged, logs),
         ...envArgs,
+        ...socketArgs,
         "--",
         "/bin/bash",
         "-c",

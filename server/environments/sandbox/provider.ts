@@ -41,6 +41,13 @@ export interface ExecOptions {
   env?: Record<string, string>;
   /** Folders mounted read-only for this command only (e.g. `/solution` for the oracle). */
   readOnly?: { at: "/tests" | "/solution"; files: SandboxFile[] }[];
+  /**
+   * Host unix sockets bound into the sandbox for this command only: the one way out of a sandbox without
+   * network (a harness reaches the recording proxy through one, see harness/bridge.ts).
+   */
+  sockets?: { at: string; host: string }[];
+  /** Host folders bound read-only under /tmp for this command only (a harness's agent installation). */
+  hostReadOnly?: { at: `/tmp/${string}`; host: string }[];
 }
 
 export interface VerifierSpec {
@@ -64,9 +71,14 @@ export interface LeaseInfo {
   commands: readonly ExecResult[];
 }
 
+/** What a container provider runs a lease in: an image to pull, or one to build (cached by content). */
+export type ContainerImage = { ref: string } | { dockerfile: string; context: SandboxFile[] };
+
 export interface AllocateOptions {
   limits: SandboxLimits;
   network: NetworkPolicy;
+  /** For container providers (the task's image); local-bwrap runs on the host's system and ignores it. */
+  image?: ContainerImage | null;
 }
 
 export type Availability = { ok: true; detail: string } | { ok: false; reason: string };
@@ -91,7 +103,8 @@ export interface SandboxProvider {
 
 export class LeaseError extends Error {
   constructor(
-    readonly code: "unknown_lease" | "bad_state" | "unavailable" | "unsupported",
+    /** `lease_lost` and `capacity` come from remote pools (remote/provider.ts). */
+    readonly code: "unknown_lease" | "bad_state" | "unavailable" | "unsupported" | "lease_lost" | "capacity",
     message: string,
   ) {
     super(message);

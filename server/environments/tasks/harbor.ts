@@ -135,5 +135,9 @@ export function harborTask(all: Entries, root: string): TerminalTask {
     agentTimeoutSeconds: toml.agent.timeout_sec,
     metadata: { ...toml.metadata, ...(toml.task?.description ? { description: toml.task.description } : {}) },
     warnings,
+    container:
+      dockerfile !== undefined || toml.environment.docker_image
+        ? { image: toml.environment.docker_image ?? null, dockerfile: dockerfile ?? null }
+        : null,
   };
 }

@@ -5,6 +5,7 @@
 import type { SandboxLimits } from "../sandbox/limits";
 import type { ExecResult, SandboxProvider } from "../sandbox/provider";
 import { scoreAnswer } from "./answer";
+import { containerImage } from "./image";
 import type { TaskSpec, TerminalTask, ToolCallTask } from "./spec";
 
 /**
@@ -48,7 +49,7 @@ async function runOnce(
   limits: SandboxLimits,
   withSolution: boolean,
 ): Promise<{ reward: number | null; error: string | null; commands: ExecResult[] }> {
-  const lease = await provider.allocate({ limits, network: "none" });
+  const lease = await provider.allocate({ limits, network: "none", image: containerImage(task) });
   try {
     await provider.reset(lease.id, task.workspace);
     if (withSolution && task.solution) {

@@ -29,6 +29,14 @@ export const terminalTaskSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
   /** What this sandbox cannot honour (a Dockerfile's RUN steps, internet access). */
   warnings: z.array(z.string()),
+  /**
+   * The task's own image, for the `docker` provider: `environment.docker_image` to pull, or
+   * environment/Dockerfile to build (its context: `workspace` plus the Dockerfile). Null: no image.
+   */
+  container: z
+    .object({ image: z.string().min(1).nullable(), dockerfile: z.string().nullable() })
+    .nullable()
+    .default(null),
 });
 export type TerminalTask = z.output<typeof terminalTaskSchema>;
 
