@@ -1334,6 +1334,32 @@ export interface components {
         "application/json": {
           error?: {
             code?: string;
+            /** @enum {string} */
+            reason?:
+              | "invalid_input"
+              | "malformed_cursor"
+              | "unauthenticated"
+              | "forbidden"
+              | "missing_permission"
+              | "other_experiment"
+              | "cross_origin"
+              | "not_found"
+              | "route_not_found"
+              | "method_not_allowed"
+              | "conflict"
+              | "ambiguous_session"
+              | "name_taken"
+              | "archived"
+              | "invalid_transition"
+              | "run_in_progress"
+              | "run_ended"
+              | "not_leasable"
+              | "already_reviewed"
+              | "lock_lost"
+              | "payload_too_large"
+              | "rate_limited"
+              | "sign_in_throttled"
+              | "internal";
             message?: string;
             issues?: {
               path?: string;
@@ -1352,6 +1378,32 @@ export interface components {
         "application/json": {
           error?: {
             code?: string;
+            /** @enum {string} */
+            reason?:
+              | "invalid_input"
+              | "malformed_cursor"
+              | "unauthenticated"
+              | "forbidden"
+              | "missing_permission"
+              | "other_experiment"
+              | "cross_origin"
+              | "not_found"
+              | "route_not_found"
+              | "method_not_allowed"
+              | "conflict"
+              | "ambiguous_session"
+              | "name_taken"
+              | "archived"
+              | "invalid_transition"
+              | "run_in_progress"
+              | "run_ended"
+              | "not_leasable"
+              | "already_reviewed"
+              | "lock_lost"
+              | "payload_too_large"
+              | "rate_limited"
+              | "sign_in_throttled"
+              | "internal";
             message?: string;
             issues?: {
               path?: string;
@@ -3703,7 +3755,7 @@ export interface operations {
       query?: {
         cursor?: string;
         limit?: number;
-        includeRevoked?: boolean;
+        includeRevoked?: boolean | ("0" | "1" | "true" | "false");
       };
       header?: never;
       path?: never;
@@ -3969,7 +4021,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            items: {
+              id: string;
+              experimentId: string;
+              externalId: string;
+              idSource: string;
+              persona: string | null;
+              simulated: boolean;
+              done: boolean;
+              doneAt: string | null;
+              turnCount: number | null;
+              /** Format: date-time */
+              lastTurnAt: string;
+              /** Format: date-time */
+              createdAt: string;
+              experiment: {
+                name: string;
+                slug: string;
+              };
+            }[];
+            nextCursor: string | null;
+          };
         };
       };
       400: components["responses"]["BadRequest"];
@@ -4009,7 +4082,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            items: {
+              id: string;
+              sessionId: string;
+              sessionExternalId: string;
+              experimentId: string;
+              runId: string | null;
+              index: number | null;
+              /** @enum {string} */
+              turnType: "MAIN" | "SIDE";
+              /** @enum {string} */
+              status: "OK" | "FAILED";
+              simulated: boolean;
+              preview: string | null;
+              finishReason: string | null;
+              policyVersion: number | null;
+              latencyMs: number | null;
+              completionTokens: number | null;
+              nextStateRole: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              error: string | null;
+              judgmentId: string | null;
+              score: number | null;
+              hasHint: boolean | null;
+              dispatch: string | null;
+              excluded: boolean | null;
+              excludeReason: string | null;
+              votesValid: number | null;
+              votesAgree: number | null;
+              reviewerValue: number | null;
+              reviewerExclude: boolean | null;
+              userValue: number | null;
+              disputed: boolean;
+              hits: {
+                /** @enum {string} */
+                field: "messages" | "response" | "next state";
+                snippet: string;
+              }[];
+            }[];
+            nextCursor: string | null;
+          };
         };
       };
       400: components["responses"]["BadRequest"];
@@ -4040,18 +4154,18 @@ export interface operations {
         content: {
           "application/json": {
             items: {
-              value: number | null;
               id: string;
-              /** Format: date-time */
-              createdAt: string;
+              turnId: string;
               /** @enum {string} */
               source: "REVIEWER" | "USER" | "JUDGE";
-              turnId: string;
+              value: number | null;
               hint: string | null;
               exclude: boolean | null;
               comment: string | null;
               userId: string | null;
               apiKeyId: string | null;
+              /** Format: date-time */
+              createdAt: string;
             }[];
             nextCursor: string | null;
           };
@@ -4089,18 +4203,18 @@ export interface operations {
         };
         content: {
           "application/json": {
-            value: number | null;
             id: string;
-            /** Format: date-time */
-            createdAt: string;
+            turnId: string;
             /** @enum {string} */
             source: "REVIEWER" | "USER" | "JUDGE";
-            turnId: string;
+            value: number | null;
             hint: string | null;
             exclude: boolean | null;
             comment: string | null;
             userId: string | null;
             apiKeyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
           };
         };
       };
@@ -4175,11 +4289,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            experimentName: string;
-            pending: number | null;
-            done: number | null;
-            disputed: number | null;
-            locked: number | null;
             id: string;
             experimentId: string;
             name: string;
@@ -4210,6 +4319,11 @@ export interface operations {
             /** Format: date-time */
             createdAt: string;
             archivedAt: string | null;
+            experimentName: string;
+            pending: number | null;
+            done: number | null;
+            disputed: number | null;
+            locked: number | null;
           }[];
         };
       };
@@ -8629,7 +8743,50 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            id: string;
+            experimentId: string;
+            externalId: string;
+            idSource: string;
+            persona: string | null;
+            simulated: boolean;
+            done: boolean;
+            doneAt: string | null;
+            turnCount: number | null;
+            /** Format: date-time */
+            lastTurnAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            experiment: {
+              name: string;
+              slug: string;
+            };
+            turns: {
+              id: string;
+              sessionId: string;
+              experimentId: string;
+              runId: string | null;
+              index: number | null;
+              /** @enum {string} */
+              turnType: "MAIN" | "SIDE";
+              typeSource: string;
+              /** @enum {string} */
+              status: "OK" | "FAILED";
+              simulated: boolean;
+              content: string | null;
+              finishReason: string | null;
+              policyVersion: number | null;
+              latencyMs: number | null;
+              ttftMs: number | null;
+              promptTokens: number | null;
+              completionTokens: number | null;
+              nextStateRole: string | null;
+              nextStateAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              error: string | null;
+            }[];
+          };
         };
       };
       400: components["responses"]["BadRequest"];
@@ -8659,7 +8816,186 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            system: unknown;
+            tools: unknown;
+            turns: {
+              id: string;
+              sessionId: string;
+              experimentId: string;
+              runId: string | null;
+              index: number | null;
+              /** @enum {string} */
+              turnType: "MAIN" | "SIDE";
+              typeSource: string;
+              /** @enum {string} */
+              status: "OK" | "FAILED";
+              simulated: boolean;
+              content: string | null;
+              finishReason: string | null;
+              policyVersion: number | null;
+              latencyMs: number | null;
+              ttftMs: number | null;
+              promptTokens: number | null;
+              completionTokens: number | null;
+              nextStateRole: string | null;
+              nextStateAt: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              error: string | null;
+              messagesDelta: unknown;
+              messagesOffset: number | null;
+              toolCalls: unknown;
+              reasoning: string | null;
+              nextState: unknown;
+              upstreamModel: string | null;
+              systemHash: string | null;
+              toolsHash: string | null;
+              responseTokens: number | null;
+              staleness: number | null;
+              currentPolicyVersion: number | null;
+              judgment: {
+                id: string;
+                turnId: string;
+                judgeKind: string;
+                judgeVersion: string;
+                promptVersion: string;
+                model: string;
+                settings: unknown;
+                score: number | null;
+                evalScore: number | null;
+                hint: string | null;
+                hintAccepted: boolean;
+                teacherLogprobs: (number | null)[];
+                dispatch: string | null;
+                excluded: boolean;
+                excludeReason: string | null;
+                latencyMs: number | null;
+                /** Format: date-time */
+                createdAt: string;
+                votes: {
+                  id: string;
+                  judgmentId: string;
+                  kind: string;
+                  index: number | null;
+                  value: number | null;
+                  hint: string | null;
+                  raw: string;
+                  error: string | null;
+                  latencyMs: number | null;
+                }[];
+                agreement: {
+                  valid: number | null;
+                  agree: number | null;
+                };
+              } | null;
+              olderJudgments: {
+                id: string;
+                turnId: string;
+                judgeKind: string;
+                judgeVersion: string;
+                promptVersion: string;
+                model: string;
+                settings: unknown;
+                score: number | null;
+                evalScore: number | null;
+                hint: string | null;
+                hintAccepted: boolean;
+                teacherLogprobs: (number | null)[];
+                dispatch: string | null;
+                excluded: boolean;
+                excludeReason: string | null;
+                latencyMs: number | null;
+                /** Format: date-time */
+                createdAt: string;
+                votes: {
+                  id: string;
+                  judgmentId: string;
+                  kind: string;
+                  index: number | null;
+                  value: number | null;
+                  hint: string | null;
+                  raw: string;
+                  error: string | null;
+                  latencyMs: number | null;
+                }[];
+              }[];
+              labels: {
+                id: string;
+                turnId: string;
+                /** @enum {string} */
+                source: "REVIEWER" | "USER" | "JUDGE";
+                value: number | null;
+                hint: string | null;
+                exclude: boolean | null;
+                comment: string | null;
+                userId: string | null;
+                apiKeyId: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                user: {
+                  email: string;
+                } | null;
+                apiKey: {
+                  prefix: string;
+                } | null;
+              }[];
+              samples: {
+                id: string;
+                runId: string;
+                turnId: string;
+                stepId: string | null;
+                leaseId: string | null;
+                leaseCount: number | null;
+                /** @enum {string} */
+                kind: "RL" | "OPD" | "BOTH";
+                /** @enum {string} */
+                labelSource: "REVIEWER" | "USER" | "JUDGE";
+                reward: number | null;
+                staleness: number | null;
+                excluded: boolean;
+                excludeReason: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                step: {
+                  step: number | null;
+                  policyVersion: number | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                } | null;
+              }[];
+              training: {
+                turnId: string;
+                experimentId: string;
+                value: number | null;
+                source: ("REVIEWER" | "USER" | "JUDGE") | null;
+                labelId: string | null;
+                judgmentId: string | null;
+                hint: string | null;
+                needsTeacherRescore: boolean;
+                teacherLogprobs: (number | null)[] | null;
+                kind: ("RL" | "OPD" | "BOTH") | null;
+                reward: number | null;
+                excluded: boolean;
+                excludeReason: string | null;
+              } | null;
+              opd: {
+                cells: {
+                  text: string;
+                  gap: number | null;
+                  start: number | null;
+                  tokens: number | null;
+                }[];
+                tokenCount: number | null;
+                meanGap: number | null;
+                minGap: number | null;
+                maxGap: number | null;
+                decoded: boolean;
+                warning: string | null;
+              } | null;
+            }[];
+            nextCursor: number | null;
+          };
         };
       };
       400: components["responses"]["BadRequest"];
@@ -8685,7 +9021,204 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": unknown;
+          "application/json": {
+            id: string;
+            sessionId: string;
+            experimentId: string;
+            runId: string | null;
+            index: number | null;
+            /** @enum {string} */
+            turnType: "MAIN" | "SIDE";
+            typeSource: string;
+            /** @enum {string} */
+            status: "OK" | "FAILED";
+            simulated: boolean;
+            content: string | null;
+            finishReason: string | null;
+            policyVersion: number | null;
+            latencyMs: number | null;
+            ttftMs: number | null;
+            promptTokens: number | null;
+            completionTokens: number | null;
+            nextStateRole: string | null;
+            nextStateAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            error: string | null;
+            messagesDelta: unknown;
+            messagesOffset: number | null;
+            toolCalls: unknown;
+            reasoning: string | null;
+            nextState: unknown;
+            upstreamModel: string | null;
+            systemHash: string | null;
+            toolsHash: string | null;
+            responseTokens: number | null;
+            staleness: number | null;
+            currentPolicyVersion: number | null;
+            judgment: {
+              id: string;
+              turnId: string;
+              judgeKind: string;
+              judgeVersion: string;
+              promptVersion: string;
+              model: string;
+              settings: unknown;
+              score: number | null;
+              evalScore: number | null;
+              hint: string | null;
+              hintAccepted: boolean;
+              teacherLogprobs: (number | null)[];
+              dispatch: string | null;
+              excluded: boolean;
+              excludeReason: string | null;
+              latencyMs: number | null;
+              /** Format: date-time */
+              createdAt: string;
+              votes: {
+                id: string;
+                judgmentId: string;
+                kind: string;
+                index: number | null;
+                value: number | null;
+                hint: string | null;
+                raw: string;
+                error: string | null;
+                latencyMs: number | null;
+              }[];
+              agreement: {
+                valid: number | null;
+                agree: number | null;
+              };
+            } | null;
+            olderJudgments: {
+              id: string;
+              turnId: string;
+              judgeKind: string;
+              judgeVersion: string;
+              promptVersion: string;
+              model: string;
+              settings: unknown;
+              score: number | null;
+              evalScore: number | null;
+              hint: string | null;
+              hintAccepted: boolean;
+              teacherLogprobs: (number | null)[];
+              dispatch: string | null;
+              excluded: boolean;
+              excludeReason: string | null;
+              latencyMs: number | null;
+              /** Format: date-time */
+              createdAt: string;
+              votes: {
+                id: string;
+                judgmentId: string;
+                kind: string;
+                index: number | null;
+                value: number | null;
+                hint: string | null;
+                raw: string;
+                error: string | null;
+                latencyMs: number | null;
+              }[];
+            }[];
+            labels: {
+              id: string;
+              turnId: string;
+              /** @enum {string} */
+              source: "REVIEWER" | "USER" | "JUDGE";
+              value: number | null;
+              hint: string | null;
+              exclude: boolean | null;
+              comment: string | null;
+              userId: string | null;
+              apiKeyId: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              user: {
+                email: string;
+              } | null;
+              apiKey: {
+                prefix: string;
+              } | null;
+            }[];
+            samples: {
+              id: string;
+              runId: string;
+              turnId: string;
+              stepId: string | null;
+              leaseId: string | null;
+              leaseCount: number | null;
+              /** @enum {string} */
+              kind: "RL" | "OPD" | "BOTH";
+              /** @enum {string} */
+              labelSource: "REVIEWER" | "USER" | "JUDGE";
+              reward: number | null;
+              staleness: number | null;
+              excluded: boolean;
+              excludeReason: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              step: {
+                step: number | null;
+                policyVersion: number | null;
+                /** Format: date-time */
+                createdAt: string;
+              } | null;
+            }[];
+            training: {
+              turnId: string;
+              experimentId: string;
+              value: number | null;
+              source: ("REVIEWER" | "USER" | "JUDGE") | null;
+              labelId: string | null;
+              judgmentId: string | null;
+              hint: string | null;
+              needsTeacherRescore: boolean;
+              teacherLogprobs: (number | null)[] | null;
+              kind: ("RL" | "OPD" | "BOTH") | null;
+              reward: number | null;
+              excluded: boolean;
+              excludeReason: string | null;
+            } | null;
+            opd: {
+              cells: {
+                text: string;
+                gap: number | null;
+                start: number | null;
+                tokens: number | null;
+              }[];
+              tokenCount: number | null;
+              meanGap: number | null;
+              minGap: number | null;
+              maxGap: number | null;
+              decoded: boolean;
+              warning: string | null;
+            } | null;
+            requestId: string;
+            params: unknown;
+            session: {
+              externalId: string;
+              done: boolean;
+            };
+            experiment: {
+              name: string;
+              slug: string;
+            };
+            messages: unknown[];
+            tools: unknown;
+            audit: {
+              id: string;
+              action: string;
+              actor: string | null;
+              actorKeyId: string | null;
+              before: unknown;
+              after: unknown;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            method: string | null;
+          };
         };
       };
       400: components["responses"]["BadRequest"];
@@ -8712,11 +9245,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            experimentName: string;
-            pending: number | null;
-            done: number | null;
-            disputed: number | null;
-            locked: number | null;
             id: string;
             experimentId: string;
             name: string;
@@ -8747,6 +9275,11 @@ export interface operations {
             /** Format: date-time */
             createdAt: string;
             archivedAt: string | null;
+            experimentName: string;
+            pending: number | null;
+            done: number | null;
+            disputed: number | null;
+            locked: number | null;
           };
         };
       };
