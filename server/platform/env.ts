@@ -120,6 +120,11 @@ const SECTIONS = {
     PROXY_AUTH_FAILURES_PER_MIN: int(60, 1),
     /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
     PROXY_MAX_MESSAGES: int(5000, 1),
+    /**
+     * How long a turn waits for Redis to hand out its place in the session before the replica orders it from its
+     * own memory (exact for one replica; replicas behind a balancer can then interleave a session wrongly).
+     */
+    PROXY_SESSION_ORDER_TIMEOUT_MS: int(250, 1, 60_000),
   }),
   /** The judge worker (workers/judge). */
   judge: z.object({

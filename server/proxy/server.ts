@@ -99,7 +99,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     onTurnRejected: (ev) => planner?.resetLane(ev),
     log,
   });
-  const order = fastRedis ? redisSessionOrder(fastRedis) : null;
+  const order = fastRedis ? redisSessionOrder(fastRedis, { timeoutMs: penv.PROXY_SESSION_ORDER_TIMEOUT_MS }) : null;
   planner = new TurnPlanner({
     sessions,
     stitch,

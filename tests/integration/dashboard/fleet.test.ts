@@ -121,10 +121,13 @@ describe("fleet overview", () => {
       await waitFor("both jobs to have failed once", async () => (await problems()).length === 2);
       const f = await fleetOverview(reader);
       const mine = f.problems.filter((j) => j.experimentId === exp.id);
-      expect(mine.find((j) => j.queue === "judge-turn")).toMatchObject({
+      const judgeJob = mine.find((j) => j.queue === "judge-turn");
+      // Retrying with backoff: by the time it is read a loaded machine may have made the second attempt too.
+      expect(judgeJob?.attemptsMade).toBeGreaterThanOrEqual(1);
+      expect(judgeJob?.attemptsMade).toBeLessThan(8);
+      expect(judgeJob).toMatchObject({
         jobId: turns[0]!.id,
         state: "retrying",
-        attemptsMade: 1,
         attempts: 8,
         experimentName: exp.name,
         reason: "judge endpoint http://127.0.0.1:1/v1 refused the connection",
