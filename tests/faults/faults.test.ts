@@ -91,7 +91,7 @@ it("loses, repeats and skips nothing through worker kills, a Redis restart and a
   const recoveries: Recovery[] = [];
   try {
     // Steady state first: turns judged and at least one training step.
-    await until("the first training step", async () => (await steps()) >= 1, 60_000);
+    await until("the first training step", async () => (await steps()) >= 1, 180_000);
 
     const worker = async (
       name: "serve" | "judge" | "train",
@@ -177,4 +177,4 @@ it("loses, repeats and skips nothing through worker kills, a Redis restart and a
   expect(final.counts.judgments).toBeGreaterThan(0);
   expect(final.counts.steps).toBeGreaterThan(1);
   expect(recoveries).toHaveLength(5);
-}, 420_000);
+}, 600_000);
