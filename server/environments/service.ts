@@ -10,16 +10,22 @@ import { db, type Prisma } from "../platform/db/client";
 import { badRequest, conflict, notFound } from "../platform/errors";
 import { sandboxLimitsSchema } from "./sandbox/limits";
 import { sandboxProvider, type ProviderName } from "./sandbox/registry";
-import type {
-  EnvironmentCreateInput,
+import { randomBytes } from "node:crypto";
+import { enqueueMany } from "../platform/bus/queues";
+import { assertFits } from "./episodes/runner";
+import { jobIdOf } from "./episodes/worker";
+import {
+  MAX_LAUNCH_EPISODES,
+  type EnvironmentCreateInput,
   EnvironmentGetInput,
   EnvironmentListInput,
-  EpisodeGetInput,
-  EpisodeListInput,
-  OracleRunInput,
-  TaskSetGetInput,
-  TaskSetImportInput,
-  TaskSetListInput,
+  type EpisodeGetInput,
+  type EpisodeLaunchInput,
+  type EpisodeListInput,
+  type OracleRunInput,
+  type TaskSetGetInput,
+  type TaskSetImportInput,
+  type TaskSetListInput,
 } from "./schemas";
 import { parseTasks, type TaskSource } from "./tasks/import";
 import { runOracle as oracle, type OracleOutcome } from "./tasks/oracle";
@@ -66,7 +72,14 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
     (r) => r.experimentId,
   );
   const provider = sandboxProvider(env.provider as ProviderName);
-  return { ...env, health: await provider.available() };
+  const byStatus = await db().episode.groupBy({
+    by: ["status"],
+    where: { environmentId: env.id },
+    _count: { _all: true },
+  });
+  const episodes = { QUEUED: 0, RUNNING: 0, DONE: 0, FAILED: 0 };
+  for (const r of byStatus) episodes[r.status] = r._count._all;
+  return { ...env, health: await provider.available(), episodes };
 }
 
 /** Parses the upload (a 400 naming the file and field when a task is bad), then writes the next version. */
@@ -232,10 +245,79 @@ export async function runOracle(p: Principal, input: In<typeof OracleRunInput>) 
   return { taskSetId: set.id, version: sv.version, results };
 }
 
+/**
+ * Queues n episodes of each chosen task (one GRPO group per task: group key `<launchId>:<task key>`) in one
+ * transaction with its audit entry, then enqueues them for workers/episodes.
+ */
+export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunchInput>) {
+  const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
+  const env = await db().environment.findUnique({ where: { id: input.environmentId } });
+  if (!env || env.experimentId !== set.experimentId) throw notFound("Environment", input.environmentId);
+  const tasks = await db().task.findMany({
+    where: {
+      setVersionId: sv.id,
+      ...(input.split === "all" ? {} : { split: input.split }),
+      ...(input.taskKeys ? { key: { in: input.taskKeys } } : {}),
+    },
+    orderBy: { index: "asc" },
+  });
+  if (input.taskKeys) {
+    const found = new Set(tasks.map((t) => t.key));
+    const missing = input.taskKeys.filter((k) => !found.has(k));
+    if (missing.length)
+      throw badRequest(`No task ${missing.slice(0, 5).join(", ")} in the ${input.split} split of v${sv.version}`);
+  }
+  if (tasks.length === 0) throw badRequest(`The ${input.split} split of ${set.name} v${sv.version} holds no task`);
+  const total = tasks.length * input.n;
+  if (total > MAX_LAUNCH_EPISODES)
+    throw badRequest(
+      `${tasks.length} tasks × ${input.n} = ${total} episodes; at most ${MAX_LAUNCH_EPISODES} per launch`,
+    );
+  for (const t of tasks) assertFits(env, taskSpecSchema.parse(t.spec), t.key);
+
+  const launchId = `L${randomBytes(6).toString("hex")}`;
+  const rows = tasks.flatMap((t) =>
+    Array.from({ length: input.n }, (_, i) => ({
+      id: `${launchId}-${t.index}-${i}`,
+      experimentId: env.experimentId,
+      environmentId: env.id,
+      taskId: t.id,
+      groupKey: `${launchId}:${t.key}`,
+      sampleIndex: i,
+      maxSteps: input.maxSteps,
+      estimator: input.estimator,
+    })),
+  );
+  await db().$transaction(async (tx) => {
+    await tx.episode.createMany({ data: rows });
+    await audit(tx, p, "episode.launch", "taskSet", set.id, null, {
+      launchId,
+      environmentId: env.id,
+      version: sv.version,
+      split: input.split,
+      tasks: tasks.length,
+      n: input.n,
+      maxSteps: input.maxSteps,
+      estimator: input.estimator,
+    });
+  });
+  await enqueueMany(
+    "episode",
+    rows.map((r) => ({ payload: { episodeId: r.id, experimentId: r.experimentId }, jobId: jobIdOf(r.id, 0) })),
+  );
+  return { launchId, episodes: rows.length, groups: tasks.length, taskSetId: set.id, version: sv.version };
+}
+
 export async function listEpisodes(p: Principal, input: In<typeof EpisodeListInput>) {
   const e = await loadExperimentFor(p, input.experiment);
   return db().episode.findMany({
-    where: { experimentId: e.id, ...(input.taskId ? { taskId: input.taskId } : {}) },
+    where: {
+      experimentId: e.id,
+      ...(input.taskId ? { taskId: input.taskId } : {}),
+      ...(input.environmentId ? { environmentId: input.environmentId } : {}),
+      ...(input.launchId ? { groupKey: { startsWith: `${input.launchId}:` } } : {}),
+      ...(input.status ? { status: input.status } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: input.limit,
     include: { task: { select: { key: true, kind: true, split: true } } },

@@ -59,7 +59,8 @@ describe.skipIf(!availability.ok)(
       h.fake.enqueue(bash(RIGHT), bash("cat /app/answer.txt"), { content: "There are 3 errors." });
       const ep = await runEpisode({ environmentId, taskId, agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, error: null });
-      expect(ep.steps).toHaveLength(2);
+      // Two tool calls and the final answer: each a step with its recorded turn.
+      expect(ep.steps).toHaveLength(3);
       const second = ep.steps[1].observation as { results: { content: string; exitCode: number }[] };
       expect(second.results[0]).toMatchObject({ exitCode: 0 });
       expect(second.results[0].content).toContain("stdout:\n3\n");
@@ -77,7 +78,7 @@ describe.skipIf(!availability.ok)(
       expect(turnIds.every((t) => typeof t === "string")).toBe(true);
       const turns = await waitFor("the episode's turns", async () => {
         const rows = await db().turn.findMany({ where: { id: { in: turnIds as string[] } } });
-        return rows.length === 2 ? rows : null;
+        return rows.length === 3 ? rows : null;
       });
       expect(new Set(turns.map((t) => t.experimentId))).toEqual(new Set([h.experiment.id]));
       expect(ep.leaseId).toMatch(/^sbx-/);
@@ -93,7 +94,7 @@ describe.skipIf(!availability.ok)(
       h.fake.enqueue(bash(WRONG), { content: "Done." });
       const ep = await runEpisode({ environmentId, taskId, agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 0, truncation: null });
-      expect(ep.steps).toHaveLength(1);
+      expect(ep.steps).toHaveLength(2);
     });
 
     it("stops at the step budget and marks the episode truncated", async () => {

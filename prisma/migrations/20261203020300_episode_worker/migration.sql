@@ -1,0 +1,11 @@
+-- AlterTable
+ALTER TABLE "episodes" ADD COLUMN     "attempts" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "estimator" TEXT NOT NULL DEFAULT 'grpo',
+ADD COLUMN     "heartbeatAt" TIMESTAMP(3),
+ADD COLUMN     "maxSteps" INTEGER NOT NULL DEFAULT 10;
+
+-- CreateIndex
+CREATE INDEX "episodes_status_heartbeatAt_idx" ON "episodes"("status", "heartbeatAt");
+
+-- CreateIndex
+CREATE INDEX "episodes_groupKey_idx" ON "episodes"("groupKey");

@@ -1,0 +1,160 @@
+// The episode worker on real Postgres, Redis (BullMQ) and the real recording proxy: a launch queues a GRPO
+// group of tool-call episodes; the worker claims each once, answers the agent's calc calls in-process, scores
+// the boxed answer, records every step as a turn of the episode's proxy session, and writes the group's
+// advantages once the group has ended. The sweeper gives a lost worker's episode another attempt, then fails it.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../../server/platform/db/client";
+import { EnvironmentCreateInput, EpisodeLaunchInput, TaskSetImportInput } from "../../../server/environments/schemas";
+import { createEnvironment, importTaskSet, launchEpisodes } from "../../../server/environments/service";
+import { claimEpisode, startEpisodeWorker, sweepEpisodes } from "../../../server/environments/episodes/worker";
+import { AppError } from "../../../server/platform/errors";
+import { isolateRedis } from "../../helpers/isolate";
+import { ADMIN } from "../../helpers/fixtures";
+import { waitFor } from "../../helpers/waitFor";
+import { harness, type Harness } from "../proxy/setup";
+
+isolateRedis("env-worker");
+
+const calc = (expression: string) => ({
+  toolCalls: [{ name: "calc", arguments: JSON.stringify({ expression }) }],
+});
+
+describe("episode worker", () => {
+  let h: Harness;
+  let environmentId: string;
+  let taskSetId: string;
+  let worker: ReturnType<typeof startEpisodeWorker>;
+  beforeAll(async () => {
+    h = await harness();
+    environmentId = (
+      await createEnvironment(
+        ADMIN,
+        EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "toolcall", tools: ["calc", "lookup"] }),
+      )
+    ).id;
+    taskSetId = (
+      await importTaskSet(
+        ADMIN,
+        TaskSetImportInput.parse({
+          experiment: h.experiment.id,
+          name: "arithmetic",
+          format: "jsonl",
+          text: readFileSync("examples/environments/toolcall/arithmetic.jsonl", "utf8"),
+          heldOutFraction: 0,
+        }),
+      )
+    ).id;
+    worker = startEpisodeWorker({
+      agentFor: async () => ({ baseUrl: `${h.proxy.url}/v1`, apiKey: h.key, model: h.fake.model }),
+      // One at a time, so the fake upstream's scripted replies go to the episodes in order.
+      concurrency: 1,
+      perEnvironment: 1,
+      staleMs: 3_600_000,
+      maxAttempts: 2,
+      sweepMs: 3_600_000,
+      experimentIds: [h.experiment.id],
+    });
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await h?.close();
+  });
+
+  it("runs a launched group: tools answered, answers scored, steps recorded as turns, GRPO advantages", async () => {
+    h.fake.reset();
+    // Episode 0 computes and answers right; episode 1 answers without the tool, wrongly.
+    h.fake.enqueue(calc("17 * 23"), { content: "So the answer is \\boxed{391}." }, { content: "\\boxed{381}" });
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId, taskSetId, taskKeys: ["mul-17-23"], n: 2, maxSteps: 4 }),
+    );
+    expect(launch).toMatchObject({ episodes: 2, groups: 1 });
+    const episodes = await waitFor("the group's advantages", async () => {
+      const rows = await db().episode.findMany({
+        where: { groupKey: `${launch.launchId}:mul-17-23` },
+        orderBy: { sampleIndex: "asc" },
+        include: { steps: { orderBy: { index: "asc" } } },
+      });
+      return rows.every((e) => e.status === "DONE" && e.steps.every((s) => s.advantage !== null)) ? rows : null;
+    });
+    expect(episodes.map((e) => [e.outcome, e.attempts, e.truncation])).toEqual([
+      [1, 1, null],
+      [-1, 1, null],
+    ]);
+    const [right, wrong] = episodes;
+    expect(right.steps).toHaveLength(2);
+    const obs = right.steps[0].observation as { results: { content: string }[] };
+    expect(obs.results[0].content).toBe("391");
+    // The upstream read the calc result back as the tool message answering its call.
+    const second = h.fake.requests[1].body.messages as { role: string; content: string }[];
+    expect(second.at(-1)).toMatchObject({ role: "tool", content: "391" });
+    // Outcomes +1 and −1: mean 0, population std 1, so A = ±1 / (1 + 1e-6) on every step.
+    const a = 1 / (1 + 1e-6);
+    expect(right.steps.map((s) => s.advantage)).toEqual([a, a]);
+    expect(wrong.steps.map((s) => s.advantage)).toEqual([-a]);
+    // Every step is a recorded turn of the episode's own proxy session.
+    const turns = await waitFor("the recorded turns", async () => {
+      const rows = await db().turn.findMany({
+        where: { id: { in: right.steps.map((s) => s.turnId!) } },
+        include: { session: true },
+      });
+      return rows.length === 2 ? rows : null;
+    });
+    expect(new Set(turns.map((t) => t.session.externalId))).toEqual(new Set([right.sessionId]));
+  });
+
+  it("claims an episode once", async () => {
+    h.fake.reset();
+    h.fake.enqueue({ content: "\\boxed{896}" });
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId, taskSetId, taskKeys: ["sum-3"], n: 1 }),
+    );
+    const ep = await waitFor("the episode", async () => {
+      const e = await db().episode.findFirst({ where: { groupKey: `${launch.launchId}:sum-3` } });
+      return e?.status === "DONE" ? e : null;
+    });
+    expect(ep.outcome).toBe(1);
+    expect(await claimEpisode(ep.id)).toBe(false);
+  });
+
+  it("re-queues a lost worker's episode with a fresh start, then fails it after the last attempt", async () => {
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId, taskSetId, taskKeys: ["capital-fr"], n: 1 }),
+    );
+    const id = `${launch.launchId}-2-0`;
+    // Stand in for a worker that claimed it and died: RUNNING, with a step and an old heartbeat.
+    await worker.close();
+    const old = new Date(Date.now() - 120_000);
+    await db().episode.update({
+      where: { id },
+      data: { status: "RUNNING", attempts: 1, heartbeatAt: old },
+    });
+    await db().episodeStep.create({ data: { episodeId: id, index: 0, action: {}, observation: {} } });
+    const first = await sweepEpisodes({ staleMs: 60_000, maxAttempts: 2, experimentIds: [h.experiment.id] });
+    expect(first).toEqual({ requeued: [id], failed: [] });
+    expect(await claimEpisode(id)).toBe(true);
+    const claimed = await db().episode.findUniqueOrThrow({ where: { id }, include: { steps: true } });
+    expect(claimed).toMatchObject({ status: "RUNNING", attempts: 2 });
+    expect(claimed.steps).toEqual([]);
+    await db().episode.update({ where: { id }, data: { heartbeatAt: old } });
+    const second = await sweepEpisodes({ staleMs: 60_000, maxAttempts: 2, experimentIds: [h.experiment.id] });
+    expect(second).toEqual({ requeued: [], failed: [id] });
+    expect(await db().episode.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "FAILED", attempts: 2 });
+  });
+
+  it("refuses a launch whose tasks need a tool the environment lacks", async () => {
+    const bashOnly = await createEnvironment(
+      ADMIN,
+      EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "bash-only" }),
+    );
+    const err = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId: bashOnly.id, taskSetId, n: 1 }),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).message).toContain("does not offer calc");
+  });
+});
