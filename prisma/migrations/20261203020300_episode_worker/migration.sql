@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "episodes" ADD COLUMN     "attempts" INTEGER NOT NULL DEFAULT 0,
+ALTER TABLE "episodes" ADD COLUMN     "advantagesAt" TIMESTAMP(3),
+ADD COLUMN     "attempts" INTEGER NOT NULL DEFAULT 0,
 ADD COLUMN     "estimator" TEXT NOT NULL DEFAULT 'grpo',
 ADD COLUMN     "heartbeatAt" TIMESTAMP(3),
 ADD COLUMN     "maxSteps" INTEGER NOT NULL DEFAULT 10;

@@ -68,14 +68,15 @@ export async function computeGroupAdvantages(groupKey: string): Promise<GroupRes
       )
     : [];
   let droppedSteps = 0;
-  await db().$transaction(
-    done.flatMap((e, k) =>
+  await db().$transaction([
+    ...done.flatMap((e, k) =>
       e.steps.map((s, i) => {
         const advantage = advantages[k][i];
         if (advantage === null) droppedSteps++;
         return db().episodeStep.update({ where: { id: s.id }, data: { advantage } });
       }),
     ),
-  );
+    db().episode.updateMany({ where: { groupKey }, data: { advantagesAt: new Date() } }),
+  ]);
   return { groupKey, members: done.length, failed: episodes.length - done.length, droppedSteps };
 }

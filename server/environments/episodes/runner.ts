@@ -4,6 +4,7 @@
 // `lookup` in-process — and fed back as a tool message, a step budget, then the outcome: the task's
 // verifier (terminal) or the final answer's score (tool-call). A lease is closed whatever happens; the
 // episode row says how it ended. Claiming, retries and heartbeats are the worker's (episodes/queue.ts).
+import { EPISODE_SESSION_PREFIX } from "../../labels/episodes";
 import { db, type Prisma } from "../../platform/db/client";
 import { badRequest, errorText } from "../../platform/errors";
 import { sandboxLimitsSchema } from "../sandbox/limits";
@@ -142,7 +143,7 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
     include: { environment: true, task: true },
   });
   const spec = taskSpecSchema.parse(episode.task.spec);
-  const sessionId = `episode-${episode.id}-${episode.attempts}`;
+  const sessionId = `${EPISODE_SESSION_PREFIX}${episode.id}-${episode.attempts}`;
   let leaseId: string | null = null;
   const provider =
     spec.kind === "terminal" ? (opts.provider ?? sandboxProvider(episode.environment.provider as ProviderName)) : null;

@@ -10,13 +10,16 @@ import { createEnvironment, importTaskSet, launchEpisodes } from "../../../serve
 import { claimEpisode, startEpisodeWorker, sweepEpisodes } from "../../../server/environments/episodes/worker";
 import { AppError } from "../../../server/platform/errors";
 import { isolateRedis } from "../../helpers/isolate";
-import { ADMIN } from "../../helpers/fixtures";
+import { collectSamples } from "../../../server/training/samples";
+import { ADMIN, makeRun } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
 
 isolateRedis("env-worker");
 
+// With a sentence before the call, so the recorded turn has response tokens to train on.
 const calc = (expression: string) => ({
+  content: "Let me compute it.",
   toolCalls: [{ name: "calc", arguments: JSON.stringify({ expression }) }],
 });
 
@@ -25,8 +28,10 @@ describe("episode worker", () => {
   let environmentId: string;
   let taskSetId: string;
   let worker: ReturnType<typeof startEpisodeWorker>;
+  let runId: string;
   beforeAll(async () => {
-    h = await harness();
+    h = await harness({ fake: { tokenIds: true } });
+    runId = (await makeRun(h.experiment.id)).id;
     environmentId = (
       await createEnvironment(
         ADMIN,
@@ -102,6 +107,18 @@ describe("episode worker", () => {
       return rows.length === 2 ? rows : null;
     });
     expect(new Set(turns.map((t) => t.session.externalId))).toEqual(new Set([right.sessionId]));
+
+    // The trainer's sample collection takes each step's turn at its step advantage, not a judge's label.
+    await waitFor("the wrong episode's turn", async () =>
+      (await db().turn.count({ where: { id: wrong.steps[0].turnId! } })) === 1 ? true : null,
+    );
+    await collectSamples(runId);
+    const samples = await db().sample.findMany({
+      where: { runId, turnId: { in: [...right.steps, ...wrong.steps].map((s) => s.turnId!) } },
+    });
+    const byTurn = new Map(samples.map((x) => [x.turnId, x]));
+    expect([...right.steps, ...wrong.steps].map((s) => byTurn.get(s.turnId!)?.reward)).toEqual([a, a, -a]);
+    expect(samples.map((x) => [x.kind, x.labelSource, x.excludeReason])).toEqual(Array(3).fill(["RL", "JUDGE", null]));
   });
 
   it("claims an episode once", async () => {
