@@ -1,7 +1,9 @@
 // The tool-call tasks' in-process tools: calc's arithmetic (precedence, associativity, errors as
 // observations) and lookup's fact table.
 import { describe, expect, it } from "vitest";
+import { demoToolCallTasks } from "../../../server/environments/demo";
 import { evaluateArithmetic, runTaskTool } from "../../../server/environments/episodes/tools";
+import { scoreAnswer } from "../../../server/environments/tasks/answer";
 
 const task = { tools: ["calc", "lookup"] as ("calc" | "lookup")[], lookup: { "capital of France": "Paris" } };
 
@@ -47,5 +49,19 @@ describe("lookup", () => {
     expect(runTaskTool({ ...task, tools: ["calc"] }, "lookup", JSON.stringify({ key: "x" }))).toBe(
       "error: unknown tool lookup; this task offers calc",
     );
+  });
+});
+
+describe("the demo's tool-call tasks", () => {
+  it("are stable across calls, and the calc tool answers each one right", () => {
+    const tasks = demoToolCallTasks();
+    expect(demoToolCallTasks()).toEqual(tasks);
+    expect(new Set(tasks.map((t) => t.key)).size).toBe(tasks.length);
+    for (const t of tasks) {
+      const expression = /What is (\d+ [*+] \d+)\?/.exec(t.instruction)![1];
+      const answer = runTaskTool(t, "calc", JSON.stringify({ expression }));
+      expect(answer).toBe(t.answer);
+      expect(scoreAnswer(t, `So it is \\boxed{${answer}}.`)).toBe(1);
+    }
   });
 });
