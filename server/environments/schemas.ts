@@ -90,5 +90,7 @@ export const EpisodeLaunchInput = z.object({
   /** Upstream: 16 tool calls (ReTool), 10 iterations (terminal). */
   maxSteps: z.number().int().min(1).max(64).default(10),
   estimator: z.enum(ESTIMATORS).default("grpo"),
+  /** Step PRM: the judge's votes on each step become its score (the group waits for them a while). */
+  prm: z.boolean().default(false),
 });
 export const EpisodeGetInput = z.object({ id });

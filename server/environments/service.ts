@@ -286,6 +286,7 @@ export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunc
       sampleIndex: i,
       maxSteps: input.maxSteps,
       estimator: input.estimator,
+      prm: input.prm,
     })),
   );
   await db().$transaction(async (tx) => {
@@ -299,6 +300,7 @@ export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunc
       n: input.n,
       maxSteps: input.maxSteps,
       estimator: input.estimator,
+      prm: input.prm,
     });
   });
   await enqueueMany(

@@ -255,6 +255,8 @@ const SECTIONS = {
     /** Claims an episode gets before a lost worker's episode is marked FAILED instead of re-queued. */
     EPISODE_MAX_ATTEMPTS: int(3, 1, 10),
     EPISODES_SWEEP_MS: int(10_000, 100),
+    /** How long a step-PRM group waits for the judge's votes on its steps before it trains without the missing ones. */
+    EPISODE_PRM_WAIT_S: int(120, 0),
     /** Comma-separated experiment ids: limit the sweeper to them (tests, partial deployments). */
     EPISODES_EXPERIMENTS: idList,
   }),

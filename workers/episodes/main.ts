@@ -30,6 +30,7 @@ await runWorker("episodes", async (ctx) => {
     staleMs: cfg.EPISODE_STALE_S * 1000,
     maxAttempts: cfg.EPISODE_MAX_ATTEMPTS,
     sweepMs: cfg.EPISODES_SWEEP_MS,
+    prmWaitMs: cfg.EPISODE_PRM_WAIT_S * 1000,
     experimentIds: cfg.EPISODES_EXPERIMENTS.length ? cfg.EPISODES_EXPERIMENTS : undefined,
     setActivity: ctx.setActivity,
     setStat: ctx.setStat,

@@ -107,6 +107,7 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
     n: 8,
     maxSteps: 10,
     estimator: "grpo" as "grpo" | "step_wise",
+    prm: false,
   });
   const [launched, setLaunched] = useState<{ launchId: string; episodes: number } | null>(null);
   const d = env.data;
@@ -188,6 +189,10 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
             <option value="grpo">grpo</option>
             <option value="step_wise">step_wise</option>
           </select>
+        </label>
+        <label style={{ display: "flex", gap: 4, alignItems: "center" }}>
+          <input type="checkbox" checked={form.prm} onChange={(e) => setForm({ ...form, prm: e.target.checked })} />
+          Step PRM (judge votes per step)
         </label>
         <GuardedButton
           perm="write"

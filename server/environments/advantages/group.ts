@@ -48,18 +48,57 @@ export interface GroupResult {
   droppedSteps: number;
 }
 
+/** The mean of the latest judgment's parsed votes on each turn (the judge worker is the step PRM). */
+async function prmScores(turnIds: string[]) {
+  const judgments = await db().judgment.findMany({
+    where: { turnId: { in: turnIds } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { turnId: true, score: true, votes: { select: { value: true }, orderBy: { index: "asc" } } },
+  });
+  const out = new Map<string, { score: number; votes: number[] }>();
+  for (const j of judgments) {
+    if (out.has(j.turnId)) continue;
+    const votes = j.votes.flatMap((v) => (v.value === null ? [] : [v.value]));
+    out.set(j.turnId, { score: votes.length ? votes.reduce((a, b) => a + b, 0) / votes.length : j.score, votes });
+  }
+  return out;
+}
+
 /**
- * Writes the group's step advantages once no member is QUEUED or RUNNING; null while some still are.
+ * Writes the group's step advantages once no member is QUEUED or RUNNING; null while some still are, or
+ * while a PRM group still waits for step judgments (up to `prmWaitMs` after its last member ended).
  * Idempotent: a second call rewrites the same values.
  */
-export async function computeGroupAdvantages(groupKey: string): Promise<GroupResult | null> {
+export async function computeGroupAdvantages(
+  groupKey: string,
+  opts: { prmWaitMs?: number; now?: number } = {},
+): Promise<GroupResult | null> {
   const episodes = await db().episode.findMany({
     where: { groupKey },
     orderBy: [{ sampleIndex: "asc" }, { id: "asc" }],
-    include: { steps: { orderBy: { index: "asc" }, select: { id: true, prmScore: true } } },
+    include: {
+      steps: { orderBy: { index: "asc" }, select: { id: true, turnId: true, prmScore: true } },
+    },
   });
   if (episodes.length === 0 || episodes.some((e) => e.status === "QUEUED" || e.status === "RUNNING")) return null;
   const done = episodes.filter((e) => e.status === "DONE" && e.outcome !== null);
+  if (episodes[0].prm) {
+    const turnIds = done.flatMap((e) => e.steps.flatMap((s) => (s.turnId ? [s.turnId] : [])));
+    const scores = await prmScores(turnIds);
+    const lastEnd = Math.max(...episodes.map((e) => e.finishedAt?.getTime() ?? 0));
+    const waiting = (opts.now ?? Date.now()) - lastEnd < (opts.prmWaitMs ?? 0);
+    if (waiting && turnIds.some((t) => !scores.has(t))) return null;
+    await db().$transaction(
+      done.flatMap((e) =>
+        e.steps.flatMap((s) => {
+          const p = s.turnId ? scores.get(s.turnId) : undefined;
+          if (!p) return [];
+          s.prmScore = p.score;
+          return [db().episodeStep.update({ where: { id: s.id }, data: { prmScore: p.score, prmVotes: p.votes } })];
+        }),
+      ),
+    );
+  }
   const estimator = (episodes[0].estimator as Estimator) ?? "grpo";
   const advantages = done.length
     ? groupAdvantages(

@@ -19,6 +19,8 @@ export interface EpisodeWorkerOptions {
   staleMs: number;
   maxAttempts: number;
   sweepMs: number;
+  /** How long a step-PRM group waits for its judgments (the sweeper retries it meanwhile). */
+  prmWaitMs?: number;
   /** Limit the sweeper to these experiments (tests, partial deployments). */
   experimentIds?: readonly string[];
   provider?: SandboxProvider;
@@ -55,6 +57,7 @@ export async function claimEpisode(episodeId: string): Promise<boolean> {
 export async function sweepEpisodes(opts: {
   staleMs: number;
   maxAttempts: number;
+  prmWaitMs?: number;
   experimentIds?: readonly string[];
   now?: number;
 }) {
@@ -76,7 +79,7 @@ export async function sweepEpisodes(opts: {
     });
     if (r.count === 0) continue;
     (give ? requeued : failed).push(e.id);
-    if (!give && e.groupKey) await computeGroupAdvantages(e.groupKey);
+    if (!give && e.groupKey) await computeGroupAdvantages(e.groupKey, opts);
   }
   // A QUEUED episode older than the stale window may have lost its job (Redis flushed): the job id is
   // deterministic, so re-enqueueing one that still exists is a no-op.
@@ -87,7 +90,17 @@ export async function sweepEpisodes(opts: {
   });
   for (const o of orphans)
     await enqueue("episode", { episodeId: o.id, experimentId: o.experimentId }, jobIdOf(o.id, o.attempts));
-  return { requeued, failed };
+  // Ended groups without advantages yet: a PRM group waiting for its judgments, or one whose worker died
+  // between an episode's end and the group's computation.
+  const pending = await db().episode.findMany({
+    where: { ...scope, groupKey: { not: null }, advantagesAt: null, status: { in: ["DONE", "FAILED"] } },
+    distinct: ["groupKey"],
+    select: { groupKey: true },
+    take: 200,
+  });
+  const computed: string[] = [];
+  for (const g of pending) if (await computeGroupAdvantages(g.groupKey!, opts)) computed.push(g.groupKey!);
+  return { requeued, failed, computed };
 }
 
 /** Waits for a free slot of an environment (in this process). */
@@ -158,7 +171,7 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
         } finally {
           running.delete(episodeId);
         }
-        if (episode.groupKey) await computeGroupAdvantages(episode.groupKey);
+        if (episode.groupKey) await computeGroupAdvantages(episode.groupKey, { prmWaitMs: opts.prmWaitMs });
       } finally {
         slots.give(row.environmentId);
         report();

@@ -8,6 +8,7 @@ import { db } from "../../../server/platform/db/client";
 import { EnvironmentCreateInput, EpisodeLaunchInput, TaskSetImportInput } from "../../../server/environments/schemas";
 import { createEnvironment, importTaskSet, launchEpisodes } from "../../../server/environments/service";
 import { claimEpisode, startEpisodeWorker, sweepEpisodes } from "../../../server/environments/episodes/worker";
+import { computeGroupAdvantages } from "../../../server/environments/advantages/group";
 import { AppError } from "../../../server/platform/errors";
 import { isolateRedis } from "../../helpers/isolate";
 import { collectSamples } from "../../../server/training/samples";
@@ -58,6 +59,7 @@ describe("episode worker", () => {
       staleMs: 3_600_000,
       maxAttempts: 2,
       sweepMs: 3_600_000,
+      prmWaitMs: 3_600_000,
       experimentIds: [h.experiment.id],
     });
   });
@@ -121,6 +123,69 @@ describe("episode worker", () => {
     expect(samples.map((x) => [x.kind, x.labelSource, x.excludeReason])).toEqual(Array(3).fill(["RL", "JUDGE", null]));
   });
 
+  it("a step-PRM group waits for the judge's votes on its steps, then step_wise scores each step by them", async () => {
+    h.fake.reset();
+    h.fake.enqueue(calc("128 + 256 + 512"), { content: "\\boxed{896}" }, { content: "\\boxed{900}" });
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({
+        environmentId,
+        taskSetId,
+        taskKeys: ["sum-3"],
+        n: 2,
+        estimator: "step_wise",
+        prm: true,
+      }),
+    );
+    const groupKey = `${launch.launchId}:sum-3`;
+    const ended = await waitFor("both episodes", async () => {
+      const rows = await db().episode.findMany({
+        where: { groupKey },
+        orderBy: { sampleIndex: "asc" },
+        include: { steps: { orderBy: { index: "asc" } } },
+      });
+      return rows.every((e) => e.status === "DONE") ? rows : null;
+    });
+    // No judgment yet: the group waits (no advantages, nothing for the trainer).
+    expect(await computeGroupAdvantages(groupKey, { prmWaitMs: 3_600_000 })).toBeNull();
+    expect(ended.flatMap((e) => e.steps.map((s) => s.advantage))).toEqual([null, null, null]);
+    const turnIds = ended.flatMap((e) => e.steps.map((s) => s.turnId!));
+    await waitFor("the step turns", async () =>
+      (await db().turn.count({ where: { id: { in: turnIds } } })) === 3 ? true : null,
+    );
+    const votes = [
+      [1, 1, 0],
+      [1, 1, 1],
+      [-1, -1, -1],
+    ];
+    for (const [i, turnId] of turnIds.entries())
+      await db().judgment.create({
+        data: {
+          turnId,
+          judgeVersion: "test",
+          judgeKind: "test",
+          model: "test",
+          promptVersion: "test",
+          score: Math.sign(votes[i].reduce((a, b) => a + b, 0)),
+          votes: { create: votes[i].map((value, index) => ({ kind: "prm", index, raw: `\\boxed{${value}}`, value })) },
+        },
+      });
+    expect(await computeGroupAdvantages(groupKey, { prmWaitMs: 3_600_000 })).toMatchObject({ members: 2 });
+    const steps = await db().episodeStep.findMany({
+      where: { episodeId: { in: ended.map((e) => e.id) } },
+      orderBy: [{ episodeId: "asc" }, { index: "asc" }],
+    });
+    const byTurn = new Map(steps.map((s) => [s.turnId, s]));
+    const [s00, s01, s10] = turnIds.map((t) => byTurn.get(t)!);
+    expect([s00.prmScore, s01.prmScore, s10.prmScore]).toEqual([2 / 3, 1, -1]);
+    expect(s00.prmVotes).toEqual([1, 1, 0]);
+    // Step 0's bucket {2/3, −1}: mean −1/6, population std 5/6, so ±(5/6)/(5/6 + 1e-6); step 1 is alone: raw 1.
+    const z = 5 / 6 / (5 / 6 + 1e-6);
+    expect(s00.advantage).toBeCloseTo(z, 12);
+    expect(s10.advantage).toBeCloseTo(-z, 12);
+    expect(s01.advantage).toBe(1);
+  });
+
   it("claims an episode once", async () => {
     h.fake.reset();
     h.fake.enqueue({ content: "\\boxed{896}" });
@@ -151,14 +216,14 @@ describe("episode worker", () => {
     });
     await db().episodeStep.create({ data: { episodeId: id, index: 0, action: {}, observation: {} } });
     const first = await sweepEpisodes({ staleMs: 60_000, maxAttempts: 2, experimentIds: [h.experiment.id] });
-    expect(first).toEqual({ requeued: [id], failed: [] });
+    expect(first).toEqual({ requeued: [id], failed: [], computed: [] });
     expect(await claimEpisode(id)).toBe(true);
     const claimed = await db().episode.findUniqueOrThrow({ where: { id }, include: { steps: true } });
     expect(claimed).toMatchObject({ status: "RUNNING", attempts: 2 });
     expect(claimed.steps).toEqual([]);
     await db().episode.update({ where: { id }, data: { heartbeatAt: old } });
     const second = await sweepEpisodes({ staleMs: 60_000, maxAttempts: 2, experimentIds: [h.experiment.id] });
-    expect(second).toEqual({ requeued: [], failed: [id] });
+    expect(second).toEqual({ requeued: [], failed: [id], computed: [] });
     expect(await db().episode.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "FAILED", attempts: 2 });
   });
 

@@ -85,6 +85,7 @@ const EpisodeRow = z.object({
   truncation: z.string().nullable(),
   error: z.string().nullable(),
   estimator: z.string(),
+  prm: z.boolean(),
   maxSteps: Num,
   attempts: Num,
   heartbeatAt: z.date().nullable(),
