@@ -6,7 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense, useState } from "react";
 import { z } from "zod";
-import { ENVIRONMENT_TOOLS } from "../../../server/environments/schemas";
+import type { EnvironmentCreateInput } from "../../../server/environments/schemas";
 import { useTRPC } from "../../_lib/trpc";
 import { ErrorBanner } from "../../_ui/ErrorBanner";
 import { useAction } from "../../_ui/useAction";
@@ -21,6 +21,10 @@ export default function EnvironmentsPage() {
     </Suspense>
   );
 }
+
+// Listed here, typed by the server's schema: a value import would pull the sandbox code into the browser bundle.
+type Tool = z.input<typeof EnvironmentCreateInput>["tools"] extends (infer T)[] | undefined ? T : never;
+const TOOLS: readonly Tool[] = ["bash", "calc", "lookup"];
 
 const Search = z.object({ experimentId: z.string().optional(), environmentId: z.string().optional() });
 
@@ -223,7 +227,7 @@ function CreateEnvironment({ experimentId }: { experimentId: string }) {
     invalidate: [trpc.environments.pathKey()],
   });
   const [name, setName] = useState("");
-  const [tools, setTools] = useState<(typeof ENVIRONMENT_TOOLS)[number][]>(["bash"]);
+  const [tools, setTools] = useState<Tool[]>(["bash"]);
   const [wallSeconds, setWallSeconds] = useState(120);
   return (
     <div className="card" data-testid="environment-create">
@@ -234,7 +238,7 @@ function CreateEnvironment({ experimentId }: { experimentId: string }) {
           <span>Name</span>
           <input aria-label="Name" value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        {ENVIRONMENT_TOOLS.map((t) => (
+        {TOOLS.map((t) => (
           <label key={t} style={{ display: "flex", gap: 4, alignItems: "center" }}>
             <input
               type="checkbox"
