@@ -89,6 +89,8 @@ export const EpisodeLaunchInput = z.object({
   n: z.number().int().min(1).max(64).default(8),
   /** Upstream: 16 tool calls (ReTool), 10 iterations (terminal). */
   maxSteps: z.number().int().min(1).max(64).default(10),
+  /** Completion tokens per episode across its steps (upstream #104: truncation); none by default. */
+  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
   estimator: z.enum(ESTIMATORS).default("grpo"),
   /** Step PRM: the judge's votes on each step become its score (the group waits for them a while). */
   prm: z.boolean().default(false),

@@ -285,6 +285,7 @@ export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunc
       groupKey: `${launchId}:${t.key}`,
       sampleIndex: i,
       maxSteps: input.maxSteps,
+      maxTokens: input.maxTokens ?? null,
       estimator: input.estimator,
       prm: input.prm,
     })),

@@ -112,6 +112,7 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
     maxSteps: 10,
     estimator: "grpo" as "grpo" | "step_wise",
     prm: false,
+    maxTokens: "",
   });
   const [launched, setLaunched] = useState<{ launchId: string; episodes: number } | null>(null);
   const d = env.data;
@@ -184,6 +185,17 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
           />
         </label>
         <label className="field">
+          <span>Token budget</span>
+          <input
+            aria-label="Token budget"
+            type="number"
+            min={1}
+            placeholder="none"
+            value={form.maxTokens}
+            onChange={(e) => setForm({ ...form, maxTokens: e.target.value })}
+          />
+        </label>
+        <label className="field">
           <span>Estimator</span>
           <select
             aria-label="Estimator"
@@ -202,7 +214,13 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
           perm="write"
           disabled={launch.pending || !taskSetId}
           onClick={async () => {
-            const r = await launch.run({ ...form, environmentId: d.id, taskSetId });
+            const { maxTokens, ...rest } = form;
+            const r = await launch.run({
+              ...rest,
+              environmentId: d.id,
+              taskSetId,
+              ...(maxTokens ? { maxTokens: Number(maxTokens) } : {}),
+            });
             if (r.ok) setLaunched(r.data);
           }}
         >

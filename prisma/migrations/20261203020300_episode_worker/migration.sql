@@ -4,6 +4,7 @@ ADD COLUMN     "attempts" INTEGER NOT NULL DEFAULT 0,
 ADD COLUMN     "estimator" TEXT NOT NULL DEFAULT 'grpo',
 ADD COLUMN     "heartbeatAt" TIMESTAMP(3),
 ADD COLUMN     "maxSteps" INTEGER NOT NULL DEFAULT 10,
+ADD COLUMN     "maxTokens" INTEGER,
 ADD COLUMN     "prm" BOOLEAN NOT NULL DEFAULT false;
 
 -- CreateIndex

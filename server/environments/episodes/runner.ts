@@ -1,9 +1,9 @@
 // Runs one episode, terminal or tool-call: the agent's policy called through the recording proxy (one proxy
 // session per attempt, so every step is a recorded turn: the X-Turn-Id the proxy answers with is kept on
 // the step), each tool call answered — `bash` in a sandbox lease holding the task's workspace, `calc` and
-// `lookup` in-process — and fed back as a tool message, a step budget, then the outcome: the task's
+// `lookup` in-process — and fed back as a tool message, step and token budgets, then the outcome: the task's
 // verifier (terminal) or the final answer's score (tool-call). A lease is closed whatever happens; the
-// episode row says how it ended. Claiming, retries and heartbeats are the worker's (episodes/queue.ts).
+// episode row says how it ended. Claiming, retries and heartbeats are the worker's (episodes/worker.ts).
 import { EPISODE_SESSION_PREFIX } from "../../labels/episodes";
 import { db, type Prisma } from "../../platform/db/client";
 import { badRequest, errorText } from "../../platform/errors";
@@ -80,6 +80,7 @@ async function callPolicy(
   sessionId: string,
   messages: unknown[],
   tools: unknown[],
+  maxTokens: number | null,
   signal?: AbortSignal,
 ) {
   const res = await fetch(`${agent.baseUrl.replace(/\/$/, "")}/chat/completions`, {
@@ -90,15 +91,28 @@ async function callPolicy(
       "x-session-id": sessionId,
       "x-turn-type": "main",
     },
-    body: JSON.stringify({ model: agent.model, messages, ...(tools.length ? { tools } : {}) }),
+    body: JSON.stringify({
+      model: agent.model,
+      messages,
+      ...(tools.length ? { tools } : {}),
+      ...(maxTokens !== null ? { max_tokens: maxTokens } : {}),
+    }),
     signal,
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`the policy answered ${res.status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text) as { choices?: { message?: AssistantMessage }[] };
+  const body = JSON.parse(text) as {
+    choices?: { message?: AssistantMessage; finish_reason?: string | null }[];
+    usage?: { completion_tokens?: number };
+  };
   const message = body.choices?.[0]?.message;
   if (!message) throw new Error("the policy's answer has no choices[0].message");
-  return { message, turnId: res.headers.get("x-turn-id") };
+  return {
+    message,
+    turnId: res.headers.get("x-turn-id"),
+    completionTokens: body.usage?.completion_tokens ?? 0,
+    cut: body.choices?.[0]?.finish_reason === "length",
+  };
 }
 
 /** A queued episode of a task in an environment, checked to fit: the environment must offer the task's tools. */
@@ -184,9 +198,20 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
     ];
 
     let final: string | null = null;
+    let truncation: "step_budget" | "token_budget" | null = null;
+    let spent = 0;
     for (let step = 0; step < episode.maxSteps; step++) {
       opts.signal?.throwIfAborted();
-      const { message, turnId } = await callPolicy(opts.agent, sessionId, messages, tools, opts.signal);
+      const left = episode.maxTokens === null ? null : episode.maxTokens - spent;
+      const { message, turnId, completionTokens, cut } = await callPolicy(
+        opts.agent,
+        sessionId,
+        messages,
+        tools,
+        left,
+        opts.signal,
+      );
+      spent += completionTokens;
       const calls = message.tool_calls ?? [];
       messages.push({
         role: "assistant",
@@ -222,12 +247,17 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
           observation: json({ results }),
         },
       });
+      // A reply cut at the budget is not a final answer; a budget spent by tool calls ends the episode.
+      if (episode.maxTokens !== null && (cut || (calls.length > 0 && spent >= episode.maxTokens))) {
+        truncation = "token_budget";
+        break;
+      }
       if (calls.length === 0) {
         final = message.content ?? "";
         break;
       }
     }
-    const truncation = final === null ? "step_budget" : null;
+    if (final === null) truncation ??= "step_budget";
 
     if (spec.kind === "toolcall") {
       // Upstream's strict verifier: no final answer (the budget ran out) scores like a wrong one.

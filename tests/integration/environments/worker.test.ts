@@ -186,6 +186,29 @@ describe("episode worker", () => {
     expect(s01.advantage).toBe(1);
   });
 
+  it("stops at the token budget: spent by tool calls, or a reply cut at it, which is no final answer", async () => {
+    h.fake.reset();
+    h.fake.enqueue(calc("17 * 23"), { content: "\\boxed{391}", finishReason: "length" });
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId, taskSetId, taskKeys: ["mul-17-23"], n: 2, maxTokens: 2 }),
+    );
+    const rows = await waitFor("both episodes", async () => {
+      const r = await db().episode.findMany({
+        where: { groupKey: `${launch.launchId}:mul-17-23` },
+        orderBy: { sampleIndex: "asc" },
+        include: { steps: true },
+      });
+      return r.every((e) => e.status === "DONE") ? r : null;
+    });
+    expect(rows.map((e) => [e.truncation, e.outcome, e.steps.length])).toEqual([
+      ["token_budget", -1, 1],
+      ["token_budget", -1, 1],
+    ]);
+    // The budget reached the upstream as max_tokens.
+    expect(h.fake.requests.map((r) => r.body.max_tokens)).toEqual([2, 2]);
+  });
+
   it("claims an episode once", async () => {
     h.fake.reset();
     h.fake.enqueue({ content: "\\boxed{896}" });

@@ -87,6 +87,7 @@ const EpisodeRow = z.object({
   estimator: z.string(),
   prm: z.boolean(),
   maxSteps: Num,
+  maxTokens: Num.nullable(),
   attempts: Num,
   heartbeatAt: z.date().nullable(),
   createdAt: z.date(),
