@@ -79,7 +79,49 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
   });
   const episodes = { QUEUED: 0, RUNNING: 0, DONE: 0, FAILED: 0 };
   for (const r of byStatus) episodes[r.status] = r._count._all;
-  return { ...env, health: await provider.available(), episodes };
+  return { ...env, health: await provider.available(), episodes, recent: await recentStats(env.id) };
+}
+
+/** Nearest-rank percentile of a sorted list; null when empty. */
+const percentile = (sorted: number[], q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : null;
+
+/**
+ * Run health over an environment's latest ended episodes: how many failed, how many were truncated, how long
+ * sandbox commands took (p50/p95), and the share of episode time spent waiting on them.
+ */
+async function recentStats(environmentId: string, take = 200) {
+  const rows = await db().episode.findMany({
+    where: { environmentId, status: { in: ["DONE", "FAILED"] } },
+    orderBy: { finishedAt: "desc" },
+    take,
+    select: {
+      status: true,
+      truncation: true,
+      startedAt: true,
+      finishedAt: true,
+      steps: { select: { observation: true } },
+    },
+  });
+  const done = rows.filter((r) => r.status === "DONE");
+  const execMs: number[] = [];
+  let wallMs = 0;
+  for (const r of rows) {
+    if (r.startedAt && r.finishedAt) wallMs += r.finishedAt.getTime() - r.startedAt.getTime();
+    for (const s of r.steps)
+      for (const res of (s.observation as { results?: { durationMs?: number }[] }).results ?? [])
+        if (typeof res.durationMs === "number") execMs.push(res.durationMs);
+  }
+  execMs.sort((a, b) => a - b);
+  const toolMs = execMs.reduce((a, b) => a + b, 0);
+  return {
+    episodes: rows.length,
+    failed: rows.length - done.length,
+    truncationRatio: done.length ? done.filter((r) => r.truncation !== null).length / done.length : null,
+    execP50Ms: percentile(execMs, 0.5),
+    execP95Ms: percentile(execMs, 0.95),
+    toolWaitShare: wallMs > 0 ? Math.min(1, toolMs / wallMs) : null,
+  };
 }
 
 /** Parses the upload (a 400 naming the file and field when a task is bad), then writes the next version. */

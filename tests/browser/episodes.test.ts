@@ -64,6 +64,11 @@ describe("environments, task sets and episodes pages", () => {
       where: { experimentId: exp.id, status: "DONE" },
       include: { steps: true },
     });
+    // The environment's run health counts them.
+    await page.goto(`${BASE_URL}/environments?experimentId=${exp.id}&environmentId=${done.environmentId}`);
+    const failed = await db().episode.count({ where: { experimentId: exp.id, status: "FAILED" } });
+    await expect.poll(() => page.getByTestId("environment-health-stats").textContent()).toContain(`${failed} failed`);
+    await page.goto(`${BASE_URL}/episodes?experimentId=${exp.id}`);
     await page.getByRole("link", { name: done.id }).click();
     await page.getByTestId("episode-outcome").waitFor();
     expect(await page.getByTestId("episode-status").textContent()).toBe("done");

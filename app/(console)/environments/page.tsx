@@ -100,6 +100,9 @@ function Environments() {
   );
 }
 
+const fmt = (x: number | null) => (x === null ? "—" : x.toFixed(2));
+const ms = (x: number | null) => (x === null ? "—" : `${Math.round(x)} ms`);
+
 function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: string }) {
   const trpc = useTRPC();
   const env = useQuery({ ...trpc.environments.get.queryOptions({ id }), refetchInterval: 5000 });
@@ -130,6 +133,11 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
         <dd data-testid="environment-episodes">
           {d.episodes.QUEUED} queued · {d.episodes.RUNNING} running · {d.episodes.DONE} done · {d.episodes.FAILED}{" "}
           failed · <Link href={`/episodes?experimentId=${experimentId}&environmentId=${d.id}`}>browse</Link>
+        </dd>
+        <dt>Last {d.recent.episodes} ended</dt>
+        <dd data-testid="environment-health-stats">
+          {d.recent.failed} failed · truncated {fmt(d.recent.truncationRatio)} · command p50 {ms(d.recent.execP50Ms)} ·
+          p95 {ms(d.recent.execP95Ms)} · time waiting on tools {fmt(d.recent.toolWaitShare)}
         </dd>
       </dl>
       <h3>Launch episodes</h3>

@@ -7,7 +7,7 @@ import { db } from "../../../server/platform/db/client";
 import { runEpisode } from "../../../server/environments/episodes/runner";
 import { sandboxProvider } from "../../../server/environments/sandbox/registry";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
+import { createEnvironment, getEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
 import { parseTasks } from "../../../server/environments/tasks/import";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
@@ -95,6 +95,23 @@ describe.skipIf(!availability.ok)(
       const ep = await runEpisode({ environmentId, taskId, agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 0, truncation: null });
       expect(ep.steps).toHaveLength(2);
+    });
+
+    it("reports the environment's recent health: failures, truncation, command latency, time on tools", async () => {
+      const env = await getEnvironment(ADMIN, { id: environmentId });
+      // The three episodes above: one truncated run comes after this test, so two ended, none truncated.
+      expect(env.recent).toMatchObject({ episodes: 2, failed: 0, truncationRatio: 0 });
+      const durations = (
+        await db().episodeStep.findMany({ where: { episode: { environmentId } }, select: { observation: true } })
+      )
+        .flatMap((s) => (s.observation as { results: { durationMs?: number }[] }).results)
+        .flatMap((r) => (typeof r.durationMs === "number" ? [r.durationMs] : []))
+        .sort((a, b) => a - b);
+      expect(durations).toHaveLength(3);
+      expect(env.recent.execP50Ms).toBe(durations[1]);
+      expect(env.recent.execP95Ms).toBe(durations[2]);
+      expect(env.recent.toolWaitShare).toBeGreaterThan(0);
+      expect(env.recent.toolWaitShare).toBeLessThanOrEqual(1);
     });
 
     it("stops at the step budget and marks the episode truncated", async () => {

@@ -21,6 +21,14 @@ export const EnvironmentGetOutput = EnvironmentOutput.extend({
     z.object({ ok: z.literal(false), reason: z.string() }),
   ]),
   episodes: z.object({ QUEUED: Num, RUNNING: Num, DONE: Num, FAILED: Num }),
+  recent: z.object({
+    episodes: Num,
+    failed: Num,
+    truncationRatio: Num.nullable(),
+    execP50Ms: Num.nullable(),
+    execP95Ms: Num.nullable(),
+    toolWaitShare: Num.nullable(),
+  }),
 });
 
 const TaskSetRow = z.object({
