@@ -96,3 +96,10 @@ export const EpisodeLaunchInput = z.object({
   prm: z.boolean().default(false),
 });
 export const EpisodeGetInput = z.object({ id });
+
+/** A launch's pass@1 and pass@k per task and over its tasks (held-out launches are its evaluation). */
+export const LaunchSummaryInput = z.object({
+  experiment,
+  launchId: id,
+  k: z.coerce.number().int().min(1).max(64).default(4),
+});

@@ -22,6 +22,7 @@ import {
   type EpisodeGetInput,
   type EpisodeLaunchInput,
   type EpisodeListInput,
+  type LaunchSummaryInput,
   type OracleRunInput,
   type TaskSetGetInput,
   type TaskSetImportInput,
@@ -31,6 +32,7 @@ import { parseTasks, type TaskSource } from "./tasks/import";
 import { runOracle as oracle, type OracleOutcome } from "./tasks/oracle";
 import { taskSpecSchema, type TaskSpec } from "./tasks/spec";
 import { splitOf } from "./tasks/split";
+import { passAtK, taskPassAtK } from "./passRates";
 
 type In<T extends z.ZodType> = z.output<T>;
 type Tx = Prisma.TransactionClient;
@@ -380,4 +382,49 @@ export async function getEpisode(p: Principal, input: In<typeof EpisodeGetInput>
     }),
     (r) => r.experimentId,
   );
+}
+
+/**
+ * A launch's outcome: per task its attempts, passes (reward ≥ 1), pass@1 and pass@k; over the tasks, both with a
+ * 95% interval; the policy versions that served its steps; failed and truncated counts. Failed episodes are not
+ * attempts (they have no outcome).
+ */
+export async function launchSummary(p: Principal, input: In<typeof LaunchSummaryInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  const episodes = await db().episode.findMany({
+    where: { experimentId: e.id, groupKey: { startsWith: `${input.launchId}:` } },
+    select: {
+      status: true,
+      outcome: true,
+      truncation: true,
+      task: { select: { id: true, key: true, split: true } },
+      steps: { select: { turnId: true } },
+    },
+  });
+  if (episodes.length === 0) throw notFound("Launch", input.launchId);
+  const byTask = new Map<string, { key: string; split: string; n: number; c: number }>();
+  for (const ep of episodes) {
+    if (ep.status !== "DONE" || ep.outcome === null) continue;
+    const t = byTask.get(ep.task.id) ?? { key: ep.task.key, split: ep.task.split, n: 0, c: 0 };
+    byTask.set(ep.task.id, { ...t, n: t.n + 1, c: t.c + (ep.outcome >= 1 ? 1 : 0) });
+  }
+  const tasks = [...byTask.values()].sort((a, b) => a.key.localeCompare(b.key));
+  const turnIds = episodes.flatMap((ep) => ep.steps.flatMap((s) => (s.turnId ? [s.turnId] : [])));
+  const versions = await db().turn.findMany({
+    where: { id: { in: turnIds } },
+    distinct: ["policyVersion"],
+    select: { policyVersion: true },
+    orderBy: { policyVersion: "asc" },
+  });
+  return {
+    launchId: input.launchId,
+    episodes: episodes.length,
+    pending: episodes.filter((ep) => ep.status === "QUEUED" || ep.status === "RUNNING").length,
+    failed: episodes.filter((ep) => ep.status === "FAILED").length,
+    truncated: episodes.filter((ep) => ep.status === "DONE" && ep.truncation !== null).length,
+    policyVersions: versions.map((v) => v.policyVersion),
+    passAt1: passAtK(tasks, 1),
+    passAtK: passAtK(tasks, input.k),
+    tasks: tasks.map((t) => ({ ...t, passAt1: taskPassAtK(t, 1), passAtK: taskPassAtK(t, input.k) })),
+  };
 }

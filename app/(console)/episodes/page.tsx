@@ -86,6 +86,7 @@ function Episodes() {
       </div>
       {!experimentId && <div className="empty">Choose an experiment.</div>}
       {list.error && <div className="form-error">{list.error.message}</div>}
+      {experimentId && search.launchId && <LaunchSummary experimentId={experimentId} launchId={search.launchId} />}
       {experimentId && (
         <div className="card" data-testid="episodes">
           <p data-testid="episodes-summary">
@@ -135,5 +136,38 @@ function Episodes() {
         </div>
       )}
     </>
+  );
+}
+
+const rate = (r: { mean: number | null; low: number | null; high: number | null; tasks: number }) =>
+  r.mean === null ? "—" : `${r.mean.toFixed(2)} [${r.low!.toFixed(2)}, ${r.high!.toFixed(2)}] over ${r.tasks} tasks`;
+
+/** A launch's pass@1 and pass@4 over its tasks, with 95% intervals (a held-out launch is an evaluation). */
+function LaunchSummary({ experimentId, launchId }: { experimentId: string; launchId: string }) {
+  const trpc = useTRPC();
+  const s = useQuery({
+    ...trpc.episodes.launchSummary.queryOptions({ experiment: experimentId, launchId, k: 4 }),
+    refetchInterval: 3000,
+    retry: false,
+  });
+  if (s.error) return <div className="form-error">{s.error.message}</div>;
+  const d = s.data;
+  if (!d) return null;
+  return (
+    <div className="card" data-testid="launch-summary">
+      <h2 style={{ marginTop: 0 }}>Launch {d.launchId}</h2>
+      <dl className="kv">
+        <dt>pass@1</dt>
+        <dd data-testid="launch-pass1">{rate(d.passAt1)}</dd>
+        <dt>pass@{d.passAtK.k}</dt>
+        <dd>{rate(d.passAtK)}</dd>
+        <dt>Episodes</dt>
+        <dd>
+          {d.episodes} · {d.pending} pending · {d.failed} failed · {d.truncated} truncated
+        </dd>
+        <dt>Policy versions</dt>
+        <dd>{d.policyVersions.join(", ") || "—"}</dd>
+      </dl>
+    </div>
   );
 }

@@ -5,8 +5,13 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
-import { EnvironmentCreateInput, EpisodeLaunchInput, TaskSetImportInput } from "../../../server/environments/schemas";
-import { createEnvironment, importTaskSet, launchEpisodes } from "../../../server/environments/service";
+import {
+  EnvironmentCreateInput,
+  EpisodeLaunchInput,
+  LaunchSummaryInput,
+  TaskSetImportInput,
+} from "../../../server/environments/schemas";
+import { createEnvironment, importTaskSet, launchEpisodes, launchSummary } from "../../../server/environments/service";
 import { claimEpisode, startEpisodeWorker, sweepEpisodes } from "../../../server/environments/episodes/worker";
 import { computeGroupAdvantages } from "../../../server/environments/advantages/group";
 import { AppError } from "../../../server/platform/errors";
@@ -109,6 +114,20 @@ describe("episode worker", () => {
       return rows.length === 2 ? rows : null;
     });
     expect(new Set(turns.map((t) => t.session.externalId))).toEqual(new Set([right.sessionId]));
+    // One task, two attempts, one passed: pass@1 0.5 (one task: no spread), pass@2 1, pass@4 undefined.
+    const summary = await launchSummary(
+      ADMIN,
+      LaunchSummaryInput.parse({ experiment: h.experiment.id, launchId: launch.launchId, k: 2 }),
+    );
+    expect(summary).toMatchObject({
+      episodes: 2,
+      failed: 0,
+      truncated: 0,
+      policyVersions: [0],
+      passAt1: { k: 1, tasks: 1, mean: 0.5, low: 0.5, high: 0.5 },
+      passAtK: { k: 2, tasks: 1, mean: 1 },
+      tasks: [{ key: "mul-17-23", n: 2, c: 1, passAt1: 0.5, passAtK: 1 }],
+    });
 
     // The trainer's sample collection takes each step's turn at its step advantage, not a judge's label.
     await waitFor("the wrong episode's turn", async () =>

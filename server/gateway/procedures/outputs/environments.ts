@@ -127,3 +127,25 @@ export const EpisodeLaunchOutput = z.object({
   taskSetId: z.string(),
   version: Num,
 });
+
+const PassRate = z.object({ k: Num, tasks: Num, mean: Num.nullable(), low: Num.nullable(), high: Num.nullable() });
+export const LaunchSummaryOutput = z.object({
+  launchId: z.string(),
+  episodes: Num,
+  pending: Num,
+  failed: Num,
+  truncated: Num,
+  policyVersions: z.array(Num),
+  passAt1: PassRate,
+  passAtK: PassRate,
+  tasks: z.array(
+    z.object({
+      key: z.string(),
+      split: z.string(),
+      n: Num,
+      c: Num,
+      passAt1: Num.nullable(),
+      passAtK: Num.nullable(),
+    }),
+  ),
+});
