@@ -64,6 +64,10 @@ describe("environments, task sets and episodes pages", () => {
       where: { experimentId: exp.id, status: "DONE" },
       include: { steps: true },
     });
+    // The launch's summary: pass@1 over the tasks whose episodes ended.
+    await expect
+      .poll(() => page.getByTestId("launch-pass1").textContent(), { timeout: 30_000 })
+      .toMatch(/^\d\.\d\d \[\d\.\d\d, \d\.\d\d\] over [1-4] tasks$/);
     // The environment's run health counts them.
     await page.goto(`${BASE_URL}/environments?experimentId=${exp.id}&environmentId=${done.environmentId}`);
     const failed = await db().episode.count({ where: { experimentId: exp.id, status: "FAILED" } });
