@@ -42,6 +42,12 @@ export const WORKERS: WorkerSpec[] = [
     description: "Held-out evaluation of policy versions, promotion gate, auto-rollback",
     enabled: flag("WORKER_EVALUATE"),
   },
+  {
+    name: "episodes",
+    entry: "workers/episodes/main.ts",
+    description: "Agent episodes: tools in sandboxes, verifiers, GRPO group advantages",
+    enabled: flag("WORKER_EPISODES"),
+  },
 ];
 
 /**

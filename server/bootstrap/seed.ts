@@ -8,6 +8,7 @@ import { createUser } from "../users/service";
 import { createApiKey } from "../apiKeys/service";
 import { createExperiment } from "../experiments/service";
 import { startRun } from "../runs/service";
+import { seedDemoEnvironments } from "../environments/demo";
 import { DEMO_EVAL_SET, DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
 import { createPersonaEvalSet } from "../evaluation/service";
 import { enableSimulation } from "../simulation/service";
@@ -49,6 +50,8 @@ export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
       await startRun(actor, e.id); // PENDING until the trainer worker picks it up (RUNNING within a second or two)
       await enableSimulation(e.id, DEMO_SIMULATION); // SIMULATE=0 still keeps the worker quiet
       await createPersonaEvalSet(null, { experimentId: e.id, name: DEMO_EVAL_SET });
+      // The agentic tracks' demo sits with the GRPO experiment (its episodes train under its run).
+      if (d.slug === "demo-grpo") await seedDemoEnvironments(actor, e.id);
       result.demoExperiments.push(e.slug);
     }
   }

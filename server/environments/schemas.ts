@@ -1,5 +1,6 @@
 // zod inputs of the environment services (environments, task sets, oracle runs, episodes).
 import { z } from "zod";
+import { ESTIMATORS } from "./advantages/group";
 import { networkPolicySchema, sandboxLimitsSchema } from "./sandbox/limits";
 import { PROVIDERS } from "./sandbox/registry";
 import { TOOL_NAMES } from "./tasks/spec";
@@ -53,7 +54,7 @@ export const TaskSetImportInput = z
       ctx.addIssue({ code: "custom", path: ["text"], message: "a JSONL import needs the text" });
   });
 export const TaskSetListInput = z.object({ experiment });
-export const TaskSetGetInput = z.object({ id, version: z.number().int().min(1).optional() });
+export const TaskSetGetInput = z.object({ id, version: z.coerce.number().int().min(1).optional() });
 
 export const OracleRunInput = z.object({
   taskSetId: id,
@@ -66,6 +67,39 @@ export const OracleRunInput = z.object({
 export const EpisodeListInput = z.object({
   experiment,
   taskId: id.optional(),
-  limit: z.number().int().min(1).max(500).default(100),
+  environmentId: id.optional(),
+  /** The launch's id: its episodes' group keys start with it. */
+  launchId: id.optional(),
+  status: z.enum(["QUEUED", "RUNNING", "DONE", "FAILED"]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/** Most episodes one launch may queue. */
+export const MAX_LAUNCH_EPISODES = 2000;
+
+/** n episodes of every chosen task (a GRPO group per task), queued for workers/episodes. */
+export const EpisodeLaunchInput = z.object({
+  environmentId: id,
+  taskSetId: id,
+  version: z.number().int().min(1).optional(),
+  split: z.enum(["train", "heldout", "all"]).default("train"),
+  /** Only these tasks (by key); default every task of the split. */
+  taskKeys: z.array(z.string().min(1).max(128)).min(1).max(1000).optional(),
+  /** Upstream's GRPO groups hold 8. */
+  n: z.number().int().min(1).max(64).default(8),
+  /** Upstream: 16 tool calls (ReTool), 10 iterations (terminal). */
+  maxSteps: z.number().int().min(1).max(64).default(10),
+  /** Completion tokens per episode across its steps (upstream #104: truncation); none by default. */
+  maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+  estimator: z.enum(ESTIMATORS).default("grpo"),
+  /** Step PRM: the judge's votes on each step become its score (the group waits for them a while). */
+  prm: z.boolean().default(false),
 });
 export const EpisodeGetInput = z.object({ id });
+
+/** A launch's pass@1 and pass@k per task and over its tasks (held-out launches are its evaluation). */
+export const LaunchSummaryInput = z.object({
+  experiment,
+  launchId: id,
+  k: z.coerce.number().int().min(1).max(64).default(4),
+});

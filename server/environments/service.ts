@@ -10,21 +10,29 @@ import { db, type Prisma } from "../platform/db/client";
 import { badRequest, conflict, notFound } from "../platform/errors";
 import { sandboxLimitsSchema } from "./sandbox/limits";
 import { sandboxProvider, type ProviderName } from "./sandbox/registry";
-import type {
-  EnvironmentCreateInput,
+import { randomBytes } from "node:crypto";
+import { enqueueMany } from "../platform/bus/queues";
+import { assertFits } from "./episodes/runner";
+import { jobIdOf } from "./episodes/worker";
+import {
+  MAX_LAUNCH_EPISODES,
+  type EnvironmentCreateInput,
   EnvironmentGetInput,
   EnvironmentListInput,
-  EpisodeGetInput,
-  EpisodeListInput,
-  OracleRunInput,
-  TaskSetGetInput,
-  TaskSetImportInput,
-  TaskSetListInput,
+  type EpisodeGetInput,
+  type EpisodeLaunchInput,
+  type EpisodeListInput,
+  type LaunchSummaryInput,
+  type OracleRunInput,
+  type TaskSetGetInput,
+  type TaskSetImportInput,
+  type TaskSetListInput,
 } from "./schemas";
 import { parseTasks, type TaskSource } from "./tasks/import";
 import { runOracle as oracle, type OracleOutcome } from "./tasks/oracle";
 import { taskSpecSchema, type TaskSpec } from "./tasks/spec";
 import { splitOf } from "./tasks/split";
+import { passAtK, taskPassAtK } from "./passRates";
 
 type In<T extends z.ZodType> = z.output<T>;
 type Tx = Prisma.TransactionClient;
@@ -66,7 +74,56 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
     (r) => r.experimentId,
   );
   const provider = sandboxProvider(env.provider as ProviderName);
-  return { ...env, health: await provider.available() };
+  const byStatus = await db().episode.groupBy({
+    by: ["status"],
+    where: { environmentId: env.id },
+    _count: { _all: true },
+  });
+  const episodes = { QUEUED: 0, RUNNING: 0, DONE: 0, FAILED: 0 };
+  for (const r of byStatus) episodes[r.status] = r._count._all;
+  return { ...env, health: await provider.available(), episodes, recent: await recentStats(env.id) };
+}
+
+/** Nearest-rank percentile of a sorted list; null when empty. */
+const percentile = (sorted: number[], q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : null;
+
+/**
+ * Run health over an environment's latest ended episodes: how many failed, how many were truncated, how long
+ * sandbox commands took (p50/p95), and the share of episode time spent waiting on them.
+ */
+async function recentStats(environmentId: string, take = 200) {
+  const rows = await db().episode.findMany({
+    where: { environmentId, status: { in: ["DONE", "FAILED"] } },
+    orderBy: { finishedAt: "desc" },
+    take,
+    select: {
+      status: true,
+      truncation: true,
+      startedAt: true,
+      finishedAt: true,
+      steps: { select: { observation: true } },
+    },
+  });
+  const done = rows.filter((r) => r.status === "DONE");
+  const execMs: number[] = [];
+  let wallMs = 0;
+  for (const r of rows) {
+    if (r.startedAt && r.finishedAt) wallMs += r.finishedAt.getTime() - r.startedAt.getTime();
+    for (const s of r.steps)
+      for (const res of (s.observation as { results?: { durationMs?: number }[] }).results ?? [])
+        if (typeof res.durationMs === "number") execMs.push(res.durationMs);
+  }
+  execMs.sort((a, b) => a - b);
+  const toolMs = execMs.reduce((a, b) => a + b, 0);
+  return {
+    episodes: rows.length,
+    failed: rows.length - done.length,
+    truncationRatio: done.length ? done.filter((r) => r.truncation !== null).length / done.length : null,
+    execP50Ms: percentile(execMs, 0.5),
+    execP95Ms: percentile(execMs, 0.95),
+    toolWaitShare: wallMs > 0 ? Math.min(1, toolMs / wallMs) : null,
+  };
 }
 
 /** Parses the upload (a 400 naming the file and field when a task is bad), then writes the next version. */
@@ -232,10 +289,82 @@ export async function runOracle(p: Principal, input: In<typeof OracleRunInput>) 
   return { taskSetId: set.id, version: sv.version, results };
 }
 
+/**
+ * Queues n episodes of each chosen task (one GRPO group per task: group key `<launchId>:<task key>`) in one
+ * transaction with its audit entry, then enqueues them for workers/episodes.
+ */
+export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunchInput>) {
+  const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
+  const env = await db().environment.findUnique({ where: { id: input.environmentId } });
+  if (!env || env.experimentId !== set.experimentId) throw notFound("Environment", input.environmentId);
+  const tasks = await db().task.findMany({
+    where: {
+      setVersionId: sv.id,
+      ...(input.split === "all" ? {} : { split: input.split }),
+      ...(input.taskKeys ? { key: { in: input.taskKeys } } : {}),
+    },
+    orderBy: { index: "asc" },
+  });
+  if (input.taskKeys) {
+    const found = new Set(tasks.map((t) => t.key));
+    const missing = input.taskKeys.filter((k) => !found.has(k));
+    if (missing.length)
+      throw badRequest(`No task ${missing.slice(0, 5).join(", ")} in the ${input.split} split of v${sv.version}`);
+  }
+  if (tasks.length === 0) throw badRequest(`The ${input.split} split of ${set.name} v${sv.version} holds no task`);
+  const total = tasks.length * input.n;
+  if (total > MAX_LAUNCH_EPISODES)
+    throw badRequest(
+      `${tasks.length} tasks × ${input.n} = ${total} episodes; at most ${MAX_LAUNCH_EPISODES} per launch`,
+    );
+  for (const t of tasks) assertFits(env, taskSpecSchema.parse(t.spec), t.key);
+
+  const launchId = `L${randomBytes(6).toString("hex")}`;
+  const rows = tasks.flatMap((t) =>
+    Array.from({ length: input.n }, (_, i) => ({
+      id: `${launchId}-${t.index}-${i}`,
+      experimentId: env.experimentId,
+      environmentId: env.id,
+      taskId: t.id,
+      groupKey: `${launchId}:${t.key}`,
+      sampleIndex: i,
+      maxSteps: input.maxSteps,
+      maxTokens: input.maxTokens ?? null,
+      estimator: input.estimator,
+      prm: input.prm,
+    })),
+  );
+  await db().$transaction(async (tx) => {
+    await tx.episode.createMany({ data: rows });
+    await audit(tx, p, "episode.launch", "taskSet", set.id, null, {
+      launchId,
+      environmentId: env.id,
+      version: sv.version,
+      split: input.split,
+      tasks: tasks.length,
+      n: input.n,
+      maxSteps: input.maxSteps,
+      estimator: input.estimator,
+      prm: input.prm,
+    });
+  });
+  await enqueueMany(
+    "episode",
+    rows.map((r) => ({ payload: { episodeId: r.id, experimentId: r.experimentId }, jobId: jobIdOf(r.id, 0) })),
+  );
+  return { launchId, episodes: rows.length, groups: tasks.length, taskSetId: set.id, version: sv.version };
+}
+
 export async function listEpisodes(p: Principal, input: In<typeof EpisodeListInput>) {
   const e = await loadExperimentFor(p, input.experiment);
   return db().episode.findMany({
-    where: { experimentId: e.id, ...(input.taskId ? { taskId: input.taskId } : {}) },
+    where: {
+      experimentId: e.id,
+      ...(input.taskId ? { taskId: input.taskId } : {}),
+      ...(input.environmentId ? { environmentId: input.environmentId } : {}),
+      ...(input.launchId ? { groupKey: { startsWith: `${input.launchId}:` } } : {}),
+      ...(input.status ? { status: input.status } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: input.limit,
     include: { task: { select: { key: true, kind: true, split: true } } },
@@ -253,4 +382,49 @@ export async function getEpisode(p: Principal, input: In<typeof EpisodeGetInput>
     }),
     (r) => r.experimentId,
   );
+}
+
+/**
+ * A launch's outcome: per task its attempts, passes (reward ≥ 1), pass@1 and pass@k; over the tasks, both with a
+ * 95% interval; the policy versions that served its steps; failed and truncated counts. Failed episodes are not
+ * attempts (they have no outcome).
+ */
+export async function launchSummary(p: Principal, input: In<typeof LaunchSummaryInput>) {
+  const e = await loadExperimentFor(p, input.experiment);
+  const episodes = await db().episode.findMany({
+    where: { experimentId: e.id, groupKey: { startsWith: `${input.launchId}:` } },
+    select: {
+      status: true,
+      outcome: true,
+      truncation: true,
+      task: { select: { id: true, key: true, split: true } },
+      steps: { select: { turnId: true } },
+    },
+  });
+  if (episodes.length === 0) throw notFound("Launch", input.launchId);
+  const byTask = new Map<string, { key: string; split: string; n: number; c: number }>();
+  for (const ep of episodes) {
+    if (ep.status !== "DONE" || ep.outcome === null) continue;
+    const t = byTask.get(ep.task.id) ?? { key: ep.task.key, split: ep.task.split, n: 0, c: 0 };
+    byTask.set(ep.task.id, { ...t, n: t.n + 1, c: t.c + (ep.outcome >= 1 ? 1 : 0) });
+  }
+  const tasks = [...byTask.values()].sort((a, b) => a.key.localeCompare(b.key));
+  const turnIds = episodes.flatMap((ep) => ep.steps.flatMap((s) => (s.turnId ? [s.turnId] : [])));
+  const versions = await db().turn.findMany({
+    where: { id: { in: turnIds } },
+    distinct: ["policyVersion"],
+    select: { policyVersion: true },
+    orderBy: { policyVersion: "asc" },
+  });
+  return {
+    launchId: input.launchId,
+    episodes: episodes.length,
+    pending: episodes.filter((ep) => ep.status === "QUEUED" || ep.status === "RUNNING").length,
+    failed: episodes.filter((ep) => ep.status === "FAILED").length,
+    truncated: episodes.filter((ep) => ep.status === "DONE" && ep.truncation !== null).length,
+    policyVersions: versions.map((v) => v.policyVersion),
+    passAt1: passAtK(tasks, 1),
+    passAtK: passAtK(tasks, input.k),
+    tasks: tasks.map((t) => ({ ...t, passAt1: taskPassAtK(t, 1), passAtK: taskPassAtK(t, input.k) })),
+  };
 }

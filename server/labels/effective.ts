@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { dispatchTurn } from "../judge/core/dispatch";
+import { episodeLabelsForTurns } from "./episodes";
 import { effectiveLabel, latestLabels, type LabelSource } from "./precedence";
 
 export interface TrainingLabel {
@@ -39,7 +40,7 @@ const MethodSchema = z
   .object({ method: z.enum(["grpo", "opd", "combine"]).catch("combine") })
   .catch({ method: "combine" });
 
-type Reader = Pick<Prisma.TransactionClient, "turn" | "judgment" | "label" | "experiment">;
+type Reader = Pick<Prisma.TransactionClient, "turn" | "judgment" | "label" | "experiment" | "episodeStep">;
 
 const CHUNK = 5000;
 
@@ -79,7 +80,14 @@ export async function effectiveLabelsForTurns(
     const labelsByTurn = new Map<string, typeof labels>();
     for (const l of labels) labelsByTurn.set(l.turnId, [...(labelsByTurn.get(l.turnId) ?? []), l]);
 
+    // An agent episode's turn trains on its step advantage, whatever a judge said of it.
+    const episodes = await episodeLabelsForTurns(chunk, client);
     for (const t of turns) {
+      const episode = episodes.get(t.id);
+      if (episode) {
+        out.set(t.id, episode);
+        continue;
+      }
       out.set(
         t.id,
         decide(

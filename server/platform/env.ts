@@ -93,6 +93,7 @@ const SECTIONS = {
     WORKER_TRAIN: flag(true),
     WORKER_SIMULATE: flag(true),
     WORKER_EVALUATE: flag(true),
+    WORKER_EPISODES: flag(true),
   }),
   /** The web process's /api surface. */
   web: z.object({
@@ -248,6 +249,23 @@ const SECTIONS = {
     EVALUATE_POLL_MS: int(10_000, 100),
     /** Comma-separated experiment ids: limit the worker to them (tests, partial deployments). */
     EVALUATE_EXPERIMENTS: idList,
+  }),
+  /** The episode worker (workers/episodes): agent episodes in environments' sandboxes. */
+  episodes: z.object({
+    /** The proxy the agents' policy is called through (default: this host's PROXY_PORT). */
+    EPISODES_PROXY_URL: z.string().url().optional(),
+    /** Episodes this process runs at once, and at most this many per environment. */
+    EPISODES_CONCURRENCY: int(4, 1, 64),
+    EPISODES_PER_ENVIRONMENT: int(2, 1, 64),
+    /** A RUNNING episode whose heartbeat is older than this lost its worker: re-queued or failed. */
+    EPISODE_STALE_S: int(60, 5),
+    /** Claims an episode gets before a lost worker's episode is marked FAILED instead of re-queued. */
+    EPISODE_MAX_ATTEMPTS: int(3, 1, 10),
+    EPISODES_SWEEP_MS: int(10_000, 100),
+    /** How long a step-PRM group waits for the judge's votes on its steps before it trains without the missing ones. */
+    EPISODE_PRM_WAIT_S: int(120, 0),
+    /** Comma-separated experiment ids: limit the sweeper to them (tests, partial deployments). */
+    EPISODES_EXPERIMENTS: idList,
   }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({

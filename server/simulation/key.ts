@@ -16,9 +16,18 @@ export interface SimulationKey {
   expiresAt: Date;
 }
 
-export async function mintSimulationKey(ttlMs = SIMULATION_KEY_TTL_MS): Promise<SimulationKey> {
+export function mintSimulationKey(ttlMs = SIMULATION_KEY_TTL_MS): Promise<SimulationKey> {
+  return mintWorkerKey(SIMULATION_KEY_NAME, ["proxy", "write"], ttlMs);
+}
+
+/** A worker's own key (also workers/episodes'), minted by the system (no principal). */
+export async function mintWorkerKey(
+  name: string,
+  scopes: ("proxy" | "write")[],
+  ttlMs = SIMULATION_KEY_TTL_MS,
+): Promise<SimulationKey> {
   const expiresAt = new Date(Date.now() + ttlMs);
-  const k = await createApiKey(null, { name: SIMULATION_KEY_NAME, scopes: ["proxy", "write"], expiresAt });
+  const k = await createApiKey(null, { name, scopes, expiresAt });
   return { id: k.id, key: k.key, expiresAt };
 }
 

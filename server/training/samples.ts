@@ -8,6 +8,7 @@ import { notFound } from "../platform/errors";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { activeVersion } from "../policyVersions/active";
 import { effectiveLabelsForTurns } from "../labels/effective";
+import { EPISODE_SESSION_PREFIX } from "../labels/episodes";
 import { decideSample, type SampleDecision } from "./decide";
 import type { BatchFill } from "./schemas";
 
@@ -89,7 +90,16 @@ export async function collectSamples(runId: string, opts: CollectOptions = {}): 
       where: {
         ...runTurnsWhere(run),
         samples: { none: { runId } },
-        AND: [{ OR: [{ judgments: { some: {} } }, { labels: { some: { source: { in: ["REVIEWER", "USER"] } } } }] }],
+        AND: [
+          {
+            OR: [
+              { judgments: { some: {} } },
+              { labels: { some: { source: { in: ["REVIEWER", "USER"] } } } },
+              // an agent episode's step, labelled by its group's advantages (labels/episodes.ts)
+              { session: { externalId: { startsWith: EPISODE_SESSION_PREFIX } } },
+            ],
+          },
+        ],
       },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: FRESH_LIMIT,

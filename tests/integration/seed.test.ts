@@ -35,6 +35,27 @@ describe("first-start seed", () => {
     const demos = await db().experiment.findMany({ where: { demo: true }, include: { runs: true } });
     expect(demos.map((d) => (d.config as { method: string }).method).sort()).toEqual(["combine", "grpo", "opd"]);
     expect(demos.map((d) => d.runs.map((r) => r.status))).toEqual([["PENDING"], ["PENDING"], ["PENDING"]]);
+    // The agentic demo sits with the GRPO experiment: two environments and two task sets, nothing launched.
+    const grpo = demos.find((d) => d.slug === "demo-grpo")!;
+    const envs = await db().environment.findMany({ where: { experimentId: grpo.id }, orderBy: { name: "asc" } });
+    expect(envs.map((e) => [e.name, e.tools])).toEqual([
+      ["terminal", ["bash"]],
+      ["toolcall", ["calc", "lookup"]],
+    ]);
+    const sets = await db().taskSetVersion.findMany({
+      where: { set: { experimentId: grpo.id } },
+      include: { set: true },
+    });
+    expect(sets.map((v) => [v.set.name, v.taskCount]).sort()).toEqual([
+      ["arithmetic", 48],
+      ["terminal-examples", 3],
+    ]);
+    const heldOut = await db().task.count({
+      where: { setVersion: { set: { experimentId: grpo.id, name: "arithmetic" } }, split: "heldout" },
+    });
+    expect(heldOut).toBeGreaterThan(0);
+    expect(heldOut).toBeLessThan(48);
+    expect(await db().episode.count({ where: { experimentId: grpo.id } })).toBe(0);
     const sims = await db().simulationControl.findMany({ where: { experimentId: { in: demos.map((d) => d.id) } } });
     expect(sims.map((s) => [s.enabled, s.personas])).toEqual([
       [true, ["leo"]],

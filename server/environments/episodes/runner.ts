@@ -1,50 +1,52 @@
-// Runs one terminal episode: the task's workspace in a fresh sandbox lease, the agent's policy called through
-// the recording proxy (so every step is a recorded turn: the X-Turn-Id the proxy answers with is kept on the
-// step), each `bash` tool call executed in the sandbox and fed back as a tool message, a step budget, and the
-// task's verifier for the outcome. The lease is closed whatever happens; the episode row says how it ended.
+// Runs one episode, terminal or tool-call: the agent's policy called through the recording proxy (one proxy
+// session per attempt, so every step is a recorded turn: the X-Turn-Id the proxy answers with is kept on
+// the step), each tool call answered — `bash` in a sandbox lease holding the task's workspace, `calc` and
+// `lookup` in-process — and fed back as a tool message, step and token budgets, then the outcome: the task's
+// verifier (terminal) or the final answer's score (tool-call). A lease is closed whatever happens; the
+// episode row says how it ended. Claiming, retries and heartbeats are the worker's (episodes/worker.ts).
+import { EPISODE_SESSION_PREFIX } from "../../labels/episodes";
 import { db, type Prisma } from "../../platform/db/client";
 import { badRequest, errorText } from "../../platform/errors";
 import { sandboxLimitsSchema } from "../sandbox/limits";
 import type { ExecResult, SandboxProvider } from "../sandbox/provider";
 import { sandboxProvider, type ProviderName } from "../sandbox/registry";
+import { scoreAnswer } from "../tasks/answer";
 import { containerImage } from "../tasks/image";
-import { taskSpecSchema } from "../tasks/spec";
+import { taskSpecSchema, type TaskSpec } from "../tasks/spec";
+import { runTaskTool, TOOL_DEFINITIONS } from "./tools";
 
 export interface AgentEndpoint {
   /** The proxy's OpenAI base URL, e.g. http://127.0.0.1:30000/v1 */
   baseUrl: string;
-  /** A proxy-scoped API key of the experiment. */
+  /** A proxy-scoped API key of the experiment (or an unbound one: `model` then names the experiment). */
   apiKey: string;
   model: string;
 }
 
-export interface RunEpisodeInput {
+export interface ExecuteOptions {
+  agent: AgentEndpoint;
+  provider?: SandboxProvider;
+  /** Aborted: the episode stops between steps and throws (the worker puts it back in the queue). */
+  signal?: AbortSignal;
+}
+
+export interface RunEpisodeInput extends Omit<ExecuteOptions, "signal"> {
   environmentId: string;
   taskId: string;
-  agent: AgentEndpoint;
-  /** Upstream terminal-rl stops at 10 iterations (max_iteration). */
+  /** Upstream terminal-rl stops at 10 iterations (max_iteration); ReTool at 16 tool calls. */
   maxSteps?: number;
   groupKey?: string;
   sampleIndex?: number;
-  provider?: SandboxProvider;
 }
 
-export const BASH_TOOL = {
-  type: "function",
-  function: {
-    name: "bash",
-    description: "Run a shell command in the task's workspace (/app). Returns its exit code and output.",
-    parameters: {
-      type: "object",
-      properties: { command: { type: "string", description: "The command, run with bash -c" } },
-      required: ["command"],
-    },
-  },
-} as const;
+export const BASH_TOOL = TOOL_DEFINITIONS.bash;
 
-const SYSTEM =
+const TERMINAL_SYSTEM =
   "You are a terminal agent. Solve the task by calling the bash tool; the workspace is /app. " +
   "When the task is done, answer without a tool call.";
+const toolCallSystem = (tools: readonly string[]) =>
+  `Solve the problem. You may call the tools ${tools.join(", ")}. ` +
+  "Give the final answer as \\boxed{answer}, without a tool call.";
 
 interface ToolCall {
   id: string;
@@ -74,7 +76,14 @@ export function observationText(r: ExecResult): string {
     .join("\n");
 }
 
-async function callPolicy(agent: AgentEndpoint, sessionId: string, messages: unknown[]) {
+async function callPolicy(
+  agent: AgentEndpoint,
+  sessionId: string,
+  messages: unknown[],
+  tools: unknown[],
+  maxTokens: number | null,
+  signal?: AbortSignal,
+) {
   const res = await fetch(`${agent.baseUrl.replace(/\/$/, "")}/chat/completions`, {
     method: "POST",
     headers: {
@@ -83,87 +92,137 @@ async function callPolicy(agent: AgentEndpoint, sessionId: string, messages: unk
       "x-session-id": sessionId,
       "x-turn-type": "main",
     },
-    body: JSON.stringify({ model: agent.model, messages, tools: [BASH_TOOL] }),
+    body: JSON.stringify({
+      model: agent.model,
+      messages,
+      ...(tools.length ? { tools } : {}),
+      ...(maxTokens !== null ? { max_tokens: maxTokens } : {}),
+    }),
+    signal,
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`the policy answered ${res.status}: ${text.slice(0, 300)}`);
-  const body = JSON.parse(text) as { choices?: { message?: AssistantMessage }[] };
+  const body = JSON.parse(text) as {
+    choices?: { message?: AssistantMessage; finish_reason?: string | null }[];
+    usage?: { completion_tokens?: number };
+  };
   const message = body.choices?.[0]?.message;
   if (!message) throw new Error("the policy's answer has no choices[0].message");
-  return { message, turnId: res.headers.get("x-turn-id") };
+  return {
+    message,
+    turnId: res.headers.get("x-turn-id"),
+    completionTokens: body.usage?.completion_tokens ?? 0,
+    cut: body.choices?.[0]?.finish_reason === "length",
+  };
 }
 
-export async function runEpisode(input: RunEpisodeInput) {
-  const maxSteps = input.maxSteps ?? 10;
+/** A queued episode of a task in an environment, checked to fit: the environment must offer the task's tools. */
+export async function createEpisode(input: Omit<RunEpisodeInput, "agent" | "provider">) {
   const environment = await db().environment.findUniqueOrThrow({ where: { id: input.environmentId } });
   const task = await db().task.findUniqueOrThrow({ where: { id: input.taskId } });
-  const spec = taskSpecSchema.parse(task.spec);
-  if (spec.kind !== "terminal")
-    throw badRequest(`Task ${task.key} is a ${spec.kind} task: this runner runs terminal tasks`);
-  if (!(environment.tools as string[]).includes("bash"))
-    throw badRequest(`Environment ${environment.name} does not offer the bash tool`);
-  const provider = input.provider ?? sandboxProvider(environment.provider as ProviderName);
-  const limits = sandboxLimitsSchema.parse(environment.limits);
-
-  const episode = await db().episode.create({
+  assertFits(environment, taskSpecSchema.parse(task.spec), task.key);
+  return db().episode.create({
     data: {
       experimentId: environment.experimentId,
       environmentId: environment.id,
       taskId: task.id,
       groupKey: input.groupKey,
       sampleIndex: input.sampleIndex,
-      status: "RUNNING",
-      startedAt: new Date(),
+      maxSteps: input.maxSteps ?? 10,
     },
   });
-  let leaseId: string | null = null;
-  try {
-    const lease = await provider.allocate({
-      limits,
-      network: environment.network as "none",
-      image: containerImage(spec),
-    });
-    leaseId = lease.id;
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { leaseId: lease.id, leaseProvider: provider.name, sessionId: episode.id },
-    });
-    await provider.reset(lease.id, spec.workspace);
+}
 
+export function assertFits(environment: { name: string; tools: unknown }, spec: TaskSpec, key: string): void {
+  const offered = environment.tools as string[];
+  const needed = spec.kind === "terminal" ? ["bash"] : spec.tools;
+  const missing = needed.filter((t) => !offered.includes(t));
+  if (missing.length)
+    throw badRequest(`Environment ${environment.name} does not offer ${missing.join(", ")}, which task ${key} needs`);
+}
+
+/** Creates, claims and runs one episode in this process (scripts and tests; the worker queues them). */
+export async function runEpisode(input: RunEpisodeInput) {
+  const episode = await createEpisode(input);
+  await db().episode.update({
+    where: { id: episode.id },
+    data: { status: "RUNNING", attempts: 1, startedAt: new Date(), heartbeatAt: new Date() },
+  });
+  return executeEpisode(episode.id, input);
+}
+
+/** Runs a claimed (RUNNING) episode to its end; returns it with its steps. */
+export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
+  const episode = await db().episode.findUniqueOrThrow({
+    where: { id: episodeId },
+    include: { environment: true, task: true },
+  });
+  const spec = taskSpecSchema.parse(episode.task.spec);
+  const sessionId = `${EPISODE_SESSION_PREFIX}${episode.id}-${episode.attempts}`;
+  let leaseId: string | null = null;
+  const provider =
+    spec.kind === "terminal" ? (opts.provider ?? sandboxProvider(episode.environment.provider as ProviderName)) : null;
+  try {
+    assertFits(episode.environment, spec, episode.task.key);
+    let runTool: (call: ToolCall) => Promise<{ content: string; exec: ExecResult | null }>;
+    if (spec.kind === "terminal") {
+      const lease = await provider!.allocate({
+        limits: sandboxLimitsSchema.parse(episode.environment.limits),
+        network: episode.environment.network as "none",
+        image: containerImage(spec),
+      });
+      leaseId = lease.id;
+      await db().episode.update({
+        where: { id: episode.id },
+        data: { leaseId: lease.id, leaseProvider: provider!.name, sessionId },
+      });
+      await provider!.reset(lease.id, spec.workspace);
+      runTool = async (call) => {
+        const command = parseArgs(call.function.arguments)?.command;
+        if (call.function.name !== "bash")
+          return { content: `error: unknown tool ${call.function.name}; the only tool is bash`, exec: null };
+        if (typeof command !== "string")
+          return { content: 'error: arguments must be JSON {"command": "..."}', exec: null };
+        const exec = await provider!.exec(lease.id, command, { phase: "agent" });
+        return { content: observationText(exec), exec };
+      };
+    } else {
+      await db().episode.update({ where: { id: episode.id }, data: { sessionId } });
+      runTool = async (call) => ({
+        content: runTaskTool(spec, call.function.name, call.function.arguments),
+        exec: null,
+      });
+    }
+    const tools = spec.kind === "terminal" ? [TOOL_DEFINITIONS.bash] : spec.tools.map((t) => TOOL_DEFINITIONS[t]);
     const messages: unknown[] = [
-      { role: "system", content: SYSTEM },
+      { role: "system", content: spec.kind === "terminal" ? TERMINAL_SYSTEM : toolCallSystem(spec.tools) },
       { role: "user", content: spec.instruction },
     ];
-    let finished = false;
-    for (let step = 0; step < maxSteps; step++) {
-      const { message, turnId } = await callPolicy(input.agent, episode.id, messages);
+
+    let final: string | null = null;
+    let truncation: "step_budget" | "token_budget" | null = null;
+    let spent = 0;
+    for (let step = 0; step < episode.maxSteps; step++) {
+      opts.signal?.throwIfAborted();
+      const left = episode.maxTokens === null ? null : episode.maxTokens - spent;
+      const { message, turnId, completionTokens, cut } = await callPolicy(
+        opts.agent,
+        sessionId,
+        messages,
+        tools,
+        left,
+        opts.signal,
+      );
+      spent += completionTokens;
       const calls = message.tool_calls ?? [];
       messages.push({
         role: "assistant",
         content: message.content ?? "",
         ...(calls.length ? { tool_calls: calls } : {}),
       });
-      if (calls.length === 0) {
-        finished = true;
-        break;
-      }
       const results = [];
       for (const call of calls) {
-        let content: string;
-        let exec: ExecResult | null = null;
-        let args: unknown = call.function.arguments;
-        try {
-          args = JSON.parse(call.function.arguments);
-        } catch {
-          // kept as the raw string: the observation says why nothing ran
-        }
-        const command = (args as { command?: unknown } | null)?.command;
-        if (call.function.name !== "bash") content = `error: unknown tool ${call.function.name}; the only tool is bash`;
-        else if (typeof command !== "string") content = 'error: arguments must be JSON {"command": "..."}';
-        else {
-          exec = await provider.exec(lease.id, command, { phase: "agent" });
-          content = observationText(exec);
-        }
+        const { content, exec } = await runTool(call);
         messages.push({ role: "tool", tool_call_id: call.id, content });
         results.push({
           toolCallId: call.id,
@@ -190,39 +249,69 @@ export async function runEpisode(input: RunEpisodeInput) {
           observation: json({ results }),
         },
       });
+      // A reply cut at the budget is not a final answer; a budget spent by tool calls ends the episode.
+      if (episode.maxTokens !== null && (cut || (calls.length > 0 && spent >= episode.maxTokens))) {
+        truncation = "token_budget";
+        break;
+      }
+      if (calls.length === 0) {
+        final = message.content ?? "";
+        break;
+      }
     }
+    if (final === null) truncation ??= "step_budget";
 
-    const verdict = await provider.evaluate(lease.id, {
+    if (spec.kind === "toolcall") {
+      // Upstream's strict verifier: no final answer (the budget ran out) scores like a wrong one.
+      const outcome = final === null ? -1 : scoreAnswer(spec, final);
+      return await finish(episode.id, {
+        status: "DONE",
+        outcome,
+        outcomeDetail: json({ expected: spec.answer, verifier: spec.verifier, final }),
+        truncation,
+      });
+    }
+    const verdict = await provider!.evaluate(leaseId!, {
       files: spec.tests,
       command: spec.verifier.command,
       timeoutSeconds: spec.verifier.timeoutSeconds,
       env: spec.verifier.env,
     });
-    return await db().episode.update({
-      where: { id: episode.id },
-      data: {
-        status: verdict.reward === null ? "FAILED" : "DONE",
-        outcome: verdict.reward,
-        outcomeDetail: json({
-          rewardFile: verdict.rewardFile,
-          error: verdict.error,
-          exitCode: verdict.exec.exitCode,
-          stdout: verdict.exec.stdout.slice(0, 4000),
-          stderr: verdict.exec.stderr.slice(0, 4000),
-        }),
-        truncation: finished ? null : "step_budget",
+    return await finish(episode.id, {
+      status: verdict.reward === null ? "FAILED" : "DONE",
+      outcome: verdict.reward,
+      outcomeDetail: json({
+        rewardFile: verdict.rewardFile,
         error: verdict.error,
-        finishedAt: new Date(),
-      },
-      include: { steps: { orderBy: { index: "asc" } } },
+        exitCode: verdict.exec.exitCode,
+        stdout: verdict.exec.stdout.slice(0, 4000),
+        stderr: verdict.exec.stderr.slice(0, 4000),
+      }),
+      truncation,
+      error: verdict.error,
     });
   } catch (e) {
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { status: "FAILED", error: errorText(e).slice(0, 2000), finishedAt: new Date() },
-    });
+    // An abort is the worker shutting down: it re-queues the episode rather than failing it.
+    if (!opts.signal?.aborted) await finish(episode.id, { status: "FAILED", error: errorText(e).slice(0, 2000) });
     throw e;
   } finally {
-    if (leaseId) await provider.close(leaseId);
+    if (leaseId) await provider!.close(leaseId);
   }
+}
+
+function parseArgs(raw: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(raw);
+    return v && typeof v === "object" ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function finish(episodeId: string, data: Prisma.EpisodeUpdateInput) {
+  return db().episode.update({
+    where: { id: episodeId },
+    data: { ...data, finishedAt: new Date() },
+    include: { steps: { orderBy: { index: "asc" } } },
+  });
 }

@@ -1,6 +1,7 @@
 // Every feature's procedures: a procedure's tRPC path is `<feature>.<name>` (`me` sits at the root).
 // Adding an endpoint = adding a definition to its feature's file; a new feature also gets a line here.
 import { apiKeyProcedures } from "./apiKeys";
+import { environmentProcedures, episodeProcedures, taskSetProcedures } from "./environments";
 import { batchProcedures } from "./batches";
 import { evaluationProcedures } from "./evaluation";
 import { experimentProcedures } from "./experiments";
@@ -33,4 +34,7 @@ export const procedures = {
   simulation: simulationProcedures,
   fleet: fleetProcedures,
   evaluation: evaluationProcedures,
+  environments: environmentProcedures,
+  taskSets: taskSetProcedures,
+  episodes: episodeProcedures,
 };

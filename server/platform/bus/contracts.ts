@@ -28,6 +28,18 @@ export const QUEUES = {
       removeOnFail: { age: 24 * 3600 },
     },
   },
+  /** A queued episode (server/environments); workers/episodes claims and runs it. */
+  episode: {
+    name: "episode",
+    payload: z.object({ episodeId: z.string(), experimentId: z.string() }),
+    // Job ids are <episodeId>_a<attempt>. One delivery per attempt: a claim is atomic (QUEUED → RUNNING), and the
+    // worker's sweeper re-queues an episode whose worker stopped heartbeating, up to EPISODE_MAX_ATTEMPTS.
+    jobOptions: {
+      attempts: 1,
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
 } as const;
 
 export const CHANNELS = {

@@ -7,7 +7,7 @@ import { db } from "../../../server/platform/db/client";
 import { runEpisode } from "../../../server/environments/episodes/runner";
 import { sandboxProvider } from "../../../server/environments/sandbox/registry";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
+import { createEnvironment, getEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
 import { parseTasks } from "../../../server/environments/tasks/import";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
@@ -59,7 +59,8 @@ describe.skipIf(!availability.ok)(
       h.fake.enqueue(bash(RIGHT), bash("cat /app/answer.txt"), { content: "There are 3 errors." });
       const ep = await runEpisode({ environmentId, taskId, agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, error: null });
-      expect(ep.steps).toHaveLength(2);
+      // Two tool calls and the final answer: each a step with its recorded turn.
+      expect(ep.steps).toHaveLength(3);
       const second = ep.steps[1].observation as { results: { content: string; exitCode: number }[] };
       expect(second.results[0]).toMatchObject({ exitCode: 0 });
       expect(second.results[0].content).toContain("stdout:\n3\n");
@@ -77,7 +78,7 @@ describe.skipIf(!availability.ok)(
       expect(turnIds.every((t) => typeof t === "string")).toBe(true);
       const turns = await waitFor("the episode's turns", async () => {
         const rows = await db().turn.findMany({ where: { id: { in: turnIds as string[] } } });
-        return rows.length === 2 ? rows : null;
+        return rows.length === 3 ? rows : null;
       });
       expect(new Set(turns.map((t) => t.experimentId))).toEqual(new Set([h.experiment.id]));
       expect(ep.leaseId).toMatch(/^sbx-/);
@@ -93,7 +94,24 @@ describe.skipIf(!availability.ok)(
       h.fake.enqueue(bash(WRONG), { content: "Done." });
       const ep = await runEpisode({ environmentId, taskId, agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 0, truncation: null });
-      expect(ep.steps).toHaveLength(1);
+      expect(ep.steps).toHaveLength(2);
+    });
+
+    it("reports the environment's recent health: failures, truncation, command latency, time on tools", async () => {
+      const env = await getEnvironment(ADMIN, { id: environmentId });
+      // The three episodes above: one truncated run comes after this test, so two ended, none truncated.
+      expect(env.recent).toMatchObject({ episodes: 2, failed: 0, truncationRatio: 0 });
+      const durations = (
+        await db().episodeStep.findMany({ where: { episode: { environmentId } }, select: { observation: true } })
+      )
+        .flatMap((s) => (s.observation as { results: { durationMs?: number }[] }).results)
+        .flatMap((r) => (typeof r.durationMs === "number" ? [r.durationMs] : []))
+        .sort((a, b) => a - b);
+      expect(durations).toHaveLength(3);
+      expect(env.recent.execP50Ms).toBe(durations[1]);
+      expect(env.recent.execP95Ms).toBe(durations[2]);
+      expect(env.recent.toolWaitShare).toBeGreaterThan(0);
+      expect(env.recent.toolWaitShare).toBeLessThanOrEqual(1);
     });
 
     it("stops at the step budget and marks the episode truncated", async () => {
