@@ -158,7 +158,7 @@ export const TrainerSchema = z.object({
   /**
    * tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host.
    * hf-local = one process on one GPU (transformers + peft) that serves the policy, judges and teaches on the
-   * frozen base and trains a LoRA adapter (integrations/hf).
+   * frozen base and trains a LoRA adapter, or the whole model with HF_LOCAL_FINETUNE=full (integrations/hf).
    */
   backend: z.enum(TRAINER_BACKENDS).default("embedded"),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
