@@ -443,8 +443,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             <div className="notice">
               One process on <b>one GPU</b> (transformers + peft): it serves the policy, judges and teaches on the
               frozen base, and trains a LoRA adapter (or the whole model with <code>HF_LOCAL_FINETUNE=full</code> on the
-              trainer host), time-sharing the GPU. Set the policy to SGLang at the address it serves on
-              (<code>HF_LOCAL_SERVE_PORT</code>, default 30001); the launch preview shows its memory estimate.
+              trainer host), time-sharing the GPU. Set the policy to SGLang at the address it serves on (
+              <code>HF_LOCAL_SERVE_PORT</code>, default 30001); the launch preview shows its memory estimate.
             </div>
           )}
           {trainerBackend === "tinker" && (
