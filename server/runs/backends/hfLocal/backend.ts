@@ -83,11 +83,13 @@ function estimateFor(launch: RunLaunch, settings: HfLocalSettings, finetune: Fin
 }
 
 /**
- * The fine-tuning a launch does: the setting, where auto is full when full fine-tuning's estimate fits the GPU
- * and LoRA otherwise (and for the tiny model and unknown shapes, whose memory is not estimated).
+ * The fine-tuning a launch does: the experiment's choice, else the backend's setting; auto is full when full
+ * fine-tuning's estimate fits the GPU and LoRA otherwise (and for the tiny model and unknown shapes, whose memory
+ * is not estimated).
  */
 export function finetuneFor(launch: RunLaunch, settings: HfLocalSettings): Finetune {
-  if (settings.finetune !== "auto") return settings.finetune;
+  const mode = launch.config.finetune ?? settings.finetune;
+  if (mode !== "auto") return mode;
   const full = estimateFor(launch, settings, "full");
   return full && full.totalGb <= settings.gpuMemoryGb ? "full" : "lora";
 }

@@ -72,6 +72,17 @@ describe("hfLocalCommand", () => {
     expect(mode("tiny", { finetune: "full" })).toBe("full");
   });
 
+  it("takes the experiment's fine-tuning choice over the backend's setting", () => {
+    const base = launch("/models/Qwen3-4B");
+    const withChoice = (finetune: string) => RunLaunchSchema.parse({ ...base, config: { ...base.config, finetune } });
+    const host = HfLocalSettingsSchema.parse({ finetune: "full", gpuMemoryGb: 141 });
+    expect(hfLocalCommand(withChoice("lora"), host).env.HF_FINETUNE).toBe("lora");
+    expect(hfLocalCommand(withChoice("auto"), HfLocalSettingsSchema.parse({ gpuMemoryGb: 80 })).env.HF_FINETUNE).toBe(
+      "lora",
+    );
+    expect(hfLocalCommand(withChoice("full"), HfLocalSettingsSchema.parse({})).env.HF_FINETUNE).toBe("full");
+  });
+
   it("runs the tiny model on the CPU, and the operator's model wins over the policy's", () => {
     expect(hfLocalCommand(launch("tiny"), HfLocalSettingsSchema.parse({})).env.HF_DEVICE).toBe("cpu");
     expect(hfLocalCommand(launch("Qwen/Qwen3-8B"), HfLocalSettingsSchema.parse({ model: "/m/x" })).env.HF_MODEL).toBe(
