@@ -91,7 +91,7 @@ describe.skipIf(!python)("hf-local under the supervisor (needs torch)", () => {
 
 describe("hf-local launch preview: LoRA or full fine-tuning", () => {
   it("follows the experiment's choice over the host's, and refuses full fine-tuning that does not fit", async () => {
-    const experiment = (finetune?: string) =>
+    const experiment = (finetune?: "lora" | "full" | "auto") =>
       makeExperiment(
         {
           method: "grpo",
