@@ -2,6 +2,7 @@
 
     python3 -m integrations.hf.device_check [--size 0.6b|1.7b|4b] [--steps 20] [--out report.json]
     python3 -m integrations.hf.device_check --tiny --steps 4      # the CPU rehearsal (the tiny model)
+    python3 -m integrations.hf.device_check --full ...             # full fine-tuning instead of LoRA
 
 It builds a randomly initialised Qwen3-shaped model with transformers (hf_model.build_random; the final norm is
 scaled ×5 so the random model's next-token distribution is peaked enough to sample a chosen token at all),
@@ -164,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--rank", type=int, default=16)
+    ap.add_argument("--full", action="store_true", help="full fine-tuning (four copies of the weights) instead of LoRA")
     ap.add_argument("--max-tokens", type=int, default=8, help="reply length of the leased samples")
     ap.add_argument("--load-threads", type=int, default=4)
     ap.add_argument("--idle-seconds", type=float, default=20)
@@ -176,14 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.tiny:
         from .tiny import TinyChatModel
 
-        model: Any = TinyChatModel(seed=0, rank=args.rank, alpha=2 * args.rank)
+        model: Any = TinyChatModel(seed=0, rank=args.rank, alpha=2 * args.rank, full=args.full)
         description = "tiny (CPU rehearsal)"
     else:
         from .hf_model import build_random
 
-        model = build_random(args.size, layers=args.layers, rank=args.rank, alpha=2 * args.rank, dtype="bfloat16" if cuda else "float32")
+        model = build_random(args.size, layers=args.layers, rank=args.rank, alpha=2 * args.rank, dtype="bfloat16" if cuda else "float32", full=args.full)
         with torch.no_grad():
-            model.peft.get_base_model().model.norm.weight.mul_(5.0)
+            for net in model.copies.values() if args.full else [model.peft.get_base_model()]:
+                net.model.norm.weight.mul_(5.0)
         description = f"random Qwen3-{args.size}" + (f" ({args.layers} layers)" if args.layers else "")
     if cuda:
         torch.cuda.reset_peak_memory_stats()
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     target = int(first.topk(args.target_rank).indices[-1])
     report: dict[str, Any] = {
         "model": description, "device": torch.cuda.get_device_name(0) if cuda else "cpu", "torch": torch.__version__,
-        "steps": args.steps, "batch": args.batch, "lr": args.lr, "lora_rank": args.rank, "target_token": target,
+        "steps": args.steps, "batch": args.batch, "lr": args.lr, "lora_rank": None if args.full else args.rank, "finetune": "full" if args.full else "lora", "target_token": target,
         "target_initial_prob": float(first[target].exp()), "methods": {},
     }
     load = Load(server.url, args.load_threads, 32).start()

@@ -6,6 +6,10 @@ forwards under gradient checkpointing) runs under one lock with its adapter set;
 ``disable_adapter()``. Serving and training therefore interleave at the granularity of one forward (a decode
 step, a micro-batch), and neither waits for the other's whole request or step.
 
+``HfFullChatModel`` is full fine-tuning: each name is a whole copy of the model (the trained one in fp32, as bf16
+cannot hold a 1e-5 step, its forwards autocast to the serving dtype so π_old matches what serving sampled; two
+serving copies and the frozen base in the checkpoint's dtype). The copies share no state, so it needs no lock.
+
 ``build_random`` makes a randomly initialised model of a real architecture (a Qwen3 config) and a byte-level
 tokenizer with a ChatML template, entirely offline: what the GPU device check and the glue tests run on.
 transformers, tokenizers and peft are imported here only.
@@ -13,8 +17,9 @@ transformers, tokenizers and peft are imported here only.
 
 from __future__ import annotations
 
+import copy
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator, Sequence
 
 import torch
@@ -40,6 +45,17 @@ class HfChatModel(ChatModel):
     def __init__(self, base: Any, tokenizer: Any, name: str, rank: int = 16, alpha: int = 32, gradient_checkpointing: bool = True):
         from peft import LoraConfig, get_peft_model  # type: ignore[import-not-found]
 
+        self._describe(base, tokenizer, name)
+        cfg = LoraConfig(r=rank, lora_alpha=alpha, target_modules="all-linear", lora_dropout=0.0, task_type="CAUSAL_LM")
+        self.peft = get_peft_model(base, cfg, adapter_name=TRAIN)
+        for n in SERVE_ADAPTERS:
+            self.peft.add_adapter(n, cfg)
+        self._train = [p for n, p in self.peft.named_parameters() if f".{TRAIN}." in n]
+        self._lock = threading.RLock()
+        self._adapter: str | None = "unset"
+        self.set_gradient_checkpointing(gradient_checkpointing)
+
+    def _describe(self, base: Any, tokenizer: Any, name: str) -> None:
         self.name = name
         self.tokenizer = tokenizer
         self.device = next(base.parameters()).device
@@ -50,23 +66,15 @@ class HfChatModel(ChatModel):
         self.eos_ids = frozenset(int(e) for e in eos)
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(self.eos_ids)
         self.max_positions = getattr(base.config, "max_position_embeddings", None)
-        cfg = LoraConfig(r=rank, lora_alpha=alpha, target_modules="all-linear", lora_dropout=0.0, task_type="CAUSAL_LM")
-        self.peft = get_peft_model(base, cfg, adapter_name=TRAIN)
-        for n in SERVE_ADAPTERS:
-            self.peft.add_adapter(n, cfg)
-        self._train = [p for n, p in self.peft.named_parameters() if f".{TRAIN}." in n]
-        self._lock = threading.RLock()
-        self._adapter: str | None = "unset"
-        self.set_gradient_checkpointing(gradient_checkpointing)
 
     @classmethod
-    def load(cls, name_or_path: str, device: str | None = None, dtype: str = "bfloat16", **kw: Any) -> "HfChatModel":
+    def load(cls, name_or_path: str, device: str | None = None, dtype: str = "bfloat16", full: bool = False, **kw: Any) -> "ChatModel":
         from transformers import AutoModelForCausalLM, AutoTokenizer  # type: ignore[import-not-found]
 
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         base = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=getattr(torch, dtype)).to(device)
-        return cls(base, tokenizer, name_or_path, **kw)
+        return _build(base, tokenizer, name_or_path, full, kw)
 
     # -- adapters under the lock -------------------------------------------------------------------------
     @contextmanager
@@ -117,22 +125,23 @@ class HfChatModel(ChatModel):
     def _positions(mask: torch.Tensor) -> torch.Tensor:
         return (mask.long().cumsum(-1) - 1).clamp(min=0)
 
+    def _run(self, adapter: str | None, training: bool, **inputs: Any) -> Any:
+        with self.using(adapter, training=training):
+            return self.peft(**inputs)
+
     def logits(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> torch.Tensor:
-        with self.using(adapter, training=torch.is_grad_enabled()):
-            out = self.peft(input_ids=ids, attention_mask=mask, position_ids=self._positions(mask), use_cache=False)
+        out = self._run(adapter, torch.is_grad_enabled(), input_ids=ids, attention_mask=mask, position_ids=self._positions(mask), use_cache=False)
         return out.logits
 
     def start(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> tuple[torch.Tensor, Any]:
-        with self.using(adapter):
-            out = self.peft(input_ids=ids, attention_mask=mask, position_ids=self._positions(mask), use_cache=True)
+        out = self._run(adapter, False, input_ids=ids, attention_mask=mask, position_ids=self._positions(mask), use_cache=True)
         return out.logits[:, -1], (out.past_key_values, mask, self._positions(mask)[:, -1], adapter)
 
     def advance(self, state: Any, tokens: torch.Tensor) -> tuple[torch.Tensor, Any]:
         past, mask, last, adapter = state
         mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
         pos = last + 1
-        with self.using(adapter):
-            out = self.peft(input_ids=tokens[:, None], attention_mask=mask, position_ids=pos[:, None], past_key_values=past, use_cache=True)
+        out = self._run(adapter, False, input_ids=tokens[:, None], attention_mask=mask, position_ids=pos[:, None], past_key_values=past, use_cache=True)
         return out.logits[:, -1], (out.past_key_values, mask, pos, adapter)
 
     def trainable_parameters(self) -> list[torch.nn.Parameter]:
@@ -147,6 +156,67 @@ class HfChatModel(ChatModel):
 
     def save_adapter(self, name: str, path: str) -> None:
         self.peft.save_pretrained(path, selected_adapters=[name])
+
+
+class HfFullChatModel(HfChatModel):
+    """Full fine-tuning: the trained model (fp32 master weights), two serving copies and the frozen base."""
+
+    def __init__(self, base: Any, tokenizer: Any, name: str, gradient_checkpointing: bool = True, **_lora: Any):
+        self._describe(base, tokenizer, name)
+        base.requires_grad_(False)
+        base.eval()
+        self.dtype = next(base.parameters()).dtype
+        self.copies: dict[str | None, Any] = {None: base}
+        for n in SERVE_ADAPTERS:
+            self.copies[n] = copy.deepcopy(base)
+        trained = copy.deepcopy(base).float()
+        trained.requires_grad_(True)
+        self.copies[TRAIN] = trained
+        self.set_gradient_checkpointing(gradient_checkpointing)
+
+    def _run(self, adapter: str | None, training: bool, **inputs: Any) -> Any:
+        model = self.copies[adapter]
+        if adapter != TRAIN:
+            return model(**inputs)
+        # Only the trainer's thread runs the trained copy, so its train/eval mode is not shared with serving.
+        if model.training != training:
+            model.train(training)
+        mixed = self.device.type == "cuda" and self.dtype != torch.float32
+        with torch.autocast("cuda", dtype=self.dtype) if mixed else nullcontext():
+            return model(**inputs)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        loss.backward()
+
+    def set_gradient_checkpointing(self, on: bool) -> None:
+        trained = self.copies[TRAIN]
+        if on:
+            trained.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        else:
+            trained.gradient_checkpointing_disable()
+
+    def trainable_parameters(self) -> list[torch.nn.Parameter]:
+        return list(self.copies[TRAIN].parameters())
+
+    @torch.no_grad()
+    def copy_adapter(self, src: str, dst: str) -> None:
+        for s, d in zip(self.copies[src].parameters(), self.copies[dst].parameters()):
+            d.copy_(s)
+
+    def save_adapter(self, name: str, path: str) -> None:
+        """A whole checkpoint folder (weights in the checkpoint's dtype, config, tokenizer) that loads as a model."""
+        model = self.copies[name]
+        cast: dict[int, torch.Tensor] = {}
+        state = {}
+        for key, tensor in model.state_dict().items():
+            # One cast per storage, so tied weights (embeddings = LM head) stay tied in the saved file.
+            state[key] = cast.setdefault(tensor.data_ptr(), tensor.detach().to(self.dtype))
+        model.save_pretrained(path, state_dict=state)
+        self.tokenizer.save_pretrained(path)
+
+
+def _build(base: Any, tokenizer: Any, name: str, full: bool, kw: dict[str, Any]) -> ChatModel:
+    return HfFullChatModel(base, tokenizer, name, **kw) if full else HfChatModel(base, tokenizer, name, **kw)
 
 
 def byte_tokenizer(vocab_size: int) -> Any:
@@ -175,7 +245,7 @@ def byte_tokenizer(vocab_size: int) -> Any:
     return fast
 
 
-def build_random(size: str = "0.6b", device: str | None = None, dtype: str = "bfloat16", layers: int | None = None, seed: int = 0, **kw: Any) -> HfChatModel:
+def build_random(size: str = "0.6b", device: str | None = None, dtype: str = "bfloat16", layers: int | None = None, seed: int = 0, full: bool = False, **kw: Any) -> ChatModel:
     """A randomly initialised Qwen3-shaped model (``size`` in QWEN3_SHAPES, or "toy" for a CPU-sized one)."""
     from transformers import AutoModelForCausalLM, Qwen3Config  # type: ignore[import-not-found]
 
@@ -192,4 +262,4 @@ def build_random(size: str = "0.6b", device: str | None = None, dtype: str = "bf
                          eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, **shape)
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     base = AutoModelForCausalLM.from_config(config, dtype=getattr(torch, dtype)).to(device)
-    return HfChatModel(base, tokenizer, f"random-qwen3-{size}", **kw)
+    return _build(base, tokenizer, f"random-qwen3-{size}", full, kw)

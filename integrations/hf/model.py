@@ -2,13 +2,15 @@
 
 Two implementations: ``tiny.TinyChatModel`` (a small randomly initialised torch transformer with a byte
 tokenizer and ChatML; runs on torch 1.13 CPU, used by CI) and ``hf_model.HfChatModel`` (transformers'
-``AutoModelForCausalLM`` with the tokenizer's own chat template and a peft LoRA adapter).
+``AutoModelForCausalLM`` with the tokenizer's own chat template and a peft LoRA adapter; ``HfFullChatModel``
+for full fine-tuning).
 
 Adapters are named. ``TRAIN`` is the one the optimizer updates; serving reads one of two serving copies
 (``SERVE_ADAPTERS``) that ``AdapterSlots`` flips between, so a weight swap never touches weights a request in
 flight is reading; ``None`` is the frozen base (the judge and the teacher). Log-probs everywhere are
 ``log_softmax`` of the raw logits (temperature 1), the quantity the trainer recomputes, whatever temperature
-sampling used.
+sampling used. In full fine-tuning each name is a whole copy of the weights instead of an adapter (``None`` then
+a second, frozen copy), and all of the above holds unchanged.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ SERVE_ADAPTERS = ("served_a", "served_b")
 
 
 class ChatModel(abc.ABC):
-    """Template, tokenize, forward → logits, incremental decoding, and named LoRA adapters."""
+    """Template, tokenize, forward → logits, incremental decoding, and named LoRA adapters (or full copies)."""
 
     name: str
     vocab_size: int
@@ -65,7 +67,8 @@ class ChatModel(abc.ABC):
     def copy_adapter(self, src: str, dst: str) -> None: ...
 
     @abc.abstractmethod
-    def save_adapter(self, name: str, path: str) -> None: ...
+    def save_adapter(self, name: str, path: str) -> None:
+        """The adapter's folder, or in full fine-tuning a whole model folder."""
 
     def backward(self, loss: Any) -> None:
         """Backpropagates a training loss (implementations with global adapter state set the trained one)."""
@@ -79,7 +82,7 @@ class AdapterSlots:
     """Which serving copy answers new requests, and how many requests are reading each.
 
     ``acquire`` pins the current copy for one request (a request runs on one version start to end);
-    ``publish`` copies the training adapter into the idle copy once no request reads it, then flips, so
+    ``publish`` copies the training adapter (or the full weights) into the idle copy once no request reads it, then flips, so
     serving never pauses and nothing reads half-copied weights."""
 
     def __init__(self, model: ChatModel):

@@ -1,11 +1,15 @@
 """The ``tiny`` model: a small randomly initialised torch transformer behind the ``ChatModel`` interface, with a
 byte tokenizer (ids 0–255 are bytes, then ChatML's special tokens) and ChatML as its template (``chat.py``).
-The base is a function of its seed, so every process that builds it holds the same frozen base. Runs on
-torch 1.13 on a CPU: it is what CI runs the server, the losses and the training loop on, end to end.
+The base is a function of its seed (and of the mode), so every process that builds it holds the same frozen
+base. Runs on torch 1.13 on a CPU: it is what CI runs the server, the losses and the training loop on, end to end.
+
+Two modes, as ``hf_model``: LoRA (each name of ``model.py`` is a low-rank delta on one shared frozen network) and
+``full`` (each name is a whole copy of the network: the trained one, two serving copies and the frozen base).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -93,10 +97,9 @@ class Block(nn.Module):
 
 
 class TinyTransformer(nn.Module):
-    def __init__(self, d: int = 64, layers: int = 2, heads: int = 4, ff: int = 256, positions: int = 4096, rank: int = 8, alpha: float = 16, seed: int = 0):
+    def __init__(self, d: int = 64, layers: int = 2, heads: int = 4, ff: int = 256, positions: int = 4096, rank: int = 8, alpha: float = 16, seed: int = 0, adapters: Sequence[str] = (TRAIN, *SERVE_ADAPTERS)):
         super().__init__()
         torch.manual_seed(seed)
-        adapters = (TRAIN, *SERVE_ADAPTERS)
         self.config = {"d": d, "layers": layers, "heads": heads, "ff": ff, "positions": positions, "rank": rank, "alpha": alpha, "seed": seed}
         self.embed = nn.Embedding(VOCAB, d)
         self.pos = nn.Embedding(positions, d)
@@ -121,17 +124,32 @@ class TinyTransformer(nn.Module):
 
 
 class TinyChatModel(ChatModel):
-    def __init__(self, seed: int = 0, device: str = "cpu", **shape: Any):
+    def __init__(self, seed: int = 0, device: str = "cpu", full: bool = False, **shape: Any):
         self.name = "tiny"
+        self.full = full
         self.tokenizer = ByteTokenizer()
         self.vocab_size = VOCAB
         self.eos_ids = frozenset({IM_END, PAD})
         self.pad_id = PAD
         self.device = torch.device(device)
-        self.net = TinyTransformer(seed=seed, **shape).to(self.device)
-        self.net.requires_grad_(False)
-        for p in self.net.adapter_parameters(TRAIN):
-            p.requires_grad_(True)
+        if full:
+            # No LoRA deltas: the frozen base is the network itself, each other name a copy of it.
+            self.net = TinyTransformer(seed=seed, adapters=(), **shape).to(self.device)
+            self.net.requires_grad_(False)
+            self.copies: dict[str | None, TinyTransformer] = {None: self.net}
+            for name in (TRAIN, *SERVE_ADAPTERS):
+                self.copies[name] = copy.deepcopy(self.net)
+            self.copies[TRAIN].requires_grad_(True)
+        else:
+            self.net = TinyTransformer(seed=seed, **shape).to(self.device)
+            self.net.requires_grad_(False)
+            for p in self.net.adapter_parameters(TRAIN):
+                p.requires_grad_(True)
+
+    def _forward(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> torch.Tensor:
+        if self.full:
+            return self.copies[adapter](ids, mask, None)
+        return self.net(ids, mask, adapter)
 
     def render(self, messages: Sequence[Any], tools: Sequence[Any] | None = None, add_generation_prompt: bool = True) -> str:
         return render_chatml(messages, tools, add_generation_prompt)
@@ -143,28 +161,37 @@ class TinyChatModel(ChatModel):
         return self.tokenizer.decode(ids)
 
     def logits(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> torch.Tensor:
-        return self.net(ids, mask, adapter)
+        return self._forward(ids, mask, adapter)
 
     def start(self, ids: torch.Tensor, mask: torch.Tensor, adapter: str | None) -> tuple[torch.Tensor, Any]:
         # No KV cache: the tiny model recomputes the whole sequence each step (it is tiny).
-        return self.net(ids, mask, adapter)[:, -1], (ids, mask, adapter)
+        return self._forward(ids, mask, adapter)[:, -1], (ids, mask, adapter)
 
     def advance(self, state: Any, tokens: torch.Tensor) -> tuple[torch.Tensor, Any]:
         ids, mask, adapter = state
         ids = torch.cat([ids, tokens[:, None]], dim=1)
         mask = torch.cat([mask, torch.ones_like(tokens)[:, None]], dim=1)
-        return self.net(ids, mask, adapter)[:, -1], (ids, mask, adapter)
+        return self._forward(ids, mask, adapter)[:, -1], (ids, mask, adapter)
+
+    def _params(self, name: str) -> list[nn.Parameter]:
+        return list(self.copies[name].parameters()) if self.full else self.net.adapter_parameters(name)
 
     def trainable_parameters(self) -> list[nn.Parameter]:
-        return self.net.adapter_parameters(TRAIN)
+        return self._params(TRAIN)
 
     @torch.no_grad()
     def copy_adapter(self, src: str, dst: str) -> None:
-        for s, d in zip(self.net.adapter_parameters(src), self.net.adapter_parameters(dst)):
+        for s, d in zip(self._params(src), self._params(dst)):
             d.copy_(s)
 
     def save_adapter(self, name: str, path: str) -> None:
         os.makedirs(path, exist_ok=True)
+        if self.full:
+            # A whole model folder: the weights and the shape they load into.
+            torch.save({n: p.detach().cpu() for n, p in self.copies[name].state_dict().items()}, os.path.join(path, "model.pt"))
+            with open(os.path.join(path, "config.json"), "w", encoding="utf-8") as f:
+                json.dump({"model": "tiny", "finetune": "full", **self.net.config}, f)
+            return
         state = {n: p.detach().cpu() for n, p in self.net.named_parameters() if n.endswith(f".{name}")}
         torch.save(state, os.path.join(path, "adapter.pt"))
         with open(os.path.join(path, "adapter_config.json"), "w", encoding="utf-8") as f:

@@ -15,7 +15,9 @@ HF_SAVE_DIR, HF_MAX_BATCH (8); OPENCLAW_METHOD (grpo | opd | combine | topk), HF
 topk | full), HF_TOPK (50), HF_LEARNING_RATE (1e-5), HF_BATCH_SIZE (16), HF_MICRO_BATCH (4), HF_LORA_RANK
 (16), HF_LORA_ALPHA (32), HF_EPS_CLIP (0.2), HF_EPS_CLIP_HIGH (0.28), HF_DUAL_CLIP (0 = off),
 OPENCLAW_OPD_ADV_CLAMP (0 = off), OPENCLAW_COMBINE_W_OPD / _W_RL (1), HF_NORMALIZE_ADVANTAGES (0),
-HF_GRAD_CLIP (1), HF_TOKEN_MEAN (0: slime's per-sample mean), HF_GRADIENT_CHECKPOINTING (1).
+HF_GRAD_CLIP (1), HF_TOKEN_MEAN (0: slime's per-sample mean), HF_GRADIENT_CHECKPOINTING (1); HF_FINETUNE
+(lora: a peft adapter is trained, served and saved; full: the whole model is, with a second frozen copy for the
+judge and the teacher, and each checkpoint is a whole model folder).
 """
 
 from __future__ import annotations
@@ -272,18 +274,28 @@ def train(trainer: Trainer, book: LeaseBook, run_id: str, save_dir: str, max_ste
     return steps
 
 
+def finetune_mode(env: Mapping[str, str]) -> bool:
+    """True for full fine-tuning (HF_FINETUNE=full), False for LoRA (the default)."""
+    mode = env.get("HF_FINETUNE") or "lora"
+    if mode not in ("lora", "full"):
+        raise SystemExit(f"HF_FINETUNE: lora or full, not {mode!r}")
+    return mode == "full"
+
+
 def load_model(env: Mapping[str, str]) -> ChatModel:
     name = env.get("HF_MODEL") or "tiny"
+    full = finetune_mode(env)
     if name == "tiny":
         from .tiny import TinyChatModel
 
-        return TinyChatModel(seed=int(env.get("HF_TINY_SEED", "0")), device=env.get("HF_DEVICE") or "cpu")
+        return TinyChatModel(seed=int(env.get("HF_TINY_SEED", "0")), device=env.get("HF_DEVICE") or "cpu", full=full)
     from .hf_model import HfChatModel
 
     return HfChatModel.load(
         name,
         device=env.get("HF_DEVICE") or None,
         dtype=env.get("HF_DTYPE", "bfloat16"),
+        full=full,
         rank=int(env.get("HF_LORA_RANK", "16")),
         alpha=int(env.get("HF_LORA_ALPHA", "32")),
         gradient_checkpointing=_flag(env.get("HF_GRADIENT_CHECKPOINTING"), True),

@@ -158,9 +158,14 @@ export const TrainerSchema = z.object({
   /**
    * tinker = the remote LoRA training service; it needs the user's own TINKER_API_KEY on the trainer host.
    * hf-local = one process on one GPU (transformers + peft) that serves the policy, judges and teaches on the
-   * frozen base and trains a LoRA adapter (integrations/hf).
+   * frozen base and trains a LoRA adapter, or the whole model with HF_LOCAL_FINETUNE=full (integrations/hf).
    */
   backend: z.enum(TRAINER_BACKENDS).default("embedded"),
+  /**
+   * hf-local only: train a LoRA adapter, the whole model (full fine-tuning: about four times the memory), or full
+   * where the launch's memory estimate fits the GPU (auto). Unset: the trainer host's HF_LOCAL_FINETUNE.
+   */
+  finetune: z.enum(["lora", "full", "auto"]).optional(),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
   rayAddress: httpUrl.optional(),
 });
@@ -340,6 +345,21 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       path: ["policy", "loraAdapters"],
       message:
         "LoRA hot-loading serves hf-local's PEFT adapters: choose trainer hf-local, or leave it unset (slime and Tinker update the engine's weights themselves)",
+    });
+  }
+  if (cfg.trainer.finetune && cfg.trainer.backend !== "hf-local") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["trainer", "finetune"],
+      message: "the fine-tuning choice is hf-local's: choose trainer hf-local, or leave it unset",
+    });
+  }
+  if (cfg.policy.kind !== "embedded" && cfg.policy.loraAdapters && cfg.trainer.finetune === "full") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["policy", "loraAdapters"],
+      message:
+        "full fine-tuning saves whole models, not LoRA adapters: leave LoRA hot-loading unset, or choose LoRA fine-tuning",
     });
   }
   if (cfg.trainer.backend !== "embedded") {

@@ -227,6 +227,9 @@ const SECTIONS = {
       HF_LOCAL_MAX_BATCH: z.coerce.number().int().min(1).optional(),
       HF_LOCAL_MAX_CONTEXT: z.coerce.number().int().min(16).optional(),
       HF_LOCAL_MICRO_BATCH: z.coerce.number().int().min(1).optional(),
+      /** Where the experiment's trainer.finetune is unset: lora (default), full (the whole model), or auto (full
+       * where its memory estimate fits). */
+      HF_LOCAL_FINETUNE: z.enum(["lora", "full", "auto"]).optional(),
       /** Where it serves (default 127.0.0.1:30001; add it to UPSTREAM_ALLOWLIST), and the URL others reach it at. */
       HF_LOCAL_SERVE_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
       HF_LOCAL_SERVE_HOST: optionalText,

@@ -66,6 +66,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
       localProcess: s.LOCAL_PROCESS_ROLES
         ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} }
         : undefined,
+      finetune: c.trainer.finetune,
       policyModel: model,
       controlPlaneUrl: controlPlaneUrl(s),
       apiKey,

@@ -53,6 +53,7 @@ export function hfLocalSettings(s: SupervisorSettings) {
     maxBatch: s.HF_LOCAL_MAX_BATCH,
     maxContext: s.HF_LOCAL_MAX_CONTEXT,
     microBatch: s.HF_LOCAL_MICRO_BATCH,
+    finetune: s.HF_LOCAL_FINETUNE,
     serve: { port: s.HF_LOCAL_SERVE_PORT, host: s.HF_LOCAL_SERVE_HOST, url: s.HF_LOCAL_SERVE_URL },
     saveDir: s.HF_LOCAL_SAVE_DIR ?? path.join(process.cwd(), ".data", "hf-local"),
   });

@@ -71,5 +71,51 @@ class HfGlueTest(unittest.TestCase):
         self.assertLess(float((served1 - trained).abs().max()), 1e-5)
 
 
+@needs_hf
+class HfFullGlueTest(unittest.TestCase):
+    """Full fine-tuning through transformers: four copies, the trained one moves, swaps copy it, the base stays,
+    and a checkpoint folder loads back with AutoModelForCausalLM."""
+
+    def test_training_moves_the_trained_copy_not_the_base_and_the_checkpoint_loads(self):
+        import tempfile
+
+        import torch
+        from transformers import AutoModelForCausalLM
+        from integrations.hf.hf_model import build_random
+        from integrations.hf.model import TRAIN, AdapterSlots
+        from integrations.hf.train import TrainConfig, Trainer, response_logp
+
+        m = build_random("toy", device="cpu", dtype="float32", full=True, gradient_checkpointing=True)
+        self.assertEqual({id(p) for p in m.trainable_parameters()}, {id(p) for p in m.copies[TRAIN].parameters()})
+        slots = AdapterSlots(m)
+        prompt = m.encode(m.render(MESSAGES))
+        resp = m.encode("yes") + [min(m.eos_ids)]
+        seq = [prompt + resp]
+        with torch.no_grad():
+            base0 = response_logp(m, seq, [len(resp)], None)[0]
+        trainer = Trainer(m, slots, TrainConfig(method="grpo", lr=1e-3))
+        item = {"messages": MESSAGES, "responseTokenIds": resp, "rolloutLogprobs": base0.tolist(), "reward": 1.0, "kind": "RL"}
+        for _ in range(3):
+            trainer.step([item])
+        slots.publish(1)
+        with torch.no_grad():
+            base1 = response_logp(m, seq, [len(resp)], None)[0]
+            trained = response_logp(m, seq, [len(resp)], TRAIN)[0]
+            with slots.reading() as (adapter, version):
+                served1 = response_logp(m, seq, [len(resp)], adapter)[0]
+        self.assertEqual(version, 1)
+        self.assertLess(float((base1 - base0).abs().max()), 1e-6)
+        self.assertGreater(float(trained.sum() - base0.sum()), 0)
+        self.assertLess(float((served1 - trained).abs().max()), 1e-5)
+        with tempfile.TemporaryDirectory() as folder:
+            m.save_adapter(TRAIN, folder)
+            loaded = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+            ids = torch.tensor(seq)
+            with torch.no_grad():
+                logits = loaded(input_ids=ids, attention_mask=torch.ones_like(ids)).logits
+                want = m.logits(ids, torch.ones_like(ids), TRAIN)
+            self.assertLess(float((logits - want).abs().max()), 1e-4)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -120,6 +120,8 @@ export const RunLaunchConfigSchema = z.object({
   slime: SlimeConfigSchema.optional(),
   /** Required by the local-process backend. */
   localProcess: LocalProcessConfigSchema.optional(),
+  /** hf-local: the experiment's fine-tuning choice; unset = the backend's setting (HF_LOCAL_FINETUNE). */
+  finetune: z.enum(["lora", "full", "auto"]).optional(),
   /** The policy checkpoint (an HF id or path; hf-local loads it, or builds the tiny CPU model for "tiny"). */
   policyModel: z.string().min(1).optional(),
   /** Where the rollout integration reaches the control plane (proxy, sample queue, metrics). */

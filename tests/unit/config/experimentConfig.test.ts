@@ -89,6 +89,29 @@ describe("experiment config", () => {
     ).toContain("hyper.opdEstimator");
   });
 
+  it("lets hf-local choose LoRA or full fine-tuning, and only hf-local", () => {
+    const hf = {
+      method: "grpo",
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
+      trainer: { backend: "hf-local" },
+    };
+    for (const finetune of ["lora", "full", "auto"])
+      expect(issuesOf({ ...hf, trainer: { backend: "hf-local", finetune } })).toEqual([]);
+    expect(issuesOf({ ...hf, trainer: { backend: "hf-local", finetune: "qlora" } }).map((i) => i.path)).toEqual([
+      "trainer.finetune",
+    ]);
+    expect(issuesOf({ ...hf, trainer: { backend: "local-process", finetune: "full" } })).toContainEqual({
+      path: "trainer.finetune",
+      message: expect.stringContaining("hf-local's"),
+    });
+    // Full fine-tuning saves whole models: nothing for an engine to hot-load as a LoRA adapter.
+    const hotLoaded = { ...hf.policy, loraAdapters: "sglang" };
+    expect(issuesOf({ ...hf, policy: hotLoaded, trainer: { backend: "hf-local", finetune: "full" } })).toEqual([
+      { path: "policy.loraAdapters", message: expect.stringContaining("full fine-tuning saves whole models") },
+    ]);
+    expect(issuesOf({ ...hf, policy: hotLoaded, trainer: { backend: "hf-local", finetune: "lora" } })).toEqual([]);
+  });
+
   it("names the field and what to change", () => {
     expect(issuesOf({ hyper: { epsClip: 0.3, epsClipHigh: 0.2 } })).toContainEqual({
       path: "hyper.epsClipHigh",

@@ -143,6 +143,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const switchTrainer = (next: string) =>
     setValues((s) => {
       let config = setAt(s.config, "trainer.backend", next);
+      // The fine-tuning choice is hf-local's; the config refuses it on any other trainer.
+      if (next !== "hf-local") config = setAt(config, "trainer.finetune", undefined);
       for (const key of BACKEND_DEPENDENT) {
         const before = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key] ?? REFERENCE_HYPER[key];
         if (getAt(s.config, `hyper.${key}`) === before)
@@ -442,10 +444,18 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {trainerBackend === "hf-local" && (
             <div className="notice">
               One process on <b>one GPU</b> (transformers + peft): it serves the policy, judges and teaches on the
-              frozen base, and trains a LoRA adapter, time-sharing the GPU. Set the policy to SGLang at the address it
-              serves on (<code>HF_LOCAL_SERVE_PORT</code>, default 30001); the launch preview shows its memory estimate.
+              frozen base, and trains a LoRA adapter (or the whole model: fine-tuning full, or auto where it fits),
+              time-sharing the GPU. Set the policy to SGLang at the address it serves on (
+              <code>HF_LOCAL_SERVE_PORT</code>, default 30001); the launch preview shows its memory estimate.
             </div>
           )}
+          {trainerBackend === "hf-local" &&
+            select(
+              "Fine-tuning (host default: HF_LOCAL_FINETUNE)",
+              "trainer.finetune",
+              ["host default", "lora", "full", "auto"],
+              (v) => setCfg("trainer.finetune", v === "host default" ? undefined : v),
+            )}
           {trainerBackend === "tinker" && (
             <div className="notice">
               Tinker trains LoRA adapters on its own service: it needs <b>your own</b> Tinker service key (

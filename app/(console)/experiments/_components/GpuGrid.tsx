@@ -48,7 +48,8 @@ export function SharedGpu() {
         </div>
       </div>
       <div className="muted" style={{ fontSize: 12 }}>
-        1 GPU: serving, judging and teaching on the frozen base, and LoRA training share it (hf-local).
+        1 GPU: serving, judging and teaching on the frozen base, and LoRA (or full, HF_LOCAL_FINETUNE) training share it
+        (hf-local).
       </div>
     </div>
   );

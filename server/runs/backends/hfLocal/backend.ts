@@ -1,6 +1,7 @@
 // TrainerBackend hf-local: one process on one GPU (integrations/hf/train.py) that serves the policy with a LoRA
 // adapter, judges and teaches on the frozen base (the adapter switched off) and trains the adapter from leased
-// batches, swapping it into serving after each step. Launched like the local-process roles: a child in its own
+// batches, swapping it into serving after each step; or, with full fine-tuning, trains the whole model beside a
+// second, frozen copy for the judge and the teacher. Launched like the local-process roles: a child in its own
 // process group, pinned to its GPU with CUDA_VISIBLE_DEVICES, so stop() ends exactly that tree. The model "tiny"
 // is a small CPU model (CI and demos); any other model is a local Hugging Face checkpoint, checked against the
 // GPU's memory before launch (memory.ts).
@@ -21,7 +22,7 @@ import {
 import { INHERITED_ENV } from "../localProcess/backend";
 import { terminateGroup } from "../localProcess/processGroup";
 import { formatCommand } from "../slime/args";
-import { describeEstimate, estimateMemory, shapeFor, type MemoryEstimate } from "./memory";
+import { describeEstimate, estimateMemory, shapeFor, type Finetune, type MemoryEstimate } from "./memory";
 
 export const HF_LOCAL_BACKEND_KIND = "hf-local";
 export const TINY_MODEL = "tiny";
@@ -38,6 +39,8 @@ export const HfLocalSettingsSchema = z.object({
   /** That GPU's memory, for the estimate that refuses a model that will not fit. */
   gpuMemoryGb: z.number().positive().default(80),
   dtype: z.enum(["bfloat16", "float16", "float32"]).default("bfloat16"),
+  /** lora: a peft adapter; full: the whole model (about 4× the memory); auto: full where its estimate fits. */
+  finetune: z.enum(["lora", "full", "auto"]).default("lora"),
   /** Requests decoded together, prompt + reply tokens per sequence, sequences per training micro-batch. */
   maxBatch: z.number().int().min(1).max(256).default(8),
   maxContext: z.number().int().min(16).max(131_072).default(4096),
@@ -66,12 +69,12 @@ export function modelFor(launch: RunLaunch, settings: HfLocalSettings): string {
   return model;
 }
 
-/** The memory estimate for a launch, or null for the tiny CPU model and for models of unknown shape. */
-export function memoryFor(launch: RunLaunch, settings: HfLocalSettings): MemoryEstimate | null {
+function estimateFor(launch: RunLaunch, settings: HfLocalSettings, finetune: Finetune): MemoryEstimate | null {
   const model = modelFor(launch, settings);
   const shape = model === TINY_MODEL ? null : shapeFor(model);
   if (!shape) return null;
   return estimateMemory(shape, {
+    finetune,
     loraRank: launch.config.lora.rank,
     maxBatch: settings.maxBatch,
     maxContext: settings.maxContext,
@@ -79,13 +82,30 @@ export function memoryFor(launch: RunLaunch, settings: HfLocalSettings): MemoryE
   });
 }
 
+/**
+ * The fine-tuning a launch does: the experiment's choice, else the backend's setting; auto is full when full
+ * fine-tuning's estimate fits the GPU and LoRA otherwise (and for the tiny model and unknown shapes, whose memory
+ * is not estimated).
+ */
+export function finetuneFor(launch: RunLaunch, settings: HfLocalSettings): Finetune {
+  const mode = launch.config.finetune ?? settings.finetune;
+  if (mode !== "auto") return mode;
+  const full = estimateFor(launch, settings, "full");
+  return full && full.totalGb <= settings.gpuMemoryGb ? "full" : "lora";
+}
+
+/** The memory estimate for a launch, or null for the tiny CPU model and for models of unknown shape. */
+export function memoryFor(launch: RunLaunch, settings: HfLocalSettings): MemoryEstimate | null {
+  return estimateFor(launch, settings, finetuneFor(launch, settings));
+}
+
 /** Throws, with the numbers, when the model will not fit on the GPU. */
 export function assertFits(launch: RunLaunch, settings: HfLocalSettings): MemoryEstimate | null {
   const estimate = memoryFor(launch, settings);
   if (estimate && estimate.totalGb > settings.gpuMemoryGb) {
     throw new Error(
-      `${modelFor(launch, settings)} will not fit on one ${settings.gpuMemoryGb} GB GPU: it needs ${describeEstimate(estimate)}. ` +
-        "Choose a smaller model, or lower HF_LOCAL_MAX_CONTEXT / HF_LOCAL_MICRO_BATCH / HF_LOCAL_MAX_BATCH.",
+      `${modelFor(launch, settings)} will not fit on one ${settings.gpuMemoryGb} GB GPU${estimate.finetune === "full" ? " with full fine-tuning" : ""}: it needs ${describeEstimate(estimate)}. ` +
+        `Choose a smaller model${estimate.finetune === "full" ? ", LoRA (HF_LOCAL_FINETUNE=lora or auto)" : ""}, or lower HF_LOCAL_MAX_CONTEXT / HF_LOCAL_MICRO_BATCH / HF_LOCAL_MAX_BATCH.`,
     );
   }
   return estimate;
@@ -110,6 +130,7 @@ export function hfLocalCommand(
     HF_MODEL: model,
     HF_DEVICE: model === TINY_MODEL ? "cpu" : "cuda",
     HF_DTYPE: settings.dtype,
+    HF_FINETUNE: finetuneFor(launch, settings),
     HF_OPD_ESTIMATOR: h.opdEstimator,
     HF_TOPK: String(h.distillTopK),
     HF_LEARNING_RATE: String(h.lr),
@@ -154,9 +175,11 @@ export class HfLocalBackend implements TrainerBackend {
   preview(launch: RunLaunch): LaunchPlan {
     const model = modelFor(launch, this.settings);
     const estimate = assertFits(launch, this.settings);
+    const gpu = `One process on one GPU (CUDA_VISIBLE_DEVICES=${this.settings.gpu})`;
     const notes = [
-      "One process on one GPU (CUDA_VISIBLE_DEVICES=" +
-        `${this.settings.gpu}): it serves the policy (LoRA rank ${launch.config.lora.rank}), judges and teaches on the frozen base (the adapter switched off), and trains the adapter, time-sharing the GPU; each step's adapter is swapped into serving without pausing it.`,
+      finetuneFor(launch, this.settings) === "full"
+        ? `${gpu}, full fine-tuning: it serves the policy, judges and teaches on a second, frozen copy of the base, and trains the whole model, time-sharing the GPU; each step's weights are copied into the idle one of two serving copies, so serving never pauses; each checkpoint is a whole model folder.`
+        : `${gpu}: it serves the policy (LoRA rank ${launch.config.lora.rank}), judges and teaches on the frozen base (the adapter switched off), and trains the adapter, time-sharing the GPU; each step's adapter is swapped into serving without pausing it.`,
       `It serves at ${this.settings.serve.url ?? `http://${this.settings.serve.host}:${this.settings.serve.port}/v1`} and reports it as the run's rollout URL, and /base/v1 beside it as the run's PRM (judge votes and teacher log-probs).`,
     ];
     if (model === TINY_MODEL)

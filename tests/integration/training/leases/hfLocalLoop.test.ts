@@ -5,7 +5,8 @@
 // TypeScript, /tokenize, /generate with SGLang's [None]+… convention) then scores a reply the frozen base sampled,
 // and must reproduce the log-probs the sampler recorded for those very ids: two code paths (incremental decoding
 // behind the server's own template vs teacher-forced scoring of the TypeScript render) that agree only when the
-// template, the tokenizer and the log-prob offsets all line up.
+// template, the tokenizer and the log-prob offsets all line up. Once with LoRA, once with full fine-tuning
+// (HF_FINETUNE=full: the frozen base is a second copy and the checkpoint a whole model folder).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -26,112 +27,121 @@ const python = torchPython();
 const OK_IDS = [111, 107, 257];
 
 let api: Awaited<ReturnType<typeof startApiServer>>;
-let trainer: ChildProcess | undefined;
-let output = "";
+const trainers: ChildProcess[] = [];
 
 beforeAll(async () => {
   api = await startApiServer();
 });
 afterAll(async () => {
-  if (trainer?.pid) await terminateGroup(trainer.pid, 2000);
+  for (const trainer of trainers) if (trainer.pid) await terminateGroup(trainer.pid, 2000);
   api.close();
 });
 
 describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
-  it("serves, reports its endpoints, trains one leased batch and acknowledges it with the checkpoint", async () => {
-    const e = await makeExperiment(
-      {
-        method: "grpo",
-        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
-        trainer: { backend: "hf-local" },
-      },
-      { by: ADMIN },
-    );
-    const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
-    await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
-    const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      PYTHONDONTWRITEBYTECODE: "1",
-      CONTROL_PLANE_URL: api.url,
-      CONTROL_PLANE_API_KEY: await trainerKey(e.id),
-      RUN_ID: run.id,
-      OPENCLAW_METHOD: "grpo",
-      HF_MODEL: "tiny",
-      HF_BATCH_SIZE: "2",
-      HF_LEARNING_RATE: "0.01",
-      HF_SERVE_PORT: "0",
-      HF_SAVE_DIR: saveDir,
-      OPENCLAW_HEARTBEAT_S: "1",
-    };
-    trainer = spawn(python!, ["-m", "integrations.hf.train"], {
-      cwd: root,
-      detached: true,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    trainer.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    trainer.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-
-    const step = await waitFor(
-      "the first step acknowledged",
-      () => db().trainingStep.findFirst({ where: { runId: run.id, step: 1 }, include: { samples: true } }),
-      240_000,
-    );
-    expect(step.samples, output).toHaveLength(2);
-    const version = await db().policyVersion.findFirstOrThrow({ where: { runId: run.id, version: 1 } });
-    const checkpoint = path.join(saveDir, run.id, "step-000001");
-    expect(version.checkpointPath).toBe(checkpoint);
-    expect(existsSync(path.join(checkpoint, "adapter.pt"))).toBe(true);
-    const metrics = step.metrics as Record<string, number>;
-    expect(metrics["train/samples"]).toBe(2);
-    expect(metrics["train/tokens"]).toBe(2 * OK_IDS.length);
-    // The recorded log-probs were made up, so the behaviour/trainer mismatch is large and finite.
-    expect(Number.isFinite(metrics["train/logprob_mismatch"])).toBe(true);
-
-    const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
-    expect(stored.rolloutUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-    expect(stored.prmUrl).toBe(stored.rolloutUrl!.replace(/\/v1$/, "/base/v1"));
-    const health = await (await fetch(stored.rolloutUrl!.replace(/\/v1$/, "/health"))).json();
-    expect(health).toMatchObject({ version: 1, checkpoint });
-
-    // The frozen base samples a reply (ids + behaviour log-probs), then the console's SGLang teacher scores it.
-    const messages = [
-      { role: "system" as const, content: "You are terse." },
-      { role: "user" as const, content: "say ok" },
-    ];
-    const sampled = await (
-      await fetch(`${stored.prmUrl}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "tiny", messages, max_tokens: 8, seed: 5 }),
-      })
-    ).json();
-    const ids: number[] = sampled.choices[0].token_ids;
-    const behaviour: number[] = sampled.choices[0].logprobs.content.map((c: { logprob: number }) => c.logprob);
-    expect(ids.length).toBeGreaterThan(0);
-    const teacher = createSglangTeacher({ baseUrl: stored.prmUrl! });
-    const scored = await teacher.score(messages, ids);
-    expect(scored).toHaveLength(ids.length);
-    scored.forEach((lp, k) => expect(lp).toBeCloseTo(behaviour[k]!, 4));
-
-    // What the proxy records from the policy endpoint, streamed or not: the sampled ids and their log-probs.
-    const ask = (stream: boolean) =>
-      fetch(`${stored.rolloutUrl}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "tiny", messages, max_tokens: 8, seed: 9, stream }),
+  it.each([
+    ["lora", "adapter.pt"],
+    ["full", "model.pt"],
+  ])(
+    "%s: serves, reports its endpoints, trains one leased batch and acknowledges it with the checkpoint",
+    async (finetune, weightsFile) => {
+      let output = "";
+      const e = await makeExperiment(
+        {
+          method: "grpo",
+          policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
+          trainer: { backend: "hf-local" },
+        },
+        { by: ADMIN },
+      );
+      const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
+      await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
+      const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        PYTHONDONTWRITEBYTECODE: "1",
+        CONTROL_PLANE_URL: api.url,
+        CONTROL_PLANE_API_KEY: await trainerKey(e.id),
+        RUN_ID: run.id,
+        OPENCLAW_METHOD: "grpo",
+        HF_MODEL: "tiny",
+        HF_FINETUNE: finetune,
+        HF_BATCH_SIZE: "2",
+        HF_LEARNING_RATE: "0.01",
+        HF_SERVE_PORT: "0",
+        HF_SAVE_DIR: saveDir,
+        OPENCLAW_HEARTBEAT_S: "1",
+      };
+      const trainer = spawn(python!, ["-m", "integrations.hf.train"], {
+        cwd: root,
+        detached: true,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
       });
-    const whole = fromCompletion(await (await ask(false)).json());
-    const acc = new StreamAccumulator();
-    for (const line of (await (await ask(true)).text()).split("\n")) {
-      if (line.startsWith("data: ") && line !== "data: [DONE]") acc.push(JSON.parse(line.slice(6)));
-    }
-    const streamed = acc.result();
-    expect(whole.tokenIds.length).toBeGreaterThan(0);
-    expect(whole.logprobs).toHaveLength(whole.tokenIds.length);
-    expect(streamed.tokenIds).toEqual(whole.tokenIds);
-    expect(streamed.logprobs).toEqual(whole.logprobs);
-    expect(streamed.content).toBe(whole.content);
-  }, 300_000);
+      trainers.push(trainer);
+      trainer.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+      trainer.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+
+      const step = await waitFor(
+        "the first step acknowledged",
+        () => db().trainingStep.findFirst({ where: { runId: run.id, step: 1 }, include: { samples: true } }),
+        240_000,
+      );
+      expect(step.samples, output).toHaveLength(2);
+      const version = await db().policyVersion.findFirstOrThrow({ where: { runId: run.id, version: 1 } });
+      const checkpoint = path.join(saveDir, run.id, "step-000001");
+      expect(version.checkpointPath).toBe(checkpoint);
+      expect(existsSync(path.join(checkpoint, weightsFile)), output).toBe(true);
+      const metrics = step.metrics as Record<string, number>;
+      expect(metrics["train/samples"]).toBe(2);
+      expect(metrics["train/tokens"]).toBe(2 * OK_IDS.length);
+      // The recorded log-probs were made up, so the behaviour/trainer mismatch is large and finite.
+      expect(Number.isFinite(metrics["train/logprob_mismatch"])).toBe(true);
+
+      const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
+      expect(stored.rolloutUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(stored.prmUrl).toBe(stored.rolloutUrl!.replace(/\/v1$/, "/base/v1"));
+      const health = await (await fetch(stored.rolloutUrl!.replace(/\/v1$/, "/health"))).json();
+      expect(health).toMatchObject({ version: 1, checkpoint });
+
+      // The frozen base samples a reply (ids + behaviour log-probs), then the console's SGLang teacher scores it.
+      const messages = [
+        { role: "system" as const, content: "You are terse." },
+        { role: "user" as const, content: "say ok" },
+      ];
+      const sampled = await (
+        await fetch(`${stored.prmUrl}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "tiny", messages, max_tokens: 8, seed: 5 }),
+        })
+      ).json();
+      const ids: number[] = sampled.choices[0].token_ids;
+      const behaviour: number[] = sampled.choices[0].logprobs.content.map((c: { logprob: number }) => c.logprob);
+      expect(ids.length).toBeGreaterThan(0);
+      const teacher = createSglangTeacher({ baseUrl: stored.prmUrl! });
+      const scored = await teacher.score(messages, ids);
+      expect(scored).toHaveLength(ids.length);
+      scored.forEach((lp, k) => expect(lp).toBeCloseTo(behaviour[k]!, 4));
+
+      // What the proxy records from the policy endpoint, streamed or not: the sampled ids and their log-probs.
+      const ask = (stream: boolean) =>
+        fetch(`${stored.rolloutUrl}/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "tiny", messages, max_tokens: 8, seed: 9, stream }),
+        });
+      const whole = fromCompletion(await (await ask(false)).json());
+      const acc = new StreamAccumulator();
+      for (const line of (await (await ask(true)).text()).split("\n")) {
+        if (line.startsWith("data: ") && line !== "data: [DONE]") acc.push(JSON.parse(line.slice(6)));
+      }
+      const streamed = acc.result();
+      expect(whole.tokenIds.length).toBeGreaterThan(0);
+      expect(whole.logprobs).toHaveLength(whole.tokenIds.length);
+      expect(streamed.tokenIds).toEqual(whole.tokenIds);
+      expect(streamed.logprobs).toEqual(whole.logprobs);
+      expect(streamed.content).toBe(whole.content);
+    },
+    300_000,
+  );
 });

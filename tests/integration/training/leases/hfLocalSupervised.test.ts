@@ -1,7 +1,8 @@
 // An hf-local experiment as the dashboard creates it, run by the real supervisor on this machine with the tiny
 // CPU model: the launch starts integrations/hf/train.py with an experiment-bound key, the process reports its
 // policy and frozen-base endpoints, trains the judged samples and publishes version 1 with its checkpoint; the
-// launch preview says how it runs; stopping the run ends the process.
+// launch preview says how it runs; stopping the run ends the process. The preview of a GPU model follows the
+// experiment's fine-tuning choice over the host's HF_LOCAL_FINETUNE, with full fine-tuning's memory in the numbers.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -86,4 +87,37 @@ describe.skipIf(!python)("hf-local under the supervisor (needs torch)", () => {
     expect((await sup.tick()).stopped).toEqual([run.id]);
     expect(groupAlive(pgid)).toBe(false);
   }, 300_000);
+});
+
+describe("hf-local launch preview: LoRA or full fine-tuning", () => {
+  it("follows the experiment's choice over the host's, and refuses full fine-tuning that does not fit", async () => {
+    const experiment = (finetune?: "lora" | "full" | "auto") =>
+      makeExperiment(
+        {
+          method: "grpo",
+          policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "Qwen/Qwen3-8B" },
+          trainer: { backend: "hf-local", ...(finetune ? { finetune } : {}) },
+        },
+        { by: ADMIN },
+      );
+    const settings = supervisorSettings({
+      CONTROL_PLANE_URL: server.url,
+      HF_LOCAL_GPU_MEMORY_GB: "141",
+      HF_LOCAL_FINETUNE: "full",
+    });
+    // The host's default (full): Qwen3-8B needs about 230 GB fully fine-tuned.
+    const hostFull = await launchPreview(admin, (await experiment()).id, settings);
+    expect(hostFull.command).toBeNull();
+    expect(hostFull.error).toMatch(
+      /Qwen3-8B will not fit on one 141 GB GPU with full fine-tuning: it needs about 230\.3 GB .*Adam 122\.2/,
+    );
+    // The experiment's LoRA wins: it fits, and the process is told so.
+    const lora = await launchPreview(admin, (await experiment("lora")).id, settings);
+    expect(lora.error).toBeNull();
+    expect(lora.command).toContain("HF_FINETUNE=lora");
+    expect(lora.notes.join(" ")).toMatch(/LoRA rank 16.*Memory: about 63\.4 GB/);
+    // auto: full does not fit, so LoRA.
+    const auto = await launchPreview(admin, (await experiment("auto")).id, settings);
+    expect(auto.command).toContain("HF_FINETUNE=lora");
+  });
 });

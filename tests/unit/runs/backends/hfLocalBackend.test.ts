@@ -55,7 +55,32 @@ describe("hfLocalCommand", () => {
       HF_SERVE_PORT: "30001",
       CUDA_VISIBLE_DEVICES: "2",
       HF_SAVE_DIR: "/ckpt/hf-exp",
+      HF_FINETUNE: "lora",
     });
+  });
+
+  it("passes the fine-tuning mode; auto is full where full fine-tuning's estimate fits the GPU", () => {
+    const mode = (model: string, settings: object) =>
+      hfLocalCommand(launch(model), HfLocalSettingsSchema.parse(settings)).env.HF_FINETUNE;
+    expect(mode("/models/Qwen3-8B", { finetune: "full", gpuMemoryGb: 1000 })).toBe("full");
+    // Qwen3-4B: about 133 GB with full fine-tuning (below), 52 GB with LoRA.
+    expect(mode("/models/Qwen3-4B", { finetune: "auto", gpuMemoryGb: 141 })).toBe("full");
+    expect(mode("/models/Qwen3-4B", { finetune: "auto", gpuMemoryGb: 80 })).toBe("lora");
+    // No estimate (the tiny CPU model, an unknown shape): auto stays with LoRA; an explicit full is honoured.
+    expect(mode("tiny", { finetune: "auto" })).toBe("lora");
+    expect(mode("/models/mystery", { finetune: "auto", gpuMemoryGb: 1000 })).toBe("lora");
+    expect(mode("tiny", { finetune: "full" })).toBe("full");
+  });
+
+  it("takes the experiment's fine-tuning choice over the backend's setting", () => {
+    const base = launch("/models/Qwen3-4B");
+    const withChoice = (finetune: string) => RunLaunchSchema.parse({ ...base, config: { ...base.config, finetune } });
+    const host = HfLocalSettingsSchema.parse({ finetune: "full", gpuMemoryGb: 141 });
+    expect(hfLocalCommand(withChoice("lora"), host).env.HF_FINETUNE).toBe("lora");
+    expect(hfLocalCommand(withChoice("auto"), HfLocalSettingsSchema.parse({ gpuMemoryGb: 80 })).env.HF_FINETUNE).toBe(
+      "lora",
+    );
+    expect(hfLocalCommand(withChoice("full"), HfLocalSettingsSchema.parse({})).env.HF_FINETUNE).toBe("full");
   });
 
   it("runs the tiny model on the CPU, and the operator's model wins over the policy's", () => {
@@ -69,6 +94,7 @@ describe("hfLocalCommand", () => {
 describe("memory estimate", () => {
   it("adds weights, KV cache, adapters and activations from the model's shape", () => {
     const e = estimateMemory(shapeFor("Qwen/Qwen3-4B-Instruct-2507")!, {
+      finetune: "lora",
       loraRank: 16,
       maxBatch: 8,
       maxContext: 4096,
@@ -77,7 +103,38 @@ describe("memory estimate", () => {
     // 4.0e9 bf16 parameters; 2 (K,V) × 36 layers × 8 heads × 128 × 2 bytes × 8 × 4096 tokens.
     expect(e.weightsGb).toBe(7.5);
     expect(e.kvCacheGb).toBe(4.5);
-    expect(e.totalGb).toBeGreaterThan(e.weightsGb + e.kvCacheGb + e.adapterGb + e.activationsGb);
+    expect(e.totalGb).toBeGreaterThan(e.weightsGb + e.kvCacheGb + e.trainedGb + e.activationsGb);
+  });
+
+  it("counts full fine-tuning's frozen and serving copies and its fp32 optimizer state for every parameter", () => {
+    const inputs = { loraRank: 16, maxBatch: 8, maxContext: 4096, microBatch: 4 };
+    const shape = shapeFor("Qwen/Qwen3-4B")!;
+    const lora = estimateMemory(shape, { ...inputs, finetune: "lora" });
+    const full = estimateMemory(shape, { ...inputs, finetune: "full" });
+    // Three bf16 copies of 4.0e9 parameters (frozen base + two serving): 24e9 bytes = 22.4 GiB.
+    expect(full.weightsGb).toBe(22.4);
+    // fp32 master weight + fp32 gradient + Adam's two fp32 moments: 16 bytes × 4.0e9 = 59.6 GiB.
+    expect(full.trainedGb).toBe(59.6);
+    // Serving and training activations do not depend on what is trained.
+    expect([full.kvCacheGb, full.activationsGb]).toEqual([lora.kvCacheGb, lora.activationsGb]);
+    expect(full.totalGb).toBeGreaterThan(full.weightsGb + full.kvCacheGb + full.trainedGb + full.activationsGb);
+    expect(full.totalGb - lora.totalGb).toBeGreaterThan(full.weightsGb - lora.weightsGb + full.trainedGb);
+  });
+
+  it("shows full fine-tuning that fits and refuses it, with the numbers, where it does not", async () => {
+    const h200 = new HfLocalBackend(HfLocalSettingsSchema.parse({ gpuMemoryGb: 141, finetune: "full" }));
+    const fits = h200.preview(launch("Qwen/Qwen3-4B")).notes.join(" ");
+    expect(fits).toMatch(/full fine-tuning: .*second, frozen copy/);
+    expect(fits).toMatch(
+      /Memory: about 133 GB \(weights 22\.4 \(three bf16 copies.*trained copy \+ gradients \+ Adam 59\.6.*of the GPU's 141 GB/,
+    );
+    expect(() => h200.preview(launch("Qwen/Qwen3-8B"))).toThrow(
+      /Qwen3-8B will not fit on one 141 GB GPU with full fine-tuning: it needs about 230\.3 GB \(weights 45\.8 .*Adam 122\.2.*Choose a smaller model, LoRA \(HF_LOCAL_FINETUNE=lora or auto\)/,
+    );
+    await expect(h200.start(launch("Qwen/Qwen3-8B"))).rejects.toThrow(/with full fine-tuning/);
+    // The same model with LoRA fits, and auto picks it.
+    const auto = new HfLocalBackend(HfLocalSettingsSchema.parse({ gpuMemoryGb: 141, finetune: "auto" }));
+    expect(auto.preview(launch("Qwen/Qwen3-8B")).notes.join(" ")).toMatch(/LoRA rank 16.*Memory: about 63\.4 GB/);
   });
 
   it("lets the preview show a model that fits, and refuses one that does not, with the numbers", async () => {
@@ -121,7 +178,7 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
     ).toEqual({ state: "LOST", message: HF_LOCAL_NOT_TRACKED });
   });
 
-  it("passes its unittest suite (losses, serving, swaps under live requests)", async () => {
+  it("passes its unittest suite (losses, serving, swaps under live requests, full fine-tuning)", async () => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(python!, ["-m", "unittest", "discover", "-v", "-s", "integrations/hf/tests"], {
@@ -143,5 +200,8 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
     ).toBe(true);
     expect(output).toMatch(/test_weight_swaps_under_live_requests_fail_nothing .* ok/);
     expect(output).toMatch(/test_micro_batches_add_up_to_slimes_reductions .* ok/);
+    // Full fine-tuning on the tiny model: served weights move, the frozen base does not, swaps fail nothing.
+    expect(output).toMatch(/test_a_train_step_changes_the_served_weights_and_not_the_frozen_base .* ok/);
+    expect(output).toMatch(/test_full_weight_swaps_under_live_requests_fail_nothing .* ok/);
   }, 300_000);
 });
