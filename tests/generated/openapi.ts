@@ -568,6 +568,110 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/environments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Environments of an experiment
+     * @description Requires the 'read' permission.
+     */
+    get: operations["environments.list"];
+    put?: never;
+    /**
+     * Create an environment: sandbox provider, limits, network policy, the tools it offers
+     * @description Requires the 'write' permission.
+     */
+    post: operations["environments.create"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/task-sets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Task sets of an experiment
+     * @description Requires the 'read' permission.
+     */
+    get: operations["taskSets.list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/task-sets/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import tool-call JSONL or a Harbor archive as the next version (400 names the bad file and field)
+     * @description Requires the 'write' permission.
+     */
+    post: operations["taskSets.import"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/episodes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Episodes of an experiment, newest first (by task, environment, launch or status)
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/episodes/launch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Queue n episodes of each task of a split (one GRPO group per task) for workers/episodes
+     * @description Requires the 'write' permission.
+     */
+    post: operations["episodes.launch"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{id}": {
     parameters: {
       query?: never;
@@ -1120,6 +1224,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/environments/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One environment with its sandbox's health and its episodes by status
+     * @description Requires the 'read' permission.
+     */
+    get: operations["environments.get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/task-sets/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One task set version (latest by default) with its tasks, split and oracle status
+     * @description Requires the 'read' permission.
+     */
+    get: operations["taskSets.get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/task-sets/{taskSetId}/oracle": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run every task's oracle (its solution, then nothing) and record verified / flaky / impossible
+     * @description Requires the 'write' permission.
+     */
+    post: operations["taskSets.oracle"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/episodes/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One episode with its steps: action, observation, recorded turn, PRM votes, step advantage
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/episodes/launches/{launchId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A launch's pass@1 and pass@k (per task and over tasks, with 95% intervals), failures, truncation
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.launchSummary"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/runs/{id}/batches/{leaseId}/ack": {
     parameters: {
       query?: never;
@@ -1582,6 +1786,8 @@ export interface operations {
                    * @enum {string}
                    */
                   backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                  /** @enum {string} */
+                  finetune?: "lora" | "full" | "auto";
                   /**
                    * @default {
                    *       "nodes": 1,
@@ -2021,6 +2227,8 @@ export interface operations {
                * @enum {string}
                */
               backend?: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+              /** @enum {string} */
+              finetune?: "lora" | "full" | "auto";
               /**
                * @default {
                *       "nodes": 1,
@@ -2439,6 +2647,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -2933,6 +3143,8 @@ export interface operations {
                    * @enum {string}
                    */
                   backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                  /** @enum {string} */
+                  finetune?: "lora" | "full" | "auto";
                   /**
                    * @default {
                    *       "nodes": 1,
@@ -3379,6 +3591,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -5222,6 +5436,329 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "environments.list": {
+    parameters: {
+      query: {
+        experiment: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            name: string;
+            provider: string;
+            limits: unknown;
+            network: string;
+            tools: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "environments.create": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          experiment: string;
+          name: string;
+          /**
+           * @default local-bwrap
+           * @enum {string}
+           */
+          provider?: "local-bwrap" | "docker";
+          /**
+           * @default {
+           *       "cpuSeconds": 30,
+           *       "memoryMb": 1024,
+           *       "pids": 64,
+           *       "fileSizeMb": 64,
+           *       "tmpMb": 64,
+           *       "wallSeconds": 120,
+           *       "outputBytes": 16384
+           *     }
+           */
+          limits?: {
+            /** @default 30 */
+            cpuSeconds?: number;
+            /** @default 1024 */
+            memoryMb?: number;
+            /** @default 64 */
+            pids?: number;
+            /** @default 64 */
+            fileSizeMb?: number;
+            /** @default 64 */
+            tmpMb?: number;
+            /** @default 120 */
+            wallSeconds?: number;
+            /** @default 16384 */
+            outputBytes?: number;
+          };
+          /**
+           * @default none
+           * @enum {string}
+           */
+          network?: "none";
+          /**
+           * @default [
+           *       "bash"
+           *     ]
+           */
+          tools?: ("bash" | "calc" | "lookup")[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            name: string;
+            provider: string;
+            limits: unknown;
+            network: string;
+            tools: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "taskSets.list": {
+    parameters: {
+      query: {
+        experiment: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            name: string;
+            description: string;
+            latestVersion: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "taskSets.import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          experiment: string;
+          name: string;
+          description?: string;
+          /** @enum {string} */
+          format: "harbor" | "jsonl";
+          archiveBase64?: string;
+          text?: string;
+          /** @default 0 */
+          splitSeed?: number;
+          /** @default 0.2 */
+          heldOutFraction?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            versionId: string;
+            version: number | null;
+            taskCount: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.list": {
+    parameters: {
+      query: {
+        experiment: string;
+        taskId?: string;
+        environmentId?: string;
+        launchId?: string;
+        status?: "QUEUED" | "RUNNING" | "DONE" | "FAILED";
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            environmentId: string;
+            taskId: string;
+            groupKey: string | null;
+            sampleIndex: number | null;
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "DONE" | "FAILED";
+            sessionId: string | null;
+            leaseId: string | null;
+            leaseProvider: string | null;
+            outcome: number | null;
+            outcomeDetail: unknown;
+            truncation: string | null;
+            error: string | null;
+            estimator: string;
+            prm: boolean;
+            maxSteps: number | null;
+            maxTokens: number | null;
+            attempts: number | null;
+            heartbeatAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            task: {
+              key: string;
+              kind: string;
+              split: string;
+            };
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.launch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          environmentId: string;
+          taskSetId: string;
+          version?: number;
+          /**
+           * @default train
+           * @enum {string}
+           */
+          split?: "train" | "heldout" | "all";
+          taskKeys?: string[];
+          /** @default 8 */
+          n?: number;
+          /** @default 10 */
+          maxSteps?: number;
+          maxTokens?: number;
+          /**
+           * @default grpo
+           * @enum {string}
+           */
+          estimator?: "grpo" | "step_wise";
+          /** @default false */
+          prm?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            launchId: string;
+            episodes: number | null;
+            groups: number | null;
+            taskSetId: string;
+            version: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "experiments.get": {
     parameters: {
       query?: never;
@@ -5376,6 +5913,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -5843,6 +6382,8 @@ export interface operations {
                * @enum {string}
                */
               backend?: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+              /** @enum {string} */
+              finetune?: "lora" | "full" | "auto";
               /**
                * @default {
                *       "nodes": 1,
@@ -6261,6 +6802,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -6716,6 +7259,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -7171,6 +7716,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -7620,6 +8167,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -8067,6 +8616,8 @@ export interface operations {
                  * @enum {string}
                  */
                 backend: "embedded" | "ray-slime" | "local-process" | "tinker" | "hf-local";
+                /** @enum {string} */
+                finetune?: "lora" | "full" | "auto";
                 /**
                  * @default {
                  *       "nodes": 1,
@@ -9834,6 +10385,299 @@ export interface operations {
             ciHigh: number | null;
             replyTokens: number | null;
             finishedAt: string | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "environments.get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            name: string;
+            provider: string;
+            limits: unknown;
+            network: string;
+            tools: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            health:
+              | {
+                  /** @constant */
+                  ok: true;
+                  detail: string;
+                }
+              | {
+                  /** @constant */
+                  ok: false;
+                  reason: string;
+                };
+            episodes: {
+              QUEUED: number | null;
+              RUNNING: number | null;
+              DONE: number | null;
+              FAILED: number | null;
+            };
+            recent: {
+              episodes: number | null;
+              failed: number | null;
+              truncationRatio: number | null;
+              execP50Ms: number | null;
+              execP95Ms: number | null;
+              toolWaitShare: number | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "taskSets.get": {
+    parameters: {
+      query?: {
+        version?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            name: string;
+            description: string;
+            latestVersion: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            version: {
+              id: string;
+              setId: string;
+              version: number | null;
+              format: string;
+              splitSeed: number | null;
+              heldOutFraction: number | null;
+              taskCount: number | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+            tasks: {
+              id: string;
+              index: number | null;
+              key: string;
+              kind: string;
+              split: string;
+              instruction: string;
+              oracleStatus: string | null;
+              oracleAt: string | null;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "taskSets.oracle": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskSetId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version?: number;
+          environmentId: string;
+          /** @default 2 */
+          repeats?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            taskSetId: string;
+            version: number | null;
+            results: {
+              key: string;
+              /** @enum {string} */
+              status: "verified" | "flaky" | "impossible" | "trivial" | "no_solution" | "broken";
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.get": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            environmentId: string;
+            taskId: string;
+            groupKey: string | null;
+            sampleIndex: number | null;
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "DONE" | "FAILED";
+            sessionId: string | null;
+            leaseId: string | null;
+            leaseProvider: string | null;
+            outcome: number | null;
+            outcomeDetail: unknown;
+            truncation: string | null;
+            error: string | null;
+            estimator: string;
+            prm: boolean;
+            maxSteps: number | null;
+            maxTokens: number | null;
+            attempts: number | null;
+            heartbeatAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            task: {
+              key: string;
+              kind: string;
+              split: string;
+            };
+            steps: {
+              id: string;
+              episodeId: string;
+              index: number | null;
+              turnId: string | null;
+              action: unknown;
+              observation: unknown;
+              prmVotes: unknown;
+              prmScore: number | null;
+              advantage: number | null;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.launchSummary": {
+    parameters: {
+      query: {
+        experiment: string;
+        k?: number;
+      };
+      header?: never;
+      path: {
+        launchId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            launchId: string;
+            episodes: number | null;
+            pending: number | null;
+            failed: number | null;
+            truncated: number | null;
+            policyVersions: (number | null)[];
+            passAt1: {
+              k: number | null;
+              tasks: number | null;
+              mean: number | null;
+              low: number | null;
+              high: number | null;
+            };
+            passAtK: {
+              k: number | null;
+              tasks: number | null;
+              mean: number | null;
+              low: number | null;
+              high: number | null;
+            };
+            tasks: {
+              key: string;
+              split: string;
+              n: number | null;
+              c: number | null;
+              passAt1: number | null;
+              passAtK: number | null;
+            }[];
           };
         };
       };
