@@ -19,7 +19,7 @@ import {
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
-import { extractSessionMeta } from "../sessionMeta";
+import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import type { ProxyDeps } from "./deps";
@@ -91,6 +91,30 @@ function toProxyError(err: unknown): ProxyError {
   return upstreamUnavailable((err as Error)?.message ?? String(err));
 }
 
+/**
+ * X-User-Id / X-Agent-Id decide whose adapter serves and trains on a turn, so a key that may not assert identity
+ * is refused outright (silently dropping the header would record the turn under no user, and a client would
+ * never learn its users are not being personalised).
+ */
+function assertIdentity(meta: SessionMeta, allowed: boolean): void {
+  for (const [name, value] of [
+    ["X-User-Id", meta.endUserId],
+    ["X-Agent-Id", meta.agentId],
+  ] as const) {
+    if (value === null) continue;
+    if (!allowed)
+      throw new ProxyError(
+        403,
+        "permission_error",
+        `${name} needs a key with the 'identity' scope`,
+        "insufficient_scope",
+        name.toLowerCase(),
+      );
+    if (!IDENTITY_ID.test(value))
+      throw badRequest(`${name} must be 1–128 characters of letters, digits and . _ @ : + -`, name.toLowerCase());
+  }
+}
+
 export async function handleChat(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const t0 = performance.now();
   const createdAt = Date.now();
@@ -116,6 +140,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   // Only a key that may change experiments can mark traffic as simulated: a plain proxy key cannot hide
   // real users' turns behind the simulated flag.
   if (meta.persona && !can(principal, "write")) meta.persona = null;
+  assertIdentity(meta, can(principal, "identity"));
   const ex = await deps.experiments.resolve(principal, forward.model);
   const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
   const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);
