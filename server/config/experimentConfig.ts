@@ -187,14 +187,13 @@ export const PerUserSchema = z.object({
   lr: z.number().min(0).max(10).default(0.05),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(8),
-  /** what a user without a promoted adapter is served: the base, or the experiment's shared policy */
-  fallback: z.enum(["base", "shared"]).default("base"),
-  /** promote a candidate when its held-out score ≥ the served one's − tolerance (rewards on −1…1) */
+  /**
+   * promote a candidate when its held-out score (reward-weighted mean log-likelihood of the user's held-out
+   * replies, personalization/train.ts) ≥ the served one's − tolerance
+   */
   gateTolerance: z.number().min(0).max(2).default(0.05),
   /** of the user's newest judged turns, this fraction is held out for the gate (never trained on) */
   heldOutFraction: z.number().min(0).max(0.9).default(0.25),
-  /** adapters a serving process keeps merged in memory (least recently used evicted) */
-  maxInMemory: z.number().int().min(1).max(10_000).default(128),
 });
 
 /** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */

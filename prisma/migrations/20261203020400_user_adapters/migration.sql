@@ -1,5 +1,5 @@
 -- CreateEnum
-CREATE TYPE "AdapterState" AS ENUM ('CANDIDATE', 'PROMOTED', 'REJECTED', 'ROLLED_BACK');
+CREATE TYPE "AdapterState" AS ENUM ('CANDIDATE', 'PROMOTED', 'SUPERSEDED', 'REJECTED', 'ROLLED_BACK');
 
 -- CreateTable
 CREATE TABLE "user_adapters" (

@@ -2,6 +2,7 @@
 // Adding an endpoint = adding a definition to its feature's file; a new feature also gets a line here.
 import { apiKeyProcedures } from "./apiKeys";
 import { batchProcedures } from "./batches";
+import { endUserProcedures } from "./endUsers";
 import { evaluationProcedures } from "./evaluation";
 import { experimentProcedures } from "./experiments";
 import { labelProcedures } from "./labels";
@@ -33,4 +34,5 @@ export const procedures = {
   simulation: simulationProcedures,
   fleet: fleetProcedures,
   evaluation: evaluationProcedures,
+  endUsers: endUserProcedures,
 };

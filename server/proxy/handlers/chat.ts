@@ -157,6 +157,11 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   };
   const upstreamBody = applyServing(forward, ex);
   const upstream = ex.upstream;
+  // Per-user mode: the user's promoted adapter answers; a user without one is served the experiment's policy.
+  const adapter =
+    ex.config.personalization === "per-user" && meta.endUserId
+      ? await deps.adapters.promoted(ex.id, meta.endUserId)
+      : null;
   const version = ex.policyVersion;
   const aborted = new AbortController();
   res.on("close", () => {
@@ -168,6 +173,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     "x-turn-id": turnId,
     "x-turn-type": plan.turnType.toLowerCase(),
     "x-policy-version": String(version),
+    ...(adapter ? { "x-adapter-id": adapter.id, "x-adapter-version": String(adapter.version) } : {}),
   };
 
   const finish = async (
@@ -192,6 +198,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       policyVersion,
       upstreamModel: output?.model ?? upstream.model,
       createdAt,
+      adapterId: adapter?.id ?? null,
     });
     deps.metrics.observe(ex.id, {
       latencyMs,
@@ -203,7 +210,12 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
 
   let resp;
   try {
-    resp = await upstream.send({ body: upstreamBody, stream, signal: aborted.signal });
+    resp = await upstream.send({
+      body: upstreamBody,
+      stream,
+      signal: aborted.signal,
+      ...(adapter ? { adapter: { key: adapter.key, weights: adapter.weights } } : {}),
+    });
   } catch (err) {
     const pe = toProxyError(err);
     await finish("FAILED", null, pe.message, null, version);

@@ -6,13 +6,13 @@ describe("personalization", () => {
   it("defaults to one shared policy, with per-user adapter settings ready", () => {
     const cfg = ExperimentConfigSchema.parse({});
     expect(cfg.personalization).toBe("shared");
-    expect(cfg.perUser).toMatchObject({ rank: 4, alpha: 8, minSamples: 8, fallback: "base" });
+    expect(cfg.perUser).toMatchObject({ rank: 4, alpha: 8, minSamples: 8 });
   });
 
   it("accepts per-user on the embedded policy and trainer", () => {
-    const cfg = ExperimentConfigSchema.parse({ personalization: "per-user", perUser: { rank: 2, fallback: "shared" } });
+    const cfg = ExperimentConfigSchema.parse({ personalization: "per-user", perUser: { rank: 2, lr: 0 } });
     expect(cfg.personalization).toBe("per-user");
-    expect(cfg.perUser).toMatchObject({ rank: 2, fallback: "shared" });
+    expect(cfg.perUser).toMatchObject({ rank: 2, lr: 0 });
   });
 
   it("refuses per-user on slime with the reason, and on an external policy", () => {

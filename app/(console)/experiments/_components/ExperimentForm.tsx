@@ -225,7 +225,6 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {num("Adapter alpha", "perUser.alpha", "1")}
             {num("Adapter learning rate", "perUser.lr", "0.001")}
             {num("Samples per adapter step", "perUser.minSamples", "1")}
-            {select("Users without an adapter get", "perUser.fallback", ["base", "shared"])}
           </div>
         )}
         <br />
