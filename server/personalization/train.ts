@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { initBackend } from "../engine/backend";
 import { loadCheckpoint } from "../engine/checkpoint";
 import {
   adaptedParams,
@@ -147,7 +148,9 @@ export function baseModel(config: ExperimentConfig): Promise<PolicyModel> {
   const dir = path.resolve(config.policy.checkpoint);
   let p = bases.get(dir);
   if (!p) {
-    p = loadCheckpoint(dir).then((c) => c.model);
+    p = initBackend()
+      .then(() => loadCheckpoint(dir))
+      .then((c) => c.model);
     p.catch(() => bases.delete(dir));
     bases.set(dir, p);
   }
