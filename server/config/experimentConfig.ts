@@ -183,6 +183,15 @@ export const ServingSchema = z.object({
 export const PerUserSchema = z.object({
   rank: z.number().int().min(1).max(64).default(4),
   alpha: z.number().int().min(1).max(256).default(8),
+  /** projections adapted: attention only (PEFT's default), or attention and the MLP (more capacity for a style) */
+  targets: z.enum(["attention", "attention+mlp"]).default("attention"),
+  /**
+   * raw: A = r; centered: A = r − the batch mean (one user's batch: their own baseline); positive: max(0, r − mean),
+   * only replies better than this user's usual are reinforced. positive is the default: on the embedded model,
+   * pushing a small adapter away from many disliked replies moves their probability to the end-of-turn token and
+   * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
+   */
+  advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
   /** the adapter's learning rate (plain SGD on A and B) */
   lr: z.number().min(0).max(10).default(0.05),
   /** a user's new judged samples needed before their adapter trains a new version */

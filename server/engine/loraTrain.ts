@@ -33,10 +33,13 @@ export function adapterStep(
   base: PolicyModel,
   adapter: LoraAdapter,
   samplesIn: readonly AdapterSample[],
-  opts: { lr: number; gradClip?: number },
+  opts: { lr: number; gradClip?: number; advantages?: "raw" | "centered" | "positive" },
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
   if (!samples.length) throw new Error("adapterStep needs at least one sample");
+  const mode = opts.advantages ?? "raw";
+  const mean = mode === "raw" ? 0 : samples.reduce((s, x) => s + x.reward, 0) / samples.length;
+  const advantages = samples.map((s) => Math.max(mode === "positive" ? 0 : -1, Math.min(1, s.reward - mean)));
   const batch = packBatch(samples, base.config.ctx);
   const lengths = batch.spans.map((s) => s.length);
   const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
@@ -45,7 +48,7 @@ export function adapterStep(
     tf.mul(
       tf.tensor2d(batch.mask, [batch.B, batch.T - 1]),
       tf.tensor2d(
-        samples.map((s, i) => s.reward / (samples.length * lengths[i])),
+        advantages.map((a, i) => a / (samples.length * lengths[i])),
         [batch.B, 1],
       ),
     ),

@@ -8,6 +8,7 @@ import { initBackend } from "../engine/backend";
 import { loadCheckpoint } from "../engine/checkpoint";
 import {
   adaptedParams,
+  attentionAndMlpTargets,
   createAdapter,
   defaultTargets,
   deserializeAdapter,
@@ -84,11 +85,18 @@ export async function trainUser(
     parent ??
     createAdapter(
       base.config,
-      { rank: pu.rank, alpha: pu.alpha, targets: defaultTargets(base.config) },
+      {
+        rank: pu.rank,
+        alpha: pu.alpha,
+        targets: pu.targets === "attention" ? defaultTargets(base.config) : attentionAndMlpTargets(base.config),
+      },
       seedOf(experimentId, endUserId),
     );
   for (let i = 0; i + pu.minSamples <= trainable.length; i += pu.minSamples) {
-    const step = adapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), { lr: pu.lr });
+    const step = adapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), {
+      lr: pu.lr,
+      advantages: pu.advantages,
+    });
     if (adapter !== parent) disposeAdapter(adapter);
     adapter = step.adapter;
   }

@@ -12,11 +12,13 @@ export interface EndUserTurnSpec {
   /** the judge's score (−1, 0 or 1) */
   reward: number;
   createdAt?: Date;
+  /** the reply's token ids as generated (default: its bytes and the end-of-turn token) */
+  tokenIds?: number[];
 }
 
 export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
   const messages = [{ role: "user" as const, content: spec.prompt }];
-  const tokenIds = [...encode(spec.reply), END_ID];
+  const tokenIds = spec.tokenIds ?? [...encode(spec.reply), END_ID];
   const id = await makeTurn({
     experimentId: spec.experimentId,
     request: messages,

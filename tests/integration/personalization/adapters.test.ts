@@ -32,7 +32,7 @@ const adapters = (experimentId: string, endUserId: string) =>
 
 describe("isolation", () => {
   it("trains a user's adapter on that user's samples only: more of another user's turns change nothing", async () => {
-    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0, lr: 0.5 });
+    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0, lr: 0.5, advantages: "raw" });
     const maya = uniq("maya");
     const leo = uniq("leo");
     const mayaTurns: string[] = [];
@@ -106,7 +106,13 @@ describe("per-user gate and rollback", () => {
   }
 
   it("promotes a candidate that improves the user's held-out score and rejects one that worsens it", async () => {
-    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0.5, lr: 1, gateTolerance: 0.01 });
+    const e = await perUserExperiment({
+      minSamples: 4,
+      heldOutFraction: 0.5,
+      lr: 1,
+      gateTolerance: 0.01,
+      advantages: "raw",
+    });
     const good = uniq("good");
     const bad = uniq("bad");
     await splitTurns(e.id, good, true, 0.5);
