@@ -8,6 +8,7 @@ import type { PolicyModel } from "../../../server/engine/model";
 import { db } from "../../../server/platform/db/client";
 import { isHeldOut, userSamples } from "../../../server/personalization/data";
 import { deleteEndUser, listEndUsers, rollbackEndUser } from "../../../server/personalization/service";
+import { perUserTick } from "../../../server/personalization/schedule";
 import { baseModel, trainUser } from "../../../server/personalization/train";
 import { makeEndUserTurn } from "../../helpers/endUserTurns";
 import { makeExperiment, makeUser, uniq } from "../../helpers/fixtures";
@@ -191,5 +192,23 @@ describe("deleting a user", () => {
     await expect(deleteEndUser(admin, { experimentId: e.id, endUserId: gone })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+});
+
+describe("the scheduler's tick", () => {
+  it("trains due users of active per-user experiments only", async () => {
+    const perUserExp = await perUserExperiment({ minSamples: 1, heldOutFraction: 0 });
+    const shared = await makeExperiment({});
+    const archived = await perUserExperiment({ minSamples: 1, heldOutFraction: 0 });
+    await db().experiment.update({ where: { id: archived.id }, data: { status: "ARCHIVED" } });
+    for (const e of [perUserExp, shared, archived])
+      await makeEndUserTurn({ experimentId: e.id, endUserId: "kim", prompt: "Hi", reply: "Hello.", reward: 1 });
+    const ids = [perUserExp.id, shared.id, archived.id];
+    const result = await perUserTick(ids);
+    expect(Object.keys(result)).toEqual([perUserExp.id]);
+    expect(result[perUserExp.id].kim).toMatchObject({ trained: true, version: 1 });
+    expect(await db().userAdapter.count({ where: { experimentId: { in: [shared.id, archived.id] } } })).toBe(0);
+    // Nothing new since: the next tick trains nobody.
+    expect((await perUserTick(ids))[perUserExp.id].kim).toMatchObject({ trained: false });
   });
 });
