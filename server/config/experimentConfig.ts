@@ -181,10 +181,10 @@ export const ServingSchema = z.object({
  * on their own samples and served only to them.
  */
 export const PerUserSchema = z.object({
-  rank: z.number().int().min(1).max(64).default(4),
-  alpha: z.number().int().min(1).max(256).default(8),
+  rank: z.number().int().min(1).max(64).default(8),
+  alpha: z.number().int().min(1).max(256).default(16),
   /** projections adapted: attention only (PEFT's default), or attention and the MLP (more capacity for a style) */
-  targets: z.enum(["attention", "attention+mlp"]).default("attention"),
+  targets: z.enum(["attention", "attention+mlp"]).default("attention+mlp"),
   /**
    * raw: A = r; centered: A = r − the batch mean (one user's batch: their own baseline); positive: max(0, r − mean),
    * only replies better than this user's usual are reinforced. positive is the default: on the embedded model,
@@ -192,10 +192,10 @@ export const PerUserSchema = z.object({
    * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
    */
   advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
-  /** the adapter's learning rate (plain SGD on A and B) */
-  lr: z.number().min(0).max(10).default(0.05),
+  /** the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning test's */
+  lr: z.number().min(0).max(10).default(2),
   /** a user's new judged samples needed before their adapter trains a new version */
-  minSamples: z.number().int().min(1).max(10_000).default(8),
+  minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
    * promote a candidate when its held-out score (reward-weighted mean log-likelihood of the user's held-out
    * replies, personalization/train.ts) ≥ the served one's − tolerance

@@ -6,7 +6,13 @@ describe("personalization", () => {
   it("defaults to one shared policy, with per-user adapter settings ready", () => {
     const cfg = ExperimentConfigSchema.parse({});
     expect(cfg.personalization).toBe("shared");
-    expect(cfg.perUser).toMatchObject({ rank: 4, alpha: 8, minSamples: 8 });
+    expect(cfg.perUser).toMatchObject({
+      rank: 8,
+      alpha: 16,
+      targets: "attention+mlp",
+      minSamples: 16,
+      advantages: "positive",
+    });
   });
 
   it("accepts per-user on the embedded policy and trainer", () => {
