@@ -3,15 +3,19 @@
 import type { Role } from "../platform/db/generated/enums";
 import { appError } from "../platform/errors";
 
-export const SCOPES = ["proxy", "read", "write", "admin"] as const;
+export const SCOPES = ["proxy", "read", "write", "admin", "identity"] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve. */
-export type Permission = "read" | "review" | "write" | "admin" | "proxy";
+/**
+ * read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve;
+ * identity: name the end user (and agent) a proxied turn belongs to (`X-User-Id` / `X-Agent-Id`): the gateway in
+ * front of many users asserts who each request is for, so per-user adapters train and serve the right person.
+ */
+export type Permission = "read" | "review" | "write" | "admin" | "proxy" | "identity";
 
 /** Exported for the web app, which words a denied control's reason from this table instead of restating it. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  ADMIN: ["read", "review", "write", "admin"],
+  ADMIN: ["read", "review", "write", "admin", "identity"],
   REVIEWER: ["read", "review"],
   VIEWER: ["read"],
 };
@@ -20,7 +24,8 @@ const SCOPE_PERMISSIONS: Record<Scope, Permission[]> = {
   proxy: ["proxy"],
   read: ["read"],
   write: ["read", "review", "write"],
-  admin: ["read", "review", "write", "admin", "proxy"],
+  admin: ["read", "review", "write", "admin", "proxy", "identity"],
+  identity: ["proxy", "identity"],
 };
 
 export type Principal =

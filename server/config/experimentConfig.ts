@@ -199,6 +199,36 @@ export const ServingSchema = z.object({
     .default({ enabled: false, margin: 0.3, minTurns: 20 }),
 });
 
+/**
+ * Per-user personalization (server/personalization): with `personalization: "per-user"` every end user named by
+ * an identity key (X-User-Id) gets a LoRA adapter of their own on the experiment's frozen base, trained only
+ * on their own samples and served only to them.
+ */
+export const PerUserSchema = z.object({
+  rank: z.number().int().min(1).max(64).default(8),
+  alpha: z.number().int().min(1).max(256).default(16),
+  /** projections adapted: attention only (PEFT's default), or attention and the MLP (more capacity for a style) */
+  targets: z.enum(["attention", "attention+mlp"]).default("attention+mlp"),
+  /**
+   * raw: A = r; centered: A = r − the batch mean (one user's batch: their own baseline); positive: max(0, r − mean),
+   * only replies better than this user's usual are reinforced. positive is the default: on the embedded model,
+   * pushing a small adapter away from many disliked replies moves their probability to the end-of-turn token and
+   * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
+   */
+  advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
+  /** the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning test's */
+  lr: z.number().min(0).max(10).default(2),
+  /** a user's new judged samples needed before their adapter trains a new version */
+  minSamples: z.number().int().min(1).max(10_000).default(16),
+  /**
+   * promote a candidate when its held-out score (reward-weighted mean log-likelihood of the user's held-out
+   * replies, personalization/train.ts) ≥ the served one's − tolerance
+   */
+  gateTolerance: z.number().min(0).max(2).default(0.05),
+  /** of the user's newest judged turns, this fraction is held out for the gate (never trained on) */
+  heldOutFraction: z.number().min(0).max(0.9).default(0.25),
+});
+
 /** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */
 export const EvaluationConfigSchema = z.object({
   enabled: z.boolean().default(false),
@@ -259,6 +289,9 @@ export const ExperimentConfigShape = z.object({
   serving: ServingSchema.default(ServingSchema.parse({})),
   evaluation: EvaluationConfigSchema.default(EvaluationConfigSchema.parse({})),
   customLossPath: z.string().min(1).optional(),
+  /** shared: one policy for everyone; per-user: one adapter per end user on the shared base */
+  personalization: z.enum(["shared", "per-user"]).default("shared"),
+  perUser: PerUserSchema.default(PerUserSchema.parse({})),
 });
 
 const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
@@ -278,6 +311,24 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       path: ["judge", "backend"],
       message: "a custom reward module gives scores only: use method grpo, or a model judge for OPD hints",
     });
+  }
+  if (cfg.personalization === "per-user") {
+    // slime trains one policy in one Megatron job (single-tenant); the others have no per-user path here yet.
+    if (cfg.trainer.backend !== "embedded")
+      ctx.addIssue({
+        code: "custom",
+        path: ["personalization"],
+        message:
+          cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process"
+            ? "per-user adapters need a multi-tenant trainer: slime trains one policy per job"
+            : `per-user adapters are trained by the embedded trainer; the ${cfg.trainer.backend} backend has no per-user path yet`,
+      });
+    if (cfg.policy.kind !== "embedded")
+      ctx.addIssue({
+        code: "custom",
+        path: ["personalization"],
+        message: "per-user adapters are served by the embedded policy (multi-LoRA on SGLang/vLLM is not routed yet)",
+      });
   }
   if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {
     ctx.addIssue({

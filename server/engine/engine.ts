@@ -7,6 +7,7 @@
  * installs the new version for later requests and disposes the old weights only once the last
  * generation pinned to them has finished. A generation started on version v finishes on v.
  */
+import { AdapterPool, type ServedAdapter } from "./adapterPool";
 import { initBackend } from "./backend";
 import { loadCheckpoint } from "./checkpoint";
 import {
@@ -31,6 +32,8 @@ interface Loaded {
 export interface ChatOptions extends SampleOptions {
   tools?: RenderOptions["tools"];
   onToken?: (ev: TokenEvent) => void;
+  /** A user's adapter to answer with, on the current base (per-user personalization). */
+  adapter?: ServedAdapter;
 }
 
 /** A token stream bound to the weights version it was started on. */
@@ -54,6 +57,8 @@ export interface ScoreResult {
 
 export class EmbeddedEngine {
   private current: Loaded | null = null;
+  /** Users' adapters merged on the current base, least recently used evicted. */
+  readonly adapters = new AdapterPool(128);
 
   /** Load a checkpoint directory (replacing any loaded one, like `swap`). */
   async load(checkpointPath: string, version?: number): Promise<void> {
@@ -69,6 +74,8 @@ export class EmbeddedEngine {
     const { model, meta } = await loadCheckpoint(checkpointPath);
     const prev = this.current;
     this.current = { model, version: version ?? meta.version, pins: 0, retired: false };
+    // Merged adapters share the old base's tensors: they go with it (each freed once its generations end).
+    this.adapters.clear();
     if (prev) this.retire(prev);
   }
 
@@ -99,18 +106,26 @@ export class EmbeddedEngine {
    * iterated must be closed with `return()` to release its pin.
    */
   chatStream(messages: readonly ChatMessage[], opts: ChatOptions = {}): ChatStream {
-    const { tools, onToken, ...sampling } = opts;
+    const { tools, onToken, adapter, ...sampling } = opts;
     const maxTokens = sampleOptionsSchema.shape.maxTokens.parse(sampling.maxTokens);
     const prompt = this.promptIds(messages, servingBudget(this.config.ctx, maxTokens), tools);
     const pinned = this.pin();
+    let lease;
+    try {
+      lease = adapter ? this.adapters.acquire(pinned.model, pinned.version, adapter) : null;
+    } catch (err) {
+      this.unpin(pinned);
+      throw err;
+    }
     let released = false;
     const release = () => {
       if (!released) {
         released = true;
+        lease?.release();
         this.unpin(pinned);
       }
     };
-    const inner = this.run(pinned, prompt, sampling, onToken, release);
+    const inner = this.run(pinned, lease?.model ?? pinned.model, prompt, sampling, onToken, release);
     let started = false;
     const stream: ChatStream = {
       version: pinned.version,
@@ -135,12 +150,13 @@ export class EmbeddedEngine {
 
   private async *run(
     pinned: Loaded,
+    model: PolicyModel,
     prompt: number[],
     sampling: SampleOptions,
     onToken: ChatOptions["onToken"],
     release: () => void,
   ): AsyncGenerator<TokenEvent, ChatResult> {
-    const gen = generateStream(pinned.model, prompt, sampling);
+    const gen = generateStream(model, prompt, sampling);
     let finished = false;
     try {
       for (;;) {
@@ -192,6 +208,7 @@ export class EmbeddedEngine {
 
   /** Free the current weights once nothing is generating on them. */
   dispose(): void {
+    this.adapters.clear();
     if (this.current) this.retire(this.current);
     this.current = null;
   }

@@ -40,6 +40,16 @@ export function defaultTargets(config: ModelConfig): string[] {
   return Array.from({ length: config.nLayer }, (_, l) => [`h${l}.attn.wqkv`, `h${l}.attn.wo`]).flat();
 }
 
+/** Attention and MLP projections of every block. */
+export function attentionAndMlpTargets(config: ModelConfig): string[] {
+  return Array.from({ length: config.nLayer }, (_, l) => [
+    `h${l}.attn.wqkv`,
+    `h${l}.attn.wo`,
+    `h${l}.mlp.w1`,
+    `h${l}.mlp.w2`,
+  ]).flat();
+}
+
 export function loraScale(adapter: Pick<LoraAdapter, "rank" | "alpha">): number {
   return adapter.alpha / adapter.rank;
 }

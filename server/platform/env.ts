@@ -166,6 +166,8 @@ const SECTIONS = {
     TRAINER_RUN_HEARTBEAT_S: z.coerce.number().positive().default(10),
     /** An embedded run whose heartbeat is older than this is CRASHED: its train worker died (runs/lifecycle.ts). */
     TRAINER_RUN_STALE_S: z.coerce.number().positive().default(300),
+    /** How often the train worker trains due users' adapters in per-user experiments (0: never). */
+    TRAINER_PER_USER_INTERVAL_S: z.coerce.number().min(0).default(30),
   }),
   /**
    * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the

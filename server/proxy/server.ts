@@ -15,6 +15,7 @@ import { ProxyError } from "./errors";
 import { ExperimentDirectory } from "./experiments";
 import { handleChat } from "./handlers/chat";
 import type { ProxyDeps } from "./handlers/deps";
+import { AdapterRoutes } from "./adapterRoutes";
 import { handleFeedback } from "./handlers/feedback";
 import { handleHealth, handleModels, handleReady } from "./handlers/misc";
 import { sendError, sendJson } from "./http";
@@ -187,6 +188,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     writer,
     metrics,
     db: getDb,
+    adapters: new AdapterRoutes(getDb),
   };
   let closing = false;
   let inflight = 0;

@@ -12,9 +12,15 @@ export interface SessionMeta {
   done: boolean;
   /** `X-Simulated-Persona` (our simulated users, workers/simulate): the turn is simulated traffic from this persona. */
   persona: string | null;
+  /** `X-User-Id`: the end user this request serves (per-user adapters); honoured only from an identity key. */
+  endUserId: string | null;
+  /** `X-Agent-Id`: which of the user's agents (MetaClaw's agent id); same rule. */
+  agentId: string | null;
 }
 
 const PERSONA = /^[\w.-]{1,64}$/;
+/** End-user and agent ids: what an identity provider's subject or an e-mail looks like, nothing that needs escaping. */
+export const IDENTITY_ID = /^[\w.@:+-]{1,128}$/;
 
 const TRUTHY = new Set(["1", "true", "yes", "on"]);
 
@@ -47,5 +53,7 @@ export function extractSessionMeta(
   const done = hDone !== undefined ? truthy(hDone) : truthy(session_done);
   const hPersona = header(req, "x-simulated-persona")?.trim();
   const persona = hPersona && PERSONA.test(hPersona) ? hPersona : null;
-  return { meta: { sessionId, turnType, done, persona }, forward };
+  const endUserId = header(req, "x-user-id")?.trim() || null;
+  const agentId = header(req, "x-agent-id")?.trim() || null;
+  return { meta: { sessionId, turnType, done, persona, endUserId, agentId }, forward };
 }

@@ -33,6 +33,9 @@ export interface TurnPlan {
   done: boolean;
   /** Simulated traffic from this persona (X-Simulated-Persona, from a key allowed to set it). */
   persona: string | null;
+  /** The end user and agent named by an identity key (X-User-Id / X-Agent-Id); null when none was sent. */
+  endUserId: string | null;
+  agentId: string | null;
 }
 
 export interface RecordInput {
@@ -49,6 +52,8 @@ export interface RecordInput {
   policyVersion: number;
   upstreamModel: string | null;
   createdAt: number;
+  /** The user's adapter that served this turn (per-user personalization); null or absent: the shared policy. */
+  adapterId?: string | null;
 }
 
 export interface BlobShipper {
@@ -184,6 +189,8 @@ export class TurnPlanner {
       chain,
       done: meta.done,
       persona: meta.persona,
+      endUserId: meta.endUserId,
+      agentId: meta.agentId,
     };
   }
 
@@ -351,6 +358,9 @@ export class TurnPlanner {
       finalTurnId,
       simulated: plan.persona !== null,
       persona: plan.persona,
+      endUserId: plan.endUserId,
+      agentId: plan.agentId,
+      adapterId: r.adapterId ?? null,
     };
   }
 

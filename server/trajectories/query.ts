@@ -120,6 +120,7 @@ export function turnWhere(f: TurnFilter): Prisma.Sql {
   if (f.from) c.push(Prisma.sql`f."createdAt" >= ${sqlTime(f.from)}`);
   if (f.to) c.push(Prisma.sql`f."createdAt" < ${sqlTime(f.to)}`);
   if (f.policyVersion !== undefined) c.push(Prisma.sql`f."policyVersion" = ${f.policyVersion}::int`);
+  if (f.endUserId) c.push(Prisma.sql`t."endUserId" = ${f.endUserId}`);
   if (f.q) {
     c.push(Prisma.sql`t.search @@ websearch_to_tsquery('english', ${f.q})`);
     // Search lists walk turns in their own order (SEARCH_ORDER): repeat the scope on t so its indexes apply.

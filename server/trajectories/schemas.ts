@@ -33,6 +33,8 @@ export const TurnFilterSchema = z.object({
   from: z.coerce.date().optional(),
   to: z.coerce.date().optional(),
   policyVersion: z.coerce.number().int().min(0).optional(),
+  /** The end user an identity key named (X-User-Id): one person's turns. */
+  endUserId: z.string().min(1).max(128).optional(),
   /** Full-text search (web-search syntax: words, "phrases", -excluded, or) over messages, response and next state. */
   q: z.string().trim().max(300).optional(),
 });

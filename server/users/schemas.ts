@@ -29,9 +29,9 @@ export const UserListInput = PageInput;
 export const ApiKeyCreateInput = z.object({
   name: z.string().trim().min(1, "name is required").max(120),
   scopes: z
-    .array(z.enum(["proxy", "read", "write", "admin"]))
+    .array(z.enum(["proxy", "read", "write", "admin", "identity"]))
     .min(1, "pick at least one scope")
-    .max(4),
+    .max(5),
   experimentId: IdSchema.optional(),
   expiresAt: z.coerce.date().optional(),
 });

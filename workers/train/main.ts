@@ -14,6 +14,7 @@ import { crashStaleRuns, heartbeatRuns, setRunMessage, startEmbeddedRuns } from 
 import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
 import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
+import "./perUser"; // trains due users' adapters in per-user experiments: server/personalization/schedule.ts
 
 const IDLE_MS = 1000;
 

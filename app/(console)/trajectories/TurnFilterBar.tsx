@@ -95,6 +95,12 @@ export function TurnFilterBar({
         ]}
       />
       <DebouncedInput
+        label="End user"
+        value={f.endUserId ?? ""}
+        onCommit={(v) => set({ endUserId: v || undefined })}
+        placeholder="X-User-Id"
+      />
+      <DebouncedInput
         label="Policy version"
         value={f.policyVersion === undefined ? "" : String(f.policyVersion)}
         onCommit={(v) => set({ policyVersion: /^\d+$/.test(v) ? Number(v) : undefined })}

@@ -3,6 +3,7 @@
 import { apiKeyProcedures } from "./apiKeys";
 import { environmentProcedures, episodeProcedures, taskSetProcedures } from "./environments";
 import { batchProcedures } from "./batches";
+import { endUserProcedures } from "./endUsers";
 import { evaluationProcedures } from "./evaluation";
 import { experimentProcedures } from "./experiments";
 import { labelProcedures } from "./labels";
@@ -37,4 +38,5 @@ export const procedures = {
   environments: environmentProcedures,
   taskSets: taskSetProcedures,
   episodes: episodeProcedures,
+  endUsers: endUserProcedures,
 };

@@ -19,7 +19,7 @@ import {
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
-import { extractSessionMeta } from "../sessionMeta";
+import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import type { ProxyDeps } from "./deps";
@@ -91,6 +91,30 @@ function toProxyError(err: unknown): ProxyError {
   return upstreamUnavailable((err as Error)?.message ?? String(err));
 }
 
+/**
+ * X-User-Id / X-Agent-Id decide whose adapter serves and trains on a turn, so a key that may not assert identity
+ * is refused outright (silently dropping the header would record the turn under no user, and a client would
+ * never learn its users are not being personalised).
+ */
+function assertIdentity(meta: SessionMeta, allowed: boolean): void {
+  for (const [name, value] of [
+    ["X-User-Id", meta.endUserId],
+    ["X-Agent-Id", meta.agentId],
+  ] as const) {
+    if (value === null) continue;
+    if (!allowed)
+      throw new ProxyError(
+        403,
+        "permission_error",
+        `${name} needs a key with the 'identity' scope`,
+        "insufficient_scope",
+        name.toLowerCase(),
+      );
+    if (!IDENTITY_ID.test(value))
+      throw badRequest(`${name} must be 1–128 characters of letters, digits and . _ @ : + -`, name.toLowerCase());
+  }
+}
+
 export async function handleChat(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const t0 = performance.now();
   const createdAt = Date.now();
@@ -116,6 +140,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   // Only a key that may change experiments can mark traffic as simulated: a plain proxy key cannot hide
   // real users' turns behind the simulated flag.
   if (meta.persona && !can(principal, "write")) meta.persona = null;
+  assertIdentity(meta, can(principal, "identity"));
   const ex = await deps.experiments.resolve(principal, forward.model);
   const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
   const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);
@@ -132,6 +157,11 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   };
   const upstreamBody = applyServing(forward, ex);
   const upstream = ex.upstream;
+  // Per-user mode: the user's promoted adapter answers; a user without one is served the experiment's policy.
+  const adapter =
+    ex.config.personalization === "per-user" && meta.endUserId
+      ? await deps.adapters.promoted(ex.id, meta.endUserId)
+      : null;
   const version = ex.policyVersion;
   const aborted = new AbortController();
   res.on("close", () => {
@@ -143,6 +173,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     "x-turn-id": turnId,
     "x-turn-type": plan.turnType.toLowerCase(),
     "x-policy-version": String(version),
+    ...(adapter ? { "x-adapter-id": adapter.id, "x-adapter-version": String(adapter.version) } : {}),
   };
 
   const finish = async (
@@ -167,6 +198,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       policyVersion,
       upstreamModel: output?.model ?? upstream.model,
       createdAt,
+      adapterId: adapter?.id ?? null,
     });
     deps.metrics.observe(ex.id, {
       latencyMs,
@@ -178,7 +210,12 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
 
   let resp;
   try {
-    resp = await upstream.send({ body: upstreamBody, stream, signal: aborted.signal });
+    resp = await upstream.send({
+      body: upstreamBody,
+      stream,
+      signal: aborted.signal,
+      ...(adapter ? { adapter: { key: adapter.key, weights: adapter.weights } } : {}),
+    });
   } catch (err) {
     const pe = toProxyError(err);
     await finish("FAILED", null, pe.message, null, version);

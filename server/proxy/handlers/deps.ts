@@ -1,3 +1,4 @@
+import type { AdapterRoutes } from "../adapterRoutes";
 import type { ProxyAuth } from "../auth";
 import type { ExperimentDirectory } from "../experiments";
 import type { ServingMetrics } from "../metrics";
@@ -27,4 +28,6 @@ export interface ProxyDeps {
   /** Per-key request budget; resolves to the headers to send, or throws a 429 ProxyError. */
   rateLimit: (keyId: string) => Promise<Record<string, string>>;
   maxMessages: number;
+  /** Per-user adapter routing (personalization "per-user"). */
+  adapters: AdapterRoutes;
 }

@@ -59,6 +59,10 @@ export const TurnEventSchema = z.object({
   /** Simulated-user traffic (optional: events buffered by an older proxy have neither). */
   simulated: z.boolean().optional(),
   persona: z.string().max(64).nullable().optional(),
+  /** Identity (X-User-Id / X-Agent-Id) and the per-user adapter that served the turn; absent from older events. */
+  endUserId: z.string().max(128).nullable().optional(),
+  agentId: z.string().max(128).nullable().optional(),
+  adapterId: z.string().nullable().optional(),
 });
 
 export const LabelEventSchema = z.object({

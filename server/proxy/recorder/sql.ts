@@ -103,6 +103,9 @@ const TURN_COLUMNS = [
   ["error", ""],
   ["createdAt", "::timestamp"],
   ["simulated", "::boolean"],
+  ["endUserId", ""],
+  ["agentId", ""],
+  ["adapterId", ""],
 ] as const;
 
 /** Of these request ids, those whose turn is already stored. */
@@ -159,6 +162,9 @@ export async function insertTurns(
       pgSafeText(e.error),
       iso(e.createdAt),
       e.simulated ?? false,
+      e.endUserId ?? null,
+      e.agentId ?? null,
+      e.adapterId ?? null,
     ];
     const start = params.length;
     params.push(...values);

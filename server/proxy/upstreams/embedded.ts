@@ -80,7 +80,10 @@ export class EmbeddedUpstream implements Upstream {
     const id = `chatcmpl-${randomBytes(12).toString("hex")}`;
     const created = Math.floor(Date.now() / 1000);
     // chatStream pins the weights when it is called: the stream's own version is the one that answers.
-    const gen = this.engine.chatStream(parsed.messages, parsed.options);
+    const gen = this.engine.chatStream(
+      parsed.messages,
+      req.adapter ? { ...parsed.options, adapter: req.adapter } : parsed.options,
+    );
     const version = gen.version;
     if (req.stream)
       return { kind: "stream", policyVersion: version, chunks: this.streamChunks(gen, id, created, req.signal) };

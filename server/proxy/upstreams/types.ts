@@ -1,12 +1,15 @@
 // The policy backend behind the proxy. Two kinds implement it: any OpenAI-compatible HTTP server
 // (SGLang, vLLM, Ollama, OpenAI) and the embedded engine. Both answer in OpenAI's wire format, so the
 // proxy streams, strips and records them the same way.
+import type { ServedAdapter } from "../../engine/adapterPool";
 
 export interface UpstreamRequest {
   /** The client's body without session fields; `model` is replaced by the upstream's own. */
   body: Record<string, unknown>;
   stream: boolean;
   signal: AbortSignal;
+  /** The end user's adapter to answer with (per-user personalization; only the embedded upstream serves one). */
+  adapter?: ServedAdapter;
 }
 
 export interface StreamChunk {

@@ -109,6 +109,9 @@ export default function ExperimentDetailPage() {
         <Link className="button" href={`/sessions?${q}`}>
           Sessions
         </Link>
+        <Link className="button" href={`/experiments/${e.id}/users`}>
+          Users
+        </Link>
         <Link className="button" href={`/playground?${q}`}>
           Playground
         </Link>

@@ -219,7 +219,16 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             />,
           )}
           {select("Method", "method", ["combine", "grpo", "opd"])}
+          {select("Personalization", "personalization", ["shared", "per-user"])}
         </div>
+        {getAt(cfg, "personalization") === "per-user" && (
+          <div className="grid2">
+            {num("Adapter rank", "perUser.rank", "1")}
+            {num("Adapter alpha", "perUser.alpha", "1")}
+            {num("Adapter learning rate", "perUser.lr", "0.001")}
+            {num("Samples per adapter step", "perUser.minSamples", "1")}
+          </div>
+        )}
         <br />
         {field(
           "Description",

@@ -13,6 +13,7 @@ const SCOPES = [
   { id: "read", help: "read experiments, trajectories, metrics" },
   { id: "write", help: "read + change experiments, runs, labels" },
   { id: "admin", help: "everything, including users and keys" },
+  { id: "identity", help: "proxy + name the end user of each request (X-User-Id / X-Agent-Id)" },
 ] as const;
 
 function Keys() {

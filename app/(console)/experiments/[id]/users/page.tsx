@@ -1,0 +1,148 @@
+"use client";
+// The Users view of a per-user experiment: each end user's served adapter version, samples, last training,
+// storage and reward trend (mean reward of each version's training samples, and the gate's held-out scores),
+// with a per-user rollback, training on demand, and deletion.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { useTRPC } from "../../../../_lib/trpc";
+import { ErrorBanner } from "../../../../_ui/ErrorBanner";
+import { useAction } from "../../../../_ui/useAction";
+import { GuardedButton } from "../../../_components/Permission";
+
+type Point = { version: number; state: string; meanReward: number | null };
+
+/** Mean training reward per version (−1…1), as a small inline chart; promoted versions are filled. */
+function RewardTrend({ points }: { points: Point[] }) {
+  const w = 120;
+  const h = 28;
+  const pts = points.filter((p) => p.meanReward !== null);
+  if (!pts.length) return <span className="muted">—</span>;
+  const x = (i: number) => (pts.length === 1 ? w / 2 : (i / (pts.length - 1)) * (w - 6) + 3);
+  const y = (r: number) => h - 3 - ((r + 1) / 2) * (h - 6);
+  return (
+    <svg
+      width={w}
+      height={h}
+      role="img"
+      aria-label={`reward trend ${pts.map((p) => p.meanReward!.toFixed(2)).join(", ")}`}
+    >
+      <line x1={0} x2={w} y1={y(0)} y2={y(0)} stroke="currentColor" opacity={0.2} />
+      <polyline fill="none" stroke="currentColor" points={pts.map((p, i) => `${x(i)},${y(p.meanReward!)}`).join(" ")} />
+      {pts.map((p, i) => (
+        <circle
+          key={p.version}
+          cx={x(i)}
+          cy={y(p.meanReward!)}
+          r={2.5}
+          fill={p.state === "PROMOTED" || p.state === "SUPERSEDED" ? "currentColor" : "none"}
+          stroke="currentColor"
+        >
+          <title>{`v${p.version} ${p.state.toLowerCase()}: ${p.meanReward!.toFixed(2)}`}</title>
+        </circle>
+      ))}
+    </svg>
+  );
+}
+
+export default function ExperimentUsersPage() {
+  const { id } = useParams<{ id: string }>();
+  const trpc = useTRPC();
+  const exp = useQuery(trpc.experiments.get.queryOptions({ id }));
+  const users = useQuery({
+    ...trpc.endUsers.list.queryOptions({ experimentId: exp.data?.id ?? "" }),
+    enabled: !!exp.data,
+    refetchInterval: 5000,
+  });
+  const refresh = { invalidate: [trpc.endUsers.pathKey()] };
+  const rollback = useAction(trpc.endUsers.rollback.mutationOptions(), refresh);
+  const train = useAction(trpc.endUsers.train.mutationOptions(), refresh);
+  const del = useAction(trpc.endUsers.delete.mutationOptions(), refresh);
+  const error = [rollback, train, del].find((a) => a.error)?.error ?? users.error;
+
+  if (exp.error) return <div className="form-error">{exp.error.message}</div>;
+  if (!exp.data) return <div className="muted">Loading…</div>;
+  const e = exp.data;
+  const perUser = e.config.personalization === "per-user";
+  return (
+    <>
+      <div className="toolbar">
+        <h1 style={{ margin: 0 }}>Users · {e.name}</h1>
+        <span className="spacer" />
+        <Link className="button" href={`/experiments/${e.id}`}>
+          Experiment
+        </Link>
+        {perUser && (
+          <GuardedButton perm="write" className="primary" onClick={() => void train.run({ experimentId: e.id })}>
+            Train due users
+          </GuardedButton>
+        )}
+      </div>
+      <ErrorBanner error={error} />
+      <p className="muted">
+        {perUser
+          ? "Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate."
+          : "This experiment serves one shared policy (personalization: shared): users are listed, but nobody has an adapter of their own."}
+      </p>
+      <table className="list" aria-label="End users">
+        <thead>
+          <tr>
+            <th>User</th>
+            <th>Served</th>
+            <th>Versions</th>
+            <th>Turns (judged)</th>
+            <th>Samples trained</th>
+            <th>Last trained</th>
+            <th>Reward trend</th>
+            <th>Storage</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {users.data?.map((u) => (
+            <tr key={u.endUserId}>
+              <td className="mono">
+                <Link href={`/trajectories?experimentId=${e.id}&endUserId=${encodeURIComponent(u.endUserId)}`}>
+                  {u.endUserId}
+                </Link>
+              </td>
+              <td>{u.servedVersion === null ? <span className="muted">base</span> : `v${u.servedVersion}`}</td>
+              <td>{u.versions}</td>
+              <td>
+                {u.turns} ({u.judgedTurns})
+              </td>
+              <td>{u.trainedSamples}</td>
+              <td className="muted">{u.lastTrainedAt ? new Date(u.lastTrainedAt).toLocaleString() : "—"}</td>
+              <td>
+                <RewardTrend points={u.trend} />
+              </td>
+              <td className="muted">{(u.storageBytes / 1024).toFixed(1)} KiB</td>
+              <td>
+                <GuardedButton
+                  perm="write"
+                  disabled={u.servedVersion === null}
+                  onClick={() => void rollback.run({ experimentId: e.id, endUserId: u.endUserId })}
+                >
+                  Roll back
+                </GuardedButton>{" "}
+                <GuardedButton
+                  perm="write"
+                  className="danger"
+                  onClick={() => {
+                    if (!confirm(`Delete ${u.endUserId}'s adapters, turns and samples? This cannot be undone.`)) return;
+                    void del.run({ experimentId: e.id, endUserId: u.endUserId });
+                  }}
+                >
+                  Delete
+                </GuardedButton>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {users.data && !users.data.length && (
+        <div className="empty">No end users yet: send X-User-Id with a key that has the identity scope.</div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,49 @@
+// End users of a per-user experiment: their adapters, rollback, training on demand, and deletion.
+import * as endUsers from "../../personalization/service";
+import { AdapterTrainInput, EndUserInput, EndUsersListInput } from "../../personalization/schemas";
+import { procedure } from "./define";
+import {
+  EndUserDeleteOutput,
+  EndUserRollbackOutput,
+  EndUsersListOutput,
+  EndUsersTrainOutput,
+} from "./outputs/endUsers";
+
+export const endUserProcedures = {
+  list: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "End users of an experiment with their adapter version, samples and reward trend",
+    input: EndUsersListInput,
+    rest: { method: "GET", path: "/experiments/:experimentId/end-users" },
+    output: EndUsersListOutput,
+    handler: ({ principal, input }) => endUsers.listEndUsers(principal, input),
+  }),
+  rollback: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Roll one end user back to the adapter version (or base) served before the current one",
+    input: EndUserInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/rollback" },
+    output: EndUserRollbackOutput,
+    handler: ({ principal, input }) => endUsers.rollbackEndUser(principal, input),
+  }),
+  train: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Train a new adapter version for every end user with enough new samples, and gate each",
+    input: AdapterTrainInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/train" },
+    output: EndUsersTrainOutput,
+    handler: ({ principal, input }) => endUsers.trainEndUsers(principal, input),
+  }),
+  delete: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Delete an end user's adapters, turns and samples (audited)",
+    input: EndUserInput,
+    rest: { method: "DELETE", path: "/experiments/:experimentId/end-users/:endUserId" },
+    output: EndUserDeleteOutput,
+    handler: ({ principal, input }) => endUsers.deleteEndUser(principal, input),
+  }),
+};

@@ -1,0 +1,53 @@
+// Output schemas of the end-user (per-user personalization) procedures.
+import { z } from "zod";
+
+const AdapterState = z.enum(["CANDIDATE", "PROMOTED", "SUPERSEDED", "REJECTED", "ROLLED_BACK"]);
+
+export const EndUsersListOutput = z.array(
+  z.object({
+    endUserId: z.string(),
+    turns: z.number(),
+    judgedTurns: z.number(),
+    lastTurnAt: z.date().nullable(),
+    servedVersion: z.number().nullable(),
+    servedAdapterId: z.string().nullable(),
+    versions: z.number(),
+    trainedSamples: z.number(),
+    lastTrainedAt: z.date().nullable(),
+    storageBytes: z.number(),
+    trend: z.array(
+      z.object({
+        version: z.number(),
+        state: AdapterState,
+        meanReward: z.number().nullable(),
+        evalScore: z.number().nullable(),
+        servedScore: z.number().nullable(),
+        samples: z.number(),
+        createdAt: z.date(),
+      }),
+    ),
+  }),
+);
+
+export const EndUserRollbackOutput = z.object({
+  endUserId: z.string(),
+  rolledBack: z.number(),
+  served: z.number().nullable(),
+});
+
+export const EndUserDeleteOutput = z.object({
+  endUserId: z.string(),
+  adapters: z.number(),
+  turns: z.number(),
+  samples: z.number(),
+});
+
+export const EndUsersTrainOutput = z.array(
+  z.object({
+    endUserId: z.string(),
+    trained: z.boolean(),
+    version: z.number().nullable(),
+    state: z.enum(["PROMOTED", "REJECTED"]).nullable(),
+    samples: z.number(),
+  }),
+);

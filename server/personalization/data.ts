@@ -1,0 +1,86 @@
+// One user's training data: their judged main turns, and nobody else's. Every query here is filtered by
+// (experimentId, endUserId) on the turn itself, which is the privacy boundary of per-user personalization:
+// an adapter's samples come from this module only (tests/integration/personalization/isolation.test.ts).
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { db } from "../platform/db/client";
+import { effectiveLabelsForTurns } from "../labels/effective";
+import { reassembleMessages } from "../recording/reassemble";
+import { servedPromptIds } from "../training/trainInputs";
+import type { AdapterSample } from "../engine/loraTrain";
+
+export interface UserSample extends AdapterSample {
+  turnId: string;
+  createdAt: Date;
+}
+
+/**
+ * A turn is held out for the user's gate, or trainable, once and for all: the split hashes the turn id, so a
+ * held-out turn never trains any version and the gate always scores turns the adapter has not seen.
+ */
+export function isHeldOut(turnId: string, fraction: number): boolean {
+  if (fraction <= 0) return false;
+  const h = createHash("sha256").update(turnId).digest().readUInt32BE(0);
+  return h / 2 ** 32 < fraction;
+}
+
+const Messages = z.array(z.unknown());
+
+/**
+ * The user's labelled, not excluded, successful main turns of this experiment (created after `after` when given),
+ * oldest first, as adapter samples: the prompt as the embedded upstream rendered it, the served reply's token
+ * ids, and the effective label (reviewer > user feedback > judge) as the reward.
+ */
+export async function userSamples(
+  experimentId: string,
+  endUserId: string,
+  opts: { after?: Date | null } = {},
+): Promise<UserSample[]> {
+  const turns = await db().turn.findMany({
+    where: {
+      experimentId,
+      endUserId,
+      turnType: "MAIN",
+      status: "OK",
+      toolsHash: null,
+      ...(opts.after ? { createdAt: { gt: opts.after } } : {}),
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: {
+      id: true,
+      sessionId: true,
+      index: true,
+      systemHash: true,
+      turnType: true,
+      tokenIds: true,
+      promptTokens: true,
+      createdAt: true,
+    },
+  });
+  const labels = await effectiveLabelsForTurns(turns.map((t) => t.id));
+  const out: UserSample[] = [];
+  for (const t of turns) {
+    const label = labels.get(t.id);
+    if (!label || label.value === null || label.excluded || t.tokenIds.length === 0) continue;
+    const promptIds = servedPromptIds(Messages.parse(await reassembleMessages(t)), undefined, t.promptTokens);
+    if (!promptIds) continue;
+    out.push({
+      turnId: t.id,
+      createdAt: t.createdAt,
+      promptIds,
+      responseIds: t.tokenIds,
+      reward: Math.max(-1, Math.min(1, label.value)),
+    });
+  }
+  return out;
+}
+
+/** End users of the experiment (those an identity key named on at least one turn). */
+export async function endUsers(experimentId: string): Promise<string[]> {
+  const rows = await db().turn.findMany({
+    where: { experimentId, endUserId: { not: null } },
+    distinct: ["endUserId"],
+    select: { endUserId: true },
+  });
+  return rows.map((r) => r.endUserId!).sort();
+}

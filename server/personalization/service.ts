@@ -1,0 +1,130 @@
+// The Users view and the per-user operations: each end user's adapter chain, samples and reward trend; a
+// per-user rollback; and deleting a user (adapters, turns and, through them, samples, judgments and labels),
+// each in one transaction with its audit entry.
+import type { z } from "zod";
+import { audit } from "../access/audit";
+import type { Principal } from "../access/principal";
+import { loadExperimentFor } from "../access/scope";
+import { db } from "../platform/db/client";
+import { conflict, notFound } from "../platform/errors";
+import { trainDueUsers } from "./train";
+import type { AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
+
+/** Versions of each user's adapter, oldest first, for the reward trend (at most this many per user). */
+const TREND_VERSIONS = 20;
+
+export async function listEndUsers(p: Principal, input: z.output<typeof EndUsersListInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const [turns, labelled, adapters] = await Promise.all([
+    db().turn.groupBy({
+      by: ["endUserId"],
+      where: { experimentId: e.id, endUserId: { not: null } },
+      _count: { _all: true },
+      _max: { createdAt: true },
+    }),
+    db().$queryRaw<{ endUserId: string; n: bigint }[]>`
+      SELECT t."endUserId", count(DISTINCT t.id) AS n FROM turns t JOIN judgments j ON j."turnId" = t.id
+      WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
+      GROUP BY t."endUserId"`,
+    db().userAdapter.findMany({
+      where: { experimentId: e.id },
+      orderBy: [{ endUserId: "asc" }, { version: "asc" }],
+      select: {
+        id: true,
+        endUserId: true,
+        version: true,
+        state: true,
+        samples: true,
+        evalScore: true,
+        servedScore: true,
+        meanReward: true,
+        createdAt: true,
+        weights: true,
+      },
+    }),
+  ]);
+  const judged = new Map(labelled.map((r) => [r.endUserId, Number(r.n)]));
+  return turns
+    .map((t) => {
+      const mine = adapters.filter((a) => a.endUserId === t.endUserId);
+      const served = mine.findLast((a) => a.state === "PROMOTED") ?? null;
+      return {
+        endUserId: t.endUserId!,
+        turns: t._count._all,
+        judgedTurns: judged.get(t.endUserId!) ?? 0,
+        lastTurnAt: t._max.createdAt,
+        servedVersion: served?.version ?? null,
+        servedAdapterId: served?.id ?? null,
+        versions: mine.length,
+        trainedSamples: mine.reduce((s, a) => s + a.samples, 0),
+        lastTrainedAt: mine.at(-1)?.createdAt ?? null,
+        storageBytes: mine.reduce((s, a) => s + a.weights.length, 0),
+        trend: mine.slice(-TREND_VERSIONS).map((a) => ({
+          version: a.version,
+          state: a.state,
+          meanReward: a.meanReward,
+          evalScore: a.evalScore,
+          servedScore: a.servedScore,
+          samples: a.samples,
+          createdAt: a.createdAt,
+        })),
+      };
+    })
+    .sort((a, b) => (a.endUserId < b.endUserId ? -1 : 1));
+}
+
+/**
+ * Stop serving the user's current adapter: it becomes ROLLED_BACK and its parent (the version it replaced)
+ * serves again; a first version rolls the user back to the base.
+ */
+export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  return db().$transaction(async (tx) => {
+    const served = await tx.userAdapter.findFirst({
+      where: { experimentId: e.id, endUserId: input.endUserId, state: "PROMOTED" },
+      orderBy: { version: "desc" },
+    });
+    if (!served) throw conflict(`user '${input.endUserId}' is served the base: there is no adapter to roll back`);
+    await tx.userAdapter.update({ where: { id: served.id }, data: { state: "ROLLED_BACK", decidedAt: new Date() } });
+    const parent = served.parentId ? await tx.userAdapter.findUnique({ where: { id: served.parentId } }) : null;
+    const restored = parent && parent.state === "SUPERSEDED" ? parent : null;
+    if (restored) await tx.userAdapter.update({ where: { id: restored.id }, data: { state: "PROMOTED" } });
+    const after = { rolledBack: served.version, served: restored?.version ?? null };
+    await audit(tx, p, "endUser.rollback", "UserAdapter", served.id, { served: served.version }, after);
+    return { endUserId: input.endUserId, ...after };
+  });
+}
+
+/** Delete everything of one end user in this experiment: adapters and turns (samples, judgments, labels cascade). */
+export async function deleteEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  return db().$transaction(async (tx) => {
+    const where = { experimentId: e.id, endUserId: input.endUserId };
+    const rows = await tx.turn.findMany({ where, select: { id: true, sessionId: true } });
+    const turnIds = rows.map((t) => t.id);
+    const adapters = await tx.userAdapter.deleteMany({ where });
+    if (!turnIds.length && !adapters.count) throw notFound("End user", input.endUserId);
+    const samples = await tx.sample.deleteMany({ where: { turnId: { in: turnIds } } });
+    const turns = await tx.turn.deleteMany({ where: { id: { in: turnIds } } });
+    // The user's sessions left without a turn were theirs alone.
+    await tx.agentSession.deleteMany({
+      where: { id: { in: [...new Set(rows.map((t) => t.sessionId))] }, turns: { none: {} } },
+    });
+    const after = { adapters: adapters.count, turns: turns.count, samples: samples.count };
+    await audit(tx, p, "endUser.delete", "EndUser", `${e.id}:${input.endUserId}`, null, after);
+    return { endUserId: input.endUserId, ...after };
+  });
+}
+
+/** Train every user with enough new samples now (the scheduler's tick, run on demand). */
+export async function trainEndUsers(p: Principal, input: z.output<typeof AdapterTrainInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const results = await trainDueUsers(e.id);
+  return Object.entries(results).map(([endUserId, r]) => ({
+    endUserId,
+    trained: r.trained,
+    version: r.trained ? r.version : null,
+    state: r.trained ? r.state : null,
+    samples: r.samples,
+  }));
+}

@@ -1,0 +1,178 @@
+// Training and gating one user's adapter: new version = the served version (or a fresh adapter) stepped on the
+// user's new trainable samples, then the per-user gate on the user's held-out turns decides whether it serves.
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { ExperimentConfig } from "../config/experimentConfig";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { initBackend } from "../engine/backend";
+import { loadCheckpoint } from "../engine/checkpoint";
+import {
+  adaptedParams,
+  attentionAndMlpTargets,
+  createAdapter,
+  defaultTargets,
+  deserializeAdapter,
+  disposeAdapter,
+  serializeAdapter,
+  type LoraAdapter,
+} from "../engine/lora";
+import { adapterStep, type AdapterSample } from "../engine/loraTrain";
+import type { PolicyModel } from "../engine/model";
+import { scoreBatch } from "../engine/score";
+import { db } from "../platform/db/client";
+import { notFound } from "../platform/errors";
+import { endUsers, isHeldOut, userSamples } from "./data";
+
+/** The same user and experiment always start from the same fresh adapter (reproducible runs). */
+function seedOf(experimentId: string, endUserId: string): number {
+  return createHash("sha256").update(`${experimentId}\u0000${endUserId}`).digest().readUInt32BE(0);
+}
+
+/**
+ * The gate's score of a model on held-out turns: the reward-weighted mean log-likelihood of the replies,
+ *   S = (1/N) Σ_i r_i · mean_t log π(y_{i,t})
+ * higher when the model makes the replies this user liked likelier and those they disliked less likely. It needs
+ * no generation or judge call, so every candidate of every user can be gated on the spot.
+ */
+export function preferenceScore(base: PolicyModel, adapter: LoraAdapter | null, heldOut: readonly AdapterSample[]) {
+  if (!heldOut.length) return null;
+  const params = adapter ? adaptedParams(base.params, adapter) : base.params;
+  try {
+    const lps = scoreBatch({ config: base.config, params }, heldOut);
+    return (
+      lps.reduce((s, lp, i) => s + (heldOut[i].reward * lp.reduce((a, b) => a + b, 0)) / lp.length, 0) / lps.length
+    );
+  } finally {
+    if (adapter) for (const n of adapter.pairs.keys()) params[n].dispose();
+  }
+}
+
+export type TrainUserResult =
+  | { trained: false; reason: "too_few_samples"; samples: number; needed: number }
+  | {
+      trained: true;
+      adapterId: string;
+      version: number;
+      state: "PROMOTED" | "REJECTED";
+      samples: number;
+      evalScore: number | null;
+      servedScore: number | null;
+    };
+
+/**
+ * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts) and gate it. Samples
+ * are those after the newest version's `throughAt`, held-out turns excluded; the step count is one SGD step per
+ * `minSamples` of them. With `heldOutFraction` 0 the gate is off (every version is promoted).
+ */
+export async function trainUser(
+  experimentId: string,
+  endUserId: string,
+  base: PolicyModel,
+  config: ExperimentConfig,
+): Promise<TrainUserResult> {
+  const pu = config.perUser;
+  const [served, latest] = await Promise.all([
+    db().userAdapter.findFirst({ where: { experimentId, endUserId, state: "PROMOTED" }, orderBy: { version: "desc" } }),
+    db().userAdapter.findFirst({ where: { experimentId, endUserId }, orderBy: { version: "desc" } }),
+  ]);
+  const fresh = await userSamples(experimentId, endUserId, { after: latest?.throughAt ?? null });
+  const trainable = fresh.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction));
+  if (trainable.length < pu.minSamples)
+    return { trained: false, reason: "too_few_samples", samples: trainable.length, needed: pu.minSamples };
+
+  const parent = served ? deserializeAdapter(new Uint8Array(served.weights), base.config) : null;
+  let adapter =
+    parent ??
+    createAdapter(
+      base.config,
+      {
+        rank: pu.rank,
+        alpha: pu.alpha,
+        targets: pu.targets === "attention" ? defaultTargets(base.config) : attentionAndMlpTargets(base.config),
+      },
+      seedOf(experimentId, endUserId),
+    );
+  for (let i = 0; i + pu.minSamples <= trainable.length; i += pu.minSamples) {
+    const step = adapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), {
+      lr: pu.lr,
+      advantages: pu.advantages,
+    });
+    if (adapter !== parent) disposeAdapter(adapter);
+    adapter = step.adapter;
+  }
+
+  const heldOut =
+    pu.heldOutFraction > 0
+      ? (await userSamples(experimentId, endUserId)).filter((s) => isHeldOut(s.turnId, pu.heldOutFraction))
+      : [];
+  const evalScore = preferenceScore(base, adapter, heldOut);
+  const servedScore = preferenceScore(base, parent, heldOut);
+  const promote =
+    pu.heldOutFraction === 0 ||
+    (evalScore !== null && servedScore !== null && evalScore >= servedScore - pu.gateTolerance);
+  const weights = serializeAdapter(adapter);
+  disposeAdapter(adapter);
+  if (parent) disposeAdapter(parent);
+
+  const meanReward = trainable.reduce((s, x) => s + x.reward, 0) / trainable.length;
+  const row = await db().$transaction(async (tx) => {
+    if (promote && served)
+      await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
+    return tx.userAdapter.create({
+      data: {
+        experimentId,
+        endUserId,
+        version: (latest?.version ?? 0) + 1,
+        parentId: served?.id ?? null,
+        rank: pu.rank,
+        alpha: pu.alpha,
+        state: promote ? "PROMOTED" : "REJECTED",
+        weights: Buffer.from(weights),
+        samples: trainable.length,
+        throughAt: fresh.at(-1)!.createdAt,
+        evalScore,
+        servedScore,
+        meanReward,
+        decidedAt: new Date(),
+      },
+    });
+  });
+  return {
+    trained: true,
+    adapterId: row.id,
+    version: row.version,
+    state: promote ? "PROMOTED" : "REJECTED",
+    samples: trainable.length,
+    evalScore,
+    servedScore,
+  };
+}
+
+const bases = new Map<string, Promise<PolicyModel>>();
+
+/** The experiment's frozen base, loaded once per process (per-user experiments never train it). */
+export function baseModel(config: ExperimentConfig): Promise<PolicyModel> {
+  if (config.policy.kind !== "embedded") throw new Error("per-user adapters need the embedded policy");
+  const dir = path.resolve(config.policy.checkpoint);
+  let p = bases.get(dir);
+  if (!p) {
+    p = initBackend()
+      .then(() => loadCheckpoint(dir))
+      .then((c) => c.model);
+    p.catch(() => bases.delete(dir));
+    bases.set(dir, p);
+  }
+  return p;
+}
+
+/** Every user of a per-user experiment with enough new samples gets one new adapter version (the scheduler's tick). */
+export async function trainDueUsers(experimentId: string): Promise<Record<string, TrainUserResult>> {
+  const e = await db().experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
+  if (!e) throw notFound("experiment", experimentId);
+  const config = ExperimentConfigSchema.parse(e.config);
+  if (config.personalization !== "per-user") return {};
+  const base = await baseModel(config);
+  const out: Record<string, TrainUserResult> = {};
+  for (const user of await endUsers(experimentId)) out[user] = await trainUser(experimentId, user, base, config);
+  return out;
+}

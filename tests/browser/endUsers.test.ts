@@ -1,0 +1,48 @@
+// The Users view of a per-user experiment in the browser: each end user's served adapter version and samples,
+// a per-user rollback (the user is then served the base), and the link from the experiment page.
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { perUserTick } from "../../server/personalization/schedule";
+import { makeEndUserTurn } from "../helpers/endUserTurns";
+import { makeExperiment, uniq } from "../helpers/fixtures";
+import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+describe("the Users view", () => {
+  it("lists end users with their served adapter and rolls one back", async () => {
+    const name = uniq("Per-user");
+    const e = await makeExperiment(
+      { personalization: "per-user", perUser: { minSamples: 2, heldOutFraction: 0 } },
+      { name },
+    );
+    for (const user of ["maya", "leo"])
+      for (const i of [0, 1])
+        await makeEndUserTurn({
+          experimentId: e.id,
+          endUserId: user,
+          prompt: `q${i}`,
+          reply: "Ok.",
+          reward: i ? 1 : -1,
+        });
+    await perUserTick([e.id]);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/${e.id}`);
+    await page.getByRole("navigation", { name: "This experiment's data" }).getByRole("link", { name: "Users" }).click();
+    await page.waitForURL(/\/users$/);
+    const table = page.getByRole("table", { name: "End users" });
+    const row = (user: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name: user }) });
+    await row("maya").getByRole("cell", { name: "v1" }).waitFor();
+    await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+    await row("maya").getByRole("button", { name: "Roll back" }).click();
+    await row("maya").getByRole("cell", { name: "base" }).waitFor();
+    await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+    await page.close();
+  });
+});

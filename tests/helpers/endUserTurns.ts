@@ -1,0 +1,44 @@
+// Judged turns of named end users, stored as the proxy stores them (X-User-Id on the turn, the served prompt's
+// token count, the reply's token ids), for tests of per-user training, gating and deletion.
+import { db } from "../../server/platform/db/client";
+import { encode, END_ID, renderChat } from "../../server/engine/tokenizer";
+import { makeTurn } from "./turns";
+
+export interface EndUserTurnSpec {
+  experimentId: string;
+  endUserId: string;
+  prompt: string;
+  reply: string;
+  /** the judge's score (−1, 0 or 1) */
+  reward: number;
+  createdAt?: Date;
+  /** the reply's token ids as generated (default: its bytes and the end-of-turn token) */
+  tokenIds?: number[];
+}
+
+export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
+  const messages = [{ role: "user" as const, content: spec.prompt }];
+  const tokenIds = spec.tokenIds ?? [...encode(spec.reply), END_ID];
+  const id = await makeTurn({
+    experimentId: spec.experimentId,
+    request: messages,
+    content: spec.reply,
+    tokenIds,
+    logprobs: tokenIds.map(() => -1),
+    promptTokens: renderChat(messages, { addGenerationPrompt: true }).length,
+    completionTokens: tokenIds.length,
+    createdAt: spec.createdAt,
+  });
+  await db().turn.update({ where: { id }, data: { endUserId: spec.endUserId } });
+  await db().judgment.create({
+    data: {
+      turnId: id,
+      judgeVersion: "test",
+      judgeKind: "heuristic",
+      model: "heuristic-rules-v1",
+      promptVersion: "p",
+      score: spec.reward,
+    },
+  });
+  return id;
+}

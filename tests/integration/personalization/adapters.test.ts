@@ -1,0 +1,214 @@
+// Per-user adapters against real Postgres: a user's adapter trains on that user's samples only (isolation),
+// the per-user gate promotes or rejects on the user's held-out turns, rollback walks the version chain, and
+// deleting a user removes their adapters, turns and judgments, audited, and nothing of anyone else.
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
+import { initBackend } from "../../../server/engine/backend";
+import type { PolicyModel } from "../../../server/engine/model";
+import { db } from "../../../server/platform/db/client";
+import { isHeldOut, userSamples } from "../../../server/personalization/data";
+import { deleteEndUser, listEndUsers, rollbackEndUser } from "../../../server/personalization/service";
+import { perUserTick } from "../../../server/personalization/schedule";
+import { baseModel, trainUser } from "../../../server/personalization/train";
+import { makeEndUserTurn } from "../../helpers/endUserTurns";
+import { makeExperiment, makeUser, uniq } from "../../helpers/fixtures";
+import type { Principal } from "../../../server/access/principal";
+
+let base: PolicyModel;
+let admin: Principal;
+beforeAll(async () => {
+  await initBackend();
+  const u = await makeUser("ADMIN");
+  admin = { kind: "user", userId: u.id, email: u.email, role: "ADMIN" };
+});
+
+async function perUserExperiment(perUser: NonNullable<ExperimentConfigInput["perUser"]>) {
+  const e = await makeExperiment({ personalization: "per-user", perUser });
+  base ??= await baseModel(e.config);
+  return e;
+}
+
+const adapters = (experimentId: string, endUserId: string) =>
+  db().userAdapter.findMany({ where: { experimentId, endUserId }, orderBy: { version: "asc" } });
+
+describe("isolation", () => {
+  it("trains a user's adapter on that user's samples only: more of another user's turns change nothing", async () => {
+    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0, lr: 0.5, advantages: "raw" });
+    const maya = uniq("maya");
+    const leo = uniq("leo");
+    const mayaTurns: string[] = [];
+    for (let i = 0; i < 4; i++)
+      mayaTurns.push(
+        await makeEndUserTurn({
+          experimentId: e.id,
+          endUserId: maya,
+          prompt: `Plan day ${i}`,
+          reply: "Rest.",
+          reward: 1,
+        }),
+      );
+    const leoTurn = (i: number) =>
+      makeEndUserTurn({
+        experimentId: e.id,
+        endUserId: leo,
+        prompt: `Plan day ${i}`,
+        reply: "- a\n- b\n- c",
+        reward: -1,
+      });
+    for (let i = 0; i < 4; i++) await leoTurn(i);
+
+    expect((await userSamples(e.id, maya)).map((s) => s.turnId)).toEqual(mayaTurns);
+    const first = await trainUser(e.id, maya, base, e.config);
+    expect(first).toMatchObject({ trained: true, samples: 4, state: "PROMOTED" });
+    const [v1] = await adapters(e.id, maya);
+
+    // The same training again, with Leo's data grown: byte-identical weights (Leo's turns would change the
+    // gradient, and the number of steps, if any reached Maya's adapter).
+    await db().userAdapter.deleteMany({ where: { experimentId: e.id, endUserId: maya } });
+    for (let i = 4; i < 12; i++) await leoTurn(i);
+    await trainUser(e.id, maya, base, e.config);
+    const [again] = await adapters(e.id, maya);
+    expect(again.samples).toBe(4);
+    expect(Buffer.compare(again.weights, v1.weights)).toBe(0);
+
+    // Leo's own adapter is trained from Leo's 12 turns, and differs from Maya's.
+    const leoResult = await trainUser(e.id, leo, base, e.config);
+    expect(leoResult).toMatchObject({ trained: true, samples: 12 });
+    const [leoV1] = await adapters(e.id, leo);
+    expect(Buffer.compare(leoV1.weights, v1.weights)).not.toBe(0);
+  });
+
+  it("waits for minSamples new samples before training a new version", async () => {
+    const e = await perUserExperiment({ minSamples: 3, heldOutFraction: 0 });
+    const ava = uniq("ava");
+    await makeEndUserTurn({ experimentId: e.id, endUserId: ava, prompt: "Hi", reply: "Hello. — Ava's bot", reward: 1 });
+    expect(await trainUser(e.id, ava, base, e.config)).toEqual({
+      trained: false,
+      reason: "too_few_samples",
+      samples: 1,
+      needed: 3,
+    });
+    expect(await adapters(e.id, ava)).toEqual([]);
+  });
+});
+
+describe("per-user gate and rollback", () => {
+  /** Turns of one user whose held-out half agrees (or disagrees) with what the trainable half rewards. */
+  async function splitTurns(experimentId: string, endUserId: string, heldOutAgrees: boolean, fraction: number) {
+    let trainable = 0;
+    let heldOut = 0;
+    for (let i = 0; trainable < 4 || heldOut < 2; i++) {
+      const id = await makeEndUserTurn({ experimentId, endUserId, prompt: `Question ${i}?`, reply: "Yes.", reward: 1 });
+      if (isHeldOut(id, fraction)) {
+        heldOut++;
+        if (!heldOutAgrees) await db().judgment.updateMany({ where: { turnId: id }, data: { score: -1 } });
+      } else trainable++;
+    }
+  }
+
+  it("promotes a candidate that improves the user's held-out score and rejects one that worsens it", async () => {
+    const e = await perUserExperiment({
+      minSamples: 4,
+      heldOutFraction: 0.5,
+      lr: 1,
+      gateTolerance: 0.01,
+      advantages: "raw",
+    });
+    const good = uniq("good");
+    const bad = uniq("bad");
+    await splitTurns(e.id, good, true, 0.5);
+    await splitTurns(e.id, bad, false, 0.5);
+    const g = await trainUser(e.id, good, base, e.config);
+    const b = await trainUser(e.id, bad, base, e.config);
+    expect(g).toMatchObject({ trained: true, state: "PROMOTED" });
+    expect(b).toMatchObject({ trained: true, state: "REJECTED" });
+    if (!g.trained || !b.trained) throw new Error("unreachable");
+    expect(g.evalScore!).toBeGreaterThan(g.servedScore!);
+    expect(b.evalScore!).toBeLessThan(b.servedScore! - 0.01);
+    const users = await listEndUsers(admin, { experimentId: e.id });
+    expect(users.find((u) => u.endUserId === good)).toMatchObject({ servedVersion: 1, versions: 1 });
+    expect(users.find((u) => u.endUserId === bad)).toMatchObject({ servedVersion: null, versions: 1 });
+  });
+
+  it("rolls a user back along their chain: v2 → v1 → base, audited", async () => {
+    const e = await perUserExperiment({ minSamples: 2, heldOutFraction: 0 });
+    const sam = uniq("sam");
+    const turn = (i: number) =>
+      makeEndUserTurn({ experimentId: e.id, endUserId: sam, prompt: `Hint ${i}`, reply: "Try x.", reward: 1 });
+    await turn(0);
+    await turn(1);
+    await trainUser(e.id, sam, base, e.config);
+    await turn(2);
+    await turn(3);
+    await trainUser(e.id, sam, base, e.config);
+    let chain = await adapters(e.id, sam);
+    expect(chain.map((a) => [a.version, a.state])).toEqual([
+      [1, "SUPERSEDED"],
+      [2, "PROMOTED"],
+    ]);
+    expect(chain[1].parentId).toBe(chain[0].id);
+    expect(chain[1].samples).toBe(2); // only the samples after v1's
+
+    expect(await rollbackEndUser(admin, { experimentId: e.id, endUserId: sam })).toMatchObject({
+      rolledBack: 2,
+      served: 1,
+    });
+    chain = await adapters(e.id, sam);
+    expect(chain.map((a) => a.state)).toEqual(["PROMOTED", "ROLLED_BACK"]);
+    expect(await rollbackEndUser(admin, { experimentId: e.id, endUserId: sam })).toMatchObject({
+      rolledBack: 1,
+      served: null,
+    });
+    await expect(rollbackEndUser(admin, { experimentId: e.id, endUserId: sam })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
+    const logs = await db().auditLog.findMany({ where: { action: "endUser.rollback", resourceId: chain[1].id } });
+    expect(logs).toHaveLength(1);
+  });
+});
+
+describe("deleting a user", () => {
+  it("removes their adapters, turns, judgments and sessions, audited, and leaves other users alone", async () => {
+    const e = await perUserExperiment({ minSamples: 1, heldOutFraction: 0 });
+    const gone = uniq("gone");
+    const stays = uniq("stays");
+    const goneTurn = await makeEndUserTurn({ experimentId: e.id, endUserId: gone, prompt: "a", reply: "b", reward: 1 });
+    await makeEndUserTurn({ experimentId: e.id, endUserId: stays, prompt: "a", reply: "b", reward: 1 });
+    await trainUser(e.id, gone, base, e.config);
+    await trainUser(e.id, stays, base, e.config);
+    const session = (await db().turn.findUniqueOrThrow({ where: { id: goneTurn } })).sessionId;
+
+    expect(await deleteEndUser(admin, { experimentId: e.id, endUserId: gone })).toMatchObject({
+      adapters: 1,
+      turns: 1,
+    });
+    expect(await db().turn.count({ where: { experimentId: e.id, endUserId: gone } })).toBe(0);
+    expect(await db().judgment.count({ where: { turnId: goneTurn } })).toBe(0);
+    expect(await db().agentSession.count({ where: { id: session } })).toBe(0);
+    expect(await adapters(e.id, gone)).toEqual([]);
+    expect(await db().turn.count({ where: { experimentId: e.id, endUserId: stays } })).toBe(1);
+    expect(await adapters(e.id, stays)).toHaveLength(1);
+    expect(await db().auditLog.count({ where: { action: "endUser.delete", resourceId: `${e.id}:${gone}` } })).toBe(1);
+    await expect(deleteEndUser(admin, { experimentId: e.id, endUserId: gone })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+  });
+});
+
+describe("the scheduler's tick", () => {
+  it("trains due users of active per-user experiments only", async () => {
+    const perUserExp = await perUserExperiment({ minSamples: 1, heldOutFraction: 0 });
+    const shared = await makeExperiment({});
+    const archived = await perUserExperiment({ minSamples: 1, heldOutFraction: 0 });
+    await db().experiment.update({ where: { id: archived.id }, data: { status: "ARCHIVED" } });
+    for (const e of [perUserExp, shared, archived])
+      await makeEndUserTurn({ experimentId: e.id, endUserId: "kim", prompt: "Hi", reply: "Hello.", reward: 1 });
+    const ids = [perUserExp.id, shared.id, archived.id];
+    const result = await perUserTick(ids);
+    expect(Object.keys(result)).toEqual([perUserExp.id]);
+    expect(result[perUserExp.id].kim).toMatchObject({ trained: true, version: 1 });
+    expect(await db().userAdapter.count({ where: { experimentId: { in: [shared.id, archived.id] } } })).toBe(0);
+    // Nothing new since: the next tick trains nobody.
+    expect((await perUserTick(ids))[perUserExp.id].kim).toMatchObject({ trained: false });
+  });
+});

@@ -1,0 +1,60 @@
+// The end-user endpoints over REST with a key: train due users, list them with their adapter and trend,
+// roll one back, delete one (the answers validated by the procedures' output schemas).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApiServer } from "../../helpers/apiServer";
+import { makeEndUserTurn } from "../../helpers/endUserTurns";
+import { makeExperiment, makeKey, uniq } from "../../helpers/fixtures";
+
+let server: Awaited<ReturnType<typeof startApiServer>>;
+beforeAll(async () => {
+  server = await startApiServer();
+});
+afterAll(() => server.close());
+
+describe("end-user endpoints", () => {
+  it("trains, lists, rolls back and deletes end users of a per-user experiment", async () => {
+    const e = await makeExperiment({ personalization: "per-user", perUser: { minSamples: 2, heldOutFraction: 0 } });
+    const key = await makeKey(["write"], e.id);
+    const call = async (method: string, path: string) => {
+      const res = await fetch(`${server.url}/api/v1/experiments/${e.id}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(method === "POST" ? { "content-type": "application/json" } : {}),
+        },
+        body: method === "POST" ? "{}" : undefined,
+      });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const maya = uniq("maya");
+    for (const i of [0, 1])
+      await makeEndUserTurn({ experimentId: e.id, endUserId: maya, prompt: `q${i}`, reply: "Short.", reward: 1 });
+    await makeEndUserTurn({ experimentId: e.id, endUserId: "leo", prompt: "q", reply: "- a", reward: 1 });
+
+    const trained = await call("POST", "/end-users/train");
+    expect(trained.status).toBe(200);
+    expect(trained.json).toEqual(
+      expect.arrayContaining([
+        { endUserId: maya, trained: true, version: 1, state: "PROMOTED", samples: 2 },
+        { endUserId: "leo", trained: false, version: null, state: null, samples: 1 },
+      ]),
+    );
+    const list = await call("GET", "/end-users");
+    expect(list.status).toBe(200);
+    const row = (list.json as { endUserId: string }[]).find((u) => u.endUserId === maya);
+    expect(row).toMatchObject({ servedVersion: 1, turns: 2, judgedTurns: 2, trainedSamples: 2 });
+    expect((row as unknown as { trend: unknown[] }).trend).toEqual([
+      expect.objectContaining({ version: 1, state: "PROMOTED", meanReward: 1 }),
+    ]);
+
+    expect((await call("POST", `/end-users/${maya}/rollback`)).json).toEqual({
+      endUserId: maya,
+      rolledBack: 1,
+      served: null,
+    });
+    expect((await call("POST", `/end-users/${maya}/rollback`)).status).toBe(409);
+    expect((await call("DELETE", `/end-users/${maya}`)).json).toMatchObject({ adapters: 1, turns: 2 });
+    const after = (await call("GET", "/end-users")).json as { endUserId: string }[];
+    expect(after.map((u) => u.endUserId)).toEqual(["leo"]);
+  });
+});
