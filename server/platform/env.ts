@@ -248,6 +248,18 @@ const SECTIONS = {
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
   }),
+  /** Operator-owned directories configs may name files in (platform/extensions.ts). */
+  extensions: z.preprocess(
+    blankAsUnset,
+    z.object({
+      /** Custom reward/grader/loss modules load only from here (config paths are relative to it); unset: none load. */
+      EXTENSIONS_DIR: optionalText,
+      /** Embedded checkpoints a config names must be inside this directory (default: models/ of the working directory). */
+      MODELS_DIR: z.string().default("models"),
+      /** A custom reward module saved through the API is probed in a child process, killed after this long. */
+      EXTENSION_PROBE_TIMEOUT_MS: int(15_000, 100, 120_000),
+    }),
+  ),
   /** Sandboxes for environment episodes (server/environments/sandbox). */
   sandbox: z.object({
     /** Where leases get their work, log and staging folders (default: <os tmpdir>/ocrl-sandboxes); must be reachable by the lease uids. */
