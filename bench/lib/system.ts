@@ -23,6 +23,7 @@ const admin: Principal = {
   prefix: "faults",
   scopes: ["admin"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 

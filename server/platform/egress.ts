@@ -108,3 +108,40 @@ export async function assertEgressAllowed(
     }
   }
 }
+
+/**
+ * The engine addresses a trainer reports (rolloutUrl, prmUrl): whoever holds the run's trainer key decides where
+ * the experiment's conversations and reward signal go, so beyond the egress policy they must be inside
+ * TRAINER_ENDPOINT_ALLOWLIST (hosts, host:port, CIDRs), or, when it is unset, resolve to private addresses only
+ * (the cluster's own network): never an arbitrary public host.
+ */
+export async function assertTrainerEndpointAllowed(rawUrl: string, source?: EnvSource): Promise<void> {
+  // Names that resolve only inside the cluster pass the egress check here; the rule below still applies.
+  await assertEgressAllowed(rawUrl, policyFromEnv(source), { allowUnresolvable: true });
+  const allowlist = settings("egress", source).TRAINER_ENDPOINT_ALLOWLIST;
+  const url = new URL(rawUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  let addresses: string[] = [];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    /* a cluster-only name: only a host entry of the allow-list can accept it */
+  }
+  if (allowlist.length) {
+    const policy = { allowPrivate: false, allowlist };
+    const ok = addresses.length
+      ? addresses.every((a) => allowlisted(policy, host, port, a))
+      : allowlisted(policy, host, port, "");
+    if (!ok)
+      throw new EgressRefusedError(
+        `${host}:${port} is not in TRAINER_ENDPOINT_ALLOWLIST: an operator must list the cluster's engines there`,
+      );
+    return;
+  }
+  if (!addresses.length || addresses.some((a) => !isPrivate(a)))
+    throw new EgressRefusedError(
+      `${host}:${port} is not a cluster-internal address: trainer endpoints must be private addresses, or listed ` +
+        `in TRAINER_ENDPOINT_ALLOWLIST`,
+    );
+}

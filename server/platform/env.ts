@@ -247,6 +247,11 @@ const SECTIONS = {
     UPSTREAM_ALLOW_PRIVATE: flag(false),
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
+    /**
+     * Where a trainer may point the proxy and the judge (reported rolloutUrl/prmUrl): hosts, host:port or CIDRs.
+     * Unset: private addresses only, never a public host.
+     */
+    TRAINER_ENDPOINT_ALLOWLIST: idList,
   }),
   /** Operator-owned directories configs may name files in (platform/extensions.ts). */
   extensions: z.preprocess(

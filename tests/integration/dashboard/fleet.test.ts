@@ -19,6 +19,7 @@ const reader: Principal = {
   prefix: "p",
   scopes: ["read"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 
