@@ -11,6 +11,7 @@ import { dispatchRest } from "./rest/dispatch";
 import { rawEndpoint } from "./raw";
 import { settings } from "../platform/env";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
+import { TRPC_MAX_BATCH } from "./trpc/limits";
 
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
 async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
@@ -52,6 +53,9 @@ async function trpc(req: Request): Promise<Response> {
       endpoint: "/api/trpc",
       req: capped,
       router: appRouter,
+      // One HTTP request counts once against the rate limit: a batch may not run an unbounded number of
+      // procedures (the console's client batches at most TRPC_MAX_BATCH too).
+      maxBatchSize: TRPC_MAX_BATCH,
       createContext: () => {
         if (!ctx) throw new TRPCError({ code: "UNAUTHORIZED", message: authError?.message ?? "Unauthorized" });
         return Promise.resolve({ ...ctx, req: capped });

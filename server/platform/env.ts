@@ -104,6 +104,8 @@ const SECTIONS = {
     LOGIN_BACKOFF_MAX_S: int(15 * 60, 1),
     /** The proxy as the web process reaches it (playground relay); default: this host's PROXY_PORT. */
     PROXY_URL: z.string().url().optional(),
+    /** The console's public address: an https one makes the session cookie Secure (never X-Forwarded-Proto). */
+    PUBLIC_URL: z.string().url().optional(),
   }),
   /** The recording proxy (workers/serve). */
   proxy: z.object({
