@@ -122,6 +122,11 @@ const SECTIONS = {
     PROXY_AUTH_FAILURES_PER_MIN: int(60, 1),
     /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
     PROXY_MAX_MESSAGES: int(5000, 1),
+    /**
+     * While a turn cannot be kept (disk buffer full during a database outage, journal not writable), refuse
+     * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.
+     */
+    PROXY_RECORDING_FAIL_CLOSED: flag(true),
   }),
   /** The judge worker (workers/judge). */
   judge: z.object({

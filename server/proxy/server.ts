@@ -178,6 +178,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   const deps: ProxyDeps = {
     maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES,
     maxMessages: penv.PROXY_MAX_MESSAGES,
+    recordingFailClosed: penv.PROXY_RECORDING_FAIL_CLOSED,
     rateLimit,
     auth,
     experiments,

@@ -15,6 +15,7 @@ import {
   UPSTREAM_RETRY_AFTER_S,
   upstreamTimeout,
   upstreamUnavailable,
+  recordingUnavailable,
 } from "../errors";
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
@@ -22,7 +23,7 @@ import { ChatRequestSchema, type ChatRequest } from "../schemas";
 import { extractSessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
-import type { ProxyDeps } from "./deps";
+import { recordingProblem, type ProxyDeps } from "./deps";
 
 interface ClientWants {
   logprobs: boolean;
@@ -96,6 +97,8 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const createdAt = Date.now();
   const principal = await deps.auth.authenticate(req);
   const limitHeaders = await deps.rateLimit(principal.keyId);
+  const unrecordable = recordingProblem(deps);
+  if (unrecordable) throw recordingUnavailable(unrecordable);
   const raw = await readBody(req, deps.maxBodyBytes);
   let json: unknown;
   try {

@@ -2,12 +2,12 @@
 // main turn of session_id — stored as a label with source USER through the writer (so it survives a
 // Postgres outage like turns do). Finding the turn may read Postgres when it is not in memory.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { badRequest, fromZodError, ProxyError } from "../errors";
+import { badRequest, fromZodError, ProxyError, recordingUnavailable } from "../errors";
 import { header, readBody, sendJson } from "../http";
 import { FeedbackSchema } from "../schemas";
 import { sessionKey } from "../sessions";
 import { newId } from "../turns";
-import type { ProxyDeps } from "./deps";
+import { recordingProblem, type ProxyDeps } from "./deps";
 
 const notFound = (what: string) => new ProxyError(404, "not_found_error", what, "not_found");
 const unavailable = (err: unknown) =>
@@ -22,6 +22,8 @@ const unavailable = (err: unknown) =>
 
 export async function handleFeedback(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const principal = await deps.auth.authenticate(req);
+  const unrecordable = recordingProblem(deps);
+  if (unrecordable) throw recordingUnavailable(unrecordable);
   const raw = await readBody(req, 64 * 1024);
   let json: unknown;
   try {
