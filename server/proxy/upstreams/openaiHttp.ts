@@ -4,7 +4,7 @@
 // recorded; a backend that rejects them is asked again without, and never again.
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { assertEgressAllowed } from "../../platform/egress";
+import { assertEgressAllowed, egressLookup } from "../../platform/egress";
 import { SseParser } from "./sse";
 import {
   UpstreamTimeoutError,
@@ -114,6 +114,8 @@ export class OpenAiHttpUpstream implements Upstream {
           method: "POST",
           headers,
           agent: u.protocol === "https:" ? agents.https : agents.http,
+          // The address connected to is the one the egress policy checks: no second resolution to rebind.
+          lookup: egressLookup(u.port || (u.protocol === "https:" ? "443" : "80")),
         },
         (res) => {
           clearTimeout(timer);
