@@ -127,6 +127,15 @@ const SECTIONS = {
      * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.
      */
     PROXY_RECORDING_FAIL_CLOSED: flag(true),
+    /** Requests one API key may have in flight at once (429 above it): one tenant cannot hold every upstream socket. */
+    PROXY_MAX_INFLIGHT_PER_KEY: int(64, 1),
+    /** The longest pause while a client sends its request body (408): a dribbled body does not hold a slot. */
+    PROXY_BODY_IDLE_MS: int(30_000, 100),
+    /** Connections the proxy accepts at once. */
+    PROXY_MAX_CONNECTIONS: int(4096, 1),
+    /** Largest upstream response (non-streamed body, or a whole stream) and largest single SSE event. */
+    PROXY_MAX_UPSTREAM_BYTES: int(64 * 1024 * 1024, 1024),
+    PROXY_MAX_SSE_EVENT_BYTES: int(1024 * 1024, 1024),
   }),
   /** The judge worker (workers/judge). */
   judge: z.object({

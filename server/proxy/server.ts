@@ -14,6 +14,7 @@ import { ProxyAuth } from "./auth";
 import { ProxyError } from "./errors";
 import { ExperimentDirectory } from "./experiments";
 import { handleChat } from "./handlers/chat";
+import { KeyInflight } from "./inflight";
 import type { ProxyDeps } from "./handlers/deps";
 import { handleFeedback } from "./handlers/feedback";
 import { handleHealth, handleModels, handleReady } from "./handlers/misc";
@@ -179,6 +180,8 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES,
     maxMessages: penv.PROXY_MAX_MESSAGES,
     recordingFailClosed: penv.PROXY_RECORDING_FAIL_CLOSED,
+    bodyIdleMs: penv.PROXY_BODY_IDLE_MS,
+    inflight: new KeyInflight(penv.PROXY_MAX_INFLIGHT_PER_KEY),
     rateLimit,
     auth,
     experiments,
@@ -216,6 +219,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
       });
     });
   });
+  server.maxConnections = penv.PROXY_MAX_CONNECTIONS;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0; // streams may legitimately run for minutes; the upstream timeout bounds silence
 

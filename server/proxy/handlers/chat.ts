@@ -99,7 +99,9 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const limitHeaders = await deps.rateLimit(principal.keyId);
   const unrecordable = recordingProblem(deps);
   if (unrecordable) throw recordingUnavailable(unrecordable);
-  const raw = await readBody(req, deps.maxBodyBytes);
+  // Held until the response is finished or the client is gone.
+  res.once("close", deps.inflight.acquire(principal.keyId));
+  const raw = await readBody(req, deps.maxBodyBytes, deps.bodyIdleMs);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString("utf8"));

@@ -23,6 +23,10 @@ export interface ProxyDeps {
     readonly bufferFull: boolean;
     readonly journalFailing: boolean;
   };
+  /** PROXY_BODY_IDLE_MS: the longest pause while a request body arrives. */
+  bodyIdleMs: number;
+  /** Per-key in-flight requests; `acquire` throws a 429 ProxyError past PROXY_MAX_INFLIGHT_PER_KEY. */
+  inflight: { acquire(keyId: string): () => void };
   /** PROXY_RECORDING_FAIL_CLOSED: refuse requests (503) while a turn could not be kept. */
   recordingFailClosed: boolean;
   metrics: ServingMetrics;

@@ -24,7 +24,8 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
   const principal = await deps.auth.authenticate(req);
   const unrecordable = recordingProblem(deps);
   if (unrecordable) throw recordingUnavailable(unrecordable);
-  const raw = await readBody(req, 64 * 1024);
+  res.once("close", deps.inflight.acquire(principal.keyId));
+  const raw = await readBody(req, 64 * 1024, deps.bodyIdleMs);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString("utf8"));

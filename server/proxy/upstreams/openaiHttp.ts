@@ -5,6 +5,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { assertEgressAllowed, egressLookup } from "../../platform/egress";
+import { settings } from "../../platform/env";
 import { SseParser } from "./sse";
 import {
   UpstreamTimeoutError,
@@ -37,7 +38,14 @@ export class OpenAiHttpUpstream implements Upstream {
   private logprobsSupported = true;
   private egressCheckedAt = 0;
 
+  /** A hostile or broken upstream cannot push the proxy out of memory (PROXY_MAX_UPSTREAM_BYTES, _SSE_EVENT_BYTES). */
+  private readonly maxBytes: number;
+  private readonly maxEventBytes: number;
+
   constructor(private readonly opts: OpenAiHttpOptions) {
+    const limits = settings("proxy");
+    this.maxBytes = limits.PROXY_MAX_UPSTREAM_BYTES;
+    this.maxEventBytes = limits.PROXY_MAX_SSE_EVENT_BYTES;
     this.kind = opts.kind;
     this.model = opts.model;
     this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
@@ -152,9 +160,15 @@ export class OpenAiHttpUpstream implements Upstream {
         reject(new UpstreamTimeoutError(ms));
       }
       res.setEncoding("utf8");
+      const max = this.maxBytes;
       res.on("data", (c: string) => {
         text += c;
         clearTimeout(timer);
+        if (text.length > max) {
+          res.destroy();
+          reject(new UpstreamUnavailableError(`upstream response exceeds ${max} bytes`));
+          return;
+        }
         timer = setTimeout(fail, ms);
       });
       let ended = false;
@@ -187,10 +201,20 @@ export class OpenAiHttpUpstream implements Upstream {
       res.destroy();
       notify();
     }
+    const { maxBytes, maxEventBytes } = this;
+    let total = 0;
     res.on("data", (c: string) => {
       clearTimeout(timer);
-      timer = setTimeout(onIdle, ms);
+      total += c.length;
       queue.push(...parser.push(c));
+      if (total > maxBytes || parser.pending > maxEventBytes) {
+        failure ??= new UpstreamUnavailableError(
+          total > maxBytes
+            ? `upstream stream exceeds ${maxBytes} bytes`
+            : `an upstream event exceeds ${maxEventBytes} bytes`,
+        );
+        res.destroy();
+      } else timer = setTimeout(onIdle, ms);
       notify();
     });
     res.on("end", () => {
@@ -245,11 +269,21 @@ export class OpenAiHttpUpstream implements Upstream {
   async close(): Promise<void> {}
 }
 
+/** An error answer's body: only its start is kept (it becomes an error message, never a payload). */
+const MAX_ERROR_BODY = 64 * 1024;
+
 function readAll(res: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let text = "";
     res.setEncoding("utf8");
-    res.on("data", (c: string) => (text += c));
+    res.on("data", (c: string) => {
+      text += c;
+      if (text.length > MAX_ERROR_BODY) {
+        text = text.slice(0, MAX_ERROR_BODY);
+        res.destroy();
+        resolve(text);
+      }
+    });
     res.on("end", () => resolve(text));
     res.on("close", () => resolve(text));
   });
