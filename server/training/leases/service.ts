@@ -41,6 +41,11 @@ function freeSamplesWhere(runId: string, now: Date): Prisma.SampleWhereInput {
   };
 }
 
+/** Samples of `lease` that another lease holds (or trained) since it expired. */
+function supersededSamples(lease: { id: string; sampleIds: string[] }): Prisma.SampleWhereInput {
+  return { id: { in: lease.sampleIds }, AND: [{ leaseId: { not: null } }, { leaseId: { not: lease.id } }] };
+}
+
 async function lockRun(tx: Tx, runId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
 }
@@ -130,6 +135,13 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
       const { status } = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
       if (TERMINAL_RUN_STATUSES.includes(status))
         throw conflict(`Run #${run.number} is ${status.toLowerCase()}: its batches can no longer be acknowledged`);
+      // Fencing: a lease that expired and whose samples were leased again is stale. Its holder trained on samples
+      // another batch now owns; acknowledging it would publish a version from a batch the database hands out twice.
+      const retaken = await tx.sample.count({ where: supersededSamples(lease) });
+      if (retaken)
+        throw conflict(
+          `Lease ${leaseId} expired and ${retaken} of its samples were leased again: the batch is stale, drop it and lease again`,
+        );
 
       const taken = await tx.trainingStep.findUnique({
         where: { runId_step: { runId, step: input.step } },
@@ -303,7 +315,14 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
         ...(input.message !== undefined && live ? { statusMessage: input.message } : {}),
       },
     });
-    const ids = [...new Set(input.renewLeaseIds)];
+    const asked = [...new Set(input.renewLeaseIds)];
+    // A stale lease (its samples leased again) is not renewed: it is missing from `renewed`, so the trainer
+    // drops the batch before it trains it (fencing, see ackBatch).
+    const candidates = asked.length
+      ? await tx.batchLease.findMany({ where: { id: { in: asked }, runId, ackedAt: null } })
+      : [];
+    const ids: string[] = [];
+    for (const l of candidates) if (!(await tx.sample.count({ where: supersededSamples(l) }))) ids.push(l.id);
     const expiresAt = plusSeconds(now, input.leaseSeconds);
     if (ids.length)
       await tx.batchLease.updateMany({ where: { id: { in: ids }, runId, ackedAt: null }, data: { expiresAt } });
