@@ -24,7 +24,6 @@ function decodeParam(raw: string): string {
   } catch {
     throw badRequest(`Malformed percent-encoding in the path: '${raw.slice(0, 100)}'`);
   }
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(decoded)) throw badRequest("Control characters are not allowed in a path parameter");
   return decoded;
 }
