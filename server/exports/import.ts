@@ -110,9 +110,13 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
     if (e) e.prm = prm;
   }
 
+  // Appended in place: copying the list per line made one long session quadratic in its length.
   const bySession = new Map<string, Entry[]>();
-  for (const e of entries.values())
-    bySession.set(e.record.session_id, [...(bySession.get(e.record.session_id) ?? []), e]);
+  for (const e of entries.values()) {
+    const list = bySession.get(e.record.session_id);
+    if (list) list.push(e);
+    else bySession.set(e.record.session_id, [e]);
+  }
   const prmOnly = [...prms.entries()].filter(([k]) => !entries.has(k)).map(([, v]) => v);
 
   for (const [externalId, list] of bySession) {
@@ -148,8 +152,10 @@ async function importSession(
   list: Entry[],
   report: ImportReport,
 ): Promise<void> {
+  // reduce, not Math.max(...times): spreading a very long session overflows the call stack.
   const times = list.map((e) => e.record.timestamp?.getTime() ?? Date.now());
-  const last = new Date(Math.max(...times));
+  const last = new Date(times.reduce((a, b) => Math.max(a, b), -Infinity));
+  const first = new Date(times.reduce((a, b) => Math.min(a, b), Infinity));
   await db().$transaction(async (tx) => {
     const session = await tx.agentSession.upsert({
       where: { experimentId_externalId: { experimentId, externalId } },
@@ -160,7 +166,7 @@ async function importSession(
         done: true,
         doneAt: last,
         lastTurnAt: last,
-        createdAt: new Date(Math.min(...times)),
+        createdAt: first,
         turnCount: list.length,
       },
       update: {},
@@ -246,8 +252,11 @@ async function importSession(
         lastTurnAt: session.lastTurnAt > last ? session.lastTurnAt : last,
       },
     });
-  });
+    // One long session (hundreds of 50 KB turns) does not fit Prisma's 5 s default for an interactive transaction.
+  }, IMPORT_SESSION_TX);
 }
+
+const IMPORT_SESSION_TX = { timeout: 120_000, maxWait: 10_000 };
 
 async function writeJudgment(
   tx: Prisma.TransactionClient,
