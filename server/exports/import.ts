@@ -5,7 +5,7 @@
 // file twice adds nothing. Turns without a PRM record but with a next state are left for the judge.
 import { db, type Prisma } from "../platform/db/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, type Principal } from "../access/principal";
+import { actorOf, assertExperimentAccess, type Principal } from "../access/principal";
 import { dispatchTurn } from "../judge/core/dispatch";
 import { meanVote } from "../judge/core/vote";
 import { notFound } from "../platform/errors";
@@ -121,7 +121,7 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
 
   for (const [externalId, list] of bySession) {
     list.sort((a, b) => a.record.turn - b.record.turn);
-    await importSession(experimentId, method, externalId, list, report);
+    await importSession(p, experimentId, method, externalId, list, report);
   }
   report.sessions = bySession.size;
   // PRM records for turns imported earlier (turn file first, PRM file later).
@@ -146,6 +146,7 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
 }
 
 async function importSession(
+  p: Principal,
   experimentId: string,
   method: "grpo" | "opd" | "combine",
   externalId: string,
@@ -240,6 +241,9 @@ async function importSession(
             hint: l.hint ?? null,
             exclude: l.exclude ?? null,
             comment: l.comment ?? null,
+            // Attributed to whoever imported them (and the key they used), like every other label.
+            userId: actorOf(p).actorUserId,
+            apiKeyId: actorOf(p).actorKeyId,
           })),
         });
         report.labels += labels.length;
