@@ -22,6 +22,8 @@ const unavailable = (err: unknown) =>
 
 export async function handleFeedback(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const principal = await deps.auth.authenticate(req);
+  // Feedback shares the key's request budget: it writes labels and may read Postgres, so it can be flooded too.
+  const limitHeaders = await deps.rateLimit(principal.keyId);
   const unrecordable = recordingProblem(deps);
   if (unrecordable) throw recordingUnavailable(unrecordable);
   res.once("close", deps.inflight.acquire(principal.keyId));
@@ -91,5 +93,10 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
     apiKeyId: principal.keyId,
     createdAt: Date.now(),
   });
-  sendJson(res, 200, { id, object: "feedback", turn_id: turnId, session_id: sessionId ?? null, value: fb.value });
+  sendJson(
+    res,
+    200,
+    { id, object: "feedback", turn_id: turnId, session_id: sessionId ?? null, value: fb.value },
+    limitHeaders,
+  );
 }
