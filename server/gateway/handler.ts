@@ -9,13 +9,30 @@ import { AppError } from "../platform/errors";
 import { errorResponse, jsonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
 import { rawEndpoint } from "./raw";
-import { settings } from "../platform/env";
+import { env, settings } from "../platform/env";
+import { bearerToken, verifyApiKey } from "../access/apiKeys";
+import { clientAddress } from "../platform/clientAddress";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
 import { TRPC_MAX_BATCH } from "./trpc/limits";
 
+/**
+ * Whose budget a request spends: a bearer counts against its key only once the key verifies (an HMAC, cached);
+ * an unverified bearer spends its client address's budget. Keying on the token's prefix let anyone who knows a
+ * prefix (viewers see them) exhaust that key's budget with junk secrets.
+ */
+async function budgetOf(req: Request): Promise<string> {
+  const token = bearerToken(req.headers.get("authorization"));
+  if (token) {
+    const p = await verifyApiKey(token).catch(() => null);
+    if (p?.kind === "apiKey") return `key:${p.keyId}`;
+    return `unverified:${clientAddress(req.headers.get("x-forwarded-for"), null, env().TRUSTED_PROXY_HOPS)}`;
+  }
+  return callerIdentity(req);
+}
+
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
 async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
-  const decision = await hitRateLimit("api", callerIdentity(req), settings("web").API_RATE_LIMIT_PER_MIN);
+  const decision = await hitRateLimit("api", await budgetOf(req), settings("web").API_RATE_LIMIT_PER_MIN);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
     return jsonError(
