@@ -90,7 +90,8 @@ export async function handleApi(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
   const raw = rawEndpoint(req.method, path);
-  if (raw) return raw.serve(req);
+  // Export and import are heavy: they spend the caller's API budget like every REST call.
+  if (raw) return /^\/api\/(export|import)\//.test(raw.path) ? limited(req, () => raw.serve(req)) : raw.serve(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") return limited(req, () => trpc(req));
   if (path.startsWith("/api/v1/") || path === "/api/v1")
     return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));
