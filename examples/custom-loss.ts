@@ -4,7 +4,7 @@
  * a gradient:  loss = −agg( sg(min(ratio, 1 + ε_high)) · A · log π ),  with agg = token mean per
  * sample, then mean over samples.
  *
- * Use it with `loadCustomLoss("examples/custom-loss.ts")` and pass the result to trainStep's
+ * Use it with `loadCustomLoss("custom-loss.ts")` (relative to EXTENSIONS_DIR) and pass the result to trainStep's
  * `customLoss` option; loadCustomLoss checks on a tiny probe that it returns a finite scalar with a
  * finite gradient.
  */

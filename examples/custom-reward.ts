@@ -1,5 +1,5 @@
 // Example custom reward module. Point an experiment's judge at it (kind "custom",
-// customRewardPath "examples/custom-reward.ts") and it replaces the PRM for every turn.
+// modulePath "custom-reward.ts", relative to EXTENSIONS_DIR) and it replaces the PRM for every turn.
 //
 // The contract: a default (or `reward`) export, async `(turn, nextState) => {votes, score, hint?}`
 // where votes and score are -1, 0 or 1 (a vote may be null when it failed) and `hint` is an optional

@@ -71,6 +71,8 @@ async function runUnitOnly(args: string[]): Promise<number> {
     DATA_DIR: path.join(root, ".data", "test", `unit_${Date.now().toString(36)}`),
     // Fake upstreams in tests listen on loopback, as in the integration run below.
     UPSTREAM_ALLOWLIST: process.env.UPSTREAM_ALLOWLIST ?? "127.0.0.1,localhost",
+    // Custom modules load only from the operator's directory: the tests' is the shipped examples.
+    EXTENSIONS_DIR: process.env.EXTENSIONS_DIR ?? path.join(root, "examples"),
   };
   return run(path.join(root, "node_modules/.bin/vitest"), ["run", ...args], env);
 }
@@ -111,6 +113,7 @@ async function main(): Promise<number> {
       DATA_DIR: path.join(dataDir, id),
       // Fake upstreams in tests listen on loopback; every other private range stays refused.
       UPSTREAM_ALLOWLIST: process.env.UPSTREAM_ALLOWLIST ?? "127.0.0.1,localhost",
+      EXTENSIONS_DIR: process.env.EXTENSIONS_DIR ?? path.join(root, "examples"),
     };
     if (!filtered) {
       log("type-checking and linting the whole repository");

@@ -159,6 +159,7 @@ export async function runChild(
       prefix: "bench",
       scopes: ["admin"],
       experimentId: null,
+      runId: null,
       createdById: null,
     };
     const progress = await simulationProgress(admin, { experimentId: e.id, versions: 500 });

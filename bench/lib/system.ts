@@ -4,8 +4,7 @@
 // experiment with the heuristic judge and a RUNNING embedded run with a small batch, a proxy key, and the
 // worker processes' environment.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Principal } from "../../server/access/principal";
 import { env } from "../../server/platform/env";
@@ -24,6 +23,7 @@ const admin: Principal = {
   prefix: "faults",
   scopes: ["admin"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 
@@ -49,7 +49,9 @@ export interface PipelineSystem {
 }
 
 export async function startSystem(o: SystemOptions): Promise<PipelineSystem> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), "ocrl-faults-"));
+  // Under DATA_DIR: an embedded checkpoint a config names must be inside MODELS_DIR or DATA_DIR.
+  await mkdir(path.resolve(env().DATA_DIR), { recursive: true });
+  const dataDir = await mkdtemp(path.join(path.resolve(env().DATA_DIR), "faults-"));
   const redisPort = await freePort();
   const redisDir = path.join(dataDir, "redis");
   let redis = await spawnRedis(redisDir, redisPort);

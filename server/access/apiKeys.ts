@@ -6,8 +6,8 @@ import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "
 import { db } from "../platform/db/client";
 import { env } from "../platform/env";
 import { verifySecret } from "./password";
-import { publish } from "../platform/bus/pubsub";
-import { SCOPES, type Principal, type Scope } from "./principal";
+import { publish, subscribe } from "../platform/bus/pubsub";
+import { KEY_SCOPES, type KeyScope, type Principal } from "./principal";
 
 const HMAC_PREFIX = "hmac-sha256$";
 
@@ -52,10 +52,23 @@ export function parseKeyPrefix(token: string): string | null {
 
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/**
+ * Revocations made by another process (a user's keys suspended, a run's trainer key revoked) drop this
+ * process's cached principal at once instead of after CACHE_TTL_MS. Subscribed on the first verification;
+ * while Redis is away the TTL still bounds it.
+ */
+let revocations: Promise<unknown> | null = null;
+function followRevocations(): void {
+  revocations ??= subscribe("apiKeyRevoked", (m) => forgetApiKey(m.prefix)).catch(() => {
+    revocations = null;
+  });
+}
+
 /** Returns the key's principal, or null for unknown, revoked, expired or malformed keys. */
 export async function verifyApiKey(token: string): Promise<Principal | null> {
   const prefix = parseKeyPrefix(token);
   if (!prefix) return null;
+  followRevocations();
   const cacheKey = digest(token);
   const hit = cache.get(cacheKey);
   if (hit && hit.expires > Date.now()) return hit.principal;
@@ -78,8 +91,9 @@ export async function verifyApiKey(token: string): Promise<Principal | null> {
     kind: "apiKey",
     keyId: row.id,
     prefix: row.prefix,
-    scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+    scopes: row.scopes.filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s)),
     experimentId: row.experimentId,
+    runId: row.runId,
     createdById: row.createdById,
   };
   cache.set(cacheKey, { principal, expires: Date.now() + CACHE_TTL_MS });

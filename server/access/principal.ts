@@ -3,29 +3,39 @@
 import type { Role } from "../platform/db/generated/enums";
 import { appError } from "../platform/errors";
 
+/** The scopes a key can be minted with. */
 export const SCOPES = ["proxy", "read", "write", "admin", "identity"] as const;
 export type Scope = (typeof SCOPES)[number];
+/**
+ * Minted only by the control plane for one run's trainer (runs/keys.ts): lease, ack, report and logs of that
+ * run, nothing else. A trainer key sits in a Ray package or a process environment others may read.
+ */
+export const TRAINER_SCOPE = "trainer";
+export type KeyScope = Scope | typeof TRAINER_SCOPE;
+export const KEY_SCOPES: readonly KeyScope[] = [...SCOPES, TRAINER_SCOPE];
 
 /**
  * read: view anything; review: relabel turns; write: change experiments/runs; admin: users and keys; proxy: serve;
  * identity: name the end user (and agent) a proxied turn belongs to (`X-User-Id` / `X-Agent-Id`): the gateway in
  * front of many users asserts who each request is for, so per-user adapters train and serve the right person.
+ * trainer: drive a run's batches (lease, ack, report, logs).
  */
-export type Permission = "read" | "review" | "write" | "admin" | "proxy" | "identity";
+export type Permission = "read" | "review" | "write" | "admin" | "proxy" | "identity" | "trainer";
 
 /** Exported for the web app, which words a denied control's reason from this table instead of restating it. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  ADMIN: ["read", "review", "write", "admin", "identity"],
+  ADMIN: ["read", "review", "write", "admin", "identity", "trainer"],
   REVIEWER: ["read", "review"],
   VIEWER: ["read"],
 };
 
-const SCOPE_PERMISSIONS: Record<Scope, Permission[]> = {
+const SCOPE_PERMISSIONS: Record<KeyScope, Permission[]> = {
   proxy: ["proxy"],
   read: ["read"],
-  write: ["read", "review", "write"],
-  admin: ["read", "review", "write", "admin", "proxy", "identity"],
+  write: ["read", "review", "write", "trainer"],
+  admin: ["read", "review", "write", "admin", "proxy", "identity", "trainer"],
   identity: ["proxy", "identity"],
+  trainer: ["trainer"],
 };
 
 export type Principal =
@@ -34,8 +44,10 @@ export type Principal =
       kind: "apiKey";
       keyId: string;
       prefix: string;
-      scopes: Scope[];
+      scopes: KeyScope[];
       experimentId: string | null;
+      /** A trainer key's run: it may touch no other run. */
+      runId: string | null;
       createdById: string | null;
     };
 
@@ -49,7 +61,7 @@ export function permissions(p: Principal): Set<Permission> {
 }
 
 /** What a set of key scopes grants (to compare a new key with the key that mints it). */
-export function scopePermissions(scopes: readonly Scope[]): Set<Permission> {
+export function scopePermissions(scopes: readonly KeyScope[]): Set<Permission> {
   return new Set(scopes.flatMap((s) => SCOPE_PERMISSIONS[s]));
 }
 
@@ -69,6 +81,11 @@ export function assertExperimentAccess(p: Principal, experimentId: string): void
   if (p.kind === "apiKey" && p.experimentId && p.experimentId !== experimentId) {
     throw appError("other_experiment", "This API key is bound to a different experiment");
   }
+}
+
+/** A key bound to one run (a trainer key) can never touch another run. */
+export function assertRunAccess(p: Principal, runId: string): void {
+  if (p.kind === "apiKey" && p.runId && p.runId !== runId) throw forbidden("This API key is bound to a different run");
 }
 
 /** Experiment filter for list queries: bound keys only ever see their experiment. */

@@ -2,7 +2,7 @@
 // (a missing row is a 404; a row of an experiment the caller may not see is a 403).
 import { db, type Prisma } from "../platform/db/client";
 import { appError, notFound } from "../platform/errors";
-import { assertExperimentAccess, boundExperimentId, type Principal } from "./principal";
+import { assertExperimentAccess, assertRunAccess, boundExperimentId, type Principal } from "./principal";
 
 /** The experiment a list may show: a bound key's own, whatever the caller asked for. */
 export function scopeExperiment(p: Principal, experimentId: string | undefined): string | undefined {
@@ -40,5 +40,6 @@ export async function loadExperimentFor(p: Principal, idOrSlug: string, client: 
 }
 
 export async function loadRunFor(p: Principal, id: string, client: Prisma.TransactionClient = db()) {
+  assertRunAccess(p, id);
   return authorizeRow(p, "Run", id, await client.run.findUnique({ where: { id } }), (r) => r.experimentId);
 }

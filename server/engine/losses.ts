@@ -36,8 +36,8 @@
  * OPD term only approximately 0) is "BOTH" without teacherLogprobs: its OPD term is exactly 0.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { resolveExtensionModule } from "../platform/extensions";
 import { z } from "zod";
 
 export const lossHyperSchema = z.object({
@@ -374,15 +374,16 @@ export function customPolicyLoss(
 }
 
 /**
- * Load a custom loss from a TS/JS module: `spec` is "path/to/file.ts" (default export) or
- * "path/to/file.ts#exportName". TS modules need a TS-aware runtime (tsx, Vitest). The function is
+ * Load a custom loss from a TS/JS module in EXTENSIONS_DIR: `spec` is "file.ts" (default export) or
+ * "file.ts#exportName", relative to that directory. TS modules need a TS-aware runtime (tsx, Vitest). The function is
  * validated on a tiny probe: it must return a finite scalar with a finite gradient w.r.t. logprobs.
  */
-export async function loadCustomLoss(spec: string): Promise<CustomLossFn> {
+export async function loadCustomLoss(spec: string, opts: { dir?: string } = {}): Promise<CustomLossFn> {
   const hash = spec.lastIndexOf("#");
   const file = hash > 0 ? spec.slice(0, hash) : spec;
   const exportName = hash > 0 ? spec.slice(hash + 1) : "default";
-  const mod: Record<string, unknown> = await import(pathToFileURL(path.resolve(file)).href);
+  // Only from the operator's EXTENSIONS_DIR, with the module extension allow-list (platform/extensions.ts).
+  const mod: Record<string, unknown> = await import(pathToFileURL(await resolveExtensionModule(file, opts)).href);
   const fn = mod[exportName];
   if (fn === undefined) throw new Error(`custom loss: ${file} has no export "${exportName}"`);
   if (typeof fn !== "function") throw new Error(`custom loss: export "${exportName}" of ${file} is not a function`);

@@ -16,8 +16,6 @@ import { summarize } from "./stats";
 
 export interface RunnerDeps {
   upstreamFactory?: UpstreamFactory;
-  /** where relative checkpoints and custom grader modules resolve */
-  baseDir?: string;
   signal?: AbortSignal;
   log?: (...args: unknown[]) => void;
   /** overrides the config's grader (tests) */
@@ -77,7 +75,7 @@ export async function evaluateVersion(
     include: { items: { orderBy: { index: "asc" } } },
   });
   if (!sv) return null;
-  const grader = deps.grader ?? (await graderFor(config, { baseDir: deps.baseDir }));
+  const grader = deps.grader ?? (await graderFor(config));
   const settings = {
     k: ev.k,
     temperature: ev.temperature,

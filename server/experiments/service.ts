@@ -1,13 +1,14 @@
 // Experiment CRUD. Every mutation runs in a transaction together with its audit entry.
-import { validateCustomReward } from "../judge/core/customReward";
+import { probeCustomReward } from "../judge/core/customRewardProbe";
 import { authorizeRow, experimentIdOrSlug, loadExperimentFor } from "../access/scope";
 import type { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import type { Experiment } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, boundExperimentId, type Principal, actorUserId } from "../access/principal";
-import { appError, conflict, notFound } from "../platform/errors";
+import { assertExperimentAccess, boundExperimentId, can, type Principal, actorUserId } from "../access/principal";
+import { AppError, appError, conflict, notFound, type Issue } from "../platform/errors";
+import { ExtensionPathError, modelDirProblem, resolveExtensionModule } from "../platform/extensions";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { patternProblem } from "../platform/safePattern";
 import { diffConfigs } from "./diff";
@@ -104,11 +105,65 @@ function assertServingPatterns(config: ExperimentConfig): void {
   if (issues.length) throw badRequest(`Pattern refused: ${issues.map((i) => i.message).join("; ")}`, issues);
 }
 
-/** A custom reward module must load and answer the probe before it is saved, not at the first judged turn. */
-async function assertCustomReward(config: ExperimentConfig): Promise<void> {
+/** The config fields that name files on the host: code the workers import, or a checkpoint they read. */
+function hostPaths(c: ExperimentConfig): Record<string, string | undefined> {
+  return {
+    "config.judge.backend.modulePath": c.judge.backend.kind === "custom" ? c.judge.backend.modulePath : undefined,
+    "config.evaluation.graderPath": c.evaluation.graderPath,
+    "config.customLossPath": c.customLossPath,
+    "config.policy.checkpoint": c.policy.kind === "embedded" ? c.policy.checkpoint : undefined,
+  };
+}
+
+/**
+ * Custom modules run with the workers' privileges: only an admin sets or changes their paths. Anyone with
+ * `write` may save a config that keeps the stored value (`stored` is null on create: nothing to keep).
+ */
+function assertModulePathsAllowed(p: Principal, next: ExperimentConfig, stored: ExperimentConfig | null): void {
+  if (can(p, "admin")) return;
+  const before = stored ? hostPaths(stored) : {};
+  const issues = Object.entries(hostPaths(next))
+    .filter(([field, value]) => field !== "config.policy.checkpoint" && value !== undefined && value !== before[field])
+    .map(([path]) => ({ path, message: "only an administrator may set or change a custom module path" }));
+  if (issues.length)
+    throw new AppError(
+      "FORBIDDEN",
+      `Custom module paths are admin-only: ${issues.map((i) => i.path).join(", ")}`,
+      issues,
+    );
+}
+
+/**
+ * Paths that name host files must stay in the operator's directories: modules inside EXTENSIONS_DIR (a slime
+ * loss is a path on the cluster, not here), the embedded checkpoint inside MODELS_DIR. A custom reward module
+ * must also answer the probe (in a child process: never imported here) before it is saved.
+ */
+async function assertHostPaths(config: ExperimentConfig): Promise<void> {
+  const paths = hostPaths(config);
+  const issues: Issue[] = [];
+  const modules = [
+    "config.judge.backend.modulePath",
+    "config.evaluation.graderPath",
+    ...(config.trainer.backend === "embedded" ? ["config.customLossPath"] : []),
+  ];
+  for (const field of modules) {
+    const value = paths[field];
+    if (!value) continue;
+    const file = field === "config.customLossPath" ? value.replace(/#[^#/]*$/, "") : value;
+    try {
+      await resolveExtensionModule(file);
+    } catch (err) {
+      if (!(err instanceof ExtensionPathError)) throw err;
+      issues.push({ path: field, message: err.message });
+    }
+  }
+  const checkpoint = paths["config.policy.checkpoint"];
+  const problem = checkpoint ? await modelDirProblem(checkpoint) : null;
+  if (problem) issues.push({ path: "config.policy.checkpoint", message: `${JSON.stringify(checkpoint)} ${problem}` });
+  if (issues.length) throw badRequest(`Path refused: ${issues.map((i) => i.message).join("; ")}`, issues);
   const backend = config.judge.backend;
   if (backend.kind !== "custom") return;
-  const checked = await validateCustomReward(backend.modulePath);
+  const checked = await probeCustomReward(backend.modulePath);
   if (!checked.ok) {
     throw badRequest(`Custom reward module rejected: ${checked.error}`, [
       { path: "config.judge.backend.modulePath", message: checked.error },
@@ -187,9 +242,10 @@ export async function createExperiment(
   opts: { demo?: boolean } = {},
 ) {
   if (p.kind === "apiKey" && p.experimentId) throw conflict("A key bound to one experiment cannot create experiments");
+  assertModulePathsAllowed(p, input.config, null);
   assertServingPatterns(input.config);
   await assertConfigEgress(input.config);
-  await assertCustomReward(input.config);
+  await assertHostPaths(input.config);
   const { config, secrets } = sealSecrets(input.config);
   const created = await db().$transaction(async (tx) => {
     if (input.slug && (await tx.experiment.findUnique({ where: { slug: input.slug }, select: { id: true } }))) {
@@ -215,13 +271,20 @@ export async function createExperiment(
 
 export async function updateExperiment(p: Principal, input: z.output<typeof ExperimentUpdateInput>) {
   assertExperimentAccess(p, input.id);
-  if (input.config) assertServingPatterns(input.config);
-  if (input.config) await Promise.all([assertConfigEgress(input.config), assertCustomReward(input.config)]);
+  if (input.config) {
+    const stored = await db().experiment.findUnique({ where: { id: input.id }, select: { config: true } });
+    if (!stored) throw notFound("Experiment", input.id);
+    assertModulePathsAllowed(p, input.config, ExperimentConfigSchema.parse(stored.config));
+    assertServingPatterns(input.config);
+    await Promise.all([assertConfigEgress(input.config), assertHostPaths(input.config)]);
+  }
   const updated = await db().$transaction(async (tx) => {
     const before = await tx.experiment.findUnique({ where: { id: input.id } });
     if (!before) throw notFound("Experiment", input.id);
     if (before.status === "ARCHIVED")
       throw appError("archived", "Archived experiments are read-only: clone it to make changes");
+    // Again under the transaction: the value kept must be the one stored now, not at the early check.
+    if (input.config) assertModulePathsAllowed(p, input.config, ExperimentConfigSchema.parse(before.config));
     const sealed = input.config ? sealSecrets(input.config, before.secrets as SealedSecrets, before.config) : null;
     const e = await tx.experiment.update({
       where: { id: input.id },

@@ -5,7 +5,7 @@
 // file twice adds nothing. Turns without a PRM record but with a next state are left for the judge.
 import { db, type Prisma } from "../platform/db/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, type Principal } from "../access/principal";
+import { actorOf, assertExperimentAccess, type Principal } from "../access/principal";
 import { dispatchTurn } from "../judge/core/dispatch";
 import { meanVote } from "../judge/core/vote";
 import { notFound } from "../platform/errors";
@@ -110,14 +110,18 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
     if (e) e.prm = prm;
   }
 
+  // Appended in place: copying the list per line made one long session quadratic in its length.
   const bySession = new Map<string, Entry[]>();
-  for (const e of entries.values())
-    bySession.set(e.record.session_id, [...(bySession.get(e.record.session_id) ?? []), e]);
+  for (const e of entries.values()) {
+    const list = bySession.get(e.record.session_id);
+    if (list) list.push(e);
+    else bySession.set(e.record.session_id, [e]);
+  }
   const prmOnly = [...prms.entries()].filter(([k]) => !entries.has(k)).map(([, v]) => v);
 
   for (const [externalId, list] of bySession) {
     list.sort((a, b) => a.record.turn - b.record.turn);
-    await importSession(experimentId, method, externalId, list, report);
+    await importSession(p, experimentId, method, externalId, list, report);
   }
   report.sessions = bySession.size;
   // PRM records for turns imported earlier (turn file first, PRM file later).
@@ -142,14 +146,17 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
 }
 
 async function importSession(
+  p: Principal,
   experimentId: string,
   method: "grpo" | "opd" | "combine",
   externalId: string,
   list: Entry[],
   report: ImportReport,
 ): Promise<void> {
+  // reduce, not Math.max(...times): spreading a very long session overflows the call stack.
   const times = list.map((e) => e.record.timestamp?.getTime() ?? Date.now());
-  const last = new Date(Math.max(...times));
+  const last = new Date(times.reduce((a, b) => Math.max(a, b), -Infinity));
+  const first = new Date(times.reduce((a, b) => Math.min(a, b), Infinity));
   await db().$transaction(async (tx) => {
     const session = await tx.agentSession.upsert({
       where: { experimentId_externalId: { experimentId, externalId } },
@@ -160,7 +167,7 @@ async function importSession(
         done: true,
         doneAt: last,
         lastTurnAt: last,
-        createdAt: new Date(Math.min(...times)),
+        createdAt: first,
         turnCount: list.length,
       },
       update: {},
@@ -234,6 +241,9 @@ async function importSession(
             hint: l.hint ?? null,
             exclude: l.exclude ?? null,
             comment: l.comment ?? null,
+            // Attributed to whoever imported them (and the key they used), like every other label.
+            userId: actorOf(p).actorUserId,
+            apiKeyId: actorOf(p).actorKeyId,
           })),
         });
         report.labels += labels.length;
@@ -246,8 +256,11 @@ async function importSession(
         lastTurnAt: session.lastTurnAt > last ? session.lastTurnAt : last,
       },
     });
-  });
+    // One long session (hundreds of 50 KB turns) does not fit Prisma's 5 s default for an interactive transaction.
+  }, IMPORT_SESSION_TX);
 }
+
+const IMPORT_SESSION_TX = { timeout: 120_000, maxWait: 10_000 };
 
 async function writeJudgment(
   tx: Prisma.TransactionClient,

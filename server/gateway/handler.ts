@@ -9,12 +9,30 @@ import { AppError } from "../platform/errors";
 import { errorResponse, reasonError } from "./httpErrors";
 import { dispatchRest } from "./rest/dispatch";
 import { rawEndpoint } from "./raw";
-import { settings } from "../platform/env";
+import { env, settings } from "../platform/env";
+import { bearerToken, verifyApiKey } from "../access/apiKeys";
+import { clientAddress } from "../platform/clientAddress";
 import { callerIdentity, hitRateLimit, rateLimitHeaders } from "../platform/rateLimit";
+import { TRPC_MAX_BATCH } from "./trpc/limits";
+
+/**
+ * Whose budget a request spends: a bearer counts against its key only once the key verifies (an HMAC, cached);
+ * an unverified bearer spends its client address's budget. Keying on the token's prefix let anyone who knows a
+ * prefix (viewers see them) exhaust that key's budget with junk secrets.
+ */
+async function budgetOf(req: Request): Promise<string> {
+  const token = bearerToken(req.headers.get("authorization"));
+  if (token) {
+    const p = await verifyApiKey(token).catch(() => null);
+    if (p?.kind === "apiKey") return `key:${p.keyId}`;
+    return `unverified:${clientAddress(req.headers.get("x-forwarded-for"), null, env().TRUSTED_PROXY_HOPS)}`;
+  }
+  return callerIdentity(req);
+}
 
 /** Per-caller limit on the API surfaces; every answer carries the X-RateLimit-* headers. */
 async function limited(req: Request, serve: () => Promise<Response>): Promise<Response> {
-  const decision = await hitRateLimit("api", callerIdentity(req), settings("web").API_RATE_LIMIT_PER_MIN);
+  const decision = await hitRateLimit("api", await budgetOf(req), settings("web").API_RATE_LIMIT_PER_MIN);
   const headers = rateLimitHeaders(decision);
   if (!decision.allowed) {
     return reasonError(
@@ -50,6 +68,9 @@ async function trpc(req: Request): Promise<Response> {
       endpoint: "/api/trpc",
       req: capped,
       router: appRouter,
+      // One HTTP request counts once against the rate limit: a batch may not run an unbounded number of
+      // procedures (the console's client batches at most TRPC_MAX_BATCH too).
+      maxBatchSize: TRPC_MAX_BATCH,
       createContext: () => {
         if (!ctx) throw new TRPCError({ code: "UNAUTHORIZED", message: authError?.message ?? "Unauthorized" });
         return Promise.resolve({ ...ctx, req: capped });
@@ -67,7 +88,8 @@ export async function handleApi(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
   const raw = rawEndpoint(req.method, path);
-  if (raw) return raw.serve(req);
+  // Export and import are heavy: they spend the caller's API budget like every REST call.
+  if (raw) return /^\/api\/(export|import)\//.test(raw.path) ? limited(req, () => raw.serve(req)) : raw.serve(req);
   if (path.startsWith("/api/trpc/") || path === "/api/trpc") return limited(req, () => trpc(req));
   if (path.startsWith("/api/v1/") || path === "/api/v1")
     return limited(req, () => dispatchRest(req, path.slice("/api/v1".length) || "/"));

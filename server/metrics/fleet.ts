@@ -4,7 +4,7 @@
 import { db } from "../platform/db/client";
 import { STARTED_RUN_STATUSES } from "../platform/db/runStatus";
 import { Prisma } from "../platform/db/generated/client";
-import { boundExperimentId, type Principal } from "../access/principal";
+import { boundExperimentId, can, type Principal } from "../access/principal";
 import { QUEUES, type QueueName } from "../platform/bus/contracts";
 import { queue } from "../platform/bus/queues";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
@@ -54,7 +54,7 @@ export interface JobProblem {
   attemptsMade: number;
   attempts: number;
   reason: string;
-  /** The last attempt's stack, as BullMQ kept it. */
+  /** The last attempt's stack, as BullMQ kept it; null for anyone but an administrator. */
   stack: string | null;
   at: number;
 }
@@ -134,7 +134,10 @@ export async function fleetOverview(p: Principal) {
   });
   const [queues, problems, backlogs, latest] = await Promise.all([
     redisQueues().catch(() => []),
-    jobProblems(bound).catch(() => []),
+    // Stacks name files and internals of the host: administrators only (everyone sees the reason).
+    jobProblems(bound)
+      .then((list) => (can(p, "admin") ? list : list.map((j) => ({ ...j, stack: null }))))
+      .catch(() => []),
     Promise.all(
       experiments.map(async (e) => {
         const cfg = ExperimentConfigSchema.safeParse(e.config);

@@ -1,9 +1,12 @@
-// Outbound-call policy for user-configured upstream URLs (policy servers, judges, teachers, Ray).
-// Loopback, private, link-local and metadata addresses are refused unless the operator allows them,
-// so the control plane cannot be turned into an SSRF tool. Checked at save time and again at call time
-// (after DNS resolution, which also catches names that resolve to private addresses).
+// Outbound-call policy for user-configured upstream URLs (policy servers, judges, teachers, Ray, trainer
+// endpoints): the one module every outbound URL goes through. Loopback, private, link-local and metadata
+// addresses are refused unless the operator allows them, so the control plane cannot be turned into an SSRF
+// tool. Checked at save time and again at call time: the proxy validates the address it connects to
+// (`egressLookup`, no second resolution to rebind), fetch-based clients go through `egressFetch` (checked
+// right before the call, redirects never followed).
 import { settings, type EnvSource } from "./env";
 import { lookup } from "node:dns/promises";
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { BlockList, isIP } from "node:net";
 
 export interface EgressPolicy {
@@ -31,10 +34,14 @@ for (const [net, bits] of [
 ] as const)
   PRIVATE.addSubnet(net, bits, "ipv4");
 for (const [net, bits] of [
-  ["::", 128],
-  ["::1", 128],
+  ["::", 96], // unspecified, loopback and IPv4-compatible (::a.b.c.d)
+  ["64:ff9b::", 96], // NAT64: reaches any IPv4 address, private ones included
+  ["100::", 64], // discard-only
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4: embeds an IPv4 address
   ["fc00::", 7],
   ["fe80::", 10],
+  ["fec0::", 10], // deprecated site-local
   ["ff00::", 8],
 ] as const)
   PRIVATE.addSubnet(net, bits, "ipv6");
@@ -107,4 +114,89 @@ export async function assertEgressAllowed(
       );
     }
   }
+}
+
+/**
+ * The engine addresses a trainer reports (rolloutUrl, prmUrl): whoever holds the run's trainer key decides where
+ * the experiment's conversations and reward signal go, so beyond the egress policy they must be inside
+ * TRAINER_ENDPOINT_ALLOWLIST (hosts, host:port, CIDRs), or, when it is unset, resolve to private addresses only
+ * (the cluster's own network): never an arbitrary public host.
+ */
+export async function assertTrainerEndpointAllowed(rawUrl: string, source?: EnvSource): Promise<void> {
+  // Names that resolve only inside the cluster pass the egress check here; the rule below still applies.
+  await assertEgressAllowed(rawUrl, policyFromEnv(source), { allowUnresolvable: true });
+  const allowlist = settings("egress", source).TRAINER_ENDPOINT_ALLOWLIST;
+  const url = new URL(rawUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  let addresses: string[] = [];
+  try {
+    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    /* a cluster-only name: only a host entry of the allow-list can accept it */
+  }
+  if (allowlist.length) {
+    const policy = { allowPrivate: false, allowlist };
+    const ok = addresses.length
+      ? addresses.every((a) => allowlisted(policy, host, port, a))
+      : allowlisted(policy, host, port, "");
+    if (!ok)
+      throw new EgressRefusedError(
+        `${host}:${port} is not in TRAINER_ENDPOINT_ALLOWLIST: an operator must list the cluster's engines there`,
+      );
+    return;
+  }
+  if (!addresses.length || addresses.some((a) => !isPrivate(a)))
+    throw new EgressRefusedError(
+      `${host}:${port} is not a cluster-internal address: trainer endpoints must be private addresses, or listed ` +
+        `in TRAINER_ENDPOINT_ALLOWLIST`,
+    );
+}
+
+/** Where a refused connection says why (node's lookup callback error). */
+function refusedLookupError(host: string, address: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new EgressRefusedError(
+    `${host} resolves to ${address}, a loopback/private address the egress policy refuses`,
+  );
+  err.code = "EGRESS_REFUSED";
+  return err;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for http.request / net.connect: the address the socket connects to is the one validated (DNS
+ * rebinding between a check and the connect cannot swap it). `port` matters for host:port allow-list entries.
+ */
+export function egressLookup(port: string, policy: () => EgressPolicy = () => policyFromEnv()) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const p = policy();
+      const list = addresses as LookupAddress[];
+      const host = hostname.toLowerCase();
+      const bad = p.allowPrivate
+        ? undefined
+        : list.find((a) => isPrivate(a.address) && !allowlisted(p, host, port, a.address));
+      if (bad) return callback(refusedLookupError(host, bad.address), []);
+      if (options.all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/**
+ * fetch for user-configured URLs: the egress policy is checked right before the call, and a redirect is never
+ * followed (a public URL answering 307 to an internal address would otherwise be an SSRF).
+ */
+export async function egressFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  await assertEgressAllowed(url);
+  const res = await fetch(url, { ...init, redirect: "manual" });
+  if (res.status >= 300 && res.status < 400) {
+    await res.body?.cancel().catch(() => {});
+    throw new EgressRefusedError(
+      `${new URL(url).host} answered a redirect (HTTP ${res.status}): redirects are not followed`,
+    );
+  }
+  return res;
 }

@@ -105,6 +105,8 @@ const SECTIONS = {
     LOGIN_BACKOFF_MAX_S: int(15 * 60, 1),
     /** The proxy as the web process reaches it (playground relay); default: this host's PROXY_PORT. */
     PROXY_URL: z.string().url().optional(),
+    /** The console's public address: an https one makes the session cookie Secure (never X-Forwarded-Proto). */
+    PUBLIC_URL: z.string().url().optional(),
   }),
   /** The recording proxy (workers/serve). */
   proxy: z.object({
@@ -126,6 +128,20 @@ const SECTIONS = {
      * own memory (exact for one replica; replicas behind a balancer can then interleave a session wrongly).
      */
     PROXY_SESSION_ORDER_TIMEOUT_MS: int(250, 1, 60_000),
+    /**
+     * While a turn cannot be kept (disk buffer full during a database outage, journal not writable), refuse
+     * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.
+     */
+    PROXY_RECORDING_FAIL_CLOSED: flag(true),
+    /** Requests one API key may have in flight at once (429 above it): one tenant cannot hold every upstream socket. */
+    PROXY_MAX_INFLIGHT_PER_KEY: int(64, 1),
+    /** The longest pause while a client sends its request body (408): a dribbled body does not hold a slot. */
+    PROXY_BODY_IDLE_MS: int(30_000, 100),
+    /** Connections the proxy accepts at once. */
+    PROXY_MAX_CONNECTIONS: int(4096, 1),
+    /** Largest upstream response (non-streamed body, or a whole stream) and largest single SSE event. */
+    PROXY_MAX_UPSTREAM_BYTES: int(64 * 1024 * 1024, 1024),
+    PROXY_MAX_SSE_EVENT_BYTES: int(1024 * 1024, 1024),
   }),
   /** The judge worker (workers/judge). */
   judge: z.object({
@@ -277,7 +293,24 @@ const SECTIONS = {
     UPSTREAM_ALLOW_PRIVATE: flag(false),
     /** Comma-separated hosts, host:port or CIDRs allowed although private (a local SGLang/vLLM). */
     UPSTREAM_ALLOWLIST: idList,
+    /**
+     * Where a trainer may point the proxy and the judge (reported rolloutUrl/prmUrl): hosts, host:port or CIDRs.
+     * Unset: private addresses only, never a public host.
+     */
+    TRAINER_ENDPOINT_ALLOWLIST: idList,
   }),
+  /** Operator-owned directories configs may name files in (platform/extensions.ts). */
+  extensions: z.preprocess(
+    blankAsUnset,
+    z.object({
+      /** Custom reward/grader/loss modules load only from here (config paths are relative to it); unset: none load. */
+      EXTENSIONS_DIR: optionalText,
+      /** Embedded checkpoints a config names must be inside this directory (default: models/ of the working directory). */
+      MODELS_DIR: z.string().default("models"),
+      /** A custom reward module saved through the API is probed in a child process, killed after this long. */
+      EXTENSION_PROBE_TIMEOUT_MS: int(15_000, 100, 120_000),
+    }),
+  ),
   /** Sandboxes for environment episodes (server/environments/sandbox). */
   sandbox: z.object({
     /** Where leases get their work, log and staging folders (default: <os tmpdir>/ocrl-sandboxes); must be reachable by the lease uids. */

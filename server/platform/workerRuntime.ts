@@ -8,6 +8,8 @@ import { logger } from "./log";
 
 export const HEARTBEAT_INTERVAL_MS = 2000;
 export const HEARTBEAT_TTL_S = 10;
+/** How long an orphaned worker may take to finish its in-flight work before it exits anyway. */
+const ORPHAN_GRACE_MS = 10_000;
 
 export interface WorkerContext {
   kind: string;
@@ -47,12 +49,21 @@ export async function runWorker(kind: string, body: (ctx: WorkerContext) => Prom
       .catch(() => {}); // Redis down: the worker keeps working; the page shows it stale meanwhile
   };
   await beat();
-  const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
   const stop = (sig: string) => {
     if (controller.signal.aborted) return;
     ctx.log(`${sig} received: finishing in-flight work`);
     controller.abort();
   };
+  // A worker dies with its launcher: when `npm start` itself is killed (SIGKILL, OOM) this process is
+  // re-parented, and it stops as on SIGTERM, then exits outright after a grace period if it has not finished,
+  // so it never keeps the port (or the queue) from the next start.
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    void beat();
+    if (process.ppid === launcher) return;
+    stop("launcher exited");
+    setTimeout(() => process.exit(1), ORPHAN_GRACE_MS).unref();
+  }, HEARTBEAT_INTERVAL_MS);
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   try {

@@ -66,3 +66,20 @@ export const upstreamTimeout = (ms: number) =>
     null,
     UPSTREAM_RETRY_AFTER_S,
   );
+
+/** Seconds a client should wait while recording is unavailable (the buffer drains once Postgres is back). */
+export const RECORDING_RETRY_AFTER_S = 5;
+
+/**
+ * Fail closed: the turn could not be kept (the disk buffer is full, or the journal cannot be written), so the
+ * request is refused before the upstream answers it, rather than answered with a 2xx whose turn is lost.
+ */
+export const recordingUnavailable = (why: string) =>
+  new ProxyError(
+    503,
+    "service_unavailable",
+    `Recording is unavailable (${why}): the request was not served, so nothing is lost; retry later`,
+    "recording_unavailable",
+    null,
+    RECORDING_RETRY_AFTER_S,
+  );

@@ -9,6 +9,7 @@ import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experim
 import { unsealConfig, type SealedSecrets } from "../config/secrets";
 import { LIVE_RUN_STATUSES } from "../platform/db/runStatus";
 import { ProxyError } from "./errors";
+import { Lru } from "./lru";
 import { BUILTIN_SIDE_PATTERNS, compilePatterns, ContextMatcher } from "./normalize";
 import type { TextPattern } from "../platform/safePattern";
 import { createUpstream, upstreamSignature, type UpstreamFactory } from "./upstreams/factory";
@@ -37,12 +38,14 @@ interface Entry {
 const FRESH_MS = 5000;
 const NEGATIVE_MS = 2000;
 
+const MAX_MISSES = 10_000;
 const notFound = (what: string) => new ProxyError(404, "invalid_request_error", what, "model_not_found", "model");
 
 export class ExperimentDirectory {
   private readonly byId = new Map<string, Entry>();
   private readonly slugs = new Map<string, string>();
-  private readonly missing = new Map<string, number>();
+  /** Slugs that named no experiment, briefly: bounded, as any client can send random `model` names. */
+  private readonly missing = new Lru<string, number>(MAX_MISSES);
   private readonly upstreams = new Map<string, Upstream>();
   private models: { at: number; items: { slug: string; created: number }[] } | null = null;
 

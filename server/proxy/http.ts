@@ -5,16 +5,29 @@ import { ProxyError } from "./errors";
 const tooLarge = (limit: number) =>
   new ProxyError(413, "invalid_request_error", `Request body exceeds the ${limit}-byte limit`, "request_too_large");
 
-/** Reads the whole body, refusing (413) as soon as it passes `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole body, refusing (413) as soon as it passes `limit` bytes, and (408) when the client pauses
+ * longer than `idleMs` between two chunks: a dribbled body does not hold a request slot forever.
+ */
+export function readBody(req: IncomingMessage, limit: number, idleMs = 30_000): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    const idle = () => {
+      if (failed) return;
+      failed = true;
+      reject(new ProxyError(408, "invalid_request_error", `No request body bytes for ${idleMs} ms`, "request_timeout"));
+      // The 408 goes out first; then the connection of a client that keeps the body open is dropped.
+      setTimeout(() => req.destroy(), 1000).unref();
+    };
+    let timer = setTimeout(idle, idleMs);
     req.on("data", (chunk: Buffer) => {
       if (failed) return;
+      clearTimeout(timer);
+      timer = setTimeout(idle, idleMs);
       size += chunk.length;
       if (size > limit) {
         failed = true;
@@ -26,10 +39,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     let ended = false;
     req.on("end", () => {
       ended = true;
+      clearTimeout(timer);
       if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     // The client went away mid-body ('close' without 'end'), or the socket failed.
     const fail = (err: Error) => {
+      clearTimeout(timer);
       if (failed || ended) return;
       failed = true;
       reject(err);

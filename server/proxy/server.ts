@@ -14,6 +14,7 @@ import { ProxyAuth } from "./auth";
 import { ProxyError } from "./errors";
 import { ExperimentDirectory } from "./experiments";
 import { handleChat } from "./handlers/chat";
+import { KeyInflight } from "./inflight";
 import type { ProxyDeps } from "./handlers/deps";
 import { AdapterRoutes } from "./adapterRoutes";
 import { handleFeedback } from "./handlers/feedback";
@@ -179,6 +180,9 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   const deps: ProxyDeps = {
     maxBodyBytes: opts.maxBodyBytes ?? penv.PROXY_MAX_BODY_BYTES,
     maxMessages: penv.PROXY_MAX_MESSAGES,
+    recordingFailClosed: penv.PROXY_RECORDING_FAIL_CLOSED,
+    bodyIdleMs: penv.PROXY_BODY_IDLE_MS,
+    inflight: new KeyInflight(penv.PROXY_MAX_INFLIGHT_PER_KEY),
     rateLimit,
     auth,
     experiments,
@@ -217,6 +221,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
       });
     });
   });
+  server.maxConnections = penv.PROXY_MAX_CONNECTIONS;
   server.headersTimeout = 66_000;
   server.requestTimeout = 0; // streams may legitimately run for minutes; the upstream timeout bounds silence
 

@@ -23,8 +23,15 @@ export interface StitchStore {
   delete(hash: string): void;
 }
 
-export function chainSeed(experimentId: string): string {
-  return createHash("sha1").update(`stitch:${experimentId}`).digest("base64url");
+/**
+ * Chains start from the experiment *and the API key*: two keys whose conversations open the same way (the same
+ * system prompt, "hi", the same greedy reply) are never stitched into one session (one user's message would
+ * become the next state, and the reward, of the other's turn).
+ */
+export function chainSeed(experimentId: string, keyId: string | null): string {
+  return createHash("sha1")
+    .update(`stitch:${experimentId}:${keyId ?? ""}`)
+    .digest("base64url");
 }
 
 export function extendChain(prev: string, normalized: string): string {
@@ -32,9 +39,9 @@ export function extendChain(prev: string, normalized: string): string {
 }
 
 /** h[k] is the hash of the first k+1 normalized messages. */
-export function chainHashes(experimentId: string, normalized: readonly string[]): string[] {
+export function chainHashes(experimentId: string, keyId: string | null, normalized: readonly string[]): string[] {
   const out: string[] = [];
-  let h = chainSeed(experimentId);
+  let h = chainSeed(experimentId, keyId);
   for (const n of normalized) out.push((h = extendChain(h, n)));
   return out;
 }

@@ -112,7 +112,7 @@ export class TurnPlanner {
       sessionSource = meta.sessionId.source;
     } else {
       const normalized = normalizeAll(messages, ex.contexts);
-      chain = chainHashes(ex.id, normalized);
+      chain = chainHashes(ex.id, keyId, normalized);
       const match = await this.deps.stitch.lookup(chain);
       if (match) {
         const known = sessions.get(match.target.sessionKey);
@@ -419,7 +419,7 @@ export class TurnPlanner {
   /** The stitch hash a continuation of this turn will start with: its normalized request + its reply. */
   private continuationHash(ex: ExperimentContext, plan: TurnPlan, out: RecordedOutput | null): string {
     const chain = plan.chain!;
-    const base = chain.length ? chain[chain.length - 1]! : chainSeed(ex.id);
+    const base = chain.length ? chain[chain.length - 1]! : chainSeed(ex.id, plan.session.keyId);
     const reply = normalizeMessage(
       {
         role: "assistant",

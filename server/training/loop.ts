@@ -157,9 +157,8 @@ export class Trainer {
     const config = ExperimentConfigSchema.parse(run.config);
     if (config.policy.kind !== "embedded")
       throw new Error(`run ${run.id} serves a ${config.policy.kind} policy: the embedded trainer cannot train it`);
-    const customLoss = config.customLossPath
-      ? await loadCustomLoss(this.resolveSpec(config.customLossPath))
-      : undefined;
+    // "file.ts#name": the file is relative to the operator's EXTENSIONS_DIR (engine/losses.ts).
+    const customLoss = config.customLossPath ? await loadCustomLoss(config.customLossPath) : undefined;
     s = {
       runId: run.id,
       experimentId: run.experimentId,
@@ -176,13 +175,6 @@ export class Trainer {
     };
     this.states.set(run.id, s);
     return s;
-  }
-
-  /** "file.ts#name" keeps its export name; the file resolves against the repository root. */
-  private resolveSpec(spec: string): string {
-    const hash = spec.lastIndexOf("#");
-    const file = hash > 0 ? spec.slice(0, hash) : spec;
-    return path.resolve(this.baseDir, file) + (hash > 0 ? spec.slice(hash) : "");
   }
 
   private basePath(config: ExperimentConfig): string {

@@ -74,6 +74,7 @@ export const ADMIN: Principal = {
   prefix: "fixtures",
   scopes: ["admin"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 

@@ -23,6 +23,7 @@ const keyPrincipal = (scopes: ("proxy" | "read" | "write" | "admin")[]): Princip
   prefix: "",
   scopes,
   experimentId: null,
+  runId: null,
   createdById: null,
 });
 

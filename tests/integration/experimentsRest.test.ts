@@ -115,11 +115,11 @@ describe("REST /api/v1/experiments", () => {
     expect(await db().experiment.count()).toBe(before);
     const ok = await admin("POST", "/api/v1/experiments", {
       name: uniq("custom"),
-      config: config("examples/custom-reward.ts"),
+      config: config("custom-reward.ts"),
     });
     expect(ok.status).toBe(201);
     const edited = await admin("PATCH", `/api/v1/experiments/${ok.body.id}`, {
-      config: config("examples/custom-reward.txt"),
+      config: config("custom-reward.txt"),
     });
     expect(edited.status).toBe(400);
     expect(edited.body.error!.issues[0]).toMatchObject({ path: "config.judge.backend.modulePath" });

@@ -43,6 +43,20 @@ describe("rate limits", () => {
     ).toBe(200);
   });
 
+  it("spends a key's budget only on requests that verify: junk secrets behind its prefix cannot exhaust it", async () => {
+    const key = await makeKey(["read"]);
+    const prefix = key.split("_").slice(0, 2).join("_");
+    for (let i = 0; i < 7; i++) {
+      const junk = await fetch(`${server.url}/api/v1/experiments`, {
+        headers: { authorization: `Bearer ${prefix}_${"A".repeat(30)}${i}` },
+      });
+      expect([401, 429]).toContain(junk.status);
+    }
+    const real = await fetch(`${server.url}/api/v1/experiments`, { headers: { authorization: `Bearer ${key}` } });
+    expect(real.status).toBe(200);
+    expect(real.headers.get("x-ratelimit-remaining")).toBe("4");
+  });
+
   it("throttles sign-in attempts", async () => {
     const responses: Response[] = [];
     for (let i = 0; i < 5; i++) {

@@ -1,37 +1,36 @@
 // Custom graders, in the custom-reward style (server/judge/core/customReward.ts): a file whose default (or
 // `grade`) export is an async `(item, reply) => { score: 0…1, detail? }`. The module's file name, mtime
-// and size form the grader version, so editing the module starts a new series of scores.
+// and size form the grader version, so editing the module starts a new series of scores. It loads only from
+// the operator's EXTENSIONS_DIR (platform/extensions.ts), as the custom reward does.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { withTimeout } from "../../judge/core/resilience";
+import { resolveExtensionModule } from "../../platform/extensions";
 import { GradeError, type Grader, type GradeItem } from "./types";
 
 const ResultSchema = z.object({
   score: z.number().min(0).max(1),
   detail: z.record(z.string(), z.unknown()).optional(),
 });
-const EXTENSIONS = new Set([".ts", ".mts", ".js", ".mjs"]);
 
 export type CustomGradeFn = (item: GradeItem, reply: string) => unknown;
 
 export async function loadCustomGrader(
   modulePath: string,
-  opts: { baseDir?: string; timeoutMs?: number } = {},
+  opts: { dir?: string; timeoutMs?: number } = {},
 ): Promise<Grader> {
-  const abs = path.resolve(opts.baseDir ?? process.cwd(), modulePath);
-  if (!EXTENSIONS.has(path.extname(abs)))
-    throw new Error(`custom grader module must be .ts, .mts, .js or .mjs: ${modulePath}`);
-  const info = await stat(abs).catch(() => null);
-  if (!info?.isFile()) throw new Error(`custom grader module not found: ${abs}`);
+  const abs = await resolveExtensionModule(modulePath, opts);
+  const info = await stat(abs);
+  if (!info.isFile()) throw new Error(`custom grader module is not a file: ${modulePath}`);
   const tag = `${Math.floor(info.mtimeMs)}-${info.size}`;
   const mod = (await import(
     /* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${tag}`
   )) as Record<string, unknown>;
   const fn = (typeof mod.default === "function" ? mod.default : mod.grade) as CustomGradeFn | undefined;
   if (typeof fn !== "function")
-    throw new Error(`custom grader module exports no function (default or "grade"): ${abs}`);
+    throw new Error(`custom grader module exports no function (default or "grade"): ${modulePath}`);
   return {
     name: "custom",
     version: `custom:${path.basename(abs)}@${tag}`,

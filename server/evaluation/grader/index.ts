@@ -8,10 +8,10 @@ import { createPersonaGrader } from "./persona";
 import type { Grader } from "./types";
 
 /** `config` must be unsealed (the judge grader needs the judge's API key). */
-export async function graderFor(config: ExperimentConfig, opts: { baseDir?: string } = {}): Promise<Grader> {
+export async function graderFor(config: ExperimentConfig): Promise<Grader> {
   const e = config.evaluation;
   if (e.grader === "persona") return createPersonaGrader();
-  if (e.grader === "custom") return loadCustomGrader(e.graderPath!, opts);
+  if (e.grader === "custom") return loadCustomGrader(e.graderPath!);
   const settings = judgeSettingsFor(config);
   if (settings.kind !== "openai")
     throw new Error("the judge grader needs a model judge (an OpenAI-compatible judge backend)");

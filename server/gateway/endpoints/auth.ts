@@ -23,6 +23,11 @@ function accountBackoff(): FailureBackoff {
 export async function login(req: Request): Promise<Response> {
   try {
     const web = settings("web");
+    // JSON only: a cross-site form can send text/plain or urlencoded without a preflight (login CSRF: the
+    // victim signed into the attacker's account), but not application/json.
+    const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/json")
+      return jsonError(415, "UNSUPPORTED_MEDIA_TYPE", "Sign-in takes a JSON body (Content-Type: application/json)");
     // One capped read before anything else: an unauthenticated caller never gets more than 4 KB buffered.
     const json = await readCappedJson(req, BODY_LIMITS.login, "Sign-in").catch((e: unknown) => {
       if (e instanceof AppError && e.code === "PAYLOAD_TOO_LARGE") throw e;
@@ -56,7 +61,9 @@ export async function login(req: Request): Promise<Response> {
       throw e;
     });
     await accountBackoff().succeeded(email);
-    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    // From the operator's PUBLIC_URL, never from a client-written X-Forwarded-Proto.
+    const publicUrl = web.PUBLIC_URL;
+    const secure = publicUrl ? publicUrl.startsWith("https:") : new URL(req.url).protocol === "https:";
     return Response.json({ user }, { headers: { "set-cookie": sessionCookie(await sealSession(user.id), secure) } });
   } catch (err) {
     return errorResponse(err);

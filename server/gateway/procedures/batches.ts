@@ -1,5 +1,6 @@
-// Batch leases: what external trainers call (integrations/slime, integrations/tinker) with their
-// experiment-bound write key. The run's lease list is runOps.leases (runs.ts).
+// Batch leases: what external trainers call (integrations/slime, integrations/tinker) with their run-bound
+// trainer key (scope "trainer"; write and admin principals hold the permission too). The run's lease list is
+// runOps.leases (runs.ts).
 import { z } from "zod";
 import { IdSchema } from "../../platform/schemas";
 import { collectRunSamples } from "../../training/leases/fill";
@@ -13,7 +14,7 @@ const ById = z.object({ id: IdSchema });
 export const batchProcedures = {
   lease: procedure({
     kind: "mutation",
-    permission: "write",
+    permission: "trainer",
     tag: "trainer",
     summary:
       "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready",
@@ -25,7 +26,7 @@ export const batchProcedures = {
   }),
   ack: procedure({
     kind: "mutation",
-    permission: "write",
+    permission: "trainer",
     tag: "trainer",
     summary:
       "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded",
@@ -36,7 +37,7 @@ export const batchProcedures = {
   }),
   report: procedure({
     kind: "mutation",
-    permission: "write",
+    permission: "trainer",
     tag: "trainer",
     summary:
       "Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), the PRM routers (the judge scores there), lease renewals; answers whether to stop",

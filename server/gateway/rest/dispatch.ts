@@ -13,13 +13,19 @@ interface Match {
   params: Record<string, string>;
 }
 
-/** A malformed escape (`%zz`) in a path parameter is the caller's error, not a 500. */
+/**
+ * A malformed escape (`%zz`) in a path parameter is the caller's error, not a 500; so is a control character
+ * (`%00` would reach Postgres, which cannot store NUL in text, and fail there).
+ */
 function decodeParam(raw: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch {
     throw badRequest(`Malformed percent-encoding in the path: '${raw.slice(0, 100)}'`);
   }
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) throw badRequest("Control characters are not allowed in a path parameter");
+  return decoded;
 }
 
 function matchRoute(method: string, path: string): Match | "method-not-allowed" | null {

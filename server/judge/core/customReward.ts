@@ -1,9 +1,11 @@
 // Custom reward modules: an experiment may name a file whose default (or `reward`) export is an
 // async `(turn, nextState) => {votes, score, hint?}`; it then replaces the PRM. Modules run with the
-// worker's privileges, so only administrators may set the path (enforced where settings are saved).
+// worker's privileges: only administrators may set the path (experiments/service.ts), it loads only from the
+// operator's EXTENSIONS_DIR (platform/extensions.ts), and the web process probes it in a child process
+// (customRewardProbe.ts), never by importing it.
 import { stat } from "node:fs/promises";
-import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { resolveExtensionModule } from "../../platform/extensions";
 import { withTimeout } from "./resilience";
 import { CustomRewardResultSchema, type ChatMessage, type CustomRewardResult, type JudgeMethod } from "./schemas";
 
@@ -17,8 +19,6 @@ export type CustomRewardTurn = {
 
 export type CustomRewardFn = (turn: CustomRewardTurn, nextState: ChatMessage) => Promise<CustomRewardResult>;
 
-const MODULE_EXTENSIONS = new Set([".ts", ".mts", ".js", ".mjs"]);
-
 /** A realistic turn used to check that a module answers with the right shape before it is saved. */
 export const PROBE_TURN: CustomRewardTurn = {
   method: "combine",
@@ -27,31 +27,20 @@ export const PROBE_TURN: CustomRewardTurn = {
 };
 export const PROBE_NEXT_STATE: ChatMessage = { role: "user", content: "no — shorter please, one sentence" };
 
-function resolveModulePath(modulePath: string, baseDir: string): string {
-  return path.resolve(baseDir, modulePath);
-}
-
 /**
  * Imports the module and returns its reward function, wrapped so every result is validated.
  * The file's mtime is part of the import URL so an edited module is re-read, not served from cache.
  */
-export async function loadCustomReward(modulePath: string, opts: { baseDir?: string } = {}): Promise<CustomRewardFn> {
-  const abs = resolveModulePath(modulePath, opts.baseDir ?? process.cwd());
-  if (!MODULE_EXTENSIONS.has(path.extname(abs)))
-    throw new Error(`custom reward module must be .ts, .mts, .js or .mjs: ${modulePath}`);
-  let info;
-  try {
-    info = await stat(abs);
-  } catch {
-    throw new Error(`custom reward module not found: ${abs}`);
-  }
-  if (!info.isFile()) throw new Error(`custom reward module is not a file: ${abs}`);
+export async function loadCustomReward(modulePath: string, opts: { dir?: string } = {}): Promise<CustomRewardFn> {
+  const abs = await resolveExtensionModule(modulePath, opts);
+  const info = await stat(abs);
+  if (!info.isFile()) throw new Error(`custom reward module is not a file: ${modulePath}`);
   const mod = (await import(
     /* @vite-ignore */ /* webpackIgnore: true */ `${pathToFileURL(abs).href}?v=${Math.floor(info.mtimeMs)}-${info.size}`
   )) as Record<string, unknown>;
   const fn = typeof mod.default === "function" ? mod.default : mod.reward;
   if (typeof fn !== "function")
-    throw new Error(`custom reward module exports no function (default or "reward"): ${abs}`);
+    throw new Error(`custom reward module exports no function (default or "reward"): ${modulePath}`);
   return async (turn, nextState) => {
     const parsed = CustomRewardResultSchema.safeParse(await fn(turn, nextState));
     if (!parsed.success)
@@ -60,10 +49,13 @@ export async function loadCustomReward(modulePath: string, opts: { baseDir?: str
   };
 }
 
-/** Save-time check: the file exists, exports a function, and answers the probe with the right shape in time. */
+/**
+ * The probe: the file loads, exports a function, and answers PROBE_TURN with the right shape in time. It imports
+ * the module, so it runs in a worker or in the probe's child process, never in the web process.
+ */
 export async function validateCustomReward(
   modulePath: string,
-  opts: { baseDir?: string; timeoutMs?: number } = {},
+  opts: { dir?: string; timeoutMs?: number } = {},
 ): Promise<{ ok: true; probe: CustomRewardResult } | { ok: false; error: string }> {
   try {
     const fn = await loadCustomReward(modulePath, opts);

@@ -1,4 +1,6 @@
-// Minimal JSON-over-HTTP helpers for the judge and teacher clients (plain fetch, no SDK).
+// Minimal JSON-over-HTTP helpers for the judge and teacher clients (plain fetch, no SDK). Calls go through the
+// egress policy at call time with redirects refused (platform/egress.ts); an injected `fetch` is a test seam.
+import { egressFetch } from "../../platform/egress";
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -9,7 +11,9 @@ export class HttpStatusError extends Error {
     readonly url: string,
     readonly body: string,
   ) {
-    super(`HTTP ${status} from ${url}: ${body.slice(0, 200)}`);
+    // The body stays on the error for the caller's own use, never in its message (which reaches the Workers
+    // page): an internal service's answer must not come back through a judge URL.
+    super(`HTTP ${status} from ${url}`);
     this.name = "HttpStatusError";
   }
 }
@@ -39,7 +43,7 @@ export async function postJson(
 ): Promise<unknown> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
-  const res = await (opts.fetch ?? fetch)(url, {
+  const res = await (opts.fetch ?? egressFetch)(url, {
     method: "POST",
     headers,
     body: JSON.stringify(body),
@@ -50,6 +54,6 @@ export async function postJson(
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new BadResponseError(`non-JSON body from ${url}: ${text.slice(0, 200)}`);
+    throw new BadResponseError(`non-JSON body from ${url} (${text.length} bytes)`);
   }
 }

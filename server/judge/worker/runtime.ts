@@ -127,7 +127,7 @@ export class JudgeRuntime {
   async deps(judge: ExperimentJudge, signal?: AbortSignal): Promise<JudgeTurnDeps> {
     const customReward =
       judge.settings.kind === "custom" && judge.settings.customRewardPath
-        ? await loadCustomReward(judge.settings.customRewardPath, { baseDir: this.baseDir })
+        ? await loadCustomReward(judge.settings.customRewardPath)
         : undefined;
     return {
       settings: judge.settings,

@@ -15,6 +15,7 @@ import {
   UPSTREAM_RETRY_AFTER_S,
   upstreamTimeout,
   upstreamUnavailable,
+  recordingUnavailable,
 } from "../errors";
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
@@ -22,7 +23,7 @@ import { ChatRequestSchema, type ChatRequest } from "../schemas";
 import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
-import type { ProxyDeps } from "./deps";
+import { recordingProblem, type ProxyDeps } from "./deps";
 
 interface ClientWants {
   logprobs: boolean;
@@ -120,7 +121,11 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   const createdAt = Date.now();
   const principal = await deps.auth.authenticate(req);
   const limitHeaders = await deps.rateLimit(principal.keyId);
-  const raw = await readBody(req, deps.maxBodyBytes);
+  const unrecordable = recordingProblem(deps);
+  if (unrecordable) throw recordingUnavailable(unrecordable);
+  // Held until the response is finished or the client is gone.
+  res.once("close", deps.inflight.acquire(principal.keyId));
+  const raw = await readBody(req, deps.maxBodyBytes, deps.bodyIdleMs);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString("utf8"));

@@ -2,12 +2,12 @@
 // main turn of session_id — stored as a label with source USER through the writer (so it survives a
 // Postgres outage like turns do). Finding the turn may read Postgres when it is not in memory.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { badRequest, fromZodError, ProxyError } from "../errors";
+import { badRequest, fromZodError, ProxyError, recordingUnavailable } from "../errors";
 import { header, readBody, sendJson } from "../http";
 import { FeedbackSchema } from "../schemas";
 import { sessionKey } from "../sessions";
 import { newId } from "../turns";
-import type { ProxyDeps } from "./deps";
+import { recordingProblem, type ProxyDeps } from "./deps";
 
 const notFound = (what: string) => new ProxyError(404, "not_found_error", what, "not_found");
 const unavailable = (err: unknown) =>
@@ -22,7 +22,12 @@ const unavailable = (err: unknown) =>
 
 export async function handleFeedback(req: IncomingMessage, res: ServerResponse, deps: ProxyDeps): Promise<void> {
   const principal = await deps.auth.authenticate(req);
-  const raw = await readBody(req, 64 * 1024);
+  // Feedback shares the key's request budget: it writes labels and may read Postgres, so it can be flooded too.
+  const limitHeaders = await deps.rateLimit(principal.keyId);
+  const unrecordable = recordingProblem(deps);
+  if (unrecordable) throw recordingUnavailable(unrecordable);
+  res.once("close", deps.inflight.acquire(principal.keyId));
+  const raw = await readBody(req, 64 * 1024, deps.bodyIdleMs);
   let json: unknown;
   try {
     json = JSON.parse(raw.toString("utf8"));
@@ -88,5 +93,10 @@ export async function handleFeedback(req: IncomingMessage, res: ServerResponse, 
     apiKeyId: principal.keyId,
     createdAt: Date.now(),
   });
-  sendJson(res, 200, { id, object: "feedback", turn_id: turnId, session_id: sessionId ?? null, value: fb.value });
+  sendJson(
+    res,
+    200,
+    { id, object: "feedback", turn_id: turnId, session_id: sessionId ?? null, value: fb.value },
+    limitHeaders,
+  );
 }

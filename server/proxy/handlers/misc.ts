@@ -24,7 +24,12 @@ export function handleReady(res: ServerResponse, deps: ProxyDeps, closing: boole
     ready,
     closing,
     database: w.degraded ? "unreachable: buffering to disk" : "ok",
-    recording: { depth: w.depth, bufferFull: w.bufferFull },
+    recording: {
+      depth: w.depth,
+      bufferFull: w.bufferFull,
+      journalFailing: w.journalFailing,
+      failClosed: deps.recordingFailClosed,
+    },
     sessions: deps.sessions.size,
   });
 }

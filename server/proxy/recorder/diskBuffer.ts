@@ -22,6 +22,7 @@ export class DiskBuffer {
   /** Disk operations run one after another through this chain. */
   private chain: Promise<unknown> = Promise.resolve();
   dropped = 0;
+  private overflowed = false;
 
   constructor(
     readonly dir: string,
@@ -53,8 +54,9 @@ export class DiskBuffer {
     return this.closed.reduce((n, s) => n + s.bytes, 0) + (this.active?.bytes ?? 0);
   }
 
+  /** At the bound, or an event did not fit since the last segment was replayed (the proxy refuses requests). */
   get full(): boolean {
-    return this.bytes >= this.maxBytes;
+    return this.overflowed || this.bytes >= this.maxBytes;
   }
 
   get empty(): boolean {
@@ -67,25 +69,31 @@ export class DiskBuffer {
     return p;
   }
 
-  /** Appends in order; events past the byte bound are dropped (and counted). Resolves once written. */
-  append(events: readonly RecordEvent[]): Promise<void> {
+  /**
+   * Appends in order; events past the byte bound are dropped (and counted). Resolves once written, with the
+   * events it kept: only those may be settled in the journal (the others are replayed from it at the next start).
+   */
+  append(events: readonly RecordEvent[]): Promise<RecordEvent[]> {
     return this.run(async () => {
       let text = "";
       let size = 0;
       let count = 0;
+      const kept: RecordEvent[] = [];
       const room = this.maxBytes - this.bytes;
       for (const e of events) {
         const line = `${JSON.stringify(e)}\n`;
         const n = Buffer.byteLength(line);
         if (size + n > room) {
           this.dropped++;
+          this.overflowed = true;
           continue;
         }
         text += line;
         size += n;
         count++;
+        kept.push(e);
       }
-      if (!count) return;
+      if (!count) return kept;
       if (!this.active) {
         const file = path.join(this.dir, `seg-${String(this.nextSeq++).padStart(10, "0")}.jsonl`);
         this.active = { file, events: 0, bytes: 0, fh: await fs.open(file, "a") };
@@ -95,6 +103,7 @@ export class DiskBuffer {
       this.active.bytes += size;
       this.dirty = true;
       if (this.active.bytes >= ROTATE_BYTES) await this.closeActive();
+      return kept;
     });
   }
 
@@ -136,6 +145,7 @@ export class DiskBuffer {
     return this.run(async () => {
       await fs.rm(file, { force: true });
       this.closed = this.closed.filter((s) => s.file !== file);
+      this.overflowed = false;
     });
   }
 

@@ -62,6 +62,7 @@ export class RecordingWriter {
   private readonly pool: pg.Pool;
   private readonly disk: DiskBuffer;
   private readonly journal: Journal;
+  private journalBroken = false;
   private queue: RecordEvent[] = [];
   private inFlight = 0;
   private mode: "memory" | "disk" = "memory";
@@ -176,6 +177,11 @@ export class RecordingWriter {
     return this.disk.full;
   }
 
+  /** The last journal append failed: events accepted now are not crash-safe (the proxy may refuse them). */
+  get journalFailing(): boolean {
+    return this.journalBroken;
+  }
+
   get dropped(): number {
     return this.disk.dropped;
   }
@@ -201,7 +207,9 @@ export class RecordingWriter {
   private journalAppend(e: RecordEvent): void {
     try {
       this.journal.append(e);
+      this.journalBroken = false;
     } catch (err) {
+      this.journalBroken = true;
       // Serving goes on (the event is still queued); the count and the log say the guarantee is off.
       if (this.stats.journalErrors++ === 0)
         this.log(
@@ -252,7 +260,8 @@ export class RecordingWriter {
     this.stats.spilled += events.length;
     void this.disk
       .append(events)
-      .then(() => this.journal.settle(events))
+      // Only what the buffer kept settles: a dropped event stays in the journal and is replayed at the next start.
+      .then((kept) => this.journal.settle(kept))
       .catch((err: Error) => this.log(`could not write the buffer: ${err.message}`))
       .finally(() => {
         this.diskWrites--;

@@ -4,7 +4,8 @@
 // recorded; a backend that rejects them is asked again without, and never again.
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { assertEgressAllowed } from "../../platform/egress";
+import { assertEgressAllowed, egressLookup } from "../../platform/egress";
+import { settings } from "../../platform/env";
 import type { LoraServing } from "./loraServing";
 import { SseParser } from "./sse";
 import {
@@ -42,8 +43,14 @@ export class OpenAiHttpUpstream implements Upstream {
 
   /** Present only when versions are LoRA adapters: the proxy's version switch loads the new one first. */
   readonly switchVersion?: (version: number, checkpointPath: string | null) => Promise<void>;
+  /** A hostile or broken upstream cannot push the proxy out of memory (PROXY_MAX_UPSTREAM_BYTES, _SSE_EVENT_BYTES). */
+  private readonly maxBytes: number;
+  private readonly maxEventBytes: number;
 
   constructor(private readonly opts: OpenAiHttpOptions) {
+    const limits = settings("proxy");
+    this.maxBytes = limits.PROXY_MAX_UPSTREAM_BYTES;
+    this.maxEventBytes = limits.PROXY_MAX_SSE_EVENT_BYTES;
     this.kind = opts.kind;
     this.model = opts.model;
     this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
@@ -123,6 +130,8 @@ export class OpenAiHttpUpstream implements Upstream {
           method: "POST",
           headers,
           agent: u.protocol === "https:" ? agents.https : agents.http,
+          // The address connected to is the one the egress policy checks: no second resolution to rebind.
+          lookup: egressLookup(u.port || (u.protocol === "https:" ? "443" : "80")),
         },
         (res) => {
           clearTimeout(timer);
@@ -159,9 +168,15 @@ export class OpenAiHttpUpstream implements Upstream {
         reject(new UpstreamTimeoutError(ms));
       }
       res.setEncoding("utf8");
+      const max = this.maxBytes;
       res.on("data", (c: string) => {
         text += c;
         clearTimeout(timer);
+        if (text.length > max) {
+          res.destroy();
+          reject(new UpstreamUnavailableError(`upstream response exceeds ${max} bytes`));
+          return;
+        }
         timer = setTimeout(fail, ms);
       });
       let ended = false;
@@ -194,10 +209,20 @@ export class OpenAiHttpUpstream implements Upstream {
       res.destroy();
       notify();
     }
+    const { maxBytes, maxEventBytes } = this;
+    let total = 0;
     res.on("data", (c: string) => {
       clearTimeout(timer);
-      timer = setTimeout(onIdle, ms);
+      total += c.length;
       queue.push(...parser.push(c));
+      if (total > maxBytes || parser.pending > maxEventBytes) {
+        failure ??= new UpstreamUnavailableError(
+          total > maxBytes
+            ? `upstream stream exceeds ${maxBytes} bytes`
+            : `an upstream event exceeds ${maxEventBytes} bytes`,
+        );
+        res.destroy();
+      } else timer = setTimeout(onIdle, ms);
       notify();
     });
     res.on("end", () => {
@@ -252,11 +277,21 @@ export class OpenAiHttpUpstream implements Upstream {
   async close(): Promise<void> {}
 }
 
+/** An error answer's body: only its start is kept (it becomes an error message, never a payload). */
+const MAX_ERROR_BODY = 64 * 1024;
+
 function readAll(res: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let text = "";
     res.setEncoding("utf8");
-    res.on("data", (c: string) => (text += c));
+    res.on("data", (c: string) => {
+      text += c;
+      if (text.length > MAX_ERROR_BODY) {
+        text = text.slice(0, MAX_ERROR_BODY);
+        res.destroy();
+        resolve(text);
+      }
+    });
     res.on("end", () => resolve(text));
     res.on("close", () => resolve(text));
   });

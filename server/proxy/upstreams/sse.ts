@@ -4,6 +4,11 @@
 export class SseParser {
   private buf = "";
 
+  /** Characters of the event still being received (the caller bounds it). */
+  get pending(): number {
+    return this.buf.length;
+  }
+
   /** Feeds text; returns the data payloads of the events it completed ("[DONE]" included). */
   push(text: string): string[] {
     this.buf += text;

@@ -10,12 +10,13 @@ import { db, type Prisma } from "../../platform/db/client";
 import { TERMINAL_RUN_STATUSES } from "../../platform/db/runStatus";
 import type { Principal } from "../../access/principal";
 import { appError, badRequest, conflict, notFound } from "../../platform/errors";
-import { assertEgressAllowed, EgressRefusedError, policyFromEnv } from "../../platform/egress";
+import { assertTrainerEndpointAllowed, EgressRefusedError } from "../../platform/egress";
 import { activeVersion, nextVersion } from "../../policyVersions/active";
 import { metricRows, publishMetrics, type Point } from "../metrics";
 import { loadLeasedSamples } from "./payload";
 import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
 import { loadRunFor } from "../../access/scope";
+import { audit } from "../../access/audit";
 
 type Tx = Prisma.TransactionClient;
 
@@ -38,6 +39,11 @@ function freeSamplesWhere(runId: string, now: Date): Prisma.SampleWhereInput {
     excluded: false,
     OR: [{ leaseId: null }, { lease: { ackedAt: null, expiresAt: { lte: now } } }],
   };
+}
+
+/** Samples of `lease` that another lease holds (or trained) since it expired. */
+function supersededSamples(lease: { id: string; sampleIds: string[] }): Prisma.SampleWhereInput {
+  return { id: { in: lease.sampleIds }, AND: [{ leaseId: { not: null } }, { leaseId: { not: lease.id } }] };
 }
 
 async function lockRun(tx: Tx, runId: string): Promise<void> {
@@ -124,6 +130,18 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
       const lease = await tx.batchLease.findFirst({ where: { id: leaseId, runId } });
       if (!lease) throw notFound("Lease", leaseId);
       if (lease.ackedAt) return { result: await replayedAck(tx, lease, input.step), points: [] as Point[] };
+      // A stopped run publishes nothing more: an in-flight ack after Stop would mint and promote a version.
+      // Read under the run's lock, so a Stop that committed first is seen.
+      const { status } = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
+      if (TERMINAL_RUN_STATUSES.includes(status))
+        throw conflict(`Run #${run.number} is ${status.toLowerCase()}: its batches can no longer be acknowledged`);
+      // Fencing: a lease that expired and whose samples were leased again is stale. Its holder trained on samples
+      // another batch now owns; acknowledging it would publish a version from a batch the database hands out twice.
+      const retaken = await tx.sample.count({ where: supersededSamples(lease) });
+      if (retaken)
+        throw conflict(
+          `Lease ${leaseId} expired and ${retaken} of its samples were leased again: the batch is stale, drop it and lease again`,
+        );
 
       const taken = await tx.trainingStep.findUnique({
         where: { runId_step: { runId, step: input.step } },
@@ -240,14 +258,16 @@ async function replayedAck(
   };
 }
 
-/** The engine addresses a report names, against the egress policy (the proxy and the judge check again when they call). */
+/**
+ * The engine addresses a report names: the egress policy plus the trainer-endpoint rule (platform/egress.ts). The
+ * proxy and the judge check the egress policy again when they call.
+ */
 async function assertEndpointsAllowed(input: ReportInputT): Promise<void> {
   for (const field of ["rolloutUrl", "prmUrl", "prmTeacherUrl"] as const) {
     const url = input[field];
     if (!url) continue;
     try {
-      // Names that resolve only inside the cluster are accepted here.
-      await assertEgressAllowed(url, policyFromEnv(), { allowUnresolvable: true });
+      await assertTrainerEndpointAllowed(url);
     } catch (err) {
       if (err instanceof EgressRefusedError)
         throw badRequest(`${field} refused: ${err.message}`, [{ path: field, message: err.message }]);
@@ -262,11 +282,27 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
   const live = !TERMINAL_RUN_STATUSES.includes(run.status);
   const { renewed, points } = await db().$transaction(async (tx) => {
     const now = await dbNow(tx);
+    // A new rollout URL moves every conversation of the experiment: recorded on the run and in the audit log.
+    const before = input.rolloutUrl
+      ? await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { rolloutUrl: true } })
+      : null;
+    const moved = before && input.rolloutUrl && before.rolloutUrl !== input.rolloutUrl;
+    if (moved)
+      await audit(
+        tx,
+        p,
+        "run.rolloutUrl",
+        "run",
+        runId,
+        { rolloutUrl: before.rolloutUrl },
+        { rolloutUrl: input.rolloutUrl },
+      );
     await tx.run.update({
       where: { id: runId },
       data: {
         heartbeatAt: now,
         ...(input.rolloutUrl ? { rolloutUrl: input.rolloutUrl } : {}),
+        ...(moved ? { rolloutUrlPrevious: before.rolloutUrl, rolloutUrlChangedAt: now } : {}),
         ...(input.prmUrl
           ? {
               prmUrl: input.prmUrl,
@@ -279,7 +315,14 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
         ...(input.message !== undefined && live ? { statusMessage: input.message } : {}),
       },
     });
-    const ids = [...new Set(input.renewLeaseIds)];
+    const asked = [...new Set(input.renewLeaseIds)];
+    // A stale lease (its samples leased again) is not renewed: it is missing from `renewed`, so the trainer
+    // drops the batch before it trains it (fencing, see ackBatch).
+    const candidates = asked.length
+      ? await tx.batchLease.findMany({ where: { id: { in: asked }, runId, ackedAt: null } })
+      : [];
+    const ids: string[] = [];
+    for (const l of candidates) if (!(await tx.sample.count({ where: supersededSamples(l) }))) ids.push(l.id);
     const expiresAt = plusSeconds(now, input.leaseSeconds);
     if (ids.length)
       await tx.batchLease.updateMany({ where: { id: { in: ids }, runId, ackedAt: null }, data: { expiresAt } });

@@ -248,6 +248,11 @@ describe("JSONL export", () => {
     const dst = await makeExperiment({ method: "grpo" });
     const report = await importText(dst.id, first.map((l) => JSON.stringify(l)).join("\n"));
     expect(report).toMatchObject({ turns: { created: 3 }, judgments: { created: 2 }, labels: 1 });
+    // An imported label is attributed to the key that imported it.
+    const importer = await db().apiKey.findUniqueOrThrow({ where: { prefix: key.split("_").slice(0, 2).join("_") } });
+    expect(await db().label.findFirst({ where: { turn: { experimentId: dst.id } } })).toMatchObject({
+      apiKeyId: importer.id,
+    });
     const second = await exportLines(dst.id);
     const strip = (l: Record<string, unknown> & { ocrl: Record<string, unknown> }) => {
       const {

@@ -20,6 +20,7 @@ const reader: Principal = {
   prefix: "p",
   scopes: ["read"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 
@@ -132,7 +133,12 @@ describe("fleet overview", () => {
         experimentName: exp.name,
         reason: "judge endpoint http://127.0.0.1:1/v1 refused the connection",
       });
-      expect(mine.find((j) => j.queue === "judge-turn")!.stack).toContain("refused the connection");
+      // The stack is for administrators only; a reader sees the reason.
+      expect(mine.find((j) => j.queue === "judge-turn")!.stack).toBeNull();
+      const asAdmin = (await fleetOverview({ ...reader, scopes: ["admin"] })).problems;
+      expect(asAdmin.find((j) => j.experimentId === exp.id && j.queue === "judge-turn")!.stack).toContain(
+        "refused the connection",
+      );
       expect(mine.find((j) => j.queue === "evaluate")).toMatchObject({
         state: "failed",
         attemptsMade: 1,

@@ -440,7 +440,7 @@ describe("what is judged, and how often", () => {
     const custom = (
       await makeExperiment({
         method: "grpo",
-        judge: { backend: { kind: "custom", modulePath: "examples/custom-reward.ts" } },
+        judge: { backend: { kind: "custom", modulePath: "custom-reward.ts" } },
       })
     ).id;
     const tag = prm.script([]);
@@ -449,7 +449,7 @@ describe("what is judged, and how often", () => {
     const j = await only(id);
     expect(j).toMatchObject({
       judgeKind: "custom",
-      model: "examples/custom-reward.ts",
+      model: "custom-reward.ts",
       score: -1,
       dispatch: "RL",
       excluded: false,

@@ -40,6 +40,14 @@ describe("proxy abuse limits", () => {
     // A fixed window may roll over mid-loop: at most 4 per window succeed, and some are refused.
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(8);
     expect(statuses).toContain(429);
+    // Feedback draws on the same budget: a flooding key is refused there too (5 tries exceed one window's 4).
+    const feedback: number[] = [];
+    for (let i = 0; i < 5; i++)
+      feedback.push(
+        (await post(`${h.proxy.url}/v1/feedback`, { session_id: "s", value: 1 }, { authorization: `Bearer ${h.key}` }))
+          .status,
+      );
+    expect(feedback).toContain(429);
     const other = await makeKey(["proxy"], h.experiment.id);
     expect((await post(url, chat(), { authorization: `Bearer ${other}` })).status).toBe(200);
   });

@@ -7,7 +7,8 @@ import type OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { stableStringify } from "../../../server/proxy/normalize";
-import { harness, type Harness } from "./setup";
+import { harness, post, type Harness } from "./setup";
+import { makeKey } from "../../helpers/fixtures";
 import { collect, OpenClawAgent, scriptedAnswer, type Body } from "../../../bench/lib/openclawShapes";
 
 let h: Harness;
@@ -115,5 +116,40 @@ describe("header-less OpenClaw conversations", () => {
     );
     expect(ids[0]).toBe(ids[1]);
     expect(ids[2]).not.toBe(ids[1]);
+  });
+
+  it("never stitches two API keys' conversations into one, even when they open the same way", async () => {
+    const keys = [await makeKey(["proxy"], h.experiment.id), await makeKey(["proxy"], h.experiment.id)];
+    const opening = [
+      { role: "system", content: "You are a shared assistant." },
+      { role: "user", content: `hi ${Date.now()}` },
+    ];
+    const chat = async (key: string, messages: unknown[]) => {
+      const res = await post(
+        `${h.proxy.url}/v1/chat/completions`,
+        { model: "x", messages },
+        { authorization: `Bearer ${key}` },
+      );
+      expect(res.status).toBe(200);
+      const body = res.json as { choices: { message: { content: string } }[] };
+      return { turnId: res.headers.get("x-turn-id")!, reply: body.choices[0]!.message.content };
+    };
+    const firsts = [await chat(keys[0]!, opening), await chat(keys[1]!, opening)];
+    expect(firsts[0]!.reply).toBe(firsts[1]!.reply); // the same greedy reply: the two prefixes are identical
+    const follow = async (i: number) =>
+      chat(keys[i]!, [
+        ...opening,
+        { role: "assistant", content: firsts[i]!.reply },
+        { role: "user", content: `mine is ${i}` },
+      ]);
+    const seconds = [await follow(0), await follow(1)];
+    await h.proxy.writer.drain();
+    for (const i of [0, 1]) {
+      const first = await turnOf(firsts[i]!.turnId);
+      const second = await turnOf(seconds[i]!.turnId);
+      expect(second.sessionId).toBe(first.sessionId);
+      expect(first.nextState).toEqual({ role: "user", content: `mine is ${i}` });
+    }
+    expect((await turnOf(firsts[0]!.turnId)).sessionId).not.toBe((await turnOf(firsts[1]!.turnId)).sessionId);
   });
 });

@@ -25,6 +25,7 @@ const admin: Principal = {
   prefix: "sup",
   scopes: ["admin"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 const quiet = () => {};
@@ -153,8 +154,9 @@ describe("ray-slime runs", () => {
       prmModelPath: "/models/prm",
     });
     expect(await db().apiKey.findFirst({ where: { name: `trainer:run:${run.id}` } })).toMatchObject({
-      scopes: ["write"],
+      scopes: ["trainer"],
       experimentId: e.id,
+      runId: run.id,
       revokedAt: null,
     });
     expect(await load(run.id)).toMatchObject({ status: "PENDING", externalJobId: run.id });

@@ -375,7 +375,7 @@ describe("losses through the loop", () => {
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
       hyper: { batchSize: 2, lr: 1e-3, normalizeAdvantages: false },
-      customLossPath: "examples/custom-loss.ts",
+      customLossPath: "custom-loss.ts",
     });
     const runId = (await makeRun(exp)).id;
     const a = await judgedTurn(exp, runId, 1);

@@ -174,7 +174,7 @@ describe("custom loss extension point", () => {
   });
 
   it("loads the example, which computes the CISPO objective", async () => {
-    const fn = await loadCustomLoss("examples/custom-loss.ts");
+    const fn = await loadCustomLoss("custom-loss.ts");
     tf.tidy(() => {
       const old = [-1, -1, -2];
       const lp = [-1 + Math.log(1.5), -1 + Math.log(0.5), -2];
@@ -205,12 +205,12 @@ describe("custom loss extension point", () => {
   });
 
   it("validates the module: export exists, is a function, returns a scalar tensor", async () => {
-    await expect(loadCustomLoss(path.join(dir, "named.mjs"))).rejects.toThrow(/no export "default"/);
-    await expect(loadCustomLoss(path.join(dir, "named.mjs#missing"))).rejects.toThrow(/no export "missing"/);
-    await expect(loadCustomLoss(path.join(dir, "nofn.mjs"))).rejects.toThrow(/not a function/);
-    await expect(loadCustomLoss(path.join(dir, "notensor.mjs"))).rejects.toThrow(/tensor/);
-    await expect(loadCustomLoss(path.join(dir, "vector.mjs"))).rejects.toThrow(/scalar/);
-    const named = await loadCustomLoss(`${path.join(dir, "named.mjs")}#other`).catch((e: Error) => e);
+    await expect(loadCustomLoss("named.mjs", { dir })).rejects.toThrow(/no export "default"/);
+    await expect(loadCustomLoss("named.mjs#missing", { dir })).rejects.toThrow(/no export "missing"/);
+    await expect(loadCustomLoss("nofn.mjs", { dir })).rejects.toThrow(/not a function/);
+    await expect(loadCustomLoss("notensor.mjs", { dir })).rejects.toThrow(/tensor/);
+    await expect(loadCustomLoss("vector.mjs", { dir })).rejects.toThrow(/scalar/);
+    const named = await loadCustomLoss("named.mjs#other", { dir }).catch((e: Error) => e);
     expect(named).toBeInstanceOf(Error); // returns a number, not a tensor
   });
 });

@@ -135,7 +135,7 @@ describe("trainStep", () => {
     const model = microModel(16, 4);
     const batch = samples(model);
     const old = scoreBatch(model, batch);
-    const fn = await loadCustomLoss("examples/custom-loss.ts");
+    const fn = await loadCustomLoss("custom-loss.ts");
     const m = await trainStep(model, new Adam(), batch, {}, { customLoss: fn });
     // At ratio 1 the CISPO weight is 1: loss = −mean_i mean_t A_it·lp_it.
     const adv = [[1, 1, 1, 1], [-1, -1], [-1, -2, -0.5].map((t, i) => t - old[2][i])];

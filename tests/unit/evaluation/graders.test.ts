@@ -103,14 +103,14 @@ describe("custom grader", () => {
       file,
       "export default async (item, reply) => ({ score: reply.length <= 10 ? 1 : 0, detail: { len: reply.length, key: item.key } });\n",
     );
-    const g = await loadCustomGrader(file);
+    const g = await loadCustomGrader(path.basename(file), { dir });
     expect(await g.grade(item(), "short")).toEqual({ score: 1, detail: { len: 5, key: "k" } });
     expect((await g.grade(item(), "a much longer reply")).score).toBe(0);
     expect(g.version).toMatch(/^custom:len\.mjs@\d+-\d+$/);
 
     const bad = path.join(dir, "bad.mjs");
     await writeFile(bad, "export function grade() { return { score: 7 }; }\n");
-    await expect((await loadCustomGrader(bad)).grade(item(), "x")).rejects.toThrow(/invalid result/);
-    await expect(loadCustomGrader(path.join(dir, "missing.mjs"))).rejects.toThrow(/not found/);
+    await expect((await loadCustomGrader("bad.mjs", { dir })).grade(item(), "x")).rejects.toThrow(/invalid result/);
+    await expect(loadCustomGrader("missing.mjs", { dir })).rejects.toThrow(/not found/);
   });
 });

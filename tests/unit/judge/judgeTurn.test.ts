@@ -327,8 +327,8 @@ describe("judgeTurn — breaker, version, embedded judges", () => {
   });
 
   it("a custom reward module replaces the PRM", async () => {
-    const settings = JudgeSettingsSchema.parse({ kind: "custom", customRewardPath: "examples/custom-reward.ts" });
-    const customReward = await loadCustomReward("examples/custom-reward.ts");
+    const settings = JudgeSettingsSchema.parse({ kind: "custom", customRewardPath: "custom-reward.ts" });
+    const customReward = await loadCustomReward("custom-reward.ts");
     const r = await judgeTurn(
       turn({ method: "combine", nextState: { role: "user", content: "too long, make it shorter" } }),
       {
@@ -348,7 +348,7 @@ describe("judgeTurn — breaker, version, embedded judges", () => {
       -0.5,
       hint,
       "custom",
-      "examples/custom-reward.ts",
+      "custom-reward.ts",
     ]);
     expect(r.teacherLogprobs).toEqual(expectedTeacher(hint));
     expect(r.dispatch.kind).toBe("BOTH");

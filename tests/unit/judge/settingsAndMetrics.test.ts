@@ -53,7 +53,7 @@ describe("judge settings from the experiment config", () => {
       cfg({ method: "grpo" }),
       cfg({ method: "combine", judge: { votes: 5 } }),
       cfg({ method: "grpo", judge: { backend: sglang, temperature: 0.2 } }),
-      cfg({ method: "grpo", judge: { backend: { kind: "custom", modulePath: "examples/custom-reward.ts" } } }),
+      cfg({ method: "grpo", judge: { backend: { kind: "custom", modulePath: "custom-reward.ts" } } }),
     ];
     const versions = new Set<string>();
     for (const c of configs) {

@@ -120,7 +120,7 @@ describe("normalization and stitching", () => {
   it("finds the longest registered proper prefix, and only a live registration continues", async () => {
     const idx = new StitchIndex({ maxEntries: 100, ttlMs: 60_000 });
     const n = ["m1", "m2", "m3", "m4"];
-    const chain = chainHashes("exp", n);
+    const chain = chainHashes("exp", "key", n);
     expect(chain[1]).toBe(extendChain(chain[0]!, "m2"));
     idx.register(chain[0]!, { sessionKey: "s", seq: 1 });
     idx.register(chain[2]!, { sessionKey: "s", seq: 2 });
@@ -130,7 +130,9 @@ describe("normalization and stitching", () => {
       length: 1,
       shared: false,
     }); // a full match is not a continuation
-    expect(await idx.lookup(chainHashes("other-exp", n))).toBeNull();
+    expect(await idx.lookup(chainHashes("other-exp", "key", n))).toBeNull();
+    // Another API key with the same opening starts its own session.
+    expect(await idx.lookup(chainHashes("exp", "other-key", n))).toBeNull();
     idx.forgetSession("s");
     expect(await idx.lookup(chain)).toEqual({ target: { sessionKey: "s", seq: 1 }, length: 1, shared: false });
   });

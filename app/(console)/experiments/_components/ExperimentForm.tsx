@@ -285,8 +285,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   : { kind: v, baseUrl: "", model: "" },
             ),
           )}
-          {judgeKind === "custom" &&
-            text("Custom reward module", "judge.backend.modulePath", "examples/custom-reward.ts")}
+          {judgeKind === "custom" && text("Custom reward module", "judge.backend.modulePath", "custom-reward.ts")}
           {(judgeKind === "openai" || judgeKind === "sglang") && (
             <>
               {text("Base URL", "judge.backend.baseUrl", "http://127.0.0.1:30002/v1")}

@@ -16,5 +16,5 @@ export const MeOutput = z.object({
       role: z.undefined().optional(),
     }),
   ]),
-  permissions: z.array(z.enum(["read", "review", "write", "admin", "proxy", "identity"])),
+  permissions: z.array(z.enum(["read", "review", "write", "admin", "proxy", "identity", "trainer"])),
 });

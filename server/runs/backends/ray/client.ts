@@ -3,6 +3,7 @@
 // meaningful line.
 import { z } from "zod";
 import type { TrainerRunState } from "../backend";
+import { egressFetch } from "../../../platform/egress";
 
 export const RayJobStatusSchema = z.enum(["PENDING", "RUNNING", "STOPPED", "SUCCEEDED", "FAILED"]);
 export type RayJobStatus = z.output<typeof RayJobStatusSchema>;
@@ -108,13 +109,14 @@ export interface RayJobsClientOptions {
 
 export class RayJobsClient {
   private readonly base: string;
-  private readonly doFetch: typeof fetch;
+  private readonly doFetch: (url: string, init?: RequestInit) => Promise<Response>;
   private readonly timeoutMs: number;
   private readonly headers: Record<string, string>;
 
   constructor(opts: RayJobsClientOptions) {
     this.base = opts.address.replace(/\/+$/, "");
-    this.doFetch = opts.fetch ?? fetch;
+    // The dashboard address is user-configured: call-time egress check, no redirects (platform/egress.ts).
+    this.doFetch = opts.fetch ?? egressFetch;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.headers = opts.headers ?? {};
   }
@@ -231,7 +233,7 @@ export class RayJobsClient {
       data = JSON.parse(text);
     } catch {
       throw new RayJobsError(
-        `Ray ${method} ${path} answered non-JSON: ${text.slice(0, 200)}`,
+        `Ray ${method} ${path} answered non-JSON (${text.length} bytes)`,
         "protocol",
         res.status,
         text,

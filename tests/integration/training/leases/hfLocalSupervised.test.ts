@@ -26,6 +26,7 @@ const admin: Principal = {
   prefix: "hfs",
   scopes: ["admin"],
   experimentId: null,
+  runId: null,
   createdById: null,
 };
 const python = torchPython();

@@ -163,16 +163,24 @@ describe("acknowledging", () => {
     expect((await call("POST", `/api/v1/runs/${run.id}/batches/nope/ack`, { step: 3 })).status).toBe(404);
   });
 
-  it("trains a sample once when an expired lease is acknowledged after its samples were leased again", async () => {
+  it("fences a stale lease: once its samples are leased again it is neither renewed nor acknowledged (409)", async () => {
     const { run, call, lease } = await setup(3);
     const late = await lease({ size: 3 });
     await expireLease(late.leaseId!);
     // Another lease takes two of the three samples back from the pool.
     const retaken = await lease({ size: 2 });
+    const renewal = await call("POST", `/api/v1/runs/${run.id}/report`, { renewLeaseIds: [late.leaseId] });
+    expect(renewal.body.renewed).toEqual([]);
     const lateAck = await call("POST", `/api/v1/runs/${run.id}/batches/${late.leaseId}/ack`, { step: 1 });
-    expect(lateAck.body).toMatchObject({ trainedSamples: 1, lostSamples: 2 });
+    expect(lateAck.status).toBe(409);
+    expect(lateAck.body.error!.message).toMatch(/stale/);
+    expect(await db().trainingStep.count({ where: { runId: run.id } })).toBe(0);
     const retakenAck = await call("POST", `/api/v1/runs/${run.id}/batches/${retaken.leaseId}/ack`, { step: 2 });
     expect(retakenAck.body).toMatchObject({ trainedSamples: 2, lostSamples: 0 });
+    // The stale lease's third sample goes back to the pool and trains with the next batch.
+    const rest = await lease({ size: 3 });
+    expect(rest.samples).toHaveLength(1);
+    await call("POST", `/api/v1/runs/${run.id}/batches/${rest.leaseId}/ack`, { step: 3 });
     const samples = await db().sample.findMany({ where: { runId: run.id } });
     expect(samples.every((s) => s.stepId !== null)).toBe(true);
   });

@@ -1,0 +1,90 @@
+// Operator-owned directories that configs may name files in. A custom reward, grader or loss module runs with a
+// worker's privileges, so it loads only from EXTENSIONS_DIR (the operator puts reviewed code there); a config
+// names it relative to that directory, it is resolved with realpath (symlinks followed) and must stay inside,
+// and only module extensions load. Embedded checkpoints are checked the same way against MODELS_DIR (or DATA_DIR)
+// at save.
+// Errors name the path as the config wrote it, never the absolute path on the host.
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { env, settings, type EnvSource } from "./env";
+
+export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"] as const;
+
+export class ExtensionPathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ExtensionPathError";
+  }
+}
+
+/** `child` is `dir` or below it (both already real paths). */
+function inside(dir: string, child: string): boolean {
+  const rel = path.relative(dir, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** The lexical checks every configured path gets before the disk is touched. */
+function lexicalProblem(configured: string): string | null {
+  if (!configured || configured.includes("\0")) return "is empty or holds a NUL byte";
+  if (path.isAbsolute(configured) || path.win32.isAbsolute(configured)) return "must be relative, not absolute";
+  if (configured.split(/[\\/]/).includes("..")) return "must not contain '..'";
+  return null;
+}
+
+/**
+ * The real path of a custom module named in a config, or an ExtensionPathError that says why not.
+ * `dir` overrides EXTENSIONS_DIR (tests load fixtures from their own temporary folder).
+ */
+export async function resolveExtensionModule(
+  configured: string,
+  opts: { dir?: string; source?: EnvSource } = {},
+): Promise<string> {
+  const dir = opts.dir ?? settings("extensions", opts.source).EXTENSIONS_DIR;
+  if (!dir) throw new ExtensionPathError("custom modules are off: the operator has not set EXTENSIONS_DIR");
+  const lexical = lexicalProblem(configured);
+  if (lexical) throw new ExtensionPathError(`module path ${JSON.stringify(configured)} ${lexical}`);
+  if (!(MODULE_EXTENSIONS as readonly string[]).includes(path.extname(configured)))
+    throw new ExtensionPathError(
+      `module ${JSON.stringify(configured)} must be ${MODULE_EXTENSIONS.join(", ")} (inside EXTENSIONS_DIR)`,
+    );
+  let realDir: string;
+  try {
+    realDir = await realpath(dir);
+  } catch {
+    throw new ExtensionPathError("EXTENSIONS_DIR does not exist on this host");
+  }
+  let real: string;
+  try {
+    real = await realpath(path.resolve(realDir, configured));
+  } catch {
+    throw new ExtensionPathError(`module ${JSON.stringify(configured)} not found in EXTENSIONS_DIR`);
+  }
+  // A symlink inside the directory that points out of it is refused like a path that leaves it.
+  if (!inside(realDir, real))
+    throw new ExtensionPathError(`module ${JSON.stringify(configured)} leaves EXTENSIONS_DIR`);
+  if (!(MODULE_EXTENSIONS as readonly string[]).includes(path.extname(real)))
+    throw new ExtensionPathError(`module ${JSON.stringify(configured)} links to a file that is not a module`);
+  return real;
+}
+
+/**
+ * Why an embedded checkpoint path may not be saved, or null. It resolves against the working directory (as
+ * the workers load it: "models/base") and must stay inside MODELS_DIR or DATA_DIR (where trained versions are
+ * written), following symlinks where it exists.
+ */
+export async function modelDirProblem(configured: string, source?: EnvSource): Promise<string | null> {
+  if (!configured || configured.includes("\0")) return "is empty or holds a NUL byte";
+  const roots = await Promise.all(
+    [settings("extensions", source).MODELS_DIR, env().DATA_DIR].map(async (d) => {
+      const lexical = path.resolve(d);
+      return { lexical, real: await realpath(lexical).catch(() => lexical) };
+    }),
+  );
+  const lexical = path.resolve(configured);
+  if (!roots.some((r) => inside(r.lexical, lexical) || inside(r.real, lexical)))
+    return "must be inside MODELS_DIR or DATA_DIR";
+  const real = await realpath(lexical).catch(() => null);
+  if (real && !roots.some((r) => inside(r.real, real)))
+    return "must be inside MODELS_DIR or DATA_DIR (a link leaves it)";
+  return null;
+}
