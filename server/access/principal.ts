@@ -85,7 +85,8 @@ export function assertExperimentAccess(p: Principal, experimentId: string): void
 
 /** A key bound to one run (a trainer key) can never touch another run. */
 export function assertRunAccess(p: Principal, runId: string): void {
-  if (p.kind === "apiKey" && p.runId && p.runId !== runId) throw forbidden("This API key is bound to a different run");
+  if (p.kind === "apiKey" && p.runId && p.runId !== runId)
+    throw appError("other_run", "This API key is bound to a different run");
 }
 
 /** Experiment filter for list queries: bound keys only ever see their experiment. */

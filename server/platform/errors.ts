@@ -14,6 +14,7 @@ export type ErrorCode =
   | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
   | "TOO_MANY_REQUESTS"
   | "INTERNAL";
 
@@ -25,6 +26,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INTERNAL: 500,
 };
@@ -37,6 +39,7 @@ export const ERROR_REASONS = {
   forbidden: "FORBIDDEN",
   missing_permission: "FORBIDDEN",
   other_experiment: "FORBIDDEN",
+  other_run: "FORBIDDEN",
   cross_origin: "FORBIDDEN",
   not_found: "NOT_FOUND",
   route_not_found: "NOT_FOUND",
@@ -52,6 +55,7 @@ export const ERROR_REASONS = {
   already_reviewed: "CONFLICT",
   lock_lost: "CONFLICT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   rate_limited: "TOO_MANY_REQUESTS",
   sign_in_throttled: "TOO_MANY_REQUESTS",
   internal: "INTERNAL",

@@ -27,7 +27,7 @@ export async function login(req: Request): Promise<Response> {
     // victim signed into the attacker's account), but not application/json.
     const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/json")
-      return jsonError(415, "UNSUPPORTED_MEDIA_TYPE", "Sign-in takes a JSON body (Content-Type: application/json)");
+      return reasonError("unsupported_media_type", "Sign-in takes a JSON body (Content-Type: application/json)");
     // One capped read before anything else: an unauthenticated caller never gets more than 4 KB buffered.
     const json = await readCappedJson(req, BODY_LIMITS.login, "Sign-in").catch((e: unknown) => {
       if (e instanceof AppError && e.code === "PAYLOAD_TOO_LARGE") throw e;
