@@ -851,7 +851,7 @@ export interface paths {
     put?: never;
     /**
      * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready
-     * @description Requires the 'write' permission.
+     * @description Requires the 'trainer' permission.
      */
     post: operations["batches.lease"];
     delete?: never;
@@ -871,7 +871,7 @@ export interface paths {
     put?: never;
     /**
      * Trainer heartbeat: metrics, weight version, the rollout engine's URL (the proxy forwards there), the PRM routers (the judge scores there), lease renewals; answers whether to stop
-     * @description Requires the 'write' permission.
+     * @description Requires the 'trainer' permission.
      */
     post: operations["batches.report"];
     delete?: never;
@@ -1324,6 +1324,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * End users of an experiment with their adapter version, samples and reward trend
+     * @description Requires the 'read' permission.
+     */
+    get: operations["endUsers.list"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/train": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Train a new adapter version for every end user with enough new samples, and gate each
+     * @description Requires the 'write' permission.
+     */
+    post: operations["endUsers.train"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/runs/{id}/batches/{leaseId}/ack": {
     parameters: {
       query?: never;
@@ -1335,10 +1375,50 @@ export interface paths {
     put?: never;
     /**
      * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded
-     * @description Requires the 'write' permission.
+     * @description Requires the 'trainer' permission.
      */
     post: operations["batches.ack"];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/rollback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll one end user back to the adapter version (or base) served before the current one
+     * @description Requires the 'write' permission.
+     */
+    post: operations["endUsers.rollback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an end user's adapters, turns and samples (audited)
+     * @description Requires the 'write' permission.
+     */
+    delete: operations["endUsers.delete"];
     options?: never;
     head?: never;
     patch?: never;
@@ -1546,6 +1626,7 @@ export interface components {
               | "forbidden"
               | "missing_permission"
               | "other_experiment"
+              | "other_run"
               | "cross_origin"
               | "not_found"
               | "route_not_found"
@@ -1561,6 +1642,7 @@ export interface components {
               | "already_reviewed"
               | "lock_lost"
               | "payload_too_large"
+              | "unsupported_media_type"
               | "rate_limited"
               | "sign_in_throttled"
               | "internal";
@@ -1590,6 +1672,7 @@ export interface components {
               | "forbidden"
               | "missing_permission"
               | "other_experiment"
+              | "other_run"
               | "cross_origin"
               | "not_found"
               | "route_not_found"
@@ -1605,6 +1688,7 @@ export interface components {
               | "already_reviewed"
               | "lock_lost"
               | "payload_too_large"
+              | "unsupported_media_type"
               | "rate_limited"
               | "sign_in_throttled"
               | "internal";
@@ -2058,6 +2142,47 @@ export interface operations {
                   };
                 };
                 customLossPath?: string;
+                /**
+                 * @default shared
+                 * @enum {string}
+                 */
+                personalization: "shared" | "per-user";
+                /**
+                 * @default {
+                 *       "rank": 8,
+                 *       "alpha": 16,
+                 *       "targets": "attention+mlp",
+                 *       "advantages": "positive",
+                 *       "lr": 2,
+                 *       "minSamples": 16,
+                 *       "gateTolerance": 0.05,
+                 *       "heldOutFraction": 0.25
+                 *     }
+                 */
+                perUser: {
+                  /** @default 8 */
+                  rank: number;
+                  /** @default 16 */
+                  alpha: number;
+                  /**
+                   * @default attention+mlp
+                   * @enum {string}
+                   */
+                  targets: "attention" | "attention+mlp";
+                  /**
+                   * @default positive
+                   * @enum {string}
+                   */
+                  advantages: "raw" | "centered" | "positive";
+                  /** @default 2 */
+                  lr: number;
+                  /** @default 16 */
+                  minSamples: number;
+                  /** @default 0.05 */
+                  gateTolerance: number;
+                  /** @default 0.25 */
+                  heldOutFraction: number;
+                };
               };
               secretsSet: string[];
               createdAt: string;
@@ -2499,6 +2624,47 @@ export interface operations {
               };
             };
             customLossPath?: string;
+            /**
+             * @default shared
+             * @enum {string}
+             */
+            personalization?: "shared" | "per-user";
+            /**
+             * @default {
+             *       "rank": 8,
+             *       "alpha": 16,
+             *       "targets": "attention+mlp",
+             *       "advantages": "positive",
+             *       "lr": 2,
+             *       "minSamples": 16,
+             *       "gateTolerance": 0.05,
+             *       "heldOutFraction": 0.25
+             *     }
+             */
+            perUser?: {
+              /** @default 8 */
+              rank?: number;
+              /** @default 16 */
+              alpha?: number;
+              /**
+               * @default attention+mlp
+               * @enum {string}
+               */
+              targets?: "attention" | "attention+mlp";
+              /**
+               * @default positive
+               * @enum {string}
+               */
+              advantages?: "raw" | "centered" | "positive";
+              /** @default 2 */
+              lr?: number;
+              /** @default 16 */
+              minSamples?: number;
+              /** @default 0.05 */
+              gateTolerance?: number;
+              /** @default 0.25 */
+              heldOutFraction?: number;
+            };
           };
         };
       };
@@ -2919,6 +3085,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             secretsSet: string[];
             createdAt: string;
@@ -3415,6 +3622,47 @@ export interface operations {
                   };
                 };
                 customLossPath?: string;
+                /**
+                 * @default shared
+                 * @enum {string}
+                 */
+                personalization: "shared" | "per-user";
+                /**
+                 * @default {
+                 *       "rank": 8,
+                 *       "alpha": 16,
+                 *       "targets": "attention+mlp",
+                 *       "advantages": "positive",
+                 *       "lr": 2,
+                 *       "minSamples": 16,
+                 *       "gateTolerance": 0.05,
+                 *       "heldOutFraction": 0.25
+                 *     }
+                 */
+                perUser: {
+                  /** @default 8 */
+                  rank: number;
+                  /** @default 16 */
+                  alpha: number;
+                  /**
+                   * @default attention+mlp
+                   * @enum {string}
+                   */
+                  targets: "attention" | "attention+mlp";
+                  /**
+                   * @default positive
+                   * @enum {string}
+                   */
+                  advantages: "raw" | "centered" | "positive";
+                  /** @default 2 */
+                  lr: number;
+                  /** @default 16 */
+                  minSamples: number;
+                  /** @default 0.05 */
+                  gateTolerance: number;
+                  /** @default 0.25 */
+                  heldOutFraction: number;
+                };
               };
               createdAt: string;
               startedAt: string | null;
@@ -3863,6 +4111,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             createdAt: string;
             startedAt: string | null;
@@ -4018,7 +4307,7 @@ export interface operations {
       content: {
         "application/json": {
           name: string;
-          scopes: ("proxy" | "read" | "write" | "admin")[];
+          scopes: ("proxy" | "read" | "write" | "admin" | "identity")[];
           experimentId?: string;
           /** Format: date-time */
           expiresAt?: string;
@@ -4280,6 +4569,7 @@ export interface operations {
         from?: string;
         to?: string;
         policyVersion?: number;
+        endUserId?: string;
         q?: string;
         cursor?: string;
         limit?: number;
@@ -4579,6 +4869,7 @@ export interface operations {
             /** Format: date-time */
             to?: string;
             policyVersion?: number;
+            endUserId?: string;
             q?: string;
           };
           /** @default 1 */
@@ -6185,6 +6476,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             secretsSet: string[];
             createdAt: string;
@@ -6654,6 +6986,47 @@ export interface operations {
               };
             };
             customLossPath?: string;
+            /**
+             * @default shared
+             * @enum {string}
+             */
+            personalization?: "shared" | "per-user";
+            /**
+             * @default {
+             *       "rank": 8,
+             *       "alpha": 16,
+             *       "targets": "attention+mlp",
+             *       "advantages": "positive",
+             *       "lr": 2,
+             *       "minSamples": 16,
+             *       "gateTolerance": 0.05,
+             *       "heldOutFraction": 0.25
+             *     }
+             */
+            perUser?: {
+              /** @default 8 */
+              rank?: number;
+              /** @default 16 */
+              alpha?: number;
+              /**
+               * @default attention+mlp
+               * @enum {string}
+               */
+              targets?: "attention" | "attention+mlp";
+              /**
+               * @default positive
+               * @enum {string}
+               */
+              advantages?: "raw" | "centered" | "positive";
+              /** @default 2 */
+              lr?: number;
+              /** @default 16 */
+              minSamples?: number;
+              /** @default 0.05 */
+              gateTolerance?: number;
+              /** @default 0.25 */
+              heldOutFraction?: number;
+            };
           };
         };
       };
@@ -7074,6 +7447,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             secretsSet: string[];
             createdAt: string;
@@ -7531,6 +7945,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             secretsSet: string[];
             createdAt: string;
@@ -7988,6 +8443,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             secretsSet: string[];
             createdAt: string;
@@ -8439,6 +8935,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             createdAt: string;
             startedAt: string | null;
@@ -8888,6 +9425,47 @@ export interface operations {
                 };
               };
               customLossPath?: string;
+              /**
+               * @default shared
+               * @enum {string}
+               */
+              personalization: "shared" | "per-user";
+              /**
+               * @default {
+               *       "rank": 8,
+               *       "alpha": 16,
+               *       "targets": "attention+mlp",
+               *       "advantages": "positive",
+               *       "lr": 2,
+               *       "minSamples": 16,
+               *       "gateTolerance": 0.05,
+               *       "heldOutFraction": 0.25
+               *     }
+               */
+              perUser: {
+                /** @default 8 */
+                rank: number;
+                /** @default 16 */
+                alpha: number;
+                /**
+                 * @default attention+mlp
+                 * @enum {string}
+                 */
+                targets: "attention" | "attention+mlp";
+                /**
+                 * @default positive
+                 * @enum {string}
+                 */
+                advantages: "raw" | "centered" | "positive";
+                /** @default 2 */
+                lr: number;
+                /** @default 16 */
+                minSamples: number;
+                /** @default 0.05 */
+                gateTolerance: number;
+                /** @default 0.25 */
+                heldOutFraction: number;
+              };
             };
             createdAt: string;
             startedAt: string | null;
@@ -10687,6 +11265,90 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "endUsers.list": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            turns: number;
+            judgedTurns: number;
+            lastTurnAt: string | null;
+            servedVersion: number | null;
+            servedAdapterId: string | null;
+            versions: number;
+            trainedSamples: number;
+            lastTrainedAt: string | null;
+            storageBytes: number;
+            trend: {
+              version: number;
+              /** @enum {string} */
+              state: "CANDIDATE" | "PROMOTED" | "SUPERSEDED" | "REJECTED" | "ROLLED_BACK";
+              meanReward: number | null;
+              evalScore: number | null;
+              servedScore: number | null;
+              samples: number;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.train": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            trained: boolean;
+            version: number | null;
+            state: ("PROMOTED" | "REJECTED") | null;
+            samples: number;
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "batches.ack": {
     parameters: {
       query?: never;
@@ -10728,6 +11390,73 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.rollback": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            rolledBack: number;
+            served: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.delete": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapters: number;
+            turns: number;
+            samples: number;
           };
         };
       };
@@ -10931,6 +11660,7 @@ export interface operations {
         from?: string;
         to?: string;
         policyVersion?: number;
+        endUserId?: string;
         q?: string;
       };
       header?: never;
