@@ -124,10 +124,11 @@ const SECTIONS = {
     /** Most messages one request may carry (OpenClaw's long sessions stay in the hundreds). */
     PROXY_MAX_MESSAGES: int(5000, 1),
     /**
-     * How long a turn waits for Redis to hand out its place in the session before the replica orders it from its
-     * own memory (exact for one replica; replicas behind a balancer can then interleave a session wrongly).
+     * How long a request waits for Redis (its place in the session: default 250 ms; the stitch lookup that finds
+     * the conversation it continues: default 50 ms) before the replica decides from its own memory — exact for one
+     * replica; replicas behind a balancer can then split or misorder a session. Unset: those defaults.
      */
-    PROXY_SESSION_ORDER_TIMEOUT_MS: int(250, 1, 60_000),
+    PROXY_REDIS_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).optional(),
     /**
      * While a turn cannot be kept (disk buffer full during a database outage, journal not writable), refuse
      * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.

@@ -88,7 +88,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   const stitch = new StitchIndex({
     maxEntries: 200_000,
     ttlMs: 24 * 3600_000,
-    store: fastRedis ? redisStitchStore(fastRedis) : null,
+    store: fastRedis ? redisStitchStore(fastRedis, { timeoutMs: penv.PROXY_REDIS_TIMEOUT_MS }) : null,
   });
   let planner: TurnPlanner | null = null;
   let judge: JudgeEnqueuer | null = null;
@@ -101,7 +101,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     onTurnRejected: (ev) => planner?.resetLane(ev),
     log,
   });
-  const order = fastRedis ? redisSessionOrder(fastRedis, { timeoutMs: penv.PROXY_SESSION_ORDER_TIMEOUT_MS }) : null;
+  const order = fastRedis ? redisSessionOrder(fastRedis, { timeoutMs: penv.PROXY_REDIS_TIMEOUT_MS }) : null;
   planner = new TurnPlanner({
     sessions,
     stitch,

@@ -29,13 +29,14 @@ async function startReplica(dataDir?: string): Promise<Replica> {
   const dir = dataDir ?? (await tempDataDir());
   // node itself, not the tsx launcher: a SIGKILL must reach the proxy, not a wrapper that leaves it running.
   const proc = spawn(process.execPath, ["--import", "tsx", path.resolve("bench/proxy/proxyMain.ts")], {
-    // This test is about the order replicas share through Redis. Past the default 250 ms wait a replica orders
-    // a turn from its own memory (the degraded mode, for Redis outages); a loaded CI machine must not put it there.
+    // This test is about the session replicas share through Redis. Past the default waits (250 ms for the order,
+    // 50 ms for the stitch lookup) a replica decides from its own memory (the degraded mode, for Redis outages); a
+    // loaded CI machine must not put it there.
     env: {
       ...process.env,
       DATA_DIR: dir,
       PROXY_RATE_LIMIT_PER_MIN: String(RATE_LIMIT),
-      PROXY_SESSION_ORDER_TIMEOUT_MS: "10000",
+      PROXY_REDIS_TIMEOUT_MS: "10000",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
