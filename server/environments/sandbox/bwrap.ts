@@ -27,6 +27,7 @@ import { settings } from "../../platform/env";
 import { fileBytes, type SandboxFile } from "./files";
 import type { SandboxLimits } from "./limits";
 import { CappedOutput } from "./output";
+import { LeaseTable, snapshotLease } from "./leaseTable";
 import { killUid, pidsOfUid } from "./processes";
 import {
   assertState,
@@ -102,7 +103,7 @@ function isRoot(): boolean {
 
 export class LocalBwrapProvider implements SandboxProvider {
   readonly name = "local-bwrap";
-  private readonly leases = new Map<string, Lease>();
+  private readonly leases = new LeaseTable<Lease>();
   private readonly uids: UidPool | null;
   private availability: Availability | null = null;
 
@@ -181,11 +182,11 @@ export class LocalBwrapProvider implements SandboxProvider {
       running: null,
     };
     this.leases.set(id, lease);
-    return this.snapshot(lease);
+    return snapshotLease(lease);
   }
 
   reset(leaseId: string, files: SandboxFile[]): Promise<LeaseInfo> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "reset");
       if (this.uids) await killUid(lease.uid);
       const app = path.join(lease.dir, "app");
@@ -193,19 +194,19 @@ export class LocalBwrapProvider implements SandboxProvider {
       this.makeOwnedDir(app, lease.uid);
       this.writeFiles(app, files, lease.uid);
       lease.info.state = "ready";
-      return this.snapshot(lease);
+      return snapshotLease(lease);
     });
   }
 
   exec(leaseId: string, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "exec");
       return this.run(lease, command, opts, null);
     });
   }
 
   evaluate(leaseId: string, verifier: VerifierSpec): Promise<EvaluationResult> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "evaluate");
       // Fresh logs, so nothing the agent did can plant a reward.
       const logs = path.join(lease.dir, "logs");
@@ -231,17 +232,17 @@ export class LocalBwrapProvider implements SandboxProvider {
   }
 
   heartbeat(leaseId: string): LeaseInfo {
-    const lease = this.lease(leaseId);
+    const lease = this.leases.require(leaseId);
     lease.info.lastUsedAt = new Date().toISOString();
-    return this.snapshot(lease);
+    return snapshotLease(lease);
   }
 
   get(leaseId: string): LeaseInfo {
-    return this.snapshot(this.lease(leaseId));
+    return snapshotLease(this.leases.require(leaseId));
   }
 
   list(): LeaseInfo[] {
-    return [...this.leases.values()].map((l) => this.snapshot(l));
+    return this.leases.snapshots();
   }
 
   async close(leaseId: string): Promise<void> {
@@ -258,40 +259,18 @@ export class LocalBwrapProvider implements SandboxProvider {
   }
 
   async reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
-    const idle = [...this.leases.values()].filter((l) => now - Date.parse(l.info.lastUsedAt) > idleMs);
+    const idle = this.leases.idle(idleMs, now);
     for (const l of idle) await this.close(l.info.id);
     return idle.map((l) => l.info.id);
   }
 
   /** The host folder behind a lease (tests inspect it; nothing else should). */
   hostDir(leaseId: string): string {
-    return this.lease(leaseId).dir;
+    return this.leases.require(leaseId).dir;
   }
 
   uidOf(leaseId: string): number {
-    return this.lease(leaseId).uid;
-  }
-
-  private lease(id: string): Lease {
-    const lease = this.leases.get(id);
-    if (!lease) throw new LeaseError("unknown_lease", `no lease ${id}`);
-    return lease;
-  }
-
-  private snapshot(lease: Lease): LeaseInfo {
-    return { ...lease.info, commands: [...lease.info.commands] };
-  }
-
-  private async serial<T>(leaseId: string, op: (lease: Lease) => Promise<T>): Promise<T> {
-    const lease = this.lease(leaseId);
-    if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
-    const next = lease.queue.then(() => {
-      if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
-      lease.info.lastUsedAt = new Date().toISOString();
-      return op(lease);
-    });
-    lease.queue = next.catch(() => undefined);
-    return next;
+    return this.leases.require(leaseId).uid;
   }
 
   private makeOwnedDir(dir: string, uid: number): void {

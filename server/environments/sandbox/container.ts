@@ -18,6 +18,7 @@ import { settings } from "../../platform/env";
 import { fileBytes, type SandboxFile } from "./files";
 import type { SandboxLimits } from "./limits";
 import { CappedOutput } from "./output";
+import { LeaseTable, snapshotLease } from "./leaseTable";
 import {
   assertState,
   LeaseError,
@@ -120,7 +121,7 @@ export function buildTag(dockerfile: string, context: SandboxFile[]): string {
 
 export class ContainerProvider implements SandboxProvider {
   readonly name = "docker";
-  private readonly leases = new Map<string, Lease>();
+  private readonly leases = new LeaseTable<Lease>();
   private availability: Availability | null = null;
   private runtimePath: string | null = null;
   /** Images known present (built, pulled or found), so each is checked once per process. */
@@ -176,12 +177,12 @@ export class ContainerProvider implements SandboxProvider {
       dirty: false,
     };
     this.leases.set(id, lease);
-    return this.snapshot(lease);
+    return snapshotLease(lease);
   }
 
   /** A fresh container of the same image (when the old one was used), then the files written into /app. */
   reset(leaseId: string, files: SandboxFile[]): Promise<LeaseInfo> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "reset");
       if (lease.dirty) {
         await this.must(["rm", "--force", lease.container]);
@@ -190,12 +191,12 @@ export class ContainerProvider implements SandboxProvider {
       }
       await this.writeFiles(lease, CONTAINER_WORK_DIR, files);
       lease.info.state = "ready";
-      return this.snapshot(lease);
+      return snapshotLease(lease);
     });
   }
 
   exec(leaseId: string, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "exec");
       // A container's mounts are fixed at `run`; the harness bridge needs local-bwrap for now.
       if (opts.sockets?.length)
@@ -212,7 +213,7 @@ export class ContainerProvider implements SandboxProvider {
   }
 
   evaluate(leaseId: string, verifier: VerifierSpec): Promise<EvaluationResult> {
-    return this.serial(leaseId, async (lease) => {
+    return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "evaluate");
       // Fresh logs, so nothing the agent did can plant a reward.
       await this.must(["exec", lease.container, "sh", "-c", "rm -rf /logs && mkdir -p /logs/verifier /logs/agent"]);
@@ -239,17 +240,17 @@ export class ContainerProvider implements SandboxProvider {
   }
 
   heartbeat(leaseId: string): LeaseInfo {
-    const lease = this.lease(leaseId);
+    const lease = this.leases.require(leaseId);
     lease.info.lastUsedAt = new Date().toISOString();
-    return this.snapshot(lease);
+    return snapshotLease(lease);
   }
 
   get(leaseId: string): LeaseInfo {
-    return this.snapshot(this.lease(leaseId));
+    return snapshotLease(this.leases.require(leaseId));
   }
 
   list(): LeaseInfo[] {
-    return [...this.leases.values()].map((l) => this.snapshot(l));
+    return this.leases.snapshots();
   }
 
   async close(leaseId: string): Promise<void> {
@@ -263,7 +264,7 @@ export class ContainerProvider implements SandboxProvider {
   }
 
   async reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
-    const idle = [...this.leases.values()].filter((l) => now - Date.parse(l.info.lastUsedAt) > idleMs);
+    const idle = this.leases.idle(idleMs, now);
     for (const l of idle) await this.close(l.info.id);
     return idle.map((l) => l.info.id);
   }
@@ -380,27 +381,5 @@ export class ContainerProvider implements SandboxProvider {
         });
       });
     });
-  }
-
-  private lease(id: string): Lease {
-    const lease = this.leases.get(id);
-    if (!lease) throw new LeaseError("unknown_lease", `no lease ${id}`);
-    return lease;
-  }
-
-  private snapshot(lease: Lease): LeaseInfo {
-    return { ...lease.info, commands: [...lease.info.commands] };
-  }
-
-  private async serial<T>(leaseId: string, op: (lease: Lease) => Promise<T>): Promise<T> {
-    const lease = this.lease(leaseId);
-    if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
-    const next = lease.queue.then(() => {
-      if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
-      lease.info.lastUsedAt = new Date().toISOString();
-      return op(lease);
-    });
-    lease.queue = next.catch(() => undefined);
-    return next;
   }
 }

@@ -1,0 +1,43 @@
+// The leases a local provider (local-bwrap, docker) holds in this process: lookup that names a missing lease,
+// copies of their state for callers, idle ones for the reaper, and one operation at a time per lease (a reset and
+// a command on the same lease never interleave; a closed lease takes no more).
+import { LeaseError, type LeaseInfo } from "./provider";
+
+export interface QueuedLease {
+  info: LeaseInfo;
+  /** the lease's last queued operation; the next one starts after it */
+  queue: Promise<unknown>;
+}
+
+/** A copy of a lease's state for callers: they must not mutate the provider's own. */
+export function snapshotLease(lease: QueuedLease): LeaseInfo {
+  return { ...lease.info, commands: [...lease.info.commands] };
+}
+
+export class LeaseTable<L extends QueuedLease> extends Map<string, L> {
+  require(id: string): L {
+    const lease = this.get(id);
+    if (!lease) throw new LeaseError("unknown_lease", `no lease ${id}`);
+    return lease;
+  }
+
+  snapshots(): LeaseInfo[] {
+    return [...this.values()].map(snapshotLease);
+  }
+
+  idle(idleMs: number, now: number): L[] {
+    return [...this.values()].filter((l) => now - Date.parse(l.info.lastUsedAt) > idleMs);
+  }
+
+  async serial<T>(leaseId: string, op: (lease: L) => Promise<T>): Promise<T> {
+    const lease = this.require(leaseId);
+    if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
+    const next = lease.queue.then(() => {
+      if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);
+      lease.info.lastUsedAt = new Date().toISOString();
+      return op(lease);
+    });
+    lease.queue = next.catch(() => undefined);
+    return next;
+  }
+}
