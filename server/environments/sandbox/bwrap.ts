@@ -232,13 +232,11 @@ export class LocalBwrapProvider implements SandboxProvider {
   }
 
   heartbeat(leaseId: string): LeaseInfo {
-    const lease = this.leases.require(leaseId);
-    lease.info.lastUsedAt = new Date().toISOString();
-    return snapshotLease(lease);
+    return this.leases.heartbeat(leaseId);
   }
 
   get(leaseId: string): LeaseInfo {
-    return snapshotLease(this.leases.require(leaseId));
+    return this.leases.snapshot(leaseId);
   }
 
   list(): LeaseInfo[] {

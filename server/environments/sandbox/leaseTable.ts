@@ -21,6 +21,17 @@ export class LeaseTable<L extends QueuedLease> extends Map<string, L> {
     return lease;
   }
 
+  /** A caller's heartbeat: the lease counts as used now (the reaper leaves it). */
+  heartbeat(id: string): LeaseInfo {
+    const lease = this.require(id);
+    lease.info.lastUsedAt = new Date().toISOString();
+    return snapshotLease(lease);
+  }
+
+  snapshot(id: string): LeaseInfo {
+    return snapshotLease(this.require(id));
+  }
+
   snapshots(): LeaseInfo[] {
     return [...this.values()].map(snapshotLease);
   }
