@@ -12,9 +12,6 @@ export const SlugSchema = z
     "slug may contain lowercase letters, digits and dashes, starting with a letter or digit",
   );
 
-// The shared id and paging inputs live in platform/schemas.ts; re-exported for the features importing them here.
-export { IdSchema, PageInput } from "../platform/schemas";
-
 export const ExperimentCreateInput = z.object({
   name: z.string().trim().min(1, "name is required").max(120, "name must be at most 120 characters"),
   slug: SlugSchema.optional(),
