@@ -3,8 +3,8 @@
 import type { Prisma } from "../platform/db/client";
 import type { Label } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
-import { assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
-import { notFound } from "../platform/errors";
+import { assertExperimentAccess, can, type Principal, actorUserId } from "../access/principal";
+import { appError, notFound } from "../platform/errors";
 import { effectiveLabelsForTurns, type TrainingLabel } from "./effective";
 
 type Tx = Prisma.TransactionClient;
@@ -32,6 +32,25 @@ export function labelSnapshot(l: TrainingLabel | undefined) {
     excluded: l.excluded,
     excludeReason: l.excludeReason,
   };
+}
+
+/**
+ * A reviewer (review permission without write) outside a turn's review queues does not relabel it directly: when
+ * the turn sits in open queues with assigned reviewers, only those reviewers may. Editors relabel any turn; a turn
+ * in no such queue stays open to every reviewer.
+ */
+export async function assertMayRelabel(tx: Tx, p: Principal, turnId: string): Promise<void> {
+  if (can(p, "write")) return;
+  const queues = await tx.reviewQueue.findMany({
+    where: { archivedAt: null, items: { some: { turnId } }, assignees: { some: {} } },
+    select: { assignees: { select: { userId: true } } },
+  });
+  const userId = actorUserId(p);
+  if (queues.length && !queues.some((q) => q.assignees.some((a) => a.userId === userId)))
+    throw appError(
+      "not_assigned",
+      "This turn is in review queues with assigned reviewers, and you are not one of them: ask an editor or a queue's reviewer",
+    );
 }
 
 export async function writeReviewerLabel(

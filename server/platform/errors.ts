@@ -40,6 +40,7 @@ export const ERROR_REASONS = {
   missing_permission: "FORBIDDEN",
   other_experiment: "FORBIDDEN",
   other_run: "FORBIDDEN",
+  not_assigned: "FORBIDDEN",
   cross_origin: "FORBIDDEN",
   not_found: "NOT_FOUND",
   route_not_found: "NOT_FOUND",

@@ -7,7 +7,7 @@ import { db, type Prisma } from "../platform/db/client";
 import { Prisma as P } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertExperimentAccess, type Principal, actorUserId } from "../access/principal";
-import { appError, badRequest, forbidden, notFound } from "../platform/errors";
+import { appError, badRequest, notFound } from "../platform/errors";
 import { authorizeRow, scopeExperiment } from "../access/scope";
 import {
   DISPUTE_REASON_SQL,
@@ -200,7 +200,7 @@ export async function getQueue(p: Principal, id: string) {
 
 export function assertAssigned(q: { assignees: { userId: string }[] }, userId: string): void {
   if (q.assignees.length && !q.assignees.some((a) => a.userId === userId))
-    throw forbidden("You are not assigned to this review queue");
+    throw appError("not_assigned", "You are not assigned to this review queue");
 }
 
 /** Moves up to `limit` matching turns into the queue, disputed first, newest first. Returns how many. */

@@ -12,7 +12,7 @@ import { effectiveLabelsForTurns } from "../labels/effective";
 import { decodeCursor, keysetPage } from "./cursor";
 import { opdHeatmap } from "./heatmap";
 import { searchHits } from "./searchHits";
-import { RELABEL_ACTION, writeReviewerLabel } from "../labels/reviewerLabels";
+import { assertMayRelabel, RELABEL_ACTION, writeReviewerLabel } from "../labels/reviewerLabels";
 import { listOrder, sqlTime, TURN_COLUMNS, TURN_FROM, turnWhere, type TurnRow } from "./query";
 import type {
   AuditListInput,
@@ -299,7 +299,10 @@ async function turnAudit(turnId: string) {
 }
 
 export async function createLabel(p: Principal, input: z.output<typeof LabelCreateInput>) {
-  const { label } = await db().$transaction((tx) => writeReviewerLabel(tx, p, input, { via: "relabel" }));
+  const { label } = await db().$transaction(async (tx) => {
+    await assertMayRelabel(tx, p, input.turnId);
+    return writeReviewerLabel(tx, p, input, { via: "relabel" });
+  });
   return label;
 }
 
