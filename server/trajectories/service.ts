@@ -70,6 +70,9 @@ const TURN_SUMMARY = {
   nextStateAt: true,
   createdAt: true,
   error: true,
+  endUserId: true,
+  agentId: true,
+  adapterId: true,
 } satisfies Prisma.TurnSelect;
 
 /**

@@ -9916,6 +9916,9 @@ export interface operations {
               /** Format: date-time */
               createdAt: string;
               error: string | null;
+              endUserId: string | null;
+              agentId: string | null;
+              adapterId: string | null;
             }[];
           };
         };
@@ -9974,6 +9977,9 @@ export interface operations {
               /** Format: date-time */
               createdAt: string;
               error: string | null;
+              endUserId: string | null;
+              agentId: string | null;
+              adapterId: string | null;
               messagesDelta: unknown;
               messagesOffset: number | null;
               toolCalls: unknown;
@@ -10176,6 +10182,9 @@ export interface operations {
             /** Format: date-time */
             createdAt: string;
             error: string | null;
+            endUserId: string | null;
+            agentId: string | null;
+            adapterId: string | null;
             messagesDelta: unknown;
             messagesOffset: number | null;
             toolCalls: unknown;

@@ -43,14 +43,15 @@ describe("custom module paths", () => {
   it("a write key cannot set or change a module path; it may keep the stored one", async () => {
     const writer = api(server.url, { bearer: await makeKey(["write"]) });
     const admin = api(server.url, { bearer: await makeKey(["admin"]) });
-    const before = await db().experiment.count();
-    const refused = await writer("POST", "/api/v1/experiments", { name: uniq("w"), config: custom("ok.mjs") });
+    // Counted by name, not globally: other test files create experiments in the same database meanwhile.
+    const refusedName = uniq("w");
+    const refused = await writer("POST", "/api/v1/experiments", { name: refusedName, config: custom("ok.mjs") });
     expect(refused.status).toBe(403);
     expect(refused.body.error!.issues).toContainEqual({
       path: "config.judge.backend.modulePath",
       message: expect.stringContaining("administrator"),
     });
-    expect(await db().experiment.count()).toBe(before);
+    expect(await db().experiment.count({ where: { name: refusedName } })).toBe(0);
 
     const created = await admin("POST", "/api/v1/experiments", { name: uniq("a"), config: custom("ok.mjs") });
     expect(created.status).toBe(201);
@@ -75,14 +76,15 @@ describe("custom module paths", () => {
 
   it("an admin's path outside EXTENSIONS_DIR is refused with a 400 naming the field, and nothing is saved", async () => {
     const admin = api(server.url, { bearer: await makeKey(["admin"]) });
-    const before = await db().experiment.count();
+    const prefix = uniq("p");
+    const name = () => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
     for (const [modulePath, why] of [
       ["../../scripts/postinstall.mjs", /'\.\.'/],
       [path.resolve("scripts/postinstall.mjs"), /relative/],
       ["scripts/postinstall.mjs", /not found in EXTENSIONS_DIR/],
       ["ok.json", /must be \.ts/],
     ] as const) {
-      const res = await admin("POST", "/api/v1/experiments", { name: uniq("p"), config: custom(modulePath) });
+      const res = await admin("POST", "/api/v1/experiments", { name: name(), config: custom(modulePath) });
       expect(res.status).toBe(400);
       expect(res.body.error!.issues).toContainEqual({
         path: "config.judge.backend.modulePath",
@@ -90,18 +92,18 @@ describe("custom module paths", () => {
       });
     }
     const loss = await admin("POST", "/api/v1/experiments", {
-      name: uniq("p"),
+      name: name(),
       config: { customLossPath: "../examples/custom-loss.ts#default" },
     });
     expect(loss.status).toBe(400);
     expect(loss.body.error!.issues[0]).toMatchObject({ path: "config.customLossPath" });
     const checkpoint = await admin("POST", "/api/v1/experiments", {
-      name: uniq("p"),
+      name: name(),
       config: { policy: { kind: "embedded", checkpoint: "/etc" } },
     });
     expect(checkpoint.status).toBe(400);
     expect(checkpoint.body.error!.issues[0]).toMatchObject({ path: "config.policy.checkpoint" });
-    expect(await db().experiment.count()).toBe(before);
+    expect(await db().experiment.count({ where: { name: { startsWith: prefix } } })).toBe(0);
   });
 
   it("a module that exits or spins at import is probed in a child: 400, and the console still answers", async () => {

@@ -45,6 +45,10 @@ const TurnSummary = z.object({
   nextStateAt: z.date().nullable(),
   createdAt: z.date(),
   error: z.string().nullable(),
+  /** the end user and agent an identity key named, and the per-user adapter that served the turn */
+  endUserId: z.string().nullable(),
+  agentId: z.string().nullable(),
+  adapterId: z.string().nullable(),
 });
 
 /** CONVERSATION_SELECT in trajectories/service.ts, less the token ids and log-probs annotate() drops. */
