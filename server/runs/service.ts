@@ -29,6 +29,9 @@ export function runView(r: Run) {
     endedAt: r.endedAt?.toISOString() ?? null,
     heartbeatAt: r.heartbeatAt?.toISOString() ?? null,
     lastStep: r.lastStep,
+    rolloutUrl: r.rolloutUrl,
+    rolloutUrlPrevious: r.rolloutUrlPrevious,
+    rolloutUrlChangedAt: r.rolloutUrlChangedAt?.toISOString() ?? null,
   };
 }
 

@@ -3671,6 +3671,9 @@ export interface operations {
               endedAt: string | null;
               heartbeatAt: string | null;
               lastStep: number | null;
+              rolloutUrl: string | null;
+              rolloutUrlPrevious: string | null;
+              rolloutUrlChangedAt: string | null;
             }[];
             nextCursor: string | null;
           };
@@ -4160,6 +4163,9 @@ export interface operations {
             endedAt: string | null;
             heartbeatAt: string | null;
             lastStep: number | null;
+            rolloutUrl: string | null;
+            rolloutUrlPrevious: string | null;
+            rolloutUrlChangedAt: string | null;
           };
         };
       };
@@ -8984,6 +8990,9 @@ export interface operations {
             endedAt: string | null;
             heartbeatAt: string | null;
             lastStep: number | null;
+            rolloutUrl: string | null;
+            rolloutUrlPrevious: string | null;
+            rolloutUrlChangedAt: string | null;
           };
         };
       };
@@ -9474,6 +9483,9 @@ export interface operations {
             endedAt: string | null;
             heartbeatAt: string | null;
             lastStep: number | null;
+            rolloutUrl: string | null;
+            rolloutUrlPrevious: string | null;
+            rolloutUrlChangedAt: string | null;
           };
         };
       };

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { issueTrainerKey, revokeTrainerKeys } from "../../../server/runs/keys";
 import { startApiServer } from "../../helpers/apiServer";
-import { ADMIN, api, makeExperiment, makeRun } from "../../helpers/fixtures";
+import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { makeJudgedSession, SLIME_EXPERIMENT } from "../training/leases/helpers";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
@@ -60,6 +60,13 @@ describe("trainer keys", () => {
       rolloutUrlPrevious: "http://127.0.0.1:30001/v1",
     });
     expect(row.rolloutUrlChangedAt).toBeInstanceOf(Date);
+    // The run as the dashboard reads it shows the change.
+    const admin = api(server.url, { bearer: await makeKey(["admin"]) });
+    expect((await admin("GET", `/api/v1/runs/${run.id}`)).body).toMatchObject({
+      rolloutUrl: "http://127.0.0.1:30002/v1",
+      rolloutUrlPrevious: "http://127.0.0.1:30001/v1",
+      rolloutUrlChangedAt: row.rolloutUrlChangedAt!.toISOString(),
+    });
     const audits = await db().auditLog.findMany({
       where: { resourceId: run.id, action: "run.rolloutUrl" },
       orderBy: { createdAt: "asc" },

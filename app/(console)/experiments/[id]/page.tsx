@@ -181,7 +181,16 @@ export default function ExperimentDetailPage() {
                 <td>{r.lastStep}</td>
                 <td className="muted">{r.startedAt ? new Date(r.startedAt).toLocaleString() : "—"}</td>
                 <td className="muted">{r.endedAt ? new Date(r.endedAt).toLocaleString() : "—"}</td>
-                <td className="muted">{r.statusMessage ?? ""}</td>
+                <td className="muted">
+                  {r.statusMessage ?? ""}
+                  {r.rolloutUrlChangedAt && (
+                    // A trainer moved this run's traffic: say where from and when, as the audit log does.
+                    <div data-testid="rollout-url-change">
+                      rollout URL changed {new Date(r.rolloutUrlChangedAt).toLocaleString()}:{" "}
+                      {r.rolloutUrlPrevious ?? "none"} → {r.rolloutUrl ?? "none"}
+                    </div>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
