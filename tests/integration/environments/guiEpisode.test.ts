@@ -56,7 +56,7 @@ describe("GUI episodes on a remote pool", () => {
         agent: { baseUrl: `${h.proxy.url}/v1`, apiKey: h.key, model: h.fake.model },
         pool,
       });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: ep.id });
+      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: `episode-${ep.id}-1` });
       expect(ep.steps.map((st) => st.action)).toEqual([{ action: "pyautogui.click(10, 10)" }, { action: "DONE" }]);
       expect(ep.screenshots.map((sh) => sh.index)).toEqual([0, 1, 2]);
       for (const sh of ep.screenshots) expect(Buffer.from(sh.png).subarray(0, 4)).toEqual(PNG_MAGIC);

@@ -103,14 +103,20 @@ describe.skipIf(!availability.ok)(
       h.fake.reset();
       h.fake.enqueue({ content: RIGHT }, { content: "There are 3 errors." });
       const ep = await runHarnessEpisode({ environmentId, taskId, harness: agentHarness(5), agent: agent() });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, error: null, sessionId: ep.id });
+      expect(ep).toMatchObject({
+        status: "DONE",
+        outcome: 1,
+        truncation: null,
+        error: null,
+        sessionId: `episode-${ep.id}-1`,
+      });
       const run = ep.steps[0].observation as { exitCode: number; stdout: string; policyCalls: number };
       expect(run).toMatchObject({ exitCode: 0, policyCalls: 2 });
       expect(run.stdout).toContain("There are 3 errors.");
-      // Both calls are main turns of the session named by the episode's id.
+      // Both calls are main turns of the episode attempt's session (named so the trainer collects them).
       const turns = await waitFor("the episode's turns", async () => {
         const session = await db().agentSession.findUnique({
-          where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.id } },
+          where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.sessionId! } },
         });
         if (!session) return null;
         const rows = await db().turn.findMany({ where: { sessionId: session.id }, orderBy: { index: "asc" } });

@@ -59,7 +59,7 @@ describe("terminal episodes on a remote pool", () => {
       h.fake.reset();
       h.fake.enqueue(shell("make solved"), { content: "Solved." });
       const ep = await runPoolEpisode({ environmentId, taskId, agent: agent(), pool });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: ep.id });
+      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: `episode-${ep.id}-1` });
       expect(ep.steps).toHaveLength(1);
       expect(ep.steps[0].turnId).toEqual(expect.any(String));
       // The policy was offered the pool's tools and read the pool's observation back.

@@ -11,6 +11,8 @@ export const EnvironmentOutput = z.object({
   limits: Json,
   network: z.string(),
   tools: Json,
+  pool: Json,
+  harness: Json,
   createdAt: z.date(),
   updatedAt: z.date(),
 });
