@@ -5760,6 +5760,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5789,7 +5791,7 @@ export interface operations {
            * @default local-bwrap
            * @enum {string}
            */
-          provider?: "local-bwrap" | "docker";
+          provider?: "local-bwrap" | "docker" | "remote-pool";
           /**
            * @default {
            *       "cpuSeconds": 30,
@@ -5828,6 +5830,53 @@ export interface operations {
            *     ]
            */
           tools?: ("bash" | "calc" | "lookup")[];
+          pool?: {
+            /** @enum {string} */
+            protocol: "terminal" | "swe" | "gui";
+            urls: string[];
+          };
+          harness?:
+            | {
+                /** @constant */
+                kind: "openclaw";
+                budget?: {
+                  wallSeconds?: number;
+                  turns?: number;
+                  maxTokens?: number;
+                };
+              }
+            | {
+                /** @constant */
+                kind: "custom";
+                definition: {
+                  name: string;
+                  command: string;
+                  /** @enum {string} */
+                  instruction: "argument" | "file" | "stdin";
+                  env: {
+                    /** @default [] */
+                    baseUrl?: string[];
+                    /** @default [] */
+                    apiKey?: string[];
+                    /** @default [] */
+                    model?: string[];
+                    /** @default {} */
+                    fixed?: {
+                      [key: string]: string;
+                    };
+                  };
+                  /** @default [] */
+                  files?: {
+                    path: string;
+                    template: string;
+                  }[];
+                  budget: {
+                    wallSeconds: number;
+                    turns: number;
+                    maxTokens: number;
+                  };
+                };
+              };
         };
       };
     };
@@ -5846,6 +5895,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -11020,6 +11071,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

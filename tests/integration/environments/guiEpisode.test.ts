@@ -2,16 +2,15 @@
 // through the real recording proxy with a scripted stand-in policy: the policy sees each screenshot, its
 // actions go to the pool, every screenshot is stored with the episode, and the pool's evaluate is the outcome.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
 import { runGuiEpisode } from "../../../server/environments/episodes/guiRunner";
 import { RemotePoolProvider } from "../../../server/environments/sandbox/remote/provider";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
-import { parseTasks } from "../../../server/environments/tasks/import";
+import { createEnvironment } from "../../../server/environments/service";
 import { EnvPoolServer } from "../../fakes/envPoolServer";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
 import { harness, type Harness } from "../proxy/setup";
+import { examplesTaskSet } from "./setup";
 
 isolateRedis("env-gui");
 
@@ -28,19 +27,7 @@ describe("GUI episodes on a remote pool", () => {
       EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "gui" }),
     );
     environmentId = env.id;
-    const tasks = parseTasks({ format: "harbor", folder: "examples/environments/terminal" });
-    const set = await db().$transaction((tx) =>
-      writeTaskSetVersion(tx, ADMIN, {
-        experimentId: h.experiment.id,
-        name: "examples",
-        format: "harbor",
-        splitSeed: 0,
-        heldOutFraction: 0,
-        tasks,
-      }),
-    );
-    taskId = (await db().task.findFirstOrThrow({ where: { setVersionId: set.versionId, key: "examples/sort-names" } }))
-      .id;
+    taskId = (await examplesTaskSet(h.experiment.id)).taskId("examples/sort-names");
   });
   afterAll(() => h?.close());
 
