@@ -124,6 +124,8 @@ export const EpisodeLaunchInput = z.object({
   prm: z.boolean().default(false),
 });
 export const EpisodeGetInput = z.object({ id });
+/** One stored screenshot of a GUI episode: index 0 is the desktop after reset, k the one after step k - 1. */
+export const EpisodeScreenshotInput = z.object({ id, index: z.coerce.number().int().min(0).max(10_000) });
 
 /** A launch's pass@1 and pass@k per task and over its tasks (held-out launches are its evaluation). */
 export const LaunchSummaryInput = z.object({

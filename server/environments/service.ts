@@ -23,6 +23,7 @@ import {
   environmentPoolSchema,
   type EnvironmentPool,
   type EpisodeGetInput,
+  type EpisodeScreenshotInput,
   type EpisodeLaunchInput,
   type EpisodeListInput,
   type LaunchSummaryInput,
@@ -406,10 +407,36 @@ export async function getEpisode(p: Principal, input: In<typeof EpisodeGetInput>
     input.id,
     await db().episode.findUnique({
       where: { id: input.id },
-      include: { steps: { orderBy: { index: "asc" } }, task: { select: { key: true, kind: true, split: true } } },
+      include: {
+        steps: { orderBy: { index: "asc" } },
+        task: { select: { key: true, kind: true, split: true } },
+        // Which screenshots exist; the images themselves come one at a time (getEpisodeScreenshot).
+        screenshots: { select: { index: true }, orderBy: { index: "asc" } },
+      },
     }),
     (r) => r.experimentId,
   );
+}
+
+/** One screenshot of an episode the caller may read, as base64 PNG (the viewer shows it as a data URL). */
+export async function getEpisodeScreenshot(p: Principal, input: In<typeof EpisodeScreenshotInput>) {
+  const episode = authorizeRow(
+    p,
+    "Episode",
+    input.id,
+    await db().episode.findUnique({ where: { id: input.id }, select: { id: true, experimentId: true } }),
+    (r) => r.experimentId,
+  );
+  const shot = await db().episodeScreenshot.findUnique({
+    where: { episodeId_index: { episodeId: episode.id, index: input.index } },
+  });
+  if (!shot) throw notFound("Screenshot", `${input.id}#${input.index}`);
+  return {
+    episodeId: episode.id,
+    index: shot.index,
+    mimeType: "image/png" as const,
+    base64: Buffer.from(shot.png).toString("base64"),
+  };
 }
 
 /**

@@ -1384,6 +1384,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/episodes/{id}/screenshots/{index}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One screenshot of a GUI episode (PNG, base64): 0 after reset, k after step k - 1
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.screenshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/{endUserId}/rollback": {
     parameters: {
       query?: never;
@@ -11274,6 +11294,9 @@ export interface operations {
               /** Format: date-time */
               createdAt: string;
             }[];
+            screenshots: {
+              index: number | null;
+            }[];
           };
         };
       };
@@ -11466,6 +11489,39 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.screenshot": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            episodeId: string;
+            index: number | null;
+            /** @constant */
+            mimeType: "image/png";
+            base64: string;
           };
         };
       };

@@ -8,7 +8,8 @@ import { EnvironmentCreateInput } from "../../../server/environments/schemas";
 import { createEnvironment } from "../../../server/environments/service";
 import { EnvPoolServer } from "../../fakes/envPoolServer";
 import { isolateRedis } from "../../helpers/isolate";
-import { ADMIN } from "../../helpers/fixtures";
+import { startApiServer } from "../../helpers/apiServer";
+import { ADMIN, makeExperiment, makeKey } from "../../helpers/fixtures";
 import { harness, type Harness } from "../proxy/setup";
 import { examplesTaskSet } from "./setup";
 
@@ -64,6 +65,29 @@ describe("GUI episodes on a remote pool", () => {
       });
       expect(s.liveLeases()).toEqual([]);
       expect(s.violations).toEqual([]);
+
+      // The Episode viewer's endpoints: which screenshots exist, then each image on its own.
+      const api = await startApiServer();
+      try {
+        const get = (path: string, key: string) =>
+          fetch(`${api.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+        const key = await makeKey(["read"], h.experiment.id);
+        const episode = (await (await get(`/episodes/${ep.id}`, key)).json()) as { screenshots: { index: number }[] };
+        expect(episode.screenshots).toEqual([{ index: 0 }, { index: 1 }, { index: 2 }]);
+        const shot = await get(`/episodes/${ep.id}/screenshots/1`, key);
+        expect(shot.status).toBe(200);
+        expect(await shot.json()).toEqual({
+          episodeId: ep.id,
+          index: 1,
+          mimeType: "image/png",
+          base64: Buffer.from(ep.screenshots[1].png).toString("base64"),
+        });
+        expect((await get(`/episodes/${ep.id}/screenshots/3`, key)).status).toBe(404);
+        const other = await makeKey(["read"], (await makeExperiment()).id);
+        expect([403, 404]).toContain((await get(`/episodes/${ep.id}/screenshots/1`, other)).status);
+      } finally {
+        await api.close();
+      }
     } finally {
       await s.kill();
     }
