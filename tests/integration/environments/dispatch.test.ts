@@ -13,7 +13,7 @@ import { ADMIN } from "../../helpers/fixtures";
 import { isolateRedis } from "../../helpers/isolate";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
-import { examplesTaskSet, HARNESS_LIMITS, RIGHT, scriptedAgentHarness, shellCall } from "./setup";
+import { examplesTaskSet, HARNESS_LIMITS, RIGHT, scriptedAgentHarness, shellCall } from "../../helpers/environments";
 
 isolateRedis("env-dispatch");
 

@@ -11,7 +11,7 @@ import { isolateRedis } from "../../helpers/isolate";
 import { startApiServer } from "../../helpers/apiServer";
 import { ADMIN, makeExperiment, makeKey } from "../../helpers/fixtures";
 import { harness, type Harness } from "../proxy/setup";
-import { examplesTaskSet } from "./setup";
+import { examplesTaskSet } from "../../helpers/environments";
 
 isolateRedis("env-gui");
 

@@ -13,7 +13,7 @@ import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
-import { examplesTaskSet, HARNESS_LIMITS, RIGHT, scriptedAgentHarness, WRONG } from "./setup";
+import { examplesTaskSet, HARNESS_LIMITS, RIGHT, scriptedAgentHarness, WRONG } from "../../helpers/environments";
 
 isolateRedis("env-harness");
 

@@ -14,7 +14,7 @@ import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
-import { examplesTaskSet, shellCall } from "./setup";
+import { examplesTaskSet, shellCall } from "../../helpers/environments";
 
 isolateRedis("env-pools");
 

@@ -1,10 +1,10 @@
 // Shared setup of the environment episode tests (pool, GUI, harness, dispatch): the committed Harbor
 // examples as a task set of an experiment, and the scripted stand-in agent a harness starts in the sandbox.
-import { db } from "../../../server/platform/db/client";
-import { harnessSchema, type Harness } from "../../../server/environments/harness/schema";
-import { writeTaskSetVersion } from "../../../server/environments/service";
-import { parseTasks } from "../../../server/environments/tasks/import";
-import { ADMIN } from "../../helpers/fixtures";
+import { db } from "../../server/platform/db/client";
+import { harnessSchema, type Harness } from "../../server/environments/harness/schema";
+import { writeTaskSetVersion } from "../../server/environments/service";
+import { parseTasks } from "../../server/environments/tasks/import";
+import { ADMIN } from "./fixtures";
 
 /** examples/environments/terminal as the set `examples` (nothing held out); task ids by key. */
 export async function examplesTaskSet(experimentId: string) {
