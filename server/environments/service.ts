@@ -326,9 +326,6 @@ export async function launchEpisodes(p: Principal, input: In<typeof EpisodeLaunc
   const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
   const env = await db().environment.findUnique({ where: { id: input.environmentId } });
   if (!env || env.experimentId !== set.experimentId) throw notFound("Environment", input.environmentId);
-  // Refused here rather than failed one by one by the worker (episodes/dispatch.ts has no swe runner).
-  if (env.provider === "remote-pool" && environmentPoolSchema.parse(env.pool).protocol === "swe")
-    throw badRequest(`Environment ${env.name} is a swe pool: swe episodes have no runner yet`);
   const tasks = await db().task.findMany({
     where: {
       setVersionId: sv.id,

@@ -1,8 +1,8 @@
 // Which runner a claimed episode goes to, by its environment: a harness (a stock agent as a black box in
-// local-bwrap), a remote pool by its protocol (terminal: our agent loop on the pool's tools; gui: screenshots
-// and pyautogui actions), or our own agent loop in the local sandbox. The worker calls this; scripts and
+// local-bwrap), a remote pool by its protocol (terminal: our agent loop on the pool's tools; swe: bash in the
+// instance's container, scored by its diff; gui: screenshots and pyautogui actions), or our own agent loop in
+// the local sandbox. The worker calls this; scripts and
 // tests may call a runner directly.
-import { badRequest } from "../../platform/errors";
 import { environmentHarnessSchema, resolveHarness } from "../harness/schema";
 import type { SandboxProvider } from "../sandbox/provider";
 import { RemotePoolProvider } from "../sandbox/remote/provider";
@@ -10,7 +10,8 @@ import { environmentPoolSchema } from "../schemas";
 import { executeGuiEpisode } from "./guiRunner";
 import { executeHarnessEpisode } from "./harnessRunner";
 import { executePoolEpisode } from "./poolRunner";
-import { executeEpisode, loadClaimed, failEpisode, type AgentEndpoint } from "./runner";
+import { executeEpisode, loadClaimed, type AgentEndpoint } from "./runner";
+import { executeSweEpisode } from "./sweRunner";
 
 export interface DispatchOptions {
   agent: AgentEndpoint;
@@ -53,10 +54,7 @@ export async function executeClaimedEpisode(episodeId: string, opts: DispatchOpt
       return executePoolEpisode(episodeId, { ...opts, pool });
     case "gui":
       return executeGuiEpisode(episodeId, { ...opts, pool });
-    case "swe": {
-      const e = badRequest(`Environment ${env.name}: swe pools have no episode runner yet`);
-      await failEpisode(episodeId, e, opts.signal);
-      throw e;
-    }
+    case "swe":
+      return executeSweEpisode(episodeId, { ...opts, pool });
   }
 }

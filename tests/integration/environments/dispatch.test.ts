@@ -7,7 +7,8 @@ import { db } from "../../../server/platform/db/client";
 import { startEpisodeWorker } from "../../../server/environments/episodes/worker";
 import { sandboxProvider } from "../../../server/environments/sandbox/registry";
 import { EnvironmentCreateInput, EpisodeLaunchInput } from "../../../server/environments/schemas";
-import { createEnvironment, launchEpisodes } from "../../../server/environments/service";
+import { createEnvironment, launchEpisodes, writeTaskSetVersion } from "../../../server/environments/service";
+import { parseTasks } from "../../../server/environments/tasks/import";
 import { EnvPoolServer } from "../../fakes/envPoolServer";
 import { ADMIN } from "../../helpers/fixtures";
 import { isolateRedis } from "../../helpers/isolate";
@@ -99,6 +100,66 @@ describe("the episode worker dispatches by environment", () => {
     expect(ep).toMatchObject({ status: "DONE", outcome: 1, leaseProvider: "remote-pool" });
     expect(ep.steps.map((st) => st.action)).toEqual([{ action: "pyautogui.click(10, 10)" }, { action: "DONE" }]);
     expect(ep.screenshots.map((sh) => sh.index)).toEqual([0, 1, 2]);
+    expect(s.violations).toEqual([]);
+  });
+
+  it("runs a swe remote-pool environment's episode: bash in the instance's container, scored by its diff", async () => {
+    const s = await new EnvPoolServer({ protocol: "swe" }).start();
+    pools.push(s);
+    const env = await createEnvironment(
+      ADMIN,
+      EnvironmentCreateInput.parse({
+        experiment: h.experiment.id,
+        name: "swe-pool",
+        provider: "remote-pool",
+        pool: { protocol: "swe", urls: [s.url] },
+      }),
+    );
+    // A repository task as the fork's dataset has it: the instance's image and eval script.
+    const [example] = parseTasks({ format: "harbor", folder: "examples/environments/terminal" });
+    const task = {
+      ...example,
+      key: "astropy__astropy-12907",
+      metadata: {
+        ...example.metadata,
+        image: "swebench/sweb.eval.x86_64.astropy_1776_astropy-12907",
+        eval_script: "pytest -x",
+      },
+    };
+    const set = await db().$transaction((tx) =>
+      writeTaskSetVersion(tx, ADMIN, {
+        experimentId: h.experiment.id,
+        name: "swe",
+        format: "harbor",
+        splitSeed: 0,
+        heldOutFraction: 0,
+        tasks: [task],
+      }),
+    );
+    h.fake.reset();
+    h.fake.enqueue(
+      { toolCalls: [{ name: "bash", arguments: JSON.stringify({ command: "make solved" }) }] },
+      { content: "Fixed." },
+    );
+    const launch = await launchEpisodes(
+      ADMIN,
+      EpisodeLaunchInput.parse({ environmentId: env.id, taskSetId: set.id, n: 1, maxSteps: 4 }),
+    );
+    const ep = await waitFor("the swe episode's end", () =>
+      db().episode.findFirst({
+        where: { groupKey: `${launch.launchId}:${task.key}`, status: { in: ["DONE", "FAILED"] } },
+        include: { steps: { orderBy: { index: "asc" } } },
+      }),
+    );
+    expect(ep).toMatchObject({ status: "DONE", outcome: 1, leaseProvider: "remote-pool", truncation: null });
+    expect(ep.outcomeDetail).toMatchObject({ resolved: true });
+    expect(s.requests.find((r) => r.path === "/allocate")!.body).toMatchObject({
+      image: "swebench/sweb.eval.x86_64.astropy_1776_astropy-12907",
+      instance_id: task.key,
+    });
+    expect(s.requests.find((r) => r.path === "/exec")!.body).toMatchObject({ command: "make solved" });
+    expect(s.requests.find((r) => r.path === "/evaluate")!.body).toMatchObject({ eval_script: "pytest -x" });
+    expect(s.liveLeases()).toEqual([]);
     expect(s.violations).toEqual([]);
   });
 

@@ -130,19 +130,6 @@ describe("environment REST endpoints", () => {
     expect(body).toContain(text);
   });
 
-  it("refuses to launch on a swe pool (no runner yet) instead of failing each episode", async () => {
-    const env = await call("POST", "/environments", {
-      experiment: experiment.slug,
-      name: "swe-pool",
-      provider: "remote-pool",
-      pool: { protocol: "swe", urls: ["http://127.0.0.1:18092"] },
-    });
-    const sets = (await call("GET", `/task-sets?experiment=${experiment.slug}`)).body as unknown as { id: string }[];
-    const launch = await call("POST", "/episodes/launch", { environmentId: env.body.id, taskSetId: sets[0].id });
-    expect(launch.status).toBe(400);
-    expect(JSON.stringify(launch.body)).toContain("swe episodes have no runner yet");
-  });
-
   it("refuses a pool address the egress policy refuses (a metadata address), and saves nothing", async () => {
     const res = await call("POST", "/environments", {
       experiment: experiment.slug,
