@@ -39,7 +39,9 @@ describe("environment runners from the Environments page", () => {
     await create.getByLabel("Pool protocol").selectOption("gui");
     await create.getByLabel("Pool URLs").fill("http://169.254.169.254/");
     await create.getByRole("button", { name: "Create" }).click();
-    await expect.poll(() => create.textContent()).toContain("Pool address refused");
+    await expect
+      .poll(() => create.textContent())
+      .toContain("pool.urls.0: 169.254.169.254:80 resolves to 169.254.169.254");
 
     await create.getByLabel("Name").fill("desktops");
     await create.getByLabel("Pool URLs").fill(pool.url);
