@@ -4330,7 +4330,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            key: string;
             id: string;
             name: string;
             prefix: string;
@@ -4342,6 +4341,7 @@ export interface operations {
             revokedAt: string | null;
             createdById: string | null;
             createdByEmail: string | null;
+            key: string;
           };
         };
       };
@@ -9836,13 +9836,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            trainingStep: {
-              id: string;
-              step: number | null;
-              durationMs: number | null;
-              metrics: unknown;
-              createdAt: string;
-            } | null;
             id: string;
             experimentId: string;
             runId: string | null;
@@ -9858,6 +9851,13 @@ export interface operations {
             createdAt: string;
             promotedAt: string | null;
             gateReason: string | null;
+            trainingStep: {
+              id: string;
+              step: number | null;
+              durationMs: number | null;
+              metrics: unknown;
+              createdAt: string;
+            } | null;
           };
         };
       };
