@@ -314,6 +314,11 @@ const SECTIONS = {
       EXTENSIONS_DIR: optionalText,
       /** Embedded checkpoints a config names must be inside this directory (default: models/ of the working directory). */
       MODELS_DIR: z.string().default("models"),
+      /**
+       * Comma-separated directories a LoRA adapter folder served through policy.loraAdapters (a trainer's
+       * acknowledged checkpointPath) must be inside, besides MODELS_DIR. Unset: DATA_DIR (hf-local's default).
+       */
+      ADAPTER_DIRS: idList,
       /** A custom reward module saved through the API is probed in a child process, killed after this long. */
       EXTENSION_PROBE_TIMEOUT_MS: int(15_000, 100, 120_000),
     }),
