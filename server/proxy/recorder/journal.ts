@@ -159,8 +159,9 @@ export class Journal {
           await this.fdatasync(f.fd!);
         } catch (err) {
           failed = true;
-          // Linux may drop the dirty pages after a failed fsync: these lines are acknowledged and not durable.
-          const lost = upTo - f.syncedLines;
+          // Linux may drop the dirty pages after a failed fsync: these lines are acknowledged and not durable
+          // (none, if every event in the file settled meanwhile and it was deleted).
+          const lost = Math.max(0, upTo - f.syncedLines);
           this.stats.lossy += lost;
           this.opts.onSyncError?.(err as Error, lost);
         } finally {
