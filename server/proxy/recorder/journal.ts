@@ -177,6 +177,7 @@ export class Journal {
         await h.sync().finally(() => h.close());
       } catch (err) {
         failed = true;
+        this.dirDirty = true; // the next pass tries the directory again
         this.opts.onSyncError?.(err as Error, 0);
       }
     }
