@@ -134,6 +134,12 @@ const SECTIONS = {
      * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.
      */
     PROXY_RECORDING_FAIL_CLOSED: flag(true),
+    /**
+     * Group fsync of the write-ahead journal: an appended line is fsynced at most this many ms later, together
+     * with every line appended meanwhile (one fdatasync per interval). A power loss loses at most the turns
+     * acknowledged in the last interval; 0: never fsync (a SIGKILL still loses nothing, a power loss may).
+     */
+    PROXY_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(10_000).default(50),
     /** Requests one API key may have in flight at once (429 above it): one tenant cannot hold every upstream socket. */
     PROXY_MAX_INFLIGHT_PER_KEY: int(64, 1),
     /** The longest pause while a client sends its request body (408): a dribbled body does not hold a slot. */
@@ -314,6 +320,11 @@ const SECTIONS = {
       EXTENSIONS_DIR: optionalText,
       /** Embedded checkpoints a config names must be inside this directory (default: models/ of the working directory). */
       MODELS_DIR: z.string().default("models"),
+      /**
+       * Comma-separated directories a LoRA adapter folder served through policy.loraAdapters (a trainer's
+       * acknowledged checkpointPath) must be inside, besides MODELS_DIR. Unset: DATA_DIR (hf-local's default).
+       */
+      ADAPTER_DIRS: idList,
       /** A custom reward module saved through the API is probed in a child process, killed after this long. */
       EXTENSION_PROBE_TIMEOUT_MS: int(15_000, 100, 120_000),
     }),

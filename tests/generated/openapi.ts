@@ -1662,6 +1662,7 @@ export interface components {
               | "not_leasable"
               | "already_reviewed"
               | "lock_lost"
+              | "import_in_progress"
               | "payload_too_large"
               | "unsupported_media_type"
               | "rate_limited"
@@ -1709,6 +1710,7 @@ export interface components {
               | "not_leasable"
               | "already_reviewed"
               | "lock_lost"
+              | "import_in_progress"
               | "payload_too_large"
               | "unsupported_media_type"
               | "rate_limited"
@@ -4350,7 +4352,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            key: string;
             id: string;
             name: string;
             prefix: string;
@@ -4362,6 +4363,7 @@ export interface operations {
             revokedAt: string | null;
             createdById: string | null;
             createdByEmail: string | null;
+            key: string;
           };
         };
       };
@@ -9907,13 +9909,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            trainingStep: {
-              id: string;
-              step: number | null;
-              durationMs: number | null;
-              metrics: unknown;
-              createdAt: string;
-            } | null;
             id: string;
             experimentId: string;
             runId: string | null;
@@ -9929,6 +9924,13 @@ export interface operations {
             createdAt: string;
             promotedAt: string | null;
             gateReason: string | null;
+            trainingStep: {
+              id: string;
+              step: number | null;
+              durationMs: number | null;
+              metrics: unknown;
+              createdAt: string;
+            } | null;
           };
         };
       };
