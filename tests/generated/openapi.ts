@@ -1384,6 +1384,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/episodes/{id}/screenshots/{index}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One screenshot of a GUI episode (PNG, base64): 0 after reset, k after step k - 1
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.screenshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/{endUserId}/rollback": {
     parameters: {
       query?: never;
@@ -5762,6 +5782,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5791,7 +5813,7 @@ export interface operations {
            * @default local-bwrap
            * @enum {string}
            */
-          provider?: "local-bwrap" | "docker";
+          provider?: "local-bwrap" | "docker" | "remote-pool";
           /**
            * @default {
            *       "cpuSeconds": 30,
@@ -5830,6 +5852,53 @@ export interface operations {
            *     ]
            */
           tools?: ("bash" | "calc" | "lookup")[];
+          pool?: {
+            /** @enum {string} */
+            protocol: "terminal" | "swe" | "gui";
+            urls: string[];
+          };
+          harness?:
+            | {
+                /** @constant */
+                kind: "openclaw";
+                budget?: {
+                  wallSeconds?: number;
+                  turns?: number;
+                  maxTokens?: number;
+                };
+              }
+            | {
+                /** @constant */
+                kind: "custom";
+                definition: {
+                  name: string;
+                  command: string;
+                  /** @enum {string} */
+                  instruction: "argument" | "file" | "stdin";
+                  env: {
+                    /** @default [] */
+                    baseUrl?: string[];
+                    /** @default [] */
+                    apiKey?: string[];
+                    /** @default [] */
+                    model?: string[];
+                    /** @default {} */
+                    fixed?: {
+                      [key: string]: string;
+                    };
+                  };
+                  /** @default [] */
+                  files?: {
+                    path: string;
+                    template: string;
+                  }[];
+                  budget: {
+                    wallSeconds: number;
+                    turns: number;
+                    maxTokens: number;
+                  };
+                };
+              };
         };
       };
     };
@@ -5848,6 +5917,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -11022,6 +11093,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -11223,6 +11296,9 @@ export interface operations {
               /** Format: date-time */
               createdAt: string;
             }[];
+            screenshots: {
+              index: number | null;
+            }[];
           };
         };
       };
@@ -11415,6 +11491,39 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.screenshot": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            episodeId: string;
+            index: number | null;
+            /** @constant */
+            mimeType: "image/png";
+            base64: string;
           };
         };
       };
