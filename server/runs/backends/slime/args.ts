@@ -124,6 +124,19 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   }
 }
 
+/**
+ * The judge's hint policy as the fork's flags (arguments.py @f48ac35: `--hint-m`, `--hint-selection`). Our judge,
+ * not slime, makes the hint calls and picks the hint before a sample is built; the fork reads these flags only in
+ * its own select rollouts and losses (retool, terminal-rl, openclaw_topk_select_loss), so here they put the run's
+ * hint policy into the job's recorded arguments and before a custom loss that reads `args.hint_selection`. The
+ * fork has no "longest" choice, so the reference's longest passes the hint count only.
+ */
+export function hintArgs(launch: RunLaunch, profile: SlimeProfile): string[] {
+  const { method, hints } = launch.config;
+  if (!profile.hintSelection || method === "grpo") return [];
+  return ["--hint-m", String(hints.m), ...(hints.selection === "longest" ? [] : ["--hint-selection", hints.selection])];
+}
+
 /** The largest TP of 4, 2, 1 that divides the actor's GPUs per node and the model's heads (the scripts use 4). */
 function defaultActorTp(gpusPerNode: number, model: ModelPreset | null): number {
   for (const tp of [4, 2, 1]) {
@@ -222,6 +235,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     "--num-steps-per-rollout",
     "1",
     ...methodArgs(launch, slime),
+    ...hintArgs(launch, profile),
     "--optimizer",
     "adam",
     "--lr",
