@@ -118,5 +118,37 @@ class RolloutFunctionTest(unittest.TestCase):
         self.assertEqual(rollout.generate_rollout(args, 3, None, evaluation=True), {})
 
 
+@skip
+class StaleLeaseTest(unittest.TestCase):
+    """Runs last (classes run by name): it takes the pool's last two samples."""
+
+    def test_a_fenced_lease_is_dropped_on_its_409_and_the_job_carries_on(self):
+        with tempfile.TemporaryDirectory() as d:
+            state = os.path.join(d, "leases.json")
+            book = LeaseBook(client(), state_path=state, lease_seconds=5)
+            stale = book.acquire(30, size=1, max_wait_s=20)
+            book.lease_seconds = 600
+            kept = book.acquire(31, size=1, max_wait_s=20)
+            # Another trainer leases the stale batch's sample once its 5 s lease has expired (the pool's only
+            # free sample then): the control plane now fences the first lease.
+            thief = LeaseBook(client(), lease_seconds=600)
+            taken = thief.acquire(40, size=1, poll_s=0.5, max_wait_s=120)
+            self.assertEqual([s["sampleId"] for s in taken["samples"]], [s["sampleId"] for s in stale["samples"]])
+            # The stale lease is no longer renewed; the one still held is.
+            renewed = Heartbeat(book).beat()["renewed"]
+            self.assertEqual([r["leaseId"] for r in renewed], [kept["leaseId"]])
+
+            # Its ack is a 409 (no retry: one request), the batch is dropped and the next step is recorded.
+            calls = []
+            real_ack = book.client.ack
+            book.client.ack = lambda lease_id, **kw: calls.append(lease_id) or real_ack(lease_id, **kw)
+            acked = book.acknowledge_through(31)
+            self.assertEqual(calls, [stale["leaseId"], kept["leaseId"]])
+            self.assertEqual([(a["leaseId"], a["step"]) for a in acked], [(kept["leaseId"], 32)])
+            self.assertEqual(book.pending, {})
+            # A restart does not try it again.
+            self.assertEqual(LeaseBook(client(), state_path=state).recover(start_rollout_id=100), [])
+
+
 if __name__ == "__main__":
     unittest.main()
