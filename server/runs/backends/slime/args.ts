@@ -378,6 +378,48 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan, profile, model, backend };
 }
 
+/**
+ * What the job will train and with what, for the launch preview (the GPUs are in the plan's own line): the
+ * method's loss, where its teacher log-probs come from, and the judge's hint policy.
+ */
+export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[] {
+  const { method, hints, hyperparameters: h } = launch.config;
+  const { prm, teacher } = cmd.plan.summary;
+  const at = (flag: string) => cmd.argv[cmd.argv.indexOf(flag) + 1];
+  const judge = prm.external
+    ? "The judge's votes and hints come from the experiment's judge endpoint (no PRM engines in the job)."
+    : `The judge's votes and hints come from the job's ${prm.engines} PRM engine(s) on ${prm.gpus} GPU(s), reached through the PRM router the job reports.`;
+  const scoredTeacher =
+    "teacher log-probs scored by the judge worker per accepted hint (the job's PRM engines, or the experiment's teacher: an SGLang or vLLM engine, never a router)";
+  const notes: string[] = [];
+  switch (method) {
+    case "grpo":
+      notes.push("Method grpo: slime's GRPO on the judge's ±1 votes (rewards not normalised); no teacher.");
+      break;
+    case "opd":
+      notes.push(`Method opd: the fork's on_policy_distillation advantage (teacher − π) on ${scoredTeacher}.`);
+      break;
+    case "combine":
+      notes.push(
+        `Method combine: ${at("--custom-loss-function-path")}, w_opd ${h.wOpd} × OPD + w_rl ${h.wRl} × GRPO, on ` +
+          (teacher.gpus > 0
+            ? `teacher log-probs from the in-job Megatron PRM teacher (${teacher.gpus} GPU(s), --prm-teacher-load ${at("--prm-teacher-load")}).`
+            : `${scoredTeacher}.`),
+      );
+      break;
+    // topk never gets here: buildSlimeCommand refuses it (validate.ts TOPK_REFUSAL).
+  }
+  notes.push(judge);
+  if (method !== "grpo")
+    notes.push(
+      `Hints: ${hints.m} hint call(s) per turn; the judge trains on the ${hints.selection === "longest" ? "longest (the reference)" : "shortest"} accepted hint` +
+        (cmd.profile.hintSelection
+          ? ` (recorded as --hint-m${hints.selection === "longest" ? "" : " / --hint-selection"}).`
+          : "."),
+    );
+  return notes;
+}
+
 /** POSIX shell quoting: bare when safe, otherwise single quotes. */
 export function shellQuote(arg: string): string {
   if (arg !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
