@@ -1844,7 +1844,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -2326,7 +2326,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -2787,7 +2787,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -3324,7 +3324,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -3816,7 +3816,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -6184,7 +6184,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -6694,7 +6694,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -7155,7 +7155,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -7653,7 +7653,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8151,7 +8151,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8643,7 +8643,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -9136,7 +9136,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
