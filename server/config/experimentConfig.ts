@@ -482,13 +482,14 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
   const trainTimeHint = cfg.judge.hintSelection === "token_optimal" || cfg.judge.hintSelection === "sequence_optimal";
   if (trainTimeHint && cfg.method !== "grpo") {
     // They compare the student's top-K with each candidate teacher's at every position: only a trainer that holds
-    // both distributions can. On slime that is upstream's select loss over Megatron-teacher top-K (its
-    // openclaw_topk_select_loss), which needs the top-K path refused there.
-    if (cfg.trainer.backend !== "embedded") {
+    // both distributions can (embedded; hf-local, whose frozen base is in-process). On slime that is upstream's
+    // select loss over Megatron-teacher top-K (its openclaw_topk_select_loss), which needs the top-K path refused
+    // there.
+    if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local") {
       ctx.addIssue({
         code: "custom",
         path: ["judge", "hintSelection"],
-        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded trainer does (on slime it needs top-K distillation, not available there yet): choose longest or shortest`,
+        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs top-K distillation, not available there yet): choose longest or shortest`,
       });
     } else if (cfg.hyper.opdEstimator === "sampled") {
       ctx.addIssue({

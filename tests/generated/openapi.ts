@@ -9664,6 +9664,7 @@ export interface operations {
               rolloutLogprobs: (number | null)[];
               teacherLogprobs: (number | null)[] | null;
               hint: string | null;
+              hintCandidates: string[] | null;
               policyVersion: number | null;
               staleness: number | null;
             }[];

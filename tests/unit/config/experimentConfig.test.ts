@@ -162,7 +162,7 @@ describe("experiment config", () => {
         issuesOf({ ...gpu, judge: { hintSelection: mode }, trainer: { backend: "local-process" } }),
       ).toContainEqual({
         path: "judge.hintSelection",
-        message: expect.stringContaining("only the embedded trainer does"),
+        message: expect.stringContaining("only the embedded and hf-local trainers do"),
       });
       // GRPO trains no hint, so the choice is moot there
       expect(
