@@ -44,8 +44,13 @@ export const JudgeSchema = z.object({
   maxTokens: z.number().int().min(16).max(32768).default(4096),
   includeRequest: z.boolean().default(false),
   evalMode: z.boolean().default(true),
-  /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
-  hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+  /**
+   * Which accepted hint teaches OPD: the longest (reference), the shortest, or upstream's `--hint-selection`
+   * train-time modes (slime/slime/utils/arguments.py @f48ac35): token_optimal / sequence_optimal keep every
+   * accepted hint and, per response token or per response, train on the candidate whose top-K tokens overlap
+   * the student's most (server/engine/hintSelection.ts).
+   */
+  hintSelection: z.enum(["longest", "shortest", "token_optimal", "sequence_optimal"]).default("longest"),
   /**
    * Hint-generating judge calls per turn (OPD/combine). Unset = `votes`, as upstream OpenClaw-RL's
    * `--hint-m` falls back to `--prm-m` (slime/slime/utils/arguments.py @f48ac35): more hint candidates
@@ -471,6 +476,26 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         code: "custom",
         path: ["hyper", "teacherSource"],
         message: "a current-policy teacher runs on the embedded trainer only: choose base",
+      });
+    }
+  }
+  const trainTimeHint = cfg.judge.hintSelection === "token_optimal" || cfg.judge.hintSelection === "sequence_optimal";
+  if (trainTimeHint && cfg.method !== "grpo") {
+    // They compare the student's top-K with each candidate teacher's at every position: only a trainer that holds
+    // both distributions can (embedded; hf-local, whose frozen base is in-process). On slime that is upstream's
+    // select loss over Megatron-teacher top-K (its openclaw_topk_select_loss), which needs the top-K path refused
+    // there.
+    if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge", "hintSelection"],
+        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs top-K distillation, not available there yet): choose longest or shortest`,
+      });
+    } else if (cfg.hyper.opdEstimator === "sampled") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge", "hintSelection"],
+        message: `${cfg.judge.hintSelection} chooses among the teachers' top-K tokens, which the sampled estimator never sees: choose the topk or full estimator, or hint selection longest or shortest`,
       });
     }
   }

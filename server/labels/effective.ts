@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { dispatchTurn } from "../judge/core/dispatch";
+import { hintCandidates } from "../judge/core/vote";
 import { episodeLabelsForTurns } from "./episodes";
 import { effectiveLabel, latestLabels, type LabelSource } from "./precedence";
 
@@ -19,6 +20,12 @@ export interface TrainingLabel {
   judgmentId: string | null;
   /** OPD hint: the reviewer's when given, else the judge's accepted hint. */
   hint: string | null;
+  /**
+   * Every hint the judge accepted, shortest first (server/judge/core/vote.ts hintCandidates), when `hint` is the
+   * judge's and it accepted more than one: hint selection token_optimal / sequence_optimal choose among them at
+   * train time. Absent otherwise.
+   */
+  hintCandidates?: string[];
   /** The hint is the reviewer's: the judgment's teacher log-probs belong to another hint and must be recomputed. */
   needsTeacherRescore: boolean;
   /** Teacher log-probs that go with `hint` (null when there are none yet). */
@@ -61,7 +68,15 @@ export async function effectiveLabelsForTurns(
       client.judgment.findMany({
         where: { turnId: { in: chunk } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        select: { id: true, turnId: true, score: true, hint: true, hintAccepted: true, teacherLogprobs: true },
+        select: {
+          id: true,
+          turnId: true,
+          score: true,
+          hint: true,
+          hintAccepted: true,
+          teacherLogprobs: true,
+          votes: { where: { kind: "hint" }, orderBy: { index: "asc" }, select: { value: true, hint: true } },
+        },
       }),
       client.label.findMany({
         where: { turnId: { in: chunk }, source: { in: ["REVIEWER", "USER"] } },
@@ -115,6 +130,7 @@ type JudgmentFacts = {
   hint: string | null;
   hintAccepted: boolean;
   teacherLogprobs: number[];
+  votes: { value: number | null; hint: string | null }[];
 };
 type LabelFacts = {
   id: string;
@@ -155,6 +171,7 @@ function decide(
   const hint = label.hint ?? judgeHint;
   const needsTeacherRescore = label.hint !== null && label.hint !== judgeHint;
   const teacherLogprobs = !needsTeacherRescore && hint !== null && j?.teacherLogprobs.length ? j.teacherLogprobs : null;
+  const candidates = judgeHint !== null && hint === judgeHint ? hintCandidates(j!.votes).map((c) => c.hint) : [];
   // A human label is evidence in itself: the "no next state" exclusion protects only the judge's guess.
   const human = label.source !== "JUDGE";
   const dispatch = dispatchTurn({
@@ -181,6 +198,8 @@ function decide(
     source: label.source,
     labelId: label.source === "REVIEWER" ? (reviewer?.id ?? null) : label.source === "USER" ? (user?.id ?? null) : null,
     hint,
+    // Only when the judge's hint is its shortest candidate (the order the trainer's candidate 0 assumes).
+    ...(candidates.length > 1 && candidates[0] === hint ? { hintCandidates: candidates } : {}),
     needsTeacherRescore,
     teacherLogprobs,
     kind,

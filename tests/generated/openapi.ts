@@ -1864,7 +1864,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -2346,7 +2346,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -2807,7 +2807,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -3344,7 +3344,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -3836,7 +3836,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -6255,7 +6255,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -6765,7 +6765,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -7226,7 +7226,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -7724,7 +7724,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8222,7 +8222,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8714,7 +8714,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -9207,7 +9207,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -9735,6 +9735,7 @@ export interface operations {
               rolloutLogprobs: (number | null)[];
               teacherLogprobs: (number | null)[] | null;
               hint: string | null;
+              hintCandidates: string[] | null;
               policyVersion: number | null;
               staleness: number | null;
             }[];

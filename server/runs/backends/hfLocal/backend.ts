@@ -129,6 +129,11 @@ export function hfLocalCommand(
     HF_FINETUNE: finetuneFor(launch, settings),
     HF_OPD_ESTIMATOR: h.opdEstimator,
     HF_TOPK: String(h.distillTopK),
+    // The judge already picked longest or shortest; the train-time modes choose among its candidates here.
+    OPENCLAW_HINT_SELECTION:
+      launch.config.hints.selection === "token_optimal" || launch.config.hints.selection === "sequence_optimal"
+        ? launch.config.hints.selection
+        : "shortest",
     HF_LEARNING_RATE: String(h.lr),
     HF_BATCH_SIZE: String(h.batchSize),
     HF_MICRO_BATCH: String(settings.microBatch),

@@ -116,7 +116,18 @@ export class TinkerBackend implements TrainerBackend {
   }
 
   preview(launch: RunLaunch): LaunchPlan {
-    const notes = ["Trains on Tinker (remote LoRA service), billed to your own Tinker account."];
+    const { method, hyperparameters: h } = launch.config;
+    // The bridge's per-token advantage (integrations/tinker/bridge.py), by method.
+    const advantage =
+      method === "grpo"
+        ? "r (the judge's vote)"
+        : method === "opd"
+          ? "teacher − behaviour (the judge's teacher log-probs)"
+          : `${h.wRl}·r + ${h.wOpd}·(teacher − behaviour)`;
+    const notes = [
+      "Trains on Tinker (remote LoRA service), billed to your own Tinker account.",
+      `Method ${method}: Tinker's ${this.settings.loss} loss on the per-token advantage ${advantage}, with the recorded behaviour log-probs.`,
+    ];
     if (!this.settings.apiKey) notes.push("TINKER_API_KEY is not set for the control plane: a launch would fail.");
     notes.push(
       this.settings.serve

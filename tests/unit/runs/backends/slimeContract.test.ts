@@ -8,9 +8,18 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, TrainingMethodSchema } from "../../../../server/runs/backends/backend";
-import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../../server/runs/backends/slime/args";
+import {
+  buildSlimeCommand,
+  hintArgs,
+  methodArgs,
+  SlimeCommandError,
+} from "../../../../server/runs/backends/slime/args";
 import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
-import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../../server/runs/backends/slime/profiles";
+import {
+  SLIME_PROFILE_IDS,
+  SLIME_PROFILES,
+  type SlimeProfileId,
+} from "../../../../server/runs/backends/slime/profiles";
 import { buildTrackJob, type TrackJobInput } from "../../../../server/runs/backends/slime/tracks";
 
 interface FixtureArg {
@@ -236,6 +245,43 @@ describe("generated slime commands against the extracted argparse contracts", ()
     expect(() => build("combine", "openclaw-rl-fork", qwen35)).toThrowError(/SLIME_PRM_TEACHER_LOAD/);
     const raw = build("combine", "openclaw-rl-fork", { ...qwen35, prmTeacherLoad: "/models/qwen35-4b_torch_dist" });
     expect(raw.argv).not.toContain("--prm-teacher-hf-checkpoint");
+  });
+
+  it("carries the judge's hint policy as the fork's --hint-m / --hint-selection, which its parser accepts", () => {
+    const launch = (selection: string, profile: SlimeProfileId = "openclaw-rl-fork", method = "combine") =>
+      RunLaunchSchema.parse({
+        runId: "r",
+        experimentSlug: "e",
+        config: {
+          method,
+          hints: { selection, m: 4 },
+          controlPlaneUrl: "http://cp:3000",
+          apiKey: "k",
+          slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt", profile },
+        },
+      });
+    const argv = buildSlimeCommand(launch("shortest")).argv;
+    expect(argv.slice(argv.indexOf("--hint-m"), argv.indexOf("--hint-m") + 4)).toEqual([
+      "--hint-m",
+      "4",
+      "--hint-selection",
+      "shortest",
+    ]);
+    expect(contractProblems("openclaw-rl-fork", argv.slice(2))).toEqual([]);
+    // The fork has no "longest" (its default is shortest): the reference's longest passes the count only.
+    const longest = buildSlimeCommand(launch("longest")).argv;
+    expect(longest).toContain("--hint-m");
+    expect(longest).not.toContain("--hint-selection");
+    // Every fork choice parses (the train-time modes are refused by the experiment config on slime, not here).
+    for (const selection of ["shortest", "token_optimal", "sequence_optimal"]) {
+      const l = launch(selection);
+      expect(hintArgs(l, SLIME_PROFILES["openclaw-rl-fork"])).toContain(selection);
+      expect(contractProblems("openclaw-rl-fork", hintArgs(l, SLIME_PROFILES["openclaw-rl-fork"]))).toEqual([]);
+    }
+    // GRPO trains no hint; upstream slime has no such flags.
+    expect(buildSlimeCommand(launch("shortest", "openclaw-rl-fork", "grpo")).argv).not.toContain("--hint-m");
+    expect(hintArgs(launch("shortest", "upstream-slime", "grpo"), SLIME_PROFILES["upstream-slime"])).toEqual([]);
+    expect(hintArgs(launch("shortest", "upstream-slime"), SLIME_PROFILES["upstream-slime"])).toEqual([]);
   });
 
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
