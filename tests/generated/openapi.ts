@@ -1935,6 +1935,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -1997,6 +1998,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2417,6 +2420,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -2479,6 +2483,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -2878,6 +2884,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -2940,6 +2947,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3415,6 +3424,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -3477,6 +3487,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -3907,6 +3919,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -3969,6 +3982,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6275,6 +6290,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -6337,6 +6353,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6785,6 +6803,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -6847,6 +6866,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -7246,6 +7267,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7308,6 +7330,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7744,6 +7768,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7806,6 +7831,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8242,6 +8269,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8304,6 +8332,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8734,6 +8764,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8796,6 +8827,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9227,6 +9260,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -9289,6 +9323,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -10121,6 +10157,7 @@ export interface operations {
                 labelId: string | null;
                 judgmentId: string | null;
                 hint: string | null;
+                hintFromTurnId: string | null;
                 needsTeacherRescore: boolean;
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10326,6 +10363,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10750,6 +10788,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
