@@ -4,7 +4,7 @@
 // in lockstep (bench/lib/lockstep), so the same seed replays the same users. The claim is the headline metric's: the
 // first replies to the persona's held-out questions (which the users never ask), graded as persona-v2 grades them —
 // in the persona's style AND on topic — rise by a margin over an lr-0 control run on the same seed (same users,
-// judge, hints and steps; no update), whose replies stay exactly the base's.
+// judge, hints and steps; no update), which grades exactly as the base.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -140,7 +140,7 @@ describe("learning in the real loop (simulated users → proxy → judge → tra
       const f = (r: Rates) =>
         `both ${r.both.toFixed(2)} (style ${r.style.toFixed(2)}, on topic ${r.onTopic.toFixed(2)})`;
       console.log(`first replies after ${STEPS} steps: learned ${f(learned)}; control ${f(control)}; base ${f(base)}`);
-      // At lr 0 nothing moved: the control's replies are the base's, reply for reply.
+      // At lr 0 nothing moved: the control grades exactly as the base (same weights, same sampling seeds).
       expect(control).toEqual(base);
       expect(learned.both).toBeGreaterThanOrEqual(control.both + MARGIN);
     },
