@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
- *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--maxConversations N] [--checkpoint models/base]
+ *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
@@ -88,6 +88,8 @@ const ArgsSchema = z.object({
   maxConversations: z.coerce.number().int().min(1).optional(),
   /** overrides the simulated users' most replies per conversation */
   maxTurns: z.coerce.number().int().min(1).optional(),
+  /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
+  persona: z.string().optional(),
   /** the base checkpoint every run starts from (default models/base) */
   checkpoint: z.string().default("models/base"),
   out: z.string().default("bench/learning/learning-curves.png"),
@@ -99,6 +101,7 @@ const CHILD_FLAGS = [
   "batch",
   "hyper",
   "maxTurns",
+  "persona",
   "checkpoint",
   "maxConversations",
 ] as const satisfies readonly (keyof Args)[];
@@ -389,6 +392,7 @@ async function main() {
         ...DEMO_SIMULATION,
         seed: args.seed ?? DEMO_SIMULATION.seed,
         maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns,
+        personas: args.persona ? [args.persona] : DEMO_SIMULATION.personas,
       },
       {
         lr: args.lr,

@@ -127,6 +127,13 @@ export const HyperparamsSchema = z.object({
   hindsightSamples: z.number().int().min(0).max(2).default(0),
   /** weight of the hindsight cross-entropy */
   hindsightWeight: z.number().min(0).max(10).default(0.5),
+  /**
+   * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
+   * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
+   * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer
+   * the question …") says nothing about the next question.
+   */
+  hintMemory: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z
     .number()

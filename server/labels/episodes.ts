@@ -47,6 +47,7 @@ export async function episodeLabelsForTurns(
       labelId: null,
       judgmentId: null,
       hint: null,
+      hintFromTurnId: null,
       needsTeacherRescore: false,
       teacherLogprobs: null,
       kind: "RL",

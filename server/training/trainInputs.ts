@@ -283,7 +283,15 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       context: replyContext(parsedMessages),
     });
     if (config.hyper.hindsightSamples > 0)
-      hindsight.push({ messages: parsedMessages, tools, promptIds, turn, hint: label.hint, reward: decision.reward });
+      // Corrections become demonstrations: a remembered hint (hint memory) was not a correction of this reply.
+      hindsight.push({
+        messages: parsedMessages,
+        tools,
+        promptIds,
+        turn,
+        hint: label.hintFromTurnId ? null : label.hint,
+        reward: decision.reward,
+      });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;

@@ -1957,6 +1957,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -2019,6 +2020,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2439,6 +2442,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -2501,6 +2505,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -2900,6 +2906,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -2962,6 +2969,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3437,6 +3446,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -3499,6 +3509,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -3929,6 +3941,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -3991,6 +4004,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6348,6 +6363,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -6410,6 +6426,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6858,6 +6876,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -6920,6 +6939,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -7319,6 +7340,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7381,6 +7403,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7817,6 +7841,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7879,6 +7904,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8315,6 +8342,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8377,6 +8405,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8807,6 +8837,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8869,6 +8900,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9300,6 +9333,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -9362,6 +9396,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -10195,6 +10231,7 @@ export interface operations {
                 labelId: string | null;
                 judgmentId: string | null;
                 hint: string | null;
+                hintFromTurnId: string | null;
                 needsTeacherRescore: boolean;
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10400,6 +10437,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10824,6 +10862,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
