@@ -268,7 +268,10 @@ function report(
   const byName = new Map(names.map((n) => [n, results.filter((r) => r.name === n).sort((a, b) => a.seed - b.seed)]));
   const curves = new Map(names.map((n) => [n, byName.get(n)!.map((r) => windowed(r.versions, args.window))]));
   const maxV = Math.max(...results.map((r) => r.versions.at(-1)?.version ?? 0));
-  const leo = base.find((b) => b.persona === "leo")!;
+  // The base as the run's simulated user sees it (the demo's, Leo, unless --persona names another).
+  const persona = args.persona ?? "leo";
+  const who = `${persona[0]!.toUpperCase()}${persona.slice(1)}`;
+  const seen = base.find((b) => b.persona === persona)!;
   console.log(
     `\nJudged reward per window of ${args.window} policy versions: mean over seeds ${args.seeds.join(", ")} [min, max]`,
   );
@@ -286,12 +289,12 @@ function report(
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
   console.log(
-    `\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`,
+    `\nBase: ${who}'s preference unprompted ${fmt(seen.unprompted)}, on-topic ${fmt(seen.onTopic)}; the hinted base (the teacher) complies ${fmt(seen.hinted)} with the judge's hints.`,
   );
   console.log(
     "method | steps to +" +
       args.target +
-      " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo's preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time",
+      ` per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: ${who}'s preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time`,
   );
   for (const n of names) {
     const rs = byName.get(n)!;
@@ -346,7 +349,7 @@ function report(
   }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
   const png = renderBandPng({
-    title: `Judged reward while learning Leo's preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
+    title: `Judged reward while learning ${args.persona ? `${args.persona}'s` : "Leo's"} preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
     xLabel: "training step (policy version served)",
     yLabel: "judged reward",
     yMin: -1,
