@@ -216,8 +216,12 @@ export const PerUserSchema = z.object({
    * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
    */
   advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
-  /** the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning test's */
-  lr: z.number().min(0).max(10).default(2),
+  /**
+   * the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning
+   * test's. At 2, a user the base already half satisfies (long replies) saw their adapter collapse to short replies
+   * in 2 of 3 seeds with no other user present; at 1 it did not in 4 (docs/personalization.md)
+   */
+  lr: z.number().min(0).max(10).default(1),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

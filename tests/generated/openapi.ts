@@ -2155,10 +2155,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -2176,7 +2179,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -2184,6 +2187,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               secretsSet: string[];
@@ -2637,10 +2649,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -2658,7 +2673,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -2666,6 +2681,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -3098,10 +3122,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -3119,7 +3146,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -3127,6 +3154,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -3635,10 +3671,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -3656,7 +3695,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -3664,6 +3703,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               createdAt: string;
@@ -4127,10 +4175,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -4148,7 +4199,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -4156,6 +4207,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -6495,10 +6555,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -6516,7 +6579,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -6524,6 +6587,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -7005,10 +7077,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -7026,7 +7101,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -7034,6 +7109,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -7466,10 +7550,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -7487,7 +7574,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -7495,6 +7582,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -7964,10 +8060,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -7985,7 +8084,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -7993,6 +8092,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8462,10 +8570,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8483,7 +8594,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8491,6 +8602,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8954,10 +9074,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8975,7 +9098,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8983,6 +9106,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -9447,10 +9579,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -9468,7 +9603,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -9476,6 +9611,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
