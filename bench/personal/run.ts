@@ -2,7 +2,8 @@
 // Sam: hints, not answers; Ava: a sign-off) talk to one agent, per-user (one LoRA adapter each on the frozen base)
 // and shared (one adapter of the same shape serving everyone and trained on everyone's turns), with the same
 // seeds and the same number of samples. Each round every user asks `perRound` of their own questions, is answered
-// by the adapter that serves them, rates each reply by their hidden preference (+1 / −1), and the adapters step on
+// by the adapter that serves them, rates each reply +1 when it is in their style and on topic (−1 otherwise: a
+// reply that games the style check, e.g. a few words for Maya, is not liked), and the adapters step on
 // those samples in batches of `perRound` (per-user: each user's own; shared: everyone's, interleaved), with the
 // per-user trainer's rule and defaults (engine/loraTrain.ts). Then the first replies to each user's held-out
 // questions (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
@@ -23,13 +24,7 @@ import {
 import { adapterStep, type AdapterSample } from "../../server/engine/loraTrain";
 import { END_ID } from "../../server/engine/tokenizer";
 import { checkReply } from "../../server/simulation/grader";
-import {
-  getPersona,
-  heldOutQuestionsFor,
-  questionsFor,
-  satisfiesPreference,
-  type Persona,
-} from "../../server/simulation/personas";
+import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
 
 const USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
 const defaults = PerUserSchema.parse({});
@@ -87,7 +82,7 @@ async function runSeed(
           samples.push({
             promptIds: r.promptIds,
             responseIds: r.tokenIds,
-            reward: satisfiesPreference(user, r.text) ? 1 : -1,
+            reward: checkReply(user, q, r.text).ok ? 1 : -1,
           });
         }
         byUser.set(user.id, samples);
@@ -119,17 +114,21 @@ async function runSeed(
     }
   }
 
-  const result: Record<string, { perUser: number; shared: number; base: number }> = {};
+  type Rate = { style: number; both: number };
+  const result: Record<string, { perUser: Rate; shared: Rate; base: Rate }> = {};
   for (const user of USERS) {
     const held = heldOutQuestionsFor(user);
-    const rate = async (adapter: ReturnType<typeof served> | undefined) => {
-      let ok = 0;
+    const rate = async (adapter: ReturnType<typeof served> | undefined): Promise<Rate> => {
+      let style = 0;
+      let both = 0;
       for (let i = 0; i < held.length * o.k; i++) {
         const q = held[i % held.length];
         const r = await engine.chat([{ role: "user", content: q.text }], { ...sampling, seed: 7_000_000 + i, adapter });
-        if (checkReply(user, q, r.text).ok) ok++;
+        const c = checkReply(user, q, r.text);
+        if (c.style) style++;
+        if (c.ok) both++;
       }
-      return ok / (held.length * o.k);
+      return { style: style / (held.length * o.k), both: both / (held.length * o.k) };
     };
     result[user.id] = {
       perUser: await rate(served("perUser", user.id)),
@@ -159,11 +158,13 @@ async function main() {
   console.log(
     `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr}, ${defaults.advantages} advantages`,
   );
-  console.log("seed | user | first reply 'preference and on topic': base / shared / per-user");
+  console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {
     const { result, msPerSample } = await runSeed(engine, base, seed, o);
     for (const [u, r] of Object.entries(result))
-      console.log(`${seed} | ${u} | ${r.base.toFixed(2)} / ${r.shared.toFixed(2)} / ${r.perUser.toFixed(2)}`);
+      console.log(
+        `${seed} | ${u} | ${[r.base, r.shared, r.perUser].map((x) => `${x.both.toFixed(2)} (${x.style.toFixed(2)})`).join(" / ")}`,
+      );
     console.log(
       `${seed} | training ms per sample: shared ${msPerSample.shared.toFixed(1)}, per-user ${msPerSample.perUser.toFixed(1)} (${(msPerSample.perUser / msPerSample.shared).toFixed(2)}×)`,
     );
