@@ -228,8 +228,12 @@ export const PerUserSchema = z.object({
    * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
    */
   advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
-  /** the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning test's */
-  lr: z.number().min(0).max(10).default(2),
+  /**
+   * the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning
+   * test's. At 2, a user the base already half satisfies (long replies) saw their adapter collapse to short replies
+   * in 2 of 3 seeds with no other user present; at 1 it did not in 4 (docs/personalization.md)
+   */
+  lr: z.number().min(0).max(10).default(1),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
@@ -239,6 +243,27 @@ export const PerUserSchema = z.object({
   gateTolerance: z.number().min(0).max(2).default(0.05),
   /** of the user's newest judged turns, this fraction is held out for the gate (never trained on) */
   heldOutFraction: z.number().min(0).max(0.9).default(0.25),
+  /**
+   * the most samples one new version trains on (oldest first; the rest wait for the next tick), so a user's
+   * backlog costs one bounded version per tick and the users behind it are not kept waiting
+   */
+  maxSamplesPerVersion: z.number().int().min(1).max(100_000).default(64),
+  /** train when idle: a user's adapter trains only once their newest turn is this old (0: as soon as due) */
+  idleAfterS: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(0),
+  /**
+   * train only within these UTC hours, [from, to) and wrapping past midnight (e.g. 22 → 6 for the night);
+   * null: any hour
+   */
+  windowUtc: z
+    .object({ from: z.number().int().min(0).max(23), to: z.number().int().min(0).max(23) })
+    .refine((w) => w.from !== w.to, { message: "an empty window: from and to must differ" })
+    .nullable()
+    .default(null),
 });
 
 /** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */

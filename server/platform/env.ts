@@ -191,6 +191,8 @@ const SECTIONS = {
     TRAINER_RUN_STALE_S: z.coerce.number().positive().default(300),
     /** How often the train worker trains due users' adapters in per-user experiments (0: never). */
     TRAINER_PER_USER_INTERVAL_S: z.coerce.number().min(0).default(30),
+    /** Adapter versions this worker trains per rolling minute over all its per-user experiments (0: no cap). */
+    TRAINER_PER_USER_MAX_PER_MINUTE: z.coerce.number().int().min(0).default(30),
   }),
   /**
    * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the

@@ -2180,10 +2180,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -2201,7 +2204,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -2209,6 +2212,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               secretsSet: string[];
@@ -2665,10 +2677,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -2686,7 +2701,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -2694,6 +2709,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -3129,10 +3153,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -3150,7 +3177,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -3158,6 +3185,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -3669,10 +3705,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -3690,7 +3729,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -3698,6 +3737,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               createdAt: string;
@@ -4164,10 +4212,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -4185,7 +4236,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -4193,6 +4244,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -6586,10 +6646,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -6607,7 +6670,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -6615,6 +6678,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -7099,10 +7171,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -7120,7 +7195,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -7128,6 +7203,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -7563,10 +7647,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -7584,7 +7671,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -7592,6 +7679,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8064,10 +8160,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8085,7 +8184,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8093,6 +8192,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8565,10 +8673,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8586,7 +8697,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8594,6 +8705,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -9060,10 +9180,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -9081,7 +9204,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -9089,6 +9212,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -9556,10 +9688,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -9577,7 +9712,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -9585,6 +9720,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
