@@ -94,6 +94,7 @@ export async function verifyApiKey(token: string): Promise<Principal | null> {
     scopes: row.scopes.filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s)),
     experimentId: row.experimentId,
     runId: row.runId,
+    endUserId: row.endUserId,
     createdById: row.createdById,
   };
   cache.set(cacheKey, { principal, expires: Date.now() + CACHE_TTL_MS });

@@ -48,6 +48,8 @@ export type Principal =
       experimentId: string | null;
       /** A trainer key's run: it may touch no other run. */
       runId: string | null;
+      /** The end user a proxy key serves: its turns are that user's (X-User-Id may not name another). */
+      endUserId?: string | null;
       createdById: string | null;
     };
 

@@ -15,6 +15,7 @@ export function apiKeyView(k: ApiKey & { createdBy?: { email: string } | null })
     prefix: k.prefix,
     scopes: k.scopes,
     experimentId: k.experimentId,
+    endUserId: k.endUserId,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt?.toISOString() ?? null,
@@ -33,6 +34,7 @@ export async function createApiKey(
 ) {
   // The route checks the admin permission; a key may still not mint anything broader than itself.
   if (p?.kind === "apiKey") assertNoBroaderThan(p, input);
+  if (input.endUserId !== undefined) assertEndUserKey(input);
   const key = plaintextOverride ? keyFromPlaintext(plaintextOverride) : generateApiKey();
   const row = await db().$transaction(async (tx) => {
     if (
@@ -48,6 +50,7 @@ export async function createApiKey(
         secretHash: key.secretHash,
         scopes: [...new Set(input.scopes)],
         experimentId: input.experimentId,
+        endUserId: input.endUserId ?? null,
         expiresAt: input.expiresAt,
         createdById: p ? actorUserId(p) : null,
       },
@@ -65,6 +68,23 @@ function assertNoBroaderThan(p: Principal & { kind: "apiKey" }, input: z.output<
   if (wanted.length) throw forbidden(`A key cannot mint a key broader than itself (it lacks: ${wanted.join(", ")})`);
   if (p.experimentId && input.experimentId !== p.experimentId)
     throw forbidden("A key bound to one experiment can only mint keys bound to the same experiment");
+}
+
+/**
+ * A key that serves one end user is what that user's agent holds: it talks to one experiment's proxy and does
+ * nothing else (a read or write scope would show or change every user's data; identity would let it speak for
+ * others).
+ */
+function assertEndUserKey(input: z.output<typeof ApiKeyCreateInput>): void {
+  if (!input.experimentId) {
+    const why = "a key bound to an end user must be bound to an experiment";
+    throw badRequest(`Invalid key: ${why}`, [{ path: "experimentId", message: why }]);
+  }
+  const others = input.scopes.filter((s) => s !== "proxy");
+  if (others.length) {
+    const why = `a key bound to an end user has the proxy scope only (not: ${others.join(", ")})`;
+    throw badRequest(`Invalid key: ${why}`, [{ path: "scopes", message: why }]);
+  }
 }
 
 /** INIT_API_KEY lets scripts choose the key; it must have our format so the prefix lookup works. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IdSchema, PageInput, QueryBool } from "../platform/schemas";
+import { EndUserIdSchema } from "../personalization/schemas";
 
 export const EmailSchema = z.string().trim().toLowerCase().email("must be a valid email address").max(254);
 export const PasswordSchema = z.string().min(8, "password must be at least 8 characters").max(200);
@@ -33,6 +34,11 @@ export const ApiKeyCreateInput = z.object({
     .min(1, "pick at least one scope")
     .max(5),
   experimentId: IdSchema.optional(),
+  /**
+   * The end user a key serves (an agent or app acting for one person): its proxy traffic is that user's, as if
+   * every request sent X-User-Id. Needs an experiment binding and the proxy scope alone.
+   */
+  endUserId: EndUserIdSchema.optional(),
   expiresAt: z.coerce.date().optional(),
 });
 export const ApiKeyListInput = PageInput.extend({ includeRevoked: QueryBool.default(false) });

@@ -4384,6 +4384,7 @@ export interface operations {
               prefix: string;
               scopes: string[];
               experimentId: string | null;
+              endUserId: string | null;
               createdAt: string;
               lastUsedAt: string | null;
               expiresAt: string | null;
@@ -4414,6 +4415,7 @@ export interface operations {
           name: string;
           scopes: ("proxy" | "read" | "write" | "admin" | "identity")[];
           experimentId?: string;
+          endUserId?: string;
           /** Format: date-time */
           expiresAt?: string;
         };
@@ -4432,6 +4434,7 @@ export interface operations {
             prefix: string;
             scopes: string[];
             experimentId: string | null;
+            endUserId: string | null;
             createdAt: string;
             lastUsedAt: string | null;
             expiresAt: string | null;
@@ -10055,6 +10058,7 @@ export interface operations {
             prefix: string;
             scopes: string[];
             experimentId: string | null;
+            endUserId: string | null;
             createdAt: string;
             lastUsedAt: string | null;
             expiresAt: string | null;

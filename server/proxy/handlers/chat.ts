@@ -95,14 +95,25 @@ function toProxyError(err: unknown): ProxyError {
 /**
  * X-User-Id / X-Agent-Id decide whose adapter serves and trains on a turn, so a key that may not assert identity
  * is refused outright (silently dropping the header would record the turn under no user, and a client would
- * never learn its users are not being personalised).
+ * never learn its users are not being personalised). A key bound to an end user may name only that user: another
+ * is refused, not overridden, or the client would believe it served someone else.
  */
-function assertIdentity(meta: SessionMeta, allowed: boolean): void {
+function assertIdentity(meta: SessionMeta, allowed: boolean, boundEndUser: string | null): void {
   for (const [name, value] of [
     ["X-User-Id", meta.endUserId],
     ["X-Agent-Id", meta.agentId],
   ] as const) {
     if (value === null) continue;
+    if (name === "X-User-Id" && boundEndUser !== null) {
+      if (value === boundEndUser) continue;
+      throw new ProxyError(
+        403,
+        "permission_error",
+        "This key serves one end user: X-User-Id cannot name another",
+        "insufficient_scope",
+        "x-user-id",
+      );
+    }
     if (!allowed)
       throw new ProxyError(
         403,
@@ -145,7 +156,9 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   // Only a key that may change experiments can mark traffic as simulated: a plain proxy key cannot hide
   // real users' turns behind the simulated flag.
   if (meta.persona && !can(principal, "write")) meta.persona = null;
-  assertIdentity(meta, can(principal, "identity"));
+  assertIdentity(meta, can(principal, "identity"), principal.endUserId ?? null);
+  // A key bound to an end user speaks for that user, with or without the header.
+  meta.endUserId = principal.endUserId ?? meta.endUserId;
   const ex = await deps.experiments.resolve(principal, forward.model);
   const hasTools = Array.isArray(forward.tools) && forward.tools.length > 0;
   const plan = await deps.planner.plan(ex, principal.keyId, meta, forward.messages, hasTools);

@@ -39,6 +39,7 @@ function Keys() {
       name: String(f.get("name")),
       scopes: f.getAll("scopes").map(String) as ("proxy" | "read" | "write" | "admin")[],
       experimentId: String(f.get("experimentId") || "") || undefined,
+      endUserId: String(f.get("endUserId") || "").trim() || undefined,
     });
     if (!k.ok) return;
     setCreated({ name: k.data.name, key: k.data.key });
@@ -85,6 +86,10 @@ function Keys() {
               ))}
             </select>
           </label>
+          <label className="field">
+            <span>Serves one end user (optional: per-user experiments; proxy scope only)</span>
+            <input name="endUserId" placeholder="e.g. maya@example.com" maxLength={128} />
+          </label>
         </div>
         <div style={{ display: "flex", gap: 16, margin: "12px 0", flexWrap: "wrap" }}>
           {SCOPES.map((s) => (
@@ -121,7 +126,10 @@ function Keys() {
               <td>{k.name}</td>
               <td className="mono">{k.prefix}_…</td>
               <td>{k.scopes.join(", ")}</td>
-              <td>{expName(k.experimentId)}</td>
+              <td>
+                {expName(k.experimentId)}
+                {k.endUserId && <span className="muted"> · user {k.endUserId}</span>}
+              </td>
               <td className="muted">{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
               <td className="muted">{new Date(k.createdAt).toLocaleDateString()}</td>
               <td>

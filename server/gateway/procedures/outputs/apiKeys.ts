@@ -7,6 +7,7 @@ const ApiKeyRow = z.object({
   prefix: z.string(),
   scopes: z.array(z.string()),
   experimentId: z.string().nullable(),
+  endUserId: z.string().nullable(),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
