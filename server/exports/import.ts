@@ -63,7 +63,12 @@ export interface ImportReport {
 const nums = (v: unknown): number[] =>
   Array.isArray(v) && v.every((x) => typeof x === "number") ? (v as number[]) : [];
 
-export async function importOpenClaw(p: Principal, experimentId: string, text: string): Promise<ImportReport> {
+/** `lines`: the JSONL body line by line as it arrives (nothing is written until every line has been read). */
+export async function importOpenClaw(
+  p: Principal,
+  experimentId: string,
+  lines: AsyncIterable<string>,
+): Promise<ImportReport> {
   assertExperimentAccess(p, experimentId);
   const experiment = await db().experiment.findUnique({
     where: { id: experimentId },
@@ -85,8 +90,9 @@ export async function importOpenClaw(p: Principal, experimentId: string, text: s
   const entries = new Map<string, Entry>();
   const prms = new Map<string, PrmRecord>();
   const key = (session: string, lane: Lane, turn: number) => `${session}\u0000${lane}\u0000${turn}`;
-  const lines = text.split("\n");
-  for (const [i, raw] of lines.entries()) {
+  let i = -1;
+  for await (const raw of lines) {
+    i++;
     const line = raw.trim();
     if (!line) continue;
     report.lines++;

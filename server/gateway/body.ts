@@ -38,6 +38,44 @@ export async function readCapped(req: Request, limit: number, what = "Request"):
   return Buffer.concat(chunks);
 }
 
+/**
+ * The body's lines (UTF-8, split on \n) as they arrive, for bulk uploads: the body is never held as one string,
+ * and a 413 comes as soon as more than `limit` bytes have arrived (after the lines before it were yielded, so a
+ * caller that writes only once the whole body is read loses nothing).
+ */
+export async function* readCappedLines(req: Request, limit: number, what = "Request"): AsyncGenerator<string> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await req.body?.cancel().catch(() => {});
+    throw tooLarge(limit, what);
+  }
+  if (!req.body) return;
+  const reader = req.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  // The pieces of the line not yet ended: joined once its newline arrives, so a long line costs linear time.
+  let open: string[] = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw tooLarge(limit, what);
+      const parts = decoder.decode(value, { stream: true }).split("\n");
+      if (parts.length === 1) {
+        open.push(parts[0]!);
+        continue;
+      }
+      yield open.join("") + parts[0]!;
+      for (let k = 1; k < parts.length - 1; k++) yield parts[k]!;
+      open = [parts.at(-1)!];
+    }
+    yield open.join("") + decoder.decode();
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
 export async function readCappedText(req: Request, limit: number, what?: string): Promise<string> {
   return (await readCapped(req, limit, what)).toString("utf8");
 }

@@ -6,7 +6,7 @@ import { assertCan } from "../../access/principal";
 import { appError, fromZod, unauthorized, badRequest } from "../../platform/errors";
 import { acquireCallerLock, type CallerLock } from "../../platform/callerLock";
 import { errorResponse } from "../httpErrors";
-import { readCappedText } from "../body";
+import { readCappedLines } from "../body";
 import { TurnFilterSchema } from "../../trajectories/schemas";
 import { exportTurnsJsonl } from "../../exports/export";
 import { importOpenClaw } from "../../exports/import";
@@ -52,7 +52,7 @@ export async function importRecords(req: Request): Promise<Response> {
     const who = p.kind === "user" ? `user:${p.userId}` : p.createdById ? `user:${p.createdById}` : `key:${p.keyId}`;
     lock = await acquireCallerLock("import", who);
     if (!lock) throw appError("import_in_progress", "An import of yours is still running: wait for its report");
-    const report = await importOpenClaw(p, experimentId, await readCappedText(req, MAX_IMPORT_BYTES, "Import"));
+    const report = await importOpenClaw(p, experimentId, readCappedLines(req, MAX_IMPORT_BYTES, "Import"));
     return Response.json(report);
   } catch (err) {
     return errorResponse(err);
