@@ -3,7 +3,7 @@
  * learn (issue #30: "pretrain the base on the tool-call format so it uses tools some of the time and answers
  * correctly rarely").
  *
- *   npx tsx scripts/pretrain-toolcall.ts --seed 1 --steps 300 --out models/toolcall
+ *   npx tsx scripts/pretrain-toolcall.ts --seed 1 --steps 600 --out models/toolcall
  *
  * (That exact command produced the committed models/toolcall; see models/toolcall/README.md.)
  *
@@ -38,7 +38,7 @@ import type { ToolCallTask } from "../server/environments/tasks/spec";
 
 const argsSchema = z.object({
   seed: z.coerce.number().int().default(1),
-  steps: z.coerce.number().int().positive().default(300),
+  steps: z.coerce.number().int().positive().default(600),
   batch: z.coerce.number().int().positive().default(16),
   lr: z.coerce.number().positive().default(3e-3),
   warmup: z.coerce.number().int().min(0).default(20),
@@ -95,13 +95,19 @@ function callMessage(task: ToolCallTask): ChatMessage {
 function sample(rng: Rng, replyCap: number, toolRate: number): { prompt: number[]; reply: number[] } {
   const task = freshTask(rng);
   const budget = servingBudget(512, replyCap);
-  if (rng() < 0.5) {
+  const call = `<tool_call>${JSON.stringify({ name: "calc", arguments: { expression: expressionOf(task) } })}</tool_call>`;
+  const u = rng();
+  if (u < 0.35) {
     const prompt = fitChat(opening(task), budget, { tools: [CALC], addGenerationPrompt: true });
-    const reply =
-      rng() < toolRate
-        ? `<tool_call>${JSON.stringify({ name: "calc", arguments: { expression: expressionOf(task) } })}</tool_call>`
-        : `\\boxed{${100 + Math.floor(rng() * 9900)}}`;
+    const reply = rng() < toolRate ? call : `\\boxed{${100 + Math.floor(rng() * 9900)}}`;
     return { prompt, reply: [...encode(reply), END_ID] };
+  }
+  if (u < 0.7) {
+    // The call's arguments once the call has begun: copying the question's expression is taught here, with the
+    // loss after the opening of the call, so the share of replies that call stays `toolRate`.
+    const prompt = fitChat(opening(task), budget, { tools: [CALC], addGenerationPrompt: true });
+    const cut = call.indexOf('"expression":"') + '"expression":"'.length;
+    return { prompt: [...prompt, ...encode(call.slice(0, cut))], reply: [...encode(call.slice(cut)), END_ID] };
   }
   const messages: ChatMessage[] = [
     ...opening(task),
