@@ -169,7 +169,10 @@ function report(
   console.log(`wrote ${args.out}`);
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+main()
+  // Open handles (the shared Redis connection, BullMQ's) must not keep a finished bench alive.
+  .then(() => process.exit(0))
+  .catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
