@@ -3,7 +3,7 @@
  * steps go by, on several seeds (which training tasks each round takes), with an lr-0 control on each seed; a
  * chart (band = range over seeds) and a table. Target: ≤ 0.2 at the base, ≥ 0.6 within 30 steps, control flat.
  *
- *   nice -n 10 npx tsx bench/episodes/run.ts [--seeds 1,2,3] [--rounds 12] [--evalEvery 3] [--lr 1e-3]
+ *   nice -n 10 npx tsx bench/episodes/run.ts [--seeds 1,2,3] [--rounds 12] [--evalEvery 3] [--lr 5e-4]
  *        [--tasksPerRound 6] [--n 4] [--batch 16] [--evalN 4] [--checkpoint models/toolcall]
  *        [--out bench/episodes/heldout-pass1.png]
  *
@@ -30,7 +30,7 @@ const ArgsSchema = z.object({
   seeds: z.string().default("1,2,3").transform(list),
   rounds: z.coerce.number().int().min(1).default(12),
   evalEvery: z.coerce.number().int().min(1).default(3),
-  lr: z.coerce.number().positive().default(1e-3),
+  lr: z.coerce.number().positive().default(5e-4),
   tasksPerRound: z.coerce.number().int().min(1).default(6),
   n: z.coerce.number().int().min(2).default(4),
   batch: z.coerce.number().int().min(1).default(16),
