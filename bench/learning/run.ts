@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
- *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--maxConversations N] [--checkpoint models/base]
+ *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
@@ -88,6 +88,8 @@ const ArgsSchema = z.object({
   maxConversations: z.coerce.number().int().min(1).optional(),
   /** overrides the simulated users' most replies per conversation */
   maxTurns: z.coerce.number().int().min(1).optional(),
+  /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
+  persona: z.string().optional(),
   /** the base checkpoint every run starts from (default models/base) */
   checkpoint: z.string().default("models/base"),
   out: z.string().default("bench/learning/learning-curves.png"),
@@ -99,6 +101,7 @@ const CHILD_FLAGS = [
   "batch",
   "hyper",
   "maxTurns",
+  "persona",
   "checkpoint",
   "maxConversations",
 ] as const satisfies readonly (keyof Args)[];
@@ -265,7 +268,10 @@ function report(
   const byName = new Map(names.map((n) => [n, results.filter((r) => r.name === n).sort((a, b) => a.seed - b.seed)]));
   const curves = new Map(names.map((n) => [n, byName.get(n)!.map((r) => windowed(r.versions, args.window))]));
   const maxV = Math.max(...results.map((r) => r.versions.at(-1)?.version ?? 0));
-  const leo = base.find((b) => b.persona === "leo")!;
+  // The base as the run's simulated user sees it (the demo's, Leo, unless --persona names another).
+  const persona = args.persona ?? "leo";
+  const who = `${persona[0]!.toUpperCase()}${persona.slice(1)}`;
+  const seen = base.find((b) => b.persona === persona)!;
   console.log(
     `\nJudged reward per window of ${args.window} policy versions: mean over seeds ${args.seeds.join(", ")} [min, max]`,
   );
@@ -283,12 +289,12 @@ function report(
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
   console.log(
-    `\nBase: Leo's preference unprompted ${fmt(leo.unprompted)}, on-topic ${fmt(leo.onTopic)}; the hinted base (the teacher) complies ${fmt(leo.hinted)} with the judge's hints.`,
+    `\nBase: ${who}'s preference unprompted ${fmt(seen.unprompted)}, on-topic ${fmt(seen.onTopic)}; the hinted base (the teacher) complies ${fmt(seen.hinted)} with the judge's hints.`,
   );
   console.log(
     "method | steps to +" +
       args.target +
-      " per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: Leo's preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time",
+      ` per seed (mean) | min of later windows per seed | KL to base (last 10 steps) | final: ${who}'s preference unprompted / on-topic / hinted compliance | per seed: steps taken, conversations, wall time`,
   );
   for (const n of names) {
     const rs = byName.get(n)!;
@@ -343,7 +349,7 @@ function report(
   }
   console.log(`total wall time ${wallS.toFixed(0)} s`);
   const png = renderBandPng({
-    title: `Judged reward while learning Leo's preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
+    title: `Judged reward while learning ${args.persona ? `${args.persona}'s` : "Leo's"} preference (window of ${args.window} versions; band = range over seeds ${args.seeds.join(", ")})`,
     xLabel: "training step (policy version served)",
     yLabel: "judged reward",
     yMin: -1,
@@ -389,6 +395,7 @@ async function main() {
         ...DEMO_SIMULATION,
         seed: args.seed ?? DEMO_SIMULATION.seed,
         maxTurns: args.maxTurns ?? DEMO_SIMULATION.maxTurns,
+        personas: args.persona ? [args.persona] : DEMO_SIMULATION.personas,
       },
       {
         lr: args.lr,

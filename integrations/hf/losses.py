@@ -11,6 +11,8 @@ combine and top-K losses, ported in ``integrations/slime/combine_loss.py`` and `
   w_rl·r, the gap optionally clamped to ±``clamp`` (0 = off).
 - OPD estimators: ``sampled`` (the advantages above through the PPO loss), ``topk`` (reverse KL to the
   teacher over its top-K tokens plus one tail bin), ``full`` (reverse KL over the whole vocabulary).
+- Hint selection among several hinted teachers (upstream ``--hint-selection``, OpenClaw-RL
+  ``openclaw-combine/hint_opd_select_loss.py`` @f48ac35; the same rule as ``server/engine/hintSelection.ts``).
 """
 
 from __future__ import annotations
@@ -94,3 +96,29 @@ def topk_kl(student_logp: torch.Tensor, teacher_logp: torch.Tensor, k: int) -> t
 def full_kl(student_logp: torch.Tensor, teacher_logp: torch.Tensor) -> torch.Tensor:
     """Per-token reverse KL(student ‖ teacher) over the whole vocabulary."""
     return (student_logp.exp() * (student_logp - teacher_logp.detach())).sum(-1)
+
+
+HINT_SELECTIONS = ("shortest", "token_optimal", "sequence_optimal")
+
+
+def select_teacher(student_logp: torch.Tensor, teachers: Sequence[torch.Tensor], k: int, mode: str) -> torch.Tensor:
+    """The teacher distribution per response token, from candidates ordered shortest hint first ([R, V] each).
+
+    O[c, t] = |top-k(student_t) ∩ top-k(teacher_c,t)|; ``token_optimal`` takes argmax_c O[c, t] per token,
+    ``sequence_optimal`` one argmax_c Σ_t O[c, t] for the response, ``shortest`` candidate 0. torch's argmax
+    keeps the first maximum, so a tie keeps the shorter hint. No gradient flows through the choice."""
+    if mode not in HINT_SELECTIONS:
+        raise ValueError(f"hint selection: {', '.join(HINT_SELECTIONS)}, not {mode!r}")
+    if mode == "shortest" or len(teachers) == 1:
+        return teachers[0]
+    t = torch.stack([x.detach() for x in teachers])  # [C, R, V]
+    k = min(k, t.shape[-1])
+    s_idx = student_logp.detach().topk(k, dim=-1).indices  # [R, k]
+    t_idx = t.topk(k, dim=-1).indices  # [C, R, k]
+    overlap = (s_idx[None, :, :, None] == t_idx[:, :, None, :]).any(-1).sum(-1)  # [C, R]
+    rows = torch.arange(t.shape[1])
+    if mode == "token_optimal":
+        chosen = overlap.argmax(0)
+    else:
+        chosen = torch.full_like(rows, int(overlap.sum(-1).argmax()))
+    return t[chosen, rows]

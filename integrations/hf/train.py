@@ -12,7 +12,7 @@ Environment (the control plane sets it, ``server/runs/backends/hfLocal/backend.t
 RUN_ID, CONTROL_PLANE_API_KEY; HF_MODEL (``tiny`` or a local Hugging Face checkpoint), HF_DEVICE (cuda when
 available), HF_DTYPE (bfloat16), HF_SERVE_HOST (127.0.0.1), HF_SERVE_PORT (0 = any), HF_SERVE_URL,
 HF_SAVE_DIR, HF_MAX_BATCH (8); OPENCLAW_METHOD (grpo | opd | combine | topk), HF_OPD_ESTIMATOR (sampled |
-topk | full), HF_TOPK (50), HF_LEARNING_RATE (1e-5), HF_BATCH_SIZE (16), HF_MICRO_BATCH (4), HF_LORA_RANK
+topk | full), HF_TOPK (50), OPENCLAW_HINT_SELECTION (shortest | token_optimal | sequence_optimal), HF_LEARNING_RATE (1e-5), HF_BATCH_SIZE (16), HF_MICRO_BATCH (4), HF_LORA_RANK
 (16), HF_LORA_ALPHA (32), HF_EPS_CLIP (0.2), HF_EPS_CLIP_HIGH (0.28), HF_DUAL_CLIP (0 = off),
 OPENCLAW_OPD_ADV_CLAMP (0 = off), OPENCLAW_COMBINE_W_OPD / _W_RL (1), HF_NORMALIZE_ADVANTAGES (0),
 HF_GRAD_CLIP (1), HF_TOKEN_MEAN (0: slime's per-sample mean), HF_GRADIENT_CHECKPOINTING (1); HF_FINETUNE
@@ -53,6 +53,8 @@ class TrainConfig:
     method: str = "combine"
     estimator: str = "sampled"
     topk: int = 50
+    # Upstream's --hint-selection (OPENCLAW_HINT_SELECTION; the experiment's judge.hintSelection, longest → shortest).
+    hint_selection: str = "shortest"
     lr: float = 1e-5
     batch_size: int = 16
     micro_batch: int = 4
@@ -74,6 +76,7 @@ class TrainConfig:
             method=g("OPENCLAW_METHOD", "combine"),
             estimator=g("HF_OPD_ESTIMATOR", "sampled"),
             topk=int(g("HF_TOPK", "50")),
+            hint_selection=g("OPENCLAW_HINT_SELECTION", "shortest"),
             lr=float(g("HF_LEARNING_RATE", "1e-5")),
             batch_size=int(g("HF_BATCH_SIZE", "16")),
             micro_batch=int(g("HF_MICRO_BATCH", "4")),
@@ -94,6 +97,8 @@ class TrainConfig:
             raise SystemExit(f"OPENCLAW_METHOD: grpo, opd, combine or topk, not {cfg.method!r}")
         if cfg.estimator not in ("sampled", "topk", "full"):
             raise SystemExit(f"HF_OPD_ESTIMATOR: sampled, topk or full, not {cfg.estimator!r}")
+        if cfg.hint_selection not in losses.HINT_SELECTIONS:
+            raise SystemExit(f"OPENCLAW_HINT_SELECTION: {', '.join(losses.HINT_SELECTIONS)}, not {cfg.hint_selection!r}")
         return cfg
 
 
@@ -122,6 +127,8 @@ class Prepared:
     rollout: torch.Tensor
     teacher: torch.Tensor | None
     teacher_prompt: list[int] | None
+    # Every hint candidate's teacher prompt (shortest first; [0] is teacher_prompt) under a train-time hint selection.
+    teacher_prompts: list[list[int]] | None = None
 
 
 def prepare(model: ChatModel, items: Sequence[Mapping[str, Any]], cfg: TrainConfig) -> list[Prepared]:
@@ -135,16 +142,22 @@ def prepare(model: ChatModel, items: Sequence[Mapping[str, Any]], cfg: TrainConf
             log.warning("skipping sample %s: a token id is outside the model's vocabulary of %d", item.get("sampleId"), model.vocab_size)
             continue
         hint = item.get("hint")
-        teacher_prompt = None
+        teacher_prompt = teacher_prompts = None
         if cfg.method != "grpo" and item.get("kind", "RL") != "RL" and hint:
-            rendered = model.render(hinted_messages(normalize(item.get("messages") or []), hint), item.get("tools") or None, True)
-            teacher_prompt = model.encode(rendered)
+            def hinted(h: str) -> list[int]:
+                return model.encode(model.render(hinted_messages(normalize(item.get("messages") or []), h), item.get("tools") or None, True))
+
+            teacher_prompt = hinted(hint)
+            candidates = item.get("hintCandidates") or []
+            if cfg.hint_selection != "shortest" and len(candidates) > 1 and candidates[0] == hint:
+                teacher_prompts = [teacher_prompt] + [hinted(h) for h in candidates[1:]]
         # Absent, not None, where convert leaves it out (grpo; the fork's Sample has no such field).
         teacher = f.get("teacher_log_probs")
         out.append(Prepared(
             tokens=f["tokens"], n=n, mask=torch.tensor(f["loss_mask"], dtype=torch.float32),
             reward=f["reward"], rollout=torch.tensor(f["rollout_log_probs"], dtype=torch.float32),
             teacher=None if teacher is None else torch.tensor(teacher, dtype=torch.float32), teacher_prompt=teacher_prompt,
+            teacher_prompts=teacher_prompts,
         ))
     return out
 
@@ -224,7 +237,10 @@ class Trainer:
                 metrics["ppo_kl"] += float((ppo_kl.detach() * w).sum())
                 if not use_sampled and p.teacher_prompt is not None:
                     with torch.no_grad():
-                        teacher = response_logp(model, [p.teacher_prompt + p.tokens[-p.n :]], [p.n], None, full=True)[0]
+                        prompts = p.teacher_prompts or [p.teacher_prompt]
+                        teachers = response_logp(model, [q + p.tokens[-p.n :] for q in prompts], [p.n] * len(prompts), None, full=True)
+                        # π_old's top-K: the step's single update comes after every micro-batch's backward.
+                        teacher = losses.select_teacher(new[j], teachers, cfg.topk, cfg.hint_selection)
                     kl = losses.topk_kl(new[j], teacher, cfg.topk) if cfg.estimator == "topk" else losses.full_kl(new[j], teacher)
                     wo = cfg.w_opd if cfg.method == "combine" else 1.0
                     loss = loss + wo * (kl * w).sum()

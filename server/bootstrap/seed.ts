@@ -1,5 +1,5 @@
 // First-start initialisation: an admin, a proxy API key and the demo (three experiments, one per method, each
-// with a run and simulated users on; server/simulation/demo.ts). Idempotent; headless setups pass
+// with a run and simulated users on; and the per-user demo beside its shared twin; server/simulation/demo.ts). Idempotent; headless setups pass
 // INIT_ADMIN_EMAIL / INIT_ADMIN_PASSWORD / INIT_API_KEY (as Langfuse's LANGFUSE_INIT_*).
 import { settings, type EnvSource } from "../platform/env";
 import { randomBytes } from "node:crypto";
@@ -9,7 +9,14 @@ import { createApiKey } from "../apiKeys/service";
 import { createExperiment } from "../experiments/service";
 import { startRun } from "../runs/service";
 import { seedDemoEnvironments } from "../environments/demo";
-import { DEMO_EVAL_SET, DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../simulation/demo";
+import {
+  DEMO_EVAL_SET,
+  DEMO_EXPERIMENTS,
+  DEMO_PERSONAL_EXPERIMENTS,
+  DEMO_PERSONAL_SIMULATION,
+  DEMO_SIMULATION,
+  demoConfig,
+} from "../simulation/demo";
 import { createPersonaEvalSet } from "../evaluation/service";
 import { enableSimulation } from "../simulation/service";
 import type { Principal } from "../access/principal";
@@ -52,6 +59,19 @@ export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
       await createPersonaEvalSet(null, { experimentId: e.id, name: DEMO_EVAL_SET });
       // The agentic tracks' demo sits with the GRPO experiment (its episodes train under its run).
       if (d.slug === "demo-grpo") await seedDemoEnvironments(actor, e.id);
+      result.demoExperiments.push(e.slug);
+    }
+    for (const d of DEMO_PERSONAL_EXPERIMENTS) {
+      if (await db().experiment.findUnique({ where: { slug: d.slug }, select: { id: true } })) continue;
+      const config = demoConfig(d);
+      const e = await createExperiment(
+        actor,
+        { name: d.name, slug: d.slug, description: d.description, config },
+        { demo: true },
+      );
+      // A per-user experiment keeps its base frozen: the train worker's per-user scheduler trains its adapters.
+      if (config.personalization === "shared") await startRun(actor, e.id);
+      await enableSimulation(e.id, DEMO_PERSONAL_SIMULATION);
       result.demoExperiments.push(e.slug);
     }
   }

@@ -44,8 +44,13 @@ export const JudgeSchema = z.object({
   maxTokens: z.number().int().min(16).max(32768).default(4096),
   includeRequest: z.boolean().default(false),
   evalMode: z.boolean().default(true),
-  /** Which accepted hint teaches OPD: the longest (reference) or the shortest (upstream PRs #105/#106). */
-  hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+  /**
+   * Which accepted hint teaches OPD: the longest (reference), the shortest, or upstream's `--hint-selection`
+   * train-time modes (slime/slime/utils/arguments.py @f48ac35): token_optimal / sequence_optimal keep every
+   * accepted hint and, per response token or per response, train on the candidate whose top-K tokens overlap
+   * the student's most (server/engine/hintSelection.ts).
+   */
+  hintSelection: z.enum(["longest", "shortest", "token_optimal", "sequence_optimal"]).default("longest"),
   /**
    * Hint-generating judge calls per turn (OPD/combine). Unset = `votes`, as upstream OpenClaw-RL's
    * `--hint-m` falls back to `--prm-m` (slime/slime/utils/arguments.py @f48ac35): more hint candidates
@@ -122,6 +127,13 @@ export const HyperparamsSchema = z.object({
   hindsightSamples: z.number().int().min(0).max(2).default(0),
   /** weight of the hindsight cross-entropy */
   hindsightWeight: z.number().min(0).max(10).default(0.5),
+  /**
+   * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
+   * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
+   * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer
+   * the question …") says nothing about the next question.
+   */
+  hintMemory: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z
     .number()
@@ -216,8 +228,12 @@ export const PerUserSchema = z.object({
    * every user's adapter collapses to short replies (seen in the learning test with centered advantages).
    */
   advantages: z.enum(["raw", "centered", "positive"]).default("positive"),
-  /** the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning test's */
-  lr: z.number().min(0).max(10).default(2),
+  /**
+   * the adapter's learning rate (plain SGD on A and B, gradient norm clipped to 1); the defaults are the learning
+   * test's. At 2, a user the base already half satisfies (long replies) saw their adapter collapse to short replies
+   * in 2 of 3 seeds with no other user present; at 1 it did not in 4 (docs/personalization.md)
+   */
+  lr: z.number().min(0).max(10).default(1),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
@@ -227,6 +243,27 @@ export const PerUserSchema = z.object({
   gateTolerance: z.number().min(0).max(2).default(0.05),
   /** of the user's newest judged turns, this fraction is held out for the gate (never trained on) */
   heldOutFraction: z.number().min(0).max(0.9).default(0.25),
+  /**
+   * the most samples one new version trains on (oldest first; the rest wait for the next tick), so a user's
+   * backlog costs one bounded version per tick and the users behind it are not kept waiting
+   */
+  maxSamplesPerVersion: z.number().int().min(1).max(100_000).default(64),
+  /** train when idle: a user's adapter trains only once their newest turn is this old (0: as soon as due) */
+  idleAfterS: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(0),
+  /**
+   * train only within these UTC hours, [from, to) and wrapping past midnight (e.g. 22 → 6 for the night);
+   * null: any hour
+   */
+  windowUtc: z
+    .object({ from: z.number().int().min(0).max(23), to: z.number().int().min(0).max(23) })
+    .refine((w) => w.from !== w.to, { message: "an empty window: from and to must differ" })
+    .nullable()
+    .default(null),
 });
 
 /** Held-out evaluation of policy versions (server/evaluation, workers/evaluate). */
@@ -471,6 +508,26 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         code: "custom",
         path: ["hyper", "teacherSource"],
         message: "a current-policy teacher runs on the embedded trainer only: choose base",
+      });
+    }
+  }
+  const trainTimeHint = cfg.judge.hintSelection === "token_optimal" || cfg.judge.hintSelection === "sequence_optimal";
+  if (trainTimeHint && cfg.method !== "grpo") {
+    // They compare the student's top-K with each candidate teacher's at every position: only a trainer that holds
+    // both distributions can (embedded; hf-local, whose frozen base is in-process). On slime that is upstream's
+    // select loss over Megatron-teacher top-K (its openclaw_topk_select_loss), which needs the top-K path refused
+    // there.
+    if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge", "hintSelection"],
+        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs top-K distillation, not available there yet): choose longest or shortest`,
+      });
+    } else if (cfg.hyper.opdEstimator === "sampled") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["judge", "hintSelection"],
+        message: `${cfg.judge.hintSelection} chooses among the teachers' top-K tokens, which the sampled estimator never sees: choose the topk or full estimator, or hint selection longest or shortest`,
       });
     }
   }

@@ -27,6 +27,13 @@ import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { yieldToEventLoop } from "./generate";
 import {
+  overlapCounts,
+  selectCandidatePerToken,
+  topKIndices,
+  trainHintSelectionSchema,
+  type TrainHintSelection,
+} from "./hintSelection";
+import {
   batchAdvantages,
   customPolicyLoss,
   lossHyperSchema,
@@ -54,10 +61,19 @@ export const trainSampleSchema = z
     weight: z.number().min(0).optional(),
     /** the teacher's (hinted) prompt, for the topk/full estimators */
     teacherPromptIds: ids.min(1).optional(),
+    /**
+     * Every hint candidate's teacher prompt, shortest hint first (candidate 0 is `teacherPromptIds`), for
+     * hintSelection token_optimal / sequence_optimal: the teacher distribution at each position comes from the
+     * candidate chosen there (hintSelection.ts).
+     */
+    teacherPromptCandidates: z.array(ids.min(1)).min(2).optional(),
   })
   .refine((s) => s.oldLogprobs.length === s.responseIds.length, { message: "oldLogprobs must match responseIds" })
   .refine((s) => !s.teacherLogprobs || s.teacherLogprobs.length === s.responseIds.length, {
     message: "teacherLogprobs must match responseIds",
+  })
+  .refine((s) => !s.teacherPromptCandidates || s.teacherPromptIds, {
+    message: "teacherPromptCandidates need teacherPromptIds (their candidate 0)",
   });
 export type TrainSample = z.input<typeof trainSampleSchema>;
 
@@ -66,6 +82,8 @@ export const trainHyperSchema = lossHyperSchema.extend({
   lr: z.number().min(0).optional(),
   /** global-norm gradient clip; 0 disables */
   gradClip: z.number().min(0).default(1),
+  /** How samples with several hint candidates pick theirs (topk/full estimators): hintSelection.ts. */
+  hintSelection: trainHintSelectionSchema.default("shortest"),
   microBatchSize: z.number().int().positive().default(8),
   oldLogprobs: z.enum(["recompute", "rollout", "decoupled"]).default("recompute"),
   /** passes over the batch, one update each, with π_old fixed after epoch 0 */
@@ -135,23 +153,26 @@ function vocabDistribution(m: PolicyModel, batch: PackedBatch): tf.Tensor {
   });
 }
 
-/**
- * The teacher's log-probs over the vocabulary at the student's response positions of `batch`, [B, T-1, V]
- * (zeros elsewhere), and a [B, 1] indicator of the rows that have a teacher prompt. Plain data: no gradient.
- */
-function teacherDistribution(
+/** Candidate `k` of a row's teacher prompts; a row with fewer candidates reuses them cyclically (upstream's K-loop). */
+function candidatePrompt(row: z.output<typeof trainSampleSchema>, k: number): number[] | undefined {
+  const cands = row.teacherPromptCandidates;
+  return cands ? cands[k % cands.length] : row.teacherPromptIds;
+}
+
+/** The teacher's log-probs over the vocabulary for each row's candidate `k`, laid out on `batch`, [B*(T-1)*V]. */
+function candidateDistribution(
   teacher: PolicyModel,
   batch: PackedBatch,
   rows: ReadonlyArray<z.output<typeof trainSampleSchema>>,
-): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
+  k: number,
+): Float32Array {
   const V = teacher.config.vocabSize;
   const W = batch.T - 1;
   const out = new Float32Array(batch.B * W * V);
-  const has = rows.map((r) => (r.teacherPromptIds ? 1 : 0));
   const withTeacher = rows.flatMap((r, i) => (r.teacherPromptIds ? [i] : []));
   if (withTeacher.length) {
     const tb = packBatch(
-      withTeacher.map((i) => ({ promptIds: rows[i].teacherPromptIds!, responseIds: rows[i].responseIds })),
+      withTeacher.map((i) => ({ promptIds: candidatePrompt(rows[i], k)!, responseIds: rows[i].responseIds })),
       teacher.config.ctx,
     );
     const flat = tf.tidy(() => {
@@ -159,10 +180,64 @@ function teacherDistribution(
       return tokenLogprobs(forward(teacher.config, teacher.params, ids), tb, false, true).vocab!.dataSync();
     });
     const TW = tb.T - 1;
-    withTeacher.forEach((i, k) => {
-      const src = tb.spans[k];
+    withTeacher.forEach((i, j) => {
+      const src = tb.spans[j];
       const dst = batch.spans[i];
-      out.set(flat.subarray((k * TW + src.start) * V, (k * TW + src.start + src.length) * V), (i * W + dst.start) * V);
+      out.set(flat.subarray((j * TW + src.start) * V, (j * TW + src.start + src.length) * V), (i * W + dst.start) * V);
+    });
+  }
+  return out;
+}
+
+/** What the teacher needs to choose among hint candidates: the student's distribution and the chosen k*. */
+type CandidateChoice = {
+  mode: TrainHintSelection;
+  topK: number;
+  /** the student's log-probs over the vocabulary on `batch` ([B*(T-1)*V]), computed on demand */
+  student: () => Float32Array;
+  /** k*(t) per sample, decided once (against π_old's top-K, as upstream) and reused by later epochs */
+  chosen: Map<number, number[]>;
+  sampleIndex: readonly number[];
+};
+
+/**
+ * The teacher's log-probs over the vocabulary at the student's response positions of `batch`, [B, T-1, V]
+ * (zeros elsewhere), and a [B, 1] indicator of the rows that have a teacher prompt. Plain data: no gradient.
+ * Rows with several hint candidates take, at each position, the distribution of the candidate `choice` picks.
+ */
+function teacherDistribution(
+  teacher: PolicyModel,
+  batch: PackedBatch,
+  rows: ReadonlyArray<z.output<typeof trainSampleSchema>>,
+  choice: CandidateChoice,
+): { logp: tf.Tensor3D; rows: tf.Tensor2D } {
+  const V = teacher.config.vocabSize;
+  const W = batch.T - 1;
+  const has = rows.map((r) => (r.teacherPromptIds ? 1 : 0));
+  const kMax = choice.mode === "shortest" ? 1 : Math.max(1, ...rows.map((r) => r.teacherPromptCandidates?.length ?? 1));
+  const dists = Array.from({ length: kMax }, (_, k) => candidateDistribution(teacher, batch, rows, k));
+  const out = dists[0];
+  if (kMax > 1) {
+    let student: Float32Array | null = null;
+    rows.forEach((r, i) => {
+      const K = r.teacherPromptCandidates?.length ?? 1;
+      if (K < 2) return;
+      const { start, length } = batch.spans[i];
+      const at = (t: number) => (i * W + start + t) * V;
+      let kStar = choice.chosen.get(choice.sampleIndex[i]);
+      if (!kStar) {
+        student ??= choice.student();
+        const s = student;
+        const studentTop = Array.from({ length }, (_, t) => topKIndices(s.subarray(at(t), at(t) + V), choice.topK));
+        const teacherTop = dists
+          .slice(0, K)
+          .map((d) => Array.from({ length }, (_, t) => topKIndices(d.subarray(at(t), at(t) + V), choice.topK)));
+        kStar = selectCandidatePerToken(overlapCounts(studentTop, teacherTop), choice.mode);
+        choice.chosen.set(choice.sampleIndex[i], kStar);
+      }
+      kStar.forEach((k, t) => {
+        if (k !== 0) out.set(dists[k].subarray(at(t), at(t) + V), at(t));
+      });
     });
   }
   return { logp: tf.tensor3d(out, [batch.B, W, V]), rows: tf.tensor2d(has, [batch.B, 1]) };
@@ -227,6 +302,8 @@ export async function trainStep(
     throw new Error("opdExtrapolation ≠ 1 needs the base (refModel)");
   const demos = samples.filter((x) => x.kind === "DEMO").length;
 
+  // Hint candidates chosen in epoch 0, against the student's top-K before this step's update (π_old).
+  const chosenCandidates = new Map<number, number[]>();
   const names = paramNames(model.config);
   const totals: Record<string, number> = {};
   let last: TrainMetrics | null = null;
@@ -268,6 +345,18 @@ export async function trainStep(
             options.teacherModel!,
             batch,
             idx.map((i) => samples[i]),
+            {
+              mode: hyper.hintSelection,
+              topK: hyper.topK,
+              student: () => {
+                const d = vocabDistribution(model, batch);
+                const data = d.dataSync() as Float32Array;
+                d.dispose();
+                return data;
+              },
+              chosen: chosenCandidates,
+              sampleIndex: idx,
+            },
           )
         : null;
       const teacherDist = hinted && extrapolating ? extrapolate(hinted, baseDist!, hyper.opdExtrapolation) : hinted;

@@ -1,8 +1,10 @@
 // zod inputs of the environment services (environments, task sets, oracle runs, episodes).
 import { z } from "zod";
 import { ESTIMATORS } from "./advantages/group";
+import { environmentHarnessSchema } from "./harness/schema";
 import { networkPolicySchema, sandboxLimitsSchema } from "./sandbox/limits";
 import { PROVIDERS } from "./sandbox/registry";
+import { POOL_PROTOCOLS } from "./sandbox/remote/wire";
 import { TOOL_NAMES } from "./tasks/spec";
 
 const id = z.string().min(1).max(64);
@@ -12,14 +14,40 @@ const name = z.string().trim().min(1).max(100);
 /** `bash` runs a command in the sandbox (terminal tasks); the others answer tool-call tasks. */
 export const ENVIRONMENT_TOOLS = ["bash", ...TOOL_NAMES] as const;
 
-export const EnvironmentCreateInput = z.object({
-  experiment,
-  name,
-  provider: z.enum(PROVIDERS).default("local-bwrap"),
-  limits: sandboxLimitsSchema.default(sandboxLimitsSchema.parse({})),
-  network: networkPolicySchema.default("none"),
-  tools: z.array(z.enum(ENVIRONMENT_TOOLS)).min(1).max(ENVIRONMENT_TOOLS.length).default(["bash"]),
+/** The local sandboxes, and `remote-pool`: environments on other machines behind the fork's pool servers. */
+export const ENVIRONMENT_PROVIDERS = [...PROVIDERS, "remote-pool"] as const;
+export type EnvironmentProvider = (typeof ENVIRONMENT_PROVIDERS)[number];
+
+/** A remote-pool environment's pools: one protocol, the pools' base URLs (the fork's WORKER_URLS). */
+export const environmentPoolSchema = z.object({
+  protocol: z.enum(POOL_PROTOCOLS),
+  urls: z.array(z.string().trim().url().max(2000)).min(1).max(16),
 });
+export type EnvironmentPool = z.output<typeof environmentPoolSchema>;
+
+export const EnvironmentCreateInput = z
+  .object({
+    experiment,
+    name,
+    provider: z.enum(ENVIRONMENT_PROVIDERS).default("local-bwrap"),
+    limits: sandboxLimitsSchema.default(sandboxLimitsSchema.parse({})),
+    network: networkPolicySchema.default("none"),
+    tools: z.array(z.enum(ENVIRONMENT_TOOLS)).min(1).max(ENVIRONMENT_TOOLS.length).default(["bash"]),
+    /** remote-pool only (required there). Each URL must also pass the egress policy (checked on save). */
+    pool: environmentPoolSchema.optional(),
+    /** A stock agent run as a black box in place of our agent loop (local-bwrap only: docs/harness.md). */
+    harness: environmentHarnessSchema.optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.provider === "remote-pool" && !v.pool)
+      ctx.addIssue({ code: "custom", path: ["pool"], message: "a remote-pool environment needs its pools" });
+    if (v.provider !== "remote-pool" && v.pool)
+      ctx.addIssue({ code: "custom", path: ["pool"], message: `pools belong to remote-pool, not ${v.provider}` });
+    // The harness reaches the proxy through a unix socket bound into the sandbox: only bubblewrap binds one
+    // per command (a container's mounts are fixed at run; a pool's sandbox is not ours).
+    if (v.harness && v.provider !== "local-bwrap")
+      ctx.addIssue({ code: "custom", path: ["harness"], message: `a harness runs on local-bwrap, not ${v.provider}` });
+  });
 export const EnvironmentListInput = z.object({ experiment });
 export const EnvironmentGetInput = z.object({ id });
 
@@ -96,6 +124,8 @@ export const EpisodeLaunchInput = z.object({
   prm: z.boolean().default(false),
 });
 export const EpisodeGetInput = z.object({ id });
+/** One stored screenshot of a GUI episode: index 0 is the desktop after reset, k the one after step k - 1. */
+export const EpisodeScreenshotInput = z.object({ id, index: z.coerce.number().int().min(0).max(10_000) });
 
 /** A launch's pass@1 and pass@k per task and over its tasks (held-out launches are its evaluation). */
 export const LaunchSummaryInput = z.object({

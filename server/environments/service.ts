@@ -7,6 +7,7 @@ import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
 import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { db, type Prisma } from "../platform/db/client";
+import { assertEgressAllowed, EgressRefusedError } from "../platform/egress";
 import { badRequest, conflict, notFound } from "../platform/errors";
 import { sandboxLimitsSchema } from "./sandbox/limits";
 import { sandboxProvider, type ProviderName } from "./sandbox/registry";
@@ -19,7 +20,10 @@ import {
   type EnvironmentCreateInput,
   EnvironmentGetInput,
   EnvironmentListInput,
+  environmentPoolSchema,
+  type EnvironmentPool,
   type EpisodeGetInput,
+  type EpisodeScreenshotInput,
   type EpisodeLaunchInput,
   type EpisodeListInput,
   type LaunchSummaryInput,
@@ -38,8 +42,23 @@ type In<T extends z.ZodType> = z.output<T>;
 type Tx = Prisma.TransactionClient;
 const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
 
+/** Pool URLs are user-configured outbound addresses: the egress policy applies on save (and on every call). */
+async function assertPoolEgress(pool: EnvironmentPool | undefined): Promise<void> {
+  const issues = [];
+  for (const [i, url] of (pool?.urls ?? []).entries()) {
+    try {
+      await assertEgressAllowed(url, undefined, { allowUnresolvable: true });
+    } catch (err) {
+      if (!(err instanceof EgressRefusedError)) throw err;
+      issues.push({ path: `pool.urls.${i}`, message: err.message });
+    }
+  }
+  if (issues.length) throw badRequest(`Pool address refused: ${issues.map((i) => i.message).join("; ")}`, issues);
+}
+
 export async function createEnvironment(p: Principal, input: In<typeof EnvironmentCreateInput>) {
   const e = await loadExperimentFor(p, input.experiment);
+  await assertPoolEgress(input.pool);
   return db().$transaction(async (tx) => {
     const taken = await tx.environment.findUnique({
       where: { experimentId_name: { experimentId: e.id, name: input.name } },
@@ -53,6 +72,8 @@ export async function createEnvironment(p: Principal, input: In<typeof Environme
         limits: json(input.limits),
         network: input.network,
         tools: json(input.tools),
+        pool: input.pool ? json(input.pool) : undefined,
+        harness: input.harness ? json(input.harness) : undefined,
       },
     });
     await audit(tx, p, "environment.create", "environment", env.id, null, env);
@@ -73,7 +94,6 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
     await db().environment.findUnique({ where: { id: input.id } }),
     (r) => r.experimentId,
   );
-  const provider = sandboxProvider(env.provider as ProviderName);
   const byStatus = await db().episode.groupBy({
     by: ["status"],
     where: { environmentId: env.id },
@@ -81,7 +101,14 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
   });
   const episodes = { QUEUED: 0, RUNNING: 0, DONE: 0, FAILED: 0 };
   for (const r of byStatus) episodes[r.status] = r._count._all;
-  return { ...env, health: await provider.available(), episodes, recent: await recentStats(env.id) };
+  return { ...env, health: await environmentHealth(env), episodes, recent: await recentStats(env.id) };
+}
+
+/** A local sandbox's own check; a remote pool is asked at allocate (a pool that is down is skipped then). */
+async function environmentHealth(env: { provider: string; pool: Prisma.JsonValue }) {
+  if (env.provider !== "remote-pool") return sandboxProvider(env.provider as ProviderName).available();
+  const pool = environmentPoolSchema.parse(env.pool);
+  return { ok: true as const, detail: `${pool.protocol} pool(s): ${pool.urls.join(", ")} (reached at allocate)` };
 }
 
 /** Nearest-rank percentile of a sorted list; null when empty. */
@@ -267,6 +294,8 @@ export async function runOracle(p: Principal, input: In<typeof OracleRunInput>) 
   const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
   const env = await db().environment.findUnique({ where: { id: input.environmentId } });
   if (!env || env.experimentId !== set.experimentId) throw notFound("Environment", input.environmentId);
+  if (env.provider === "remote-pool")
+    throw badRequest("Oracle runs need a local sandbox: a remote pool holds its tasks' solutions itself");
   const provider = sandboxProvider(env.provider as ProviderName);
   const limits = sandboxLimitsSchema.parse(env.limits);
   const tasks = await db().task.findMany({ where: { setVersionId: sv.id }, orderBy: { index: "asc" } });
@@ -378,10 +407,36 @@ export async function getEpisode(p: Principal, input: In<typeof EpisodeGetInput>
     input.id,
     await db().episode.findUnique({
       where: { id: input.id },
-      include: { steps: { orderBy: { index: "asc" } }, task: { select: { key: true, kind: true, split: true } } },
+      include: {
+        steps: { orderBy: { index: "asc" } },
+        task: { select: { key: true, kind: true, split: true } },
+        // Which screenshots exist; the images themselves come one at a time (getEpisodeScreenshot).
+        screenshots: { select: { index: true }, orderBy: { index: "asc" } },
+      },
     }),
     (r) => r.experimentId,
   );
+}
+
+/** One screenshot of an episode the caller may read, as base64 PNG (the viewer shows it as a data URL). */
+export async function getEpisodeScreenshot(p: Principal, input: In<typeof EpisodeScreenshotInput>) {
+  const episode = authorizeRow(
+    p,
+    "Episode",
+    input.id,
+    await db().episode.findUnique({ where: { id: input.id }, select: { id: true, experimentId: true } }),
+    (r) => r.experimentId,
+  );
+  const shot = await db().episodeScreenshot.findUnique({
+    where: { episodeId_index: { episodeId: episode.id, index: input.index } },
+  });
+  if (!shot) throw notFound("Screenshot", `${input.id}#${input.index}`);
+  return {
+    episodeId: episode.id,
+    index: shot.index,
+    mimeType: "image/png" as const,
+    base64: Buffer.from(shot.png).toString("base64"),
+  };
 }
 
 /**

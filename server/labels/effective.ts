@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
 import { dispatchTurn } from "../judge/core/dispatch";
+import { hintCandidates } from "../judge/core/vote";
 import { episodeLabelsForTurns } from "./episodes";
 import { effectiveLabel, latestLabels, type LabelSource } from "./precedence";
 
@@ -19,7 +20,15 @@ export interface TrainingLabel {
   judgmentId: string | null;
   /** OPD hint: the reviewer's when given, else the judge's accepted hint. */
   hint: string | null;
-  /** The hint is the reviewer's: the judgment's teacher log-probs belong to another hint and must be recomputed. */
+  /**
+   * Every hint the judge accepted, shortest first (server/judge/core/vote.ts hintCandidates), when `hint` is the
+   * judge's and it accepted more than one: hint selection token_optimal / sequence_optimal choose among them at
+   * train time. Absent otherwise.
+   */
+  hintCandidates?: string[];
+  /** The end user's earlier turn whose accepted hint `hint` is (hint memory, `hyper.hintMemory`); null otherwise. */
+  hintFromTurnId: string | null;
+  /** The hint is not the judgment's own (a reviewer's, or remembered): its teacher log-probs must be computed. */
   needsTeacherRescore: boolean;
   /** Teacher log-probs that go with `hint` (null when there are none yet). */
   teacherLogprobs: number[] | null;
@@ -37,10 +46,40 @@ export const EXCLUDE = {
 } as const;
 
 const MethodSchema = z
-  .object({ method: z.enum(["grpo", "opd", "combine"]).catch("combine") })
-  .catch({ method: "combine" });
+  .object({
+    method: z.enum(["grpo", "opd", "combine"]).catch("combine"),
+    hyper: z.object({ hintMemory: z.boolean().catch(false) }).catch({ hintMemory: false }),
+  })
+  .catch({ method: "combine", hyper: { hintMemory: false } });
 
-type Reader = Pick<Prisma.TransactionClient, "turn" | "judgment" | "label" | "experiment" | "episodeStep">;
+type Reader = Pick<
+  Prisma.TransactionClient,
+  "turn" | "judgment" | "label" | "experiment" | "episodeStep" | "$queryRaw"
+>;
+
+interface Remembered {
+  hint: string;
+  fromTurnId: string;
+}
+
+/**
+ * Hint memory: for each turn of an end user, the accepted judge hint of that user's latest earlier turn in the same
+ * experiment (by when the turns were served; the turns' (experimentId, endUserId, createdAt) index answers it).
+ */
+async function rememberedHints(turnIds: readonly string[], client: Reader): Promise<Map<string, Remembered>> {
+  if (!turnIds.length) return new Map();
+  const rows = await client.$queryRaw<{ turnId: string; fromTurnId: string; hint: string }[]>`
+    SELECT t.id AS "turnId", h."turnId" AS "fromTurnId", h.hint
+    FROM turns t
+    JOIN LATERAL (
+      SELECT j."turnId", j.hint FROM turns u JOIN judgments j ON j."turnId" = u.id
+      WHERE u."experimentId" = t."experimentId" AND u."endUserId" = t."endUserId" AND u."createdAt" < t."createdAt"
+        AND j."hintAccepted" AND j.hint IS NOT NULL
+      ORDER BY u."createdAt" DESC, j."createdAt" DESC LIMIT 1
+    ) h ON true
+    WHERE t.id = ANY(${[...turnIds]}::text[]) AND t."endUserId" IS NOT NULL`;
+  return new Map(rows.map((r) => [r.turnId, { hint: r.hint, fromTurnId: r.fromTurnId }]));
+}
 
 const CHUNK = 5000;
 
@@ -56,12 +95,20 @@ export async function effectiveLabelsForTurns(
     const [turns, judgments, labels] = await Promise.all([
       client.turn.findMany({
         where: { id: { in: chunk } },
-        select: { id: true, experimentId: true, turnType: true, status: true, nextState: true },
+        select: { id: true, experimentId: true, turnType: true, status: true, nextState: true, endUserId: true },
       }),
       client.judgment.findMany({
         where: { turnId: { in: chunk } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        select: { id: true, turnId: true, score: true, hint: true, hintAccepted: true, teacherLogprobs: true },
+        select: {
+          id: true,
+          turnId: true,
+          score: true,
+          hint: true,
+          hintAccepted: true,
+          teacherLogprobs: true,
+          votes: { where: { kind: "hint" }, orderBy: { index: "asc" }, select: { value: true, hint: true } },
+        },
       }),
       client.label.findMany({
         where: { turnId: { in: chunk }, source: { in: ["REVIEWER", "USER"] } },
@@ -74,7 +121,16 @@ export async function effectiveLabelsForTurns(
       where: { id: { in: experimentIds } },
       select: { id: true, config: true },
     });
-    const method = new Map(experiments.map((e) => [e.id, MethodSchema.parse(e.config).method]));
+    const settings = new Map(experiments.map((e) => [e.id, MethodSchema.parse(e.config)]));
+    const remembered = await rememberedHints(
+      turns
+        .filter((t) => {
+          const s = settings.get(t.experimentId);
+          return t.endUserId !== null && s?.hyper.hintMemory && s.method !== "grpo";
+        })
+        .map((t) => t.id),
+      client,
+    );
     const latestJudgment = new Map<string, (typeof judgments)[number]>();
     for (const j of judgments) if (!latestJudgment.has(j.turnId)) latestJudgment.set(j.turnId, j);
     const labelsByTurn = new Map<string, typeof labels>();
@@ -92,9 +148,10 @@ export async function effectiveLabelsForTurns(
         t.id,
         decide(
           t,
-          method.get(t.experimentId) ?? "combine",
+          settings.get(t.experimentId)?.method ?? "combine",
           latestJudgment.get(t.id) ?? null,
           labelsByTurn.get(t.id) ?? [],
+          remembered.get(t.id) ?? null,
         ),
       );
     }
@@ -115,6 +172,7 @@ type JudgmentFacts = {
   hint: string | null;
   hintAccepted: boolean;
   teacherLogprobs: number[];
+  votes: { value: number | null; hint: string | null }[];
 };
 type LabelFacts = {
   id: string;
@@ -130,6 +188,7 @@ function decide(
   method: "grpo" | "opd" | "combine",
   j: JudgmentFacts | null,
   labels: LabelFacts[],
+  remembered: Remembered | null,
 ): TrainingLabel {
   const base = { turnId: t.id, experimentId: t.experimentId, judgmentId: j?.id ?? null };
   const none = (reason: string): TrainingLabel => ({
@@ -138,6 +197,7 @@ function decide(
     source: null,
     labelId: null,
     hint: null,
+    hintFromTurnId: null,
     needsTeacherRescore: false,
     teacherLogprobs: null,
     kind: null,
@@ -152,9 +212,13 @@ function decide(
 
   const label = effectiveLabel({ reviewer, user, judge: { value: j?.score ?? 0 } });
   const judgeHint = j?.hintAccepted && j.hint ? j.hint : null;
-  const hint = label.hint ?? judgeHint;
-  const needsTeacherRescore = label.hint !== null && label.hint !== judgeHint;
+  // A turn with no hint of its own borrows the user's latest accepted one (only passed in with hint memory on).
+  const own = label.hint ?? judgeHint;
+  const hint = own ?? remembered?.hint ?? null;
+  const hintFromTurnId = own === null && remembered ? remembered.fromTurnId : null;
+  const needsTeacherRescore = hint !== null && hint !== judgeHint;
   const teacherLogprobs = !needsTeacherRescore && hint !== null && j?.teacherLogprobs.length ? j.teacherLogprobs : null;
+  const candidates = judgeHint !== null && hint === judgeHint ? hintCandidates(j!.votes).map((c) => c.hint) : [];
   // A human label is evidence in itself: the "no next state" exclusion protects only the judge's guess.
   const human = label.source !== "JUDGE";
   const dispatch = dispatchTurn({
@@ -181,6 +245,9 @@ function decide(
     source: label.source,
     labelId: label.source === "REVIEWER" ? (reviewer?.id ?? null) : label.source === "USER" ? (user?.id ?? null) : null,
     hint,
+    // Only when the judge's hint is its shortest candidate (the order the trainer's candidate 0 assumes).
+    ...(candidates.length > 1 && candidates[0] === hint ? { hintCandidates: candidates } : {}),
+    hintFromTurnId,
     needsTeacherRescore,
     teacherLogprobs,
     kind,

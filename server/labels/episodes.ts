@@ -51,6 +51,7 @@ export async function episodeLabelsForTurns(
       labelId: null,
       judgmentId: null,
       hint: null,
+      hintFromTurnId: null,
       needsTeacherRescore: false,
       teacherLogprobs: null,
       kind: "RL",

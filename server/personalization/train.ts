@@ -61,8 +61,8 @@ export type TrainUserResult =
 
 /**
  * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts) and gate it. Samples
- * are those after the newest version's `throughAt`, held-out turns excluded; the step count is one SGD step per
- * `minSamples` of them. With `heldOutFraction` 0 the gate is off (every version is promoted).
+ * are the oldest `maxSamplesPerVersion` after the newest version's `throughAt`, held-out turns excluded; the step
+ * count is one SGD step per `minSamples` of them. With `heldOutFraction` 0 the gate is off (every version is promoted).
  */
 export async function trainUser(
   experimentId: string,
@@ -76,9 +76,12 @@ export async function trainUser(
     db().userAdapter.findFirst({ where: { experimentId, endUserId }, orderBy: { version: "desc" } }),
   ]);
   const fresh = await userSamples(experimentId, endUserId, { after: latest?.throughAt ?? null });
-  const trainable = fresh.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction));
-  if (trainable.length < pu.minSamples)
-    return { trained: false, reason: "too_few_samples", samples: trainable.length, needed: pu.minSamples };
+  const pending = fresh.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction));
+  if (pending.length < pu.minSamples)
+    return { trained: false, reason: "too_few_samples", samples: pending.length, needed: pu.minSamples };
+  const trainable = oldestBatch(pending, pu.maxSamplesPerVersion);
+  // The version covers every fresh turn up to its last sample; a backlog beyond the cap waits for the next one.
+  const throughAt = trainable.length < pending.length ? trainable.at(-1)!.createdAt : fresh.at(-1)!.createdAt;
 
   const parent = served ? deserializeAdapter(new Uint8Array(served.weights), base.config) : null;
   let adapter =
@@ -99,6 +102,8 @@ export async function trainUser(
     });
     if (adapter !== parent) disposeAdapter(adapter);
     adapter = step.adapter;
+    // One step is the longest this holds the event loop: the worker's shared training loop runs in between.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   const heldOut =
@@ -129,7 +134,7 @@ export async function trainUser(
         state: promote ? "PROMOTED" : "REJECTED",
         weights: Buffer.from(weights),
         samples: trainable.length,
-        throughAt: fresh.at(-1)!.createdAt,
+        throughAt,
         evalScore,
         servedScore,
         meanReward,
@@ -145,6 +150,41 @@ export async function trainUser(
     samples: trainable.length,
     evalScore,
     servedScore,
+  };
+}
+
+/**
+ * The oldest `max` samples, extended over samples sharing the last one's timestamp: the next version starts after
+ * that timestamp, so cutting between equal ones would skip a sample for good.
+ */
+export function oldestBatch<T extends { createdAt: Date }>(samples: readonly T[], max: number): T[] {
+  let n = Math.min(max, samples.length);
+  while (n < samples.length && samples[n].createdAt.getTime() === samples[n - 1].createdAt.getTime()) n++;
+  return samples.slice(0, n);
+}
+
+/** What the scheduler needs of one user: their trainable samples not yet in a version, and when they last spoke. */
+export async function userBacklog(experimentId: string, endUserId: string, config: ExperimentConfig) {
+  const [latest, lastTurn] = await Promise.all([
+    db().userAdapter.findFirst({
+      where: { experimentId, endUserId },
+      orderBy: { version: "desc" },
+      select: { throughAt: true, createdAt: true },
+    }),
+    db().turn.findFirst({
+      where: { experimentId, endUserId },
+      orderBy: { createdAt: "desc" },
+      select: { createdAt: true },
+    }),
+  ]);
+  const pending = (await userSamples(experimentId, endUserId, { after: latest?.throughAt ?? null })).filter(
+    (s) => !isHeldOut(s.turnId, config.perUser.heldOutFraction),
+  );
+  return {
+    pending: pending.length,
+    waitingSince: pending[0]?.createdAt ?? null,
+    lastTrainedAt: latest?.createdAt ?? null,
+    lastTurnAt: lastTurn?.createdAt ?? null,
   };
 }
 

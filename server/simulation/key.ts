@@ -1,5 +1,5 @@
 // The simulate worker's own API key: proxy scope to talk to the proxy, write scope so the proxy accepts its
-// X-Simulated-Persona header. Minted at start, held only in the worker's memory, short-lived (rotated before it
+// X-Simulated-Persona header, identity scope so it may name each simulated user as the end user (X-User-Id). Minted at start, held only in the worker's memory, short-lived (rotated before it
 // expires) and revoked on shutdown; a crashed worker's key simply expires.
 import { db } from "../platform/db/client";
 import { createApiKey } from "../apiKeys/service";
@@ -17,13 +17,13 @@ export interface SimulationKey {
 }
 
 export function mintSimulationKey(ttlMs = SIMULATION_KEY_TTL_MS): Promise<SimulationKey> {
-  return mintWorkerKey(SIMULATION_KEY_NAME, ["proxy", "write"], ttlMs);
+  return mintWorkerKey(SIMULATION_KEY_NAME, ["proxy", "write", "identity"], ttlMs);
 }
 
 /** A worker's own key (also workers/episodes'), minted by the system (no principal). */
 export async function mintWorkerKey(
   name: string,
-  scopes: ("proxy" | "write")[],
+  scopes: ("proxy" | "write" | "identity")[],
   ttlMs = SIMULATION_KEY_TTL_MS,
 ): Promise<SimulationKey> {
   const expiresAt = new Date(Date.now() + ttlMs);

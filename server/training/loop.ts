@@ -268,6 +268,11 @@ export class Trainer {
       wDemo: config.hyper.hindsightWeight,
       epochs: config.hyper.ppoEpochs,
       gradClip: config.hyper.gradClip,
+      // Samples carry several hint candidates only under the train-time modes (trainInputs.ts).
+      hintSelection:
+        config.judge.hintSelection === "token_optimal" || config.judge.hintSelection === "sequence_optimal"
+          ? config.judge.hintSelection
+          : "shortest",
       microBatchSize: this.opts.microBatchSize ?? 8,
       // Decoupled PPO: the ratio is to the behaviour log-probs recorded when the turn was served (it sees
       // staleness); the OPD advantage is teacher − the current weights, not teacher − an older policy.

@@ -203,6 +203,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     }
     let teacherLogprobs: number[] | undefined;
     let teacherPromptIds: number[] | undefined;
+    let teacherPromptCandidates: number[][] | undefined;
     let teacherSource: TraceEntry["teacher"] = "none";
     const { opdEstimator, teacherSource: source } = config.hyper;
     if (decision.teacher && (opdEstimator !== "sampled" || source === "current")) {
@@ -224,6 +225,22 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       if (opdEstimator === "sampled")
         teacherLogprobs = scoreBatch(ctx.model, [{ promptIds: hinted, responseIds: turn.tokenIds }])[0];
       else teacherPromptIds = hinted;
+      // token_optimal / sequence_optimal: every candidate's hinted prompt (shortest first, candidate 0 = `hinted`);
+      // one that does not fit the context is left out, as upstream drops a hint it cannot render.
+      const { hintSelection } = config.judge;
+      if (
+        teacherPromptIds &&
+        label.hintCandidates &&
+        (hintSelection === "token_optimal" || hintSelection === "sequence_optimal")
+      ) {
+        const rest = label.hintCandidates
+          .slice(1)
+          .map((h) =>
+            hintedPromptIds(MessagesSchema.parse(messages), tools, h, ctx.model.config.ctx - turn.tokenIds.length),
+          )
+          .filter((ids): ids is number[] => ids !== null);
+        if (rest.length) teacherPromptCandidates = [hinted, ...rest];
+      }
       teacherSource = "step";
     } else if (decision.teacher === "judgment") {
       teacherLogprobs = label.teacherLogprobs!;
@@ -260,12 +277,21 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       reward: decision.reward,
       teacherLogprobs,
       teacherPromptIds,
+      ...(teacherPromptCandidates ? { teacherPromptCandidates } : {}),
       kind,
       weight: 1,
       context: replyContext(parsedMessages),
     });
     if (config.hyper.hindsightSamples > 0)
-      hindsight.push({ messages: parsedMessages, tools, promptIds, turn, hint: label.hint, reward: decision.reward });
+      // Corrections become demonstrations: a remembered hint (hint memory) was not a correction of this reply.
+      hindsight.push({
+        messages: parsedMessages,
+        tools,
+        promptIds,
+        turn,
+        hint: label.hintFromTurnId ? null : label.hint,
+        reward: decision.reward,
+      });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;

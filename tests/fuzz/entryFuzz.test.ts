@@ -1,13 +1,16 @@
 // Fuzzing of what the other suites leave out: REST *paths* (random segments, broken percent-escapes, dot
 // segments, very long ids), the config fields that become regexes (serving.sidePatterns / contextPatterns:
-// random and catastrophic shapes), and bodies one byte over the cap of every entry point. Whatever arrives,
+// random and catastrophic shapes), and bodies one byte over the cap of every entry point (the proxy's own in
+// proxyFuzz.test.ts). Whatever arrives,
 // the answer is 2xx/4xx, never a 5xx; a refused pattern is a 400 naming it; an oversized body is a 413.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMITS } from "../../server/gateway/body";
 import { routes } from "../../server/gateway/rest/table";
+import { handleApi } from "../../server/gateway/handler";
+import { MAX_IMPORT_BYTES } from "../../server/gateway/endpoints/exports";
 import { startApiServer } from "../helpers/apiServer";
-import { login, makeKey, makeUser, uniq } from "../helpers/fixtures";
+import { login, makeExperiment, makeKey, makeUser, uniq } from "../helpers/fixtures";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 let key: string;
@@ -77,6 +80,7 @@ describe("entry point fuzz", () => {
       ["/api/trpc/experiments.create", over(BODY_LIMITS.login), {}],
       ["/api/trpc/experiments.create", over(BODY_LIMITS.trpc), { authorization: `Bearer ${key}` }],
       ["/api/playground/chat", over(BODY_LIMITS.playground), { cookie, origin: server.url }],
+      ["/api/playground/feedback", over(BODY_LIMITS.playground), { cookie, origin: server.url }],
     ];
     for (const [path, body, headers] of cases) {
       const res = await fetch(`${server.url}${path}`, {
@@ -91,5 +95,30 @@ describe("entry point fuzz", () => {
       if (res) expect(res.status, path).toBe(413);
     }
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+
+  it("refuses an import one byte over its cap with 413 before buffering it", async () => {
+    // Straight into the handler with a body generated as it is read: 256 MB never sits in the test's memory.
+    const chunk = new Uint8Array(1024 * 1024).fill(0x78);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const left = MAX_IMPORT_BYTES + 1 - sent;
+        if (left <= 0) return c.close();
+        const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        sent += part.length;
+        c.enqueue(part);
+      },
+    });
+    const res = await handleApi(
+      new Request(`http://local/api/import/openclaw?experimentId=${(await makeExperiment()).id}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(res.status).toBe(413);
+    expect(sent).toBeLessThanOrEqual(MAX_IMPORT_BYTES + 1);
   });
 });

@@ -102,6 +102,14 @@ describe("proxy fuzz", () => {
         JSON.stringify({ messages: [{ role: "user", content: "x".repeat(400_000) }] }),
       ),
     ).toBe(413);
+    // Every body-reading entry point of the proxy: the chat alias and feedback, one byte over the 256 KB cap.
+    const over = (field: string) => {
+      const shell = JSON.stringify({ [field]: "" });
+      return JSON.stringify({ [field]: "x".repeat(256 * 1024 + 1 - shell.length) });
+    };
+    expect(over("comment").length).toBe(256 * 1024 + 1);
+    expect(await send("/chat/completions", over("model"))).toBe(413);
+    expect(await send("/v1/feedback", over("comment"))).toBe(413);
   });
 
   it("survives header injection and malformed HTTP on a raw socket, then serves normally", async () => {

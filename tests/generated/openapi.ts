@@ -1384,6 +1384,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/episodes/{id}/screenshots/{index}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One screenshot of a GUI episode (PNG, base64): 0 after reset, k after step k - 1
+     * @description Requires the 'read' permission.
+     */
+    get: operations["episodes.screenshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/{endUserId}/rollback": {
     parameters: {
       query?: never;
@@ -1642,6 +1662,7 @@ export interface components {
               | "not_leasable"
               | "already_reviewed"
               | "lock_lost"
+              | "import_in_progress"
               | "payload_too_large"
               | "unsupported_media_type"
               | "rate_limited"
@@ -1689,6 +1710,7 @@ export interface components {
               | "not_leasable"
               | "already_reviewed"
               | "lock_lost"
+              | "import_in_progress"
               | "payload_too_large"
               | "unsupported_media_type"
               | "rate_limited"
@@ -1842,7 +1864,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -1935,6 +1957,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -1997,6 +2020,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2155,10 +2180,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -2176,7 +2204,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -2184,6 +2212,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               secretsSet: string[];
@@ -2324,7 +2361,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -2417,6 +2454,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -2479,6 +2517,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -2637,10 +2677,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -2658,7 +2701,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -2666,6 +2709,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -2785,7 +2837,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -2878,6 +2930,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -2940,6 +2993,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3098,10 +3153,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -3119,7 +3177,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -3127,6 +3185,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -3322,7 +3389,7 @@ export interface operations {
                    * @default longest
                    * @enum {string}
                    */
-                  hintSelection: "longest" | "shortest";
+                  hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                   hintM?: number;
                   chatTemplate?: string;
                   /** @default {} */
@@ -3415,6 +3482,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -3477,6 +3545,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default false */
+                  hintMemory: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -3635,10 +3705,13 @@ export interface operations {
                  *       "alpha": 16,
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
-                 *       "lr": 2,
+                 *       "lr": 1,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
-                 *       "heldOutFraction": 0.25
+                 *       "heldOutFraction": 0.25,
+                 *       "maxSamplesPerVersion": 64,
+                 *       "idleAfterS": 0,
+                 *       "windowUtc": null
                  *     }
                  */
                 perUser: {
@@ -3656,7 +3729,7 @@ export interface operations {
                    * @enum {string}
                    */
                   advantages: "raw" | "centered" | "positive";
-                  /** @default 2 */
+                  /** @default 1 */
                   lr: number;
                   /** @default 16 */
                   minSamples: number;
@@ -3664,6 +3737,15 @@ export interface operations {
                   gateTolerance: number;
                   /** @default 0.25 */
                   heldOutFraction: number;
+                  /** @default 64 */
+                  maxSamplesPerVersion: number;
+                  /** @default 0 */
+                  idleAfterS: number;
+                  /** @default null */
+                  windowUtc: {
+                    from: number;
+                    to: number;
+                  } | null;
                 };
               };
               createdAt: string;
@@ -3814,7 +3896,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -3907,6 +3989,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -3969,6 +4052,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -4127,10 +4212,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -4148,7 +4236,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -4156,6 +4244,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -4330,7 +4427,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            key: string;
             id: string;
             name: string;
             prefix: string;
@@ -4342,6 +4438,7 @@ export interface operations {
             revokedAt: string | null;
             createdById: string | null;
             createdByEmail: string | null;
+            key: string;
           };
         };
       };
@@ -5760,6 +5857,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5789,7 +5888,7 @@ export interface operations {
            * @default local-bwrap
            * @enum {string}
            */
-          provider?: "local-bwrap" | "docker";
+          provider?: "local-bwrap" | "docker" | "remote-pool";
           /**
            * @default {
            *       "cpuSeconds": 30,
@@ -5828,6 +5927,53 @@ export interface operations {
            *     ]
            */
           tools?: ("bash" | "calc" | "lookup")[];
+          pool?: {
+            /** @enum {string} */
+            protocol: "terminal" | "swe" | "gui";
+            urls: string[];
+          };
+          harness?:
+            | {
+                /** @constant */
+                kind: "openclaw";
+                budget?: {
+                  wallSeconds?: number;
+                  turns?: number;
+                  maxTokens?: number;
+                };
+              }
+            | {
+                /** @constant */
+                kind: "custom";
+                definition: {
+                  name: string;
+                  command: string;
+                  /** @enum {string} */
+                  instruction: "argument" | "file" | "stdin";
+                  env: {
+                    /** @default [] */
+                    baseUrl?: string[];
+                    /** @default [] */
+                    apiKey?: string[];
+                    /** @default [] */
+                    model?: string[];
+                    /** @default {} */
+                    fixed?: {
+                      [key: string]: string;
+                    };
+                  };
+                  /** @default [] */
+                  files?: {
+                    path: string;
+                    template: string;
+                  }[];
+                  budget: {
+                    wallSeconds: number;
+                    turns: number;
+                    maxTokens: number;
+                  };
+                };
+              };
         };
       };
     };
@@ -5846,6 +5992,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -6182,7 +6330,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -6275,6 +6423,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -6337,6 +6486,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6495,10 +6646,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -6516,7 +6670,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -6524,6 +6678,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -6692,7 +6855,7 @@ export interface operations {
                * @default longest
                * @enum {string}
                */
-              hintSelection?: "longest" | "shortest";
+              hintSelection?: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
               hintM?: number;
               chatTemplate?: string;
               /** @default {} */
@@ -6785,6 +6948,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hintMemory": false,
              *       "dualClip": 0
              *     }
              */
@@ -6847,6 +7011,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default false */
+              hintMemory?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -7005,10 +7171,13 @@ export interface operations {
              *       "alpha": 16,
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
-             *       "lr": 2,
+             *       "lr": 1,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
-             *       "heldOutFraction": 0.25
+             *       "heldOutFraction": 0.25,
+             *       "maxSamplesPerVersion": 64,
+             *       "idleAfterS": 0,
+             *       "windowUtc": null
              *     }
              */
             perUser?: {
@@ -7026,7 +7195,7 @@ export interface operations {
                * @enum {string}
                */
               advantages?: "raw" | "centered" | "positive";
-              /** @default 2 */
+              /** @default 1 */
               lr?: number;
               /** @default 16 */
               minSamples?: number;
@@ -7034,6 +7203,15 @@ export interface operations {
               gateTolerance?: number;
               /** @default 0.25 */
               heldOutFraction?: number;
+              /** @default 64 */
+              maxSamplesPerVersion?: number;
+              /** @default 0 */
+              idleAfterS?: number;
+              /** @default null */
+              windowUtc?: {
+                from: number;
+                to: number;
+              } | null;
             };
           };
         };
@@ -7153,7 +7331,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -7246,6 +7424,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7308,6 +7487,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7466,10 +7647,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -7487,7 +7671,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -7495,6 +7679,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -7651,7 +7844,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -7744,6 +7937,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -7806,6 +8000,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7964,10 +8160,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -7985,7 +8184,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -7993,6 +8192,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8149,7 +8357,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8242,6 +8450,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8304,6 +8513,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8462,10 +8673,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8483,7 +8697,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8491,6 +8705,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             secretsSet: string[];
@@ -8641,7 +8864,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -8734,6 +8957,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -8796,6 +9020,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8954,10 +9180,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -8975,7 +9204,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -8983,6 +9212,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -9134,7 +9372,7 @@ export interface operations {
                  * @default longest
                  * @enum {string}
                  */
-                hintSelection: "longest" | "shortest";
+                hintSelection: "longest" | "shortest" | "token_optimal" | "sequence_optimal";
                 hintM?: number;
                 chatTemplate?: string;
                 /** @default {} */
@@ -9227,6 +9465,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hintMemory": false,
                *       "dualClip": 0
                *     }
                */
@@ -9289,6 +9528,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default false */
+                hintMemory: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9447,10 +9688,13 @@ export interface operations {
                *       "alpha": 16,
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
-               *       "lr": 2,
+               *       "lr": 1,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
-               *       "heldOutFraction": 0.25
+               *       "heldOutFraction": 0.25,
+               *       "maxSamplesPerVersion": 64,
+               *       "idleAfterS": 0,
+               *       "windowUtc": null
                *     }
                */
               perUser: {
@@ -9468,7 +9712,7 @@ export interface operations {
                  * @enum {string}
                  */
                 advantages: "raw" | "centered" | "positive";
-                /** @default 2 */
+                /** @default 1 */
                 lr: number;
                 /** @default 16 */
                 minSamples: number;
@@ -9476,6 +9720,15 @@ export interface operations {
                 gateTolerance: number;
                 /** @default 0.25 */
                 heldOutFraction: number;
+                /** @default 64 */
+                maxSamplesPerVersion: number;
+                /** @default 0 */
+                idleAfterS: number;
+                /** @default null */
+                windowUtc: {
+                  from: number;
+                  to: number;
+                } | null;
               };
             };
             createdAt: string;
@@ -9662,6 +9915,7 @@ export interface operations {
               rolloutLogprobs: (number | null)[];
               teacherLogprobs: (number | null)[] | null;
               hint: string | null;
+              hintCandidates: string[] | null;
               policyVersion: number | null;
               staleness: number | null;
             }[];
@@ -9836,13 +10090,6 @@ export interface operations {
         };
         content: {
           "application/json": {
-            trainingStep: {
-              id: string;
-              step: number | null;
-              durationMs: number | null;
-              metrics: unknown;
-              createdAt: string;
-            } | null;
             id: string;
             experimentId: string;
             runId: string | null;
@@ -9858,6 +10105,13 @@ export interface operations {
             createdAt: string;
             promotedAt: string | null;
             gateReason: string | null;
+            trainingStep: {
+              id: string;
+              step: number | null;
+              durationMs: number | null;
+              metrics: unknown;
+              createdAt: string;
+            } | null;
           };
         };
       };
@@ -10121,6 +10375,7 @@ export interface operations {
                 labelId: string | null;
                 judgmentId: string | null;
                 hint: string | null;
+                hintFromTurnId: string | null;
                 needsTeacherRescore: boolean;
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10326,6 +10581,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
@@ -10750,6 +11006,7 @@ export interface operations {
               labelId: string | null;
               judgmentId: string | null;
               hint: string | null;
+              hintFromTurnId: string | null;
               needsTeacherRescore: boolean;
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
@@ -11020,6 +11277,8 @@ export interface operations {
             limits: unknown;
             network: string;
             tools: unknown;
+            pool: unknown;
+            harness: unknown;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -11221,6 +11480,9 @@ export interface operations {
               /** Format: date-time */
               createdAt: string;
             }[];
+            screenshots: {
+              index: number | null;
+            }[];
           };
         };
       };
@@ -11413,6 +11675,39 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "episodes.screenshot": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            episodeId: string;
+            index: number | null;
+            /** @constant */
+            mimeType: "image/png";
+            base64: string;
           };
         };
       };

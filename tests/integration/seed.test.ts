@@ -32,7 +32,10 @@ describe("first-start seed", () => {
     expect(principal).toMatchObject({ kind: "apiKey", scopes: ["admin"], experimentId: null });
     expect((await db().experiment.findUnique({ where: { slug: "demo" } }))?.demo).toBe(true);
     // One demo per method, each with a run waiting for the trainer and simulated users switched on.
-    const demos = await db().experiment.findMany({ where: { demo: true }, include: { runs: true } });
+    const demos = await db().experiment.findMany({
+      where: { demo: true, slug: { in: ["demo", "demo-grpo", "demo-opd"] } },
+      include: { runs: true },
+    });
     expect(demos.map((d) => (d.config as { method: string }).method).sort()).toEqual(["combine", "grpo", "opd"]);
     expect(demos.map((d) => d.runs.map((r) => r.status))).toEqual([["PENDING"], ["PENDING"], ["PENDING"]]);
     // The agentic demo sits with the GRPO experiment: two environments and two task sets, nothing launched.
@@ -63,9 +66,30 @@ describe("first-start seed", () => {
       [true, ["leo"]],
     ]);
 
+    // The per-user demo (no shared run: its adapters train on the per-user scheduler) beside its shared twin, both
+    // with the four users of conflicting preferences.
+    const personal = await db().experiment.findMany({
+      where: { demo: true, slug: { in: ["demo-per-user", "demo-shared-users"] } },
+      include: { runs: true },
+      orderBy: { slug: "asc" },
+    });
+    expect(
+      personal.map((d) => [d.slug, (d.config as { personalization: string }).personalization, d.runs.length]),
+    ).toEqual([
+      ["demo-per-user", "per-user", 0],
+      ["demo-shared-users", "shared", 1],
+    ]);
+    const personalSims = await db().simulationControl.findMany({
+      where: { experimentId: { in: personal.map((d) => d.id) } },
+    });
+    expect(personalSims.map((s) => s.personas)).toEqual([
+      ["maya", "leo", "sam", "ava"],
+      ["maya", "leo", "sam", "ava"],
+    ]);
+
     const second = await seedFirstStart(env);
     expect(second).toEqual({});
     expect(await db().apiKey.count({ where: { name: "init (INIT_API_KEY)" } })).toBe(1);
-    expect(await db().experiment.count({ where: { demo: true } })).toBe(3);
+    expect(await db().experiment.count({ where: { demo: true } })).toBe(5);
   });
 });

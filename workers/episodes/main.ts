@@ -32,6 +32,7 @@ await runWorker("episodes", async (ctx) => {
     sweepMs: cfg.EPISODES_SWEEP_MS,
     prmWaitMs: cfg.EPISODE_PRM_WAIT_S * 1000,
     experimentIds: cfg.EPISODES_EXPERIMENTS.length ? cfg.EPISODES_EXPERIMENTS : undefined,
+    agentInstall: cfg.HARNESS_AGENT_INSTALL,
     setActivity: ctx.setActivity,
     setStat: ctx.setStat,
     log: ctx.log,

@@ -1,6 +1,7 @@
 // The OpenAI-compatible recording proxy (server/proxy) as a worker process on PROXY_PORT.
 import { startProxy } from "../../server/proxy/server";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
+import { proxyWorkerStats } from "../../server/proxy/workerStats";
 
 await runWorker("serve", async (ctx) => {
   const proxy = await startProxy({ log: (m) => ctx.log(`[proxy] ${m}`) });
@@ -10,11 +11,7 @@ await runWorker("serve", async (ctx) => {
     ctx.setActivity(
       w.degraded ? `serving; Postgres unreachable, ${w.depth} turns buffered` : `serving on :${proxy.port}`,
     );
-    ctx.setStat("sessions", proxy.sessions.size);
-    ctx.setStat("bufferDepth", w.depth);
-    ctx.setStat("turnsWritten", w.stats.turns);
-    ctx.setStat("rejected", w.stats.rejected);
-    ctx.setStat("judgeBacklog", proxy.judge.backlog);
+    for (const [name, value] of Object.entries(proxyWorkerStats(proxy))) ctx.setStat(name, value);
     await sleep(1000, ctx.signal);
   }
   ctx.setActivity("draining");

@@ -1,18 +1,23 @@
 // Per-user adapters inside the train worker, next to the embedded training loop: imported once by
 // workers/train/main.ts. Every TRAINER_PER_USER_INTERVAL_S seconds (default 30; 0 turns it off) it runs the
-// per-user scheduler's tick (server/personalization/schedule.ts) over TRAINER_EXPERIMENTS (all when unset).
+// per-user scheduler's tick (server/personalization/schedule.ts) over TRAINER_EXPERIMENTS (all when unset), at most
+// TRAINER_PER_USER_MAX_PER_MINUTE adapter versions a minute.
 import { perUserTick } from "../../server/personalization/schedule";
 import { settings } from "../../server/platform/env";
 import { logger } from "../../server/platform/log";
 import { sleep } from "../../server/platform/workerRuntime";
 
 const log = logger("per-user adapters");
-const { TRAINER_PER_USER_INTERVAL_S: intervalS, TRAINER_EXPERIMENTS: experimentIds } = settings("train");
+const {
+  TRAINER_PER_USER_INTERVAL_S: intervalS,
+  TRAINER_PER_USER_MAX_PER_MINUTE: maxPerMinute,
+  TRAINER_EXPERIMENTS: experimentIds,
+} = settings("train");
 
 async function loop(signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     try {
-      for (const [experimentId, users] of Object.entries(await perUserTick(experimentIds)))
+      for (const [experimentId, users] of Object.entries(await perUserTick(experimentIds, { maxPerMinute })))
         for (const [user, r] of Object.entries(users))
           if (r.trained)
             log.info(`${experimentId} ${user}: v${r.version} ${r.state.toLowerCase()} (${r.samples} samples)`);

@@ -1,6 +1,6 @@
 "use client";
-// Environments: per experiment, each environment's sandbox (provider, limits, tools) with its health and its
-// episodes by status; create one; launch n episodes of every task of a task set's split (one GRPO group per
+// Environments: per experiment, each environment's sandbox (provider, limits, tools; a remote pool's protocol
+// and URLs; a harness) with its health and its episodes by status; create one; launch n episodes of every task of a task set's split (one GRPO group per
 // task) for the episode worker. Live: refreshed every 5 s.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -25,6 +25,20 @@ export default function EnvironmentsPage() {
 // Listed here, typed by the server's schema: a value import would pull the sandbox code into the browser bundle.
 type Tool = z.input<typeof EnvironmentCreateInput>["tools"] extends (infer T)[] | undefined ? T : never;
 const TOOLS: readonly Tool[] = ["bash", "calc", "lookup"];
+type Create = z.input<typeof EnvironmentCreateInput>;
+type Provider = NonNullable<Create["provider"]>;
+type Protocol = NonNullable<Create["pool"]>["protocol"];
+const PROVIDERS: readonly Provider[] = ["local-bwrap", "docker", "remote-pool"];
+const PROTOCOLS: readonly Protocol[] = ["terminal", "gui", "swe"];
+
+/** What runs the episodes: the provider, a pool's protocol and URLs, a harness's agent. */
+function runnerOf(e: { provider: string; pool: unknown; harness: unknown }): string {
+  const pool = e.pool as { protocol: string; urls: string[] } | null;
+  const harness = e.harness as { kind: string; definition?: { name: string } } | null;
+  if (pool) return `${e.provider} (${pool.protocol}: ${pool.urls.join(", ")})`;
+  if (harness) return `${e.provider} · harness ${harness.definition?.name ?? harness.kind}`;
+  return e.provider;
+}
 
 const Search = z.object({ experimentId: z.string().optional(), environmentId: z.string().optional() });
 
@@ -77,7 +91,7 @@ function Environments() {
                         style={{ cursor: "pointer" }}
                       >
                         <td>{e.name}</td>
-                        <td>{e.provider}</td>
+                        <td>{runnerOf(e)}</td>
                         <td>{(e.tools as string[]).join(", ")}</td>
                         <td className="muted">
                           {l.wallSeconds}s wall · {l.cpuSeconds}s CPU · {l.memoryMb} MiB · {l.pids} pids · network{" "}
@@ -255,6 +269,10 @@ function CreateEnvironment({ experimentId }: { experimentId: string }) {
   const [name, setName] = useState("");
   const [tools, setTools] = useState<Tool[]>(["bash"]);
   const [wallSeconds, setWallSeconds] = useState(120);
+  const [provider, setProvider] = useState<Provider>("local-bwrap");
+  const [protocol, setProtocol] = useState<Protocol>("terminal");
+  const [urls, setUrls] = useState("");
+  const [harness, setHarness] = useState<"none" | "openclaw">("none");
   return (
     <div className="card" data-testid="environment-create">
       <h2 style={{ marginTop: 0 }}>New environment</h2>
@@ -275,6 +293,57 @@ function CreateEnvironment({ experimentId }: { experimentId: string }) {
           </label>
         ))}
         <label className="field">
+          <span>Provider</span>
+          <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            {PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        {provider === "remote-pool" && (
+          <>
+            <label className="field">
+              <span>Pool protocol</span>
+              <select
+                aria-label="Pool protocol"
+                value={protocol}
+                onChange={(e) => setProtocol(e.target.value as Protocol)}
+              >
+                {PROTOCOLS.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              <span>Pool URLs (one per line)</span>
+              <textarea
+                aria-label="Pool URLs"
+                rows={2}
+                placeholder="http://pool-1:18080"
+                value={urls}
+                onChange={(e) => setUrls(e.target.value)}
+              />
+            </label>
+          </>
+        )}
+        {provider === "local-bwrap" && (
+          <label className="field">
+            <span>Agent</span>
+            <select
+              aria-label="Agent"
+              value={harness}
+              onChange={(e) => setHarness(e.target.value as "none" | "openclaw")}
+            >
+              <option value="none">our agent loop</option>
+              <option value="openclaw">stock OpenClaw (harness)</option>
+            </select>
+          </label>
+        )}
+        <label className="field">
           <span>Wall seconds per command</span>
           <input
             aria-label="Wall seconds per command"
@@ -288,7 +357,25 @@ function CreateEnvironment({ experimentId }: { experimentId: string }) {
           perm="write"
           disabled={create.pending}
           onClick={async () => {
-            const r = await create.run({ experiment: experimentId, name, tools, limits: { wallSeconds } });
+            const r = await create.run({
+              experiment: experimentId,
+              name,
+              tools,
+              limits: { wallSeconds },
+              provider,
+              ...(provider === "remote-pool"
+                ? {
+                    pool: {
+                      protocol,
+                      urls: urls
+                        .split("\n")
+                        .map((u) => u.trim())
+                        .filter(Boolean),
+                    },
+                  }
+                : {}),
+              ...(provider === "local-bwrap" && harness === "openclaw" ? { harness: { kind: "openclaw" } } : {}),
+            });
             if (r.ok) setName("");
           }}
         >

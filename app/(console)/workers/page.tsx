@@ -11,6 +11,9 @@ const words = (key: string) =>
     .replace(/[_.]/g, " ")
     .toLowerCase();
 
+/** The serve worker's count of acknowledged turns it could not keep durably: any is a broken promise. */
+const alarming = (key: string, value: unknown) => key === "recording.lossy" && typeof value === "number" && value > 0;
+
 function Stats({ stats }: { stats: Record<string, unknown> }) {
   const entries = Object.entries(stats);
   if (!entries.length) return <span className="muted">—</span>;
@@ -20,7 +23,9 @@ function Stats({ stats }: { stats: Record<string, unknown> }) {
         {entries.map(([k, v]) => (
           <tr key={k}>
             <th scope="row">{words(k)}</th>
-            <td>{typeof v === "number" ? v.toLocaleString() : String(v)}</td>
+            <td className={alarming(k, v) ? "field-error" : undefined}>
+              {typeof v === "number" ? v.toLocaleString() : String(v)}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -120,5 +120,45 @@ class DistillationTest(unittest.TestCase):
         self.assertIsNone(t.grad)
 
 
+
+@needs_torch
+class HintSelectionTest(unittest.TestCase):
+    """Upstream's --hint-selection (hint_opd_select_loss.py) on a 3-token, 6-word case worked out by hand."""
+
+    def setUp(self):
+        from integrations.hf import losses
+
+        self.losses = losses
+        # Log-probs whose top-2 are the listed ids (the rest much lower). Student top-2: {0,1}, {2,3}, {4,5}.
+        self.student = self.dist([[0, 1], [2, 3], [4, 5]])
+        # Candidate 0 (shortest hint): {0,5}, {2,3}, {1,2} → overlaps 1, 2, 0 (sum 3)
+        # Candidate 1:                  {0,1}, {0,1}, {5,4} → overlaps 2, 0, 2 (sum 4)
+        self.c0 = self.dist([[0, 5], [2, 3], [1, 2]])
+        self.c1 = self.dist([[0, 1], [0, 1], [5, 4]])
+
+    def dist(self, tops):
+        rows = []
+        for top in tops:
+            logits = torch.full((6,), -10.0)
+            logits[top[0]], logits[top[1]] = 2.0, 1.0
+            rows.append(torch.log_softmax(logits, -1))
+        return torch.stack(rows)
+
+    def test_token_optimal_takes_the_best_overlap_per_token(self):
+        got = self.losses.select_teacher(self.student, [self.c0, self.c1], 2, "token_optimal")
+        self.assertTrue(torch.equal(got, torch.stack([self.c1[0], self.c0[1], self.c1[2]])))
+
+    def test_sequence_optimal_takes_one_candidate_for_the_response(self):
+        got = self.losses.select_teacher(self.student, [self.c0, self.c1], 2, "sequence_optimal")
+        self.assertTrue(torch.equal(got, self.c1))
+
+    def test_ties_and_shortest_keep_candidate_0(self):
+        self.assertTrue(torch.equal(self.losses.select_teacher(self.student, [self.c0, self.c1], 2, "shortest"), self.c0))
+        # k = the vocabulary: every overlap is 6, so both modes keep the shorter hint
+        for mode in ("token_optimal", "sequence_optimal"):
+            self.assertTrue(torch.equal(self.losses.select_teacher(self.student, [self.c0, self.c1], 6, mode), self.c0))
+        with self.assertRaises(ValueError):
+            self.losses.select_teacher(self.student, [self.c0], 2, "longest")
+
 if __name__ == "__main__":
     unittest.main()

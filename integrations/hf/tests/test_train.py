@@ -60,5 +60,53 @@ class ReductionTest(unittest.TestCase):
                 self.assertTrue(torch.allclose(b, c, atol=1e-6), token_mean)
 
 
+
+@needs_torch
+class HintCandidatesTest(unittest.TestCase):
+    """token_optimal on hf-local: the step distils toward the teacher select_teacher picks among the candidates."""
+
+    def test_the_step_distils_toward_the_selected_candidate(self):
+        from integrations.hf import losses
+        from integrations.hf.chat import hinted_messages, normalize
+        from integrations.hf.model import AdapterSlots
+        from integrations.hf.tiny import TinyChatModel
+        from integrations.hf.train import TrainConfig, Trainer, prepare, response_logp
+
+        model = TinyChatModel(seed=4)
+        with torch.no_grad():
+            for p in model.trainable_parameters():
+                p.normal_(0, 0.05)
+        hints = ["Answer in one word.", "Answer in French, please, and keep it brief."]
+        ids = [111, 107, 257]
+        item = {
+            "messages": MESSAGES, "responseTokenIds": ids, "rolloutLogprobs": [-2.0] * 3, "teacherLogprobs": [-1.0] * 3,
+            "reward": 0.0, "kind": "OPD", "hint": hints[0], "hintCandidates": hints,
+        }
+        cfg = TrainConfig(method="opd", estimator="full", micro_batch=1, grad_clip=0, hint_selection="token_optimal", topk=8)
+        prompts = [model.encode(model.render(hinted_messages(normalize(MESSAGES), h), None, True)) for h in hints]
+        self.assertEqual(prepare(model, [item], cfg)[0].teacher_prompts, prompts)
+        # Not the judge's shortest first (a reviewer's hint), or shortest selection: one teacher.
+        self.assertIsNone(prepare(model, [{**item, "hint": hints[1]}], cfg)[0].teacher_prompts)
+        self.assertIsNone(prepare(model, [item], TrainConfig(method="opd", estimator="full", hint_selection="shortest"))[0].teacher_prompts)
+
+        trainer = Trainer(model, AdapterSlots(model), cfg)
+        captured = {}
+        trainer.optimizer.step = lambda: captured.setdefault("g", [p.grad.clone() for p in model.trainable_parameters()])
+        trainer.step([item])
+
+        prompt = model.encode(model.render(MESSAGES))
+        new = response_logp(model, [prompt + ids], [3], "trainer", full=True)[0]
+        with torch.no_grad():
+            teachers = response_logp(model, [q + ids for q in prompts], [3, 3], None, full=True)
+        teacher = losses.select_teacher(new, teachers, 8, "token_optimal")
+        # Here the overlaps of the top-8 sets are 3, 0, 2 (candidate 0) and 3, 1, 1 (candidate 1): token 1 takes
+        # candidate 1, the others candidate 0, so neither single teacher would give this step.
+        self.assertTrue(torch.equal(teacher, torch.stack([teachers[0][0], teachers[1][1], teachers[0][2]])))
+        for p in model.trainable_parameters():
+            p.grad = None
+        losses.full_kl(new, teacher).mean().backward()
+        for a, b in zip(captured["g"], [p.grad for p in model.trainable_parameters()]):
+            self.assertTrue(torch.allclose(a, b, atol=1e-6))
+
 if __name__ == "__main__":
     unittest.main()

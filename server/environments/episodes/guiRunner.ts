@@ -3,29 +3,20 @@
 // pyautogui snippet, or DONE/FAIL/WAIT as OSWorld's action space has it), which the pool executes. Every
 // screenshot is stored with the episode (EpisodeScreenshot: index 0 after reset, k after step k - 1), and
 // the pool's evaluate is the outcome. A lost lease or a dead pool fails the episode without an outcome.
-import { db, type Prisma } from "../../platform/db/client";
-import { badRequest, errorText } from "../../platform/errors";
-import type { RemoteObservation, RemotePoolProvider } from "../sandbox/remote/provider";
-import { taskSpecSchema } from "../tasks/spec";
-import type { AgentEndpoint } from "./runner";
+import { db } from "../../platform/db/client";
+import { badRequest } from "../../platform/errors";
+import type { RemoteObservation } from "../sandbox/remote/provider";
+import type { PoolExecuteOptions } from "./poolRunner";
+import { callPolicy, failEpisode, finish, json, loadClaimed, startEpisode, type RunEpisodeInput } from "./runner";
 
-export interface RunGuiEpisodeInput {
-  environmentId: string;
-  taskId: string;
-  agent: AgentEndpoint;
-  /** A `gui` remote-pool provider. */
-  pool: RemotePoolProvider;
-  maxSteps?: number;
-  groupKey?: string;
-  sampleIndex?: number;
-}
+export type RunGuiEpisodeInput = Omit<RunEpisodeInput, "agent" | "provider"> & PoolExecuteOptions;
 
 const SYSTEM =
   "You control a Linux desktop. Each turn you see a screenshot. Answer with exactly one action: Python " +
   "code using pyautogui, or DONE when the task is complete, FAIL if it cannot be done, WAIT to wait.";
 const FINAL = new Set(["DONE", "FAIL"]);
-
-const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
+/** OSWorld's agents stop at 15 steps by default. */
+export const GUI_MAX_STEPS = 15;
 
 /** The observation as an OpenAI user message: the text (when given) and the screenshot as a data URL. */
 function observationMessage(obs: RemoteObservation, text: string) {
@@ -40,65 +31,43 @@ function observationMessage(obs: RemoteObservation, text: string) {
   };
 }
 
-async function callPolicy(agent: AgentEndpoint, sessionId: string, messages: unknown[]) {
-  const res = await fetch(`${agent.baseUrl.replace(/\/$/, "")}/chat/completions`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      authorization: `Bearer ${agent.apiKey}`,
-      "x-session-id": sessionId,
-      "x-turn-type": "main",
-    },
-    body: JSON.stringify({ model: agent.model, messages }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`the policy answered ${res.status}: ${text.slice(0, 300)}`);
-  const content = (JSON.parse(text) as { choices?: { message?: { content?: string | null } }[] }).choices?.[0]?.message
-    ?.content;
-  if (typeof content !== "string") throw new Error("the policy's answer has no text content");
-  return { action: content.trim(), turnId: res.headers.get("x-turn-id") };
+const assertGuiPool = (pool: PoolExecuteOptions["pool"]) => {
+  if (pool.protocol !== "gui") throw badRequest(`a GUI episode needs a gui pool, not ${pool.protocol}`);
+};
+
+/** Creates, claims and runs one GUI episode in this process (scripts and tests; the worker queues them). */
+export async function runGuiEpisode(input: RunGuiEpisodeInput) {
+  assertGuiPool(input.pool);
+  const episode = await startEpisode({ ...input, maxSteps: input.maxSteps ?? GUI_MAX_STEPS });
+  return executeGuiEpisode(episode.id, input);
 }
 
-export async function runGuiEpisode(input: RunGuiEpisodeInput) {
-  if (input.pool.protocol !== "gui") throw badRequest(`runGuiEpisode needs a gui pool, not ${input.pool.protocol}`);
-  const maxSteps = input.maxSteps ?? 15;
-  const environment = await db().environment.findUniqueOrThrow({ where: { id: input.environmentId } });
-  const task = await db().task.findUniqueOrThrow({ where: { id: input.taskId } });
-  const spec = taskSpecSchema.parse(task.spec);
+/** Runs a claimed (RUNNING) episode on a gui pool; returns it with its steps and screenshots. */
+export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOptions) {
+  const { episode, spec, sessionId } = await loadClaimed(episodeId);
   // The desktop task's own config (OSWorld's JSON) rides in the task's metadata as `task_config`.
   const config = (spec.metadata.task_config as Record<string, unknown> | undefined) ?? {
     id: spec.key,
     instruction: spec.instruction,
   };
-
-  const episode = await db().episode.create({
-    data: {
-      experimentId: environment.experimentId,
-      environmentId: environment.id,
-      taskId: task.id,
-      groupKey: input.groupKey,
-      sampleIndex: input.sampleIndex,
-      status: "RUNNING",
-      startedAt: new Date(),
-    },
-  });
   const keep = (index: number, obs: RemoteObservation) =>
     obs.screenshot
       ? db().episodeScreenshot.create({ data: { episodeId: episode.id, index, png: new Uint8Array(obs.screenshot) } })
       : null;
   let leaseId: string | null = null;
   try {
-    const lease = await input.pool.allocate({
+    assertGuiPool(opts.pool);
+    const lease = await opts.pool.allocate({
       task: { key: spec.key, instruction: spec.instruction, config },
       episodeId: episode.id,
-      sampleIndex: input.sampleIndex,
+      sampleIndex: episode.sampleIndex ?? undefined,
     });
     leaseId = lease.id;
     await db().episode.update({
       where: { id: episode.id },
-      data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: input.pool.name, sessionId: episode.id },
+      data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: opts.pool.name, sessionId },
     });
-    const reset = await input.pool.reset(lease.id);
+    const reset = await opts.pool.reset(lease.id);
     if (!reset.observation) throw new Error("the gui pool's reset sent no observation");
     await keep(0, reset.observation);
 
@@ -107,10 +76,13 @@ export async function runGuiEpisode(input: RunGuiEpisodeInput) {
       observationMessage(reset.observation, spec.instruction),
     ];
     let finished = false;
-    for (let step = 0; step < maxSteps; step++) {
-      const { action, turnId } = await callPolicy(input.agent, episode.id, messages);
+    for (let step = 0; step < episode.maxSteps; step++) {
+      opts.signal?.throwIfAborted();
+      const { message, turnId } = await callPolicy(opts.agent, sessionId, messages, [], null, opts.signal);
+      if (typeof message.content !== "string") throw new Error("the policy's answer has no text content");
+      const action = message.content.trim();
       messages.push({ role: "assistant", content: action });
-      const obs = await input.pool.step(lease.id, { kind: "gui", action });
+      const obs = await opts.pool.step(lease.id, { kind: "gui", action });
       await keep(step + 1, obs);
       await db().episodeStep.create({
         data: {
@@ -132,25 +104,22 @@ export async function runGuiEpisode(input: RunGuiEpisodeInput) {
       messages.push(observationMessage(obs, "The screen after your action."));
     }
 
-    const verdict = await input.pool.evaluate(lease.id);
-    return await db().episode.update({
-      where: { id: episode.id },
-      data: {
-        status: "DONE",
-        outcome: verdict.reward,
-        outcomeDetail: json({ pool: lease.pool }),
-        truncation: finished ? null : "step_budget",
-        finishedAt: new Date(),
-      },
-      include: { steps: { orderBy: { index: "asc" } }, screenshots: { orderBy: { index: "asc" } } },
+    const verdict = await opts.pool.evaluate(lease.id);
+    const ended = await finish(episode.id, {
+      status: "DONE",
+      outcome: verdict.reward,
+      outcomeDetail: json({ pool: lease.pool }),
+      truncation: finished ? null : "step_budget",
     });
+    const screenshots = await db().episodeScreenshot.findMany({
+      where: { episodeId: episode.id },
+      orderBy: { index: "asc" },
+    });
+    return { ...ended, screenshots };
   } catch (e) {
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { status: "FAILED", error: errorText(e).slice(0, 2000), finishedAt: new Date() },
-    });
+    await failEpisode(episode.id, e, opts.signal);
     throw e;
   } finally {
-    if (leaseId) await input.pool.close(leaseId);
+    if (leaseId) await opts.pool.close(leaseId);
   }
 }

@@ -58,7 +58,8 @@ interface AssistantMessage {
   tool_calls?: ToolCall[] | null;
 }
 
-const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
+/** A value as Prisma JSON input (dates and undefined dropped as JSON does). */
+export const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
 
 /** What the agent reads back: exit code and output, with a note when the sandbox cut or killed it. */
 export function observationText(r: ExecResult): string {
@@ -76,7 +77,8 @@ export function observationText(r: ExecResult): string {
     .join("\n");
 }
 
-async function callPolicy(
+/** One policy call through the proxy as a main turn of the episode's session; every runner calls it so. */
+export async function callPolicy(
   agent: AgentEndpoint,
   sessionId: string,
   messages: unknown[],
@@ -141,24 +143,42 @@ export function assertFits(environment: { name: string; tools: unknown }, spec: 
     throw badRequest(`Environment ${environment.name} does not offer ${missing.join(", ")}, which task ${key} needs`);
 }
 
-/** Creates, claims and runs one episode in this process (scripts and tests; the worker queues them). */
-export async function runEpisode(input: RunEpisodeInput) {
+/** Creates an episode and claims it for this process (scripts and tests run it here; the worker queues them). */
+export async function startEpisode(input: Omit<RunEpisodeInput, "agent" | "provider">) {
   const episode = await createEpisode(input);
-  await db().episode.update({
+  return db().episode.update({
     where: { id: episode.id },
     data: { status: "RUNNING", attempts: 1, startedAt: new Date(), heartbeatAt: new Date() },
   });
+}
+
+/** Creates, claims and runs one episode in this process (scripts and tests; the worker queues them). */
+export async function runEpisode(input: RunEpisodeInput) {
+  const episode = await startEpisode(input);
   return executeEpisode(episode.id, input);
 }
 
-/** Runs a claimed (RUNNING) episode to its end; returns it with its steps. */
-export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
+/**
+ * A claimed episode with its environment, task and session: one proxy session per attempt, named with the
+ * prefix the trainer's sample collection and the episode labels look for (labels/episodes.ts).
+ */
+export async function loadClaimed(episodeId: string) {
   const episode = await db().episode.findUniqueOrThrow({
     where: { id: episodeId },
     include: { environment: true, task: true },
   });
   const spec = taskSpecSchema.parse(episode.task.spec);
-  const sessionId = `${EPISODE_SESSION_PREFIX}${episode.id}-${episode.attempts}`;
+  return { episode, spec, sessionId: `${EPISODE_SESSION_PREFIX}${episode.id}-${episode.attempts}` };
+}
+
+/** Marks the episode FAILED with the error, unless the worker is shutting down (it re-queues it instead). */
+export async function failEpisode(episodeId: string, e: unknown, signal?: AbortSignal): Promise<void> {
+  if (!signal?.aborted) await finish(episodeId, { status: "FAILED", error: errorText(e).slice(0, 2000) });
+}
+
+/** Runs a claimed (RUNNING) episode to its end; returns it with its steps. */
+export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
+  const { episode, spec, sessionId } = await loadClaimed(episodeId);
   let leaseId: string | null = null;
   const provider =
     spec.kind === "terminal" ? (opts.provider ?? sandboxProvider(episode.environment.provider as ProviderName)) : null;
@@ -291,8 +311,7 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
       error: verdict.error,
     });
   } catch (e) {
-    // An abort is the worker shutting down: it re-queues the episode rather than failing it.
-    if (!opts.signal?.aborted) await finish(episode.id, { status: "FAILED", error: errorText(e).slice(0, 2000) });
+    await failEpisode(episode.id, e, opts.signal);
     throw e;
   } finally {
     if (leaseId) await provider!.close(leaseId);
@@ -308,7 +327,8 @@ function parseArgs(raw: string): Record<string, unknown> | null {
   }
 }
 
-function finish(episodeId: string, data: Prisma.EpisodeUpdateInput) {
+/** Ends the episode (finishedAt now) and returns it with its steps. */
+export function finish(episodeId: string, data: Prisma.EpisodeUpdateInput) {
   return db().episode.update({
     where: { id: episodeId },
     data: { ...data, finishedAt: new Date() },

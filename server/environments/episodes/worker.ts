@@ -2,16 +2,18 @@
 // claims a QUEUED episode atomically and runs it; a heartbeat stamped on the episodes this process runs; and
 // a sweeper that gives a RUNNING episode whose heartbeat went stale (its worker was killed) another attempt,
 // or marks it FAILED after `maxAttempts`, and re-enqueues QUEUED episodes whose job was lost with Redis. A
-// retried episode starts again from nothing (its steps are deleted at the claim), so an episode is never
-// half-counted. Concurrency is bounded per process, and per environment across every worker (episodes/slots.ts:
-// a Redis semaphore whose slots are leased, so a killed worker's slots come back when their leases expire).
+// retried episode starts again from nothing (its steps and screenshots are deleted at the claim), so an
+// episode is never half-counted. Concurrency is bounded per process, and per environment across every worker
+// (episodes/slots.ts: a Redis semaphore whose slots are leased, so a killed worker's slots come back when their
+// leases expire). Which runner an episode takes (local loop, harness, remote pool) is dispatch.ts's.
 import type { Redis } from "ioredis";
 import { enqueue, consume } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
 import { errorText } from "../../platform/errors";
 import { computeGroupAdvantages } from "../advantages/group";
 import type { SandboxProvider } from "../sandbox/provider";
-import { executeEpisode, type AgentEndpoint } from "./runner";
+import { executeClaimedEpisode } from "./dispatch";
+import type { AgentEndpoint } from "./runner";
 import { EnvironmentSlots } from "./slots";
 
 export interface EpisodeWorkerOptions {
@@ -30,6 +32,8 @@ export interface EpisodeWorkerOptions {
   provider?: SandboxProvider;
   /** The Redis connection of the environment slots (tests run two workers as independent clients). */
   redis?: Redis;
+  /** Where a harness's agent is installed on this host (HARNESS_AGENT_INSTALL), mounted read-only for it. */
+  agentInstall?: string;
   setActivity?: (a: string) => void;
   setStat?: (name: string, value: number) => void;
   log?: (...args: unknown[]) => void;
@@ -56,6 +60,7 @@ export async function claimEpisode(episodeId: string): Promise<boolean> {
   });
   if (claimed.count === 0) return false;
   await db().episodeStep.deleteMany({ where: { episodeId } });
+  await db().episodeScreenshot.deleteMany({ where: { episodeId } });
   return true;
 }
 
@@ -135,9 +140,10 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
         report();
         const episode = await db().episode.findUniqueOrThrow({ where: { id: episodeId } });
         try {
-          const ended = await executeEpisode(episodeId, {
+          const ended = await executeClaimedEpisode(episodeId, {
             agent: await opts.agentFor(episode.experimentId),
             provider: opts.provider,
+            agentInstall: opts.agentInstall,
             signal: controller.signal,
           });
           if (ended.status === "DONE") totals.done++;

@@ -5,8 +5,8 @@
 // http://127.0.0.1:<port>/v1.
 //
 // The bridge binds the traffic to the episode by construction, never by guessing: it sets `X-Session-Id`
-// to the episode's id (and `X-Turn-Type: main`) on every request, and replaces whatever key the agent sent
-// with the episode's real proxy key, which therefore never enters the sandbox.
+// to the episode attempt's session id (and `X-Turn-Type: main`) on every request, and replaces whatever
+// key the agent sent with the episode's real proxy key, which therefore never enters the sandbox.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -36,7 +36,8 @@ export interface BridgeOptions {
   proxyUrl: string;
   /** A proxy-scope key bound to the experiment. */
   apiKey: string;
-  episodeId: string;
+  /** The X-Session-Id every forwarded request carries: the episode attempt's session. */
+  sessionId: string;
   /** The harness's turn budget: later requests get 429 without reaching the proxy. */
   maxRequests: number;
 }
@@ -95,7 +96,7 @@ export class ProxyBridge {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!OWNED.has(k)) headers[k] = v;
     headers.authorization = `Bearer ${this.opts.apiKey}`;
-    headers["x-session-id"] = this.opts.episodeId;
+    headers["x-session-id"] = this.opts.sessionId;
     headers["x-turn-type"] = "main";
     const up = http.request(target, { method: req.method, headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);

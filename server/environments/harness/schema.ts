@@ -90,6 +90,23 @@ export const OPENCLAW_HARNESS: Harness = harnessSchema.parse({
   budget: { wallSeconds: 600, turns: 50, maxTokens: 8192 },
 });
 
+/**
+ * An environment's harness setting (stored on the Environment, set over the API): stock OpenClaw with an
+ * optional budget override, or a whole harness definition. The agent's installation folder on the host is
+ * never part of it: the operator names it (HARNESS_AGENT_INSTALL), so no API caller can mount a host path.
+ */
+export const environmentHarnessSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("openclaw"), budget: harnessSchema.shape.budget.partial().optional() }),
+  z.object({ kind: z.literal("custom"), definition: harnessSchema }),
+]);
+export type EnvironmentHarness = z.output<typeof environmentHarnessSchema>;
+
+export function resolveHarness(setting: EnvironmentHarness): Harness {
+  return setting.kind === "custom"
+    ? setting.definition
+    : { ...OPENCLAW_HARNESS, budget: { ...OPENCLAW_HARNESS.budget, ...setting.budget } };
+}
+
 export interface LaunchContext {
   instruction: string;
   /** The model id the agent asks for (a key bound to the experiment serves it whatever it is). */

@@ -244,22 +244,20 @@ export class LocalBwrapProvider implements SandboxProvider {
   }
 
   async close(leaseId: string): Promise<void> {
-    const lease = this.leases.get(leaseId);
-    if (!lease || lease.info.state === "closed") return;
-    lease.info.state = "closed";
-    // Kill first: a command still running would otherwise hold the queue until its own timeout.
-    this.kill(lease);
-    await lease.queue.catch(() => undefined);
-    if (this.uids) await killUid(lease.uid);
-    rmSync(lease.dir, { recursive: true, force: true });
-    this.uids?.release(lease.uid);
-    this.leases.delete(leaseId);
+    await this.leases.close(
+      leaseId,
+      // Kill first: a command still running would otherwise hold the queue until its own timeout.
+      (lease) => this.kill(lease),
+      async (lease) => {
+        if (this.uids) await killUid(lease.uid);
+        rmSync(lease.dir, { recursive: true, force: true });
+        this.uids?.release(lease.uid);
+      },
+    );
   }
 
-  async reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
-    const idle = this.leases.idle(idleMs, now);
-    for (const l of idle) await this.close(l.info.id);
-    return idle.map((l) => l.info.id);
+  reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
+    return this.leases.reapIdle(idleMs, now, (id) => this.close(id));
   }
 
   /** The host folder behind a lease (tests inspect it; nothing else should). */

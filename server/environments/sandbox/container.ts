@@ -252,19 +252,12 @@ export class ContainerProvider implements SandboxProvider {
   }
 
   async close(leaseId: string): Promise<void> {
-    const lease = this.leases.get(leaseId);
-    if (!lease || lease.info.state === "closed") return;
-    lease.info.state = "closed";
     // Removing the container kills a command still running in it, which frees the queue.
-    await this.cli(["rm", "--force", lease.container], CONTROL_TIMEOUT_MS);
-    await lease.queue.catch(() => undefined);
-    this.leases.delete(leaseId);
+    await this.leases.close(leaseId, (lease) => this.cli(["rm", "--force", lease.container], CONTROL_TIMEOUT_MS));
   }
 
-  async reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
-    const idle = this.leases.idle(idleMs, now);
-    for (const l of idle) await this.close(l.info.id);
-    return idle.map((l) => l.info.id);
+  reapIdle(idleMs: number, now = Date.now()): Promise<string[]> {
+    return this.leases.reapIdle(idleMs, now, (id) => this.close(id));
   }
 
   /** Pulls or builds once per image and process; a present image (`image inspect`) is used as it is. */

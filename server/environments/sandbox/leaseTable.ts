@@ -40,6 +40,28 @@ export class LeaseTable<L extends QueuedLease> extends Map<string, L> {
     return [...this.values()].filter((l) => now - Date.parse(l.info.lastUsedAt) > idleMs);
   }
 
+  /**
+   * Closes a lease once, for both local providers: marked closed first (no new operation starts), `stop` ends
+   * what may still run so the lease's queue frees, then `cleanup` removes what is left, and the lease is gone.
+   * A second close, or one of an unknown lease, does nothing.
+   */
+  async close(id: string, stop: (lease: L) => unknown, cleanup?: (lease: L) => Promise<void> | void): Promise<void> {
+    const lease = this.get(id);
+    if (!lease || lease.info.state === "closed") return;
+    lease.info.state = "closed";
+    await stop(lease);
+    await lease.queue.catch(() => undefined);
+    await cleanup?.(lease);
+    this.delete(id);
+  }
+
+  /** Closes the leases unused for longer than `idleMs` (upstream pool_server's idle reaping); their ids. */
+  async reapIdle(idleMs: number, now: number, close: (id: string) => Promise<void>): Promise<string[]> {
+    const idle = this.idle(idleMs, now);
+    for (const l of idle) await close(l.info.id);
+    return idle.map((l) => l.info.id);
+  }
+
   async serial<T>(leaseId: string, op: (lease: L) => Promise<T>): Promise<T> {
     const lease = this.require(leaseId);
     if (lease.info.state === "closed") throw new LeaseError("bad_state", `lease ${leaseId} is closed`);

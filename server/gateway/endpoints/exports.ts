@@ -3,7 +3,8 @@
 //   POST /api/import/openclaw?experimentId=…  (body: JSONL, turn and/or PRM records) → import report
 import { resolveContext, assertSameOrigin } from "../context";
 import { assertCan } from "../../access/principal";
-import { fromZod, unauthorized, badRequest, conflict } from "../../platform/errors";
+import { appError, fromZod, unauthorized, badRequest } from "../../platform/errors";
+import { acquireCallerLock, type CallerLock } from "../../platform/callerLock";
 import { errorResponse } from "../httpErrors";
 import { readCappedText } from "../body";
 import { TurnFilterSchema } from "../../trajectories/schemas";
@@ -40,24 +41,22 @@ export async function exportTurns(req: Request): Promise<Response> {
   }
 }
 
-/** Callers (user or key) with an import running in this process: one at a time each. */
-const importing = new Set<string>();
-
 export async function importRecords(req: Request): Promise<Response> {
-  let holder: string | null = null;
+  let lock: CallerLock | null = null;
   try {
     const p = await principal(req, "write");
     const experimentId = new URL(req.url).searchParams.get("experimentId");
     if (!experimentId) throw badRequest("experimentId is required", [{ path: "experimentId", message: "required" }]);
-    // An import can hold the process for a long while (256 MB of JSONL): a caller does not run two at once.
-    const who = p.kind === "user" ? `user:${p.userId}` : `key:${p.keyId}`;
-    if (importing.has(who)) throw conflict("An import of yours is still running: wait for its report");
-    importing.add((holder = who));
+    // An import can hold a process for a long while (256 MB of JSONL): one user runs one at a time, whichever
+    // web process, session or key (a key counts as its creator) it comes through.
+    const who = p.kind === "user" ? `user:${p.userId}` : p.createdById ? `user:${p.createdById}` : `key:${p.keyId}`;
+    lock = await acquireCallerLock("import", who);
+    if (!lock) throw appError("import_in_progress", "An import of yours is still running: wait for its report");
     const report = await importOpenClaw(p, experimentId, await readCappedText(req, MAX_IMPORT_BYTES, "Import"));
     return Response.json(report);
   } catch (err) {
     return errorResponse(err);
   } finally {
-    if (holder) importing.delete(holder);
+    await lock?.release();
   }
 }

@@ -29,7 +29,7 @@ import type {
 } from "./schemas";
 import { hintedTeacherMessages } from "./teacher";
 import type { TeacherScorer } from "./teacherClients";
-import { majorityVote, meanVote, MIN_HINT_CHARS, selectBestHint } from "./vote";
+import { majorityVote, meanVote, MIN_HINT_CHARS, selectBestHint, type HintSelection } from "./vote";
 
 export type JudgeTurnInput = {
   method: JudgeMethod;
@@ -69,7 +69,7 @@ export function judgeVersion(p: {
   includeRequest: boolean;
   method: JudgeMethod;
   evalMode: boolean;
-  hintSelection?: "longest" | "shortest";
+  hintSelection?: HintSelection;
   hintM?: number;
 }): string {
   // The reference's hint selection (longest) adds nothing, so judgments made before the option keep their version.
@@ -83,7 +83,9 @@ export function judgeVersion(p: {
     p.method,
     p.evalMode,
   ];
-  if (p.hintSelection === "shortest") fields.push("shortest");
+  // The train-time modes judge exactly as `shortest` does (the same votes, candidate 0 scored): the trainer
+  // chooses among the candidates, so switching between them needs no new judgment.
+  if (p.hintSelection !== undefined && p.hintSelection !== "longest") fields.push("shortest");
   // A hint count equal to m is what judgments made before the option did.
   if (p.hintM !== undefined && p.hintM !== p.m) fields.push({ hintM: p.hintM });
   const canonical = JSON.stringify(fields);

@@ -34,8 +34,8 @@ export const JudgeSettingsSchema = z
     includeRequest: z.boolean().default(false),
     /** OPD/combine: also run PRM eval votes (needed for combine's RL branch; a metric for OPD). */
     evalMode: z.boolean().default(true),
-    /** OPD: which accepted hint wins (vote.ts selectBestHint). */
-    hintSelection: z.enum(["longest", "shortest"]).default("longest"),
+    /** OPD: which accepted hint wins (vote.ts selectBestHint; the train-time modes score candidate 0). */
+    hintSelection: z.enum(["longest", "shortest", "token_optimal", "sequence_optimal"]).default("longest"),
     /** OPD/combine: hint-generating calls per turn; unset = m (upstream's --hint-m falls back to --prm-m). */
     hintM: z.int().min(1).max(16).optional(),
     timeoutMs: z.int().min(50).max(600_000).default(120_000),

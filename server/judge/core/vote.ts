@@ -32,22 +32,48 @@ export function meanVote(values: readonly (VoteValue | null)[]): number | null {
 
 export const MIN_HINT_CHARS = 10;
 
+/** How the accepted hint is chosen: the reference's longest, or upstream's candidate selection (hintCandidates). */
+export type HintSelection = "longest" | "shortest" | "token_optimal" | "sequence_optimal";
+
 /**
- * The accepted hint: among votes that said 1 with a trimmed hint longer than 10 characters, the
- * longest (the reference) or the shortest (upstream's later option), the first one on equal length.
+ * The hint candidates of a turn, as upstream's multi-candidate judge keeps them
+ * (openclaw-combine/openclaw_combine_select_api_server.py `_opd_evaluate` @f48ac35): votes that said 1 with a
+ * trimmed hint longer than 10 characters, deduplicated by trimmed text, shortest first (a stable sort, so
+ * equal lengths keep vote order). Candidate 0 is what `--hint-selection shortest` trains on; token_optimal and
+ * sequence_optimal choose among all of them at train time (server/engine/hintSelection.ts). Their number is
+ * bounded by the hint calls (hintM), as the launcher passes the same value as `--hint-m` and
+ * OPENCLAW_TOPK_MAX_CAND.
+ */
+export function hintCandidates(
+  votes: readonly { value: number | null; hint: string | null }[],
+): { index: number; hint: string }[] {
+  const seen = new Set<string>();
+  const out: { index: number; hint: string }[] = [];
+  for (const [index, vote] of votes.entries()) {
+    const hint = vote.hint?.trim() ?? "";
+    if (vote.value !== 1 || hint.length <= MIN_HINT_CHARS || seen.has(hint)) continue;
+    seen.add(hint);
+    out.push({ index, hint });
+  }
+  return out.sort((a, b) => a.hint.length - b.hint.length || a.index - b.index);
+}
+
+/**
+ * The accepted hint: among votes that said 1 with a trimmed hint longer than 10 characters, the longest (the
+ * reference, the first one on equal length) or, for upstream's selection modes, the shortest candidate (the
+ * one `shortest` trains on, and the one the judge scores the teacher on for the train-time modes).
  * Null means no OPD sample for this turn.
  */
 export function selectBestHint(
   votes: readonly { value: number | null; hint: string | null }[],
-  selection: "longest" | "shortest" = "longest",
+  selection: HintSelection = "longest",
 ): { index: number; hint: string } | null {
+  if (selection !== "longest") return hintCandidates(votes)[0] ?? null;
   let best: { index: number; hint: string } | null = null;
   for (const [index, vote] of votes.entries()) {
     const hint = vote.hint?.trim() ?? "";
     if (vote.value !== 1 || hint.length <= MIN_HINT_CHARS) continue;
-    const better =
-      selection === "longest" ? hint.length > (best?.hint.length ?? -1) : hint.length < (best?.hint.length ?? Infinity);
-    if (better) best = { index, hint };
+    if (hint.length > (best?.hint.length ?? -1)) best = { index, hint };
   }
   return best;
 }

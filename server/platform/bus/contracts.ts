@@ -165,6 +165,11 @@ export const KEYS = {
     key: (experimentId: string) => `sim:stats:${experimentId}`,
     payload: SimulationStatsSchema,
   },
+  /** String with TTL (the holder's random token): one caller's exclusive long operation, e.g. an import (platform/callerLock.ts). */
+  callerLock: {
+    pattern: "lock:*",
+    key: (name: string, identityHash: string) => `lock:${name}:${identityHash}`,
+  },
   /** Counter with TTL: a caller's requests in one fixed rate-limit window (platform/rateLimit.ts). */
   rateLimit: {
     pattern: "rl:*",

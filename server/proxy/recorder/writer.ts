@@ -4,8 +4,10 @@
 // are replayed when it answers again. Every write is idempotent (turns by requestId, labels by id, next
 // states only onto unlinked turns), so a batch replayed after an unknown outcome records nothing twice.
 // Every pushed event is first appended to the write-ahead journal (recorder/journal.ts), synchronously, so a
-// turn the client got a 2xx for survives a SIGKILL before its batch commits: at start, journals of dead
-// processes are moved into the disk buffer (behind older segments, ahead of anything new) and replayed.
+// turn the client got a 2xx for survives a SIGKILL before its batch commits (and a power loss once its group
+// fsync ran, at most `journalFsyncMs` later): at start, journals of dead processes are moved into the disk
+// buffer (behind older segments, ahead of anything new) and replayed. `lossy` counts the acknowledged events
+// that have no durable copy (journal append or fsync failed, or a recovered journal did not fit the buffer).
 // A batch is one transaction: plan.ts decides what it writes, apply.ts runs it; this file is the queue.
 import path from "node:path";
 import { appendFile, rm } from "node:fs/promises";
@@ -22,6 +24,10 @@ export interface WriterOptions {
   /** Directory of the durable buffer (segments, the write-ahead journals, rejected.jsonl for events Postgres refused). */
   bufferDir: string;
   bufferMaxBytes: number;
+  /** Group fsync interval of the write-ahead journal (PROXY_JOURNAL_FSYNC_MS); 0 or unset: no fsync. */
+  journalFsyncMs?: number;
+  /** The journal's fsync; a test replaces it to fail like a dying disk. */
+  journalFdatasync?: (fd: number) => Promise<void>;
   batchSize?: number;
   /** In-memory events beyond this go to disk even while Postgres is up (backpressure). */
   maxQueue?: number;
@@ -94,7 +100,10 @@ export class RecordingWriter {
     replayed: 0,
     dbErrors: 0,
     journalErrors: 0,
+    journalSyncErrors: 0,
     recovered: 0,
+    /** Recovered journal events the disk buffer had no room for: gone. */
+    recoveryDropped: 0,
     deferred: 0,
     reindexed: 0,
   };
@@ -113,7 +122,16 @@ export class RecordingWriter {
     // unhandled, that would crash the proxy during a Postgres outage. The failing query reports it instead.
     this.pool.on("connect", (client) => client.on("error", () => {}));
     this.disk = new DiskBuffer(opts.bufferDir, opts.bufferMaxBytes);
-    this.journal = new Journal(opts.bufferDir);
+    this.journal = new Journal(opts.bufferDir, {
+      fsyncMs: opts.journalFsyncMs ?? 0,
+      fdatasync: opts.journalFdatasync,
+      onSyncError: (err, lines) => {
+        if (this.stats.journalSyncErrors++ === 0)
+          this.log(
+            `could not fsync the journal (${err.message}): ${lines} acknowledged event(s) may not survive a power loss`,
+          );
+      },
+    });
     this.batchSize = opts.batchSize ?? 256;
     this.maxQueue = opts.maxQueue ?? 20_000;
     this.probeMs = opts.probeIntervalMs ?? 1000;
@@ -158,6 +176,7 @@ export class RecordingWriter {
     for (const file of files) await rm(file, { force: true });
     this.stats.recovered += events;
     this.log(`recovered ${events} journaled events from ${files.length} file(s) of stopped processes`);
+    this.stats.recoveryDropped += this.disk.dropped - dropped;
     if (this.disk.dropped > dropped)
       this.log(
         `${this.disk.dropped - dropped} recovered events did not fit in the buffer (PROXY_BUFFER_MAX_BYTES): lost`,
@@ -177,9 +196,29 @@ export class RecordingWriter {
     return this.disk.full;
   }
 
-  /** The last journal append failed: events accepted now are not crash-safe (the proxy may refuse them). */
+  /** The last journal append or fsync failed: events accepted now are not crash-safe (the proxy may refuse them). */
   get journalFailing(): boolean {
-    return this.journalBroken;
+    return this.journalBroken || this.journal.syncFailing;
+  }
+
+  /**
+   * `recording.lossy`: acknowledged events this process could not keep durably — journal appends that failed
+   * (the event lives only in memory until its batch commits), lines a failed fsync left unsynced, and
+   * recovered journal events the disk buffer had no room for. An event the buffer drops while its journal
+   * line is intact is not counted: the next start replays it.
+   */
+  get lossy(): number {
+    return this.stats.journalErrors + this.journal.stats.lossy + this.stats.recoveryDropped;
+  }
+
+  /** Group fsyncs of the journal so far. */
+  get journalFsyncs(): number {
+    return this.journal.stats.fsyncs;
+  }
+
+  /** Fsyncs every journal line appended so far (tests; shutdown does it itself). */
+  syncJournal(): Promise<void> {
+    return this.journal.sync();
   }
 
   get dropped(): number {
@@ -472,7 +511,7 @@ export class RecordingWriter {
     if (this.queue.length || this.diskPending.length) this.toDisk([]);
     await this.disk.idle();
     await this.disk.close();
-    this.journal.close();
+    await this.journal.close();
     if (this.syncTimer) clearInterval(this.syncTimer);
     await this.pool.end().catch(() => {});
   }

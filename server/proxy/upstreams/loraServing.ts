@@ -4,6 +4,7 @@
 // already in flight still use it) and the one before is unloaded. The calls are lora.ts's, checked against the
 // engines' extracted contracts.
 import { assertEgressAllowed } from "../../platform/egress";
+import { adapterDirProblem } from "../../platform/extensions";
 import { adapterNameSchema, loadAdapterCall, unloadAdapterCall, withAdapter, type LoraEngine } from "./lora";
 import { UpstreamUnavailableError } from "./types";
 
@@ -66,6 +67,9 @@ export class LoraServing {
     }
     const name = this.nameOf(version);
     if (!this.loaded.includes(name)) {
+      // Checked again here, at use: a version acknowledged before the experiment served adapters was not checked.
+      const problem = await adapterDirProblem(checkpointPath);
+      if (problem) throw new Error(`version ${version}'s adapter folder ${problem}`);
       await this.call(loadAdapterCall(this.opts.engine, { name, path: checkpointPath }));
       this.loaded.push(name);
     }

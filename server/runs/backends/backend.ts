@@ -114,6 +114,16 @@ export const RunLaunchConfigSchema = z.object({
   hyperparameters: TrainerHyperparametersSchema.default(TrainerHyperparametersSchema.parse({})),
   lora: LoraSchema.default(LoraSchema.parse({})),
   gpu: GpuSplitSchema.default(GpuSplitSchema.parse({})),
+  /**
+   * The judge's hint policy (experiment judge.hintSelection, and judge.hintM else judge.votes): the fork's
+   * `--hint-selection` / `--hint-m` carry it into the job's recorded arguments (slime/args.ts).
+   */
+  hints: z
+    .object({
+      selection: z.enum(["longest", "shortest", "token_optimal", "sequence_optimal"]).default("longest"),
+      m: z.number().int().min(1).max(16).default(3),
+    })
+    .default({ selection: "longest", m: 3 }),
   /** Required by the ray-slime backend. */
   ray: RayConfigSchema.optional(),
   /** Required by the ray-slime backend. */

@@ -150,6 +150,7 @@ export async function loadLeasedSamples(sampleIds: readonly string[]): Promise<L
           rolloutLogprobs: t.logprobs,
           teacherLogprobs: r.kind === "RL" ? null : needsRescore(r) ? rescored[i] : (label?.teacherLogprobs ?? null),
           hint: label?.hint ?? null,
+          hintCandidates: r.kind === "RL" ? null : (label?.hintCandidates ?? null),
           policyVersion: t.policyVersion,
           staleness: r.staleness,
         },

@@ -99,6 +99,11 @@ export interface LeasedSample {
   /** Teacher log-probs for OPD/BOTH samples (null for RL, or when a reviewer's hint has not been scored yet). */
   teacherLogprobs: number[] | null;
   hint: string | null;
+  /**
+   * Every hint the judge accepted, shortest first (candidate 0 is `hint`), when there are several and `hint` is
+   * the judge's (server/labels/effective.ts): hint selection token_optimal / sequence_optimal choose among them.
+   */
+  hintCandidates: string[] | null;
   /** The policy version that served the turn, and how many versions behind it was when the sample was made. */
   policyVersion: number;
   staleness: number | null;

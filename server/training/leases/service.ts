@@ -17,6 +17,8 @@ import { loadLeasedSamples } from "./payload";
 import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
 import { loadRunFor } from "../../access/scope";
 import { audit } from "../../access/audit";
+import { ExperimentConfigSchema } from "../../config/experimentConfig";
+import { adapterDirProblem } from "../../platform/extensions";
 
 type Tx = Prisma.TransactionClient;
 
@@ -121,8 +123,23 @@ export async function leaseBatch(
   };
 }
 
+/**
+ * With policy.loraAdapters the proxy asks the serving engine to load the acknowledged checkpoint folder: a
+ * trainer key may only name one inside the operator's adapter directories (400 naming `checkpointPath`).
+ * Other experiments' checkpoint paths (slime --save dirs, tinker:// URIs) are never opened by the console.
+ */
+async function assertServableAdapter(experimentId: string, checkpointPath: string): Promise<void> {
+  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { config: true } });
+  const { policy } = ExperimentConfigSchema.parse(e.config);
+  if (policy.kind === "embedded" || !policy.loraAdapters) return;
+  const problem = await adapterDirProblem(checkpointPath);
+  if (problem)
+    throw badRequest(`checkpointPath ${problem}`, [{ path: "checkpointPath", message: `adapter folder ${problem}` }]);
+}
+
 export async function ackBatch(p: Principal, runId: string, leaseId: string, input: AckInputT): Promise<AckResult> {
   const run = await loadRunFor(p, runId);
+  if (input.checkpointPath) await assertServableAdapter(run.experimentId, input.checkpointPath);
   const { result, points } = await db().$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${run.experimentId} FOR UPDATE`;

@@ -134,6 +134,31 @@ describe("effectiveLabelsForTurns", () => {
     expect(m.get(opdNoHint!)).toMatchObject({ excluded: true, excludeReason: "no_valid_hint" });
   });
 
+  it("carries the judge's hint candidates, shortest first, when its hint is the shortest (train-time hint selection)", async () => {
+    const [shortest, longest, reviewed] = await turnsFor("combine", [{}, {}, {}]);
+    const [short, long] = ["Use metric units only.", "Answer in at most two sentences and skip the preamble."];
+    const lp = [-0.1, -0.2];
+    const hintVotes = async (judgmentId: string) => {
+      const votes: [number | null, string][] = [
+        [1, long],
+        [1, ` ${short} `],
+        [-1, "Rejected by its own vote, however long it is."],
+        [1, short],
+      ];
+      for (const [index, [value, hint]] of votes.entries())
+        await db().judgeVote.create({ data: { judgmentId, kind: "hint", index, raw: hint, value, hint } });
+    };
+    await hintVotes((await seedJudgment(shortest!, { score: 1, votes: [1], hint: short, teacherLogprobs: lp })).id);
+    await hintVotes((await seedJudgment(longest!, { score: 1, votes: [1], hint: long, teacherLogprobs: lp })).id);
+    await hintVotes((await seedJudgment(reviewed!, { score: 1, votes: [1], hint: short, teacherLogprobs: lp })).id);
+    await reviewer(reviewed!, 1, { hint: "A different, reviewer-written hint." });
+    const m = await effectiveLabelsForTurns([shortest!, longest!, reviewed!]);
+    expect(m.get(shortest!)).toMatchObject({ hint: short, hintCandidates: [short, long] });
+    // The reference's longest hint, or the reviewer's, is one hint: nothing to choose among.
+    expect(m.get(longest!)?.hintCandidates).toBeUndefined();
+    expect(m.get(reviewed!)?.hintCandidates).toBeUndefined();
+  });
+
   it("combine and opd: hints with teacher log-probs, and a reviewer hint that needs re-scoring", async () => {
     const [both, hintOnly, revHint, sameHint] = await turnsFor("combine", [{}, {}, {}, {}]);
     const hint = "Use the metric system, as the user asked.";

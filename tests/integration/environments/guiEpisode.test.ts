@@ -2,16 +2,16 @@
 // through the real recording proxy with a scripted stand-in policy: the policy sees each screenshot, its
 // actions go to the pool, every screenshot is stored with the episode, and the pool's evaluate is the outcome.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
 import { runGuiEpisode } from "../../../server/environments/episodes/guiRunner";
 import { RemotePoolProvider } from "../../../server/environments/sandbox/remote/provider";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
-import { parseTasks } from "../../../server/environments/tasks/import";
+import { createEnvironment } from "../../../server/environments/service";
 import { EnvPoolServer } from "../../fakes/envPoolServer";
 import { isolateRedis } from "../../helpers/isolate";
-import { ADMIN } from "../../helpers/fixtures";
+import { startApiServer } from "../../helpers/apiServer";
+import { ADMIN, makeExperiment, makeKey } from "../../helpers/fixtures";
 import { harness, type Harness } from "../proxy/setup";
+import { examplesTaskSet } from "../../helpers/environments";
 
 isolateRedis("env-gui");
 
@@ -28,19 +28,7 @@ describe("GUI episodes on a remote pool", () => {
       EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "gui" }),
     );
     environmentId = env.id;
-    const tasks = parseTasks({ format: "harbor", folder: "examples/environments/terminal" });
-    const set = await db().$transaction((tx) =>
-      writeTaskSetVersion(tx, ADMIN, {
-        experimentId: h.experiment.id,
-        name: "examples",
-        format: "harbor",
-        splitSeed: 0,
-        heldOutFraction: 0,
-        tasks,
-      }),
-    );
-    taskId = (await db().task.findFirstOrThrow({ where: { setVersionId: set.versionId, key: "examples/sort-names" } }))
-      .id;
+    taskId = (await examplesTaskSet(h.experiment.id)).taskId("examples/sort-names");
   });
   afterAll(() => h?.close());
 
@@ -56,7 +44,7 @@ describe("GUI episodes on a remote pool", () => {
         agent: { baseUrl: `${h.proxy.url}/v1`, apiKey: h.key, model: h.fake.model },
         pool,
       });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: ep.id });
+      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: `episode-${ep.id}-1` });
       expect(ep.steps.map((st) => st.action)).toEqual([{ action: "pyautogui.click(10, 10)" }, { action: "DONE" }]);
       expect(ep.screenshots.map((sh) => sh.index)).toEqual([0, 1, 2]);
       for (const sh of ep.screenshots) expect(Buffer.from(sh.png).subarray(0, 4)).toEqual(PNG_MAGIC);
@@ -77,6 +65,29 @@ describe("GUI episodes on a remote pool", () => {
       });
       expect(s.liveLeases()).toEqual([]);
       expect(s.violations).toEqual([]);
+
+      // The Episode viewer's endpoints: which screenshots exist, then each image on its own.
+      const api = await startApiServer();
+      try {
+        const get = (path: string, key: string) =>
+          fetch(`${api.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+        const key = await makeKey(["read"], h.experiment.id);
+        const episode = (await (await get(`/episodes/${ep.id}`, key)).json()) as { screenshots: { index: number }[] };
+        expect(episode.screenshots).toEqual([{ index: 0 }, { index: 1 }, { index: 2 }]);
+        const shot = await get(`/episodes/${ep.id}/screenshots/1`, key);
+        expect(shot.status).toBe(200);
+        expect(await shot.json()).toEqual({
+          episodeId: ep.id,
+          index: 1,
+          mimeType: "image/png",
+          base64: Buffer.from(ep.screenshots[1].png).toString("base64"),
+        });
+        expect((await get(`/episodes/${ep.id}/screenshots/3`, key)).status).toBe(404);
+        const other = await makeKey(["read"], (await makeExperiment()).id);
+        expect([403, 404]).toContain((await get(`/episodes/${ep.id}/screenshots/1`, other)).status);
+      } finally {
+        await api.close();
+      }
     } finally {
       await s.kill();
     }

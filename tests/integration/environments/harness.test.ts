@@ -93,7 +93,7 @@ describe.skipIf(!availability.ok)(
       const bridge = await new ProxyBridge({
         proxyUrl,
         apiKey: "ocrl_real_episode_key",
-        episodeId: "ep-harness-1",
+        sessionId: "ep-harness-1",
         maxRequests: harness.budget.turns,
       }).start();
       // Node's fetch instantiates WebAssembly, which reserves ~10 GiB of address space: RLIMIT_AS must allow it.

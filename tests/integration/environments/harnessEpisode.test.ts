@@ -6,62 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { runHarnessEpisode } from "../../../server/environments/episodes/harnessRunner";
-import { harnessSchema, type Harness as AgentHarness } from "../../../server/environments/harness/schema";
 import { sandboxProvider } from "../../../server/environments/sandbox/registry";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
-import { parseTasks } from "../../../server/environments/tasks/import";
+import { createEnvironment } from "../../../server/environments/service";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
+import { examplesTaskSet, HARNESS_LIMITS, RIGHT, scriptedAgentHarness, WRONG } from "../../helpers/environments";
 
 isolateRedis("env-harness");
 
 const availability = await sandboxProvider("local-bwrap").available();
-const RIGHT = `awk '$2 == "ERROR"' /app/data/service.log | wc -l > /app/answer.txt`;
-const WRONG = "grep -c ERROR /app/data/service.log > /app/answer.txt";
-
-// Asks its policy for one shell command, runs it in /app, reports the output, prints the policy's last word.
-const AGENT = `import { execSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-const base = process.env.OPENAI_BASE_URL;
-const messages = [{ role: "user", content: readFileSync(process.argv[2], "utf8") }];
-async function ask() {
-  const r = await fetch(base + "/chat/completions", {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY },
-    body: JSON.stringify({ model: process.env.OPENAI_MODEL, messages }),
-  });
-  if (!r.ok) {
-    console.log("policy refused: " + r.status);
-    process.exit(0);
-  }
-  const m = (await r.json()).choices[0].message;
-  messages.push({ role: "assistant", content: m.content });
-  return m.content;
-}
-const command = await ask();
-let out;
-try {
-  out = execSync(command, { cwd: "/app", encoding: "utf8", shell: "/bin/bash" });
-} catch (e) {
-  out = String(e.stdout ?? "") + String(e.stderr ?? "");
-}
-messages.push({ role: "user", content: "output:\\n" + out });
-console.log(await ask());
-`;
-
-const agentHarness = (turns: number): AgentHarness =>
-  harnessSchema.parse({
-    name: "scripted",
-    command: "node /tmp/harness/agent.mjs {instruction_file}",
-    instruction: "file",
-    env: { baseUrl: ["OPENAI_BASE_URL"], apiKey: ["OPENAI_API_KEY"], model: ["OPENAI_MODEL"] },
-    files: [{ path: "agent.mjs", template: AGENT }],
-    budget: { wallSeconds: 60, turns, maxTokens: 256 },
-  });
-
 describe.skipIf(!availability.ok)(
   `harness episodes through the proxy${availability.ok ? "" : ` (skipped: ${availability.reason})`}`,
   () => {
@@ -70,30 +26,12 @@ describe.skipIf(!availability.ok)(
     let taskId: string;
     beforeAll(async () => {
       h = await harness();
-      // Node's fetch instantiates WebAssembly, which reserves ~10 GiB of address space.
       const env = await createEnvironment(
         ADMIN,
-        EnvironmentCreateInput.parse({
-          experiment: h.experiment.id,
-          name: "harness",
-          limits: { memoryMb: 32_768, pids: 128, wallSeconds: 60 },
-        }),
+        EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "harness", limits: HARNESS_LIMITS }),
       );
       environmentId = env.id;
-      const tasks = parseTasks({ format: "harbor", folder: "examples/environments/terminal" });
-      const set = await db().$transaction((tx) =>
-        writeTaskSetVersion(tx, ADMIN, {
-          experimentId: h.experiment.id,
-          name: "examples",
-          format: "harbor",
-          splitSeed: 0,
-          heldOutFraction: 0,
-          tasks,
-        }),
-      );
-      taskId = (
-        await db().task.findFirstOrThrow({ where: { setVersionId: set.versionId, key: "examples/count-errors" } })
-      ).id;
+      taskId = (await examplesTaskSet(h.experiment.id)).taskId("examples/count-errors");
     });
     afterAll(() => h?.close());
 
@@ -102,15 +40,21 @@ describe.skipIf(!availability.ok)(
     it("is the one session the proxy recorded for the episode, and the verifier's reward is its outcome", async () => {
       h.fake.reset();
       h.fake.enqueue({ content: RIGHT }, { content: "There are 3 errors." });
-      const ep = await runHarnessEpisode({ environmentId, taskId, harness: agentHarness(5), agent: agent() });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, error: null, sessionId: ep.id });
+      const ep = await runHarnessEpisode({ environmentId, taskId, harness: scriptedAgentHarness(5), agent: agent() });
+      expect(ep).toMatchObject({
+        status: "DONE",
+        outcome: 1,
+        truncation: null,
+        error: null,
+        sessionId: `episode-${ep.id}-1`,
+      });
       const run = ep.steps[0].observation as { exitCode: number; stdout: string; policyCalls: number };
       expect(run).toMatchObject({ exitCode: 0, policyCalls: 2 });
       expect(run.stdout).toContain("There are 3 errors.");
-      // Both calls are main turns of the session named by the episode's id.
+      // Both calls are main turns of the episode attempt's session (named so the trainer collects them).
       const turns = await waitFor("the episode's turns", async () => {
         const session = await db().agentSession.findUnique({
-          where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.id } },
+          where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.sessionId! } },
         });
         if (!session) return null;
         const rows = await db().turn.findMany({ where: { sessionId: session.id }, orderBy: { index: "asc" } });
@@ -125,14 +69,14 @@ describe.skipIf(!availability.ok)(
     it("scores a wrong answer 0", async () => {
       h.fake.reset();
       h.fake.enqueue({ content: WRONG }, { content: "Done." });
-      const ep = await runHarnessEpisode({ environmentId, taskId, harness: agentHarness(5), agent: agent() });
+      const ep = await runHarnessEpisode({ environmentId, taskId, harness: scriptedAgentHarness(5), agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 0 });
     });
 
     it("stops the agent at its turn budget and marks the episode truncated", async () => {
       h.fake.reset();
       h.fake.enqueue({ content: RIGHT }, { content: "never sent" });
-      const ep = await runHarnessEpisode({ environmentId, taskId, harness: agentHarness(1), agent: agent() });
+      const ep = await runHarnessEpisode({ environmentId, taskId, harness: scriptedAgentHarness(1), agent: agent() });
       expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: "step_budget" });
       const run = ep.steps[0].observation as { stdout: string; policyCalls: number; refusedCalls: number };
       expect(run).toMatchObject({ policyCalls: 1, refusedCalls: 1 });

@@ -87,11 +87,11 @@ describe.skipIf(!availability.ok || !installed)(
           policyCalls: number;
         };
         expect(run.exitCode, run.stderr).toBe(0);
-        expect(ep).toMatchObject({ status: "DONE", outcome: 1, sessionId: ep.id });
+        expect(ep).toMatchObject({ status: "DONE", outcome: 1, sessionId: `episode-${ep.id}-1` });
         expect(run.policyCalls).toBe(2);
         const turns = await waitFor("the episode's turns", async () => {
           const session = await db().agentSession.findUnique({
-            where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.id } },
+            where: { experimentId_externalId: { experimentId: h.experiment.id, externalId: ep.sessionId! } },
           });
           if (!session) return null;
           const rows = await db().turn.findMany({ where: { sessionId: session.id } });

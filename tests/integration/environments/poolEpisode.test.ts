@@ -7,20 +7,16 @@ import { db } from "../../../server/platform/db/client";
 import { runPoolEpisode } from "../../../server/environments/episodes/poolRunner";
 import { RemotePoolProvider } from "../../../server/environments/sandbox/remote/provider";
 import { EnvironmentCreateInput } from "../../../server/environments/schemas";
-import { createEnvironment, writeTaskSetVersion } from "../../../server/environments/service";
-import { parseTasks } from "../../../server/environments/tasks/import";
+import { createEnvironment } from "../../../server/environments/service";
 import { taskSpecSchema } from "../../../server/environments/tasks/spec";
 import { EnvPoolServer } from "../../fakes/envPoolServer";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
 import { harness, type Harness } from "../proxy/setup";
+import { examplesTaskSet, shellCall } from "../../helpers/environments";
 
 isolateRedis("env-pools");
-
-const shell = (command: string) => ({
-  toolCalls: [{ name: "shell_exec", arguments: JSON.stringify({ id: "s", command }) }],
-});
 
 describe("terminal episodes on a remote pool", () => {
   let h: Harness;
@@ -33,20 +29,7 @@ describe("terminal episodes on a remote pool", () => {
       EnvironmentCreateInput.parse({ experiment: h.experiment.id, name: "pool" }),
     );
     environmentId = env.id;
-    const tasks = parseTasks({ format: "harbor", folder: "examples/environments/terminal" });
-    const set = await db().$transaction((tx) =>
-      writeTaskSetVersion(tx, ADMIN, {
-        experimentId: h.experiment.id,
-        name: "examples",
-        format: "harbor",
-        splitSeed: 0,
-        heldOutFraction: 0,
-        tasks,
-      }),
-    );
-    taskId = (
-      await db().task.findFirstOrThrow({ where: { setVersionId: set.versionId, key: "examples/count-errors" } })
-    ).id;
+    taskId = (await examplesTaskSet(h.experiment.id)).taskId("examples/count-errors");
   });
   afterAll(() => h?.close());
 
@@ -57,9 +40,9 @@ describe("terminal episodes on a remote pool", () => {
     const pool = new RemotePoolProvider({ protocol: "terminal", urls: [s.url] });
     try {
       h.fake.reset();
-      h.fake.enqueue(shell("make solved"), { content: "Solved." });
+      h.fake.enqueue(shellCall("make solved"), { content: "Solved." });
       const ep = await runPoolEpisode({ environmentId, taskId, agent: agent(), pool });
-      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: ep.id });
+      expect(ep).toMatchObject({ status: "DONE", outcome: 1, truncation: null, sessionId: `episode-${ep.id}-1` });
       expect(ep.steps).toHaveLength(1);
       expect(ep.steps[0].turnId).toEqual(expect.any(String));
       // The policy was offered the pool's tools and read the pool's observation back.
@@ -90,7 +73,7 @@ describe("terminal episodes on a remote pool", () => {
     const gate = new Promise<void>((r) => (release = r));
     h.fake.reset();
     // The second step's answer waits until the pool is gone.
-    h.fake.enqueue(shell("make solved"), { ...shell("ls"), waitFor: gate }, { content: "Solved." });
+    h.fake.enqueue(shellCall("make solved"), { ...shellCall("ls"), waitFor: gate }, { content: "Solved." });
     const run = runPoolEpisode({ environmentId, taskId, agent: agent(), pool });
     await waitFor("the first tool call on the pool", async () =>
       s.requests.some((r) => r.path === "/exec_tool") ? true : null,

@@ -89,6 +89,61 @@ describe("environment REST endpoints", () => {
     expect((listed.body as unknown as { name: string }[]).map((s) => s.name)).not.toContain("broken");
   });
 
+  it("a remote-pool environment keeps its protocol and pools; a harness is stored with its environment", async () => {
+    const pool = await call("POST", "/environments", {
+      experiment: experiment.slug,
+      name: "terminal-pool",
+      provider: "remote-pool",
+      pool: { protocol: "terminal", urls: ["http://127.0.0.1:18090", "http://localhost:18091/"] },
+    });
+    expect(pool.status).toBe(201);
+    expect(pool.body).toMatchObject({
+      provider: "remote-pool",
+      pool: { protocol: "terminal", urls: ["http://127.0.0.1:18090", "http://localhost:18091/"] },
+      harness: null,
+    });
+    const got = await call("GET", `/environments/${pool.body.id as string}`);
+    expect(got.body.health).toMatchObject({ ok: true, detail: expect.stringContaining("terminal pool(s)") });
+
+    const agent = await call("POST", "/environments", {
+      experiment: experiment.slug,
+      name: "openclaw",
+      harness: { kind: "openclaw", budget: { turns: 20 } },
+    });
+    expect(agent.status).toBe(201);
+    expect(agent.body).toMatchObject({ provider: "local-bwrap", pool: null, harness: { kind: "openclaw" } });
+  });
+
+  it.each([
+    [{ provider: "remote-pool" }, "pool", "needs its pools"],
+    [{ pool: { protocol: "gui", urls: ["http://127.0.0.1:1"] } }, "pool", "belong to remote-pool"],
+    [{ provider: "remote-pool", pool: { protocol: "vnc", urls: ["http://127.0.0.1:1"] } }, "pool.protocol", ""],
+    [{ provider: "remote-pool", pool: { protocol: "swe", urls: [] } }, "pool.urls", ""],
+    [{ provider: "remote-pool", pool: { protocol: "swe", urls: ["not a url"] } }, "pool.urls.0", ""],
+    [{ provider: "docker", harness: { kind: "openclaw" } }, "harness", "runs on local-bwrap"],
+    [{ harness: { kind: "custom", definition: { name: "x" } } }, "harness.definition.command", ""],
+  ])("refuses %j with a 400 naming %s", async (settings, path, text) => {
+    const res = await call("POST", "/environments", { experiment: experiment.slug, name: "bad", ...settings });
+    expect(res.status).toBe(400);
+    const body = JSON.stringify(res.body);
+    expect(body).toContain(`"${path}"`);
+    expect(body).toContain(text);
+  });
+
+  it("refuses a pool address the egress policy refuses (a metadata address), and saves nothing", async () => {
+    const res = await call("POST", "/environments", {
+      experiment: experiment.slug,
+      name: "metadata",
+      provider: "remote-pool",
+      pool: { protocol: "terminal", urls: ["http://127.0.0.1:18090", "http://169.254.169.254/"] },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain("pool.urls.1");
+    expect(JSON.stringify(res.body)).toContain("UPSTREAM_ALLOWLIST");
+    const listed = await call("GET", `/environments?experiment=${experiment.slug}`);
+    expect((listed.body as unknown as { name: string }[]).map((e) => e.name)).not.toContain("metadata");
+  });
+
   it("another experiment's key sees none of it", async () => {
     const other = await makeExperiment();
     const otherKey = await makeKey(["read", "write"], other.id);

@@ -2,10 +2,10 @@
 // questions (Maya, the simulated persona: two sentences at most; Noor: at least three full sentences) talk to one
 // per-user experiment. Each round, each user is answered by
 // their own served adapter (the engine's adapter pool, as the proxy serves them), rates each reply by their
-// hidden preference (the simulated users' own check), and the scheduler's tick trains and gates every user's
-// adapter from that user's turns. Beside it, the same loop at lr 0 (the adapters never move: the base). Each
-// adapter is rated by both users and the rates printed; Maya's adapter must beat the control by a margin. Noor's
-// outcome is not asserted (see below): in some runs her adapter drifted toward Maya's short replies.
+// hidden preference (the simulated users' own check), and the trainer steps every user's adapter from that
+// user's turns. Beside it, on the same seeds: the same loop at lr 0 (the adapters never move: the base), and one
+// shared policy (a single adapter that serves both users and trains on both users' turns, the same number of
+// samples). Each adapter is rated by both users and the rates printed.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { EmbeddedEngine } from "../../../server/engine/engine";
@@ -39,14 +39,19 @@ beforeAll(async () => {
   await engine.load("models/base");
 });
 
+/** Per-user at lr 1: at lr 2 Noor's adapter collapsed to short replies without any other user (docs/personalization.md). */
 const perUser = (lr: number): NonNullable<ExperimentConfigInput["perUser"]> => ({
   rank: 8,
   alpha: 16,
   targets: "attention+mlp",
   lr,
   minSamples: PER_ROUND,
+  maxSamplesPerVersion: 2 * PER_ROUND,
   heldOutFraction: 0,
 });
+
+/** The shared policy's arm: one adapter, named for everyone, serving and learning from both users. */
+const SHARED = "everyone";
 
 async function served(experimentId: string, endUserId: string) {
   const row = await db().userAdapter.findFirst({
@@ -56,31 +61,32 @@ async function served(experimentId: string, endUserId: string) {
   return row ? { key: row.id, weights: new Uint8Array(row.weights) } : undefined;
 }
 
-async function reply(experimentId: string, user: User, question: string, seed: number) {
-  const adapter = await served(experimentId, user.id);
+async function reply(experimentId: string, adapterOf: string, question: string, seed: number) {
+  const adapter = await served(experimentId, adapterOf);
   return engine.chat([{ role: "user", content: question }], { ...sampling, seed, adapter });
 }
 
-/** The share of `n` seeded first replies served to `user` that `judge` likes. */
-async function preferenceRate(experimentId: string, user: User, judge: User, n: number): Promise<number> {
+/** The share of `n` seeded first replies of `adapterOf`'s adapter that `judge` likes. */
+async function preferenceRate(experimentId: string, adapterOf: string, judge: User, n: number): Promise<number> {
   let ok = 0;
   for (let i = 0; i < n; i++) {
-    const r = await reply(experimentId, user, QUESTIONS[i % QUESTIONS.length].text, 90_000 + i);
+    const r = await reply(experimentId, adapterOf, QUESTIONS[i % QUESTIONS.length].text, 90_000 + i);
     if (judge.likes(r.text)) ok++;
   }
   return ok / n;
 }
 
-async function runLoop(lr: number): Promise<string> {
+async function runLoop(lr: number, policy: "per-user" | "shared"): Promise<string> {
   const e = await makeExperiment({ personalization: "per-user", perUser: perUser(lr) });
   for (let round = 0; round < ROUNDS; round++) {
     for (const user of USERS) {
+      const adapterOf = policy === "shared" ? SHARED : user.id;
       for (let i = 0; i < PER_ROUND; i++) {
         const q = QUESTIONS[(round * PER_ROUND + i) % QUESTIONS.length];
-        const r = await reply(e.id, user, q.text, round * 1000 + i);
+        const r = await reply(e.id, adapterOf, q.text, round * 1000 + i);
         await makeEndUserTurn({
           experimentId: e.id,
-          endUserId: user.id,
+          endUserId: adapterOf,
           prompt: q.text,
           reply: r.text,
           tokenIds: r.tokenIds,
@@ -89,41 +95,39 @@ async function runLoop(lr: number): Promise<string> {
       }
     }
     const results = await trainDueUsers(e.id);
-    for (const user of USERS) expect(results[user.id]).toMatchObject({ trained: true, samples: PER_ROUND });
+    for (const [id, r] of Object.entries(results)) expect(r, id).toMatchObject({ trained: true });
   }
   return e.id;
 }
 
 describe("per-user learning", () => {
   it(
-    "Maya's adapter learns her preference against the lr-0 control on the same seeds",
-    { timeout: 900_000 },
+    "each user's adapter serves their own conflicting preference, beside an lr-0 control and one shared policy",
+    { timeout: 1_200_000 },
     async () => {
-      const learned = await runLoop(2);
-      const control = await runLoop(0);
+      const learned = await runLoop(1, "per-user");
+      const control = await runLoop(0, "per-user");
+      const shared = await runLoop(1, "shared");
       const [a, b] = USERS;
-      const rate = (exp: string, user: User, judge: User) => preferenceRate(exp, user, judge, EVAL_REPLIES);
-      const rates = {
-        [a.id]: {
-          own: await rate(learned, a, a),
-          control: await rate(control, a, a),
-          other: await rate(learned, b, a),
-        },
-        [b.id]: {
-          own: await rate(learned, b, b),
-          control: await rate(control, b, b),
-          other: await rate(learned, a, b),
-        },
-      };
-      // own: the user's adapter; control: lr 0; other: the other user's adapter, judged by this user.
+      const rate = (exp: string, adapterOf: string, judge: User) => preferenceRate(exp, adapterOf, judge, EVAL_REPLIES);
+      const ratesOf = async (user: User, other: User) => ({
+        own: await rate(learned, user.id, user),
+        control: await rate(control, user.id, user),
+        other: await rate(learned, other.id, user),
+        shared: await rate(shared, SHARED, user),
+      });
+      const rates = { [a.id]: await ratesOf(a, b), [b.id]: await ratesOf(b, a) };
+      // own: the user's adapter; control: lr 0; other: the other user's adapter; shared: the one shared adapter.
       console.log(JSON.stringify(rates));
-      // Maya (met ~0.3 of the time at the base) is learnt within this budget: her adapter beats the lr-0 control on the
-      // same seeds by a margin (1.0 against 0.29 in every run so far).
+      // Maya (met ~0.3 of the time at the base) is learnt: her adapter beats the control by a margin.
       expect(rates[a.id].own).toBeGreaterThan(rates[a.id].control + 0.2);
-      // Noor is not asserted: her preference is met about half the time at the base, and her adapter's outcome varies
-      // with its random start — +0.11 and +0.13 over the control in two runs, +0.00, −0.52 and −0.52 in the three after (it can
-      // move away from her). That is an open problem of per-user training (docs/personalization.md), not hidden here:
-      // the rates are printed above.
+      // Noor's preference is met about half the time at the base; her adapter keeps or raises that (it no longer
+      // drifts toward Maya's short replies) ...
+      expect(rates[b.id].own).toBeGreaterThanOrEqual(rates[b.id].control - 0.05);
+      // ... and the preferences conflict: each user is served far better by their own adapter than by the other's.
+      for (const u of USERS) expect(rates[u.id].own).toBeGreaterThan(rates[u.id].other + 0.2);
+      // One shared policy cannot do that for both: for at least one of them it falls well short of their adapter.
+      expect(Math.max(...USERS.map((u) => rates[u.id].own - rates[u.id].shared))).toBeGreaterThan(0.2);
       // The control's adapters never moved: every version equals the fresh adapter it started from.
       const versions = await db().userAdapter.findMany({ where: { experimentId: control, endUserId: a.id } });
       expect(new Set(versions.map((v) => Buffer.from(v.weights).toString("base64"))).size).toBe(1);

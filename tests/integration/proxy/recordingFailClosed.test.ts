@@ -1,7 +1,9 @@
 // Fail-closed recording: while Postgres is down and the disk buffer is full, the proxy answers 503
 // recording_unavailable with Retry-After instead of serving turns it cannot keep, and every turn it did answer
 // with a 2xx is stored once Postgres is back (an event the buffer could not take stays in the journal and is
-// replayed at the next start). PROXY_RECORDING_FAIL_CLOSED=0 serves on, as before.
+// replayed at the next start). PROXY_RECORDING_FAIL_CLOSED=0 serves on, as before. A journal whose fsync
+// fails (a dying disk) counts the acknowledged turns it could not make durable in `recording.lossy` (the serve
+// worker's heartbeat stat on the Workers page) and refuses further turns until an fsync succeeds.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { env } from "../../../server/platform/env";
@@ -9,6 +11,7 @@ import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { startFakeUpstream, type FakeUpstream } from "../../../bench/lib/fakeOpenaiUpstream";
 import { startForwarder } from "../../../bench/lib/tcpForwarder";
 import { makeKey, uniq } from "../../helpers/fixtures";
+import { proxyWorkerStats } from "../../../server/proxy/workerStats";
 import { post, proxiedExperiment, tempDataDir } from "./setup";
 
 let fake: FakeUpstream;
@@ -92,5 +95,51 @@ describe("recording fail-closed", () => {
     }
     const stored = await db().turn.findMany({ where: { experimentId: experiment.id }, select: { id: true } });
     expect(new Set(stored.map((t) => t.id))).toEqual(new Set(acknowledged));
+  });
+
+  it("counts a turn whose journal fsync failed in recording.lossy and refuses turns until an fsync succeeds", async () => {
+    const experiment = await proxiedExperiment(fake);
+    const key = await makeKey(["proxy"], experiment.id);
+    let diskFails = true;
+    const proxy = await startProxy({
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: await tempDataDir(),
+      // The interval never fires by itself here: the test runs the group fsync when it wants it.
+      journalFsyncMs: 3_600_000,
+      journalFdatasync: async () => {
+        if (diskFails) throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+      },
+      metricsIntervalMs: 3_600_000,
+      redis: false,
+      log: () => {},
+    });
+    const chat = () =>
+      post(
+        `${proxy.url}/v1/chat/completions`,
+        { model: "x", messages: [{ role: "user", content: "hello" }] },
+        { authorization: `Bearer ${key}`, "x-session-id": uniq("s") },
+      );
+    try {
+      expect(proxyWorkerStats(proxy)["recording.lossy"]).toBe(0);
+      expect((await chat()).status).toBe(200);
+      await proxy.writer.syncJournal();
+      expect(proxyWorkerStats(proxy)["recording.lossy"]).toBe(1);
+      const refused = await chat();
+      expect(refused.status).toBe(503);
+      expect(refused.json).toMatchObject({ error: { code: "recording_unavailable" } });
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // The disk recovers: the next group fsync succeeds and turns are accepted again.
+      diskFails = false;
+      await proxy.writer.syncJournal();
+      expect(proxy.writer.journalFailing).toBe(false);
+      expect((await chat()).status).toBe(200);
+      await proxy.writer.syncJournal();
+      expect(proxyWorkerStats(proxy)["recording.lossy"]).toBe(1);
+      await proxy.writer.drain(30_000);
+    } finally {
+      await proxy.close();
+    }
+    expect(await db().turn.count({ where: { experimentId: experiment.id } })).toBe(2);
   });
 });

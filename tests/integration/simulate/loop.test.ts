@@ -2,9 +2,9 @@
 // (embedded policy on the committed base checkpoint) → the judge worker (BullMQ, heuristic judge) → the trainer
 // (GRPO steps, checkpoints, version announcements) → the proxy serving each new version. Run in lockstep with a
 // fixed seed, so the outcome is reproducible: versions advance, every trained sample traces back to a recorded
-// turn and its judgment, and every served version's judged reward is reported. Whether the loop *learns* is a
-// claim that needs a control and a margin over more steps than a test affords: tests/unit/engine/learning.test.ts
-// (with its lr-0 control) and bench/learning (several seeds, a control run) make it.
+// turn and its judgment, and every served version's judged reward is reported. Whether the loop *learns* is the
+// claim of tests/integration/simulate/learning.test.ts (the same loop, first replies graded by persona-v2 against an
+// lr-0 control) and of bench/learning (several seeds, longer runs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";

@@ -81,7 +81,7 @@ describe("workers/simulate", () => {
         where: { name: SIMULATION_KEY_NAME, revokedAt: null },
         orderBy: { createdAt: "desc" },
       });
-      expect(key.scopes.sort()).toEqual(["proxy", "write"]);
+      expect(key.scopes.sort()).toEqual(["identity", "proxy", "write"]);
 
       await updateSimulation(ADMIN, { experimentId, enabled: false });
       await waitFor(

@@ -13,7 +13,9 @@ import { promotePolicyVersion, rollbackPolicyVersion } from "../../../server/pol
 import type { EmbeddedUpstream } from "../../../server/proxy/upstreams/embedded";
 import { Trainer } from "../../../server/training/loop";
 import { StepRecordSchema } from "../../../server/training/schemas";
-import { hintedPromptIds, servedPromptIds } from "../../../server/training/trainInputs";
+import { buildBatch, hintedPromptIds, servedPromptIds } from "../../../server/training/trainInputs";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+import { overlapCounts, selectCandidatePerToken, topKIndices } from "../../../server/engine/hintSelection";
 import { reassembleMessages } from "../../../server/recording/reassemble";
 import { experimentCheckpointDir } from "../../../server/training/checkpoints";
 import { makeJudgment } from "../../helpers/judgments";
@@ -521,5 +523,82 @@ describe("losses through the loop", () => {
     expect(record.values["train/distill_kl"]).toBeCloseTo(kl, 4);
     expect(record.values["train/pg_loss"]).toBeCloseTo(0, 6); // the OPD term is the distillation loss, not an advantage
     expect(record.values["train/loss"]).toBeCloseTo(kl, 4);
+  });
+
+  it("hint selection sequence_optimal: distils toward the judge's candidate whose top-K overlaps the student's most", async () => {
+    // The judge's accepted hints, shortest first: candidate 0 is what `shortest` would train on.
+    const hints = ["Answer with one short sentence.", "Reply in French, and keep it to a single line of text."];
+    const topK = 2;
+    const { id: exp } = await makeExperiment({
+      method: "opd",
+      policy: { kind: "embedded", checkpoint: base },
+      judge: { hintSelection: "sequence_optimal" },
+      hyper: { batchSize: 1, lr: 1e-3, opdEstimator: "full", teacherSource: "base", topK },
+    });
+    const runId = (await makeRun(exp)).id;
+    const t = await ask(exp, runId);
+    const j = await makeJudgment(t.turnId, {
+      score: -1,
+      hint: hints[0],
+      hintAccepted: true,
+      teacherLogprobs: t.served.logprobs.map(() => -1),
+      dispatch: "OPD",
+    });
+    for (const [index, hint] of [hints[1], hints[0]].entries())
+      await db().judgeVote.create({ data: { judgmentId: j.id, kind: "hint", index, raw: hint, value: 1, hint } });
+    const turn = await db().turn.findUniqueOrThrow({ where: { id: t.turnId } });
+    const messages = await reassembleMessages(turn);
+    const model = (await loadCheckpoint(base)).model;
+    const dist = (prompt: number[]) => {
+      const batch = packBatch([{ promptIds: prompt, responseIds: turn.tokenIds }], model.config.ctx);
+      const V = model.config.vocabSize;
+      const flat = tf.tidy(() =>
+        tokenLogprobs(
+          forward(model.config, model.params, tf.tensor2d(batch.ids, [1, batch.T], "int32")),
+          batch,
+          false,
+          true,
+        ).vocab!.dataSync(),
+      );
+      return turn.tokenIds.map((_, j) =>
+        Array.from(flat.subarray((batch.spans[0]!.start + j) * V, (batch.spans[0]!.start + j + 1) * V)),
+      );
+    };
+    const hinted = hints.map((h) => hintedPromptIds(messages, undefined, h, model.config.ctx - turn.tokenIds.length)!);
+    // The batch carries every candidate's hinted prompt, in the judge's order (shortest first).
+    const config = ExperimentConfigSchema.parse(
+      (await db().experiment.findUniqueOrThrow({ where: { id: exp } })).config,
+    );
+    const built = await buildBatch([{ id: "sample", turnId: t.turnId }], {
+      runId,
+      config,
+      currentVersion: 0,
+      model,
+      teacher: () => {
+        throw new Error("the judge's hint needs no rescoring");
+      },
+    });
+    expect(built.samples[0]).toMatchObject({ teacherPromptIds: hinted[0], teacherPromptCandidates: hinted });
+
+    const student = dist(servedPromptIds(messages, undefined, turn.promptTokens)!);
+    const teachers = hinted.map(dist);
+    disposeModel(model);
+    const kl = (teacher: number[][]) =>
+      mean(student.map((s, j) => s.reduce((a, lp, v) => a + Math.exp(lp) * (lp - teacher[j]![v]!), 0)));
+    const [k] = selectCandidatePerToken(
+      overlapCounts(
+        student.map((s) => topKIndices(s, topK)),
+        teachers.map((tc) => tc.map((d) => topKIndices(d, topK))),
+      ),
+      "sequence_optimal",
+    );
+
+    // End to end: the step distils toward the chosen candidate. (This tiny base barely tells the two hints apart, so
+    // the choice itself is checked on distinct teachers in tests/unit/engine/hintSelection.test.ts.)
+    const r = await trainer.tick(runId);
+    const record = StepRecordSchema.parse(
+      (await db().trainingStep.findUniqueOrThrow({ where: { runId_step: { runId, step: r.step!.step } } })).metrics,
+    );
+    expect(record.values["train/distill_kl"]).toBeCloseTo(kl(teachers[k!]!), 4);
   });
 });

@@ -147,6 +147,33 @@ describe("experiment config", () => {
     });
   });
 
+  it("allows upstream's train-time hint selection where the trainer sees both top-K sets, and says why not elsewhere", () => {
+    const gpu = { policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001", model: "qwen" } };
+    for (const mode of ["token_optimal", "sequence_optimal"] as const) {
+      expect(issuesOf({ judge: { hintSelection: mode }, hyper: { opdEstimator: "topk" } })).toEqual([]);
+      expect(issuesOf({ judge: { hintSelection: mode }, hyper: { opdEstimator: "full" } })).toEqual([]);
+      // the embedded trainer's default estimator is full
+      expect(issuesOf({ judge: { hintSelection: mode } })).toEqual([]);
+      expect(issuesOf({ judge: { hintSelection: mode }, hyper: { opdEstimator: "sampled" } })).toContainEqual({
+        path: "judge.hintSelection",
+        message: expect.stringContaining("the sampled estimator never sees"),
+      });
+      expect(
+        issuesOf({ ...gpu, judge: { hintSelection: mode }, trainer: { backend: "local-process" } }),
+      ).toContainEqual({
+        path: "judge.hintSelection",
+        message: expect.stringContaining("only the embedded and hf-local trainers do"),
+      });
+      // GRPO trains no hint, so the choice is moot there
+      expect(
+        issuesOf({ ...gpu, method: "grpo", judge: { hintSelection: mode }, trainer: { backend: "local-process" } }),
+      ).toEqual([]);
+    }
+    expect(issuesOf({ ...gpu, judge: { hintSelection: "shortest" }, trainer: { backend: "local-process" } })).toEqual(
+      [],
+    );
+  });
+
   it("diffs configs leaf by leaf", () => {
     const a = ExperimentConfigSchema.parse({});
     const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });

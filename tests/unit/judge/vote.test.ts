@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { VoteValue } from "../../../server/judge/core/schemas";
-import { majorityVote, meanVote, selectBestHint } from "../../../server/judge/core/vote";
+import { hintCandidates, majorityVote, meanVote, selectBestHint } from "../../../server/judge/core/vote";
 
 describe("majorityVote", () => {
   it.each<[(VoteValue | null)[], VoteValue]>([
@@ -95,5 +95,37 @@ describe("selectBestHint", () => {
         { value: 1, hint: b },
       ])?.index,
     ).toBe(0);
+  });
+});
+
+describe("hintCandidates (upstream's multi-candidate judge)", () => {
+  it("keeps accepted hints once each, trimmed, shortest first, vote order on equal length", () => {
+    const votes = [
+      { value: 1, hint: "Answer in at most two sentences and skip the preamble." }, // 54
+      { value: 1, hint: "  Use metric units only.  " }, // 22 after trimming
+      { value: -1, hint: "Rejected by its own vote, however long it is." },
+      { value: 1, hint: "Use the metric system." }, // 22
+      { value: 1, hint: "too short" },
+      { value: 1, hint: "Use metric units only." }, // a duplicate of vote 1 once trimmed
+      { value: null, hint: "an unparsable vote's hint" },
+    ];
+    expect(hintCandidates(votes)).toEqual([
+      { index: 1, hint: "Use metric units only." },
+      { index: 3, hint: "Use the metric system." },
+      { index: 0, hint: "Answer in at most two sentences and skip the preamble." },
+    ]);
+    // shortest and the train-time modes score candidate 0; longest is the reference's choice
+    for (const mode of ["shortest", "token_optimal", "sequence_optimal"] as const)
+      expect(selectBestHint(votes, mode)).toEqual({ index: 1, hint: "Use metric units only." });
+    expect(selectBestHint(votes, "longest")?.index).toBe(0);
+  });
+
+  it("is empty when no hint is accepted", () => {
+    expect(
+      hintCandidates([
+        { value: 1, hint: "0123456789" },
+        { value: -1, hint: "long enough to count" },
+      ]),
+    ).toEqual([]);
   });
 });

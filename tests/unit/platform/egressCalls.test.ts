@@ -1,11 +1,16 @@
 // The egress policy at call time: IPv6 ranges that reach IPv4 or local networks are refused, a judge call that
 // is answered with a redirect does not follow it (the target is never reached), and the proxy's connection
-// validates the address it actually connects to (no second DNS resolution to rebind).
+// and egressFetch's connections validate the address they actually connect to (no second DNS resolution to rebind).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postJson } from "../../../server/judge/core/http";
-import { assertEgressAllowed, egressLookup, EgressRefusedError } from "../../../server/platform/egress";
+import {
+  assertEgressAllowed,
+  egressDispatcher,
+  egressLookup,
+  EgressRefusedError,
+} from "../../../server/platform/egress";
 
 const strict = { allowPrivate: false, allowlist: [] as string[] };
 
@@ -83,5 +88,23 @@ describe("egress at call time", () => {
       req.end();
     });
     expect(ok).toBe(200);
+  });
+
+  it("checks the address a fetch connects to, whatever the check before the call saw", async () => {
+    // The dispatcher egressFetch uses, given a strict policy: the name resolves to loopback at connect time.
+    const before = target.hits();
+    const refused = await fetch(`http://localhost:${targetPort}/`, {
+      dispatcher: egressDispatcher(String(targetPort), () => strict),
+    } as RequestInit).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect(((refused as Error).cause as NodeJS.ErrnoException | undefined)?.code).toBe("EGRESS_REFUSED");
+    expect(target.hits()).toBe(before);
+    const ok = await fetch(`http://localhost:${targetPort}/`, {
+      dispatcher: egressDispatcher(String(targetPort), () => ({
+        allowPrivate: false,
+        allowlist: ["127.0.0.1", "::1"],
+      })),
+    } as RequestInit);
+    expect(await ok.json()).toEqual({ secret: "internal" });
   });
 });

@@ -1,6 +1,7 @@
 // Trained versions served as LoRA adapters hot-loaded into SGLang or vLLM: through the proxy's HTTP upstream and its
 // version switch, against a stand-in engine that accepts only the routes and body fields extracted from each
 // engine's source (tests/fixtures/lora/*.json): a field the real request class lacks is a 422 here too.
+// Adapter folders outside the operator's ADAPTER_DIRS are never sent to the engine.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -102,6 +103,14 @@ async function ask(u: Upstream): Promise<string> {
   return (r.body as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
 }
 
+// The stand-in engine's adapter folders (they need not exist: the engine is the one that reads them).
+beforeAll(() => {
+  process.env.ADAPTER_DIRS = "/ckpt";
+});
+afterAll(() => {
+  delete process.env.ADAPTER_DIRS;
+});
+
 for (const engine of ["sglang", "vllm"] as const) {
   describe(`LoRA hot-loading on ${engine}`, () => {
     const fake = fakeEngine(engine);
@@ -131,9 +140,20 @@ for (const engine of ["sglang", "vllm"] as const) {
       const u = upstreamFor(url, engine);
       await u.switchVersion!(4, "/ckpt/step_4");
       fake.refuse(true);
-      await expect(u.switchVersion!(5, "/missing")).rejects.toThrow(/no such adapter folder/);
+      await expect(u.switchVersion!(5, "/ckpt/missing")).rejects.toThrow(/no such adapter folder/);
       fake.refuse(false);
       expect(await ask(u)).toBe("served by leo-agent-v4");
+      await u.close();
+    });
+
+    it("never asks the engine to load a folder outside ADAPTER_DIRS, and keeps the previous version", async () => {
+      const u = upstreamFor(url, engine);
+      await u.switchVersion!(8, "/ckpt/step_8");
+      const before = fake.calls.length;
+      for (const bad of ["/etc/ssh", "/ckpt/../etc/ssh", "ckpt/step_9"])
+        await expect(u.switchVersion!(9, bad)).rejects.toThrow(/adapter folder/);
+      expect(fake.calls.length).toBe(before);
+      expect(await ask(u)).toBe("served by leo-agent-v8");
       await u.close();
     });
 

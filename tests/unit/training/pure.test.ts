@@ -17,6 +17,7 @@ const judged = (over: Partial<TrainingLabel> = {}): TrainingLabel => ({
   labelId: null,
   judgmentId: "j",
   hint: null,
+  hintFromTurnId: null,
   needsTeacherRescore: false,
   teacherLogprobs: null,
   kind: "RL",

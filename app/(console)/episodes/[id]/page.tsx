@@ -1,18 +1,53 @@
 "use client";
 // One episode: how it ended (outcome, verifier output, truncation, error) and its step timeline — each step's
-// action (the reply and its tool calls, linked to the recorded turn), the observations fed back, the PRM
-// score and the step advantage its group gave it. Live while it runs.
+// action (the reply and its tool calls, linked to the recorded turn; a GUI step's action with the screenshot
+// after it; a harness's run of the stock agent), the observations fed back, the PRM score and the step
+// advantage its group gave it. Live while it runs.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useTRPC } from "../../../_lib/trpc";
 
+// A step is one of three shapes, by its runner: our agent loop (a reply and tool calls), a GUI pool (one
+// action and the screenshot after it), a harness (the stock agent's whole run).
 interface Action {
-  content: string;
-  toolCalls: { id: string; name: string; arguments: string }[];
+  content?: string;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  action?: string;
+  harness?: string;
+  command?: string;
 }
 interface Observation {
-  results: { toolCallId: string; content: string; exitCode?: number | null; timedOut?: boolean; truncated?: boolean }[];
+  results?: {
+    toolCallId: string;
+    content: string;
+    exitCode?: number | null;
+    timedOut?: boolean;
+    truncated?: boolean;
+  }[];
+  screenshot?: number | null;
+  text?: string;
+  exitCode?: number | null;
+  stdout?: string;
+  policyCalls?: number;
+  refusedCalls?: number;
+}
+
+/** A stored GUI screenshot, fetched when shown (they are large). */
+function Screenshot({ episodeId, index, label }: { episodeId: string; index: number; label: string }) {
+  const trpc = useTRPC();
+  const shot = useQuery({ ...trpc.episodes.screenshot.queryOptions({ id: episodeId, index }), staleTime: Infinity });
+  if (shot.error) return <div className="form-error">{shot.error.message}</div>;
+  if (!shot.data) return <div className="muted">Loading screenshot {index}…</div>;
+  return (
+    // eslint-disable-next-line @next/next/no-img-element -- a data URL: nothing for next/image to optimise
+    <img
+      data-testid="episode-screenshot"
+      alt={label}
+      src={`data:${shot.data.mimeType};base64,${shot.data.base64}`}
+      style={{ maxWidth: "100%", maxHeight: 360, border: "1px solid var(--border, #ccc)", display: "block" }}
+    />
+  );
 }
 
 /** Green for a positive advantage, red for a negative one, stronger with its size. */
@@ -85,6 +120,12 @@ export default function EpisodePage() {
       </div>
       <div className="card" data-testid="episode-steps">
         <h2 style={{ marginTop: 0 }}>Steps</h2>
+        {d.screenshots.some((sh) => sh.index === 0) && (
+          <figure style={{ margin: "0 0 12px" }}>
+            <figcaption className="muted">The desktop after reset</figcaption>
+            <Screenshot episodeId={d.id} index={0} label="The desktop after reset" />
+          </figure>
+        )}
         {d.steps.length === 0 && <div className="empty">No step yet.</div>}
         <ol style={{ paddingLeft: 20 }}>
           {d.steps.map((s) => {
@@ -105,12 +146,26 @@ export default function EpisodePage() {
                     )}
                   </span>
                   {action.content && <pre style={{ whiteSpace: "pre-wrap" }}>{action.content}</pre>}
-                  {action.toolCalls.map((c) => (
+                  {action.action !== undefined && <pre style={{ whiteSpace: "pre-wrap" }}>{action.action}</pre>}
+                  {typeof obs.screenshot === "number" && d.screenshots.some((sh) => sh.index === obs.screenshot) && (
+                    <Screenshot episodeId={d.id} index={obs.screenshot} label={`The desktop after step ${s.index}`} />
+                  )}
+                  {action.harness !== undefined && (
+                    <div>
+                      <code>{action.command}</code>
+                      <p className="muted">
+                        harness {action.harness} · exit code {String(obs.exitCode)} · {obs.policyCalls ?? 0} policy
+                        call(s){obs.refusedCalls ? `, ${obs.refusedCalls} refused over the budget` : ""}
+                      </p>
+                      {obs.stdout && <pre style={{ whiteSpace: "pre-wrap" }}>{obs.stdout}</pre>}
+                    </div>
+                  )}
+                  {(action.toolCalls ?? []).map((c) => (
                     <div key={c.id}>
                       <code>
                         {c.name}({c.arguments})
                       </code>
-                      {obs.results
+                      {(obs.results ?? [])
                         .filter((r) => r.toolCallId === c.id)
                         .map((r) => (
                           <pre key={r.toolCallId} className="muted" style={{ whiteSpace: "pre-wrap" }}>

@@ -381,6 +381,24 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)",
             )}
           </span>
+          {field(
+            "Hint memory (OPD, Combine)",
+            "config.hyper.hintMemory",
+            <select
+              name="hyper.hintMemory"
+              value={String(getAt(cfg, "hyper.hintMemory") ?? false)}
+              onChange={(e) => setCfg("hyper.hintMemory", e.target.value === "true")}
+            >
+              <option value="false">off (distil corrected turns only)</option>
+              <option value="true">on (reuse the user&apos;s latest accepted hint)</option>
+            </select>,
+          )}
+          <span className="muted" style={{ fontSize: 11 }}>
+            {origin(
+              "hintMemory",
+              "an end user's (X-User-Id) turns without a hint of their own are distilled with that user's latest accepted hint in the teacher's context; departs from the reference",
+            )}
+          </span>
           {trainerBackend === "embedded" && (
             <>
               {select("Advantage baseline groups", "hyper.advantageGroups", ["batch", "context"])}

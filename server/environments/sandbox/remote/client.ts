@@ -2,6 +2,7 @@
 // full (terminal's 429 with a CapacityError code), the lease is unknown to it (reaped, or the pool restarted
 // and lost its table), or it refused otherwise (400/500 with `error`).
 import type { z } from "zod";
+import { assertEgressAllowed, EgressRefusedError } from "../../../platform/egress";
 import { answers, CAPACITY_CODES, CAPACITY_MESSAGES, UNKNOWN_LEASE, type PoolProtocol } from "./wire";
 
 export type PoolFailureKind = "down" | "capacity" | "unknown_lease" | "refused" | "bad_answer";
@@ -27,12 +28,22 @@ export async function poolPost<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   let res: Response;
   let text: string;
+  // A pool's URL is user-configured: the egress policy applies at every call, not only when it was saved.
+  try {
+    await assertEgressAllowed(url);
+  } catch (e) {
+    if (e instanceof EgressRefusedError)
+      throw new PoolFailure("refused", `pool ${url} refused by the egress policy: ${e.message}`);
+    throw e;
+  }
   try {
     res = await fetch(`${url.replace(/\/+$/, "")}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
+      // A redirect could point at an address the policy refuses: it is an answer, never followed.
+      redirect: "manual",
     });
     text = await res.text();
   } catch (e) {

@@ -1,27 +1,7 @@
-// Output schemas of the apiKeys procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
+// Output schemas of the apiKeys procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types; one row shape for list, create and revoke).
 import { z } from "zod";
 
-export const ApiKeysListOutput = z.object({
-  items: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      prefix: z.string(),
-      scopes: z.array(z.string()),
-      experimentId: z.string().nullable(),
-      createdAt: z.string(),
-      lastUsedAt: z.string().nullable(),
-      expiresAt: z.string().nullable(),
-      revokedAt: z.string().nullable(),
-      createdById: z.string().nullable(),
-      createdByEmail: z.string().nullable(),
-    }),
-  ),
-  nextCursor: z.string().nullable(),
-});
-
-export const ApiKeysCreateOutput = z.object({
-  key: z.string(),
+const ApiKeyRow = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
@@ -35,16 +15,9 @@ export const ApiKeysCreateOutput = z.object({
   createdByEmail: z.string().nullable(),
 });
 
-export const ApiKeysRevokeOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  scopes: z.array(z.string()),
-  experimentId: z.string().nullable(),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-  createdById: z.string().nullable(),
-  createdByEmail: z.string().nullable(),
-});
+export const ApiKeysListOutput = z.object({ items: z.array(ApiKeyRow), nextCursor: z.string().nullable() });
+
+/** The only time the full key is returned. */
+export const ApiKeysCreateOutput = ApiKeyRow.extend({ key: z.string() });
+
+export const ApiKeysRevokeOutput = ApiKeyRow;

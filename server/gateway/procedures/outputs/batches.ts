@@ -31,6 +31,8 @@ export const BatchesLeaseOutput = z.object({
       rolloutLogprobs: z.array(Num),
       teacherLogprobs: z.array(Num).nullable(),
       hint: z.string().nullable(),
+      /** Every hint the judge accepted, shortest first, when the train-time hint selection can choose among them. */
+      hintCandidates: z.array(z.string()).nullable(),
       policyVersion: Num,
       staleness: Num.nullable(),
     }),

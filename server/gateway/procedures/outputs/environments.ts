@@ -11,6 +11,8 @@ export const EnvironmentOutput = z.object({
   limits: Json,
   network: z.string(),
   tools: Json,
+  pool: Json,
+  harness: Json,
   createdAt: z.date(),
   updatedAt: z.date(),
 });
@@ -119,6 +121,14 @@ export const EpisodeGetOutput = EpisodeRow.extend({
       createdAt: z.date(),
     }),
   ),
+  /** The GUI screenshots stored with the episode (their images: episodes.screenshot). */
+  screenshots: z.array(z.object({ index: Num })),
+});
+export const EpisodeScreenshotOutput = z.object({
+  episodeId: z.string(),
+  index: Num,
+  mimeType: z.literal("image/png"),
+  base64: z.string(),
 });
 export const EpisodeLaunchOutput = z.object({
   launchId: z.string(),

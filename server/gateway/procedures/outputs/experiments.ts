@@ -3,27 +3,6 @@ import { z } from "zod";
 import { ExperimentConfigOutput } from "./config";
 import { Num } from "./common";
 
-export const ExperimentsListOutput = z.object({
-  items: z.array(
-    z.object({
-      id: z.string(),
-      slug: z.string(),
-      name: z.string(),
-      description: z.string(),
-      status: z.enum(["ACTIVE", "ARCHIVED"]),
-      demo: z.boolean(),
-      config: ExperimentConfigOutput,
-      secretsSet: z.array(z.string()),
-      createdAt: z.string(),
-      updatedAt: z.string(),
-      archivedAt: z.string().nullable(),
-      activeRun: z.object({ id: z.string(), number: Num, status: z.string() }).nullable(),
-      counts: z.object({ runs: Num, sessions: Num, turns: Num }).optional(),
-    }),
-  ),
-  nextCursor: z.string().nullable(),
-});
-
 export const ExperimentsGetOutput = z.object({
   id: z.string(),
   slug: z.string(),
@@ -38,6 +17,11 @@ export const ExperimentsGetOutput = z.object({
   archivedAt: z.string().nullable(),
   activeRun: z.object({ id: z.string(), number: Num, status: z.string() }).nullable(),
   counts: z.object({ runs: Num, sessions: Num, turns: Num }).optional(),
+});
+
+export const ExperimentsListOutput = z.object({
+  items: z.array(ExperimentsGetOutput),
+  nextCursor: z.string().nullable(),
 });
 
 export const ExperimentsCreateOutput = ExperimentsGetOutput;

@@ -142,6 +142,8 @@ export const TrainingLabel = z.object({
   labelId: z.string().nullable(),
   judgmentId: z.string().nullable(),
   hint: z.string().nullable(),
+  /** hint memory: the end user's earlier turn whose accepted hint `hint` is */
+  hintFromTurnId: z.string().nullable(),
   needsTeacherRescore: z.boolean(),
   teacherLogprobs: z.array(Num).nullable(),
   kind: z.enum(SampleKind).nullable(),

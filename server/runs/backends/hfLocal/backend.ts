@@ -5,14 +5,10 @@
 // process group, pinned to its GPU with CUDA_VISIBLE_DEVICES, so stop() ends exactly that tree. The model "tiny"
 // is a small CPU model (CI and demos); any other model is a local Hugging Face checkpoint, checked against the
 // GPU's memory before launch (memory.ts).
-import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { z } from "zod";
-import { inheritedEnv } from "../../../platform/env";
 import {
   RunLaunchSchema,
-  tailLines,
   type LaunchPlan,
   type RunHandle,
   type RunLaunch,
@@ -20,7 +16,7 @@ import {
   type TrainerStatus,
 } from "../backend";
 import { INHERITED_ENV } from "../localProcess/backend";
-import { terminateGroup } from "../localProcess/processGroup";
+import { ChildRuns } from "../localProcess/childRuns";
 import { formatCommand } from "../slime/args";
 import { describeEstimate, estimateMemory, shapeFor, type Finetune, type MemoryEstimate } from "./memory";
 
@@ -133,6 +129,11 @@ export function hfLocalCommand(
     HF_FINETUNE: finetuneFor(launch, settings),
     HF_OPD_ESTIMATOR: h.opdEstimator,
     HF_TOPK: String(h.distillTopK),
+    // The judge already picked longest or shortest; the train-time modes choose among its candidates here.
+    OPENCLAW_HINT_SELECTION:
+      launch.config.hints.selection === "token_optimal" || launch.config.hints.selection === "sequence_optimal"
+        ? launch.config.hints.selection
+        : "shortest",
     HF_LEARNING_RATE: String(h.lr),
     HF_BATCH_SIZE: String(h.batchSize),
     HF_MICRO_BATCH: String(settings.microBatch),
@@ -155,22 +156,23 @@ export function hfLocalCommand(
   return { argv: [settings.python, "-m", "integrations.hf.train"], env, cwd: settings.cwd ?? process.cwd() };
 }
 
-interface HfRun {
-  child: ChildProcess;
-  pgid: number;
-  lines: string[];
-  exit?: { code: number | null; signal: NodeJS.Signals | null };
-  stopping?: Promise<boolean>;
-}
-
 export class HfLocalBackend implements TrainerBackend {
   readonly kind = HF_LOCAL_BACKEND_KIND;
-  private readonly runs = new Map<string, HfRun>();
+  private readonly runs: ChildRuns;
 
   constructor(
     private readonly settings: HfLocalSettings,
-    private readonly maxLogLines = 10_000,
-  ) {}
+    maxLogLines = 10_000,
+  ) {
+    this.runs = new ChildRuns({
+      label: "hf-local",
+      jobPrefix: "hf-local",
+      notTracked: HF_LOCAL_NOT_TRACKED,
+      inherited: INHERITED_ENV,
+      graceMs: settings.graceMs,
+      maxLogLines,
+    });
+  }
 
   preview(launch: RunLaunch): LaunchPlan {
     const model = modelFor(launch, this.settings);
@@ -192,76 +194,29 @@ export class HfLocalBackend implements TrainerBackend {
 
   async start(input: RunLaunch): Promise<{ externalJobId: string }> {
     const launch = RunLaunchSchema.parse(input);
-    const existing = this.runs.get(launch.runId);
-    if (existing) return { externalJobId: `hf-local:${existing.pgid}` };
     assertFits(launch, this.settings);
-    const { argv, env, cwd } = hfLocalCommand(launch, this.settings);
-    const inherited = inheritedEnv();
-    for (const name of INHERITED_ENV) if (inherited[name] !== undefined) env[name] ??= inherited[name]!;
-    env.PYTHONPATH = [cwd, inherited.PYTHONPATH].filter(Boolean).join(":");
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd,
-      env: env as NodeJS.ProcessEnv,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const run = await new Promise<HfRun>((resolve, reject) => {
-      child.once("error", (err) => reject(new Error(`could not start hf-local (${argv.join(" ")}): ${err.message}`)));
-      child.once("spawn", () => resolve({ child, pgid: child.pid!, lines: [] }));
-    });
-    this.runs.set(launch.runId, run);
-    for (const stream of [child.stdout, child.stderr]) {
-      if (stream) createInterface({ input: stream }).on("line", (line) => this.append(run, line));
-    }
-    child.once("exit", (code, signal) => {
-      run.exit = { code, signal };
-      this.append(run, `[control-plane] hf-local ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`);
-    });
-    return { externalJobId: `hf-local:${run.pgid}` };
+    return this.runs.start(launch.runId, hfLocalCommand(launch, this.settings));
   }
 
   async stop(handle: RunHandle): Promise<void> {
-    await this.stopRun(handle.runId);
-  }
-
-  private async stopRun(runId: string): Promise<void> {
-    const run = this.runs.get(runId);
-    if (!run || run.exit) return;
-    run.stopping ??= terminateGroup(run.pgid, this.settings.graceMs);
-    await run.stopping;
-    if (!run.exit) await new Promise((resolve) => run.child.once("exit", resolve));
+    await this.runs.stop(handle.runId);
   }
 
   async status(handle: RunHandle): Promise<TrainerStatus> {
-    const run = this.runs.get(handle.runId);
-    if (!run) return { state: "LOST", message: HF_LOCAL_NOT_TRACKED };
-    if (!run.exit) return { state: "RUNNING" };
-    if (run.stopping) return { state: "KILLED", message: "stopped on request" };
-    if (run.exit.code === 0) return { state: "FINISHED", message: "hf-local exited cleanly" };
-    const last = run.lines.filter((l) => !l.startsWith("[control-plane]")).at(-1);
-    return {
-      state: "FAILED",
-      message: `hf-local ${run.exit.signal ? `was killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`}${last ? `: ${last}` : ""}`,
-    };
+    return this.runs.status(handle.runId);
   }
 
   async logs(handle: RunHandle, opts: { tail?: number } = {}): Promise<string> {
-    const run = this.runs.get(handle.runId);
-    return run ? tailLines(run.lines.join("\n"), opts.tail) : "";
+    return this.runs.logs(handle.runId, opts.tail);
   }
 
   /** Ends every process this backend started (control-plane shutdown). */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.runs.keys()].map((runId) => this.stopRun(runId)));
+    await this.runs.stopAll();
   }
 
   /** Forgets a finished run's process and logs (after the control plane has saved them). */
   forget(runId: string): void {
-    if (this.runs.get(runId)?.exit) this.runs.delete(runId);
-  }
-
-  private append(run: HfRun, line: string): void {
-    run.lines.push(line);
-    if (run.lines.length > this.maxLogLines) run.lines.splice(0, run.lines.length - this.maxLogLines);
+    this.runs.forget(runId);
   }
 }

@@ -15,7 +15,14 @@ import {
   type TrainerBackend,
   type TrainerStatus,
 } from "../backend";
-import { buildSlimeCommand, formatCommand, isRemoteUri, shellQuote, type SlimeCommand } from "../slime/args";
+import {
+  buildSlimeCommand,
+  describeSlimeRun,
+  formatCommand,
+  isRemoteUri,
+  shellQuote,
+  type SlimeCommand,
+} from "../slime/args";
 import { mapRayStatus, RayJobsClient, RayJobsError, type RayJobsClientOptions, type RaySubmitRequest } from "./client";
 import { ARGS_FILE, KEY_FILE, runPackage } from "./package";
 
@@ -111,6 +118,7 @@ export class RaySlimeBackend implements TrainerBackend {
         `Submitted to the Ray Jobs API at ${launch.config.ray?.address} with submission_id = the run id, so a retried launch never starts twice.`,
         `Target: ${cmd.profile.label}; ${cmd.backend === "fsdp" ? "FSDP (LoRA)" : "Megatron"} backend; model ${cmd.model ? `${cmd.model.name} (architecture from ${cmd.model.source})` : "custom (architecture arguments from SLIME_EXTRA_ARGS)"}.`,
         `GPUs: ${cmd.plan.summary.text}`,
+        ...describeSlimeRun(cmd, launch),
       ],
     };
   }

@@ -124,6 +124,19 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   }
 }
 
+/**
+ * The judge's hint policy as the fork's flags (arguments.py @f48ac35: `--hint-m`, `--hint-selection`). Our judge,
+ * not slime, makes the hint calls and picks the hint before a sample is built; the fork reads these flags only in
+ * its own select rollouts and losses (retool, terminal-rl, openclaw_topk_select_loss), so here they put the run's
+ * hint policy into the job's recorded arguments and before a custom loss that reads `args.hint_selection`. The
+ * fork has no "longest" choice, so the reference's longest passes the hint count only.
+ */
+export function hintArgs(launch: RunLaunch, profile: SlimeProfile): string[] {
+  const { method, hints } = launch.config;
+  if (!profile.hintSelection || method === "grpo") return [];
+  return ["--hint-m", String(hints.m), ...(hints.selection === "longest" ? [] : ["--hint-selection", hints.selection])];
+}
+
 /** The largest TP of 4, 2, 1 that divides the actor's GPUs per node and the model's heads (the scripts use 4). */
 function defaultActorTp(gpusPerNode: number, model: ModelPreset | null): number {
   for (const tp of [4, 2, 1]) {
@@ -222,6 +235,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     "--num-steps-per-rollout",
     "1",
     ...methodArgs(launch, slime),
+    ...hintArgs(launch, profile),
     "--optimizer",
     "adam",
     "--lr",
@@ -362,6 +376,48 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
   const resume = bridge && slime.saveDir ? [python, "-m", SLIME_RESUME_MODULE, ...argv.slice(1)] : argv;
   const line = resume.map(shellQuote).join(" ");
   return { entrypoint: cwd ? `cd ${shellQuote(cwd)} && ${line}` : line, argv, env, cwd, plan, profile, model, backend };
+}
+
+/**
+ * What the job will train and with what, for the launch preview (the GPUs are in the plan's own line): the
+ * method's loss, where its teacher log-probs come from, and the judge's hint policy.
+ */
+export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[] {
+  const { method, hints, hyperparameters: h } = launch.config;
+  const { prm, teacher } = cmd.plan.summary;
+  const at = (flag: string) => cmd.argv[cmd.argv.indexOf(flag) + 1];
+  const judge = prm.external
+    ? "The judge's votes and hints come from the experiment's judge endpoint (no PRM engines in the job)."
+    : `The judge's votes and hints come from the job's ${prm.engines} PRM engine(s) on ${prm.gpus} GPU(s), reached through the PRM router the job reports.`;
+  const scoredTeacher =
+    "teacher log-probs scored by the judge worker per accepted hint (the job's PRM engines, or the experiment's teacher: an SGLang or vLLM engine, never a router)";
+  const notes: string[] = [];
+  switch (method) {
+    case "grpo":
+      notes.push("Method grpo: slime's GRPO on the judge's ±1 votes (rewards not normalised); no teacher.");
+      break;
+    case "opd":
+      notes.push(`Method opd: the fork's on_policy_distillation advantage (teacher − π) on ${scoredTeacher}.`);
+      break;
+    case "combine":
+      notes.push(
+        `Method combine: ${at("--custom-loss-function-path")}, w_opd ${h.wOpd} × OPD + w_rl ${h.wRl} × GRPO, on ` +
+          (teacher.gpus > 0
+            ? `teacher log-probs from the in-job Megatron PRM teacher (${teacher.gpus} GPU(s), --prm-teacher-load ${at("--prm-teacher-load")}).`
+            : `${scoredTeacher}.`),
+      );
+      break;
+    // topk never gets here: buildSlimeCommand refuses it (validate.ts TOPK_REFUSAL).
+  }
+  notes.push(judge);
+  if (method !== "grpo")
+    notes.push(
+      `Hints: ${hints.m} hint call(s) per turn; the judge trains on the ${hints.selection === "longest" ? "longest (the reference)" : "shortest"} accepted hint` +
+        (cmd.profile.hintSelection
+          ? ` (recorded as --hint-m${hints.selection === "longest" ? "" : " / --hint-selection"}).`
+          : "."),
+    );
+  return notes;
 }
 
 /** POSIX shell quoting: bare when safe, otherwise single quotes. */

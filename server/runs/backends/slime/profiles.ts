@@ -21,6 +21,8 @@ export interface SlimeProfile {
   bridgeMode: boolean;
   /** --distill-topk exists (top-K OPD). */
   distillTopK: boolean;
+  /** --hint-m and --hint-selection shortest|token_optimal|sequence_optimal exist (fork arguments.py). */
+  hintSelection: boolean;
   /** Unknown flags: fatal (argparse error) or silently dropped (parse_known_args). */
   unknownFlags: "fatal" | "ignored";
 }
@@ -37,6 +39,7 @@ export const SLIME_PROFILES: Record<SlimeProfileId, SlimeProfile> = {
     prmEngines: true,
     bridgeMode: true,
     distillTopK: true,
+    hintSelection: true,
     unknownFlags: "fatal",
   },
   "upstream-slime": {
@@ -49,6 +52,7 @@ export const SLIME_PROFILES: Record<SlimeProfileId, SlimeProfile> = {
     prmEngines: false,
     bridgeMode: false,
     distillTopK: false,
+    hintSelection: false,
     unknownFlags: "ignored",
   },
 };

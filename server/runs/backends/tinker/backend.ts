@@ -3,12 +3,9 @@
 // leases batches from the batch API, trains them with the Tinker SDK and acknowledges each step. Tinker
 // bills the user's own account, so it needs the user's own service key (TINKER_API_KEY): nothing starts
 // without one.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
 import { z } from "zod";
 import {
   RunLaunchSchema,
-  tailLines,
   type LaunchPlan,
   type RunHandle,
   type RunLaunch,
@@ -16,8 +13,7 @@ import {
   type TrainerStatus,
 } from "../backend";
 import { formatCommand } from "../slime/args";
-import { inheritedEnv } from "../../../platform/env";
-import { terminateGroup } from "../localProcess/processGroup";
+import { ChildRuns } from "../localProcess/childRuns";
 
 export const TINKER_BACKEND_KIND = "tinker";
 
@@ -101,25 +97,37 @@ export function tinkerCommand(
   return { argv: [settings.python, "-m", "integrations.tinker.bridge"], env, cwd: settings.cwd ?? process.cwd() };
 }
 
-interface BridgeRun {
-  child: ChildProcess;
-  pgid: number;
-  lines: string[];
-  exit?: { code: number | null; signal: NodeJS.Signals | null };
-  stopping?: Promise<boolean>;
-}
-
 export class TinkerBackend implements TrainerBackend {
   readonly kind = TINKER_BACKEND_KIND;
-  private readonly runs = new Map<string, BridgeRun>();
+  private readonly runs: ChildRuns;
 
   constructor(
     private readonly settings: TinkerSettings,
-    private readonly maxLogLines = 10_000,
-  ) {}
+    maxLogLines = 10_000,
+  ) {
+    this.runs = new ChildRuns({
+      label: "the Tinker bridge",
+      jobPrefix: "tinker",
+      notTracked: TINKER_NOT_TRACKED,
+      inherited: INHERITED,
+      graceMs: settings.graceMs,
+      maxLogLines,
+    });
+  }
 
   preview(launch: RunLaunch): LaunchPlan {
-    const notes = ["Trains on Tinker (remote LoRA service), billed to your own Tinker account."];
+    const { method, hyperparameters: h } = launch.config;
+    // The bridge's per-token advantage (integrations/tinker/bridge.py), by method.
+    const advantage =
+      method === "grpo"
+        ? "r (the judge's vote)"
+        : method === "opd"
+          ? "teacher − behaviour (the judge's teacher log-probs)"
+          : `${h.wRl}·r + ${h.wOpd}·(teacher − behaviour)`;
+    const notes = [
+      "Trains on Tinker (remote LoRA service), billed to your own Tinker account.",
+      `Method ${method}: Tinker's ${this.settings.loss} loss on the per-token advantage ${advantage}, with the recorded behaviour log-probs.`,
+    ];
     if (!this.settings.apiKey) notes.push("TINKER_API_KEY is not set for the control plane: a launch would fail.");
     notes.push(
       this.settings.serve
@@ -131,83 +139,33 @@ export class TinkerBackend implements TrainerBackend {
 
   async start(input: RunLaunch): Promise<{ externalJobId: string }> {
     const launch = RunLaunchSchema.parse(input);
-    const existing = this.runs.get(launch.runId);
-    if (existing) return { externalJobId: `tinker:${existing.pgid}` };
     if (!this.settings.apiKey) {
       throw new Error(
         "Tinker trains on your own Tinker account: set TINKER_API_KEY (your Tinker service key) for the control plane",
       );
     }
-    const { argv, env, cwd } = tinkerCommand(launch, this.settings);
-    const inherited = inheritedEnv();
-    for (const name of INHERITED) if (inherited[name] !== undefined) env[name] ??= inherited[name]!;
-    env.PYTHONPATH = [cwd, inherited.PYTHONPATH].filter(Boolean).join(":");
-
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd,
-      env: env as NodeJS.ProcessEnv,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const run = await new Promise<BridgeRun>((resolve, reject) => {
-      child.once("error", (err) =>
-        reject(new Error(`could not start the Tinker bridge (${argv.join(" ")}): ${err.message}`)),
-      );
-      child.once("spawn", () => resolve({ child, pgid: child.pid!, lines: [] }));
-    });
-    this.runs.set(launch.runId, run);
-    for (const stream of [child.stdout, child.stderr]) {
-      if (stream) createInterface({ input: stream }).on("line", (line) => this.append(run, line));
-    }
-    child.once("exit", (code, signal) => {
-      run.exit = { code, signal };
-      this.append(run, `[control-plane] bridge ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`);
-    });
-    return { externalJobId: `tinker:${run.pgid}` };
+    return this.runs.start(launch.runId, tinkerCommand(launch, this.settings));
   }
 
   async stop(handle: RunHandle): Promise<void> {
-    await this.stopRun(handle.runId);
-  }
-
-  private async stopRun(runId: string): Promise<void> {
-    const run = this.runs.get(runId);
-    if (!run || run.exit) return;
-    run.stopping ??= terminateGroup(run.pgid, this.settings.graceMs);
-    await run.stopping;
-    if (!run.exit) await new Promise((resolve) => run.child.once("exit", resolve));
+    await this.runs.stop(handle.runId);
   }
 
   async status(handle: RunHandle): Promise<TrainerStatus> {
-    const run = this.runs.get(handle.runId);
-    if (!run) return { state: "LOST", message: TINKER_NOT_TRACKED };
-    if (!run.exit) return { state: "RUNNING" };
-    if (run.stopping) return { state: "KILLED", message: "stopped on request" };
-    if (run.exit.code === 0) return { state: "FINISHED", message: "the Tinker bridge exited cleanly" };
-    const last = run.lines.filter((l) => !l.startsWith("[control-plane]")).at(-1);
-    return {
-      state: "FAILED",
-      message: `the Tinker bridge ${run.exit.signal ? `was killed by ${run.exit.signal}` : `exited with code ${run.exit.code}`}${last ? `: ${last}` : ""}`,
-    };
+    return this.runs.status(handle.runId);
   }
 
   async logs(handle: RunHandle, opts: { tail?: number } = {}): Promise<string> {
-    const run = this.runs.get(handle.runId);
-    return run ? tailLines(run.lines.join("\n"), opts.tail) : "";
+    return this.runs.logs(handle.runId, opts.tail);
   }
 
   /** Ends every bridge this backend started (control-plane shutdown). */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.runs.keys()].map((runId) => this.stopRun(runId)));
+    await this.runs.stopAll();
   }
 
   /** Forgets a finished run's process and logs (after the control plane has saved them). */
   forget(runId: string): void {
-    if (this.runs.get(runId)?.exit) this.runs.delete(runId);
-  }
-
-  private append(run: BridgeRun, line: string): void {
-    run.lines.push(line);
-    if (run.lines.length > this.maxLogLines) run.lines.splice(0, run.lines.length - this.maxLogLines);
+    this.runs.forget(runId);
   }
 }

@@ -41,8 +41,8 @@ function runPython(env: Record<string, string>): Promise<{ code: number | null; 
 it("passes python3 -m unittest against the running API, training each leased sample once", async () => {
   const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
   const run = await makeRun(e.id);
-  // 1 (client) + 2 (lease book) + 6 (three rollouts of 2) samples, and one left over.
-  await makeJudgedSession(e.id, run.id, 10);
+  // 1 (client) + 2 (lease book) + 6 (three rollouts of 2) + 2 (a fenced lease and one still held) samples.
+  await makeJudgedSession(e.id, run.id, 11);
   const { code, output } = await runPython({
     CONTROL_PLANE_URL: server.url,
     CONTROL_PLANE_API_KEY: await trainerKey(e.id),
@@ -56,13 +56,15 @@ it("passes python3 -m unittest against the running API, training each leased sam
     include: { samples: { select: { id: true } } },
     orderBy: { step: "asc" },
   });
-  // rollout 0 → step 1 (two samples), the restarted lease book's rollout 10 → step 11, the client's step 1000.
+  // rollout 0 → step 1 (two samples), the restarted lease book's rollout 10 → step 11, the lease held next to
+  // a fenced one (whose 409 dropped it) → step 32, the client's step 1000.
   expect(steps.map((s) => [s.step, s.samples.length])).toEqual([
     [1, 2],
     [11, 1],
+    [32, 1],
     [1000, 1],
   ]);
-  expect(steps[2]!.metrics).toEqual({ "train/loss": 0.5, weight_version: 7 });
+  expect(steps[3]!.metrics).toEqual({ "train/loss": 0.5, weight_version: 7 });
   const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
   expect(stored.rolloutUrl).toBe("http://127.0.0.1:30000/v1");
   expect(stored.heartbeatAt).not.toBeNull();
@@ -77,5 +79,5 @@ it("passes python3 -m unittest against the running API, training each leased sam
     [3, 1],
   ]);
   const trained = await db().sample.count({ where: { runId: run.id, stepId: { not: null } } });
-  expect(trained).toBe(4);
+  expect(trained).toBe(5);
 });

@@ -56,7 +56,12 @@ describe("hfLocalCommand", () => {
       CUDA_VISIBLE_DEVICES: "2",
       HF_SAVE_DIR: "/ckpt/hf-exp",
       HF_FINETUNE: "lora",
+      // The judge's longest/shortest is already the one hint; only the train-time modes reach the trainer.
+      OPENCLAW_HINT_SELECTION: "shortest",
     });
+    const l = launch("/models/Qwen3-4B", "r2");
+    l.config.hints = { selection: "sequence_optimal", m: 3 };
+    expect(hfLocalCommand(l, settings).env.OPENCLAW_HINT_SELECTION).toBe("sequence_optimal");
   });
 
   it("passes the fine-tuning mode; auto is full where full fine-tuning's estimate fits the GPU", () => {

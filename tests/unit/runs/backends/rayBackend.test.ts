@@ -191,6 +191,58 @@ describe("RaySlimeBackend against the fake Ray Jobs API", () => {
   });
 });
 
+describe("launch preview", () => {
+  const notes = (config: Partial<RunLaunchConfigInput>) => new RaySlimeBackend().preview(launch("run_1", config)).notes;
+
+  it("says per method what trains, on which GPUs, with which teacher and hint policy", () => {
+    const grpo = notes({ method: "grpo" });
+    expect(grpo).toContainEqual(expect.stringMatching(/^GPUs: /));
+    expect(grpo).toContainEqual(expect.stringContaining("Method grpo: slime's GRPO"));
+    expect(grpo.some((n) => n.startsWith("Hints:"))).toBe(false);
+
+    const opd = notes({ method: "opd", gpu: { prmGpus: 2 }, hints: { selection: "shortest", m: 4 } });
+    expect(opd).toContainEqual(expect.stringContaining("on_policy_distillation"));
+    expect(opd).toContainEqual(expect.stringContaining("never a router"));
+    expect(opd).toContainEqual(expect.stringContaining("1 PRM engine(s) on 2 GPU(s)"));
+    expect(opd).toContainEqual(
+      "Hints: 4 hint call(s) per turn; the judge trains on the shortest accepted hint (recorded as --hint-m / --hint-selection).",
+    );
+
+    const fourWay = notes({
+      method: "combine",
+      gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+      slime: { hfCheckpoint: "/models/Qwen3-4B", prmModelPath: "/models/prm" },
+    });
+    expect(fourWay).toContainEqual(
+      expect.stringContaining("in-job Megatron PRM teacher (1 GPU(s), --prm-teacher-load /models/prm)"),
+    );
+    expect(fourWay).toContainEqual(expect.stringMatching(/PRM teacher 1/));
+    expect(fourWay).toContainEqual(
+      "Hints: 3 hint call(s) per turn; the judge trains on the longest (the reference) accepted hint (recorded as --hint-m).",
+    );
+    // Without PRM engines the judge is the experiment's endpoint.
+    expect(notes({ method: "grpo", gpu: { prmGpus: 0 } })).toContainEqual(
+      expect.stringContaining("experiment's judge endpoint"),
+    );
+  });
+
+  it("refuses what is known not to work, with the reason", () => {
+    const backend = new RaySlimeBackend();
+    expect(() => backend.preview(launch("run_1", { method: "topk" }))).toThrowError(/no teacher top-K/);
+    expect(() =>
+      backend.preview(launch("run_1", { method: "combine", lora: { enabled: true, rank: 16, alpha: 32 } })),
+    ).toThrowError(/ignores --loss-type custom_loss/);
+    expect(() =>
+      backend.preview(
+        launch("run_1", {
+          method: "opd",
+          gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+        }),
+      ),
+    ).toThrowError(/serves method combine only/);
+  });
+});
+
 describe("idempotent start", () => {
   for (const duplicateStatus of [500, 400] as const) {
     it(`a retried start (Ray answers the duplicate with ${duplicateStatus}) launches once and succeeds`, async () => {

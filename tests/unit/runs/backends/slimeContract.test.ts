@@ -8,9 +8,19 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, TrainingMethodSchema } from "../../../../server/runs/backends/backend";
-import { buildSlimeCommand, methodArgs, SlimeCommandError } from "../../../../server/runs/backends/slime/args";
+import {
+  buildSlimeCommand,
+  hintArgs,
+  methodArgs,
+  SlimeCommandError,
+} from "../../../../server/runs/backends/slime/args";
 import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
-import { SLIME_PROFILE_IDS, type SlimeProfileId } from "../../../../server/runs/backends/slime/profiles";
+import {
+  SLIME_PROFILE_IDS,
+  SLIME_PROFILES,
+  type SlimeProfileId,
+} from "../../../../server/runs/backends/slime/profiles";
+import { buildTrackJob, type TrackJobInput } from "../../../../server/runs/backends/slime/tracks";
 
 interface FixtureArg {
   option_strings: string[];
@@ -237,6 +247,43 @@ describe("generated slime commands against the extracted argparse contracts", ()
     expect(raw.argv).not.toContain("--prm-teacher-hf-checkpoint");
   });
 
+  it("carries the judge's hint policy as the fork's --hint-m / --hint-selection, which its parser accepts", () => {
+    const launch = (selection: string, profile: SlimeProfileId = "openclaw-rl-fork", method = "combine") =>
+      RunLaunchSchema.parse({
+        runId: "r",
+        experimentSlug: "e",
+        config: {
+          method,
+          hints: { selection, m: 4 },
+          controlPlaneUrl: "http://cp:3000",
+          apiKey: "k",
+          slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt", profile },
+        },
+      });
+    const argv = buildSlimeCommand(launch("shortest")).argv;
+    expect(argv.slice(argv.indexOf("--hint-m"), argv.indexOf("--hint-m") + 4)).toEqual([
+      "--hint-m",
+      "4",
+      "--hint-selection",
+      "shortest",
+    ]);
+    expect(contractProblems("openclaw-rl-fork", argv.slice(2))).toEqual([]);
+    // The fork has no "longest" (its default is shortest): the reference's longest passes the count only.
+    const longest = buildSlimeCommand(launch("longest")).argv;
+    expect(longest).toContain("--hint-m");
+    expect(longest).not.toContain("--hint-selection");
+    // Every fork choice parses (the train-time modes are refused by the experiment config on slime, not here).
+    for (const selection of ["shortest", "token_optimal", "sequence_optimal"]) {
+      const l = launch(selection);
+      expect(hintArgs(l, SLIME_PROFILES["openclaw-rl-fork"])).toContain(selection);
+      expect(contractProblems("openclaw-rl-fork", hintArgs(l, SLIME_PROFILES["openclaw-rl-fork"]))).toEqual([]);
+    }
+    // GRPO trains no hint; upstream slime has no such flags.
+    expect(buildSlimeCommand(launch("shortest", "openclaw-rl-fork", "grpo")).argv).not.toContain("--hint-m");
+    expect(hintArgs(launch("shortest", "upstream-slime", "grpo"), SLIME_PROFILES["upstream-slime"])).toEqual([]);
+    expect(hintArgs(launch("shortest", "upstream-slime"), SLIME_PROFILES["upstream-slime"])).toEqual([]);
+  });
+
   it("the check itself catches a wrong flag, a wrong type and a wrong choice", () => {
     expect(contractProblems("openclaw-rl-fork", ["--lora-rank", "16"])).toEqual([
       "--lora-rank is not a flag of openclaw-rl-fork",
@@ -248,5 +295,74 @@ describe("generated slime commands against the extracted argparse contracts", ()
     expect(contractProblems("upstream-slime", ["--prm-enable"])).toEqual([
       "--prm-enable is not a flag of upstream-slime",
     ]);
+  });
+});
+
+describe("the agentic tracks' slime jobs (toolcall-rl ReTool, terminal-rl) against the fork's contract", () => {
+  const base = {
+    hfCheckpoint: "/models/qwen3-4b-retool-sft",
+    refLoad: "/models/qwen3-4b_torch_dist",
+    saveDir: "/ckpt",
+  };
+  const retool = { ...base, track: "retool" as const, promptData: "/data/dapo.jsonl", evalData: "/data/aime.jsonl" };
+  const terminal = {
+    ...base,
+    track: "terminal" as const,
+    hfCheckpoint: "/models/Qwen3-8B",
+    promptData: "/data/tasks.jsonl",
+    envServerUrl: "http://pool-router:18080",
+  };
+  const prm = { modelPath: "/models/Qwen3-4B" };
+  const at = (argv: string[], flag: string) => argv[argv.indexOf(flag) + 1];
+
+  it.each<[string, TrackJobInput]>([
+    ["ReTool", retool],
+    ["ReTool + PRM (2 actor, 4 rollout, 2 PRM GPUs)", { ...retool, prm }],
+    ["terminal", terminal],
+    ["terminal + PRM on a second node", { ...terminal, prm, gpu: { nodes: 2 } }],
+    ["ReTool, 16 samples on 2 nodes", { ...retool, nSamplesPerPrompt: 16, gpu: { nodes: 2, actorGpus: 8 } }],
+  ])("%s: every flag exists in the fork's parser with the right type", (_name, input) => {
+    const job = buildTrackJob(input);
+    expect(contractProblems("openclaw-rl-fork", job.argv)).toEqual([]);
+  });
+
+  it("groups n samples per prompt, and with a PRM uses step_wise with the PRM on GPUs of its own", () => {
+    const plain = buildTrackJob(retool);
+    expect(at(plain.argv, "--n-samples-per-prompt")).toBe("8");
+    expect(at(plain.argv, "--advantage-estimator")).toBe("grpo");
+    expect(plain.argv).not.toContain("--prm-enable");
+    expect(plain.split).toEqual({ actor: 4, rollout: 4, prm: 0, total: 8 });
+
+    const withPrm = buildTrackJob({ ...retool, prm });
+    expect(at(withPrm.argv, "--advantage-estimator")).toBe("step_wise");
+    expect(withPrm.argv).toContain("--prm-enable");
+    expect([at(withPrm.argv, "--prm-num-gpus"), at(withPrm.argv, "--prm-model-path")]).toEqual([
+      "2",
+      "/models/Qwen3-4B",
+    ]);
+    // The script's split: actor 2 + rollout 4 + PRM 2 = the node's 8, none shared.
+    expect(withPrm.split).toEqual({ actor: 2, rollout: 4, prm: 2, total: 8 });
+    expect(at(withPrm.argv, "--actor-num-gpus-per-node")).toBe("2");
+    expect(at(withPrm.argv, "--rollout-num-gpus")).toBe("4");
+    expect([at(withPrm.argv, "--custom-generate-function-path"), at(withPrm.argv, "--custom-rm-path")]).toEqual([
+      "generate_with_retool.generate",
+      "generate_with_retool.reward_func",
+    ]);
+    expect(withPrm.env.PYTHONPATH.split(":")).toContain("toolcall-rl");
+
+    const term = buildTrackJob({ ...terminal, prm, gpu: { nodes: 2 } });
+    expect(at(term.argv, "--advantage-estimator")).toBe("step_wise");
+    expect(term.argv).toContain("--dynamic_history");
+    expect(term.split).toEqual({ actor: 4, rollout: 4, prm: 8, total: 16 });
+    expect(at(term.argv, "--custom-generate-function-path")).toBe("generate.generate");
+    expect(term.env).toMatchObject({ USE_REMOTE_ENV: "1", ENV_SERVER_URL: "http://pool-router:18080" });
+  });
+
+  it("refuses a split that does not fit, with the reason", () => {
+    expect(() => buildTrackJob({ ...terminal, prm })).toThrowError(/exceed the 8 of 1 node/);
+    expect(() => buildTrackJob({ ...retool, gpu: { rolloutGpus: 3 } })).toThrowError(/multiple of GPUs per engine/);
+    expect(() => buildTrackJob({ ...retool, prm: { ...prm, gpus: 1 } })).toThrowError(/PRM GPUs/);
+    const { envServerUrl: _unused, ...noPool } = terminal;
+    expect(() => buildTrackJob(noPool)).toThrowError(/ENV_SERVER_URL/);
   });
 });

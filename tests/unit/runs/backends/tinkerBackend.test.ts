@@ -87,6 +87,7 @@ describe("TinkerBackend", () => {
     expect(plain.command).not.toContain("ocrl_trainer_key");
     expect(plain.notes).toEqual([
       "Trains on Tinker (remote LoRA service), billed to your own Tinker account.",
+      "Method combine: Tinker's importance_sampling loss on the per-token advantage 2·r + 0.5·(teacher − behaviour), with the recorded behaviour log-probs.",
       "TINKER_API_KEY is not set for the control plane: a launch would fail.",
       "The proxy keeps serving the configured policy: set TINKER_SERVE_PORT to serve the trained weights through it.",
     ]);
@@ -95,7 +96,7 @@ describe("TinkerBackend", () => {
     );
     expect(served.command).not.toContain("tk-user");
     expect(served.command).toContain("export TINKER_SERVE_PORT=30010");
-    expect(served.notes.slice(1)).toEqual([
+    expect(served.notes.slice(2)).toEqual([
       "The bridge serves the trained weights on port 30010 and reports it as the run's rollout URL: the proxy forwards this experiment's traffic there while the run is live.",
     ]);
   });

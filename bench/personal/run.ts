@@ -1,0 +1,181 @@
+// bench/personal: four simulated users with conflicting preferences (Maya: two sentences at most; Leo: bullet lists;
+// Sam: hints, not answers; Ava: a sign-off) talk to one agent, per-user (one LoRA adapter each on the frozen base)
+// and shared (one adapter of the same shape serving everyone and trained on everyone's turns), with the same
+// seeds and the same number of samples. Each round every user asks `perRound` of their own questions, is answered
+// by the adapter that serves them, rates each reply +1 when it is in their style and on topic (−1 otherwise: a
+// reply that games the style check, e.g. a few words for Maya, is not liked), and the adapters step on
+// those samples in batches of `perRound` (per-user: each user's own; shared: everyone's, interleaved), with the
+// per-user trainer's rule and defaults (engine/loraTrain.ts). Then the first replies to each user's held-out
+// questions (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
+// No database: the same training and serving code as server/personalization, driven directly, so the numbers are
+// the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
+import { parseArgs } from "node:util";
+import { PerUserSchema } from "../../server/config/experimentConfig";
+import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { EmbeddedEngine } from "../../server/engine/engine";
+import type { PolicyModel } from "../../server/engine/model";
+import {
+  attentionAndMlpTargets,
+  createAdapter,
+  disposeAdapter,
+  serializeAdapter,
+  type LoraAdapter,
+} from "../../server/engine/lora";
+import { adapterStep, type AdapterSample } from "../../server/engine/loraTrain";
+import { END_ID } from "../../server/engine/tokenizer";
+import { checkReply } from "../../server/simulation/grader";
+import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
+
+const USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
+const defaults = PerUserSchema.parse({});
+
+interface Arm {
+  adapters: Map<string, LoraAdapter>;
+  versions: Map<string, number>;
+  trainMs: number;
+  samples: number;
+}
+
+async function runSeed(
+  engine: EmbeddedEngine,
+  base: PolicyModel,
+  seed: number,
+  o: { rounds: number; perRound: number; k: number },
+) {
+  const maxTokens = 96;
+  const fresh = (s: number) =>
+    createAdapter(
+      base.config,
+      { rank: defaults.rank, alpha: defaults.alpha, targets: attentionAndMlpTargets(base.config) },
+      s,
+    );
+  const arms: Record<"perUser" | "shared", Arm> = {
+    perUser: {
+      adapters: new Map(USERS.map((u, i) => [u.id, fresh(seed * 100 + i)])),
+      versions: new Map(),
+      trainMs: 0,
+      samples: 0,
+    },
+    shared: { adapters: new Map([["*", fresh(seed * 100)]]), versions: new Map(), trainMs: 0, samples: 0 },
+  };
+  const keyOf = (arm: keyof typeof arms, user: Persona) => (arm === "shared" ? "*" : user.id);
+  const served = (arm: keyof typeof arms, key: string) => ({
+    key: `${seed}:${arm}:${key}:v${arms[arm].versions.get(key) ?? 0}`,
+    weights: serializeAdapter(arms[arm].adapters.get(key)!),
+  });
+  const sampling = { maxTokens, temperature: 1, stopIds: [END_ID] };
+
+  for (let round = 0; round < o.rounds; round++) {
+    for (const arm of ["perUser", "shared"] as const) {
+      const byUser = new Map<string, AdapterSample[]>();
+      for (const user of USERS) {
+        const questions = questionsFor(user);
+        const adapter = served(arm, keyOf(arm, user));
+        const samples: AdapterSample[] = [];
+        for (let i = 0; i < o.perRound; i++) {
+          const q = questions[(round * o.perRound + i) % questions.length];
+          const r = await engine.chat([{ role: "user", content: q.text }], {
+            ...sampling,
+            seed: seed * 1_000_000 + round * 1000 + i,
+            adapter,
+          });
+          samples.push({
+            promptIds: r.promptIds,
+            responseIds: r.tokenIds,
+            reward: checkReply(user, q, r.text).ok ? 1 : -1,
+          });
+        }
+        byUser.set(user.id, samples);
+      }
+      // Per-user: each adapter on its user's batch. Shared: one adapter on everyone's samples, interleaved as live
+      // traffic would be, in batches of the same size.
+      const batches: Array<[string, AdapterSample[]]> =
+        arm === "perUser"
+          ? [...byUser]
+          : (() => {
+              const all = Array.from({ length: o.perRound }, (_, i) => USERS.map((u) => byUser.get(u.id)![i])).flat();
+              return Array.from({ length: USERS.length }, (_, b) => [
+                "*",
+                all.slice(b * o.perRound, (b + 1) * o.perRound),
+              ]);
+            })();
+      const t0 = performance.now();
+      for (const [key, batch] of batches) {
+        const step = adapterStep(base, arms[arm].adapters.get(key)!, batch, {
+          lr: defaults.lr,
+          advantages: defaults.advantages,
+        });
+        disposeAdapter(arms[arm].adapters.get(key)!);
+        arms[arm].adapters.set(key, step.adapter);
+        arms[arm].versions.set(key, (arms[arm].versions.get(key) ?? 0) + 1);
+        arms[arm].samples += batch.length;
+      }
+      arms[arm].trainMs += performance.now() - t0;
+    }
+  }
+
+  type Rate = { style: number; both: number };
+  const result: Record<string, { perUser: Rate; shared: Rate; base: Rate }> = {};
+  for (const user of USERS) {
+    const held = heldOutQuestionsFor(user);
+    const rate = async (adapter: ReturnType<typeof served> | undefined): Promise<Rate> => {
+      let style = 0;
+      let both = 0;
+      for (let i = 0; i < held.length * o.k; i++) {
+        const q = held[i % held.length];
+        const r = await engine.chat([{ role: "user", content: q.text }], { ...sampling, seed: 7_000_000 + i, adapter });
+        const c = checkReply(user, q, r.text);
+        if (c.style) style++;
+        if (c.ok) both++;
+      }
+      return { style: style / (held.length * o.k), both: both / (held.length * o.k) };
+    };
+    result[user.id] = {
+      perUser: await rate(served("perUser", user.id)),
+      shared: await rate(served("shared", "*")),
+      base: await rate(undefined),
+    };
+  }
+  const perSample = (a: Arm) => a.trainMs / a.samples;
+  for (const a of Object.values(arms)) for (const ad of a.adapters.values()) disposeAdapter(ad);
+  return { result, msPerSample: { perUser: perSample(arms.perUser), shared: perSample(arms.shared) } };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      seeds: { type: "string", default: "1,2,3" },
+      rounds: { type: "string", default: "12" },
+      perRound: { type: "string", default: "16" },
+      k: { type: "string", default: "4" },
+    },
+  });
+  const o = { rounds: Number(values.rounds), perRound: Number(values.perRound), k: Number(values.k) };
+  const engine = new EmbeddedEngine();
+  await engine.load("models/base");
+  // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
+  const { model: base } = await loadCheckpoint("models/base");
+  console.log(
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr}, ${defaults.advantages} advantages`,
+  );
+  console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
+  for (const seed of values.seeds.split(",").map(Number)) {
+    const { result, msPerSample } = await runSeed(engine, base, seed, o);
+    for (const [u, r] of Object.entries(result))
+      console.log(
+        `${seed} | ${u} | ${[r.base, r.shared, r.perUser].map((x) => `${x.both.toFixed(2)} (${x.style.toFixed(2)})`).join(" / ")}`,
+      );
+    console.log(
+      `${seed} | training ms per sample: shared ${msPerSample.shared.toFixed(1)}, per-user ${msPerSample.perUser.toFixed(1)} (${(msPerSample.perUser / msPerSample.shared).toFixed(2)}×)`,
+    );
+  }
+  engine.dispose();
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

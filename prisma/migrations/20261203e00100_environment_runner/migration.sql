@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "environments" ADD COLUMN     "harness" JSON,
+ADD COLUMN     "pool" JSON;
+
