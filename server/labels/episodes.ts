@@ -1,7 +1,7 @@
 // What trains an agent episode's turns: not the judge's guess but the step advantage its GRPO group gave
 // it (server/environments/advantages/group.ts), once every member of the group has ended. Until then the
-// turn has no label (nothing to record yet); a step the estimator dropped, or a step of a failed episode, is
-// excluded with its reason. The verifier is the episode's judge, so the label's source reads JUDGE.
+// turn has no label (nothing to record yet); a step the estimator dropped, a step of a failed episode, or any
+// step of a held-out task, is excluded with its reason. The verifier is the episode's judge, so the label's source reads JUDGE.
 import { db, type Prisma } from "../platform/db/client";
 import type { TrainingLabel } from "./effective";
 
@@ -11,6 +11,8 @@ export const EPISODE_SESSION_PREFIX = "episode-";
 export const EPISODE_EXCLUDE = {
   dropped: "step_dropped",
   failed: "episode_failed",
+  /** Held-out tasks measure the policy (pass@k, the gate): training on them would make the measure meaningless. */
+  heldOut: "heldout_task",
 } as const;
 
 type Reader = Pick<Prisma.TransactionClient, "episodeStep">;
@@ -25,20 +27,22 @@ export async function episodeLabelsForTurns(
     select: {
       turnId: true,
       advantage: true,
-      episode: { select: { experimentId: true, status: true, advantagesAt: true } },
+      episode: { select: { experimentId: true, status: true, advantagesAt: true, task: { select: { split: true } } } },
     },
   });
   const out = new Map<string, TrainingLabel>();
   for (const s of steps) {
-    const { experimentId, status, advantagesAt } = s.episode;
+    const { experimentId, status, advantagesAt, task } = s.episode;
     const ready = advantagesAt !== null && (status === "DONE" || status === "FAILED");
     const excludeReason = !ready
       ? null
-      : status === "FAILED"
-        ? EPISODE_EXCLUDE.failed
-        : s.advantage === null
-          ? EPISODE_EXCLUDE.dropped
-          : null;
+      : task.split === "heldout"
+        ? EPISODE_EXCLUDE.heldOut
+        : status === "FAILED"
+          ? EPISODE_EXCLUDE.failed
+          : s.advantage === null
+            ? EPISODE_EXCLUDE.dropped
+            : null;
     out.set(s.turnId!, {
       turnId: s.turnId!,
       experimentId,

@@ -44,7 +44,7 @@ export const BASH_TOOL = TOOL_DEFINITIONS.bash;
 const TERMINAL_SYSTEM =
   "You are a terminal agent. Solve the task by calling the bash tool; the workspace is /app. " +
   "When the task is done, answer without a tool call.";
-const toolCallSystem = (tools: readonly string[]) =>
+export const toolCallSystem = (tools: readonly string[]) =>
   `Solve the problem. You may call the tools ${tools.join(", ")}. ` +
   "Give the final answer as \\boxed{answer}, without a tool call.";
 

@@ -3,8 +3,10 @@
 // a sweeper that gives a RUNNING episode whose heartbeat went stale (its worker was killed) another attempt,
 // or marks it FAILED after `maxAttempts`, and re-enqueues QUEUED episodes whose job was lost with Redis. A
 // retried episode starts again from nothing (its steps and screenshots are deleted at the claim), so an
-// episode is never half-counted. Concurrency is bounded per process and per environment within it. Which
-// runner an episode takes (local loop, harness, remote pool) is dispatch.ts's.
+// episode is never half-counted. Concurrency is bounded per process, and per environment across every worker
+// (episodes/slots.ts: a Redis semaphore whose slots are leased, so a killed worker's slots come back when their
+// leases expire). Which runner an episode takes (local loop, harness, remote pool) is dispatch.ts's.
+import type { Redis } from "ioredis";
 import { enqueue, consume } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
 import { errorText } from "../../platform/errors";
@@ -12,11 +14,13 @@ import { computeGroupAdvantages } from "../advantages/group";
 import type { SandboxProvider } from "../sandbox/provider";
 import { executeClaimedEpisode } from "./dispatch";
 import type { AgentEndpoint } from "./runner";
+import { EnvironmentSlots } from "./slots";
 
 export interface EpisodeWorkerOptions {
   /** The policy endpoint for an experiment's episodes (the proxy, with a key that may call it). */
   agentFor(experimentId: string): Promise<AgentEndpoint>;
   concurrency: number;
+  /** Episodes of one environment at once across every worker (a Redis semaphore; slots leased for `staleMs`). */
   perEnvironment: number;
   staleMs: number;
   maxAttempts: number;
@@ -26,6 +30,8 @@ export interface EpisodeWorkerOptions {
   /** Limit the sweeper to these experiments (tests, partial deployments). */
   experimentIds?: readonly string[];
   provider?: SandboxProvider;
+  /** The Redis connection of the environment slots (tests run two workers as independent clients). */
+  redis?: Redis;
   /** Where a harness's agent is installed on this host (HARNESS_AGENT_INSTALL), mounted read-only for it. */
   agentInstall?: string;
   setActivity?: (a: string) => void;
@@ -108,29 +114,12 @@ export async function sweepEpisodes(opts: {
   return { requeued, failed, computed };
 }
 
-/** Waits for a free slot of an environment (in this process). */
-class Slots {
-  private busy = new Map<string, number>();
-  private waiting = new Map<string, (() => void)[]>();
-  constructor(private readonly limit: number) {}
-  async take(key: string): Promise<void> {
-    while ((this.busy.get(key) ?? 0) >= this.limit)
-      await new Promise<void>((resolve) => this.waiting.set(key, [...(this.waiting.get(key) ?? []), resolve]));
-    this.busy.set(key, (this.busy.get(key) ?? 0) + 1);
-  }
-  give(key: string): void {
-    this.busy.set(key, (this.busy.get(key) ?? 1) - 1);
-    const next = this.waiting.get(key)?.shift();
-    next?.();
-  }
-}
-
 export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
   const log = opts.log ?? (() => {});
   const controller = new AbortController();
   const running = new Set<string>();
   const totals = { done: 0, failed: 0, requeued: 0 };
-  const slots = new Slots(opts.perEnvironment);
+  const slots = new EnvironmentSlots({ limit: opts.perEnvironment, leaseMs: opts.staleMs, client: opts.redis });
   const report = () => {
     for (const [k, v] of Object.entries(totals)) opts.setStat?.(`${k}_total`, v);
     opts.setStat?.("running", running.size);
@@ -142,7 +131,9 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
     async ({ episodeId }) => {
       const row = await db().episode.findUnique({ where: { id: episodeId }, select: { environmentId: true } });
       if (!row) return;
-      await slots.take(row.environmentId);
+      const slot = await slots.take(row.environmentId, episodeId, controller.signal);
+      // Shutting down while waiting: the episode is still QUEUED, and the sweeper re-enqueues it.
+      if (!slot) return;
       try {
         if (controller.signal.aborted || !(await claimEpisode(episodeId))) return;
         running.add(episodeId);
@@ -179,7 +170,7 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
         }
         if (episode.groupKey) await computeGroupAdvantages(episode.groupKey, { prmWaitMs: opts.prmWaitMs });
       } finally {
-        slots.give(row.environmentId);
+        await slots.give(slot).catch((err: Error) => log(`releasing the environment slot failed: ${err.message}`));
         report();
       }
     },
@@ -188,6 +179,12 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
   bull.on("error", (err) => log(`queue error: ${err.message}`));
 
   const beat = async () => {
+    // A lost slot lease means this process stalled past staleMs: the episode itself is re-queued by then too.
+    const lost = await slots.renewAll().catch((err: Error) => {
+      log(`renewing environment slots failed: ${err.message}`);
+      return [];
+    });
+    for (const holder of lost) log(`environment slot ${holder} expired before its episode ended`);
     if (running.size === 0) return;
     await db()
       .episode.updateMany({ where: { id: { in: [...running] }, status: "RUNNING" }, data: { heartbeatAt: new Date() } })

@@ -175,6 +175,14 @@ export const KEYS = {
     pattern: "rl:*",
     key: (bucket: string, identityHash: string, window: number) => `rl:${bucket}:${identityHash}:${window}`,
   },
+  /**
+   * Sorted set with TTL (member: holder id, score: lease expiry in Redis ms): the episode slots of one
+   * environment taken across every episode worker (server/environments/episodes/slots.ts).
+   */
+  environmentSlots: {
+    pattern: "envslots:*",
+    key: (environmentId: string) => `envslots:${environmentId}`,
+  },
   /** Hash with TTL: one per live worker process. */
   heartbeat: {
     pattern: "hb:*",

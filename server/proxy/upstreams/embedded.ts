@@ -4,7 +4,14 @@
 // started on, so a hot swap never interrupts or mislabels an answer: the version is read when it starts.
 import { randomBytes } from "node:crypto";
 import { EmbeddedEngine, type ChatOptions, type ChatResult } from "../../engine/engine";
-import { chatMessageSchema, toolDefSchema, type ChatMessage, type ToolDef } from "../../engine/tokenizer";
+import {
+  chatMessageSchema,
+  parseToolCalls,
+  toolDefSchema,
+  type ChatMessage,
+  type ToolCall,
+  type ToolDef,
+} from "../../engine/tokenizer";
 import type { TokenEvent } from "../../engine/generate";
 import {
   UpstreamUnavailableError,
@@ -113,10 +120,10 @@ export class EmbeddedUpstream implements Upstream {
         choices: [
           {
             index: 0,
-            message: { role: "assistant", content: result.text },
+            message: assistantMessage(result.text),
             logprobs: { content: tokens.map(logprobEntry) },
             token_ids: result.tokenIds,
-            finish_reason: result.finishReason,
+            finish_reason: finishReason(result),
           },
         ],
         usage: usage(result),
@@ -144,7 +151,10 @@ export class EmbeddedUpstream implements Upstream {
         if (it.done) {
           finished = true;
           const r = it.value;
-          yield chunk({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: r.finishReason }] });
+          // The text went out as content as it was sampled; its tool calls, once complete, go out as one delta.
+          const calls = assistantMessage(r.text).tool_calls;
+          const delta = calls ? { tool_calls: calls.map((c, index) => ({ index, ...c })) } : {};
+          yield chunk({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason(r) }] });
           yield chunk({ ...base, choices: [], usage: usage(r) });
           return;
         }
@@ -170,6 +180,21 @@ export class EmbeddedUpstream implements Upstream {
   async close(): Promise<void> {
     this.engine.dispose();
   }
+}
+
+/**
+ * The reply as an OpenAI assistant message: the chat template's `<tool_call>{"name", "arguments"}</tool_call>`
+ * blocks become `tool_calls` (the template renders them back to the same text in the next request), the rest is
+ * the content. Without this an agent never sees the embedded policy call a tool.
+ */
+function assistantMessage(text: string): { role: "assistant"; content: string | null; tool_calls?: ToolCall[] } {
+  const { content, toolCalls } = parseToolCalls(text);
+  if (toolCalls.length === 0) return { role: "assistant", content: text };
+  return { role: "assistant", content: content || null, tool_calls: toolCalls };
+}
+
+function finishReason(r: ChatResult): string {
+  return r.finishReason === "stop" && parseToolCalls(r.text).toolCalls.length > 0 ? "tool_calls" : r.finishReason;
 }
 
 function logprobEntry(ev: TokenEvent) {
