@@ -71,10 +71,9 @@ export async function runToolCallTraining(o: ToolCallTrainingOptions): Promise<T
   const config = ExperimentConfigSchema.parse({
     method: "grpo",
     policy: { kind: "embedded", checkpoint: path.resolve(o.checkpoint) },
-    // The group advantages are already z-normalised per task group (advantages/group.ts); normalising again over
-    // the batch turns an all-correct group's zeros negative once most groups succeed, and the policy then
-    // unlearns the call it had learned (seen: held-out pass@1 0.72 after 9 steps, 0.06 after 20).
-    hyper: { lr: o.lr, batchSize: o.batchSize, keepCheckpoints: 2, normalizeAdvantages: false },
+    // The embedded backend's defaults otherwise (advantage whitening included: episode steps' group-normalised
+    // advantages are left out of it, engine/losses.ts batchAdvantages).
+    hyper: { lr: o.lr, batchSize: o.batchSize, keepCheckpoints: 2 },
   });
   const slug = `toolcall-${randomBytes(4).toString("hex")}`;
   const e = await db().experiment.create({

@@ -89,6 +89,8 @@ export interface AdvantageInput {
   reward: number;
   teacherLogprobs?: readonly number[];
   context?: ReplyContext;
+  /** The reward is already its group's normalised advantage (episode steps): not whitened again. */
+  groupNormalized?: boolean;
 }
 
 /**
@@ -130,7 +132,9 @@ export function computeAdvantages(s: AdvantageInput, baseLogprobs: readonly numb
  * (whitenAdvantages) — the OPD term for OPD samples (--advantage-estimator on_policy_distillation), the RL term
  * otherwise — and Combine's OPD term is added after, as OpenClaw-RL's combine loss adds it to slime's advantages.
  * With `advantageGroups: "context"` each context (a sample's `context`, "first" when unset) is whitened on its own.
- * Demonstrations carry no advantage and take no part in the whitening.
+ * Demonstrations carry no advantage and take no part in the whitening, and neither do samples whose reward is
+ * already a group-normalised advantage (episode steps: whitening them again over a batch where most groups
+ * succeeded turned the all-correct groups' zeros negative, and held-out pass@1 collapsed; docs/environments.md).
  */
 export function batchAdvantages(
   samples: readonly AdvantageInput[],
@@ -142,10 +146,10 @@ export function batchAdvantages(
   if (!normalizeAdvantages) return terms.map(({ rl, opd }) => rl.map((r, t) => r + opd[t]));
   const primary = terms.map(({ rl, opd }, i) => (samples[i].kind === "OPD" ? opd : rl));
   const groupOf = (s: AdvantageInput): string =>
-    s.kind === "DEMO" ? "demo" : advantageGroups === "context" ? (s.context ?? "first") : "batch";
+    s.kind === "DEMO" || s.groupNormalized ? "kept" : advantageGroups === "context" ? (s.context ?? "first") : "batch";
   const whitened: number[][] = primary.map((row) => [...row]);
   for (const g of new Set(samples.map(groupOf))) {
-    if (g === "demo") continue;
+    if (g === "kept") continue;
     const members = samples.flatMap((s, i) => (groupOf(s) === g ? [i] : []));
     whitenAdvantages(members.map((i) => primary[i])).forEach((row, k) => (whitened[members[k]] = row));
   }

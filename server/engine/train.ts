@@ -57,6 +57,11 @@ export const trainSampleSchema = z
     kind: z.enum(["RL", "OPD", "BOTH", "DEMO"]),
     /** where in the conversation the reply was served (the per-context baseline's group) */
     context: z.enum(["first", "afterCorrection", "afterApproval"]).optional(),
+    /**
+     * The reward is already its group's normalised advantage (an agent episode's step, z-normalised per task group
+     * and step): batch whitening leaves it as it is, since whitening again would shift it by the batch's mean.
+     */
+    groupNormalized: z.boolean().optional(),
     /** per-sample loss weight (importance weight for stale samples); default 1 */
     weight: z.number().min(0).optional(),
     /** the teacher's (hinted) prompt, for the topk/full estimators */

@@ -34,6 +34,8 @@ export interface TrainingLabel {
   teacherLogprobs: number[] | null;
   kind: "RL" | "OPD" | "BOTH" | null;
   reward: number;
+  /** `reward` is an agent episode step's advantage, already normalised within its task group (labels/episodes.ts). */
+  groupAdvantage?: boolean;
   excluded: boolean;
   excludeReason: string | null;
 }

@@ -97,6 +97,17 @@ describe("advantage whitening (slime --normalize-advantages)", () => {
       [-Math.SQRT1_2, Math.SQRT1_2].map((x) => +x.toFixed(6)),
     );
   });
+  it("leaves group-normalised advantages (episode steps) as they are, and whitens the rest without them", () => {
+    const round = (xs: number[][]) => xs.flat().map((x) => +x.toFixed(6));
+    // Two episode steps whose groups all succeeded (advantage 0) and one that beat its group (+1), beside the
+    // conversation batch [1, −1, −1, −1]: whitening them in would turn the zeros into −0.5-ish penalties.
+    const steps = [0, 0, 1].map((reward) => ({ kind: "RL" as const, reward, groupNormalized: true }));
+    const rl = [1, -1, -1, -1].map((reward) => ({ kind: "RL" as const, reward }));
+    const base = Array.from({ length: 7 }, () => [-1]);
+    expect(round(batchAdvantages([...steps, ...rl], base, { normalizeAdvantages: true }))).toEqual([
+      0, 0, 1, 1.5, -0.5, -0.5, -0.5,
+    ]);
+  });
 });
 
 describe("advantages: clamp and combine's RL-only samples", () => {

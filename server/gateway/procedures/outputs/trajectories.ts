@@ -148,6 +148,8 @@ export const TrainingLabel = z.object({
   teacherLogprobs: z.array(Num).nullable(),
   kind: z.enum(SampleKind).nullable(),
   reward: Num,
+  /** the reward is an agent episode step's group-normalised advantage */
+  groupAdvantage: z.boolean().optional(),
   excluded: z.boolean(),
   excludeReason: z.string().nullable(),
 });
