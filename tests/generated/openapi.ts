@@ -10384,6 +10384,7 @@ export interface operations {
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
                 reward: number | null;
+                groupAdvantage?: boolean;
                 excluded: boolean;
                 excludeReason: string | null;
               } | null;
@@ -10590,6 +10591,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
+              groupAdvantage?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
@@ -11015,6 +11017,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
+              groupAdvantage?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
