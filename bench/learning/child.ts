@@ -105,7 +105,7 @@ export async function runChild(
       startedAt: new Date(),
     },
   });
-  const key = await createApiKey(null, { name: "learning bench", scopes: ["proxy", "write"] });
+  const key = await createApiKey(null, { name: "learning bench", scopes: ["proxy", "write", "identity"] });
   const proxy = await startProxy({ port: 0, host: "127.0.0.1", metricsIntervalMs: 3_600_000, log: () => {} });
   const judge = startJudgeWorker({
     concurrency: 4,

@@ -58,7 +58,11 @@ beforeAll(async () => {
     log: () => {},
   });
   trainer = new Trainer({ dataDir });
-  client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+  client = new OpenAI({
+    apiKey: await makeKey(["proxy", "write", "identity"]),
+    baseURL: `${proxy.url}/v1`,
+    maxRetries: 0,
+  });
 });
 afterAll(async () => {
   trainer?.close();

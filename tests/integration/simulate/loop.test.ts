@@ -84,7 +84,11 @@ describe("simulated users → proxy → judge → trainer → new version served
       metricsIntervalMs: 3_600_000,
       experimentIds: [e.id],
     });
-    const client = new OpenAI({ apiKey: await makeKey(["proxy", "write"]), baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const client = new OpenAI({
+      apiKey: await makeKey(["proxy", "write", "identity"]),
+      baseURL: `${proxy.url}/v1`,
+      maxRetries: 0,
+    });
 
     const steps = await runLockstep({
       experimentId: e.id,
