@@ -14,16 +14,16 @@
  * derives from the users' corrections (deriveHint over correctionsOf), appended as the teacher appends them
  * (judge/core/teacher.ts). Unprompted replies lean long. Deterministic given --seed (same machine type, same tfjs).
  */
-import * as tf from "@tensorflow/tfjs-core";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { initBackend } from "../server/engine/backend";
+import { supervisedStep } from "./lib/supervised";
 import { loadCheckpoint, saveCheckpoint } from "../server/engine/checkpoint";
 import { generate } from "../server/engine/generate";
-import { countParams, createModel, DEFAULT_CONFIG, forward, paramNames, type Params } from "../server/engine/model";
-import { Adam, globalNorm } from "../server/engine/optimizer";
+import { countParams, createModel, DEFAULT_CONFIG } from "../server/engine/model";
+import { Adam } from "../server/engine/optimizer";
 import { mulberry32, pick, type Rng } from "../server/engine/rng";
-import { packBatch, scoreBatch, tokenLogprobs } from "../server/engine/score";
+import { scoreBatch } from "../server/engine/score";
 import { fitChat, servingBudget } from "../server/engine/fit";
 import { decode, encode, END_ID, renderChat, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
 import { deriveHint } from "../server/judge/core/heuristic";
@@ -283,7 +283,6 @@ async function main() {
   const model = createModel(config, args.seed);
   const adam = new Adam({ lr: args.lr, beta1: 0.9, beta2: 0.99 });
   const rng = mulberry32(args.seed ^ 0x5eed);
-  const names = paramNames(config);
   const t0 = performance.now();
   let ema = NaN;
   // Length bucketing: draw BUCKETS batches' worth of conversations, sort by length and cut them into
@@ -303,31 +302,13 @@ async function main() {
     }
     const seqs = queue.pop()!;
     const from = (s: { from: number }) => (args.lossOn === "reply" ? s.from : 1);
-    const batch = packBatch(
+    const { loss, lr, gnorm } = supervisedStep(
+      model,
+      adam,
       seqs.map((s) => ({ promptIds: s.ids.slice(0, from(s)), responseIds: s.ids.slice(from(s)) })),
-      config.ctx,
+      step,
+      args,
     );
-    const { value, grads } = tf.tidy(() => {
-      const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
-      const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
-      return tf.valueAndGrads((...ps: tf.Tensor[]) => {
-        const params: Params = Object.fromEntries(names.map((n, i) => [n, ps[i]]));
-        const { logprobs } = tokenLogprobs(forward(config, params, ids), batch, false);
-        return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), tf.sum(mask)) as tf.Scalar;
-      })(names.map((n) => model.params[n]));
-    });
-    const loss = value.dataSync()[0];
-    value.dispose();
-    const gnorm = globalNorm(grads);
-    const clip = gnorm > 1 ? 1 / gnorm : 1;
-    const scaled = grads.map((g) => tf.mul(g, clip));
-    const progress = Math.max(0, step - args.warmup) / Math.max(1, args.steps - args.warmup);
-    const lr =
-      step <= args.warmup
-        ? (args.lr * step) / args.warmup
-        : args.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
-    adam.apply(model.params, Object.fromEntries(names.map((n, i) => [n, scaled[i]])), lr);
-    tf.dispose([...grads, ...scaled]);
     ema = Number.isNaN(ema) ? loss : 0.95 * ema + 0.05 * loss;
     if (args.saveEvery > 0 && step % args.saveEvery === 0 && step < args.steps) {
       await saveCheckpoint(`${args.out}-step${step}`, model, {

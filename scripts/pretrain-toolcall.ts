@@ -18,17 +18,16 @@
  * Starts from models/base (it already knows the chat template and the tool-call syntax from its note lookups).
  * Deterministic given --seed (same machine type, same tfjs).
  */
-import * as tf from "@tensorflow/tfjs-core";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { initBackend } from "../server/engine/backend";
+import { supervisedStep } from "./lib/supervised";
 import { loadCheckpoint, saveCheckpoint } from "../server/engine/checkpoint";
 import { fitChat, servingBudget } from "../server/engine/fit";
 import { generate } from "../server/engine/generate";
-import { forward, paramNames, type Params, type PolicyModel } from "../server/engine/model";
-import { Adam, globalNorm } from "../server/engine/optimizer";
+import type { PolicyModel } from "../server/engine/model";
+import { Adam } from "../server/engine/optimizer";
 import { mulberry32, type Rng } from "../server/engine/rng";
-import { packBatch, tokenLogprobs } from "../server/engine/score";
 import { encode, END_ID, parseToolCalls, type ChatMessage, type ToolDef } from "../server/engine/tokenizer";
 import { demoToolCallTasks } from "../server/environments/demo";
 import { toolCallSystem } from "../server/environments/episodes/runner";
@@ -164,41 +163,21 @@ async function main() {
     return;
   }
   const { model } = await loadCheckpoint(args.init);
-  const config = model.config;
   console.log(`backend ${info.backend} simd=${info.simd}; from ${args.init}, seed=${args.seed} steps=${args.steps}`);
   const adam = new Adam({ lr: args.lr, beta1: 0.9, beta2: 0.99 });
   const rng = mulberry32(args.seed ^ 0x7001);
-  const names = paramNames(config);
   const t0 = performance.now();
   let ema = NaN;
   for (let step = 1; step <= args.steps; step++) {
     const items = Array.from({ length: args.batch }, () => sample(rng, args.replyCap, args.toolRate));
     // The loss is on the replies only: the prompts are the runner's fixed text, nothing to learn there.
-    const batch = packBatch(
+    const { loss } = supervisedStep(
+      model,
+      adam,
       items.map((s) => ({ promptIds: s.prompt, responseIds: s.reply })),
-      config.ctx,
+      step,
+      args,
     );
-    const { value, grads } = tf.tidy(() => {
-      const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
-      const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
-      return tf.valueAndGrads((...ps: tf.Tensor[]) => {
-        const params: Params = Object.fromEntries(names.map((n, i) => [n, ps[i]]));
-        const { logprobs } = tokenLogprobs(forward(config, params, ids), batch, false);
-        return tf.div(tf.neg(tf.sum(tf.mul(logprobs, mask))), tf.sum(mask)) as tf.Scalar;
-      })(names.map((n) => model.params[n]));
-    });
-    const loss = value.dataSync()[0];
-    value.dispose();
-    const gnorm = globalNorm(grads);
-    const clip = gnorm > 1 ? 1 / gnorm : 1;
-    const scaled = grads.map((g) => tf.mul(g, clip));
-    const progress = Math.max(0, step - args.warmup) / Math.max(1, args.steps - args.warmup);
-    const lr =
-      step <= args.warmup
-        ? (args.lr * step) / args.warmup
-        : args.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
-    adam.apply(model.params, Object.fromEntries(names.map((n, i) => [n, scaled[i]])), lr);
-    tf.dispose([...grads, ...scaled]);
     ema = Number.isNaN(ema) ? loss : 0.95 * ema + 0.05 * loss;
     if (step % 25 === 0 || step === 1) {
       const s = (performance.now() - t0) / 1000;

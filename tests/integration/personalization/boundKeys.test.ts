@@ -2,12 +2,9 @@
 // binding and the proxy scope only; the proxy serves and records their traffic as that user with no header, routes
 // it to that user's promoted adapter, and refuses an X-User-Id naming someone else.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as tf from "@tensorflow/tfjs-core";
-import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { initBackend } from "../../../server/engine/backend";
-import { createAdapter, defaultTargets, serializeAdapter } from "../../../server/engine/lora";
-import { baseModel } from "../../../server/personalization/train";
 import { db } from "../../../server/platform/db/client";
+import { storePromotedAdapter } from "../../helpers/adapters";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { startApiServer } from "../../helpers/apiServer";
 import { api, makeExperiment, makeKey, uniq } from "../../helpers/fixtures";
@@ -24,24 +21,6 @@ afterAll(async () => {
   await proxy.close();
   await server.close();
 });
-
-async function promoteAdapter(experimentId: string, endUserId: string) {
-  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
-  const base = await baseModel(ExperimentConfigSchema.parse(e.config));
-  const a = createAdapter(base.config, { rank: 2, alpha: 4, targets: defaultTargets(base.config) }, 3);
-  for (const [n, p] of a.pairs) a.pairs.set(n, { A: p.A, B: tf.fill(p.B.shape, 0.3) as tf.Tensor2D });
-  return db().userAdapter.create({
-    data: {
-      experimentId,
-      endUserId,
-      version: 1,
-      rank: 2,
-      alpha: 4,
-      state: "PROMOTED",
-      weights: Buffer.from(serializeAdapter(a)),
-    },
-  });
-}
 
 describe("keys bound to an end user", () => {
   it("are created only with an experiment binding and the proxy scope", async () => {
@@ -80,7 +59,7 @@ describe("keys bound to an end user", () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.endUserId).toBe(maya);
-    const adapter = await promoteAdapter(e.id, maya);
+    const adapter = await storePromotedAdapter(e.id, maya);
     const ask = (headers: Record<string, string> = {}) =>
       post(
         `${proxy.url}/v1/chat/completions`,

@@ -2,14 +2,11 @@
 // embedded base (the response and the recorded turn name the adapter version); a user without one, or after a
 // rollback, is served the base; a shared experiment ignores adapters.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as tf from "@tensorflow/tfjs-core";
-import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { initBackend } from "../../../server/engine/backend";
-import { createAdapter, defaultTargets, serializeAdapter } from "../../../server/engine/lora";
 import { db } from "../../../server/platform/db/client";
 import { ROUTE_TTL_MS } from "../../../server/proxy/adapterRoutes";
 import { rollbackEndUser } from "../../../server/personalization/service";
-import { baseModel } from "../../../server/personalization/train";
+import { storePromotedAdapter } from "../../helpers/adapters";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { makeExperiment, makeKey, uniq } from "../../helpers/fixtures";
 import { waitFor } from "../../helpers/waitFor";
@@ -22,30 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => proxy.close());
 
-async function storeAdapter(experimentId: string, endUserId: string) {
-  const e = await db().experiment.findUniqueOrThrow({ where: { id: experimentId } });
-  const base = await baseModel(ExperimentConfigSchema.parse(e.config));
-  const a = createAdapter(base.config, { rank: 2, alpha: 4, targets: defaultTargets(base.config) }, 3);
-  for (const [n, p] of a.pairs) a.pairs.set(n, { A: p.A, B: tf.fill(p.B.shape, 0.3) as tf.Tensor2D });
-  return db().userAdapter.create({
-    data: {
-      experimentId,
-      endUserId,
-      version: 1,
-      rank: 2,
-      alpha: 4,
-      state: "PROMOTED",
-      weights: Buffer.from(serializeAdapter(a)),
-    },
-  });
-}
-
 describe("per-user routing", () => {
   it("serves a user's promoted adapter, records it on the turn, and falls back to the base after a rollback", async () => {
     const e = await makeExperiment({ personalization: "per-user" }, { by: await adminPrincipal() });
     const key = await makeKey(["identity"], e.id);
     const maya = uniq("maya");
-    const adapter = await storeAdapter(e.id, maya);
+    const adapter = await storePromotedAdapter(e.id, maya);
     const ask = (user: string) =>
       post(
         `${proxy.url}/v1/chat/completions`,
@@ -83,7 +62,7 @@ describe("per-user routing", () => {
   it("ignores adapters in a shared experiment", async () => {
     const e = await makeExperiment({}, { by: await adminPrincipal() });
     const key = await makeKey(["identity"], e.id);
-    await storeAdapter(e.id, "ava");
+    await storePromotedAdapter(e.id, "ava");
     const r = await post(
       `${proxy.url}/v1/chat/completions`,
       { model: e.slug, messages: [{ role: "user", content: "Hi" }], max_tokens: 4 },
