@@ -6,7 +6,7 @@
 import { db } from "../../platform/db/client";
 import { badRequest } from "../../platform/errors";
 import type { RemoteObservation } from "../sandbox/remote/provider";
-import type { PoolExecuteOptions } from "./poolRunner";
+import { recordLease, type PoolExecuteOptions } from "./poolRunner";
 import { callPolicy, failEpisode, finish, json, loadClaimed, startEpisode, type RunEpisodeInput } from "./runner";
 
 export type RunGuiEpisodeInput = Omit<RunEpisodeInput, "agent" | "provider"> & PoolExecuteOptions;
@@ -63,10 +63,7 @@ export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOpti
       sampleIndex: episode.sampleIndex ?? undefined,
     });
     leaseId = lease.id;
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: opts.pool.name, sessionId },
-    });
+    await recordLease(episode.id, opts.pool, lease, sessionId);
     const reset = await opts.pool.reset(lease.id);
     if (!reset.observation) throw new Error("the gui pool's reset sent no observation");
     await keep(0, reset.observation);

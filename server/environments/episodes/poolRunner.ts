@@ -5,13 +5,14 @@
 // lease is never evaluated, so nothing is counted, let alone twice.
 import { db } from "../../platform/db/client";
 import { badRequest } from "../../platform/errors";
-import type { RemotePoolProvider } from "../sandbox/remote/provider";
+import type { RemoteLease, RemotePoolProvider } from "../sandbox/remote/provider";
 import {
   callPolicy,
   failEpisode,
   finish,
   json,
   loadClaimed,
+  recordStep,
   startEpisode,
   type AgentEndpoint,
   type RunEpisodeInput,
@@ -23,6 +24,14 @@ export interface PoolExecuteOptions {
   pool: RemotePoolProvider;
   /** Aborted: the episode stops between steps and throws (the worker puts it back in the queue). */
   signal?: AbortSignal;
+}
+
+/** Keeps with the episode where its lease lives (pool URL # the pool's lease id) and the session it records under. */
+export function recordLease(episodeId: string, pool: RemotePoolProvider, lease: RemoteLease, sessionId: string) {
+  return db().episode.update({
+    where: { id: episodeId },
+    data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: pool.name, sessionId },
+  });
 }
 
 export type RunPoolEpisodeInput = Omit<RunEpisodeInput, "agent" | "provider"> & PoolExecuteOptions;
@@ -58,10 +67,7 @@ export async function executePoolEpisode(episodeId: string, opts: PoolExecuteOpt
       sampleIndex: episode.sampleIndex ?? undefined,
     });
     leaseId = lease.id;
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: opts.pool.name, sessionId },
-    });
+    await recordLease(episode.id, opts.pool, lease, sessionId);
     const reset = await opts.pool.reset(lease.id);
 
     const messages: unknown[] = [{ role: "user", content: reset.instruction }];
@@ -93,18 +99,7 @@ export async function executePoolEpisode(episodeId: string, opts: PoolExecuteOpt
         messages.push({ role: "tool", tool_call_id: call.id, content });
         results.push({ toolCallId: call.id, content });
       }
-      await db().episodeStep.create({
-        data: {
-          episodeId: episode.id,
-          index: step,
-          turnId,
-          action: json({
-            content: message.content ?? "",
-            toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-          }),
-          observation: json({ results }),
-        },
-      });
+      await recordStep(episode.id, step, turnId, message, results);
     }
 
     const verdict = await opts.pool.evaluate(lease.id);

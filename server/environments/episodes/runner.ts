@@ -77,6 +77,29 @@ export function observationText(r: ExecResult): string {
     .join("\n");
 }
 
+/** One agent step kept with its episode: the reply (its text and tool calls) and what each call returned. */
+export function recordStep(
+  episodeId: string,
+  index: number,
+  turnId: string | null,
+  message: AssistantMessage,
+  results: unknown[],
+) {
+  const calls = message.tool_calls ?? [];
+  return db().episodeStep.create({
+    data: {
+      episodeId,
+      index,
+      turnId,
+      action: json({
+        content: message.content ?? "",
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      }),
+      observation: json({ results }),
+    },
+  });
+}
+
 /** One policy call through the proxy as a main turn of the episode's session; every runner calls it so. */
 export async function callPolicy(
   agent: AgentEndpoint,
@@ -257,18 +280,7 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
           }),
         });
       }
-      await db().episodeStep.create({
-        data: {
-          episodeId: episode.id,
-          index: step,
-          turnId,
-          action: json({
-            content: message.content ?? "",
-            toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-          }),
-          observation: json({ results }),
-        },
-      });
+      await recordStep(episode.id, step, turnId, message, results);
       // A reply cut at the budget is not a final answer; a budget spent by tool calls ends the episode.
       if (episode.maxTokens !== null && (cut || (calls.length > 0 && spent >= episode.maxTokens))) {
         truncation = "token_budget";

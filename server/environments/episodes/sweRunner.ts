@@ -3,9 +3,8 @@
 // recording proxy with the `bash` tool, and each call is the pool's `/exec` in the instance's checkout. As the
 // fork's generate does, the agent's work is its diff: `/evaluate` applies it with the instance's eval script
 // and the reward is `resolved` (1 or 0). A lost lease or a dead pool fails the episode with no outcome.
-import { db } from "../../platform/db/client";
 import { badRequest } from "../../platform/errors";
-import type { PoolExecuteOptions } from "./poolRunner";
+import { recordLease, type PoolExecuteOptions } from "./poolRunner";
 import {
   BASH_TOOL,
   callPolicy,
@@ -13,6 +12,7 @@ import {
   finish,
   json,
   loadClaimed,
+  recordStep,
   startEpisode,
   type RunEpisodeInput,
 } from "./runner";
@@ -56,10 +56,7 @@ export async function executeSweEpisode(episodeId: string, opts: PoolExecuteOpti
       sampleIndex: episode.sampleIndex ?? undefined,
     });
     leaseId = lease.id;
-    await db().episode.update({
-      where: { id: episode.id },
-      data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: opts.pool.name, sessionId },
-    });
+    await recordLease(episode.id, opts.pool, lease, sessionId);
     await opts.pool.reset(lease.id);
 
     const messages: unknown[] = [
@@ -91,18 +88,7 @@ export async function executeSweEpisode(episodeId: string, opts: PoolExecuteOpti
         messages.push({ role: "tool", tool_call_id: call.id, content });
         results.push({ toolCallId: call.id, content, exitCode });
       }
-      await db().episodeStep.create({
-        data: {
-          episodeId: episode.id,
-          index: step,
-          turnId,
-          action: json({
-            content: message.content ?? "",
-            toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
-          }),
-          observation: json({ results }),
-        },
-      });
+      await recordStep(episode.id, step, turnId, message, results);
       if (calls.length === 0) {
         finished = true;
         break;
