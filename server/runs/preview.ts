@@ -4,7 +4,9 @@ import { type Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { db } from "../platform/db/client";
-import { errorText } from "../platform/errors";
+import { badRequest, errorText } from "../platform/errors";
+import { formatCommand } from "./backends/slime/args";
+import { buildTrackJob, TrackJobError, type TrackJob, type TrackJobInput } from "./backends/slime/tracks";
 import { TINKER_BACKEND_KIND } from "./backends/tinker/backend";
 import { buildRunLaunch } from "./launch";
 import { createBackends, supervisorSettings, type SupervisorSettings } from "./settings";
@@ -68,4 +70,23 @@ export async function launchPreview(
     out.error = errorText(err);
   }
   return out;
+}
+
+/**
+ * The slime job of an agentic track (ReTool, terminal-rl) as the fork's scripts define it, for the operator to run
+ * on their Ray cluster: the command (env and argv, shell-quoted; nothing is run) and the GPUs per role. A split
+ * that cannot work is a 400 naming why.
+ */
+export function trackJobPreview(input: TrackJobInput) {
+  let job: TrackJob;
+  try {
+    job = buildTrackJob(input);
+  } catch (e) {
+    if (!(e instanceof TrackJobError)) throw e;
+    throw badRequest(`This track job cannot run: ${e.message}`, [{ path: "gpu", message: e.message }]);
+  }
+  return {
+    command: formatCommand({ argv: ["python3", job.entry, ...job.argv], env: job.env }),
+    split: job.split,
+  };
 }

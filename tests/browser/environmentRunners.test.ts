@@ -83,4 +83,24 @@ describe("environment runners from the Environments page", () => {
       .toEqual(done.screenshots.map(() => 1));
     expect(pool.violations).toEqual([]);
   });
+
+  it("builds a track's GPU job: the command with its split, step_wise with a PRM, and the reason a split cannot run", async () => {
+    await page.goto(`${BASE_URL}/environments`);
+    const card = page.getByTestId("track-job");
+    await card.getByLabel("Hugging Face checkpoint").fill("/models/Qwen3-4B");
+    await card.getByLabel("Megatron checkpoint").fill("/models/Qwen3-4B_torch_dist");
+    await card.getByLabel("Save dir").fill("/ckpt/retool");
+    await card.getByLabel("Prompt data").fill("/data/dapo.jsonl");
+    await card.getByLabel("PRM model").fill("/models/Qwen3-4B");
+    await card.getByRole("button", { name: "Build the command" }).click();
+    const result = card.getByTestId("track-job-result");
+    await expect.poll(() => result.textContent()).toContain("actor 2 · rollout 4 · PRM 2 of 8");
+    expect(await result.textContent()).toContain("--advantage-estimator step_wise");
+
+    // A terminal-rl job reaches its environments through a pool: without its URL it is refused, with the reason.
+    await card.getByLabel("PRM model").fill("");
+    await card.getByLabel("Track").selectOption("terminal");
+    await card.getByRole("button", { name: "Build the command" }).click();
+    await expect.poll(() => card.textContent()).toContain("needs the env pool's URL");
+  });
 });

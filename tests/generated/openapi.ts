@@ -68,6 +68,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/gpu/track-jobs/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The slime job of an agentic track (ReTool or terminal-rl, groups of n, step_wise with a PRM) as the fork's scripts define it: the command to run on your Ray cluster and the GPUs per role
+     * @description Requires the 'read' permission.
+     */
+    post: operations["runOps.trackJob"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/users": {
     parameters: {
       query?: never;
@@ -4263,6 +4283,88 @@ export interface operations {
             rolloutUrl: string | null;
             rolloutUrlPrevious: string | null;
             rolloutUrlChangedAt: string | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "runOps.trackJob": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          track: "retool" | "terminal";
+          hfCheckpoint: string;
+          refLoad: string;
+          saveDir: string;
+          promptData: string;
+          evalData?: string;
+          modelPreset?: string;
+          /** @default 8 */
+          nSamplesPerPrompt?: number;
+          rolloutBatchSize?: number;
+          numRollout?: number;
+          /**
+           * @default {
+           *       "nodes": 1,
+           *       "gpusPerNode": 8,
+           *       "rolloutGpusPerEngine": 2
+           *     }
+           */
+          gpu?: {
+            /** @default 1 */
+            nodes?: number;
+            /** @default 8 */
+            gpusPerNode?: number;
+            actorGpus?: number;
+            rolloutGpus?: number;
+            /** @default 2 */
+            rolloutGpusPerEngine?: number;
+            tensorParallel?: number;
+          };
+          prm?: {
+            modelPath: string;
+            gpus?: number;
+            gpusPerEngine?: number;
+            /** @default 1 */
+            m?: number;
+            /** @default 1 */
+            stepCoef?: number;
+            temperature?: number;
+            /** @default 4096 */
+            maxNewTokens?: number;
+          };
+          /** Format: uri */
+          envServerUrl?: string;
+          customConfigPath?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            command: string;
+            split: {
+              actor: number | null;
+              rollout: number | null;
+              prm: number | null;
+              total: number | null;
+            };
           };
         };
       };

@@ -13,6 +13,7 @@ import { useAction } from "../../_ui/useAction";
 import { useSearchState } from "../../_ui/useSearchState";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { GuardedButton } from "../_components/Permission";
+import { TrackJobCard } from "./TrackJob";
 
 export default function EnvironmentsPage() {
   return (
@@ -110,6 +111,7 @@ function Environments() {
           <CreateEnvironment experimentId={experimentId} />
         </>
       )}
+      <TrackJobCard />
     </>
   );
 }

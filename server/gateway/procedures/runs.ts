@@ -6,10 +6,16 @@ import { IdSchema } from "../../platform/schemas";
 import { LeaseListInput, LogsQuery } from "../../training/leases/schemas";
 import { listLeases } from "../../training/leases/service";
 import { runLogs } from "../../runs/logs";
-import { launchPreview } from "../../runs/preview";
+import { launchPreview, trackJobPreview } from "../../runs/preview";
+import { trackJobSchema } from "../../runs/backends/slime/tracks";
 import { procedure } from "./define";
 import { RunsActOutput, RunsGetOutput, RunsListOutput, RunsStartOutput } from "./outputs/runs";
-import { RunOpsLaunchPreviewOutput, RunOpsLeasesOutput, RunOpsLogsOutput } from "./outputs/runOps";
+import {
+  RunOpsLaunchPreviewOutput,
+  RunOpsLeasesOutput,
+  RunOpsLogsOutput,
+  RunOpsTrackJobOutput,
+} from "./outputs/runOps";
 
 export const runProcedures = {
   list: procedure({
@@ -61,6 +67,17 @@ export const runOpsProcedures = {
     rest: { method: "GET", path: "/experiments/:experimentId/launch-preview" },
     output: RunOpsLaunchPreviewOutput,
     handler: ({ principal, input }) => launchPreview(principal, input.experimentId),
+  }),
+  trackJob: procedure({
+    kind: "mutation",
+    permission: "read",
+    tag: "runs",
+    summary:
+      "The slime job of an agentic track (ReTool or terminal-rl, groups of n, step_wise with a PRM) as the fork's scripts define it: the command to run on your Ray cluster and the GPUs per role",
+    input: trackJobSchema,
+    rest: { method: "POST", path: "/gpu/track-jobs/preview" },
+    output: RunOpsTrackJobOutput,
+    handler: ({ input }) => trackJobPreview(input),
   }),
   logs: procedure({
     kind: "query",

@@ -245,11 +245,15 @@ describe("metrics", () => {
       where: { turnId: { in: ids } },
       select: { score: true, excluded: true },
     });
-    await worker.flushMetrics();
-
     const sum = async (name: string) =>
       (await db().metricPoint.aggregate({ where: { experimentId: metricsExp, name }, _sum: { value: true } }))._sum
         .value;
+    // A flush whose leadership check timed out under load hands its samples to the leader (this worker, at its
+    // next flush) instead of writing them: flush until the points are there.
+    await waitFor("the judged turns' metric points", async () => {
+      await worker.flushMetrics();
+      return (await sum("judge/score_pos")) !== null;
+    });
     expect(await sum("judge/score_pos")).toBe(scores.filter((s) => s.score === 1).length);
     expect(await sum("judge/score_neg")).toBe(scores.filter((s) => s.score === -1).length);
     expect(await sum("judge/score_zero")).toBe(scores.filter((s) => s.score === 0).length);

@@ -12,6 +12,11 @@ export const RunOpsLaunchPreviewOutput = z.object({
   userKeyConfigured: z.boolean(),
 });
 
+export const RunOpsTrackJobOutput = z.object({
+  command: z.string(),
+  split: z.object({ actor: Num, rollout: Num, prm: Num, total: Num }),
+});
+
 export const RunOpsLogsOutput = z.object({
   runId: z.string(),
   trainerBackend: z.string(),

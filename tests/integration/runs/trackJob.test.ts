@@ -1,0 +1,55 @@
+// The track-job preview over REST: a user gets the ReTool / terminal-rl slime command (as the fork's scripts
+// define it) and its GPU split to run on their cluster; a split that cannot work is a 400 saying why, and only a
+// signed-in caller or key may ask.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApiServer } from "../../helpers/apiServer";
+import { api, makeKey } from "../../helpers/fixtures";
+
+let server: Awaited<ReturnType<typeof startApiServer>>;
+beforeAll(async () => {
+  server = await startApiServer();
+});
+afterAll(() => server.close());
+
+const retool = {
+  track: "retool",
+  hfCheckpoint: "/models/Qwen3-4B",
+  refLoad: "/models/Qwen3-4B_torch_dist",
+  saveDir: "/ckpt/retool",
+  promptData: "/data/dapo.jsonl",
+};
+
+describe("track job preview", () => {
+  it("returns the command and split, with step_wise and the PRM's own GPUs when a PRM is set", async () => {
+    const reader = api(server.url, { bearer: await makeKey(["read"]) });
+    const plain = await reader("POST", "/api/v1/gpu/track-jobs/preview", retool);
+    expect(plain.status).toBe(200);
+    expect(plain.body.split).toEqual({ actor: 4, rollout: 4, prm: 0, total: 8 });
+    expect(plain.body.command).toMatch(/^export PYTHONPATH=/m);
+    expect(plain.body.command).toMatch(/python3 slime\/train_async\.py/);
+    expect(plain.body.command).toMatch(/--advantage-estimator grpo/);
+
+    const withPrm = await reader("POST", "/api/v1/gpu/track-jobs/preview", {
+      ...retool,
+      prm: { modelPath: "/models/Qwen3-4B" },
+    });
+    expect(withPrm.status).toBe(200);
+    expect(withPrm.body.split).toEqual({ actor: 2, rollout: 4, prm: 2, total: 8 });
+    expect(withPrm.body.command).toMatch(/--advantage-estimator step_wise/);
+  });
+
+  it("refuses a split that does not fit, a terminal job without its pool, and an anonymous caller", async () => {
+    const reader = api(server.url, { bearer: await makeKey(["read"]) });
+    const over = await reader("POST", "/api/v1/gpu/track-jobs/preview", {
+      ...retool,
+      gpu: { actorGpus: 8, rolloutGpus: 4 },
+    });
+    expect(over.status).toBe(400);
+    expect(over.body.error?.message).toMatch(/exceed the 8 of 1 node/);
+    const noPool = await reader("POST", "/api/v1/gpu/track-jobs/preview", { ...retool, track: "terminal" });
+    expect(noPool.status).toBe(400);
+    expect(noPool.body.error?.message).toMatch(/envServerUrl/);
+    const anonymous = await api(server.url)("POST", "/api/v1/gpu/track-jobs/preview", retool);
+    expect(anonymous.status).toBe(401);
+  });
+});
