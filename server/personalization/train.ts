@@ -48,7 +48,7 @@ export function preferenceScore(base: PolicyModel, adapter: LoraAdapter | null, 
 }
 
 export type TrainUserResult =
-  | { trained: false; reason: "too_few_samples"; samples: number; needed: number }
+  | { trained: false; reason: "too_few_samples" | "trained_concurrently"; samples: number; needed: number }
   | {
       trained: true;
       adapterId: string;
@@ -120,28 +120,37 @@ export async function trainUser(
   if (parent) disposeAdapter(parent);
 
   const meanReward = trainable.reduce((s, x) => s + x.reward, 0) / trainable.length;
-  const row = await db().$transaction(async (tx) => {
-    if (promote && served)
-      await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
-    return tx.userAdapter.create({
-      data: {
-        experimentId,
-        endUserId,
-        version: (latest?.version ?? 0) + 1,
-        parentId: served?.id ?? null,
-        rank: pu.rank,
-        alpha: pu.alpha,
-        state: promote ? "PROMOTED" : "REJECTED",
-        weights: Buffer.from(weights),
-        samples: trainable.length,
-        throughAt,
-        evalScore,
-        servedScore,
-        meanReward,
-        decidedAt: new Date(),
-      },
+  // Two trainers may take the same user at once (the worker's tick and "train due users", or two workers): the
+  // version number is unique per user, so the second one's insert fails and its transaction rolls back whole;
+  // it trained the same samples, so nothing is lost by dropping it.
+  const row = await db()
+    .$transaction(async (tx) => {
+      if (promote && served)
+        await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
+      return tx.userAdapter.create({
+        data: {
+          experimentId,
+          endUserId,
+          version: (latest?.version ?? 0) + 1,
+          parentId: served?.id ?? null,
+          rank: pu.rank,
+          alpha: pu.alpha,
+          state: promote ? "PROMOTED" : "REJECTED",
+          weights: Buffer.from(weights),
+          samples: trainable.length,
+          throughAt,
+          evalScore,
+          servedScore,
+          meanReward,
+          decidedAt: new Date(),
+        },
+      });
+    })
+    .catch((e: unknown) => {
+      if ((e as { code?: unknown }).code === "P2002") return null;
+      throw e;
     });
-  });
+  if (!row) return { trained: false, reason: "trained_concurrently", samples: trainable.length, needed: pu.minSamples };
   return {
     trained: true,
     adapterId: row.id,

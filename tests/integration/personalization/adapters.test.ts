@@ -90,6 +90,19 @@ describe("isolation", () => {
     });
     expect(await adapters(e.id, ava)).toEqual([]);
   });
+
+  it("two trainers taking the same user at once make one version: the second stands down", async () => {
+    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0 });
+    const sam = uniq("sam");
+    for (let i = 0; i < 8; i++)
+      await makeEndUserTurn({ experimentId: e.id, endUserId: sam, prompt: `Hint ${i}`, reply: "Try…", reward: 1 });
+    // Both read "no version yet" before either writes (training yields between steps), as the worker's tick and
+    // a "train due users" click would.
+    const results = await Promise.all([trainUser(e.id, sam, base, e.config), trainUser(e.id, sam, base, e.config)]);
+    expect(results.map((r) => (r.trained ? "trained" : r.reason)).sort()).toEqual(["trained", "trained_concurrently"]);
+    const versions = await adapters(e.id, sam);
+    expect(versions.map((v) => [v.version, v.state])).toEqual([[1, "PROMOTED"]]);
+  });
 });
 
 describe("per-user gate and rollback", () => {
