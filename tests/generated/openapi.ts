@@ -4324,10 +4324,15 @@ export interface operations {
         "application/json": {
           /** @enum {string} */
           track: "retool" | "terminal";
+          /**
+           * @default fork
+           * @enum {string}
+           */
+          driver?: "fork" | "console";
           hfCheckpoint: string;
           refLoad: string;
           saveDir: string;
-          promptData: string;
+          promptData?: string;
           evalData?: string;
           modelPreset?: string;
           /** @default 8 */
@@ -4384,6 +4389,17 @@ export interface operations {
               rollout: number | null;
               prm: number | null;
               total: number | null;
+            };
+            gpuSplit: {
+              nodes: number | null;
+              gpusPerNode: number | null;
+              actorGpus: number | null;
+              rolloutGpus: number | null;
+              prmGpus: number | null;
+              rolloutGpusPerEngine: number | null;
+              prmGpusPerEngine: number | null;
+              prmTeacherGpus: number | null;
+              colocate: boolean;
             };
           };
         };
