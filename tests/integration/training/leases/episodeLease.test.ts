@@ -1,6 +1,6 @@
 // Episode leases (server/training/leases/episodes.ts): a slime job of an environment experiment leases finished
 // GRPO groups — every DONE member's steps with their turns and step scores — and acknowledges them as batches.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../../server/platform/db/client";
 import { EnvironmentCreateInput } from "../../../../server/environments/schemas";
 import { createEnvironment } from "../../../../server/environments/service";
@@ -9,8 +9,9 @@ import { leaseEpisodeGroups } from "../../../../server/training/leases/episodes"
 import { EpisodeLeaseInput } from "../../../../server/training/leases/schemas";
 import { ackBatch, leaseBatch } from "../../../../server/training/leases/service";
 import { examplesTaskSet } from "../../../helpers/environments";
-import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
-import { makeEpisodeGroup, SLIME_EXPERIMENT } from "./helpers";
+import { startApiServer } from "../../../helpers/apiServer";
+import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../../helpers/fixtures";
+import { makeEpisodeGroup, SLIME_EXPERIMENT, trainerKey } from "./helpers";
 
 const lease = (runId: string, input: Record<string, unknown>) =>
   leaseEpisodeGroups(ADMIN, runId, EpisodeLeaseInput.parse(input), { fill: collectRunSamples });
@@ -23,9 +24,12 @@ async function setup() {
   return { e, run, env, taskId: tasks.taskId };
 }
 let s: Awaited<ReturnType<typeof setup>>;
+let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
   s = await setup();
+  server = await startApiServer();
 });
+afterAll(() => server?.close());
 
 describe("episode leases", () => {
   it("hands out ready groups whole: DONE members' steps in order, step scores, failed members counted", async () => {
@@ -119,5 +123,28 @@ describe("episode leases", () => {
   it("refuses the embedded trainer's runs as the sample lease does", async () => {
     const emb = await makeRun(s.e.id, { trainerBackend: "embedded" });
     await expect(lease(emb.id, { groups: 1 })).rejects.toMatchObject({ reason: "not_leasable" });
+  });
+
+  it("over REST: a trainer key of the run's experiment leases and acknowledges; bad input is a 400, others are refused", async () => {
+    const { e, run, env, taskId } = await setup();
+    const g = await makeEpisodeGroup(e.id, run.id, env.id, taskId("examples/count-errors"), [
+      { outcome: 1, prm: [null] },
+      { outcome: 0, prm: [null] },
+    ]);
+    const trainer = api(server.url, { bearer: await trainerKey(e.id) });
+    const path = `/api/v1/runs/${run.id}/batches/lease-episodes`;
+    const bad = await trainer("POST", path, { groups: 1, minGroups: 2 });
+    expect(bad.status).toBe(400);
+    const other = await api(server.url, { bearer: await trainerKey(s.e.id) })("POST", path, { groups: 1 });
+    expect(other.status).toBe(403);
+    const reader = await api(server.url, { bearer: await makeKey(["read"], e.id) })("POST", path, { groups: 1 });
+    expect(reader.status).toBe(403);
+
+    const leased = await trainer("POST", path, { groups: 1, requestKey: "rest:0" });
+    expect(leased.status).toBe(200);
+    expect((leased.body.groups as { groupKey: string }[]).map((x) => x.groupKey)).toEqual([g.groupKey]);
+    const ack = await trainer("POST", `/api/v1/runs/${run.id}/batches/${leased.body.leaseId}/ack`, { step: 7 });
+    expect(ack.status).toBe(200);
+    expect(ack.body).toMatchObject({ step: 7, trainedSamples: 2 });
   });
 });
