@@ -198,6 +198,21 @@ describe("generated slime commands against the extracted argparse contracts", ()
         }),
       );
     expect(() => build({})).toThrowError(/needs the in-job Megatron PRM teacher/);
+    // The knobs it exports are upstream's (openclaw_topk_select_loss.py, extracted into sample-contract.json), and
+    // the loss path names a function our module defines.
+    const contract = JSON.parse(
+      readFileSync(path.join(__dirname, "../../../fixtures/slime/sample-contract.json"), "utf8"),
+    ) as { commits: { topk: { select_loss: { env: { name: string }[] } } | null }[] };
+    const upstreamKnobs = contract.commits.at(-1)!.topk!.select_loss.env.map((e) => e.name);
+    const cmd4 = build(SPLITS.find((s) => "prmTeacherGpus" in s)!);
+    const knobs = Object.keys(cmd4.env).filter((k) => k.startsWith("OPENCLAW_TOPK_"));
+    expect(knobs.length).toBe(3);
+    expect(knobs.filter((k) => !upstreamKnobs.includes(k))).toEqual([]);
+    const lossPath = cmd4.argv[cmd4.argv.indexOf("--custom-loss-function-path") + 1];
+    const [mod, fn] = [lossPath.slice(0, lossPath.lastIndexOf(".")), lossPath.slice(lossPath.lastIndexOf(".") + 1)];
+    const source = readFileSync(path.join(__dirname, "../../../..", `${mod.replaceAll(".", "/")}.py`), "utf8");
+    expect(source).toMatch(new RegExp(`^def ${fn}\\(args, batch, logits, sum_of_sample_mean`, "m"));
+    for (const knob of knobs) expect(source).toContain(`"${knob}"`);
     for (const gpu of SPLITS.filter((s) => "prmTeacherGpus" in s)) {
       const cmd = build(gpu);
       expect(contractProblems("openclaw-rl-fork", cmd.argv.slice(2))).toEqual([]);
