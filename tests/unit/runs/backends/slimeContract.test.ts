@@ -211,7 +211,7 @@ describe("generated slime commands against the extracted argparse contracts", ()
     const lossPath = cmd4.argv[cmd4.argv.indexOf("--custom-loss-function-path") + 1];
     const [mod, fn] = [lossPath.slice(0, lossPath.lastIndexOf(".")), lossPath.slice(lossPath.lastIndexOf(".") + 1)];
     const source = readFileSync(path.join(__dirname, "../../../..", `${mod.replaceAll(".", "/")}.py`), "utf8");
-    expect(source).toMatch(new RegExp(`^def ${fn}\\(args, batch, logits, sum_of_sample_mean`, "m"));
+    expect(source).toMatch(new RegExp(`^def ${fn}\\(args\\b`, "m"));
     for (const knob of knobs) expect(source).toContain(`"${knob}"`);
     for (const gpu of SPLITS.filter((s) => "prmTeacherGpus" in s)) {
       const cmd = build(gpu);
