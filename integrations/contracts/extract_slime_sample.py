@@ -49,6 +49,9 @@ HINT_OPD_LOSS = "openclaw-combine/hint_opd_loss.py"
 TOPK_SELECT_LOSS = "openclaw-combine/openclaw_topk_select_loss.py"
 TRAIN_ASYNC = "slime/train_async.py"
 TRAIN_SYNC = "slime/train.py"
+PPO = "slime/slime/utils/ppo_utils.py"
+#: The slime functions a top-K loss calls (file, name): their parameters and what they return.
+TOPK_CALLEES = ((LOSS, "get_responses"), (LOSS, "get_log_probs_and_entropy"), (PPO, "compute_policy_loss"), (PPO, "compute_approx_kl"))
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
@@ -221,6 +224,21 @@ def _enclosing_ifs(fn: ast.AST, pred: Any) -> list[str]:
     return walk(list(fn.body), []) or []
 
 
+def signature(fn: ast.FunctionDef) -> dict[str, Any]:
+    """Parameters (positional, keyword-only; which have defaults) and the source of each ``return`` of ``fn``."""
+    a = fn.args
+    n_pos_defaults = len(a.defaults)
+    return {
+        "line": fn.lineno,
+        "positional": [x.arg for x in a.args],
+        "positional_required": len(a.args) - n_pos_defaults,
+        "keyword_only": [x.arg for x in a.kwonlyargs],
+        "keyword_only_required": [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is None],
+        "returns": [ast.unparse(r.value) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None],
+        "yields": [ast.unparse(y.value) for y in ast.walk(fn) if isinstance(y, ast.Yield) and y.value is not None],
+    }
+
+
 def topk_contract(git_dir: str, commit: str) -> dict[str, Any] | None:
     hint_src = show_optional(git_dir, commit, HINT_OPD_LOSS)
     select_src = show_optional(git_dir, commit, TOPK_SELECT_LOSS)
@@ -235,7 +253,9 @@ def topk_contract(git_dir: str, commit: str) -> dict[str, Any] | None:
     actor_fn = _function(ast.parse(show(git_dir, commit, ACTOR)), "train_actor")
     mentions = lambda word: (lambda stmt: word in ast.unparse(stmt))  # noqa: E731
     emit = next(n for n in ast.walk(actor_fn) if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "use_emit")
+    sources = {path: ast.parse(show(git_dir, commit, path)) for path in {f for f, _ in TOPK_CALLEES}}
     return {
+        "slime_functions": {name: {"file": path, **signature(_function(sources[path], name))} for path, name in TOPK_CALLEES},
         "reference_loss": {
             "file": HINT_OPD_LOSS,
             "function": "hint_opd_loss_function",
