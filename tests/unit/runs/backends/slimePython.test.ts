@@ -33,7 +33,7 @@ it("passes python3 -m unittest for integrations/slime/tests (API tests skipped)"
 // interpreter with torch exists (Debian's python3-torch); reported skipped otherwise.
 const python = torchPython();
 it.skipIf(!python)("runs the top-K loss's torch kernel tests with torch", async () => {
-  const { code, output } = await unittest(python!, ["-p", "test_topk_loss.py"]);
+  const { code, output } = await unittest(python!, ["-p", "torch_*.py"]);
   expect(code, output).toBe(0);
   expect(output).toMatch(/test_custom_backward_equals_plain_autograd \S+ \.\.\. ok/);
   expect(output).toMatch(/test_matches_the_pure_python_twin \S+ \.\.\. ok/);
