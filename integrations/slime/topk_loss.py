@@ -37,13 +37,13 @@ import math
 import os
 from typing import Any, Callable, Mapping, Sequence
 
-#: The batch keys this loss reads: each is in the fork's ``train_one_step`` ``get_batch`` list, or added by
-#: ``get_batch`` itself (``unconcat_tokens``); they are the keys upstream's ``hint_opd_loss_function`` reads
-#: (tests/fixtures/slime/sample-contract.json ``topk.reference_loss.batch_keys``).
+#: The batch keys this loss reads (checked against its source): each is one upstream's ``hint_opd_loss_function``
+#: reads (tests/fixtures/slime/sample-contract.json ``topk.reference_loss.batch_keys``) and is in the fork's
+#: ``train_one_step`` ``get_batch`` list, or added by ``get_batch`` itself (``unconcat_tokens``). Upstream's
+#: ``rollout_log_probs`` (a logged metric only) is left out.
 BATCH_KEYS_READ = (
     "response_lengths", "total_lengths", "max_seq_lens", "unconcat_tokens", "log_probs", "advantages",
-    "topk_log_probs", "topk_indices", "prm_teacher_topk_log_probs", "prm_teacher_topk_indices",
-    "ref_log_probs", "rollout_log_probs",
+    "topk_log_probs", "topk_indices", "prm_teacher_topk_log_probs", "prm_teacher_topk_indices", "ref_log_probs",
 )
 #: The student's and the teacher's top-K, which the fork puts in the batch only on the in-job teacher path.
 TOPK_KEYS = ("topk_log_probs", "topk_indices", "prm_teacher_topk_log_probs", "prm_teacher_topk_indices")
