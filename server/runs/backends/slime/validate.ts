@@ -28,7 +28,7 @@ export interface ArgvContext {
   /** The cluster size from the experiment's split (slime has no flag for it). */
   nodes: number;
   prmTeacherGpus: number;
-  /** The training method (the in-job PRM teacher serves combine only). */
+  /** The training method (the in-job PRM teacher serves combine and topk only). */
   method: "grpo" | "opd" | "combine" | "topk";
   /** The in-job teacher would load an HF directory while the job runs in raw mode. */
   teacherLoadsHfInRawMode?: boolean;
@@ -88,7 +88,8 @@ function topkProblems(ctx: ArgvContext, v: Map<string, string[]>): string[] {
  * Why the in-job Megatron PRM teacher (4-way split, OpenClaw-RL PR #85) cannot serve this command, or null.
  * Upstream uses it for combine (its loss reads `prm_teacher_log_probs`) and top-K OPD (the gather at the
  * student's top-K), while the fork's on_policy_distillation estimator (opd) reads only the shipped
- * `teacher_log_probs` (megatron_utils/loss.py @f48ac35), and the FSDP (LoRA) backend has no PRM teacher role. It needs the PRM engines too (the judge's votes and hints).
+ * `teacher_log_probs` (megatron_utils/loss.py @f48ac35), and the FSDP (LoRA) backend has no PRM teacher role.
+ * It needs the PRM engines too (the judge's votes and hints).
  */
 function inJobTeacherProblem(ctx: ArgvContext, backend: string, v: Map<string, string[]>): string | null {
   const gpus = ctx.prmTeacherGpus;
