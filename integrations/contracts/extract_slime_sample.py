@@ -16,7 +16,14 @@ Standard library only (``ast`` over ``git show``; nothing is imported). For each
 * ``hooks``: how slime calls the functions it loads by path: the rollout function through
   ``call_rollout_fn(fn, *args, evaluation=...)`` (``slime/slime/ray/rollout.py``; ``rollout/base_types.py`` calls
   ``fn(*args, **kwargs, evaluation=evaluation)``) and the custom loss as ``func(...)`` next to
-  ``load_function(args.custom_loss_function_path)`` (``megatron_utils/loss.py``): positional count and keywords.
+  ``load_function(args.custom_loss_function_path)`` (``megatron_utils/loss.py``): positional count and keywords;
+* ``topk`` (``null`` where the commit has no top-K OPD): how the fork runs top-K OPD with the in-job teacher
+  (PRs #99/#109): the batch keys and environment knobs of the reference losses
+  (``openclaw-combine/hint_opd_loss.py`` ``hint_opd_loss_function``, ``openclaw_topk_select_loss.py``), the
+  parameters of their per-sample kernel ``_opd_one_sample``, the test of the ``train_async.py`` branch that
+  runs the student top-K + teacher gather passes, whether ``train.py`` (colocated) has it, and the
+  conditions under which the Megatron actor puts the teacher's payload and the student's top-K in the batch
+  (``train_actor``).
 
   python3 integrations/contracts/extract_slime_sample.py --git-dir <path-to-checkout>/openclaw-rl/.git \\
       --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
@@ -38,10 +45,23 @@ ROLLOUT = "slime/slime/ray/rollout.py"
 ACTOR = "slime/slime/backends/megatron_utils/actor.py"
 MODEL = "slime/slime/backends/megatron_utils/model.py"
 LOSS = "slime/slime/backends/megatron_utils/loss.py"
+HINT_OPD_LOSS = "openclaw-combine/hint_opd_loss.py"
+TOPK_SELECT_LOSS = "openclaw-combine/openclaw_topk_select_loss.py"
+TRAIN_ASYNC = "slime/train_async.py"
+TRAIN_SYNC = "slime/train.py"
+PPO = "slime/slime/utils/ppo_utils.py"
+#: The slime functions a top-K loss calls (file, name): their parameters and what they return.
+TOPK_CALLEES = ((LOSS, "get_responses"), (LOSS, "get_log_probs_and_entropy"), (PPO, "compute_policy_loss"), (PPO, "compute_approx_kl"))
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
     return subprocess.run(["git", "-C", git_dir, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True).stdout
+
+
+def show_optional(git_dir: str, commit: str, path: str) -> str | None:
+    """The file at the commit, or None where it does not exist there."""
+    done = subprocess.run(["git", "-C", git_dir, "show", f"{commit}:{path}"], capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
 
 
 def rev(git_dir: str, commit: str) -> str:
@@ -147,6 +167,119 @@ def loss_hook_calls(source: str) -> list[dict[str, Any]]:
     return out
 
 
+def _function(tree: ast.AST, name: str) -> ast.FunctionDef:
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def batch_reads(fn: ast.FunctionDef) -> list[str]:
+    """Keys a loss reads from its ``batch``: ``batch["k"]`` and ``batch.get("k", ...)``, first-read order."""
+    keys: list[tuple[int, int, str]] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == "batch" and isinstance(n.slice, ast.Constant):
+            keys.append((n.lineno, n.col_offset, n.slice.value))
+        elif (
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "batch" and n.args and isinstance(n.args[0], ast.Constant)
+        ):
+            keys.append((n.lineno, n.col_offset, n.args[0].value))
+    out: list[str] = []
+    for _, _, k in sorted(keys):
+        if k not in out:
+            out.append(k)
+    return out
+
+
+def env_knobs(tree: ast.AST) -> list[dict[str, Any]]:
+    """``os.environ.get("NAME", default)`` reads: name and literal default."""
+    out = []
+    for n in ast.walk(tree):
+        if (
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
+            and ast.unparse(n.func.value) == "os.environ" and n.args and isinstance(n.args[0], ast.Constant)
+        ):
+            default = ast.literal_eval(n.args[1]) if len(n.args) > 1 else None
+            out.append({"name": n.args[0].value, "default": default, "line": n.lineno})
+    return sorted(out, key=lambda e: e["line"])
+
+
+def _enclosing_ifs(fn: ast.AST, pred: Any) -> list[str]:
+    """Tests (source) of the ``if`` blocks around the first simple statement for which ``pred`` holds, outermost
+    first (``not (...)`` for an ``else`` branch)."""
+
+    def walk(stmts: list[ast.stmt], tests: list[str]) -> list[str] | None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                for branch, label in ((stmt.body, ast.unparse(stmt.test)), (stmt.orelse, f"not ({ast.unparse(stmt.test)})")):
+                    found = walk(branch, tests + [label])
+                    if found is not None:
+                        return found
+            elif hasattr(stmt, "body"):
+                found = walk(list(stmt.body) + list(getattr(stmt, "orelse", [])) + list(getattr(stmt, "finalbody", [])), tests)
+                if found is not None:
+                    return found
+            elif pred(stmt):
+                return tests
+        return None
+
+    return walk(list(fn.body), []) or []
+
+
+def signature(fn: ast.FunctionDef) -> dict[str, Any]:
+    """Parameters (positional, keyword-only; which have defaults) and the source of each ``return`` of ``fn``."""
+    a = fn.args
+    n_pos_defaults = len(a.defaults)
+    return {
+        "line": fn.lineno,
+        "positional": [x.arg for x in a.args],
+        "positional_required": len(a.args) - n_pos_defaults,
+        "keyword_only": [x.arg for x in a.kwonlyargs],
+        "keyword_only_required": [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is None],
+        "returns": [ast.unparse(r.value) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None],
+        "yields": [ast.unparse(y.value) for y in ast.walk(fn) if isinstance(y, ast.Yield) and y.value is not None],
+    }
+
+
+def topk_contract(git_dir: str, commit: str) -> dict[str, Any] | None:
+    hint_src = show_optional(git_dir, commit, HINT_OPD_LOSS)
+    select_src = show_optional(git_dir, commit, TOPK_SELECT_LOSS)
+    async_src = show(git_dir, commit, TRAIN_ASYNC)
+    if hint_src is None or "async_gather_at_indices" not in async_src:
+        return None
+    hint_tree = ast.parse(hint_src)
+    kernel = _function(hint_tree, "_opd_one_sample")
+    train_fn = _function(ast.parse(async_src), "train")
+    gather_under = _enclosing_ifs(train_fn, lambda stmt: "async_gather_at_indices" in ast.unparse(stmt))
+    named = {n.targets[0].id: ast.unparse(n.value) for n in ast.walk(train_fn) if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
+    actor_fn = _function(ast.parse(show(git_dir, commit, ACTOR)), "train_actor")
+    mentions = lambda word: (lambda stmt: word in ast.unparse(stmt))  # noqa: E731
+    emit = next(n for n in ast.walk(actor_fn) if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "use_emit")
+    sources = {path: ast.parse(show(git_dir, commit, path)) for path in {f for f, _ in TOPK_CALLEES}}
+    return {
+        "slime_functions": {name: {"file": path, **signature(_function(sources[path], name))} for path, name in TOPK_CALLEES},
+        "reference_loss": {
+            "file": HINT_OPD_LOSS,
+            "function": "hint_opd_loss_function",
+            "batch_keys": batch_reads(_function(hint_tree, "hint_opd_loss_function")),
+            "env": env_knobs(hint_tree),
+            "kernel": {"name": "_opd_one_sample", "line": kernel.lineno, "keyword_only": [a.arg for a in kernel.args.kwonlyargs]},
+        },
+        "select_loss": None if select_src is None else {"file": TOPK_SELECT_LOSS, "env": env_knobs(ast.parse(select_src))},
+        "dispatch": {
+            "file": TRAIN_ASYNC,
+            # The student top-K + teacher gather passes run under these tests; the names they use are bound so.
+            "gather_under": gather_under,
+            "names": {k: v for k, v in named.items() if any(k in t for t in gather_under)},
+            "calls": sorted({c.attr for c in ast.walk(train_fn) if isinstance(c, ast.Attribute) and c.attr in ("async_compute_student_topk", "async_gather_at_indices", "set_prm_teacher_log_probs")}),
+        },
+        "colocated_script": {"file": TRAIN_SYNC, "has_teacher_gather": "async_gather_at_indices" in show(git_dir, commit, TRAIN_SYNC)},
+        "actor": {
+            "file": ACTOR,
+            "teacher_payload_under": _enclosing_ifs(actor_fn, mentions("self._prm_teacher_log_probs")),
+            "student_topk_emitted_when": ast.unparse(emit.value),
+        },
+    }
+
+
 def extract(git_dir: str, commit: str) -> dict[str, Any]:
     return {
         "commit": rev(git_dir, commit),
@@ -158,6 +291,7 @@ def extract(git_dir: str, commit: str) -> dict[str, Any]:
             "rollout": {"file": ROLLOUT, "calls": rollout_hook_calls(show(git_dir, commit, ROLLOUT))},
             "custom_loss": {"file": LOSS, "calls": loss_hook_calls(show(git_dir, commit, LOSS))},
         },
+        "topk": topk_contract(git_dir, commit),
     }
 
 

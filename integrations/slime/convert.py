@@ -96,7 +96,8 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
     """Attributes for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's):
     its fields, plus ``teacher_log_probs`` when there is a teacher (an attribute the fork's RolloutManager
     ships, tests/fixtures/slime/sample-contract.json). With the in-job PRM teacher (``teacher_source``
-    ``megatron``, method combine) every sample also carries ``teacher_tokens``: the hinted prompt (the turn's
+    ``megatron``, method combine; always for method topk, whose teacher is the in-job one and which ships no
+    ``teacher_log_probs``) every sample also carries ``teacher_tokens``: the hinted prompt (the turn's
     hint appended to the last user message, as the control plane's teacher renders it) + the response ids,
     or the sample's own tokens when it has no hint, as upstream's ``openclaw_combine_api_server.py`` does."""
     messages = normalize_messages(leased.get("messages") or [])
@@ -119,8 +120,14 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
     rollout_lp = fit(leased.get("rolloutLogprobs"), n)
 
     kind = leased.get("kind", "RL")
+    hint = leased.get("hint") if kind != "RL" else None
     teacher: list[float] | None = None
-    if method != "grpo":
+    if method == "topk":
+        # Top-K OPD takes the teacher from the in-job PRM teacher (teacher_tokens below), never shipped
+        # log-probs; like OPD, a sample without a hint has no teacher context and trains no token.
+        if not hint:
+            loss_mask = [0] * n
+    elif method != "grpo":
         if kind == "RL":
             # Combine trains RL-only samples with the behaviour log-probs as teacher (its OPD term is ~0).
             teacher = rollout_lp
@@ -161,8 +168,7 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
     # not carry it at all (None would crash the first train step).
     if teacher is not None:
         fields["teacher_log_probs"] = teacher
-    if method == "combine" and teacher_source == "megatron":
-        hint = leased.get("hint") if kind != "RL" else None
+    if method == "topk" or (method == "combine" and teacher_source == "megatron"):
         if hint:
             hinted = tokenizer.apply_chat_template(hinted_messages(messages, hint), tools=tools, tokenize=False, add_generation_prompt=True)
             fields["teacher_tokens"] = _ids(tokenizer, hinted) + response_ids

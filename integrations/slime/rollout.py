@@ -20,7 +20,7 @@ started by the fork's RolloutManager, ``slime/slime/ray/rollout.py:53-55`` @0d03
 function the same ``args``) and, if one is known, a separate PRM teacher's (``prmTeacherUrl``), so the
 judge can score that run's turns on the GPUs the job reserved. ``prmModelPath`` names the PRM model. Environment: CONTROL_PLANE_URL, RUN_ID,
 OPENCLAW_API_KEY_FILE or CONTROL_PLANE_API_KEY (the run's key: client.Settings.from_env),
-OPENCLAW_METHOD (grpo|opd|combine); optional OPENCLAW_ROLLOUT_URL (when the router is reachable from
+OPENCLAW_METHOD (grpo|opd|combine|topk; topk samples carry ``teacher_tokens``); optional OPENCLAW_ROLLOUT_URL (when the router is reachable from
 the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEARTBEAT_S,
 OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,
 OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address),

@@ -485,22 +485,23 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
       });
     }
-    if (onSlime && cfg.hyper.opdEstimator === "topk") {
-      // server/runs/backends/slime/validate.ts TOPK_REFUSAL: nothing produces the teacher's top-K for its loss
-      // (hf-local computes it from its in-process frozen base).
+    if (onSlime && cfg.hyper.opdEstimator === "topk" && cfg.method !== "opd") {
+      // Method opd with the topk estimator runs upstream's top-K OPD (launch.ts → method topk, in-job teacher);
+      // upstream's hybrid (GRPO + top-K, openclaw_topk_select_loss) is not generated: combine would silently run
+      // the sampled estimator.
       ctx.addIssue({
         code: "custom",
         path: ["hyper", "opdEstimator"],
         message:
-          "top-K distillation is not available on slime yet (no teacher top-K is produced for its loss; to be rebuilt on OpenClaw-RL PRs #99/#109): choose sampled",
+          "on slime the topk estimator is method opd's (upstream's top-K OPD with the in-job teacher); combine with top-K is not generated: choose method opd, or the sampled estimator",
       });
     }
-    if (onSlime && cfg.method === "opd" && cfg.hyper.advClamp > 0) {
+    if (onSlime && cfg.method === "opd" && cfg.hyper.opdEstimator === "sampled" && cfg.hyper.advClamp > 0) {
       ctx.addIssue({
         code: "custom",
         path: ["hyper", "advClamp"],
         message:
-          "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one): set it to 0",
+          "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer, combine's loss and the topk estimator's difference clip have one): set it to 0",
       });
     }
     if (cfg.hyper.teacherSource === "current") {
@@ -515,13 +516,13 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
   if (trainTimeHint && cfg.method !== "grpo") {
     // They compare the student's top-K with each candidate teacher's at every position: only a trainer that holds
     // both distributions can (embedded; hf-local, whose frozen base is in-process). On slime that is upstream's
-    // select loss over Megatron-teacher top-K (its openclaw_topk_select_loss), which needs the top-K path refused
-    // there.
+    // select loss over one Megatron-teacher top-K per hint candidate (teacher_tokens_candidates), while the judge
+    // picks one hint per turn before the sample is built.
     if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local") {
       ctx.addIssue({
         code: "custom",
         path: ["judge", "hintSelection"],
-        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs top-K distillation, not available there yet): choose longest or shortest`,
+        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs one teacher pass per hint candidate, and the judge sends one hint per sample): choose longest or shortest`,
       });
     } else if (cfg.hyper.opdEstimator === "sampled") {
       ctx.addIssue({

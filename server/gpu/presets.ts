@@ -33,7 +33,7 @@ export const GPU_SPLIT_PRESETS: readonly GpuSplitPreset[] = [
     id: "openclaw-8gpu-combine-4way",
     label: "OpenClaw-RL combine, in-job teacher — 8 GPUs",
     description:
-      'Upstream\'s combine default since PR #85 ("1+1"): actor 4, rollout 2 (TP 2), PRM 1 (TP 1), Megatron PRM teacher 1.',
+      'Upstream\'s combine default since PR #85 ("1+1"), and its top-K OPD layout (PRs #99/#109): actor 4, rollout 2 (TP 2), PRM 1 (TP 1), Megatron PRM teacher 1.',
     split: GpuSplitSchema.parse({ prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 }),
   },
   {

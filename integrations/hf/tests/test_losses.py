@@ -101,8 +101,15 @@ class DistillationTest(unittest.TestCase):
         kl = self.losses.full_kl(self.student, self.teacher)
         self.assertAlmostEqual(float(kl), 0.2 * math.log(0.4) + 0.5 * math.log(2.5), places=6)
 
-    def test_topk_matches_the_slime_port(self):
-        from integrations.slime.topk_loss import topk_tail_kl
+    def test_topk_matches_a_plain_python_tail_kl(self):
+        # The reference's openclaw-opd top-K + tail bin, written out per token (its slime port was replaced by
+        # upstream's student top-K OPD, integrations/slime/topk_loss.py).
+        def topk_tail_kl(student_rows, teacher_rows):
+            def tail(row):
+                log_mass = min(math.log(sum(math.exp(x) for x in row)), -1e-7)
+                return list(row) + [math.log(-math.expm1(log_mass))]
+
+            return [sum(math.exp(a) * (a - b) for a, b in zip(tail(s), tail(t))) for s, t in zip(student_rows, teacher_rows)]
 
         g = torch.Generator().manual_seed(0)
         s = torch.log_softmax(torch.randn(3, 11, generator=g), -1)

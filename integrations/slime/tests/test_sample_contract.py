@@ -62,6 +62,21 @@ class SampleContractTest(unittest.TestCase):
         with self.assertRaises(AttributeError):
             make_samples(SAMPLE_CLASSES[0], items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron")
 
+    def test_topk_ships_teacher_tokens_and_no_shipped_teacher(self):
+        """Top-K OPD: the in-job teacher gathers at the student's top-K over ``teacher_tokens`` (the fork ships the
+        attribute with ``teacher_total_lengths``); no sample carries log-probs of its own, and one without a
+        hint trains no token."""
+        items = [leased(0, "OPD", None, "Say it in one word."), leased(1, "OPD")]
+        samples = make_samples(SAMPLE_CLASSES[-1], items, CharTokenizer(), "topk", first_index=0)
+        data = train_data(samples, COMMITS[-1])
+        self.assertNotIn("teacher_log_probs", data)
+        self.assertEqual(len(data["teacher_tokens"]), 2)
+        self.assertIn("Say it in one word.", "".join(chr(t) for t in data["teacher_tokens"][0]))
+        self.assertEqual(data["loss_masks"], [[1, 1, 1], [0, 0, 0]])
+        self.assertEqual(data["teacher_tokens"][1], samples[1].tokens)
+        with self.assertRaises(AttributeError):
+            make_samples(SAMPLE_CLASSES[0], items, CharTokenizer(), "topk", first_index=0)
+
     def test_the_combine_loss_reads_only_keys_the_fork_batches(self):
         from integrations.slime.combine_loss import BATCH_KEYS_READ, GET_BATCH_ADDS
 
@@ -79,14 +94,14 @@ class SampleContractTest(unittest.TestCase):
 
         from integrations.slime.combine_loss import combine_loss_function
         from integrations.slime.rollout import generate_rollout
-        from integrations.slime.topk_loss import topk_distillation_loss_function
+        from integrations.slime.topk_loss import topk_opd_loss_function
 
         for commit in COMMITS:
             for call in commit["hooks"]["rollout"]["calls"]:
                 inspect.signature(generate_rollout).bind(*[None] * call["positional"], **{k: False for k in call["keywords"]})
             self.assertTrue(commit["hooks"]["custom_loss"]["calls"])
             for call in commit["hooks"]["custom_loss"]["calls"]:
-                for loss in (combine_loss_function, topk_distillation_loss_function):
+                for loss in (combine_loss_function, topk_opd_loss_function):
                     inspect.signature(loss).bind(*[None] * call["positional"], **{k: None for k in call["keywords"]})
         # The check binds for real: a hook taking one argument fewer is refused.
         with self.assertRaises(TypeError):

@@ -1,54 +1,126 @@
+"""The top-K OPD loss (upstream's _opd_one_sample, PRs #99/#109) on tiny cases computed by hand, and its inputs
+against what the fork at the pinned commit really puts in the batch (tests/fixtures/slime/sample-contract.json)."""
+
 import math
+import os
+import subprocess
 import sys
 import unittest
 
 import integrations.slime.topk_loss as topk
-from integrations.slime.topk_loss import topk_tail_entropy, topk_tail_kl, with_tail
+from fakes import sample_contract
+from integrations.slime.topk_loss import knobs, opd_token_loss
+
+LN2 = math.log(2)
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+PINNED = sample_contract()["commits"][-1]
 
 
-class TopKLossTest(unittest.TestCase):
+class TopKTokenLossTest(unittest.TestCase):
     def test_imports_without_torch(self):
-        self.assertTrue(callable(topk.topk_distillation_loss_function))
-        self.assertNotIn("torch", sys.modules)
+        self.assertTrue(callable(topk.topk_opd_loss_function))
+        # In a fresh interpreter: another test of this run may have imported torch.
+        probe = "import sys, integrations.slime.topk_loss; assert 'torch' not in sys.modules"
+        done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
 
-    def test_tail_bin_holds_the_remaining_mass(self):
-        got = with_tail([math.log(0.5), math.log(0.25)])
-        self.assertAlmostEqual(math.exp(got[2]), 0.25)
-        self.assertAlmostEqual(sum(math.exp(x) for x in got), 1.0)
+    def test_student_subset_on_policy_by_hand(self):
+        # S_t = student top-2 {5, 7}; old = cur (on-policy, rho = 1): w = softmax(ln .5, ln .25) = (2/3, 1/3).
+        # Teacher (gathered at the same ids): ln .25, ln .5 -> diff = (-ln 2, +ln 2), inside the clip 2.
+        # A = (-2/3 ln 2, +1/3 ln 2); L = sum -A = 2/3 ln 2 - 1/3 ln 2 = ln 2 / 3.
+        old = [math.log(0.5), math.log(0.25)]
+        pg, clipfrac, monitor, valid = opd_token_loss([5, 7], old, old, [5, 7], [math.log(0.25), math.log(0.5)], 0.2, 0.28, 2.0)
+        self.assertTrue(valid)
+        self.assertAlmostEqual(pg, LN2 / 3)
+        self.assertEqual(clipfrac, 0.0)
+        self.assertAlmostEqual(monitor, LN2)  # w-weighted |diff|: (2/3 + 1/3) ln 2
 
-    def test_reverse_kl_over_topk_plus_tail_by_hand(self):
-        # student (.5, .25 | tail .25), teacher (.25, .25 | tail .5):
-        # KL(s||t) = .5 ln(.5/.25) + .25 ln(1) + .25 ln(.25/.5) = .25 ln 2
-        s = [[math.log(0.5), math.log(0.25)]]
-        t = [[math.log(0.25), math.log(0.25)]]
-        self.assertAlmostEqual(topk_tail_kl(s, t)[0], 0.25 * math.log(2))
-        # It is the reverse KL: swapping the arguments gives KL(t||s) = .25 ln .5 + .5 ln 2 = .25 ln 2 too here,
-        # so check an asymmetric pair: s=(.9|.1), t=(.5|.5).
-        s2, t2 = [[math.log(0.9)]], [[math.log(0.5)]]
-        want = 0.9 * math.log(0.9 / 0.5) + 0.1 * math.log(0.1 / 0.5)
-        self.assertAlmostEqual(topk_tail_kl(s2, t2)[0], want)
-        self.assertNotAlmostEqual(topk_tail_kl(t2, s2)[0], want)
+    def test_the_advantage_difference_clip(self):
+        # One candidate: w = 1. The teacher is e^-3 below the student: diff -3, clipped to -1 with c = 1.
+        old = [math.log(0.5)]
+        teacher = [math.log(0.5) - 3.0]
+        self.assertAlmostEqual(opd_token_loss([1], old, old, [1], teacher, 0.2, 0.28, 1.0)[0], 1.0)
+        self.assertAlmostEqual(opd_token_loss([1], old, old, [1], teacher, 0.2, 0.28, None)[0], 3.0)
+        # The clip bounds the advantage, not the importance weight: two candidates, both far apart.
+        pg, _, monitor, _ = opd_token_loss([1, 2], [math.log(0.6), math.log(0.2)], [math.log(0.6), math.log(0.2)], [1, 2], [math.log(0.6) + 5, math.log(0.2) - 5], 0.2, 0.28, 2.0)
+        # w = (3/4, 1/4); diff = (+2, -2) after the clip; L = -(3/4·2) + (1/4·2) = -1.
+        self.assertAlmostEqual(pg, -1.0)
+        self.assertAlmostEqual(monitor, 2.0)
 
-    def test_identical_distributions_give_zero_and_full_mass_is_clamped(self):
-        row = [math.log(0.7), math.log(0.2)]
-        self.assertAlmostEqual(topk_tail_kl([row], [row])[0], 0.0)
-        # All mass in the top-K: the clamp keeps the tail finite (log(1 - e^-1e-7) ~ -16.1).
-        full = with_tail([0.0])
-        self.assertTrue(math.isfinite(full[1]))
-        self.assertAlmostEqual(full[1], math.log(1e-7), places=3)
+    def test_the_ppo_clip_on_the_global_ratio(self):
+        # A = +ln 2 · 1 > 0 and the current policy already moved ×1.5: the clipped ratio 1.28 wins the max.
+        old = [math.log(0.4)]
+        cur = [math.log(0.6)]
+        pg, clipfrac, _, _ = opd_token_loss([3], old, cur, [3], [math.log(0.8)], 0.2, 0.28, 2.0)
+        self.assertAlmostEqual(pg, -1.28 * LN2)
+        self.assertEqual(clipfrac, 1.0)
+        # With A < 0 the same ratio is not clipped (max(-A·1.5, -A·1.28) = -A·1.5).
+        pg, clipfrac, _, _ = opd_token_loss([3], old, cur, [3], [math.log(0.2)], 0.2, 0.28, 2.0)
+        self.assertAlmostEqual(pg, 1.5 * LN2)
+        self.assertEqual(clipfrac, 0.0)
 
-    def test_entropy_of_the_k_plus_tail_distribution(self):
-        h = topk_tail_entropy([[math.log(0.5)]])[0]
-        self.assertAlmostEqual(h, math.log(2))
+    def test_overlap_subset_and_an_empty_one(self):
+        # Student {5, 7}, teacher {7, 9}: S_t = {7}, w = 1, diff = ln .5 - ln .25 = ln 2; L = -ln 2.
+        old = [math.log(0.5), math.log(0.25)]
+        pg, _, _, valid = opd_token_loss([5, 7], old, old, [7, 9], [math.log(0.5), math.log(0.1)], 0.2, 0.28, 2.0)
+        self.assertTrue(valid)
+        self.assertAlmostEqual(pg, -LN2)
+        self.assertEqual(opd_token_loss([5, 7], old, old, [8, 9], [-1.0, -2.0], 0.2, 0.28, 2.0), (0.0, 0.0, 0.0, False))
 
-    def test_mismatched_rows_are_refused(self):
-        with self.assertRaises(ValueError):
-            topk_tail_kl([[0.0]], [])
-        with self.assertRaises(ValueError):
-            topk_tail_kl([[-1.0, -2.0]], [[-1.0]])
+    def test_identical_teacher_gives_zero(self):
+        old = [math.log(0.7), math.log(0.2)]
+        self.assertAlmostEqual(opd_token_loss([1, 2], old, old, [1, 2], old, 0.2, 0.28, 2.0)[0], 0.0)
 
-    def test_missing_batch_fields_are_named(self):
-        self.assertEqual(topk._missing_fields({"teacher_topk_log_probs": [1]}), ["teacher_topk_indices"])
+    def test_knobs_follow_upstream(self):
+        self.assertEqual(knobs({}), {"w_rl": 1.0, "w_opd": 1.0, "diff_clip": 2.0})
+        self.assertEqual(knobs({"OPENCLAW_TOPK_ADV_DIFF_CLIP": "0", "OPENCLAW_TOPK_W_RL": "0"})["diff_clip"], None)
+        self.assertEqual(knobs({"OPENCLAW_TOPK_ADV_DIFF_CLIP": "1"})["diff_clip"], 1.0)
+
+
+class TopKContractTest(unittest.TestCase):
+    """The loss reads what the fork's batch has, the knobs are upstream's, and the path it needs is the one
+    train_async.py takes (each assertion would fail if the extracted source said otherwise)."""
+
+    def test_reads_only_keys_the_reference_loss_reads(self):
+        import ast
+        import inspect
+
+        from integrations.contracts.extract_slime_sample import _function, batch_reads
+
+        ref = PINNED["topk"]["reference_loss"]
+        self.assertEqual([k for k in topk.BATCH_KEYS_READ if k not in ref["batch_keys"]], [])
+        # What the entry function really reads (the same ast reader as the extraction; the top-K keys are read
+        # in missing_topk_keys' loop too) is what it declares.
+        read = batch_reads(_function(ast.parse(inspect.getsource(topk)), "topk_opd_loss_function"))
+        self.assertEqual(set(read) | set(topk.TOPK_KEYS), set(topk.BATCH_KEYS_READ))
+        train = next(c for c in PINNED["batch_keys"]["calls"] if c["function"] == "train_one_step")
+        self.assertEqual([k for k in topk.BATCH_KEYS_READ if k not in train["keys"] and k != "unconcat_tokens"], [])
+        for key in topk.TOPK_KEYS:
+            self.assertIn(key, train["keys"])
+        # The kernel's parameters are upstream's (a renamed or dropped input would show here).
+        import inspect
+
+        params = [p.name for p in inspect.signature(topk.opd_one_sample).parameters.values() if p.kind is p.KEYWORD_ONLY]
+        self.assertEqual([p for p in params if p != "policy_loss"], ref["kernel"]["keyword_only"])
+
+    def test_env_knobs_are_upstreams(self):
+        env = {e["name"]: e["default"] for e in PINNED["topk"]["select_loss"]["env"]}
+        for name, default in topk.ENV_DEFAULTS.items():
+            self.assertIn(name, env)
+            # Upstream's empty diff-clip default means 2.0 (its _adv_diff_clip); the weights' defaults are literal.
+            self.assertEqual(env[name] or "2.0", default)
+
+    def test_the_path_that_fills_those_keys(self):
+        t = PINNED["topk"]
+        self.assertEqual(t["dispatch"]["gather_under"], ["prm_teacher_model is not None", "distill_topk > 0 and subset_mode == 'student'"])
+        self.assertEqual(t["dispatch"]["names"]["subset_mode"], "getattr(args, 'distill_subset_mode', 'student')")
+        self.assertEqual(t["actor"]["teacher_payload_under"][0], "self.args.compute_advantages_and_returns")
+        self.assertFalse(t["colocated_script"]["has_teacher_gather"])
+        # The previous pin had none of it.
+        self.assertIsNone(sample_contract()["commits"][0]["topk"])
+
+    def test_missing_keys_are_named(self):
+        self.assertEqual(topk.missing_topk_keys({"topk_log_probs": [1], "topk_indices": [1]}), ["prm_teacher_topk_log_probs", "prm_teacher_topk_indices"])
 
 
 if __name__ == "__main__":

@@ -56,11 +56,16 @@ describe("experiment config", () => {
       path: "hyper.teacherSource",
       message: expect.stringContaining("embedded trainer only"),
     });
-    // top-K on slime: refused with the reason until it is rebuilt (no teacher top-K is produced for its loss).
-    for (const method of ["opd", "combine"])
-      expect(issuesOf({ ...gpu, method, hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([
-        { path: "hyper.opdEstimator", message: expect.stringContaining("PRs #99/#109") },
-      ]);
+    // top-K on slime is method opd's estimator (upstream's top-K OPD, in-job teacher; the launch preview checks
+    // the split); combine with top-K is not generated and says so. Its difference clip is allowed there.
+    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "topk", topK: 20, advClamp: 1 } })).toEqual([]);
+    expect(issuesOf({ ...gpu, method: "combine", hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([
+      { path: "hyper.opdEstimator", message: expect.stringContaining("combine with top-K is not generated") },
+    ]);
+    expect(issuesOf({ ...gpu, hyper: { advClamp: 1 } })).toContainEqual({
+      path: "hyper.advClamp",
+      message: expect.stringContaining("no advantage clamp"),
+    });
     expect(issuesOf({ hyper: { dualClip: 1 } })).toContainEqual({
       path: "hyper.dualClip",
       message: "dual-clip must be 0 (off) or above 1",
@@ -83,7 +88,7 @@ describe("experiment config", () => {
       path: "policy.kind",
       message: expect.stringContaining("hf-local serves the policy itself"),
     });
-    // Slime keeps its refusals.
+    // Slime keeps its refusals (combine with top-K is not generated there).
     expect(
       issuesOf({ ...hf, trainer: { backend: "local-process" }, hyper: { opdEstimator: "topk" } }).map((i) => i.path),
     ).toContain("hyper.opdEstimator");

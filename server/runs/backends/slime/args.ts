@@ -16,7 +16,7 @@ export const SLIME_ROLLOUT_FUNCTION_PATH = "integrations.slime.rollout.generate_
 /** Default custom losses for the methods that need one (overridable with slime.customLossFunctionPath). */
 export const SLIME_CUSTOM_LOSS_PATHS = {
   combine: "integrations.slime.combine_loss.combine_loss_function",
-  topk: "integrations.slime.topk_loss.topk_distillation_loss_function",
+  topk: "integrations.slime.topk_loss.topk_opd_loss_function",
 } as const;
 
 /** The scripts target q/k/v/o and the MLP projections. */
@@ -106,11 +106,13 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
         ...whiten,
       ];
     case "topk":
-      // The top-K loss is a reverse KL over teacher tokens; advantages are not computed at all. Without
-      // --disable-rewards-normalization the fork's rollout drops every constant-reward group of one sample
-      // (ray/rollout.py _drop_constant_reward_groups): 16 samples would become 1. (The command is refused
-      // anyway until top-K is rebuilt: validate.ts TOPK_REFUSAL.)
+      // Upstream's top-K OPD (PRs #99/#109, openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh): GRPO advantages
+      // are computed (the fork's actor merges the in-job teacher's payload only then: sample-contract.json
+      // topk.actor), rewards are left unnormalised (else the fork drops every constant-reward group of one sample:
+      // 16 samples would become 1), and the student subset runs train_async.py's top-K + teacher gather passes.
       return [
+        "--advantage-estimator",
+        "grpo",
         "--disable-rewards-normalization",
         "--loss-type",
         "custom_loss",
@@ -118,8 +120,11 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
         lossPath("topk"),
         "--distill-topk",
         String(h.distillTopK),
-        "--disable-compute-advantages-and-returns",
+        "--distill-subset-mode",
+        "student",
+        ...kl,
         ...entropy,
+        ...clip,
       ];
   }
 }
@@ -317,7 +322,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
           slime.prmModelPath ?? slime.hfCheckpoint,
         ]),
     // The 4-way split (OpenClaw-RL PR #85): a Megatron copy of the PRM model on its own GPUs scores each
-    // sample's teacher_tokens inside the job (checkSlimeArgv allows it for combine on the fork only).
+    // sample's teacher_tokens inside the job (checkSlimeArgv allows it for combine and topk on the fork only).
     ...(teacherGpus > 0
       ? [
           "--prm-teacher-load",
@@ -361,7 +366,12 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     OPENCLAW_OPD_ADV_CLAMP: num(h.advClamp),
     OPENCLAW_MAX_STALENESS: String(h.maxStaleness),
     // Upstream's name: the combine loss takes the in-job teacher's log-probs, and samples carry teacher_tokens.
-    ...(teacherGpus > 0 ? { OPENCLAW_COMBINE_OPD_TEACHER_SOURCE: "megatron" } : {}),
+    ...(teacherGpus > 0 && config.method === "combine" ? { OPENCLAW_COMBINE_OPD_TEACHER_SOURCE: "megatron" } : {}),
+    // Upstream's top-K knobs (openclaw_topk_select_loss.py; names extracted into sample-contract.json): method
+    // topk is OPD only (no GRPO term); the advantage-difference clip is the experiment's advClamp, 0 = off.
+    ...(config.method === "topk"
+      ? { OPENCLAW_TOPK_W_RL: "0", OPENCLAW_TOPK_W_OPD: "1", OPENCLAW_TOPK_ADV_DIFF_CLIP: num(h.advClamp) }
+      : {}),
     PYTHONUNBUFFERED: "1",
     // Megatron needs it for compute/communication overlap; the scripts always set it.
     CUDA_DEVICE_MAX_CONNECTIONS: "1",
@@ -407,7 +417,13 @@ export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[]
             : `${scoredTeacher}.`),
       );
       break;
-    // topk never gets here: buildSlimeCommand refuses it (validate.ts TOPK_REFUSAL).
+    case "topk":
+      notes.push(
+        `Method topk: ${at("--custom-loss-function-path")}, upstream's top-K OPD over the student's top-${at("--distill-topk")} tokens: ` +
+          `the in-job Megatron PRM teacher (${teacher.gpus} GPU(s), --prm-teacher-load ${at("--prm-teacher-load")}) scores each sample's hinted prompt ` +
+          `at those tokens; advantage-difference clip ${h.advClamp > 0 ? `±${h.advClamp}` : "off (upstream's launcher uses 1.0)"}; no GRPO term.`,
+      );
+      break;
   }
   notes.push(judge);
   if (method !== "grpo")

@@ -28,7 +28,7 @@ export interface ArgvContext {
   /** The cluster size from the experiment's split (slime has no flag for it). */
   nodes: number;
   prmTeacherGpus: number;
-  /** The training method (the in-job PRM teacher serves combine only). */
+  /** The training method (the in-job PRM teacher serves combine and topk only). */
   method: "grpo" | "opd" | "combine" | "topk";
   /** The in-job teacher would load an HF directory while the job runs in raw mode. */
   teacherLoadsHfInRawMode?: boolean;
@@ -48,20 +48,48 @@ const FORK_ONLY_FLAGS = [
 ];
 
 /**
- * Why top-K distillation does not run on slime yet: its loss (integrations/slime/topk_loss.py) reads the
- * teacher's top-K log-probs and indices from the batch, which nothing produces (the control plane scores the
- * sampled tokens only), so it raises at its first step. Upstream OpenClaw-RL rebuilt top-K on a student top-K
- * plus an in-job Megatron teacher gather, with an advantage-difference clip (PRs #99/#109); until it is
- * rebuilt on that, it is refused.
+ * Why the command cannot run top-K OPD, or []. The fork runs it (PRs #99/#109) only along one path, recorded from
+ * its source in tests/fixtures/slime/sample-contract.json `topk`: train_async.py runs the student top-K and the
+ * in-job teacher's gather passes when a PRM teacher model exists and `distill_topk > 0 and subset_mode ==
+ * 'student'`; train.py (colocated) has no such pass; the Megatron actor merges the teacher's payload into the batch
+ * only under `compute_advantages_and_returns`; the loss needs the old policy's log-probs from Megatron.
  */
-export const TOPK_REFUSAL =
-  "top-K distillation is not available on slime: no teacher top-K log-probs are produced for its loss, which would fail at the first step (to be rebuilt on OpenClaw-RL PRs #99/#109); use the sampled OPD estimator";
+function topkProblems(ctx: ArgvContext, v: Map<string, string[]>): string[] {
+  const k = Number(v.get("--distill-topk")?.[0] ?? 0);
+  if (ctx.method !== "topk")
+    return k > 0 ? ["--distill-topk is for method topk (choose the topk OPD estimator) and changes nothing else"] : [];
+  const out: string[] = [];
+  if (!(k > 0)) out.push("method topk needs --distill-topk above 0");
+  if (ctx.prmTeacherGpus === 0)
+    out.push(
+      "top-K OPD on slime needs the in-job Megatron PRM teacher (set PRM teacher GPUs to 1 or more): it gathers the teacher's log-probs at the student's top-K tokens inside the job; an external teacher engine scores the sampled tokens only",
+    );
+  if (v.has("--colocate"))
+    out.push(
+      "top-K OPD needs train_async.py's teacher gather pass, which the colocated train.py lacks: do not colocate",
+    );
+  const mode = v.get("--distill-subset-mode")?.[0] ?? "student";
+  if (mode !== "student")
+    out.push(
+      `--distill-subset-mode ${mode} is not supported here: the generated path is the student subset (train_async.py's student top-K + teacher gather), the one the top-K loss was checked against`,
+    );
+  if (v.has("--disable-compute-advantages-and-returns"))
+    out.push(
+      "--disable-compute-advantages-and-returns would leave the teacher's top-K out of the batch (the fork's actor merges it only when advantages are computed)",
+    );
+  if (v.has("--use-rollout-logprobs"))
+    out.push(
+      "top-K OPD needs the old policy's log-probs from Megatron (its student top-K): drop --use-rollout-logprobs",
+    );
+  return out;
+}
 
 /**
  * Why the in-job Megatron PRM teacher (4-way split, OpenClaw-RL PR #85) cannot serve this command, or null.
- * Upstream uses it for combine only: its combine loss reads `prm_teacher_log_probs`, while the fork's
- * on_policy_distillation estimator (opd) reads the shipped `teacher_log_probs` (megatron_utils/loss.py), and
- * the FSDP (LoRA) backend has no PRM teacher role. It needs the PRM engines too (the judge's votes and hints).
+ * Upstream uses it for combine (its loss reads `prm_teacher_log_probs`) and top-K OPD (the gather at the
+ * student's top-K), while the fork's on_policy_distillation estimator (opd) reads only the shipped
+ * `teacher_log_probs` (megatron_utils/loss.py @f48ac35), and the FSDP (LoRA) backend has no PRM teacher role.
+ * It needs the PRM engines too (the judge's votes and hints).
  */
 function inJobTeacherProblem(ctx: ArgvContext, backend: string, v: Map<string, string[]>): string | null {
   const gpus = ctx.prmTeacherGpus;
@@ -70,8 +98,8 @@ function inJobTeacherProblem(ctx: ArgvContext, backend: string, v: Map<string, s
       ? "--prm-teacher-load without PRM teacher GPUs: set the split's PRM teacher GPUs instead of passing the flag"
       : null;
   }
-  if (ctx.method !== "combine")
-    return `the in-job PRM teacher (PRM teacher GPUs ${gpus}) serves method combine only (the fork's ${ctx.method} reads no prm_teacher_log_probs): set PRM teacher GPUs to 0`;
+  if (ctx.method !== "combine" && ctx.method !== "topk")
+    return `the in-job PRM teacher (PRM teacher GPUs ${gpus}) serves methods combine and topk only (the fork's ${ctx.method === "opd" ? "on_policy_distillation estimator reads the shipped teacher_log_probs, not prm_teacher_log_probs" : "grpo has no teacher"}): set PRM teacher GPUs to 0${ctx.method === "opd" ? ", or use combine with w_rl 0, or the topk estimator" : ""}`;
   if (backend !== "megatron")
     return "the in-job PRM teacher is a Megatron role: train without LoRA (Megatron), or set PRM teacher GPUs to 0";
   if (!v.has("--prm-teacher-load")) return "PRM teacher GPUs are set but --prm-teacher-load is missing";
@@ -90,7 +118,6 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
   };
   const other: string[] = [];
   const { profile } = ctx;
-  if (Number(one("--distill-topk") ?? 0) > 0) other.push(TOPK_REFUSAL);
   const backend = (one("--train-backend") ?? "megatron") as string;
   const estimator = one("--advantage-estimator") ?? "grpo";
   const customLoss = one("--loss-type") === "custom_loss";
@@ -132,6 +159,7 @@ export function checkSlimeArgv(args: readonly string[], ctx: ArgvContext): { gpu
     }
     const teacherProblem = inJobTeacherProblem(ctx, backend, v);
     if (teacherProblem) other.push(teacherProblem);
+    other.push(...topkProblems(ctx, v));
     if (backend === "megatron") {
       const ref = one("--ref-load");
       const hf = one("--hf-checkpoint");

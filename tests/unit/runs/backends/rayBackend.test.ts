@@ -220,6 +220,14 @@ describe("launch preview", () => {
     expect(fourWay).toContainEqual(
       "Hints: 3 hint call(s) per turn; the judge trains on the longest (the reference) accepted hint (recorded as --hint-m).",
     );
+    // Top-K OPD on the 4-way split: what runs, on which teacher, with which clip.
+    const topk = notes({
+      method: "topk",
+      gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+      hyperparameters: { distillTopK: 4, advClamp: 1 },
+    });
+    expect(topk).toContainEqual(expect.stringContaining("top-4 tokens"));
+    expect(topk).toContainEqual(expect.stringContaining("advantage-difference clip ±1"));
     // Without PRM engines the judge is the experiment's endpoint.
     expect(notes({ method: "grpo", gpu: { prmGpus: 0 } })).toContainEqual(
       expect.stringContaining("experiment's judge endpoint"),
@@ -228,7 +236,9 @@ describe("launch preview", () => {
 
   it("refuses what is known not to work, with the reason", () => {
     const backend = new RaySlimeBackend();
-    expect(() => backend.preview(launch("run_1", { method: "topk" }))).toThrowError(/no teacher top-K/);
+    expect(() => backend.preview(launch("run_1", { method: "topk" }))).toThrowError(
+      /needs the in-job Megatron PRM teacher/,
+    );
     expect(() =>
       backend.preview(launch("run_1", { method: "combine", lora: { enabled: true, rank: 16, alpha: 32 } })),
     ).toThrowError(/ignores --loss-type custom_loss/);
@@ -239,7 +249,7 @@ describe("launch preview", () => {
           gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
         }),
       ),
-    ).toThrowError(/serves method combine only/);
+    ).toThrowError(/serves methods combine and topk only/);
   });
 });
 

@@ -13,8 +13,9 @@ import {
   SLIME_RESUME_MODULE,
   SLIME_ROLLOUT_FUNCTION_PATH,
 } from "../../../../server/runs/backends/slime/args";
-import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
 import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
+import { SLIME_PROFILES } from "../../../../server/runs/backends/slime/profiles";
+import { checkSlimeArgv } from "../../../../server/runs/backends/slime/validate";
 
 function launch(config: Partial<RunLaunchConfigInput> = {}, gpu?: GpuSplitInput) {
   return RunLaunchSchema.parse({
@@ -149,17 +150,17 @@ describe("algorithm flags", () => {
     const opd = buildSlimeCommand(launch({ method: "opd" })).argv;
     expect(flag(opd, "--advantage-estimator")).toEqual(["on_policy_distillation"]);
 
-    // topk is refused (see below); its flags as they would be, with rewards left unnormalised so the fork's
-    // rollout keeps every single-sample group.
+    // topk: upstream's top-K OPD flags (openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh), with rewards left
+    // unnormalised so the fork's rollout keeps every single-sample group, and advantages computed (the actor
+    // merges the in-job teacher's top-K only then).
     const l = launch({ method: "topk", hyperparameters: { distillTopK: 20 } });
     const topk = methodArgs(l, l.config.slime!);
+    expect(flag(topk, "--advantage-estimator")).toEqual(["grpo"]);
     expect(flag(topk, "--disable-rewards-normalization")).toEqual([]);
-    expect(flag(topk, "--custom-loss-function-path")).toEqual([
-      "integrations.slime.topk_loss.topk_distillation_loss_function",
-    ]);
+    expect(flag(topk, "--custom-loss-function-path")).toEqual(["integrations.slime.topk_loss.topk_opd_loss_function"]);
     expect(flag(topk, "--distill-topk")).toEqual(["20"]);
-    expect(flag(topk, "--disable-compute-advantages-and-returns")).toEqual([]);
-    expect(flag(topk, "--advantage-estimator")).toBeUndefined();
+    expect(flag(topk, "--distill-subset-mode")).toEqual(["student"]);
+    expect(flag(topk, "--disable-compute-advantages-and-returns")).toBeUndefined();
   });
 
   it("checkpointing, dynamic batching, a custom loss override and extra args (last, so they win)", () => {
@@ -201,24 +202,59 @@ describe("the experiment's loss knobs", () => {
     expect([flag(off, "--eps-clip-c"), flag(off, "--normalize-advantages")]).toEqual([undefined, undefined]);
   });
 
-  it("top-K on slime is refused with the reason, in config validation and in the command (launch preview)", () => {
+  it("top-K on slime runs on the 4-way split with the in-job teacher, and is refused with the reason elsewhere", () => {
+    const fourWay = { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 };
+    const topk = (config: Partial<RunLaunchConfigInput> = {}, gpu: GpuSplitInput = fourWay) =>
+      buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20, advClamp: 1 }, ...config }, gpu));
+    const cmd = topk();
+    expect(cmd.argv[1]).toBe("train_async.py");
+    expect(flag(cmd.argv, "--prm-teacher-num-gpus")).toEqual(["1"]);
+    expect(cmd.env).toMatchObject({
+      OPENCLAW_TOPK_W_RL: "0",
+      OPENCLAW_TOPK_W_OPD: "1",
+      OPENCLAW_TOPK_ADV_DIFF_CLIP: "1",
+    });
+    expect(cmd.env.OPENCLAW_COMBINE_OPD_TEACHER_SOURCE).toBeUndefined();
+    // No in-job teacher: nothing gathers the teacher's log-probs at the student's top-K.
+    expect(() => topk({}, { prmGpus: 1, prmGpusPerEngine: 1 })).toThrowError(/needs the in-job Megatron PRM teacher/);
+    // Colocated: train.py has no teacher gather pass (the planner refuses colocating PRM GPUs first; the argv
+    // check says why for top-K on its own).
+    const ctx = {
+      profile: SLIME_PROFILES["openclaw-rl-fork"],
+      backend: "megatron" as const,
+      model: null,
+      prmModel: null,
+      nodes: 1,
+      prmTeacherGpus: 1,
+      method: "topk" as const,
+    };
+    expect(checkSlimeArgv(["--colocate", "--distill-topk", "4"], ctx).other).toContain(
+      "top-K OPD needs train_async.py's teacher gather pass, which the colocated train.py lacks: do not colocate",
+    );
+    // LoRA (FSDP): no custom loss, no teacher role.
+    expect(() => topk({ lora: { enabled: true } })).toThrowError(/FSDP/);
+    // Operator overrides that would leave the teacher's top-K out of the batch, or another subset.
+    for (const [extra, why] of [
+      [["--disable-compute-advantages-and-returns"], /merges it only when advantages are computed/],
+      [["--distill-subset-mode", "overlap"], /--distill-subset-mode overlap is not supported/],
+      [["--use-rollout-logprobs"], /drop --use-rollout-logprobs/],
+      [["--distill-topk", "0"], /needs --distill-topk above 0/],
+    ] as const)
+      expect(() => topk({ slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: [...extra] } })).toThrowError(why);
+    // --distill-topk through the extra arguments of another method is refused too.
+    expect(() =>
+      buildSlimeCommand(
+        launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--distill-topk", "4"] } }),
+      ),
+    ).toThrowError(/--distill-topk is for method topk/);
+    // The experiment config maps opd + the topk estimator to method topk.
     const input = {
       method: "opd",
       policy: { kind: "sglang", baseUrl: "http://sglang:30000/v1", model: "qwen" },
       trainer: { backend: "ray-slime", rayAddress: "http://h:8265" },
       hyper: { opdEstimator: "topk", topK: 20 },
     };
-    expect(() => ExperimentConfigSchema.parse(input)).toThrowError(/PRs #99\/#109/);
-    // A config stored before the refusal still maps to method topk, and the command builder refuses it too.
-    expect(() => buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20 } }))).toThrowError(
-      TOPK_REFUSAL,
-    );
-    // The same refusal catches --distill-topk added through the operator's extra arguments.
-    expect(() =>
-      buildSlimeCommand(
-        launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--distill-topk", "4"] } }),
-      ),
-    ).toThrowError(TOPK_REFUSAL);
+    expect(ExperimentConfigSchema.parse(input).hyper.opdEstimator).toBe("topk");
   });
 });
 

@@ -8,13 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLaunchSchema, TrainingMethodSchema } from "../../../../server/runs/backends/backend";
-import {
-  buildSlimeCommand,
-  hintArgs,
-  methodArgs,
-  SlimeCommandError,
-} from "../../../../server/runs/backends/slime/args";
-import { TOPK_REFUSAL } from "../../../../server/runs/backends/slime/validate";
+import { buildSlimeCommand, hintArgs, SlimeCommandError } from "../../../../server/runs/backends/slime/args";
 import {
   SLIME_PROFILE_IDS,
   SLIME_PROFILES,
@@ -103,13 +97,19 @@ function contractProblems(profile: SlimeProfileId, args: string[]): string[] {
   return problems;
 }
 
-const CHECKPOINTS: { hfCheckpoint: string; refLoad?: string }[] = [
+const CHECKPOINTS: { hfCheckpoint: string; refLoad?: string; prmTeacherLoad?: string }[] = [
   { hfCheckpoint: "/models/Qwen3-4B" },
   { hfCheckpoint: "/models/Qwen3-4B-Thinking-2507" },
   { hfCheckpoint: "/models/Qwen3-8B" },
   { hfCheckpoint: "/models/Qwen3.5-4B" },
   // Qwen3.5 on the fork loads a torch_dist conversion (raw spec, no bridge).
   { hfCheckpoint: "/models/Qwen3.5-4B", refLoad: "/models/qwen35-4b_torch_dist" },
+  // …and so does its in-job teacher (the 4-way split: combine, topk).
+  {
+    hfCheckpoint: "/models/Qwen3.5-4B",
+    refLoad: "/models/qwen35-4b_torch_dist",
+    prmTeacherLoad: "/models/qwen35-4b_torch_dist",
+  },
 ];
 const SPLITS = [
   {},
@@ -174,31 +174,58 @@ describe("generated slime commands against the extracted argparse contracts", ()
           ).toEqual([]);
         }
       }
-      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also opd and
-      // combine without LoRA; topk nowhere until it is rebuilt, validate.ts TOPK_REFUSAL).
+      // What each profile supports is built somewhere in the matrix (grpo everywhere; the fork also opd, combine
+      // and topk without LoRA, topk on the 4-way splits only).
       const supported =
-        method === "grpo"
-          ? !(profile === "upstream-slime" && lora)
-          : method !== "topk" && profile === "openclaw-rl-fork" && !lora;
+        method === "grpo" ? !(profile === "upstream-slime" && lora) : profile === "openclaw-rl-fork" && !lora;
       expect(built > 0).toBe(supported);
       // Qwen3.5 included (the fork has it since PR #43).
       expect(builtQwen35 > 0).toBe(supported);
     },
   );
 
-  it("topk is refused with the reason, and its flags (for when it is rebuilt) parse on the fork", () => {
-    const launch = RunLaunchSchema.parse({
-      runId: "r",
-      experimentSlug: "e",
-      config: {
-        method: "topk",
-        controlPlaneUrl: "http://cp:3000",
-        apiKey: "k",
-        slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt" },
-      },
-    });
-    expect(() => buildSlimeCommand(launch)).toThrowError(TOPK_REFUSAL);
-    expect(contractProblems("openclaw-rl-fork", methodArgs(launch, launch.config.slime!))).toEqual([]);
+  it("topk builds only on the 4-way split, and its flags and the teacher's parse on the fork", () => {
+    const build = (gpu: (typeof SPLITS)[number]) =>
+      buildSlimeCommand(
+        RunLaunchSchema.parse({
+          runId: "r",
+          experimentSlug: "e",
+          config: {
+            method: "topk",
+            gpu,
+            controlPlaneUrl: "http://cp:3000",
+            apiKey: "k",
+            slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt" },
+          },
+        }),
+      );
+    expect(() => build({})).toThrowError(/needs the in-job Megatron PRM teacher/);
+    // The knobs it exports are upstream's (openclaw_topk_select_loss.py, extracted into sample-contract.json), and
+    // the loss path names a function our module defines.
+    const contract = JSON.parse(
+      readFileSync(path.join(__dirname, "../../../fixtures/slime/sample-contract.json"), "utf8"),
+    ) as { commits: { topk: { select_loss: { env: { name: string }[] } } | null }[] };
+    const upstreamKnobs = contract.commits.at(-1)!.topk!.select_loss.env.map((e) => e.name);
+    const cmd4 = build(SPLITS.find((s) => "prmTeacherGpus" in s)!);
+    const knobs = Object.keys(cmd4.env).filter((k) => k.startsWith("OPENCLAW_TOPK_"));
+    expect(knobs.length).toBe(3);
+    expect(knobs.filter((k) => !upstreamKnobs.includes(k))).toEqual([]);
+    const lossPath = cmd4.argv[cmd4.argv.indexOf("--custom-loss-function-path") + 1];
+    const [mod, fn] = [lossPath.slice(0, lossPath.lastIndexOf(".")), lossPath.slice(lossPath.lastIndexOf(".") + 1)];
+    const source = readFileSync(path.join(__dirname, "../../../..", `${mod.replaceAll(".", "/")}.py`), "utf8");
+    expect(source).toMatch(new RegExp(`^def ${fn}\\(args\\b`, "m"));
+    for (const knob of knobs) expect(source).toContain(`"${knob}"`);
+    for (const gpu of SPLITS.filter((s) => "prmTeacherGpus" in s)) {
+      const cmd = build(gpu);
+      expect(contractProblems("openclaw-rl-fork", cmd.argv.slice(2))).toEqual([]);
+      for (const f of [
+        "--distill-topk",
+        "--distill-subset-mode",
+        "--prm-teacher-load",
+        "--disable-rewards-normalization",
+      ])
+        expect(cmd.argv).toContain(f);
+    }
   });
 
   it("the 4-way split (combine, fork): --prm-teacher-load/--prm-teacher-num-gpus parse, and other methods are refused", () => {
@@ -227,8 +254,8 @@ describe("generated slime commands against the extracted argparse contracts", ()
     expect(contractProblems("openclaw-rl-fork", combine.argv.slice(2))).toEqual([]);
     // The previous pin had no such flags: the fixture-based check is what would have caught it.
     expect(combine.plan.summary.text).toContain("PRM teacher 1");
-    expect(() => build("opd")).toThrowError(/serves method combine only/);
-    expect(() => build("grpo")).toThrowError(/serves method combine only/);
+    expect(() => build("opd")).toThrowError(/serves methods combine and topk only/);
+    expect(() => build("grpo")).toThrowError(/serves methods combine and topk only/);
     expect(() => build("combine", "upstream-slime")).toThrowError(/fork-only|PRM/);
 
     // A torch_dist teacher in bridge mode also names the HF directory to build it from.
