@@ -102,6 +102,15 @@ class ControlPlaneClient:
             body["requestKey"] = request_key
         return self._post("/batches/lease", body)
 
+    def lease_episodes(
+        self, groups: int, min_groups: int = 1, lease_seconds: int = DEFAULT_LEASE_SECONDS, request_key: str | None = None
+    ) -> dict[str, Any]:
+        """Finished GRPO groups of the experiment's episodes (server/training/leases/episodes.ts), acknowledged with ``ack``."""
+        body: dict[str, Any] = {"groups": groups, "minGroups": min_groups, "leaseSeconds": lease_seconds}
+        if request_key is not None:
+            body["requestKey"] = request_key
+        return self._post("/batches/lease-episodes", body)
+
     def ack(
         self,
         lease_id: str,

@@ -35,6 +35,7 @@ class LeaseBook:
         state_path: str | None = None,
         lease_seconds: int = DEFAULT_LEASE_SECONDS,
         instance_id: str | None = None,
+        episodes: bool = False,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ):
@@ -43,6 +44,8 @@ class LeaseBook:
         self.lease_seconds = lease_seconds
         # Request keys are unique per process, so a retried request finds its lease and a restarted job never does.
         self.instance_id = instance_id or uuid.uuid4().hex[:12]
+        # An environment experiment's job leases finished episode groups (``size`` counts groups), not samples.
+        self.episodes = episodes
         self.pending: dict[int, str] = {}
         self.stop_requested = False
         self.paused = False
@@ -60,14 +63,18 @@ class LeaseBook:
         max_wait_s: float | None = None,
         on_wait: Callable[[dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
-        """Blocks until a full batch of ``size`` samples is leased for ``rollout_id``; returns the lease response."""
+        """Blocks until a full batch of ``size`` samples (episode groups, for an episode book) is leased for
+        ``rollout_id``; returns the lease response."""
         started = self._clock()
         key = f"{self.instance_id}:{rollout_id}"
         while True:
             if self.stop_requested:
                 raise RunStopped("the control plane asked this trainer to stop")
             try:
-                res = self.client.lease(size=size, min_size=size, lease_seconds=self.lease_seconds, request_key=key)
+                if self.episodes:
+                    res = self.client.lease_episodes(groups=size, min_groups=size, lease_seconds=self.lease_seconds, request_key=key)
+                else:
+                    res = self.client.lease(size=size, min_size=size, lease_seconds=self.lease_seconds, request_key=key)
             except ControlPlaneError as err:
                 if err.status == 409:
                     raise RunStopped(str(err)) from None
@@ -85,7 +92,7 @@ class LeaseBook:
                 if on_wait:
                     on_wait(res)
             if max_wait_s is not None and self._clock() - started > max_wait_s:
-                raise TimeoutError(f"no batch of {size} samples within {max_wait_s:.0f}s")
+                raise TimeoutError(f"no batch of {size} {'episode groups' if self.episodes else 'samples'} within {max_wait_s:.0f}s")
             self._sleep(poll_s)
 
     def outstanding(self) -> list[str]:

@@ -25,6 +25,11 @@ the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEART
 OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,
 OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address),
 OPENCLAW_COMBINE_OPD_TEACHER_SOURCE (``megatron``: samples carry ``teacher_tokens`` for the in-job PRM teacher).
+
+An environment experiment's job (OPENCLAW_LEASE_UNIT=episodes, set by the console's track job) leases finished
+episode groups instead: ``--rollout-batch-size`` groups of ``--n-samples-per-prompt`` episodes, each episode one
+Sample with its step spans and step scores for ``--advantage-estimator step_wise`` (episodes.py). The console ran
+those episodes through its proxy against this job's router, so every step is a recorded turn on the dashboard.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from typing import Any, Callable
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError, Settings
 from .combine_loss import teacher_source
 from .convert import sample_fields
+from .episodes import make_groups
 from .leases import Heartbeat, LeaseBook
 from .resume import rollout_offset
 
@@ -75,7 +81,13 @@ class _Job:
         self.teacher_source = teacher_source(env)
         save_dir = getattr(args, "save", None)
         state = env.get("OPENCLAW_LEASE_STATE") or (os.path.join(save_dir, "openclaw_leases.json") if save_dir else None)
-        self.book = LeaseBook(self.client, state_path=state, lease_seconds=int(env.get("OPENCLAW_LEASE_SECONDS", DEFAULT_LEASE_SECONDS)))
+        self.episodes = env.get("OPENCLAW_LEASE_UNIT", "samples") == "episodes"
+        self.book = LeaseBook(
+            self.client,
+            state_path=state,
+            lease_seconds=int(env.get("OPENCLAW_LEASE_SECONDS", DEFAULT_LEASE_SECONDS)),
+            episodes=self.episodes,
+        )
         self.max_wait_s = float(env["OPENCLAW_LEASE_MAX_WAIT_S"]) if env.get("OPENCLAW_LEASE_MAX_WAIT_S") else None
         self.tokenizer = TOKENIZER_LOADER(args)
         self.next_index = 0
@@ -181,6 +193,8 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     lag = 1 if getattr(args, "colocate", False) else 2
     job.book.acknowledge_through(rollout_id - lag)
 
+    if job.episodes:
+        return _episode_rollout(job, args, rollout_id)
     size = int(args.rollout_batch_size) * int(getattr(args, "n_samples_per_prompt", 1) or 1)
     started = time.monotonic()
     job.status = f"rollout {rollout_id}: waiting for {size} samples"
@@ -198,6 +212,41 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
 
     metrics = batch_metrics(leased, waited, int(lease.get("available", 0)))
     job.status = f"rollout {rollout_id}: training on {len(samples)} samples"
+    try:
+        job.client.report(metrics=metrics, step=rollout_id + 1, message=job.status, renew_lease_ids=job.book.outstanding())
+    except ControlPlaneError as err:
+        log.warning("could not report rollout metrics: %s", err)
+    return RolloutFnTrainOutput(samples=samples, metrics=metrics)
+
+
+def episode_metrics(groups: list[dict[str, Any]], waited_s: float, available: int) -> dict[str, float]:
+    episodes = [e for g in groups for e in g["episodes"]]
+    return {
+        "rollout/raw_reward": _mean([float(e["outcome"]) for e in episodes]),
+        "openclaw/episode_steps_mean": _mean([float(len(e["steps"])) for e in episodes]),
+        "openclaw/episodes_failed": float(sum(int(g.get("failed", 0)) for g in groups)),
+        "openclaw/lease_wait_s": waited_s,
+        "openclaw/groups_left": float(available),
+    }
+
+
+def _episode_rollout(job: _Job, args: Any, rollout_id: int) -> Any:
+    """One rollout of an environment experiment: ``--rollout-batch-size`` finished groups, n episodes each."""
+    size = int(args.rollout_batch_size)
+    n = int(getattr(args, "n_samples_per_prompt", 1) or 1)
+    started = time.monotonic()
+    job.status = f"rollout {rollout_id}: waiting for {size} episode groups"
+
+    def on_wait(res: dict[str, Any]) -> None:
+        job.status = "paused" if res.get("paused") else f"rollout {rollout_id}: waiting for {size} episode groups ({res.get('available', 0)} ready)"
+
+    lease = job.book.acquire(rollout_id, size, max_wait_s=job.max_wait_s, on_wait=on_wait)
+    waited = time.monotonic() - started
+    Sample, RolloutFnTrainOutput = _slime_types()
+    samples = make_groups(Sample, lease["groups"], job.tokenizer, n, job.next_index)
+    job.next_index += sum(len(g) for g in samples)
+    metrics = episode_metrics(lease["groups"], waited, int(lease.get("available", 0)))
+    job.status = f"rollout {rollout_id}: training on {len(samples)} episode groups"
     try:
         job.client.report(metrics=metrics, step=rollout_id + 1, message=job.status, renew_lease_ids=job.book.outstanding())
     except ControlPlaneError as err:

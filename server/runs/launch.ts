@@ -10,6 +10,8 @@ export interface LaunchTarget {
   runNumber: number;
   experimentSlug: string;
   config: ExperimentConfig;
+  /** The experiment's episode track (episodeTrack.ts), when it has environments. */
+  episodes?: RunLaunch["config"]["episodes"];
 }
 
 /** The backend launch of a run: the experiment's frozen config plus the operator's cluster settings. */
@@ -67,6 +69,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
       localProcess: s.LOCAL_PROCESS_ROLES
         ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} }
         : undefined,
+      episodes: t.episodes,
       finetune: c.trainer.finetune,
       policyModel: model,
       controlPlaneUrl: controlPlaneUrl(s),

@@ -8,6 +8,8 @@ import { badRequest, errorText } from "../platform/errors";
 import { formatCommand } from "./backends/slime/args";
 import { buildTrackJob, TrackJobError, type TrackJob, type TrackJobInput } from "./backends/slime/tracks";
 import { TINKER_BACKEND_KIND } from "./backends/tinker/backend";
+import { planGpuSplit } from "../gpu/plan";
+import { episodeTrackFor } from "./episodeTrack";
 import { buildRunLaunch } from "./launch";
 import { createBackends, supervisorSettings, type SupervisorSettings } from "./settings";
 
@@ -54,7 +56,13 @@ export async function launchPreview(
       select: { number: true },
     });
     const launch = buildRunLaunch(
-      { runId: PLACEHOLDER_RUN_ID, runNumber: (last?.number ?? 0) + 1, experimentSlug: e.slug, config },
+      {
+        runId: PLACEHOLDER_RUN_ID,
+        runNumber: (last?.number ?? 0) + 1,
+        experimentSlug: e.slug,
+        config,
+        episodes: await episodeTrackFor(e.id, config),
+      },
       settings,
       PLACEHOLDER_KEY,
     );
@@ -85,8 +93,15 @@ export function trackJobPreview(input: TrackJobInput) {
     if (!(e instanceof TrackJobError)) throw e;
     throw badRequest(`This track job cannot run: ${e.message}`, [{ path: "gpu", message: e.message }]);
   }
+  // slime's placement (actor → rollout → PRM, contiguous): the GPU grid draws the same plan from gpuSplit.
+  const plan = planGpuSplit(job.gpuSplit);
+  if (!plan.ok) {
+    const why = plan.errors.map((i) => i.message).join("; ");
+    throw badRequest(`This track job cannot run: ${why}`, [{ path: "gpu", message: why }]);
+  }
   return {
     command: formatCommand({ argv: ["python3", job.entry, ...job.argv], env: job.env }),
     split: job.split,
+    gpuSplit: plan.split,
   };
 }

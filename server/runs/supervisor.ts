@@ -21,6 +21,7 @@ import { RayJobsError } from "./backends/ray/client";
 import { HF_LOCAL_BACKEND_KIND } from "./backends/hfLocal/backend";
 import { TINKER_BACKEND_KIND } from "./backends/tinker/backend";
 import { revokeTrainerKeys, issueTrainerKey } from "./keys";
+import { episodeTrackFor } from "./episodeTrack";
 import { buildRunLaunch, handleFor } from "./launch";
 import { runLogPath, SAVED_LOG_LINES, saveLogs } from "./logs";
 import { createBackends, type SupervisorSettings } from "./settings";
@@ -144,7 +145,13 @@ export class RunSupervisor {
     try {
       const key = await issueTrainerKey(run);
       const launch = buildRunLaunch(
-        { runId: run.id, runNumber: run.number, experimentSlug: run.experiment.slug, config: config.data },
+        {
+          runId: run.id,
+          runNumber: run.number,
+          experimentSlug: run.experiment.slug,
+          config: config.data,
+          episodes: await episodeTrackFor(run.experimentId, config.data),
+        },
         this.s,
         key,
       );

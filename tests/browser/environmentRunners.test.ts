@@ -96,6 +96,21 @@ describe("environment runners from the Environments page", () => {
     const result = card.getByTestId("track-job-result");
     await expect.poll(() => result.textContent()).toContain("actor 2 · rollout 4 · PRM 2 of 8");
     expect(await result.textContent()).toContain("--advantage-estimator step_wise");
+    // The planner's grid: slime's placement, the PRM's two GPUs last on the node, after actor and rollout.
+    const cells = await result
+      .getByTestId("gpu-grid")
+      .locator(".gpu")
+      .evaluateAll((els) => els.map((e) => e.className));
+    expect(cells).toEqual([
+      "gpu actor",
+      "gpu actor",
+      "gpu rollout",
+      "gpu rollout",
+      "gpu rollout",
+      "gpu rollout",
+      "gpu prm",
+      "gpu prm",
+    ]);
 
     // A terminal-rl job reaches its environments through a pool: without its URL it is refused, with the reason.
     await card.getByLabel("PRM model").fill("");

@@ -880,6 +880,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/runs/{id}/batches/lease-episodes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Lease up to `groups` finished GRPO groups of the experiment's episodes (each episode's steps with their turns' tokens, log-probs and step scores) until they expire; acknowledged like a batch; `leaseId` null when fewer than `minGroups` are ready
+     * @description Requires the 'trainer' permission.
+     */
+    post: operations["batches.leaseEpisodes"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/runs/{id}/report": {
     parameters: {
       query?: never;
@@ -4304,10 +4324,15 @@ export interface operations {
         "application/json": {
           /** @enum {string} */
           track: "retool" | "terminal";
+          /**
+           * @default fork
+           * @enum {string}
+           */
+          driver?: "fork" | "console";
           hfCheckpoint: string;
           refLoad: string;
           saveDir: string;
-          promptData: string;
+          promptData?: string;
           evalData?: string;
           modelPreset?: string;
           /** @default 8 */
@@ -4364,6 +4389,17 @@ export interface operations {
               rollout: number | null;
               prm: number | null;
               total: number | null;
+            };
+            gpuSplit: {
+              nodes: number | null;
+              gpusPerNode: number | null;
+              actorGpus: number | null;
+              rolloutGpus: number | null;
+              prmGpus: number | null;
+              rolloutGpusPerEngine: number | null;
+              prmGpusPerEngine: number | null;
+              prmTeacherGpus: number | null;
+              colocate: boolean;
             };
           };
         };
@@ -10023,6 +10059,96 @@ export interface operations {
               hintCandidates: string[] | null;
               policyVersion: number | null;
               staleness: number | null;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "batches.leaseEpisodes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          groups: number;
+          /** @default 1 */
+          minGroups?: number;
+          /** @default 600 */
+          leaseSeconds?: number;
+          requestKey?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            leaseId: string | null;
+            expiresAt: string | null;
+            paused: boolean;
+            available: number | null;
+            policyVersion: number | null;
+            groups: {
+              groupKey: string;
+              taskId: string;
+              taskKey: string;
+              failed: number | null;
+              episodes: {
+                episodeId: string;
+                sampleIndex: number | null;
+                outcome: number | null;
+                estimator: string;
+                truncation: string | null;
+                steps: {
+                  index: number | null;
+                  prmScore: number | null;
+                  score: number | null;
+                  advantage: number | null;
+                  sample: {
+                    sampleId: string;
+                    turnId: string;
+                    sessionId: string;
+                    turnIndex: number | null;
+                    /** @enum {string} */
+                    kind: "RL" | "OPD" | "BOTH";
+                    reward: number | null;
+                    /** @enum {string} */
+                    labelSource: "REVIEWER" | "USER" | "JUDGE";
+                    attempt: number | null;
+                    messages: unknown[];
+                    tools: unknown[] | null;
+                    response: {
+                      content: string | null;
+                      toolCalls: unknown;
+                      reasoning: string | null;
+                      finishReason: string | null;
+                    };
+                    responseTokenIds: (number | null)[];
+                    lossMask: (number | null)[];
+                    rolloutLogprobs: (number | null)[];
+                    teacherLogprobs: (number | null)[] | null;
+                    hint: string | null;
+                    hintCandidates: string[] | null;
+                    policyVersion: number | null;
+                    staleness: number | null;
+                  };
+                }[];
+              }[];
             }[];
           };
         };

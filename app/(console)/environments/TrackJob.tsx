@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { CopyButton } from "../_components/CopyButton";
+import { GpuGrid } from "../experiments/_components/GpuGrid";
 import { ErrorBanner } from "../../_ui/ErrorBanner";
 import { useAction } from "../../_ui/useAction";
 
@@ -12,7 +13,11 @@ export function TrackJobCard() {
   const trpc = useTRPC();
   const preview = useAction(trpc.runOps.trackJob.mutationOptions());
   const [track, setTrack] = useState<"retool" | "terminal">("retool");
-  const [result, setResult] = useState<{ command: string; split: Record<string, number> } | null>(null);
+  const [result, setResult] = useState<{
+    command: string;
+    split: Record<string, number>;
+    gpuSplit: Record<string, unknown>;
+  } | null>(null);
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -93,6 +98,7 @@ export function TrackJobCard() {
             GPUs: actor {result.split.actor} · rollout {result.split.rollout} · PRM {result.split.prm} of{" "}
             {result.split.total}
           </div>
+          <GpuGrid split={result.gpuSplit} />
           <pre className="mono">{result.command}</pre>
           <CopyButton text={result.command} label="Copy command" />
         </div>

@@ -2,12 +2,11 @@
 // model behind the recording proxy) sees the task and the latest screenshot and answers with one action (a
 // pyautogui snippet, or DONE/FAIL/WAIT as OSWorld's action space has it), which the pool executes. Every
 // screenshot is stored with the episode (EpisodeScreenshot: index 0 after reset, k after step k - 1), and
-// the pool's evaluate is the outcome. A lost lease or a dead pool fails the episode without an outcome.
+// the pool's evaluate is the outcome. The lease's life is onPool.ts's.
 import { db } from "../../platform/db/client";
-import { badRequest } from "../../platform/errors";
 import type { RemoteObservation } from "../sandbox/remote/provider";
-import { recordLease, type PoolExecuteOptions } from "./poolRunner";
-import { callPolicy, failEpisode, finish, json, loadClaimed, startEpisode, type RunEpisodeInput } from "./runner";
+import { assertProtocol, runOnPool, type PoolExecuteOptions, type PoolRunner } from "./onPool";
+import { callPolicy, json, startEpisode, type RunEpisodeInput } from "./runner";
 
 export type RunGuiEpisodeInput = Omit<RunEpisodeInput, "agent" | "provider"> & PoolExecuteOptions;
 
@@ -31,48 +30,30 @@ function observationMessage(obs: RemoteObservation, text: string) {
   };
 }
 
-const assertGuiPool = (pool: PoolExecuteOptions["pool"]) => {
-  if (pool.protocol !== "gui") throw badRequest(`a GUI episode needs a gui pool, not ${pool.protocol}`);
-};
+const keep = (episodeId: string, index: number, obs: RemoteObservation) =>
+  obs.screenshot
+    ? db().episodeScreenshot.create({ data: { episodeId, index, png: new Uint8Array(obs.screenshot) } })
+    : null;
 
-/** Creates, claims and runs one GUI episode in this process (scripts and tests; the worker queues them). */
-export async function runGuiEpisode(input: RunGuiEpisodeInput) {
-  assertGuiPool(input.pool);
-  const episode = await startEpisode({ ...input, maxSteps: input.maxSteps ?? GUI_MAX_STEPS });
-  return executeGuiEpisode(episode.id, input);
-}
-
-/** Runs a claimed (RUNNING) episode on a gui pool; returns it with its steps and screenshots. */
-export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOptions) {
-  const { episode, spec, sessionId } = await loadClaimed(episodeId);
+const GUI: PoolRunner = {
+  protocol: "gui",
+  label: "GUI",
   // The desktop task's own config (OSWorld's JSON) rides in the task's metadata as `task_config`.
-  const config = (spec.metadata.task_config as Record<string, unknown> | undefined) ?? {
-    id: spec.key,
+  task: ({ spec }) => ({
+    key: spec.key,
     instruction: spec.instruction,
-  };
-  const keep = (index: number, obs: RemoteObservation) =>
-    obs.screenshot
-      ? db().episodeScreenshot.create({ data: { episodeId: episode.id, index, png: new Uint8Array(obs.screenshot) } })
-      : null;
-  let leaseId: string | null = null;
-  try {
-    assertGuiPool(opts.pool);
-    const lease = await opts.pool.allocate({
-      task: { key: spec.key, instruction: spec.instruction, config },
-      episodeId: episode.id,
-      sampleIndex: episode.sampleIndex ?? undefined,
-    });
-    leaseId = lease.id;
-    await recordLease(episode.id, opts.pool, lease, sessionId);
-    const reset = await opts.pool.reset(lease.id);
+    config: (spec.metadata.task_config as Record<string, unknown> | undefined) ?? {
+      id: spec.key,
+      instruction: spec.instruction,
+    },
+  }),
+  drive: async ({ episode, spec, sessionId, lease, reset, opts }) => {
     if (!reset.observation) throw new Error("the gui pool's reset sent no observation");
-    await keep(0, reset.observation);
-
+    await keep(episode.id, 0, reset.observation);
     const messages: unknown[] = [
       { role: "system", content: SYSTEM },
       observationMessage(reset.observation, spec.instruction),
     ];
-    let finished = false;
     for (let step = 0; step < episode.maxSteps; step++) {
       opts.signal?.throwIfAborted();
       const { message, turnId } = await callPolicy(opts.agent, sessionId, messages, [], null, opts.signal);
@@ -80,7 +61,7 @@ export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOpti
       const action = message.content.trim();
       messages.push({ role: "assistant", content: action });
       const obs = await opts.pool.step(lease.id, { kind: "gui", action });
-      await keep(step + 1, obs);
+      await keep(episode.id, step + 1, obs);
       await db().episodeStep.create({
         data: {
           episodeId: episode.id,
@@ -94,29 +75,25 @@ export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOpti
           }),
         },
       });
-      if (obs.done || FINAL.has(action)) {
-        finished = true;
-        break;
-      }
+      if (obs.done || FINAL.has(action)) return true;
       messages.push(observationMessage(obs, "The screen after your action."));
     }
+    return false;
+  },
+  // The pool's evaluate sends only the score.
+  detail: () => ({}),
+};
 
-    const verdict = await opts.pool.evaluate(lease.id);
-    const ended = await finish(episode.id, {
-      status: "DONE",
-      outcome: verdict.reward,
-      outcomeDetail: json({ pool: lease.pool }),
-      truncation: finished ? null : "step_budget",
-    });
-    const screenshots = await db().episodeScreenshot.findMany({
-      where: { episodeId: episode.id },
-      orderBy: { index: "asc" },
-    });
-    return { ...ended, screenshots };
-  } catch (e) {
-    await failEpisode(episode.id, e, opts.signal);
-    throw e;
-  } finally {
-    if (leaseId) await opts.pool.close(leaseId);
-  }
+/** Creates, claims and runs one GUI episode in this process (scripts and tests; the worker queues them). */
+export async function runGuiEpisode(input: RunGuiEpisodeInput) {
+  assertProtocol(GUI, input.pool);
+  const episode = await startEpisode({ ...input, maxSteps: input.maxSteps ?? GUI_MAX_STEPS });
+  return executeGuiEpisode(episode.id, input);
+}
+
+/** Runs a claimed (RUNNING) episode on a gui pool; returns it with its steps and screenshots. */
+export async function executeGuiEpisode(episodeId: string, opts: PoolExecuteOptions) {
+  const ended = await runOnPool(GUI, episodeId, opts);
+  const screenshots = await db().episodeScreenshot.findMany({ where: { episodeId }, orderBy: { index: "asc" } });
+  return { ...ended, screenshots };
 }

@@ -2,20 +2,10 @@
 // the container starts from the instance's image at allocate; our agent loop calls the policy through the
 // recording proxy with the `bash` tool, and each call is the pool's `/exec` in the instance's checkout. As the
 // fork's generate does, the agent's work is its diff: `/evaluate` applies it with the instance's eval script
-// and the reward is `resolved` (1 or 0). A lost lease or a dead pool fails the episode with no outcome.
+// and the reward is `resolved` (1 or 0). The lease's life is onPool.ts's.
 import { badRequest } from "../../platform/errors";
-import { recordLease, type PoolExecuteOptions } from "./poolRunner";
-import {
-  BASH_TOOL,
-  callPolicy,
-  failEpisode,
-  finish,
-  json,
-  loadClaimed,
-  recordStep,
-  startEpisode,
-  type RunEpisodeInput,
-} from "./runner";
+import { assertProtocol, assistantTurn, runOnPool, type PoolExecuteOptions, type PoolRunner } from "./onPool";
+import { BASH_TOOL, callPolicy, recordStep, startEpisode, type RunEpisodeInput } from "./runner";
 
 export type RunSweEpisodeInput = Omit<RunEpisodeInput, "agent" | "provider"> & PoolExecuteOptions;
 
@@ -25,23 +15,10 @@ const SYSTEM =
 /** The fork's generate runs each command with a 180 s timeout by default. */
 const EXEC_TIMEOUT_S = 180;
 
-const assertSwePool = (pool: PoolExecuteOptions["pool"]) => {
-  if (pool.protocol !== "swe") throw badRequest(`a swe episode needs a swe pool, not ${pool.protocol}`);
-};
-
-/** Creates, claims and runs one swe episode in this process (scripts and tests; the worker queues them). */
-export async function runSweEpisode(input: RunSweEpisodeInput) {
-  assertSwePool(input.pool);
-  const episode = await startEpisode(input);
-  return executeSweEpisode(episode.id, input);
-}
-
-/** Runs a claimed (RUNNING) episode on a swe pool to its end; returns it with its steps. */
-export async function executeSweEpisode(episodeId: string, opts: PoolExecuteOptions) {
-  const { episode, spec, sessionId } = await loadClaimed(episodeId);
-  let leaseId: string | null = null;
-  try {
-    assertSwePool(opts.pool);
+const SWE: PoolRunner = {
+  protocol: "swe",
+  label: "swe",
+  task: ({ episode, spec }) => {
     if (spec.kind !== "terminal")
       throw badRequest(`Task ${episode.task.key} is a ${spec.kind} task: swe pools run repository tasks`);
     // The instance's image and eval script (the fork's dataset columns), from the task's metadata; a Harbor
@@ -50,29 +27,18 @@ export async function executeSweEpisode(episodeId: string, opts: PoolExecuteOpti
     const evalScript = spec.metadata.eval_script as string | undefined;
     if (!image) throw badRequest(`Task ${episode.task.key} names no image (metadata.image or docker_image)`);
     if (!evalScript) throw badRequest(`Task ${episode.task.key} has no metadata.eval_script`);
-    const lease = await opts.pool.allocate({
-      task: { key: spec.key, instruction: spec.instruction, image, evalScript },
-      episodeId: episode.id,
-      sampleIndex: episode.sampleIndex ?? undefined,
-    });
-    leaseId = lease.id;
-    await recordLease(episode.id, opts.pool, lease, sessionId);
-    await opts.pool.reset(lease.id);
-
+    return { key: spec.key, instruction: spec.instruction, image, evalScript };
+  },
+  drive: async ({ episode, spec, sessionId, lease, opts }) => {
     const messages: unknown[] = [
       { role: "system", content: SYSTEM },
       { role: "user", content: spec.instruction },
     ];
-    let finished = false;
     for (let step = 0; step < episode.maxSteps; step++) {
       opts.signal?.throwIfAborted();
       const { message, turnId } = await callPolicy(opts.agent, sessionId, messages, [BASH_TOOL], null, opts.signal);
       const calls = message.tool_calls ?? [];
-      messages.push({
-        role: "assistant",
-        content: message.content ?? "",
-        ...(calls.length ? { tool_calls: calls } : {}),
-      });
+      messages.push(assistantTurn(message));
       const results = [];
       for (const call of calls) {
         let content: string;
@@ -89,26 +55,21 @@ export async function executeSweEpisode(episodeId: string, opts: PoolExecuteOpti
         results.push({ toolCallId: call.id, content, exitCode });
       }
       await recordStep(episode.id, step, turnId, message, results);
-      if (calls.length === 0) {
-        finished = true;
-        break;
-      }
+      if (calls.length === 0) return true;
     }
+    return false;
+  },
+};
 
-    const verdict = await opts.pool.evaluate(lease.id);
-    return await finish(episode.id, {
-      status: "DONE",
-      outcome: verdict.reward,
-      outcomeDetail: json({ pool: lease.pool, ...verdict.detail }),
-      truncation: finished ? null : "step_budget",
-    });
-  } catch (e) {
-    await failEpisode(episode.id, e, opts.signal);
-    throw e;
-  } finally {
-    if (leaseId) await opts.pool.close(leaseId);
-  }
+/** Creates, claims and runs one swe episode in this process (scripts and tests; the worker queues them). */
+export async function runSweEpisode(input: RunSweEpisodeInput) {
+  assertProtocol(SWE, input.pool);
+  const episode = await startEpisode(input);
+  return executeSweEpisode(episode.id, input);
 }
+
+/** Runs a claimed (RUNNING) episode on a swe pool to its end; returns it with its steps. */
+export const executeSweEpisode = (episodeId: string, opts: PoolExecuteOptions) => runOnPool(SWE, episodeId, opts);
 
 function parseCommand(raw: string): string | null {
   try {

@@ -4,10 +4,16 @@
 import { z } from "zod";
 import { IdSchema } from "../../platform/schemas";
 import { collectRunSamples } from "../../training/leases/fill";
-import { AckInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
+import { AckInput, EpisodeLeaseInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
+import { leaseEpisodeGroups } from "../../training/leases/episodes";
 import * as batches from "../../training/leases/service";
 import { procedure } from "./define";
-import { BatchesAckOutput, BatchesLeaseOutput, BatchesReportOutput } from "./outputs/batches";
+import {
+  BatchesAckOutput,
+  BatchesEpisodeLeaseOutput,
+  BatchesLeaseOutput,
+  BatchesReportOutput,
+} from "./outputs/batches";
 
 const ById = z.object({ id: IdSchema });
 
@@ -23,6 +29,18 @@ export const batchProcedures = {
     output: BatchesLeaseOutput,
     handler: ({ principal, input: { id, ...body } }) =>
       batches.leaseBatch(principal, id, body, { fill: collectRunSamples }),
+  }),
+  leaseEpisodes: procedure({
+    kind: "mutation",
+    permission: "trainer",
+    tag: "trainer",
+    summary:
+      "Lease up to `groups` finished GRPO groups of the experiment's episodes (each episode's steps with their turns' tokens, log-probs and step scores) until they expire; acknowledged like a batch; `leaseId` null when fewer than `minGroups` are ready",
+    input: EpisodeLeaseInput.safeExtend(ById.shape),
+    rest: { method: "POST", path: "/runs/:id/batches/lease-episodes" },
+    output: BatchesEpisodeLeaseOutput,
+    handler: ({ principal, input: { id, ...body } }) =>
+      leaseEpisodeGroups(principal, id, body, { fill: collectRunSamples }),
   }),
   ack: procedure({
     kind: "mutation",

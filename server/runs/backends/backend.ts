@@ -130,6 +130,17 @@ export const RunLaunchConfigSchema = z.object({
   slime: SlimeConfigSchema.optional(),
   /** Required by the local-process backend. */
   localProcess: LocalProcessConfigSchema.optional(),
+  /**
+   * Set when the experiment has environments: slime launches its track's job (slime/trackLaunch.ts), which
+   * leases the console's finished episode groups (`groupsPerRollout` groups of `nSamplesPerPrompt` episodes).
+   */
+  episodes: z
+    .object({
+      track: z.enum(["retool", "terminal"]),
+      nSamplesPerPrompt: z.number().int().min(1).max(64),
+      groupsPerRollout: z.number().int().min(1).max(4096),
+    })
+    .optional(),
   /** hf-local: the experiment's fine-tuning choice; unset = the backend's setting (HF_LOCAL_FINETUNE). */
   finetune: z.enum(["lora", "full", "auto"]).optional(),
   /** The policy checkpoint (an HF id or path; hf-local loads it, or builds the tiny CPU model for "tiny"). */

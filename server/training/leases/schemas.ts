@@ -144,3 +144,58 @@ export interface ReportResult {
   renewed: { leaseId: string; expiresAt: string; held: number }[];
   policyVersion: number;
 }
+
+export const EpisodeLeaseInput = z
+  .object({
+    /** Most finished GRPO groups to hand out (slime: --rollout-batch-size prompts). */
+    groups: z.number().int().min(1).max(1024),
+    /** Fewer ready groups than this: no lease, nothing held (slime asks for a full batch: minGroups = groups). */
+    minGroups: z.number().int().min(1).max(1024).default(1),
+    leaseSeconds: LeaseSeconds.default(DEFAULT_LEASE_SECONDS),
+    requestKey: z.string().min(1).max(200).optional(),
+  })
+  .refine((l) => l.minGroups <= l.groups, { path: ["minGroups"], message: "minGroups must be ≤ groups" });
+export type EpisodeLeaseInputT = z.output<typeof EpisodeLeaseInput>;
+
+export interface LeasedEpisodeStep {
+  /** The step's place in its episode (step_wise buckets align steps across a group by it). */
+  index: number;
+  /** The judge's mean vote on the step (the step PRM), null when it did not vote. */
+  prmScore: number | null;
+  /** The step's score for step_wise: prmScore when present, else the episode's outcome. */
+  score: number;
+  /** The console's own estimate (server/environments/advantages/group.ts), for comparison; null when dropped. */
+  advantage: number | null;
+  /** The step's recorded turn: prompt as served, response tokens, behaviour log-probs. */
+  sample: LeasedSample;
+}
+
+export interface LeasedEpisode {
+  episodeId: string;
+  sampleIndex: number | null;
+  /** The verifier's reward (terminal) or the answer's score (tool-call). */
+  outcome: number;
+  /** How the console estimated the group (grpo | step_wise). */
+  estimator: string;
+  truncation: string | null;
+  steps: LeasedEpisodeStep[];
+}
+
+export interface LeasedGroup {
+  groupKey: string;
+  taskId: string;
+  taskKey: string;
+  /** Members that FAILED (no outcome): left out, so a group may carry fewer than n episodes. */
+  failed: number;
+  episodes: LeasedEpisode[];
+}
+
+export interface EpisodeLeaseResult {
+  leaseId: string | null;
+  expiresAt: string | null;
+  paused: boolean;
+  /** Ready groups left after this lease. */
+  available: number;
+  policyVersion: number;
+  groups: LeasedGroup[];
+}

@@ -20,7 +20,7 @@ import { audit } from "../../access/audit";
 import { ExperimentConfigSchema } from "../../config/experimentConfig";
 import { adapterDirProblem } from "../../platform/extensions";
 
-type Tx = Prisma.TransactionClient;
+export type Tx = Prisma.TransactionClient;
 
 /** Turns the run's judged turns into Sample rows before leasing (server/training/samples.ts collectSamples). */
 export type SampleFiller = (runId: string) => Promise<unknown>;
@@ -52,12 +52,31 @@ async function lockRun(tx: Tx, runId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
 }
 
-export async function leaseBatch(
+/** What a lease call shares, whatever it hands out: the run checks, the paused answer, the retry key. */
+export interface OpenLease {
+  policyVersion: number;
+  paused: boolean;
+  leaseId: string | null;
+  expiresAt: string | null;
+  sampleIds: string[];
+  now: Date | null;
+}
+
+/** Picks the samples a new lease takes (inside the run's lock), or null when too few are ready. */
+export type LeasePicker = (tx: Tx, runId: string, now: Date) => Promise<string[] | null>;
+
+/**
+ * Checks the run, fills its samples, and under the run's lock either renews the lease a retried request key
+ * already holds (with the samples it still holds) or takes what `pick` chooses. Sample leases and episode
+ * leases (episodes.ts) differ only in `pick` and in how they present the samples.
+ */
+export async function openLease(
   p: Principal,
   runId: string,
-  input: LeaseInputT,
+  input: { leaseSeconds: number; requestKey?: string },
+  pick: LeasePicker,
   opts: { fill?: SampleFiller } = {},
-): Promise<LeaseResult> {
+): Promise<OpenLease> {
   const run = await loadRunFor(p, runId);
   if (run.trainerBackend === "embedded")
     throw appError("not_leasable", `Run #${run.number} trains on the embedded trainer: its samples cannot be leased`);
@@ -66,7 +85,7 @@ export async function leaseBatch(
   const { version: policyVersion } = await activeVersion(run.experimentId);
   if (run.status === "PAUSED") {
     await db().run.update({ where: { id: runId }, data: { heartbeatAt: new Date() } });
-    return { leaseId: null, expiresAt: null, paused: true, available: 0, policyVersion, samples: [] };
+    return { policyVersion, paused: true, leaseId: null, expiresAt: null, sampleIds: [], now: null };
   }
   if (opts.fill) await opts.fill(runId);
 
@@ -94,14 +113,8 @@ export async function leaseBatch(
       return { lease, sampleIds: prior.sampleIds.filter((id) => held.has(id)), now };
     }
 
-    const free = await tx.sample.findMany({
-      where: freeSamplesWhere(runId, now),
-      orderBy: [{ turn: { createdAt: "asc" } }, { id: "asc" }],
-      take: input.size,
-      select: { id: true },
-    });
-    if (free.length < input.minSize) return { lease: null, sampleIds: [], now };
-    const sampleIds = free.map((s) => s.id);
+    const sampleIds = await pick(tx, runId, now);
+    if (!sampleIds) return { lease: null, sampleIds: [], now };
     const lease = await tx.batchLease.create({
       data: { runId, requestKey: input.requestKey ?? null, sampleIds, leasedAt: now, expiresAt },
     });
@@ -111,15 +124,40 @@ export async function leaseBatch(
     });
     return { lease, sampleIds, now };
   });
-
-  const available = await db().sample.count({ where: freeSamplesWhere(runId, leased.now) });
   return {
+    policyVersion,
+    paused: false,
     leaseId: leased.lease?.id ?? null,
     expiresAt: leased.lease?.expiresAt.toISOString() ?? null,
-    paused: false,
+    sampleIds: leased.sampleIds,
+    now: leased.now,
+  };
+}
+
+export async function leaseBatch(
+  p: Principal,
+  runId: string,
+  input: LeaseInputT,
+  opts: { fill?: SampleFiller } = {},
+): Promise<LeaseResult> {
+  const pickOldest: LeasePicker = async (tx, id, now) => {
+    const free = await tx.sample.findMany({
+      where: freeSamplesWhere(id, now),
+      orderBy: [{ turn: { createdAt: "asc" } }, { id: "asc" }],
+      take: input.size,
+      select: { id: true },
+    });
+    return free.length < input.minSize ? null : free.map((s) => s.id);
+  };
+  const l = await openLease(p, runId, input, pickOldest, opts);
+  const available = l.now ? await db().sample.count({ where: freeSamplesWhere(runId, l.now) }) : 0;
+  return {
+    leaseId: l.leaseId,
+    expiresAt: l.expiresAt,
+    paused: l.paused,
     available,
-    policyVersion,
-    samples: await loadLeasedSamples(leased.sampleIds),
+    policyVersion: l.policyVersion,
+    samples: await loadLeasedSamples(l.sampleIds),
   };
 }
 

@@ -3,7 +3,13 @@
 // signed-in caller or key may ask.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
-import { api, makeKey } from "../../helpers/fixtures";
+import { ADMIN, api, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
+import { examplesTaskSet } from "../../helpers/environments";
+import { EnvironmentCreateInput } from "../../../server/environments/schemas";
+import { createEnvironment } from "../../../server/environments/service";
+import { launchPreview } from "../../../server/runs/preview";
+import { supervisorSettings } from "../../../server/runs/settings";
+import { makeEpisodeGroup, SLIME_EXPERIMENT } from "../training/leases/helpers";
 
 let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
@@ -36,6 +42,8 @@ describe("track job preview", () => {
     expect(withPrm.status).toBe(200);
     expect(withPrm.body.split).toEqual({ actor: 2, rollout: 4, prm: 2, total: 8 });
     expect(withPrm.body.command).toMatch(/--advantage-estimator step_wise/);
+    // The planner's input for the GPU grid: the PRM's two GPUs after actor and rollout.
+    expect(withPrm.body.gpuSplit).toMatchObject({ actorGpus: 2, rolloutGpus: 4, prmGpus: 2, prmGpusPerEngine: 2 });
   });
 
   it("refuses a split that does not fit, a terminal job without its pool, and an anonymous caller", async () => {
@@ -51,5 +59,52 @@ describe("track job preview", () => {
     expect(noPool.body.error?.message).toMatch(/envServerUrl/);
     const anonymous = await api(server.url)("POST", "/api/v1/gpu/track-jobs/preview", retool);
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("a run's launch preview", () => {
+  const settings = () =>
+    supervisorSettings({
+      CONTROL_PLANE_URL: server.url,
+      SLIME_HF_CHECKPOINT: "/models/Qwen3-4B",
+      SLIME_SAVE_DIR: "/ckpt",
+      SLIME_DIR: "/opt/slime",
+    });
+
+  it("an experiment with environments launches its track's job, leasing groups of the n it launches", async () => {
+    const e = await makeExperiment(
+      {
+        ...SLIME_EXPERIMENT,
+        trainer: { ...SLIME_EXPERIMENT.trainer, gpu: { actorGpus: 2, rolloutGpus: 4, prmGpus: 2 } },
+      },
+      { by: ADMIN },
+    );
+    const env = await createEnvironment(
+      ADMIN,
+      EnvironmentCreateInput.parse({ experiment: e.id, name: "shell", tools: ["bash"] }),
+    );
+    const run = await makeRun(e.id);
+    const { taskId } = await examplesTaskSet(e.id);
+    await makeEpisodeGroup(e.id, run.id, env.id, taskId("examples/count-errors"), [
+      { outcome: 1, prm: [null] },
+      { outcome: 0, prm: [null] },
+      { outcome: 1, prm: [null] },
+    ]);
+    const preview = await launchPreview(ADMIN, e.id, settings());
+    expect(preview.error).toBeNull();
+    expect(preview.command).toMatch(/OPENCLAW_LEASE_UNIT=episodes/);
+    expect(preview.command).toMatch(/--n-samples-per-prompt 3\b/);
+    expect(preview.command).toMatch(/--advantage-estimator step_wise/);
+    expect(preview.command).toMatch(/--prm-num-gpus 2\b/);
+    expect(preview.notes.join(" ")).toMatch(/Track job \(terminal\)/);
+    expect(preview.notes.join(" ")).toMatch(/actor 2 .*rollout 4 .*PRM 2/);
+  });
+
+  it("an experiment without environments keeps the conversation job", async () => {
+    const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
+    const preview = await launchPreview(ADMIN, e.id, settings());
+    expect(preview.error).toBeNull();
+    expect(preview.command).toMatch(/--n-samples-per-prompt 1\b/);
+    expect(preview.command).not.toMatch(/OPENCLAW_LEASE_UNIT/);
   });
 });

@@ -2,41 +2,42 @@
 import { z } from "zod";
 import { Num } from "./common";
 
+/** One leased sample (server/training/leases/schemas.ts LeasedSample). */
+const LeasedSampleOutput = z.object({
+  sampleId: z.string(),
+  turnId: z.string(),
+  sessionId: z.string(),
+  turnIndex: Num,
+  kind: z.enum(["RL", "OPD", "BOTH"]),
+  reward: Num,
+  labelSource: z.enum(["REVIEWER", "USER", "JUDGE"]),
+  attempt: Num,
+  messages: z.array(z.unknown()),
+  tools: z.array(z.unknown()).nullable(),
+  response: z.object({
+    content: z.string().nullable(),
+    toolCalls: z.unknown(),
+    reasoning: z.string().nullable(),
+    finishReason: z.string().nullable(),
+  }),
+  responseTokenIds: z.array(Num),
+  lossMask: z.array(Num),
+  rolloutLogprobs: z.array(Num),
+  teacherLogprobs: z.array(Num).nullable(),
+  hint: z.string().nullable(),
+  /** Every hint the judge accepted, shortest first, when the train-time hint selection can choose among them. */
+  hintCandidates: z.array(z.string()).nullable(),
+  policyVersion: Num,
+  staleness: Num.nullable(),
+});
+
 export const BatchesLeaseOutput = z.object({
   leaseId: z.string().nullable(),
   expiresAt: z.string().nullable(),
   paused: z.boolean(),
   available: Num,
   policyVersion: Num,
-  samples: z.array(
-    z.object({
-      sampleId: z.string(),
-      turnId: z.string(),
-      sessionId: z.string(),
-      turnIndex: Num,
-      kind: z.enum(["RL", "OPD", "BOTH"]),
-      reward: Num,
-      labelSource: z.enum(["REVIEWER", "USER", "JUDGE"]),
-      attempt: Num,
-      messages: z.array(z.unknown()),
-      tools: z.array(z.unknown()).nullable(),
-      response: z.object({
-        content: z.string().nullable(),
-        toolCalls: z.unknown(),
-        reasoning: z.string().nullable(),
-        finishReason: z.string().nullable(),
-      }),
-      responseTokenIds: z.array(Num),
-      lossMask: z.array(Num),
-      rolloutLogprobs: z.array(Num),
-      teacherLogprobs: z.array(Num).nullable(),
-      hint: z.string().nullable(),
-      /** Every hint the judge accepted, shortest first, when the train-time hint selection can choose among them. */
-      hintCandidates: z.array(z.string()).nullable(),
-      policyVersion: Num,
-      staleness: Num.nullable(),
-    }),
-  ),
+  samples: z.array(LeasedSampleOutput),
 });
 
 export const BatchesAckOutput = z.object({
@@ -56,4 +57,38 @@ export const BatchesReportOutput = z.object({
   paused: z.boolean(),
   renewed: z.array(z.object({ leaseId: z.string(), expiresAt: z.string(), held: Num })),
   policyVersion: Num,
+});
+
+export const BatchesEpisodeLeaseOutput = z.object({
+  leaseId: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  paused: z.boolean(),
+  available: Num,
+  policyVersion: Num,
+  groups: z.array(
+    z.object({
+      groupKey: z.string(),
+      taskId: z.string(),
+      taskKey: z.string(),
+      failed: Num,
+      episodes: z.array(
+        z.object({
+          episodeId: z.string(),
+          sampleIndex: Num.nullable(),
+          outcome: Num,
+          estimator: z.string(),
+          truncation: z.string().nullable(),
+          steps: z.array(
+            z.object({
+              index: Num,
+              prmScore: Num.nullable(),
+              score: Num,
+              advantage: Num.nullable(),
+              sample: LeasedSampleOutput,
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
 });

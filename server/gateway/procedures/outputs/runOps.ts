@@ -15,6 +15,18 @@ export const RunOpsLaunchPreviewOutput = z.object({
 export const RunOpsTrackJobOutput = z.object({
   command: z.string(),
   split: z.object({ actor: Num, rollout: Num, prm: Num, total: Num }),
+  /** The planner's split (server/gpu/schema.ts GpuSplit): the GPU grid places it. */
+  gpuSplit: z.object({
+    nodes: Num,
+    gpusPerNode: Num,
+    actorGpus: Num,
+    rolloutGpus: Num,
+    prmGpus: Num,
+    rolloutGpusPerEngine: Num,
+    prmGpusPerEngine: Num,
+    prmTeacherGpus: Num,
+    colocate: z.boolean(),
+  }),
 });
 
 export const RunOpsLogsOutput = z.object({

@@ -15,14 +15,8 @@ import {
   type TrainerBackend,
   type TrainerStatus,
 } from "../backend";
-import {
-  buildSlimeCommand,
-  describeSlimeRun,
-  formatCommand,
-  isRemoteUri,
-  shellQuote,
-  type SlimeCommand,
-} from "../slime/args";
+import { describeSlimeRun, formatCommand, isRemoteUri, shellQuote, type SlimeCommand } from "../slime/args";
+import { slimeCommandFor } from "../slime/trackLaunch";
 import { mapRayStatus, RayJobsClient, RayJobsError, type RayJobsClientOptions, type RaySubmitRequest } from "./client";
 import { ARGS_FILE, KEY_FILE, runPackage } from "./package";
 
@@ -70,7 +64,7 @@ function runtimeEnv(launch: RunLaunch, cmd: SlimeCommand, packageUri: string): R
 }
 
 /** The preflight's and the real job's submissions for a launch (exported so tests and the UI can show them). */
-export function buildRaySubmissions(launch: RunLaunch, cmd: SlimeCommand = buildSlimeCommand(launch)) {
+export function buildRaySubmissions(launch: RunLaunch, cmd: SlimeCommand = slimeCommandFor(launch)) {
   const pkg = runPackage(launch.config.apiKey, cmd.argv.slice(2));
   const env = runtimeEnv(launch, cmd, pkg.uri);
   const fingerprint = createHash("sha256")
@@ -111,12 +105,17 @@ export class RaySlimeBackend implements TrainerBackend {
   }
 
   preview(launch: RunLaunch): LaunchPlan {
-    const cmd = buildSlimeCommand(launch);
+    const cmd = slimeCommandFor(launch);
     return {
       command: formatCommand(cmd),
       notes: [
         `Submitted to the Ray Jobs API at ${launch.config.ray?.address} with submission_id = the run id, so a retried launch never starts twice.`,
         `Target: ${cmd.profile.label}; ${cmd.backend === "fsdp" ? "FSDP (LoRA)" : "Megatron"} backend; model ${cmd.model ? `${cmd.model.name} (architecture from ${cmd.model.source})` : "custom (architecture arguments from SLIME_EXTRA_ARGS)"}.`,
+        ...(launch.config.episodes
+          ? [
+              `Track job (${launch.config.episodes.track}): the console runs the episodes through its proxy against this job's router; the job leases ${launch.config.episodes.groupsPerRollout} finished groups of ${launch.config.episodes.nSamplesPerPrompt} episodes per rollout.`,
+            ]
+          : []),
         `GPUs: ${cmd.plan.summary.text}`,
         ...describeSlimeRun(cmd, launch),
       ],

@@ -23,7 +23,7 @@ export const SLIME_CUSTOM_LOSS_PATHS = {
 export const LORA_TARGET_MODULES = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
 
 /** No dataset: the run goes on until stopped, as in the reference scripts. */
-const NUM_ROLLOUT_UNBOUNDED = 100_000_000;
+export const NUM_ROLLOUT_UNBOUNDED = 100_000_000;
 
 /** Dynamic batching budgets of the reference scripts: Megatron 32768 tokens/GPU, FSDP-LoRA 8192. */
 const MAX_TOKENS_PER_GPU = { megatron: 32768, fsdp: 8192 } as const;

@@ -5,10 +5,17 @@
 // Groups of n samples per prompt; with a PRM, `--advantage-estimator step_wise` and the PRM's SGLang engines
 // on GPUs of their own (`--prm-num-gpus`, next to the actor's and the rollout's); the tracks' own generate
 // and reward functions (`--custom-generate-function-path`, `--custom-rm-path`), which drive the episodes
-// inside the job. The argv is checked flag by flag against the fork's extracted argparse contract
+// inside the job (driver "fork"). With driver "console" — what a run of an environment experiment launches
+// (trackLaunch.ts) — the same job leases finished episode groups from the console instead (our rollout
+// function, OPENCLAW_LEASE_UNIT=episodes; integrations/slime/episodes.py): the console ran them through its proxy
+// against this job's router, so every step is on the dashboard, and the job needs no dataset and no env pool. The argv is checked flag by flag against the fork's extracted argparse contract
 // (tests/fixtures/slime/openclaw-rl-fork.json) in tests/unit/runs/backends/slimeContract.test.ts.
 import { z } from "zod";
+import type { GpuSplitInput } from "../../../gpu/schema";
 import { resolveModelPreset, type ModelPreset } from "./models";
+
+/** slime's --rollout-function-path for our rollout function (args.ts uses the same). */
+const CONSOLE_ROLLOUT_FUNCTION = "integrations.slime.rollout.generate_rollout";
 
 export const TRACKS = ["retool", "terminal"] as const;
 export type Track = (typeof TRACKS)[number];
@@ -18,19 +25,22 @@ const count = (min: number, max: number) => z.number().int().min(min).max(max);
 
 export const trackJobSchema = z.object({
   track: z.enum(TRACKS),
+  /** fork: the fork's generate drives episodes in the job; console: the job leases the console's episodes. */
+  driver: z.enum(["fork", "console"]).default("fork"),
   hfCheckpoint: path,
   /** The Megatron torch_dist conversion of the checkpoint (the scripts' REF_LOAD). */
   refLoad: path,
   saveDir: path,
-  /** retool: dapo-math-17k JSONL (prompt, label); terminal: the task dataset (`task` per line). */
-  promptData: path,
+  /** fork driver: retool's dapo-math-17k JSONL (prompt, label); terminal's task dataset (`task` per line). */
+  promptData: path.optional(),
   /** retool: the held-out AIME JSONL it evaluates on every 20 rollouts. */
   evalData: path.optional(),
   /** A model preset id (server/runs/backends/slime/models.ts); default: recognised from the checkpoint. */
   modelPreset: z.string().optional(),
   nSamplesPerPrompt: count(1, 64).default(8),
   rolloutBatchSize: count(1, 4096).optional(),
-  numRollout: count(1, 1_000_000).optional(),
+  /** Rollouts before the job ends (a console-driven job runs until the run is stopped: 100M). */
+  numRollout: count(1, 100_000_000).optional(),
   gpu: z
     .object({
       nodes: count(1, 64).default(1),
@@ -72,6 +82,8 @@ export interface TrackJob {
   env: Record<string, string>;
   /** GPUs by role, for the plan shown before launch. */
   split: { actor: number; rollout: number; prm: number; total: number };
+  /** The same split as the planner's input (server/gpu/plan.ts), so the GPU grid places it as slime does. */
+  gpuSplit: GpuSplitInput;
 }
 
 // What differs between the tracks, as in their scripts (single-node defaults: ReTool 4+4 / PRM 2+4+2 on 8
@@ -120,6 +132,8 @@ const TRACK = {
   },
 } as const;
 
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
 export function buildTrackJob(raw: TrackJobInput): TrackJob {
   const input = trackJobSchema.parse(raw);
   const t = TRACK[input.track];
@@ -134,7 +148,15 @@ export function buildTrackJob(raw: TrackJobInput): TrackJob {
   const rollout = input.gpu.rolloutGpus ?? t.rolloutGpus;
   const prmGpus = prm ? (input.prm!.gpus ?? t.prmGpus) : 0;
   const prmPerEngine = prm ? (input.prm!.gpusPerEngine ?? t.prmGpusPerEngine) : 0;
-  const tp = input.gpu.tensorParallel ?? (prm ? t.tensorParallel.prm : t.tensorParallel.plain);
+  // The script's tensor parallel, cut to divide the actor's GPUs per node when a smaller split asks for it.
+  const perNodeGuess = actor / Math.ceil(actor / input.gpu.gpusPerNode);
+  const tp =
+    input.gpu.tensorParallel ??
+    (Number.isInteger(perNodeGuess)
+      ? gcd(prm ? t.tensorParallel.prm : t.tensorParallel.plain, perNodeGuess)
+      : prm
+        ? t.tensorParallel.prm
+        : t.tensorParallel.plain);
   // The scripts' own checks (check_gpus / check_gpu_budget), plus what slime asserts at start.
   if (actor + rollout + prmGpus > total)
     throw new TrackJobError(
@@ -154,7 +176,10 @@ export function buildTrackJob(raw: TrackJobInput): TrackJob {
     throw new TrackJobError(`actor GPUs (${actor}) must split evenly over ${actorNodes} node(s)`);
   if ((actor / actorNodes) % tp !== 0)
     throw new TrackJobError(`tensor parallel ${tp} must divide the actor's ${actor / actorNodes} GPUs per node`);
-  if (input.track === "terminal" && !input.envServerUrl)
+  const fork = input.driver === "fork";
+  if (fork && !input.promptData)
+    throw new TrackJobError("the fork's generate reads its prompts from a dataset: promptData is required");
+  if (fork && input.track === "terminal" && !input.envServerUrl)
     throw new TrackJobError("a terminal-rl job needs the env pool's URL (envServerUrl, the fork's ENV_SERVER_URL)");
 
   const argv = [
@@ -164,13 +189,15 @@ export function buildTrackJob(raw: TrackJobInput): TrackJob {
     ...["--hf-checkpoint", input.hfCheckpoint, "--ref-load", input.refLoad],
     ...["--load", input.saveDir, "--save", input.saveDir, "--save-interval", String(t.saveInterval)],
     ...["--rotary-base", String(t.rotaryBase)],
-    ...["--prompt-data", input.promptData, ...t.rollout, "--rollout-shuffle", "--reward-key", "score"],
+    ...(fork
+      ? ["--prompt-data", input.promptData!, ...t.rollout, "--rollout-shuffle", "--reward-key", "score"]
+      : ["--disable-rollout-global-dataset", "--rollout-function-path", CONSOLE_ROLLOUT_FUNCTION]),
     ...["--num-rollout", String(input.numRollout ?? t.numRollout)],
     ...["--rollout-batch-size", String(input.rolloutBatchSize ?? t.rolloutBatchSize)],
     ...["--n-samples-per-prompt", String(input.nSamplesPerPrompt)],
     ...["--rollout-max-response-len", "8192", "--rollout-max-context-len", "16384", "--rollout-temperature", "1"],
     ...["--num-steps-per-rollout", "2", "--balance-data"],
-    ...(input.evalData
+    ...(fork && input.evalData
       ? ["--eval-interval", "20", "--eval-prompt-data", "aime", input.evalData, "--eval-reward-key", "acc"]
       : []),
     ...["--n-samples-per-eval-prompt", "16", "--eval-max-response-len", "16384", "--eval-top-p", "1"],
@@ -187,8 +214,8 @@ export function buildTrackJob(raw: TrackJobInput): TrackJob {
     ...["--sglang-mem-fraction-static", "0.6"],
     ...["--attention-dropout", "0.0", "--hidden-dropout", "0.0", "--accumulate-allreduce-grads-in-fp32"],
     ...["--attention-softmax-in-fp32", "--attention-backend", "flash"],
-    ...t.custom,
-    ...(input.track === "terminal"
+    ...(fork ? t.custom : []),
+    ...(fork && input.track === "terminal"
       ? [
           ...["--custom-rollout-log-function-path", "rollout_log.rollout_log"],
           ...["--custom-config-path", input.customConfigPath ?? "terminal-rl/configs/rollout_qwen3.yaml"],
@@ -204,16 +231,30 @@ export function buildTrackJob(raw: TrackJobInput): TrackJob {
         ]
       : []),
   ];
-  const env: Record<string, string> = {
-    // The custom paths are module paths relative to the track's folder (the scripts put SCRIPT_DIR there).
-    PYTHONPATH: ["Megatron-LM", t.folder, "slime", "."].join(":"),
-    CUDA_DEVICE_MAX_CONNECTIONS: "1",
-    ...(input.track === "terminal" ? { USE_REMOTE_ENV: "1", ENV_SERVER_URL: input.envServerUrl! } : {}),
-  };
+  const env: Record<string, string> = fork
+    ? {
+        // The custom paths are module paths relative to the track's folder (the scripts put SCRIPT_DIR there).
+        PYTHONPATH: ["Megatron-LM", t.folder, "slime", "."].join(":"),
+        CUDA_DEVICE_MAX_CONNECTIONS: "1",
+        ...(input.track === "terminal" ? { USE_REMOTE_ENV: "1", ENV_SERVER_URL: input.envServerUrl! } : {}),
+      }
+    : { CUDA_DEVICE_MAX_CONNECTIONS: "1", OPENCLAW_LEASE_UNIT: "episodes" };
   return {
     entry: "slime/train_async.py",
     argv,
     env,
     split: { actor, rollout, prm: prmGpus, total },
+    gpuSplit: {
+      nodes: input.gpu.nodes,
+      gpusPerNode: input.gpu.gpusPerNode,
+      actorGpus: actor,
+      rolloutGpus: rollout,
+      rolloutGpusPerEngine: input.gpu.rolloutGpusPerEngine,
+      prmGpus,
+      // The planner wants a per-engine size even without PRM engines; slime ignores it then.
+      prmGpusPerEngine: prm ? prmPerEngine : 1,
+      prmTeacherGpus: 0,
+      colocate: false,
+    },
   };
 }

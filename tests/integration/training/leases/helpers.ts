@@ -2,6 +2,7 @@
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
 import type { ExperimentConfigInput } from "../../../../server/config/experimentConfig";
+import { db } from "../../../../server/platform/db/client";
 import { makeKey } from "../../../helpers/fixtures";
 import { makeJudgment } from "../../../helpers/judgments";
 import { makeSession, makeTurn, storeBlob } from "../../../helpers/turns";
@@ -70,3 +71,86 @@ export async function makeJudgedSession(
 
 /** A write key bound to the experiment, as the supervisor issues to a trainer job. */
 export const trainerKey = (experimentId: string) => makeKey(["write"], experimentId);
+
+export interface MemberSpec {
+  status?: "DONE" | "FAILED";
+  outcome: number;
+  /** One entry per step: its PRM score (null: the judge did not vote). */
+  prm: (number | null)[];
+}
+
+/**
+ * A finished GRPO group of `members` episodes of `taskId`, stored as workers/episodes leaves it: each
+ * step a turn recorded under the episode's proxy session (`episode-<id>-1`, so the sample filler finds
+ * it), the episode's steps pointing at them, and (with `ready`, the default) the group's advantages
+ * written. Step k's prompt is the task, then the earlier commands and their outputs as tool messages.
+ */
+export async function makeEpisodeGroup(
+  experimentId: string,
+  runId: string,
+  environmentId: string,
+  taskId: string,
+  members: MemberSpec[],
+  opts: { groupKey?: string; ready?: boolean } = {},
+) {
+  const groupKey = opts.groupKey ?? `launch-${Math.random().toString(36).slice(2, 10)}:${taskId}`;
+  const systemHash = await storeBlob("system", SYSTEM);
+  const episodes = [];
+  for (const [m, member] of members.entries()) {
+    const status = member.status ?? "DONE";
+    const episode = await db().episode.create({
+      data: {
+        experimentId,
+        environmentId,
+        taskId,
+        groupKey,
+        sampleIndex: m,
+        status,
+        outcome: status === "DONE" ? member.outcome : null,
+        estimator: "step_wise",
+        prm: member.prm.some((p) => p !== null),
+        attempts: 1,
+        finishedAt: new Date(),
+      },
+    });
+    const session = await makeSession(experimentId, { externalId: `episode-${episode.id}-1`, done: true });
+    const turnIds: string[] = [];
+    for (const [i, prmScore] of member.prm.entries()) {
+      const turnId = await makeTurn({
+        experimentId,
+        sessionId: session.id,
+        runId,
+        index: i,
+        systemHash,
+        messagesOffset: i === 0 ? 0 : 2 * i - 1,
+        request:
+          i === 0
+            ? [{ role: "user", content: `task ${taskId}` }]
+            : [
+                { role: "assistant", content: `cmd ${m}.${i - 1}` },
+                { role: "tool", content: `out ${m}.${i - 1}` },
+              ],
+        content: `cmd ${m}.${i}`,
+        finishReason: "stop",
+        tokenIds: [10 + i, 20 + i],
+        logprobs: [-0.5, -0.25],
+        policyVersion: 0,
+        next: { role: "tool", content: `out ${m}.${i}` },
+      });
+      await db().episodeStep.create({
+        data: {
+          episodeId: episode.id,
+          index: i,
+          turnId,
+          action: { tool: "bash", arguments: { command: `cmd ${m}.${i}` } },
+          observation: { content: `out ${m}.${i}` },
+          prmScore,
+        },
+      });
+      turnIds.push(turnId);
+    }
+    episodes.push({ id: episode.id, turnIds });
+  }
+  if (opts.ready ?? true) await db().episode.updateMany({ where: { groupKey }, data: { advantagesAt: new Date() } });
+  return { groupKey, episodes };
+}

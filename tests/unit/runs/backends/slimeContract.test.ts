@@ -15,6 +15,8 @@ import {
   type SlimeProfileId,
 } from "../../../../server/runs/backends/slime/profiles";
 import { buildTrackJob, type TrackJobInput } from "../../../../server/runs/backends/slime/tracks";
+import { planGpuSplit } from "../../../../server/gpu/plan";
+import { slimeCommandFor } from "../../../../server/runs/backends/slime/trackLaunch";
 
 interface FixtureArg {
   option_strings: string[];
@@ -391,5 +393,54 @@ describe("the agentic tracks' slime jobs (toolcall-rl ReTool, terminal-rl) again
     expect(() => buildTrackJob({ ...retool, prm: { ...prm, gpus: 1 } })).toThrowError(/PRM GPUs/);
     const { envServerUrl: _unused, ...noPool } = terminal;
     expect(() => buildTrackJob(noPool)).toThrowError(/ENV_SERVER_URL/);
+  });
+});
+
+describe("a track job driven by the console (what a run of an environment experiment launches)", () => {
+  const base = { hfCheckpoint: "/models/Qwen3-8B", refLoad: "/models/Qwen3-8B_torch_dist", saveDir: "/ckpt" };
+  const at = (argv: string[], flag: string) => argv[argv.indexOf(flag) + 1];
+  const prm = { modelPath: "/models/Qwen3-4B" };
+
+  it.each<[string, TrackJobInput]>([
+    ["ReTool", { ...base, track: "retool", driver: "console" }],
+    ["terminal + PRM on a second node", { ...base, track: "terminal", driver: "console", prm, gpu: { nodes: 2 } }],
+  ])("%s: every flag exists in the fork's parser; our rollout function leases episodes", (_name, input) => {
+    const job = buildTrackJob(input);
+    expect(contractProblems("openclaw-rl-fork", job.argv)).toEqual([]);
+    expect(at(job.argv, "--rollout-function-path")).toBe("integrations.slime.rollout.generate_rollout");
+    expect(job.argv).toContain("--disable-rollout-global-dataset");
+    for (const flag of ["--prompt-data", "--custom-generate-function-path", "--custom-rm-path", "--eval-prompt-data"])
+      expect(job.argv).not.toContain(flag);
+    expect(job.env).toEqual({ CUDA_DEVICE_MAX_CONNECTIONS: "1", OPENCLAW_LEASE_UNIT: "episodes" });
+  });
+
+  it("needs neither a dataset nor an env pool, and the planner places the PRM on GPUs of its own", () => {
+    const job = buildTrackJob({ ...base, track: "terminal", driver: "console", prm, gpu: { nodes: 2 } });
+    expect(at(job.argv, "--advantage-estimator")).toBe("step_wise");
+    const plan = planGpuSplit(job.gpuSplit);
+    if (!plan.ok) throw new Error(JSON.stringify(plan.errors));
+    const roles = plan.nodes.map((n) => n.gpus.map((g) => g.role));
+    expect(roles).toEqual([
+      ["actor", "actor", "actor", "actor", "rollout", "rollout", "rollout", "rollout"],
+      ["prm", "prm", "prm", "prm", "prm", "prm", "prm", "prm"],
+    ]);
+    expect(plan.summary.prm).toMatchObject({ gpus: 8, engines: 8, external: false });
+    // As a run launches it (slime/trackLaunch.ts), from the experiment's split and the operator's slime settings.
+    const run = slimeCommandFor(
+      RunLaunchSchema.parse({
+        runId: "r",
+        experimentSlug: "e",
+        config: {
+          controlPlaneUrl: "http://console:3000",
+          apiKey: "k",
+          slime: { hfCheckpoint: "/models/Qwen3-4B", saveDir: "/ckpt" },
+          gpu: { actorGpus: 2, rolloutGpus: 4, prmGpus: 2 },
+          episodes: { track: "terminal", nSamplesPerPrompt: 8, groupsPerRollout: 16 },
+        },
+      }),
+    );
+    expect(contractProblems("openclaw-rl-fork", run.argv.slice(2))).toEqual([]);
+    // The fork's own driver still reads its prompts from a dataset.
+    expect(() => buildTrackJob({ ...base, track: "retool" })).toThrowError(/promptData is required/);
   });
 });
