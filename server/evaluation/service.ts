@@ -16,6 +16,7 @@ import { liveRewards } from "./gate";
 import { parseEvalJsonl, toEvalJsonl } from "./jsonl";
 import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion, itemsFromTurns, personaItems, writeSetVersion } from "./sets";
+import { taskEvaluationTarget, versionPassRates } from "./taskRates";
 import type {
   AgreementInput,
   CompareInput,
@@ -27,6 +28,7 @@ import type {
   EvaluationListInput,
   PersonaSetInput,
   RequestEvaluationInput,
+  TaskPassRatesInput,
 } from "./schemas";
 
 type In<T extends z.ZodType> = z.output<T>;
@@ -347,8 +349,47 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
     });
   });
   const jobId = `${evaluateJobId(e.id, input.version, current.setVersion.id)}_${Date.now()}`;
-  await enqueue("evaluate", { experimentId: e.id, version: input.version, setVersionId: current.setVersion.id }, jobId);
+  await enqueue(
+    "evaluate",
+    { experimentId: e.id, version: input.version, setVersionId: current.setVersion.id, target: "evalSet" },
+    jobId,
+  );
   return { queued: true, version: input.version, setVersionId: current.setVersion.id };
+}
+
+/**
+ * An environment experiment's held-out evaluation (`evaluation.tasks`): per policy version its pass@1 (the
+ * gate's score, Wilson interval) and pass@k over the held-out tasks, with the version's status and gate reason.
+ * `configured` false: the experiment evaluates on an eval set instead.
+ */
+export async function taskPassRates(p: Principal, input: In<typeof TaskPassRatesInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const tasks = ExperimentConfigSchema.parse(e.config).evaluation.tasks;
+  const none = { configured: !!tasks, k: tasks?.k ?? null, taskSet: null, environment: null, heldOutTasks: 0 };
+  if (!tasks) return { ...none, versions: [] };
+  const target = await taskEvaluationTarget(e.id, tasks);
+  if (!target) return { ...none, versions: [] };
+  const [rates, heldOutTasks] = await Promise.all([
+    versionPassRates(e.id, target.setVersion.id, tasks.k),
+    db().task.count({ where: { setVersionId: target.setVersion.id, split: "heldout" } }),
+  ]);
+  const pvs = await db().policyVersion.findMany({
+    where: { experimentId: e.id, version: { in: rates.map((r) => r.version) } },
+    select: { version: true, status: true, gateReason: true },
+  });
+  const pv = new Map(pvs.map((v) => [v.version, v]));
+  return {
+    configured: true,
+    k: tasks.k,
+    taskSet: { id: target.set.id, name: target.set.name, version: target.setVersion.version },
+    environment: { id: target.environment.id, name: target.environment.name },
+    heldOutTasks,
+    versions: rates.map((r) => ({
+      ...r,
+      status: pv.get(r.version)?.status ?? (r.version === 0 ? "BASE" : null),
+      gateReason: pv.get(r.version)?.gateReason ?? null,
+    })),
+  };
 }
 
 /** Judge–human agreement per judge version, and the warning for the experiment's current judge. */

@@ -56,7 +56,7 @@ export async function episodeLabelsForTurns(
       teacherLogprobs: null,
       kind: "RL",
       reward: ready ? (s.advantage ?? 0) : 0,
-      groupAdvantage: true,
+      groupNormalized: true,
       excluded: excludeReason !== null || !ready,
       excludeReason: excludeReason ?? (ready ? null : "episode_group_pending"),
     });

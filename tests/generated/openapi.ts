@@ -528,6 +528,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/evaluations/task-pass-rates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An environment experiment's held-out pass@1 (Wilson 95% interval; the promotion gate's score) and pass@k per policy version
+     * @description Requires the 'read' permission.
+     */
+    get: operations["evaluation.taskPassRates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/evaluations/compare": {
     parameters: {
       query?: never;
@@ -2163,6 +2183,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -2660,6 +2688,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -3136,6 +3172,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -3688,6 +3732,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -4195,6 +4247,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -5762,6 +5822,67 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "evaluation.taskPassRates": {
+    parameters: {
+      query: {
+        experimentId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            configured: boolean;
+            k: number | null;
+            taskSet: {
+              id: string;
+              name: string;
+              version: number | null;
+            } | null;
+            environment: {
+              id: string;
+              name: string;
+            } | null;
+            heldOutTasks: number | null;
+            versions: {
+              version: number | null;
+              status: string | null;
+              gateReason: string | null;
+              episodes: number | null;
+              pending: number | null;
+              failed: number | null;
+              passAt1: {
+                n: number | null;
+                c: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+              passAtK: {
+                k: number | null;
+                tasks: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "evaluation.compare": {
     parameters: {
       query: {
@@ -6714,6 +6835,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -7239,6 +7368,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -7715,6 +7852,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8228,6 +8373,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8741,6 +8894,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9248,6 +9409,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9756,6 +9925,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -10486,7 +10663,7 @@ export interface operations {
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
                 reward: number | null;
-                groupAdvantage?: boolean;
+                groupNormalized?: boolean;
                 excluded: boolean;
                 excludeReason: string | null;
               } | null;
@@ -10693,7 +10870,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
@@ -11119,7 +11296,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
