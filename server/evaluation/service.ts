@@ -8,7 +8,7 @@ import { conflict, notFound } from "../platform/errors";
 import { assertExperimentAccess, type Principal } from "../access/principal";
 import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { audit } from "../access/audit";
-import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { expectedJudgeVersion } from "../judge/worker/settings";
 import { PERSONAS } from "../simulation/personas";
 import { agreementWarning, judgeAgreement } from "./agreement";
@@ -325,20 +325,18 @@ export async function compareVersions(p: Principal, input: In<typeof CompareInpu
   };
 }
 
-/** Evaluate a version (again) on the current set version: its old evaluation there is replaced. */
+/**
+ * Evaluate a version (again) on the current set version: its old evaluation there is replaced. An environment
+ * experiment (`evaluation.tasks`) runs the version's held-out episodes again instead (its old ones are deleted).
+ */
 export async function requestEvaluation(p: Principal, input: In<typeof RequestEvaluationInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
   const config = await evaluationConfig(e.id);
+  if (config?.evaluation.tasks) return requestTaskEvaluation(p, e.id, config.evaluation.tasks, input.version);
   const current = config && (await currentSetVersion(e.id, config.evaluation.set));
   if (!current)
     throw conflict("This experiment has no eval set yet: upload one, add turns to one, or create the persona set");
-  if (
-    input.version > 0 &&
-    !(await db().policyVersion.findUnique({
-      where: { experimentId_version: { experimentId: e.id, version: input.version } },
-    }))
-  )
-    throw notFound("Policy version", String(input.version));
+  await assertVersionExists(e.id, input.version);
   await db().$transaction(async (tx) => {
     await tx.evaluation.deleteMany({
       where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id },
@@ -355,6 +353,41 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
     jobId,
   );
   return { queued: true, version: input.version, setVersionId: current.setVersion.id };
+}
+
+async function assertVersionExists(experimentId: string, version: number) {
+  if (
+    version > 0 &&
+    !(await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } } }))
+  )
+    throw notFound("Policy version", String(version));
+}
+
+async function requestTaskEvaluation(
+  p: Principal,
+  experimentId: string,
+  tasks: NonNullable<ExperimentConfig["evaluation"]["tasks"]>,
+  version: number,
+) {
+  const target = await taskEvaluationTarget(experimentId, tasks);
+  if (!target)
+    throw conflict(
+      `evaluation.tasks names task set ${tasks.taskSet} and environment ${tasks.environment}: import the one, create the other`,
+    );
+  await assertVersionExists(experimentId, version);
+  const setVersionId = target.setVersion.id;
+  await db().$transaction(async (tx) => {
+    await tx.episode.deleteMany({
+      where: { experimentId, policyVersion: version, task: { setVersionId } },
+    });
+    await audit(tx, p, "evaluation.request", "experiment", experimentId, null, {
+      version,
+      taskSetVersionId: setVersionId,
+    });
+  });
+  const jobId = `${evaluateJobId(experimentId, version, setVersionId)}_${Date.now()}`;
+  await enqueue("evaluate", { experimentId, version, setVersionId, target: "tasks" }, jobId);
+  return { queued: true, version, setVersionId };
 }
 
 /**

@@ -5,6 +5,9 @@
 // on an eval set.
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../_lib/trpc";
+import { ErrorBanner } from "../../_ui/ErrorBanner";
+import { useAction } from "../../_ui/useAction";
+import { GuardedButton } from "../_components/Permission";
 
 const f = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(2));
 const ci = (r: { mean: number | null; low: number | null; high: number | null }) =>
@@ -13,6 +16,9 @@ const ci = (r: { mean: number | null; low: number | null; high: number | null })
 export function TaskPassRates({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
   const q = useQuery({ ...trpc.evaluation.taskPassRates.queryOptions({ experimentId }), refetchInterval: 5000 });
+  const request = useAction(trpc.evaluation.request.mutationOptions(), {
+    invalidate: [trpc.evaluation.taskPassRates.queryKey()],
+  });
   const d = q.data;
   if (!d?.configured) return null;
   return (
@@ -23,6 +29,7 @@ export function TaskPassRates({ experimentId }: { experimentId: string }) {
           ? `${d.taskSet.name} v${d.taskSet.version}, ${d.heldOutTasks} held-out tasks × ${d.k} episodes in ${d.environment.name}, each on the version's own weights. The gate reads pass@1.`
           : "The configured task set or environment does not exist yet."}
       </p>
+      <ErrorBanner error={request.error} />
       {d.versions.length === 0 ? (
         <div className="empty">No version evaluated on the held-out tasks yet.</div>
       ) : (
@@ -35,6 +42,7 @@ export function TaskPassRates({ experimentId }: { experimentId: string }) {
               <th>pass@{d.k} (95% CI)</th>
               <th>Episodes</th>
               <th>Gate</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -50,6 +58,15 @@ export function TaskPassRates({ experimentId }: { experimentId: string }) {
                   {v.failed ? ` · ${v.failed} failed` : ""}
                 </td>
                 <td className="muted">{v.gateReason ?? ""}</td>
+                <td>
+                  <GuardedButton
+                    perm="write"
+                    disabled={request.pending}
+                    onClick={() => void request.run({ experimentId, version: v.version })}
+                  >
+                    Re-evaluate
+                  </GuardedButton>
+                </td>
               </tr>
             ))}
           </tbody>

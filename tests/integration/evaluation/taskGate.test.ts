@@ -3,7 +3,8 @@
 // version's own weights through the upstream factory (here a scripted stand-in keyed by the checkpoint path, so
 // the versions' skills are known: v1 solves with the tool, v2 guesses). A version whose pass rate rose is
 // promoted, one whose pass rate dropped is held back with the reason and both intervals; the per-version pass
-// rates reach REST and tRPC through their output schemas. The scheduler queues the held-out evaluation.
+// rates reach REST and tRPC through their output schemas. The scheduler queues the held-out evaluation, and a
+// re-evaluation request queues it again.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -228,6 +229,19 @@ describe("held-out pass@1 gate (environment experiments)", () => {
     ]);
     expect(viaTrpc.versions[2]!.gateReason).toBe(held.gateReason);
     expect(await versionPassRates(e.id, tsv.id, K)).toHaveLength(3);
+
+    // Re-evaluating a version (the page's button, POST /evaluations) drops its held-out episodes and queues them again.
+    const writer = api(server.url, { bearer: await makeKey(["read", "write"], e.id) });
+    const again = await writer("POST", "/api/v1/evaluations", { experimentId: e.id, version: 2 });
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual({ queued: true, version: 2, setVersionId: tsv.id });
+    expect(await db().episode.count({ where: { experimentId: e.id, policyVersion: 2 } })).toBe(0);
+    const requeued = (await queue("evaluate").getJobs(["waiting", "delayed", "prioritized"])).filter(
+      (j) => j.data.experimentId === e.id,
+    );
+    expect(requeued.map((j) => j.data)).toEqual([
+      { experimentId: e.id, version: 2, setVersionId: tsv.id, target: "tasks" },
+    ]);
   }, 120_000);
   it("runs a version's held-out episodes on the real embedded engine with that version's weights", async () => {
     const e = await makeExperiment({
