@@ -225,7 +225,9 @@ export async function failEpisode(episodeId: string, e: unknown, signal?: AbortS
 
 /** Runs a claimed (RUNNING) episode to its end; returns it with its steps. */
 export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
-  const { episode, spec, sessionId } = await loadClaimed(episodeId);
+  const { episode, spec, sessionId: session } = await loadClaimed(episodeId);
+  // A pinned version's caller goes around the proxy: no session is recorded for it.
+  const sessionId = typeof opts.agent === "function" ? null : session;
   let leaseId: string | null = null;
   const provider =
     spec.kind === "terminal" ? (opts.provider ?? sandboxProvider(episode.environment.provider as ProviderName)) : null;
@@ -275,7 +277,7 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
       const { message, turnId, completionTokens, cut } =
         typeof opts.agent === "function"
           ? await opts.agent({ step, messages, tools, maxTokens: left, signal: opts.signal })
-          : await callPolicy(opts.agent, sessionId, messages, tools, left, opts.signal);
+          : await callPolicy(opts.agent, session, messages, tools, left, opts.signal);
       spent += completionTokens;
       const calls = message.tool_calls ?? [];
       messages.push({

@@ -190,7 +190,9 @@ describe("held-out pass@1 gate (environment experiments)", () => {
       include: { steps: true, task: { select: { split: true } } },
     });
     expect(pinned).toHaveLength(heldOut * K);
-    expect(pinned.every((p) => p.groupKey === null && p.task.split === "heldout" && p.outcome === 1)).toBe(true);
+    expect(
+      pinned.every((p) => p.groupKey === null && p.sessionId === null && p.task.split === "heldout" && p.outcome === 1),
+    ).toBe(true);
     expect(pinned.flatMap((p) => p.steps).every((s) => s.turnId === null)).toBe(true);
     expect(pinned[0]!.steps.map((s) => JSON.parse(JSON.stringify(s.action)).toolCalls.length)).toEqual([1, 0]);
     expect(await claimEpisode(pinned[0]!.id)).toBe(false);
