@@ -283,6 +283,19 @@ export const EvaluationConfigSchema = z.object({
   maxTokens: z.number().int().min(1).max(32768).default(256),
   /** judge votes per reply (model-judge grader) */
   votes: z.number().int().min(1).max(16).default(3),
+  /**
+   * An environment experiment: evaluate each version on a task set's held-out split instead of an eval set —
+   * `k` episodes per task in `environment`, the version's own checkpoint as the policy (server/evaluation/
+   * episodes.ts); the gate reads held-out pass@1.
+   */
+  tasks: z
+    .object({
+      taskSet: z.string().min(1).max(200),
+      environment: z.string().min(1).max(200),
+      k: z.number().int().min(1).max(16).default(4),
+      maxSteps: z.number().int().min(1).max(64).default(4),
+    })
+    .optional(),
   /** per-version budget: generation stops (status PARTIAL) at either bound */
   budget: z
     .object({

@@ -528,6 +528,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/evaluations/task-pass-rates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An environment experiment's held-out pass@1 (Wilson 95% interval; the promotion gate's score) and pass@k per policy version
+     * @description Requires the 'read' permission.
+     */
+    get: operations["evaluation.taskPassRates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/evaluations/compare": {
     parameters: {
       query?: never;
@@ -2183,6 +2203,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -2680,6 +2708,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -3156,6 +3192,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -3708,6 +3752,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -4215,6 +4267,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -5798,6 +5858,67 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "evaluation.taskPassRates": {
+    parameters: {
+      query: {
+        experimentId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            configured: boolean;
+            k: number | null;
+            taskSet: {
+              id: string;
+              name: string;
+              version: number | null;
+            } | null;
+            environment: {
+              id: string;
+              name: string;
+            } | null;
+            heldOutTasks: number | null;
+            versions: {
+              version: number | null;
+              status: string | null;
+              gateReason: string | null;
+              episodes: number | null;
+              pending: number | null;
+              failed: number | null;
+              passAt1: {
+                n: number | null;
+                c: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+              passAtK: {
+                k: number | null;
+                tasks: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "evaluation.compare": {
     parameters: {
       query: {
@@ -6750,6 +6871,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -7275,6 +7404,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -7751,6 +7888,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8264,6 +8409,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8777,6 +8930,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9284,6 +9445,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9792,6 +9961,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -10612,7 +10789,7 @@ export interface operations {
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
                 reward: number | null;
-                groupAdvantage?: boolean;
+                groupNormalized?: boolean;
                 excluded: boolean;
                 excludeReason: string | null;
               } | null;
@@ -10819,7 +10996,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
@@ -11245,7 +11422,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
