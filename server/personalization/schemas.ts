@@ -7,3 +7,19 @@ export const EndUserIdSchema = z.string().regex(/^[\w.@:+-]{1,128}$/, "an end-us
 export const EndUsersListInput = z.object({ experimentId: IdSchema });
 export const EndUserInput = z.object({ experimentId: IdSchema, endUserId: EndUserIdSchema });
 export const AdapterTrainInput = z.object({ experimentId: IdSchema });
+
+/** A per-user adapter version trained outside (hf-local writes PEFT folders) for an engine that hot-loads them. */
+export const AdapterRegisterInput = z.object({
+  experimentId: IdSchema,
+  endUserId: EndUserIdSchema,
+  /** the PEFT folder on the engine's machine; must lie inside the operator's ADAPTER_DIRS */
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((s) => !/[\u0000-\u001f]/.test(s), "adapter path must not contain control characters"),
+  rank: z.number().int().min(1).max(256),
+  alpha: z.number().min(1).max(1024),
+  /** serve it at once (the previous version becomes SUPERSEDED, so a rollback returns to it); false: a candidate */
+  promote: z.boolean().default(true),
+});

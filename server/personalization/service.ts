@@ -6,9 +6,11 @@ import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
 import { db } from "../platform/db/client";
-import { conflict, notFound } from "../platform/errors";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { appError, conflict, notFound } from "../platform/errors";
+import { adapterDirProblem } from "../platform/extensions";
 import { trainDueUsers } from "./train";
-import type { AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
+import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
 
 /** Versions of each user's adapter, oldest first, for the reward trend (at most this many per user). */
 const TREND_VERSIONS = 20;
@@ -127,4 +129,48 @@ export async function trainEndUsers(p: Principal, input: z.output<typeof Adapter
     state: r.trained ? r.state : null,
     samples: r.samples,
   }));
+}
+
+/**
+ * Register a user's adapter version that SGLang/vLLM will serve from its PEFT folder (trained outside this process,
+ * e.g. by hf-local): the next version of that user's chain, promoted (the served one becomes SUPERSEDED) or a
+ * candidate. The proxy loads it on the user's next request. Audited.
+ */
+export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const config = ExperimentConfigSchema.parse(e.config);
+  if (config.personalization !== "per-user" || config.policy.kind === "embedded" || !config.policy.loraAdapters)
+    throw appError(
+      "adapter_not_servable",
+      "adapter folders are served by SGLang/vLLM multi-LoRA: the experiment must be per-user with policy.loraAdapters",
+    );
+  const problem = await adapterDirProblem(input.path);
+  if (problem)
+    throw appError("adapter_not_servable", `adapter folder ${problem}`, [{ path: "path", message: problem }]);
+  return db().$transaction(async (tx) => {
+    const where = { experimentId: e.id, endUserId: input.endUserId };
+    const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
+    const served = await tx.userAdapter.findFirst({
+      where: { ...where, state: "PROMOTED" },
+      orderBy: { version: "desc" },
+    });
+    if (input.promote && served)
+      await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
+    const row = await tx.userAdapter.create({
+      data: {
+        ...where,
+        version: (last?.version ?? 0) + 1,
+        parentId: served?.id ?? null,
+        rank: input.rank,
+        alpha: input.alpha,
+        state: input.promote ? "PROMOTED" : "CANDIDATE",
+        weights: Buffer.alloc(0),
+        path: input.path,
+        decidedAt: input.promote ? new Date() : null,
+      },
+    });
+    const after = { version: row.version, state: row.state, path: row.path };
+    await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
+    return { endUserId: input.endUserId, adapterId: row.id, version: row.version, state: row.state };
+  });
 }

@@ -219,7 +219,8 @@ export async function trainDueUsers(experimentId: string): Promise<Record<string
   const e = await db().experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
   if (!e) throw notFound("experiment", experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
-  if (config.personalization !== "per-user") return {};
+  // Adapters on SGLang/vLLM are PEFT folders registered per user (registerEndUserAdapter), not trained here.
+  if (config.personalization !== "per-user" || config.policy.kind !== "embedded") return {};
   const base = await baseModel(config);
   const out: Record<string, TrainUserResult> = {};
   for (const user of await endUsers(experimentId)) out[user] = await trainUser(experimentId, user, base, config);

@@ -1444,6 +1444,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/adapters": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an end user's adapter version as a PEFT folder that SGLang/vLLM multi-LoRA serves
+     * @description Requires the 'write' permission.
+     */
+    post: operations["endUsers.registerAdapter"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/{endUserId}": {
     parameters: {
       query?: never;
@@ -1662,6 +1682,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1710,6 +1731,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1813,6 +1835,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -1823,6 +1846,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -2310,6 +2334,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -2320,6 +2345,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -2786,6 +2812,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -2796,6 +2823,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -3338,6 +3366,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -3348,6 +3377,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -3845,6 +3875,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -3855,6 +3886,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -6364,6 +6396,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -6374,6 +6407,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -6889,6 +6923,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -6899,6 +6934,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -7365,6 +7401,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -7375,6 +7412,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -7878,6 +7916,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -7888,6 +7927,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8391,6 +8431,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8401,6 +8442,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8898,6 +8940,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8908,6 +8951,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -9406,6 +9450,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -9416,6 +9461,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -11852,6 +11898,49 @@ export interface operations {
             endUserId: string;
             rolledBack: number;
             served: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.registerAdapter": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          path: string;
+          rank: number;
+          alpha: number;
+          /** @default true */
+          promote?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            /** @enum {string} */
+            state: "CANDIDATE" | "PROMOTED" | "SUPERSEDED" | "REJECTED" | "ROLLED_BACK";
           };
         };
       };

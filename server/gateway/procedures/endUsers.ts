@@ -1,8 +1,14 @@
 // End users of a per-user experiment: their adapters, rollback, training on demand, and deletion.
 import * as endUsers from "../../personalization/service";
-import { AdapterTrainInput, EndUserInput, EndUsersListInput } from "../../personalization/schemas";
+import {
+  AdapterRegisterInput,
+  AdapterTrainInput,
+  EndUserInput,
+  EndUsersListInput,
+} from "../../personalization/schemas";
 import { procedure } from "./define";
 import {
+  EndUserAdapterRegisterOutput,
   EndUserDeleteOutput,
   EndUserRollbackOutput,
   EndUsersListOutput,
@@ -36,6 +42,15 @@ export const endUserProcedures = {
     rest: { method: "POST", path: "/experiments/:experimentId/end-users/train" },
     output: EndUsersTrainOutput,
     handler: ({ principal, input }) => endUsers.trainEndUsers(principal, input),
+  }),
+  registerAdapter: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Register an end user's adapter version as a PEFT folder that SGLang/vLLM multi-LoRA serves",
+    input: AdapterRegisterInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/adapters", status: 201 },
+    output: EndUserAdapterRegisterOutput,
+    handler: ({ principal, input }) => endUsers.registerEndUserAdapter(principal, input),
   }),
   delete: procedure({
     kind: "mutation",

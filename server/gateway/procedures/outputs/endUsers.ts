@@ -51,3 +51,10 @@ export const EndUsersTrainOutput = z.array(
     samples: z.number(),
   }),
 );
+
+export const EndUserAdapterRegisterOutput = z.object({
+  endUserId: z.string(),
+  adapterId: z.string(),
+  version: z.number(),
+  state: AdapterState,
+});
