@@ -23,3 +23,11 @@ export const AdapterRegisterInput = z.object({
   /** serve it at once (the previous version becomes SUPERSEDED, so a rollback returns to it); false: a candidate */
   promote: z.boolean().default(true),
 });
+
+/** Base vs the user's served adapter on a few of their held-out prompts (greedy, the Users view's Compare). */
+export const EndUserCompareInput = z.object({
+  experimentId: IdSchema,
+  endUserId: EndUserIdSchema,
+  limit: z.number().int().min(1).max(5).default(3),
+  maxTokens: z.number().int().min(1).max(256).default(64),
+});

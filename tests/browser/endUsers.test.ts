@@ -1,7 +1,8 @@
 // The Users view of a per-user experiment in the browser: each end user's served adapter version and samples,
-// a per-user rollback (the user is then served the base), and the link from the experiment page.
+// a per-user rollback (the user is then served the base), base vs a user's adapter side by side on their prompts,
+// and the link from the experiment page.
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { perUserTick } from "../../server/personalization/schedule";
 import { makeEndUserTurn } from "../helpers/endUserTurns";
 import { makeExperiment, uniq } from "../helpers/fixtures";
@@ -43,6 +44,16 @@ describe("the Users view", () => {
     await row("maya").getByRole("button", { name: "Roll back" }).click();
     await row("maya").getByRole("cell", { name: "base" }).waitFor();
     await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+
+    // Side by side: Leo's two prompts, each with the base's reply and his adapter's.
+    expect(await row("maya").getByRole("button", { name: "Compare" }).isDisabled()).toBe(true);
+    await row("leo").getByRole("button", { name: "Compare" }).click();
+    const panel = page.getByRole("region", { name: "Base vs adapter" });
+    await panel.getByRole("heading", { name: "leo: base vs v1" }).waitFor();
+    const pairs = panel.getByRole("table", { name: "Side by side" });
+    await pairs.getByRole("columnheader", { name: "Adapter v1" }).waitFor();
+    await pairs.getByRole("row").filter({ hasText: "q0" }).waitFor();
+    await pairs.getByRole("row").filter({ hasText: "q1" }).waitFor();
     await page.close();
   });
 });

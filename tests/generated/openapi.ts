@@ -1464,6 +1464,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Base vs the user's served adapter, greedy, on a few of their held-out prompts (embedded policy)
+     * @description Requires the 'read' permission.
+     */
+    post: operations["endUsers.compare"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/{endUserId}": {
     parameters: {
       query?: never;
@@ -11941,6 +11961,53 @@ export interface operations {
             version: number;
             /** @enum {string} */
             state: "CANDIDATE" | "PROMOTED" | "SUPERSEDED" | "REJECTED" | "ROLLED_BACK";
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default 3 */
+          limit?: number;
+          /** @default 64 */
+          maxTokens?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            heldOut: boolean;
+            pairs: {
+              turnId: string;
+              prompt: string;
+              base: string;
+              adapter: string;
+            }[];
           };
         };
       };

@@ -1,14 +1,17 @@
 // End users of a per-user experiment: their adapters, rollback, training on demand, and deletion.
+import { compareEndUser } from "../../personalization/compare";
 import * as endUsers from "../../personalization/service";
 import {
   AdapterRegisterInput,
   AdapterTrainInput,
+  EndUserCompareInput,
   EndUserInput,
   EndUsersListInput,
 } from "../../personalization/schemas";
 import { procedure } from "./define";
 import {
   EndUserAdapterRegisterOutput,
+  EndUserCompareOutput,
   EndUserDeleteOutput,
   EndUserRollbackOutput,
   EndUsersListOutput,
@@ -51,6 +54,15 @@ export const endUserProcedures = {
     rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/adapters", status: 201 },
     output: EndUserAdapterRegisterOutput,
     handler: ({ principal, input }) => endUsers.registerEndUserAdapter(principal, input),
+  }),
+  compare: procedure({
+    kind: "mutation",
+    permission: "read",
+    summary: "Base vs the user's served adapter, greedy, on a few of their held-out prompts (embedded policy)",
+    input: EndUserCompareInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/compare" },
+    output: EndUserCompareOutput,
+    handler: ({ principal, input }) => compareEndUser(principal, input),
   }),
   delete: procedure({
     kind: "mutation",

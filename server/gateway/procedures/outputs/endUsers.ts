@@ -58,3 +58,12 @@ export const EndUserAdapterRegisterOutput = z.object({
   version: z.number(),
   state: AdapterState,
 });
+
+export const EndUserCompareOutput = z.object({
+  endUserId: z.string(),
+  adapterId: z.string(),
+  version: z.number(),
+  /** false: the gate holds none of this user's turns out, so these are their newest (trained-on) prompts */
+  heldOut: z.boolean(),
+  pairs: z.array(z.object({ turnId: z.string(), prompt: z.string(), base: z.string(), adapter: z.string() })),
+});
