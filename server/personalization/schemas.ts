@@ -31,3 +31,6 @@ export const EndUserCompareInput = z.object({
   limit: z.number().int().min(1).max(5).default(3),
   maxTokens: z.number().int().min(1).max(256).default(64),
 });
+
+/** Per-user reward curves, beside the shared policy's of this experiment or of `sharedExperimentId`. */
+export const EndUserCurvesInput = z.object({ experimentId: IdSchema, sharedExperimentId: IdSchema.optional() });

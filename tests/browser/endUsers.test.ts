@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 describe("the Users view", () => {
-  it("lists end users with their served adapter and rolls one back", async () => {
+  it("lists end users with their served adapter, rolls one back, compares base and adapter, draws the curves", async () => {
     const name = uniq("Per-user");
     const e = await makeExperiment(
       { personalization: "per-user", perUser: { minSamples: 2, heldOutFraction: 0 } },
@@ -54,6 +54,14 @@ describe("the Users view", () => {
     await pairs.getByRole("columnheader", { name: "Adapter v1" }).waitFor();
     await pairs.getByRole("row").filter({ hasText: "q0" }).waitFor();
     await pairs.getByRole("row").filter({ hasText: "q1" }).waitFor();
+
+    // The shared policy's curve beside the users': every turn here was served by the base (v0), rewards −1 and 1.
+    const curves = page.getByRole("region", { name: "Reward curves" });
+    await curves
+      .getByRole("img", {
+        name: new RegExp(`^shared policy \\(${name}\\): v0 0\\.00; leo: v0 0\\.00; maya: v0 0\\.00$`),
+      })
+      .waitFor();
     await page.close();
   });
 });

@@ -1364,6 +1364,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users/curves": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each end user's mean judged reward per version that served them, beside the shared policy's curve
+     * @description Requires the 'read' permission.
+     */
+    get: operations["endUsers.curves"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/train": {
     parameters: {
       query?: never;
@@ -11765,6 +11785,54 @@ export interface operations {
               createdAt: string;
             }[];
           }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.curves": {
+    parameters: {
+      query?: {
+        sharedExperimentId?: string;
+      };
+      header?: never;
+      path: {
+        experimentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            versionOf: "adapter" | "policy";
+            shared: {
+              experimentId: string;
+              name: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            };
+            users: {
+              endUserId: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            }[];
+          };
         };
       };
       400: components["responses"]["BadRequest"];

@@ -1,10 +1,12 @@
 // End users of a per-user experiment: their adapters, rollback, training on demand, and deletion.
 import { compareEndUser } from "../../personalization/compare";
+import { endUserCurves } from "../../personalization/curves";
 import * as endUsers from "../../personalization/service";
 import {
   AdapterRegisterInput,
   AdapterTrainInput,
   EndUserCompareInput,
+  EndUserCurvesInput,
   EndUserInput,
   EndUsersListInput,
 } from "../../personalization/schemas";
@@ -12,6 +14,7 @@ import { procedure } from "./define";
 import {
   EndUserAdapterRegisterOutput,
   EndUserCompareOutput,
+  EndUserCurvesOutput,
   EndUserDeleteOutput,
   EndUserRollbackOutput,
   EndUsersListOutput,
@@ -27,6 +30,15 @@ export const endUserProcedures = {
     rest: { method: "GET", path: "/experiments/:experimentId/end-users" },
     output: EndUsersListOutput,
     handler: ({ principal, input }) => endUsers.listEndUsers(principal, input),
+  }),
+  curves: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "Each end user's mean judged reward per version that served them, beside the shared policy's curve",
+    input: EndUserCurvesInput,
+    rest: { method: "GET", path: "/experiments/:experimentId/end-users/curves" },
+    output: EndUserCurvesOutput,
+    handler: ({ principal, input }) => endUserCurves(principal, input),
   }),
   rollback: procedure({
     kind: "mutation",

@@ -67,3 +67,11 @@ export const EndUserCompareOutput = z.object({
   heldOut: z.boolean(),
   pairs: z.array(z.object({ turnId: z.string(), prompt: z.string(), base: z.string(), adapter: z.string() })),
 });
+
+const CurvePoint = z.object({ version: z.number(), meanReward: z.number(), turns: z.number() });
+
+export const EndUserCurvesOutput = z.object({
+  versionOf: z.enum(["adapter", "policy"]),
+  shared: z.object({ experimentId: z.string(), name: z.string(), points: z.array(CurvePoint) }),
+  users: z.array(z.object({ endUserId: z.string(), points: z.array(CurvePoint) })),
+});

@@ -10,6 +10,7 @@ import { useTRPC } from "../../../../_lib/trpc";
 import { ErrorBanner } from "../../../../_ui/ErrorBanner";
 import { useAction } from "../../../../_ui/useAction";
 import { GuardedButton } from "../../../_components/Permission";
+import { RewardCurves } from "./RewardCurves";
 
 type Point = { version: number; state: string; meanReward: number | null };
 
@@ -188,6 +189,7 @@ export default function ExperimentUsersPage() {
       {users.data && !users.data.length && (
         <div className="empty">No end users yet: send X-User-Id with a key that has the identity scope.</div>
       )}
+      <RewardCurves experimentId={e.id} />
     </>
   );
 }
