@@ -3,7 +3,9 @@
 // and the link from the experiment page.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { perUserTick } from "../../server/personalization/schedule";
+import { db } from "../../server/platform/db/client";
 import { makeEndUserTurn } from "../helpers/endUserTurns";
 import { makeExperiment, uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
@@ -62,6 +64,28 @@ describe("the Users view", () => {
         name: new RegExp(`^shared policy \\(${name}\\): v0 0\\.00; leo: v0 0\\.00; maya: v0 0\\.00$`),
       })
       .waitFor();
+    await page.close();
+  });
+
+  it("sets the per-user scheduler's options in the experiment form", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Scheduled users");
+    await page.locator('input[name="name"]').fill(name);
+    await page.locator('select[name="personalization"]').selectOption("per-user");
+    await page.locator('input[name="perUser.maxSamplesPerVersion"]').fill("32");
+    await page.locator('input[name="perUser.idleAfterS"]').fill("600");
+    await page.getByLabel("Train from UTC hour").fill("22");
+    await page.getByLabel("Train until UTC hour").fill("6");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    const e = await db().experiment.findFirstOrThrow({ where: { name } });
+    expect(ExperimentConfigSchema.parse(e.config).perUser).toMatchObject({
+      maxSamplesPerVersion: 32,
+      idleAfterS: 600,
+      windowUtc: { from: 22, to: 6 },
+    });
     await page.close();
   });
 });
