@@ -8,6 +8,7 @@ import { loadExperimentFor } from "../access/scope";
 import { db } from "../platform/db/client";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
+import { publish } from "../platform/bus/pubsub";
 import { adapterDirProblem } from "../platform/extensions";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
@@ -81,7 +82,7 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
  */
 export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  return db().$transaction(async (tx) => {
+  const out = await db().$transaction(async (tx) => {
     const served = await tx.userAdapter.findFirst({
       where: { experimentId: e.id, endUserId: input.endUserId, state: "PROMOTED" },
       orderBy: { version: "desc" },
@@ -95,12 +96,14 @@ export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUs
     await audit(tx, p, "endUser.rollback", "UserAdapter", served.id, { served: served.version }, after);
     return { endUserId: input.endUserId, ...after };
   });
+  announce(e.id, input.endUserId);
+  return out;
 }
 
 /** Delete everything of one end user in this experiment: adapters and turns (samples, judgments, labels cascade). */
 export async function deleteEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  return db().$transaction(async (tx) => {
+  const out = await db().$transaction(async (tx) => {
     const where = { experimentId: e.id, endUserId: input.endUserId };
     const rows = await tx.turn.findMany({ where, select: { id: true, sessionId: true } });
     const turnIds = rows.map((t) => t.id);
@@ -116,6 +119,8 @@ export async function deleteEndUser(p: Principal, input: z.output<typeof EndUser
     await audit(tx, p, "endUser.delete", "EndUser", `${e.id}:${input.endUserId}`, null, after);
     return { endUserId: input.endUserId, ...after };
   });
+  announce(e.id, input.endUserId);
+  return out;
 }
 
 /** Train every user with enough new samples now (the scheduler's tick, run on demand). */
@@ -147,7 +152,7 @@ export async function registerEndUserAdapter(p: Principal, input: z.output<typeo
   const problem = await adapterDirProblem(input.path);
   if (problem)
     throw appError("adapter_not_servable", `adapter folder ${problem}`, [{ path: "path", message: problem }]);
-  return db().$transaction(async (tx) => {
+  const out = await db().$transaction(async (tx) => {
     const where = { experimentId: e.id, endUserId: input.endUserId };
     const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
     const served = await tx.userAdapter.findFirst({
@@ -173,4 +178,11 @@ export async function registerEndUserAdapter(p: Principal, input: z.output<typeo
     await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
     return { endUserId: input.endUserId, adapterId: row.id, version: row.version, state: row.state };
   });
+  announce(e.id, input.endUserId);
+  return out;
+}
+
+/** Tell the proxies a user's served adapter changed; without Redis they see it within their route hold (2 s). */
+function announce(experimentId: string, endUserId: string): void {
+  void publish("userAdapter", { experimentId, endUserId }).catch(() => {});
 }

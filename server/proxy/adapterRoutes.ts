@@ -24,6 +24,11 @@ export class AdapterRoutes {
     private readonly ttlMs = ROUTE_TTL_MS,
   ) {}
 
+  /** The user's served adapter changed: the next lookup reads it again. */
+  forget(experimentId: string, endUserId: string): void {
+    this.cache.delete(`${experimentId}\u0000${endUserId}`);
+  }
+
   async promoted(experimentId: string, endUserId: string): Promise<PromotedAdapter | null> {
     const k = `${experimentId}\u0000${endUserId}`;
     const hit = this.cache.get(k);

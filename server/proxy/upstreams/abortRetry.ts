@@ -34,12 +34,14 @@ const aborted = (json: Record<string, unknown>) => choicesOf(json).some((c) => c
 
 export class AbortRetryingUpstream implements Upstream {
   readonly switchVersion?: Upstream["switchVersion"];
+  readonly preloadAdapter?: Upstream["preloadAdapter"];
 
   constructor(
     private readonly inner: Upstream,
     private readonly retries = ABORT_RETRIES,
   ) {
     if (inner.switchVersion) this.switchVersion = inner.switchVersion.bind(inner);
+    if (inner.preloadAdapter) this.preloadAdapter = inner.preloadAdapter.bind(inner);
   }
 
   get kind() {

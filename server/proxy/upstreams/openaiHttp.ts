@@ -55,6 +55,8 @@ export class OpenAiHttpUpstream implements Upstream {
 
   /** Present only when versions are LoRA adapters: the proxy's version switch loads the new one first. */
   readonly switchVersion?: (version: number, checkpointPath: string | null) => Promise<void>;
+  /** Present only with per-user adapters on this engine. */
+  readonly preloadAdapter?: Upstream["preloadAdapter"];
   /** A hostile or broken upstream cannot push the proxy out of memory (PROXY_MAX_UPSTREAM_BYTES, _SSE_EVENT_BYTES). */
   private readonly maxBytes: number;
   private readonly maxEventBytes: number;
@@ -68,6 +70,8 @@ export class OpenAiHttpUpstream implements Upstream {
     this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
     const lora = opts.lora;
     if (lora) this.switchVersion = (version, checkpointPath) => lora.switchTo(version, checkpointPath);
+    const users = opts.userLora;
+    if (users) this.preloadAdapter = async (a) => void (await users.ensure(a));
   }
 
   /** `userAdapter`: the engine-side name of the user's adapter, which replaces the shared version's. */

@@ -61,5 +61,7 @@ export interface Upstream {
   send(req: UpstreamRequest): Promise<UpstreamResponse>;
   /** A new policy version is live: an embedded engine loads it (and keeps serving the old one meanwhile). */
   switchVersion?(version: number, checkpointPath: string | null): Promise<void>;
+  /** A multi-LoRA engine: load a user's adapter now, before their next request (userLora.ts). */
+  preloadAdapter?(adapter: EngineAdapter): Promise<void>;
   close(): Promise<void>;
 }

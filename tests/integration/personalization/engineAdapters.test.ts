@@ -1,6 +1,6 @@
 // Per-user adapters served by SGLang / vLLM multi-LoRA, end to end: a user's PEFT folder registered over REST
-// (POST …/end-users/:endUserId/adapters) is loaded into the stand-in engine (held to the extracted contracts) on
-// that user's next request through the proxy, named on their requests only; the response and the recorded turn
+// (POST …/end-users/:endUserId/adapters) is loaded into the stand-in engine (held to the extracted contracts) as soon
+// as it is registered (or on the user's next request), named on their requests only; the response and the recorded turn
 // say which adapter version served; an engine that refuses it leaves the user on the base with
 // `x-adapter-fallback`; a rollback returns the user to their previous version.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,6 +71,12 @@ for (const engine of ["sglang", "vllm"] as const) {
       expect(refused.status).toBe(400);
       expect(refused.json.error).toMatchObject({ reason: "adapter_not_servable" });
 
+      // Loaded into the engine when it is registered (channel userAdapter), before Maya's first request.
+      await waitFor(
+        "the registered adapter to be preloaded",
+        async () => fake.loaded.has(`ua-${String(v1.json.adapterId)}`) || null,
+      );
+      expect(fake.served()).toEqual([]);
       const mine = await ask(maya);
       expect(mine.status).toBe(200);
       expect(mine.headers.get("x-adapter-id")).toBe(v1.json.adapterId);
