@@ -20,8 +20,6 @@ export const AdapterRegisterInput = z.object({
     .refine((s) => !/[\u0000-\u001f]/.test(s), "adapter path must not contain control characters"),
   rank: z.number().int().min(1).max(256),
   alpha: z.number().min(1).max(1024),
-  /** serve it at once (the previous version becomes SUPERSEDED, so a rollback returns to it); false: a candidate */
-  promote: z.boolean().default(true),
 });
 
 /** Base vs the user's served adapter on a few of their held-out prompts (greedy, the Users view's Compare). */

@@ -8,8 +8,8 @@ import { loadExperimentFor } from "../access/scope";
 import { db } from "../platform/db/client";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
-import { publish } from "../platform/bus/pubsub";
 import { adapterDirProblem } from "../platform/extensions";
+import { announceAdapterChange } from "./announce";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
 
@@ -96,7 +96,7 @@ export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUs
     await audit(tx, p, "endUser.rollback", "UserAdapter", served.id, { served: served.version }, after);
     return { endUserId: input.endUserId, ...after };
   });
-  announce(e.id, input.endUserId);
+  announceAdapterChange(e.id, input.endUserId);
   return out;
 }
 
@@ -119,7 +119,7 @@ export async function deleteEndUser(p: Principal, input: z.output<typeof EndUser
     await audit(tx, p, "endUser.delete", "EndUser", `${e.id}:${input.endUserId}`, null, after);
     return { endUserId: input.endUserId, ...after };
   });
-  announce(e.id, input.endUserId);
+  announceAdapterChange(e.id, input.endUserId);
   return out;
 }
 
@@ -138,8 +138,9 @@ export async function trainEndUsers(p: Principal, input: z.output<typeof Adapter
 
 /**
  * Register a user's adapter version that SGLang/vLLM will serve from its PEFT folder (trained outside this process,
- * e.g. by hf-local): the next version of that user's chain, promoted (the served one becomes SUPERSEDED) or a
- * candidate. The proxy loads it on the user's next request. Audited.
+ * e.g. by hf-local): the next version of that user's chain, served at once (the served one becomes SUPERSEDED, so a
+ * rollback returns to it; no gate runs here: the embedded gate cannot score a PEFT folder). The proxies load it as
+ * soon as it is announced. Audited.
  */
 export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
@@ -159,7 +160,7 @@ export async function registerEndUserAdapter(p: Principal, input: z.output<typeo
       where: { ...where, state: "PROMOTED" },
       orderBy: { version: "desc" },
     });
-    if (input.promote && served)
+    if (served)
       await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
     const row = await tx.userAdapter.create({
       data: {
@@ -168,21 +169,16 @@ export async function registerEndUserAdapter(p: Principal, input: z.output<typeo
         parentId: served?.id ?? null,
         rank: input.rank,
         alpha: input.alpha,
-        state: input.promote ? "PROMOTED" : "CANDIDATE",
+        state: "PROMOTED",
         weights: Buffer.alloc(0),
         path: input.path,
-        decidedAt: input.promote ? new Date() : null,
+        decidedAt: new Date(),
       },
     });
     const after = { version: row.version, state: row.state, path: row.path };
     await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
     return { endUserId: input.endUserId, adapterId: row.id, version: row.version, state: row.state };
   });
-  announce(e.id, input.endUserId);
+  announceAdapterChange(e.id, input.endUserId);
   return out;
-}
-
-/** Tell the proxies a user's served adapter changed; without Redis they see it within their route hold (2 s). */
-function announce(experimentId: string, endUserId: string): void {
-  void publish("userAdapter", { experimentId, endUserId }).catch(() => {});
 }

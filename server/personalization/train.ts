@@ -22,6 +22,7 @@ import { scoreBatch } from "../engine/score";
 import { db } from "../platform/db/client";
 import { notFound } from "../platform/errors";
 import { endUsers, isHeldOut, userSamples } from "./data";
+import { announceAdapterChange } from "./announce";
 
 /** The same user and experiment always start from the same fresh adapter (reproducible runs). */
 function seedOf(experimentId: string, endUserId: string): number {
@@ -151,6 +152,7 @@ export async function trainUser(
       throw e;
     });
   if (!row) return { trained: false, reason: "trained_concurrently", samples: trainable.length, needed: pu.minSamples };
+  if (promote) announceAdapterChange(experimentId, endUserId);
   return {
     trained: true,
     adapterId: row.id,

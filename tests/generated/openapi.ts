@@ -12011,8 +12011,6 @@ export interface operations {
           path: string;
           rank: number;
           alpha: number;
-          /** @default true */
-          promote?: boolean;
         };
       };
     };

@@ -47,7 +47,6 @@ describe("OpenClaw deployments as end users", () => {
           path: `/ckpt/${p}/v1`,
           rank: 8,
           alpha: 16,
-          promote: true,
         }),
       ),
     );
