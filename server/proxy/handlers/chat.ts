@@ -24,6 +24,7 @@ import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMet
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import { recordingProblem, type ProxyDeps } from "./deps";
+import { adapterOwner } from "../userAdapterEvents";
 
 interface ClientWants {
   logprobs: boolean;
@@ -235,7 +236,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       signal: aborted.signal,
       ...(adapter
         ? adapter.path
-          ? { engineAdapter: { id: adapter.id, path: adapter.path } }
+          ? { engineAdapter: { id: adapter.id, path: adapter.path, owner: adapterOwner(ex.id, meta.endUserId!) } }
           : { adapter: { key: adapter.key, weights: adapter.weights } }
         : {}),
     });

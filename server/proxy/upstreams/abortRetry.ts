@@ -35,6 +35,7 @@ const aborted = (json: Record<string, unknown>) => choicesOf(json).some((c) => c
 export class AbortRetryingUpstream implements Upstream {
   readonly switchVersion?: Upstream["switchVersion"];
   readonly preloadAdapter?: Upstream["preloadAdapter"];
+  readonly releaseAdapters?: Upstream["releaseAdapters"];
 
   constructor(
     private readonly inner: Upstream,
@@ -42,6 +43,7 @@ export class AbortRetryingUpstream implements Upstream {
   ) {
     if (inner.switchVersion) this.switchVersion = inner.switchVersion.bind(inner);
     if (inner.preloadAdapter) this.preloadAdapter = inner.preloadAdapter.bind(inner);
+    if (inner.releaseAdapters) this.releaseAdapters = inner.releaseAdapters.bind(inner);
   }
 
   get kind() {

@@ -57,6 +57,7 @@ export class OpenAiHttpUpstream implements Upstream {
   readonly switchVersion?: (version: number, checkpointPath: string | null) => Promise<void>;
   /** Present only with per-user adapters on this engine. */
   readonly preloadAdapter?: Upstream["preloadAdapter"];
+  readonly releaseAdapters?: Upstream["releaseAdapters"];
   /** A hostile or broken upstream cannot push the proxy out of memory (PROXY_MAX_UPSTREAM_BYTES, _SSE_EVENT_BYTES). */
   private readonly maxBytes: number;
   private readonly maxEventBytes: number;
@@ -71,7 +72,10 @@ export class OpenAiHttpUpstream implements Upstream {
     const lora = opts.lora;
     if (lora) this.switchVersion = (version, checkpointPath) => lora.switchTo(version, checkpointPath);
     const users = opts.userLora;
-    if (users) this.preloadAdapter = async (a) => void (await users.ensure(a));
+    if (users) {
+      this.preloadAdapter = async (a) => void (await users.ensure(a));
+      this.releaseAdapters = (owner) => users.release(owner);
+    }
   }
 
   /** `userAdapter`: the engine-side name of the user's adapter, which replaces the shared version's. */

@@ -63,5 +63,7 @@ export interface Upstream {
   switchVersion?(version: number, checkpointPath: string | null): Promise<void>;
   /** A multi-LoRA engine: load a user's adapter now, before their next request (userLora.ts). */
   preloadAdapter?(adapter: EngineAdapter): Promise<void>;
+  /** A multi-LoRA engine: unload every adapter of this owner (userLora.ts `release`). */
+  releaseAdapters?(owner: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -13,6 +13,8 @@ export interface EngineAdapter {
   /** the adapter row's id */
   id: string;
   path: string;
+  /** whose it is (experiment and end user): a user served the base again (deleted, rolled back) has theirs unloaded */
+  owner?: string;
 }
 
 export interface UserLoraOptions {
@@ -30,6 +32,8 @@ export class UserLoraRouter {
   private readonly loaded = new Map<string, true>();
   /** one load per name at a time: concurrent first requests of a user wait for the same load */
   private readonly loading = new Map<string, Promise<void>>();
+  /** the owner of each loaded name, when known */
+  private readonly owners = new Map<string, string>();
 
   constructor(readonly opts: UserLoraOptions) {}
 
@@ -49,6 +53,7 @@ export class UserLoraRouter {
   /** The adapter's engine-side name, loaded first when this proxy has not loaded it (or the engine dropped it). */
   async ensure(a: EngineAdapter): Promise<string> {
     const name = this.nameOf(a);
+    if (a.owner) this.owners.set(name, a.owner);
     if (this.loaded.has(name)) {
       this.loaded.delete(name);
       this.loaded.set(name, true);
@@ -63,6 +68,19 @@ export class UserLoraRouter {
     return name;
   }
 
+  /**
+   * Unload every adapter of `owner`: a user deleted, or served the base again, leaves no model trained on their turns
+   * in the engine. Not on a new version: requests still in flight on the old one would lose it.
+   */
+  async release(owner: string): Promise<void> {
+    for (const [name, o] of [...this.owners]) {
+      if (o !== owner) continue;
+      this.owners.delete(name);
+      if (!this.loaded.delete(name)) continue;
+      await this.call(unloadAdapterCall(this.opts.engine, name)).catch(() => {});
+    }
+  }
+
   /** The engine answered that `name` is not loaded: forget it, so the next ensure loads it again. */
   forget(name: string): void {
     this.loaded.delete(name);
@@ -75,6 +93,7 @@ export class UserLoraRouter {
     while (this.loaded.size >= this.opts.maxLoaded) {
       const lru = this.loaded.keys().next().value as string;
       this.loaded.delete(lru);
+      this.owners.delete(lru);
       // SGLang waits for the adapter's requests in flight before it unloads; an adapter the engine already
       // dropped is no reason to refuse the next user.
       await this.call(unloadAdapterCall(this.opts.engine, lru)).catch(() => {});

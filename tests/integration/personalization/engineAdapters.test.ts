@@ -2,7 +2,7 @@
 // (POST …/end-users/:endUserId/adapters) is loaded into the stand-in engine (held to the extracted contracts) as soon
 // as it is registered (or on the user's next request), named on their requests only; the response and the recorded turn
 // say which adapter version served; an engine that refuses it leaves the user on the base with
-// `x-adapter-fallback`; a rollback returns the user to their previous version.
+// `x-adapter-fallback`; a rollback returns the user to their previous version; deleting the user unloads theirs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { ROUTE_TTL_MS } from "../../../server/proxy/adapterRoutes";
@@ -132,6 +132,19 @@ for (const engine of ["sglang", "vllm"] as const) {
       expect(named.has(`ua-${String(v1.json.adapterId)}`)).toBe(true);
       for (const n of named)
         expect([`ua-${String(v1.json.adapterId)}`, `ua-${String(v2.json.adapterId)}`]).toContain(n);
+
+      // Deleting Maya unloads every adapter of hers from the engine; nobody else's is touched.
+      const hers = [`ua-${String(v1.json.adapterId)}`, `ua-${String(v2.json.adapterId)}`];
+      expect(hers.some((n) => fake.loaded.has(n))).toBe(true);
+      fake.calls.length = 0;
+      const deleted = await fetch(`${api.url}/api/v1/experiments/${e.id}/end-users/${maya}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${writeKey}` },
+      });
+      expect(deleted.status).toBe(200);
+      await waitFor("Maya's adapters to be unloaded", async () => !hers.some((n) => fake.loaded.has(n)) || null);
+      expect(fake.calls.length).toBeGreaterThan(0);
+      expect(fake.calls.every((c) => c.path.endsWith("/unload_lora_adapter"))).toBe(true);
     });
 
     it("refuses to register a folder for an experiment whose adapters the embedded engine serves", async () => {
