@@ -88,4 +88,28 @@ describe("the Users view", () => {
     });
     await page.close();
   });
+
+  it("sets how many users' adapters an SGLang engine keeps loaded", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Users on SGLang");
+    await page.locator('input[name="name"]').fill(name);
+    await page.locator('select[name="personalization"]').selectOption("per-user");
+    await page.locator('select[name="trainer.backend"]').selectOption("hf-local");
+    await page.locator('select[name="policy.kind"]').selectOption("sglang");
+    await page.locator('input[name="policy.baseUrl"]').fill("http://127.0.0.1:30001/v1");
+    await page.locator('input[name="policy.model"]').fill("Qwen3-4B");
+    await page.locator('select[name="policy.loraAdapters"]').selectOption("sglang");
+    await page.locator('input[name="policy.loraMaxLoaded"]').fill("4");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    const e = await db().experiment.findFirstOrThrow({ where: { name } });
+    expect(ExperimentConfigSchema.parse(e.config).policy).toMatchObject({
+      kind: "sglang",
+      loraAdapters: "sglang",
+      loraMaxLoaded: 4,
+    });
+    await page.close();
+  });
 });

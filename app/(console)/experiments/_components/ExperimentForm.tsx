@@ -304,6 +304,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   ["off", "sglang", "vllm"],
                   (v) => setCfg("policy.loraAdapters", v === "off" ? undefined : v),
                 )}
+              {trainerBackend === "hf-local" &&
+                getAt(cfg, "policy.loraAdapters") &&
+                getAt(cfg, "personalization") === "per-user" &&
+                num(
+                  "Users' adapters kept loaded",
+                  "policy.loraMaxLoaded",
+                  "1",
+                  "at most the engine's --max-loaded-loras (unset: 8)",
+                )}
             </>
           )}
           {num("Max new tokens per reply", "serving.maxTokens", "1")}
