@@ -1404,6 +1404,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users/curves": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each end user's mean judged reward per version that served them, beside the shared policy's curve
+     * @description Requires the 'read' permission.
+     */
+    get: operations["endUsers.curves"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/train": {
     parameters: {
       query?: never;
@@ -1478,6 +1498,46 @@ export interface paths {
      * @description Requires the 'write' permission.
      */
     post: operations["endUsers.rollback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/adapters": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an end user's adapter version as a PEFT folder that SGLang/vLLM multi-LoRA serves
+     * @description Requires the 'write' permission.
+     */
+    post: operations["endUsers.registerAdapter"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Base vs the user's served adapter, greedy, on a few of their held-out prompts (embedded policy)
+     * @description Requires the 'read' permission.
+     */
+    post: operations["endUsers.compare"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1702,6 +1762,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1750,6 +1811,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1853,6 +1915,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -1863,6 +1926,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -2358,6 +2422,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -2368,6 +2433,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -2842,6 +2908,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -2852,6 +2919,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -3402,6 +3470,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -3412,6 +3481,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -3917,6 +3987,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -3927,6 +3998,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -6521,6 +6593,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -6531,6 +6604,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -7054,6 +7128,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -7064,6 +7139,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -7538,6 +7614,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -7548,6 +7625,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8059,6 +8137,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8069,6 +8148,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8580,6 +8660,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8590,6 +8671,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -9095,6 +9177,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -9105,6 +9188,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -9611,6 +9695,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -9621,6 +9706,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -12010,6 +12096,54 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "endUsers.curves": {
+    parameters: {
+      query?: {
+        sharedExperimentId?: string;
+      };
+      header?: never;
+      path: {
+        experimentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            versionOf: "adapter" | "policy";
+            shared: {
+              experimentId: string;
+              name: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            };
+            users: {
+              endUserId: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "endUsers.train": {
     parameters: {
       query?: never;
@@ -12155,6 +12289,94 @@ export interface operations {
             endUserId: string;
             rolledBack: number;
             served: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.registerAdapter": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          path: string;
+          rank: number;
+          alpha: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            /** @enum {string} */
+            state: "CANDIDATE" | "PROMOTED" | "SUPERSEDED" | "REJECTED" | "ROLLED_BACK";
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default 3 */
+          limit?: number;
+          /** @default 64 */
+          maxTokens?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            heldOut: boolean;
+            pairs: {
+              turnId: string;
+              prompt: string;
+              base: string;
+              adapter: string;
+            }[];
           };
         };
       };

@@ -60,6 +60,14 @@ export const CHANNELS = {
       checkpointPath: z.string().nullable(),
     }),
   },
+  /**
+   * A user's served adapter changed (registered, rolled back, deleted): proxies drop their held route for that user
+   * and load a promoted PEFT folder into their multi-LoRA engine before the user's next request.
+   */
+  userAdapter: {
+    name: "user-adapter",
+    payload: z.object({ experimentId: z.string(), endUserId: z.string() }),
+  },
   /** An evaluation finished (or the gate decided): the Evaluation page refreshes. */
   evaluation: {
     name: "evaluation",
