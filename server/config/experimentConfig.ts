@@ -128,6 +128,12 @@ export const HyperparamsSchema = z.object({
   /** weight of the hindsight cross-entropy */
   hindsightWeight: z.number().min(0).max(10).default(0.5),
   /**
+   * OPD and Combine: a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher
+   * is at least this (the teacher's own confidence; babble scores about −0.2 to −0.5, a followed hint above −0.1).
+   * −10 keeps every reply.
+   */
+  hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
+  /**
    * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
    * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
    * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer

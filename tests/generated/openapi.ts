@@ -1977,6 +1977,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
@@ -2040,6 +2041,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default 0 */
@@ -2474,6 +2477,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "dualClip": 0
              *     }
@@ -2537,6 +2541,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default 0 */
@@ -2950,6 +2956,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -3013,6 +3020,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -3502,6 +3511,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
@@ -3565,6 +3575,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default 0 */
@@ -4009,6 +4021,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -4072,6 +4085,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -6528,6 +6543,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -6591,6 +6607,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -7053,6 +7071,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "dualClip": 0
              *     }
@@ -7116,6 +7135,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default 0 */
@@ -7529,6 +7550,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -7592,6 +7614,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -8042,6 +8066,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -8105,6 +8130,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -8555,6 +8582,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -8618,6 +8646,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -9062,6 +9092,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -9125,6 +9156,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -9570,6 +9603,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -9633,6 +9667,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
