@@ -149,6 +149,9 @@ export async function runChild(
           conversations: s.conversations,
           reward: s.metrics["rollout/reward_mean"] ?? null,
           evalScore: s.metrics["rollout/prm_eval_score"] ?? null,
+          demos: s.metrics["samples/hindsight_demos"] ?? null,
+          demoNll: s.metrics["train/demo_nll"] ?? null,
+          gradNorm: s.metrics["train/grad_norm"] ?? null,
           ms: Math.round(stepMs.at(-1)!),
         });
       },

@@ -143,6 +143,12 @@ export const HyperparamsSchema = z.object({
   /** weight of the hindsight cross-entropy */
   hindsightWeight: z.number().min(0).max(10).default(0.5),
   /**
+   * OPD and Combine: a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher
+   * is at least this (the teacher's own confidence; babble scores about −0.2 to −0.5, a followed hint above −0.1).
+   * −10 keeps every reply.
+   */
+  hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
+  /**
    * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
    * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
    * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer
@@ -162,14 +168,25 @@ export const HyperparamsSchema = z.object({
  * Hyperparameters that depend on the trainer backend, filled in when the config leaves them out. The schema's
  * own defaults are the GPU reference's (OpenClaw-RL's launch scripts: lr 1e-5, batch 16, sampled OPD, A = r, no
  * clamp), which leave the 150k-parameter embedded policy where it is. The embedded ones were measured with
- * bench/learning (see the README's learning section): lr 3e-4 (at 1e-3 every method lost the content of its replies
- * within 20 steps, and GRPO's on-topic rate fell 0.75 → 0.19 at 4e-4); advantage whitening (with A = r, batches of
+ * bench/learning (see the README's learning section): hindsight demonstrations (2 per hinted turn, weight 1: the
+ * corrections become targets for the first reply, which the reference's terms alone teach slowly) with lr 6e-4 (with
+ * them, Combine's first replies reach Leo's style and stay on topic; at 1e-3 they got there sooner and lost content
+ * by step 12; without them, at 1e-3 every method lost its content within 20 steps); advantage whitening (with A = r, batches of
  * only rejected replies push every sampled token down and the policy degrades into babble); the full-vocabulary OPD
  * estimator (the whole hinted-teacher distribution at every position: OPD alone learns and keeps its content, which
  * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen.
  */
 export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
-  embedded: { lr: 3e-4, batchSize: 8, opdEstimator: "full", normalizeAdvantages: true, advClamp: 2, dualClip: 3 },
+  embedded: {
+    lr: 6e-4,
+    batchSize: 8,
+    opdEstimator: "full",
+    normalizeAdvantages: true,
+    advClamp: 2,
+    dualClip: 3,
+    hindsightSamples: 2,
+    hindsightWeight: 1,
+  },
 };
 
 export const LoraSchema = z.object({

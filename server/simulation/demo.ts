@@ -6,8 +6,8 @@
 // simulated user, Leo, whose hidden preference (bullet lists) the base model meets 3 % of the time unprompted and
 // 97 % of the time with the judge's hint in context, so the reward has room to climb and OPD's teacher knows the
 // answer; replies capped at 96 tokens (a bullet list fits, and generation is the main CPU cost); and otherwise the
-// embedded trainer's own defaults (config/experimentConfig.ts BACKEND_HYPER_DEFAULTS: batches of 8, lr 3e-4,
-// advantage whitening, the full-vocabulary OPD estimator), so a user's experiment created with the form's defaults
+// embedded trainer's own defaults (config/experimentConfig.ts BACKEND_HYPER_DEFAULTS: batches of 8, lr 6e-4,
+// advantage whitening, the full-vocabulary OPD estimator, hindsight demonstrations), so a user's experiment created with the form's defaults
 // trains as the demo does.
 import { ExperimentConfigSchema, type ExperimentConfigInput } from "../config/experimentConfig";
 import type { SimulationSettings } from "./schemas";

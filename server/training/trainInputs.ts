@@ -386,8 +386,15 @@ export async function hindsightDemos(
   if (!ctx.base) return [];
   const hinted = sources.flatMap((s) => {
     if (!s.hint) return [];
-    const ids = hintedPromptIds(s.messages, s.tools, s.hint, budget);
-    return ids ? [{ promptIds: s.promptIds, hinted: ids }] : [];
+    // A reply corrected again after a correction: the demonstration goes on the prompt the user first asked, before
+    // the corrections (what the first reply needs to learn), with the hint on that prompt for the teacher.
+    const before = promptBeforeCorrections(s.messages);
+    const request = before ? parseChatRequest(before, s.tools) : null;
+    const promptIds = request
+      ? fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools })
+      : s.promptIds;
+    const ids = hintedPromptIds(before ?? s.messages, s.tools, s.hint, budget);
+    return ids ? [{ promptIds, hinted: ids }] : [];
   });
   if (!hinted.length) return [];
   const jobs = hinted.flatMap((h) => Array.from({ length: n }, () => h));
@@ -396,8 +403,13 @@ export async function hindsightDemos(
     jobs.map((j) => j.hinted),
     { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
   );
+  // The hinted teacher babbles now and then (a long tool context, a hint it cannot follow): such a reply has a low
+  // mean log-prob under the teacher itself and, being far from the policy, the largest cross-entropy gradient of the
+  // batch. Only replies the teacher is confident in become demonstrations (its own log-probs, not the reward).
+  const confident = (lps: readonly number[]) =>
+    lps.reduce((a, b) => a + b, 0) / Math.max(lps.length, 1) >= config.hyper.hindsightMinLogprob;
   return gens.flatMap((g, i) =>
-    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx
+    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx && confident(g.logprobs)
       ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
       : [],
   );

@@ -2081,6 +2081,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
@@ -2144,6 +2145,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default 0 */
@@ -2588,6 +2591,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "dualClip": 0
              *     }
@@ -2651,6 +2655,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default 0 */
@@ -3074,6 +3080,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -3137,6 +3144,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -3636,6 +3645,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "dualClip": 0
                  *     }
@@ -3699,6 +3709,8 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default 0 */
@@ -4153,6 +4165,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -4216,6 +4229,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -6759,6 +6774,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -6822,6 +6838,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -7294,6 +7312,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "dualClip": 0
              *     }
@@ -7357,6 +7376,8 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default 0 */
@@ -7780,6 +7801,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -7843,6 +7865,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -8303,6 +8327,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -8366,6 +8391,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -8826,6 +8853,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -8889,6 +8917,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -9343,6 +9373,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -9406,6 +9437,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */
@@ -9861,6 +9894,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "dualClip": 0
                *     }
@@ -9924,6 +9958,8 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default 0 */

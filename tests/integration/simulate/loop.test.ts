@@ -137,7 +137,9 @@ describe("simulated users → proxy → judge → trainer → new version served
         });
         expect(turn.policyVersion).toBeLessThanOrEqual(parentVersion);
         expect(turn.tokenIds.length).toBeGreaterThan(0);
-        expect(turn.nextStateRole).toBe("user");
+        // The user's reaction, or — when the policy called the notes tool, which the simulated runtime answers — the
+        // tool's result (the GRPO demo calls it now and then after a few steps at the embedded defaults).
+        expect(["user", "tool"]).toContain(turn.nextStateRole);
         const judgment = turn.judgments.find((j) => j.id === t.judgmentId);
         expect(judgment, `judgment of turn ${turn.id}`).toBeDefined();
         expect(t).toMatchObject({ kind: "RL", labelSource: "JUDGE", reward: judgment!.score });

@@ -47,8 +47,13 @@ describe("reply context", () => {
 describe("hindsight demonstrations", () => {
   const micro = { vocabSize: 262, ctx: 192, nLayer: 1, nEmbd: 16, nHead: 2 };
   const model = () => microModel(5, 4, micro);
-  const config = (method: "grpo" | "opd" | "combine") =>
-    ExperimentConfigSchema.parse({ method, hyper: { hindsightSamples: 2 }, serving: { maxTokens: 24 } });
+  // The micro model's replies are babble (mean log-prob about −5): kept here by a threshold of −10.
+  const config = (method: "grpo" | "opd" | "combine", hindsightMinLogprob = -10) =>
+    ExperimentConfigSchema.parse({
+      method,
+      hyper: { hindsightSamples: 2, hindsightMinLogprob },
+      serving: { maxTokens: 24 },
+    });
   const served = renderChat([Q as never], { addGenerationPrompt: true });
 
   it("GRPO: replays the reply approved after a correction on the prompt before it", async () => {
@@ -104,6 +109,57 @@ describe("hindsight demonstrations", () => {
       expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
       for (const d of demos) expect(d).toMatchObject({ promptIds: served, kind: "DEMO", reward: 0 });
     }
+  });
+
+  it("OPD and Combine: a reply corrected again after a correction is demonstrated on the prompt first asked", async () => {
+    const hint = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q, BAD, CORRECTION],
+      tools: undefined,
+      promptIds: [1, 2, 3],
+      turn: { tokenIds: [69, 260] },
+      hint,
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    const demos = await hindsightDemos([source], { config: config("combine"), model: model(), base, seed: 3 });
+    // the teacher sees the question with the hint, not the conversation with the bad reply and its correction
+    const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
+    const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
+    for (const d of demos) expect(d).toMatchObject({ promptIds: served, kind: "DEMO", reward: 0 });
+  });
+
+  it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
+    const hint = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q],
+      tools: undefined,
+      promptIds: served,
+      turn: { tokenIds: [69, 260] },
+      hint,
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
+    const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    const means = gens.map((g) => g.logprobs.reduce((a, b) => a + b, 0) / g.logprobs.length);
+    expect(means[0]).not.toBe(means[1]);
+    const cut = Math.max(...means); // only the more confident reply reaches it
+    const ctx = (min: number) => ({ config: config("combine", min), model: model(), base, seed: 3 });
+    const kept = await hindsightDemos([source], ctx(cut));
+    expect(kept.map((d) => d.responseIds)).toEqual([gens[means.indexOf(cut)]!.tokenIds]);
+    // the default (−0.15) drops babble altogether
+    expect(
+      await hindsightDemos([source], {
+        ...ctx(cut),
+        config: ExperimentConfigSchema.parse({
+          method: "combine",
+          hyper: { hindsightSamples: 2 },
+          serving: { maxTokens: 24 },
+        }),
+      }),
+    ).toEqual([]);
   });
 
   it("trains a demonstration by cross-entropy alone: the loss is its mean −log π, and its tokens gain", async () => {

@@ -479,6 +479,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               )}
               {num("Hindsight weight", "hyper.hindsightWeight", "any", origin("hindsightWeight"))}
               {num(
+                "Hindsight: least mean teacher log-prob",
+                "hyper.hindsightMinLogprob",
+                "any",
+                origin(
+                  "hindsightMinLogprob",
+                  "OPD, Combine: a teacher reply becomes a demonstration only if the hinted teacher is this confident in it (drops babble); −10 keeps all",
+                ),
+              )}
+              {num(
                 "ExOPD λ (1 = off)",
                 "hyper.opdExtrapolation",
                 "any",
