@@ -1,7 +1,8 @@
 // Standing launches for tRPC and REST: start one (checked like a launch, over the train split only), stop it,
 // list an experiment's with their groups in flight. The worker side, the top-up, is episodes/standing.ts.
-// A standing launch runs while it is active — whether or not a run is live — so that groups are ready when a
-// run (the embedded trainer, or a slime track job with driver "console") starts leasing; the user stops it.
+// A standing launch stays active until stopped (or its environment or task set is deleted), and launches only
+// while its experiment has a live run — the embedded trainer, or a slime track job with driver "console" —
+// because only steps recorded while a run is live train in it: between runs it waits, launching nothing.
 import type { z } from "zod";
 import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
@@ -9,7 +10,7 @@ import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { db } from "../platform/db/client";
 import { badRequest, conflict, notFound } from "../platform/errors";
 import { assertFits } from "./episodes/runner";
-import { topUpStandingLaunch } from "./episodes/standing";
+import { hasLiveRun, topUpStandingLaunch } from "./episodes/standing";
 import type { StandingLaunchListInput, StandingLaunchStartInput, StandingLaunchStopInput } from "./schemas";
 import { loadVersion } from "./service";
 import { taskSpecSchema } from "./tasks/spec";
@@ -29,7 +30,12 @@ async function inFlightOf(ids: string[]): Promise<Map<string, number>> {
   return counts;
 }
 
-const withInFlight = (r: Row, counts: Map<string, number>) => ({ ...r, groupsInFlight: counts.get(r.id) ?? 0 });
+/** A row as the API shows it: its groups in flight, and whether it waits for a live run to launch. */
+const shown = (r: Row, counts: Map<string, number>, live: boolean) => ({
+  ...r,
+  groupsInFlight: counts.get(r.id) ?? 0,
+  waitingForRun: r.active && !live,
+});
 
 export async function startStandingLaunch(p: Principal, input: In<typeof StandingLaunchStartInput>) {
   const { set, sv } = await loadVersion(p, input.taskSetId, input.version);
@@ -66,7 +72,7 @@ export async function startStandingLaunch(p: Principal, input: In<typeof Standin
   // The first groups now rather than at the worker's next sweep.
   await topUpStandingLaunch(row.id);
   const fresh = await db().standingLaunch.findUniqueOrThrow({ where: { id: row.id } });
-  return withInFlight(fresh, await inFlightOf([row.id]));
+  return shown(fresh, await inFlightOf([row.id]), await hasLiveRun(db(), fresh.experimentId));
 }
 
 /** Stops launching (idempotent); the groups already queued or running finish and train as usual. */
@@ -89,7 +95,7 @@ export async function stopStandingLaunch(p: Principal, input: In<typeof Standing
       await audit(tx, p, "standingLaunch.stop", "standingLaunch", row.id, { active: true }, { active: false });
   });
   const fresh = await db().standingLaunch.findUniqueOrThrow({ where: { id: row.id } });
-  return withInFlight(fresh, await inFlightOf([row.id]));
+  return shown(fresh, await inFlightOf([row.id]), await hasLiveRun(db(), fresh.experimentId));
 }
 
 export async function listStandingLaunches(p: Principal, input: In<typeof StandingLaunchListInput>) {
@@ -100,5 +106,6 @@ export async function listStandingLaunches(p: Principal, input: In<typeof Standi
     take: 100,
   });
   const counts = await inFlightOf(rows.map((r) => r.id));
-  return rows.map((r) => withInFlight(r, counts));
+  const live = await hasLiveRun(db(), e.id);
+  return rows.map((r) => shown(r, counts, live));
 }

@@ -6424,6 +6424,7 @@ export interface operations {
             groupsLaunched: number | null;
             groupsInFlight: number | null;
             active: boolean;
+            waitingForRun: boolean;
             stoppedAt: string | null;
             stopReason: string | null;
             /** Format: date-time */
@@ -6491,6 +6492,7 @@ export interface operations {
             groupsLaunched: number | null;
             groupsInFlight: number | null;
             active: boolean;
+            waitingForRun: boolean;
             stoppedAt: string | null;
             stopReason: string | null;
             /** Format: date-time */
@@ -11981,6 +11983,7 @@ export interface operations {
             groupsLaunched: number | null;
             groupsInFlight: number | null;
             active: boolean;
+            waitingForRun: boolean;
             stoppedAt: string | null;
             stopReason: string | null;
             /** Format: date-time */

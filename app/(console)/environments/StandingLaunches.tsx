@@ -1,7 +1,8 @@
 "use client";
 // "Keep launching while training": an environment's standing launches. Start one with the launch form's task
-// set and episode settings (over the train split only) and a cap of groups in flight; the episode worker keeps
-// that many GRPO groups queued or running until it is stopped. Live: refreshed every 5 s.
+// set and episode settings (over the train split only) and a cap of groups in flight; while the experiment has a
+// live run, the episode worker keeps that many GRPO groups queued or running, until it is stopped. Live:
+// refreshed every 5 s.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
@@ -81,7 +82,13 @@ export function StandingLaunches(props: { experimentId: string; environmentId: s
                 <td>
                   {s.groupsLaunched} launched · {s.groupsInFlight} of {s.maxGroupsInFlight} in flight
                 </td>
-                <td>{s.active ? "active" : `stopped: ${s.stopReason ?? "—"}`}</td>
+                <td>
+                  {!s.active
+                    ? `stopped: ${s.stopReason ?? "—"}`
+                    : s.waitingForRun
+                      ? "waiting for a live run"
+                      : "active"}
+                </td>
                 <td>
                   {s.active && (
                     <GuardedButton perm="write" disabled={stop.pending} onClick={() => void stop.run({ id: s.id })}>

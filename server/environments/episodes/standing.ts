@@ -1,19 +1,29 @@
 // The standing launch's top-up ("keep launching while training"): the episode worker's sweep calls it, and
-// starting one calls it once at once. Each active standing launch keeps up to `maxGroupsInFlight` GRPO groups
-// (n episodes of one train task) queued or running; group k takes the pinned version's train task
+// starting one calls it once at once. While its experiment has a live run (pending, running or paused: only
+// steps recorded while a run is live train in it, docs/deploy-gpu.md), each active standing launch keeps up to
+// `maxGroupsInFlight` GRPO groups (n episodes of one train task) queued or running; group k takes the pinned version's train task
 // k mod (train tasks), in index order, so held-out tasks are never launched. The check and the launch run in
 // one transaction holding the standing launch's row lock (SELECT … FOR UPDATE): two workers topping the same
 // one up serialise, and the second counts the first's groups (read committed: each statement sees what
 // committed before it), so the cap holds across processes.
 import { enqueueMany } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
+import { LIVE_RUN_STATUSES } from "../../platform/db/runStatus";
 import { errorText } from "../../platform/errors";
 import { jobIdOf } from "./jobs";
 
 /** The id of standing launch `id`'s group number g (the group key is `<it>:<task key>`, like a launch's). */
 export const standingGroupLaunchId = (id: string, g: number) => `${id}-${g}`;
 
-/** Launches what standing launch `id` lacks of its cap; stops it when its version holds no train task. */
+type Client = Pick<ReturnType<typeof db>, "run">;
+
+/** Whether the experiment has a run that may still train on what is launched now. */
+export async function hasLiveRun(client: Client, experimentId: string): Promise<boolean> {
+  return (await client.run.count({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } })) > 0;
+}
+
+/** Launches what standing launch `id` lacks of its cap; stops it when its version holds no train task.
+ * Without a live run it launches nothing (and stays active, for the next run). */
 export async function topUpStandingLaunch(id: string): Promise<{ groups: number; episodes: number; stopped?: string }> {
   const out = await db().$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`
@@ -26,7 +36,7 @@ export async function topUpStandingLaunch(id: string): Promise<{ groups: number;
       select: { groupKey: true },
     });
     const room = s.maxGroupsInFlight - inFlight.length;
-    if (room <= 0) return { rows: [], groups: 0, stopped: undefined };
+    if (room <= 0 || !(await hasLiveRun(tx, s.experimentId))) return { rows: [], groups: 0, stopped: undefined };
     const tasks = await tx.task.findMany({
       where: { split: "train", setVersion: { setId: s.taskSetId, version: s.version } },
       orderBy: { index: "asc" },

@@ -1,7 +1,8 @@
 // Standing launches on real Postgres and Redis: the top-up fills up to the cap of groups in flight and no
-// further, takes the train tasks round-robin and never a held-out one, refills as groups end, stops when
-// stopped (or when its task set is deleted), and two concurrent top-ups (separate connections' transactions)
-// never exceed the cap. No worker consumes the jobs here: episodes are ended by hand.
+// further, only while the experiment has a live run, takes the train tasks round-robin and never a held-out
+// one, refills as groups end, stops when stopped (or when its task set is deleted), and two concurrent top-ups
+// (separate connections' transactions) never exceed the cap. No worker consumes the jobs here: episodes are
+// ended by hand.
 import { afterAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { AppError } from "../../../server/platform/errors";
@@ -13,7 +14,7 @@ import {
 } from "../../../server/environments/schemas";
 import { createEnvironment, importTaskSet } from "../../../server/environments/service";
 import { listStandingLaunches, startStandingLaunch, stopStandingLaunch } from "../../../server/environments/standing";
-import { ADMIN, deleteExperiments, makeExperiment } from "../../helpers/fixtures";
+import { ADMIN, deleteExperiments, makeExperiment, makeRun } from "../../helpers/fixtures";
 
 afterAll(() => deleteExperiments());
 
@@ -27,8 +28,9 @@ const jsonl = Array.from({ length: TASKS }, (_, i) =>
   }),
 ).join("\n");
 
-async function setup(maxGroupsInFlight: number, n = 2) {
+async function setup(maxGroupsInFlight: number, n = 2, live = true) {
   const e = await makeExperiment();
+  if (live) await makeRun(e.id);
   const env = await createEnvironment(
     ADMIN,
     EnvironmentCreateInput.parse({ experiment: e.id, name: "tools", tools: ["calc"] }),
@@ -89,12 +91,18 @@ async function endGroups(id: string, count: number) {
 }
 
 describe("standing launches", () => {
-  it("fills up to the cap, round-robin over the train split only, and refills as groups end", async () => {
-    const { train, heldout, input } = await setup(5);
+  it("fills up to the cap while a run is live, round-robin over the train split only, refilling as groups end", async () => {
+    const { e, train, heldout, input } = await setup(5, 2, false);
     expect(train.length).toBeGreaterThan(0);
     expect(heldout.length).toBeGreaterThan(0);
-    const s = await startStandingLaunch(ADMIN, input);
-    expect(s).toMatchObject({ active: true, groupsLaunched: 5, groupsInFlight: 5, version: 1 });
+    // No live run: it waits, launching nothing.
+    const waiting = await startStandingLaunch(ADMIN, input);
+    expect(waiting).toMatchObject({ active: true, groupsLaunched: 0, groupsInFlight: 0, waitingForRun: true });
+    expect(await topUpStandingLaunch(waiting.id)).toEqual({ groups: 0, episodes: 0 });
+    const run = await makeRun(e.id);
+    expect(await topUpStandingLaunch(waiting.id)).toEqual({ groups: 5, episodes: 10 });
+    const s = (await listStandingLaunches(ADMIN, { experiment: e.id }))[0]!;
+    expect(s).toMatchObject({ active: true, groupsLaunched: 5, groupsInFlight: 5, version: 1, waitingForRun: false });
 
     // At the cap, a top-up launches nothing.
     expect(await topUpStandingLaunch(s.id)).toEqual({ groups: 0, episodes: 0 });
@@ -119,6 +127,16 @@ describe("standing launches", () => {
 
     const [listed] = await listStandingLaunches(ADMIN, { experiment: s.experimentId });
     expect(listed).toMatchObject({ id: s.id, groupsLaunched: 22, groupsInFlight: 5 });
+
+    // The run ends: groups that end are not replaced until the next run.
+    await db().run.update({ where: { id: run.id }, data: { status: "FINISHED", endedAt: new Date() } });
+    await endGroups(s.id, 5);
+    expect(await topUpStandingLaunch(s.id)).toEqual({ groups: 0, episodes: 0 });
+    expect((await listStandingLaunches(ADMIN, { experiment: e.id }))[0]).toMatchObject({
+      active: true,
+      groupsLaunched: 22,
+      waitingForRun: true,
+    });
   });
 
   it("stops launching once stopped; the groups in flight stay; a second start for the pair is a conflict", async () => {

@@ -178,6 +178,8 @@ export const StandingLaunchOutput = z.object({
   groupsLaunched: Num,
   groupsInFlight: Num,
   active: z.boolean(),
+  /** Active, but its experiment has no live run: it launches nothing until one starts. */
+  waitingForRun: z.boolean(),
   stoppedAt: z.date().nullable(),
   stopReason: z.string().nullable(),
   createdAt: z.date(),
