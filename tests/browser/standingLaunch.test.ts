@@ -25,7 +25,7 @@ describe("standing launch on the Environments page", () => {
     const exp = await makeExperiment();
     await createEnvironment(
       ADMIN,
-      EnvironmentCreateInput.parse({ experiment: exp.id, name: "tools", tools: ["calc", "lookup"] }),
+      EnvironmentCreateInput.parse({ experiment: exp.id, name: "keep-going", tools: ["calc", "lookup"] }),
     );
     const text = readFileSync("examples/environments/toolcall/arithmetic.jsonl", "utf8");
     await importTaskSet(
@@ -33,7 +33,7 @@ describe("standing launch on the Environments page", () => {
       TaskSetImportInput.parse({ experiment: exp.id, name: "arith", format: "jsonl", text, heldOutFraction: 0 }),
     );
     await page.goto(`${BASE_URL}/environments?experimentId=${exp.id}`);
-    await page.getByTestId("environments").getByText("tools").click();
+    await page.getByTestId("environments").getByText("keep-going", { exact: true }).click();
     const detail = page.getByTestId("environment-detail");
     await detail.getByLabel("Episodes per task").fill("1");
     await detail.getByLabel("Step budget").fill("1");
