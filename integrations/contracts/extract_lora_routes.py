@@ -12,7 +12,11 @@ read here from the engine's own source with the standard library's ``ast`` (noth
   included when the base class is in the input;
 - per-request selection: SGLang's request classes carry a ``lora_path`` field (``GenerateReqInput`` for
   ``/generate``, ``ChatCompletionRequest`` for ``/v1/chat/completions``); vLLM picks the adapter in
-  ``_maybe_get_adapters`` by comparing a request attribute (``request.model``) with its loaded adapters.
+  ``_maybe_get_adapters`` by comparing a request attribute (``request.model``) with its loaded adapters;
+- not loaded: the error a request naming an adapter the engine does not hold gets (SGLang's LoRA registry
+  evicts least recently used adapters, so a proxy must recognise it and load again): the f-string's literal
+  parts around the adapter's name, and its HTTP status where the source sets one (vLLM's ``_check_model``;
+  SGLang raises a ValueError whose status its OpenAI layer decides, 400 or 500 depending on the version).
 
 Input: either whole files (``--file REPO@COMMIT:PATH=LOCAL``, repeatable) or a snapshot of excerpts
 (``--snapshot``; sections start with ``### REPO@COMMIT PATH``). The repositories are too large to fetch
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import http
 import json
 import re
 import shlex
@@ -149,10 +154,35 @@ def adapter_selector(tree: ast.AST) -> dict[str, Any] | None:
     return None
 
 
+def not_loaded(tree: ast.AST) -> list[dict[str, Any]]:
+    """Each f-string that reports an adapter as not loaded: its literal parts, the function, the status if set."""
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            texts = [a for a in [*node.args, *(k.value for k in node.keywords if k.arg == "message")] if isinstance(a, ast.JoinedStr)]
+            for js in texts:
+                parts = [v.value for v in js.values if isinstance(v, ast.Constant)]
+                joined = "".join(parts)
+                if "not loaded" not in joined and "does not exist" not in joined:
+                    continue
+                status = None
+                for k in node.keywords:
+                    if k.arg == "status_code" and isinstance(k.value, ast.Attribute):
+                        status = http.HTTPStatus[k.value.attr].value
+                callee = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+                found.append({"function": fn.name, "raises": callee, "parts": parts, "status": status})
+    return found
+
+
 def extract(system: str, sections: list[dict[str, Any]]) -> dict[str, Any]:
     table: dict[str, dict[str, Any]] = {}
     found_routes: list[dict[str, Any]] = []
     selector = None
+    missing = None
     origin: dict[str, int] = {}
     for i, sec in enumerate(sections):
         tree = ast.parse(sec["source"])
@@ -162,6 +192,10 @@ def extract(system: str, sections: list[dict[str, Any]]) -> dict[str, Any]:
             table[name] = cls
             origin[name] = i
         selector = selector or (adapter_selector(tree) and {**adapter_selector(tree), "source": i})
+        for m in not_loaded(tree):
+            # The HTTP answer a client sees (vLLM's _check_model, with its status) over an internal raise.
+            if missing is None or (missing["status"] is None and m["status"] is not None):
+                missing = {**m, "source": i}
     models = {}
     for name in MODELS[system]:
         if name not in table:
@@ -181,7 +215,9 @@ def extract(system: str, sections: list[dict[str, Any]]) -> dict[str, Any]:
         if selector is None:
             raise ValueError("vllm: _maybe_get_adapters with `request.<field> in ...` not found")
         per_request = {"kind": "select-by-request-field", **selector}
-    return {"routes": found_routes, "models": models, "perRequest": per_request}
+    if missing is None:
+        raise ValueError(f"{system}: the not-loaded error was not found in the input")
+    return {"routes": found_routes, "models": models, "perRequest": per_request, "notLoaded": missing}
 
 
 def main(argv: list[str] | None = None) -> int:

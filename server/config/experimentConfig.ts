@@ -24,10 +24,25 @@ export const UpstreamSchema = z.object({
  */
 const LoraAdaptersSchema = z.enum(["sglang", "vllm"]).optional();
 
+/**
+ * Per-user adapters the proxy keeps loaded in that engine at once (unset: 8): it unloads its least recently used
+ * one before loading another, so the engine's own limit (SGLang --max-loaded-loras, vLLM --max-cpu-loras) is not
+ * what decides which user loses theirs. Set it to at most the engine's limit.
+ */
+const LoraMaxLoadedSchema = z.number().int().min(1).max(4096).optional();
+
 export const PolicyBackendSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("embedded"), checkpoint: z.string().default("models/base") }),
-  UpstreamSchema.extend({ kind: z.literal("openai"), loraAdapters: LoraAdaptersSchema }),
-  UpstreamSchema.extend({ kind: z.literal("sglang"), loraAdapters: LoraAdaptersSchema }),
+  UpstreamSchema.extend({
+    kind: z.literal("openai"),
+    loraAdapters: LoraAdaptersSchema,
+    loraMaxLoaded: LoraMaxLoadedSchema,
+  }),
+  UpstreamSchema.extend({
+    kind: z.literal("sglang"),
+    loraAdapters: LoraAdaptersSchema,
+    loraMaxLoaded: LoraMaxLoadedSchema,
+  }),
 ]);
 
 export const JudgeBackendSchema = z.discriminatedUnion("kind", [
@@ -283,6 +298,19 @@ export const EvaluationConfigSchema = z.object({
   maxTokens: z.number().int().min(1).max(32768).default(256),
   /** judge votes per reply (model-judge grader) */
   votes: z.number().int().min(1).max(16).default(3),
+  /**
+   * An environment experiment: evaluate each version on a task set's held-out split instead of an eval set —
+   * `k` episodes per task in `environment`, the version's own checkpoint as the policy (server/evaluation/
+   * episodes.ts); the gate reads held-out pass@1.
+   */
+  tasks: z
+    .object({
+      taskSet: z.string().min(1).max(200),
+      environment: z.string().min(1).max(200),
+      k: z.number().int().min(1).max(16).default(4),
+      maxSteps: z.number().int().min(1).max(64).default(4),
+    })
+    .optional(),
   /** per-version budget: generation stops (status PARTIAL) at either bound */
   budget: z
     .object({
@@ -350,21 +378,30 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
     });
   }
   if (cfg.personalization === "per-user") {
-    // slime trains one policy in one Megatron job (single-tenant); the others have no per-user path here yet.
-    if (cfg.trainer.backend !== "embedded")
+    // slime trains one policy in one Megatron job (single-tenant). The embedded trainer trains adapters for the
+    // embedded policy; an engine serving LoRA (policy.loraAdapters) serves PEFT folders registered per user
+    // (POST …/end-users/:endUserId/adapters), which hf-local writes.
+    const onEngine = cfg.policy.kind !== "embedded" && !!cfg.policy.loraAdapters;
+    if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process")
+      ctx.addIssue({
+        code: "custom",
+        path: ["personalization"],
+        message: "per-user adapters need a multi-tenant trainer: slime trains one policy per job",
+      });
+    else if (cfg.trainer.backend !== (onEngine ? "hf-local" : "embedded"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["personalization"],
+        message: onEngine
+          ? "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local"
+          : `per-user adapters are trained by the embedded trainer; the ${cfg.trainer.backend} backend has no per-user path yet`,
+      });
+    if (cfg.policy.kind !== "embedded" && !onEngine)
       ctx.addIssue({
         code: "custom",
         path: ["personalization"],
         message:
-          cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process"
-            ? "per-user adapters need a multi-tenant trainer: slime trains one policy per job"
-            : `per-user adapters are trained by the embedded trainer; the ${cfg.trainer.backend} backend has no per-user path yet`,
-      });
-    if (cfg.policy.kind !== "embedded")
-      ctx.addIssue({
-        code: "custom",
-        path: ["personalization"],
-        message: "per-user adapters are served by the embedded policy (multi-LoRA on SGLang/vLLM is not routed yet)",
+          "per-user adapters are served by the embedded policy, or by SGLang/vLLM multi-LoRA: set policy.loraAdapters",
       });
   }
   if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {

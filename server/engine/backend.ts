@@ -42,8 +42,14 @@ export interface BackendInfo {
 
 /** Folder holding the .wasm binaries shipped inside the npm package. */
 function wasmDir(): string {
-  const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve("@tensorflow/tfjs-backend-wasm")) + path.sep;
+  const resolved: unknown = createRequire(import.meta.url).resolve("@tensorflow/tfjs-backend-wasm");
+  // Bundled into the web app (Next), resolve answers a module id, not a path (seen in the Users page's Compare): the
+  // package then sits in node_modules under the working directory, as `npm start` and the tests run it.
+  const main =
+    typeof resolved === "string"
+      ? resolved
+      : path.join(process.cwd(), "node_modules", "@tensorflow", "tfjs-backend-wasm", "dist", "index.js");
+  return path.dirname(main) + path.sep;
 }
 
 /** Initialise the wasm backend once per process, register gradients, install the fast matmul. Idempotent. */

@@ -7,34 +7,40 @@ import type { ExperimentConfig } from "../config/experimentConfig";
 import { systemPromote, systemRollback } from "../policyVersions/service";
 import { audit } from "../access/audit";
 
+/** A version's score; `low`/`high` its 95% interval when the score has one (held-out pass@1: Wilson). */
+export interface VersionScore {
+  version: number;
+  mean: number | null;
+  low?: number | null;
+  high?: number | null;
+}
+
 export interface GateInput {
-  candidate: { version: number; mean: number | null };
-  served: { version: number; mean: number | null };
+  candidate: VersionScore;
+  served: VersionScore;
   tolerance: number;
   floor?: number;
+  /** What the score is, in the reason: "eval" (an eval set's mean) or "held-out pass@1" (episodes). */
+  label?: string;
 }
 
 export type GateDecision = { promote: true; reason: string } | { promote: false; reason: string };
 
 const f = (x: number) => x.toFixed(3);
+const withCi = (s: VersionScore) =>
+  s.low != null && s.high != null ? `${f(s.mean!)} [${f(s.low)}, ${f(s.high)}]` : f(s.mean!);
 
-export function decideGate({ candidate, served, tolerance, floor }: GateInput): GateDecision {
+/** Promote when the candidate's score ≥ the served one's − tolerance (and ≥ the floor); the reason says both. */
+export function decideGate({ candidate, served, tolerance, floor, label = "eval" }: GateInput): GateDecision {
   if (candidate.mean === null) return { promote: false, reason: "awaiting evaluation (gated promotion)" };
   if (served.mean === null)
     return { promote: false, reason: `awaiting the evaluation of served version ${served.version}` };
   if (floor !== undefined && candidate.mean < floor)
-    return { promote: false, reason: `eval ${f(candidate.mean)} is below the floor ${f(floor)}` };
+    return { promote: false, reason: `${label} ${withCi(candidate)} is below the floor ${f(floor)}` };
   const bar = served.mean - tolerance;
-  if (candidate.mean < bar) {
-    return {
-      promote: false,
-      reason: `eval ${f(candidate.mean)} < served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}`,
-    };
-  }
-  return {
-    promote: true,
-    reason: `eval ${f(candidate.mean)} ≥ served v${served.version}'s ${f(served.mean)} − tolerance ${f(tolerance)}`,
-  };
+  const versus = `served v${served.version}'s ${withCi(served)} − tolerance ${f(tolerance)}`;
+  if (candidate.mean < bar) return { promote: false, reason: `${label} ${withCi(candidate)} < ${versus}` };
+  return { promote: true, reason: `${label} ${withCi(candidate)} ≥ ${versus}` };
 }
 
 export interface LiveReward {
@@ -76,14 +82,27 @@ export interface GateOutcome {
   held: { version: number; reason: string }[];
 }
 
-/**
- * Gate every CANDIDATE newer than the served version: the passing one with the best eval (newest on ties)
- * is promoted; the others keep (or get) the reason they are held back.
- */
+/** The gate on an eval set version's evaluations. */
 export async function applyGate(
   experimentId: string,
   config: ExperimentConfig,
   setVersionId: string,
+): Promise<GateOutcome> {
+  if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
+  const means = await evalMeans(experimentId, setVersionId);
+  return gateOnScores(experimentId, config, (v) => ({ version: v, mean: means.get(v) ?? null }), "eval");
+}
+
+/**
+ * Gate every CANDIDATE newer than the served version on `scoreOf` (an eval set's means, or held-out pass@1
+ * of episodes): the passing one with the best score (newest on ties) is promoted; the others keep (or get)
+ * the reason they are held back.
+ */
+export async function gateOnScores(
+  experimentId: string,
+  config: ExperimentConfig,
+  scoreOf: (version: number) => VersionScore,
+  label: string,
 ): Promise<GateOutcome> {
   if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
   const active = await db().policyVersion.findFirst({
@@ -97,17 +116,17 @@ export async function applyGate(
     select: { id: true, version: true, checkpointPath: true, gateReason: true },
   });
   if (!candidates.length) return { promoted: null, held: [] };
-  const means = await evalMeans(experimentId, setVersionId);
-  const served = { version: servedVersion, mean: means.get(servedVersion) ?? null };
+  const served = scoreOf(servedVersion);
   const decided = candidates.map((c) => ({
     c,
-    mean: means.get(c.version) ?? null,
+    mean: scoreOf(c.version).mean,
     d: c.checkpointPath
       ? decideGate({
-          candidate: { version: c.version, mean: means.get(c.version) ?? null },
+          candidate: scoreOf(c.version),
           served,
           tolerance: config.serving.gate.tolerance,
           floor: config.serving.gate.floor,
+          label,
         })
       : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
   }));

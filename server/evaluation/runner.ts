@@ -24,6 +24,29 @@ export interface RunnerDeps {
 
 export const seedFor = (base: number, index: number, k: number, sample: number) => base + index * k + sample;
 
+/**
+ * The weights that answer as `version`: its checkpoint (embedded; version 0 is the config's base), or the
+ * external upstream's current weights when it serves that version — an external upstream cannot load another.
+ */
+export async function versionWeights(
+  experimentId: string,
+  config: { policy: { kind: string } },
+  version: number,
+): Promise<{ checkpointPath: string | null } | { error: string }> {
+  if (version === 0) return { checkpointPath: null };
+  const pv = await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } } });
+  if (!pv) return { error: `version ${version} does not exist` };
+  if (config.policy.kind === "embedded") {
+    if (!pv.checkpointPath) return { error: `version ${version}'s checkpoint was pruned before it was evaluated` };
+    return { checkpointPath: pv.checkpointPath };
+  }
+  if (pv.status !== "ACTIVE")
+    return {
+      error: `an external ${config.policy.kind} upstream serves only its current weights: version ${version} is not the one served`,
+    };
+  return { checkpointPath: null };
+}
+
 type Finish = { status: "DONE" | "PARTIAL" | "FAILED"; error?: string | null };
 
 async function finish(
@@ -121,19 +144,9 @@ export async function evaluateVersion(
 
   const cannot = sv.items.map((it) => grader.cannotGrade(it as GradeItem)).find((r) => r !== null);
   if (cannot) return fail(cannot);
-  let checkpointPath: string | null = null;
-  if (version > 0) {
-    const pv = await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } } });
-    if (!pv) return fail(`version ${version} does not exist`);
-    if (config.policy.kind === "embedded") {
-      if (!pv.checkpointPath) return fail(`version ${version}'s checkpoint was pruned before it was evaluated`);
-      checkpointPath = pv.checkpointPath;
-    } else if (pv.status !== "ACTIVE") {
-      return fail(
-        `an external ${config.policy.kind} upstream serves only its current weights: version ${version} is not the one served`,
-      );
-    }
-  }
+  const weights = await versionWeights(experimentId, config, version);
+  if ("error" in weights) return fail(weights.error);
+  const { checkpointPath } = weights;
 
   const done = new Set(
     (await db().evalScore.findMany({ where: { evaluationId: row.id }, select: { itemId: true, sample: true } })).map(

@@ -77,6 +77,8 @@ export const EvaluationListInput = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 export const EvaluationGetInput = z.object({ id: IdSchema });
+/** An environment experiment's held-out pass@1 / pass@k per policy version. */
+export const TaskPassRatesInput = z.object({ experimentId: IdSchema });
 export const CompareInput = z.object({
   experimentId: IdSchema,
   a: z.coerce.number().int().min(0),

@@ -8,7 +8,7 @@ import { conflict, notFound } from "../platform/errors";
 import { assertExperimentAccess, type Principal } from "../access/principal";
 import { authorizeRow, loadExperimentFor } from "../access/scope";
 import { audit } from "../access/audit";
-import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { expectedJudgeVersion } from "../judge/worker/settings";
 import { PERSONAS } from "../simulation/personas";
 import { agreementWarning, judgeAgreement } from "./agreement";
@@ -16,6 +16,7 @@ import { liveRewards } from "./gate";
 import { parseEvalJsonl, toEvalJsonl } from "./jsonl";
 import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion, itemsFromTurns, personaItems, writeSetVersion } from "./sets";
+import { taskEvaluationTarget, versionPassRates } from "./taskRates";
 import type {
   AgreementInput,
   CompareInput,
@@ -27,6 +28,7 @@ import type {
   EvaluationListInput,
   PersonaSetInput,
   RequestEvaluationInput,
+  TaskPassRatesInput,
 } from "./schemas";
 
 type In<T extends z.ZodType> = z.output<T>;
@@ -323,20 +325,18 @@ export async function compareVersions(p: Principal, input: In<typeof CompareInpu
   };
 }
 
-/** Evaluate a version (again) on the current set version: its old evaluation there is replaced. */
+/**
+ * Evaluate a version (again) on the current set version: its old evaluation there is replaced. An environment
+ * experiment (`evaluation.tasks`) runs the version's held-out episodes again instead (its old ones are deleted).
+ */
 export async function requestEvaluation(p: Principal, input: In<typeof RequestEvaluationInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
   const config = await evaluationConfig(e.id);
+  if (config?.evaluation.tasks) return requestTaskEvaluation(p, e.id, config.evaluation.tasks, input.version);
   const current = config && (await currentSetVersion(e.id, config.evaluation.set));
   if (!current)
     throw conflict("This experiment has no eval set yet: upload one, add turns to one, or create the persona set");
-  if (
-    input.version > 0 &&
-    !(await db().policyVersion.findUnique({
-      where: { experimentId_version: { experimentId: e.id, version: input.version } },
-    }))
-  )
-    throw notFound("Policy version", String(input.version));
+  await assertVersionExists(e.id, input.version);
   await db().$transaction(async (tx) => {
     await tx.evaluation.deleteMany({
       where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id },
@@ -347,8 +347,82 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
     });
   });
   const jobId = `${evaluateJobId(e.id, input.version, current.setVersion.id)}_${Date.now()}`;
-  await enqueue("evaluate", { experimentId: e.id, version: input.version, setVersionId: current.setVersion.id }, jobId);
+  await enqueue(
+    "evaluate",
+    { experimentId: e.id, version: input.version, setVersionId: current.setVersion.id, target: "evalSet" },
+    jobId,
+  );
   return { queued: true, version: input.version, setVersionId: current.setVersion.id };
+}
+
+async function assertVersionExists(experimentId: string, version: number) {
+  if (
+    version > 0 &&
+    !(await db().policyVersion.findUnique({ where: { experimentId_version: { experimentId, version } } }))
+  )
+    throw notFound("Policy version", String(version));
+}
+
+async function requestTaskEvaluation(
+  p: Principal,
+  experimentId: string,
+  tasks: NonNullable<ExperimentConfig["evaluation"]["tasks"]>,
+  version: number,
+) {
+  const target = await taskEvaluationTarget(experimentId, tasks);
+  if (!target)
+    throw conflict(
+      `evaluation.tasks names task set ${tasks.taskSet} and environment ${tasks.environment}: import the one, create the other`,
+    );
+  await assertVersionExists(experimentId, version);
+  const setVersionId = target.setVersion.id;
+  await db().$transaction(async (tx) => {
+    await tx.episode.deleteMany({
+      where: { experimentId, policyVersion: version, task: { setVersionId } },
+    });
+    await audit(tx, p, "evaluation.request", "experiment", experimentId, null, {
+      version,
+      taskSetVersionId: setVersionId,
+    });
+  });
+  const jobId = `${evaluateJobId(experimentId, version, setVersionId)}_${Date.now()}`;
+  await enqueue("evaluate", { experimentId, version, setVersionId, target: "tasks" }, jobId);
+  return { queued: true, version, setVersionId };
+}
+
+/**
+ * An environment experiment's held-out evaluation (`evaluation.tasks`): per policy version its pass@1 (the
+ * gate's score, Wilson interval) and pass@k over the held-out tasks, with the version's status and gate reason.
+ * `configured` false: the experiment evaluates on an eval set instead.
+ */
+export async function taskPassRates(p: Principal, input: In<typeof TaskPassRatesInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const tasks = ExperimentConfigSchema.parse(e.config).evaluation.tasks;
+  const none = { configured: !!tasks, k: tasks?.k ?? null, taskSet: null, environment: null, heldOutTasks: 0 };
+  if (!tasks) return { ...none, versions: [] };
+  const target = await taskEvaluationTarget(e.id, tasks);
+  if (!target) return { ...none, versions: [] };
+  const [rates, heldOutTasks] = await Promise.all([
+    versionPassRates(e.id, target.setVersion.id, tasks.k),
+    db().task.count({ where: { setVersionId: target.setVersion.id, split: "heldout" } }),
+  ]);
+  const pvs = await db().policyVersion.findMany({
+    where: { experimentId: e.id, version: { in: rates.map((r) => r.version) } },
+    select: { version: true, status: true, gateReason: true },
+  });
+  const pv = new Map(pvs.map((v) => [v.version, v]));
+  return {
+    configured: true,
+    k: tasks.k,
+    taskSet: { id: target.set.id, name: target.set.name, version: target.setVersion.version },
+    environment: { id: target.environment.id, name: target.environment.name },
+    heldOutTasks,
+    versions: rates.map((r) => ({
+      ...r,
+      status: pv.get(r.version)?.status ?? (r.version === 0 ? "BASE" : null),
+      gateReason: pv.get(r.version)?.gateReason ?? null,
+    })),
+  };
 }
 
 /** Judge–human agreement per judge version, and the warning for the experiment's current judge. */

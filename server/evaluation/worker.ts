@@ -6,6 +6,7 @@ import { consume } from "../platform/bus/queues";
 import { subscribe } from "../platform/bus/pubsub";
 import { sleep } from "../platform/workerRuntime";
 import { evaluateVersion, type RunnerDeps } from "./runner";
+import { evaluateVersionOnTasks } from "./episodes";
 import { scheduleEvaluations } from "./schedule";
 
 /** The worker process's CPU niceness (workers/evaluate/main.ts), the trainer's. */
@@ -31,11 +32,8 @@ export async function startEvaluationWorker(opts: EvaluationWorkerOptions) {
     async (job) => {
       opts.setActivity?.(`evaluating version ${job.version} of ${job.experimentId}`);
       try {
-        await evaluateVersion(job.experimentId, job.version, job.setVersionId, {
-          ...opts.deps,
-          signal: controller.signal,
-          log,
-        });
+        const run = job.target === "tasks" ? evaluateVersionOnTasks : evaluateVersion;
+        await run(job.experimentId, job.version, job.setVersionId, { ...opts.deps, signal: controller.signal, log });
         totals.evaluated++;
       } catch (err) {
         totals.failed++;

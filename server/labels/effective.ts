@@ -35,7 +35,7 @@ export interface TrainingLabel {
   kind: "RL" | "OPD" | "BOTH" | null;
   reward: number;
   /** `reward` is an agent episode step's advantage, already normalised within its task group (labels/episodes.ts). */
-  groupAdvantage?: boolean;
+  groupNormalized?: boolean;
   excluded: boolean;
   excludeReason: string | null;
 }

@@ -89,7 +89,12 @@ export async function perUserTick(
     select: { id: true, config: true },
     orderBy: { createdAt: "asc" },
   });
-  const configs = new Map(experiments.map((e) => [e.id, ExperimentConfigSchema.parse(e.config)]));
+  // Adapters served by SGLang/vLLM are PEFT folders trained outside this process (registered per user): not ours.
+  const configs = new Map(
+    experiments
+      .map((e) => [e.id, ExperimentConfigSchema.parse(e.config)] as const)
+      .filter(([, c]) => c.policy.kind === "embedded"),
+  );
   const candidates: Candidate[] = [];
   for (const [experimentId, config] of configs)
     for (const endUserId of await endUsers(experimentId))

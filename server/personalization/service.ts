@@ -6,9 +6,12 @@ import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
 import { db } from "../platform/db/client";
-import { conflict, notFound } from "../platform/errors";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { appError, conflict, notFound } from "../platform/errors";
+import { adapterDirProblem } from "../platform/extensions";
+import { announceAdapterChange } from "./announce";
 import { trainDueUsers } from "./train";
-import type { AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
+import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
 
 /** Versions of each user's adapter, oldest first, for the reward trend (at most this many per user). */
 const TREND_VERSIONS = 20;
@@ -79,7 +82,7 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
  */
 export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  return db().$transaction(async (tx) => {
+  const out = await db().$transaction(async (tx) => {
     const served = await tx.userAdapter.findFirst({
       where: { experimentId: e.id, endUserId: input.endUserId, state: "PROMOTED" },
       orderBy: { version: "desc" },
@@ -93,12 +96,14 @@ export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUs
     await audit(tx, p, "endUser.rollback", "UserAdapter", served.id, { served: served.version }, after);
     return { endUserId: input.endUserId, ...after };
   });
+  announceAdapterChange(e.id, input.endUserId);
+  return out;
 }
 
 /** Delete everything of one end user in this experiment: adapters and turns (samples, judgments, labels cascade). */
 export async function deleteEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  return db().$transaction(async (tx) => {
+  const out = await db().$transaction(async (tx) => {
     const where = { experimentId: e.id, endUserId: input.endUserId };
     const rows = await tx.turn.findMany({ where, select: { id: true, sessionId: true } });
     const turnIds = rows.map((t) => t.id);
@@ -114,6 +119,8 @@ export async function deleteEndUser(p: Principal, input: z.output<typeof EndUser
     await audit(tx, p, "endUser.delete", "EndUser", `${e.id}:${input.endUserId}`, null, after);
     return { endUserId: input.endUserId, ...after };
   });
+  announceAdapterChange(e.id, input.endUserId);
+  return out;
 }
 
 /** Train every user with enough new samples now (the scheduler's tick, run on demand). */
@@ -127,4 +134,51 @@ export async function trainEndUsers(p: Principal, input: z.output<typeof Adapter
     state: r.trained ? r.state : null,
     samples: r.samples,
   }));
+}
+
+/**
+ * Register a user's adapter version that SGLang/vLLM will serve from its PEFT folder (trained outside this process,
+ * e.g. by hf-local): the next version of that user's chain, served at once (the served one becomes SUPERSEDED, so a
+ * rollback returns to it; no gate runs here: the embedded gate cannot score a PEFT folder). The proxies load it as
+ * soon as it is announced. Audited.
+ */
+export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const config = ExperimentConfigSchema.parse(e.config);
+  if (config.personalization !== "per-user" || config.policy.kind === "embedded" || !config.policy.loraAdapters)
+    throw appError(
+      "adapter_not_servable",
+      "adapter folders are served by SGLang/vLLM multi-LoRA: the experiment must be per-user with policy.loraAdapters",
+    );
+  const problem = await adapterDirProblem(input.path);
+  if (problem)
+    throw appError("adapter_not_servable", `adapter folder ${problem}`, [{ path: "path", message: problem }]);
+  const out = await db().$transaction(async (tx) => {
+    const where = { experimentId: e.id, endUserId: input.endUserId };
+    const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
+    const served = await tx.userAdapter.findFirst({
+      where: { ...where, state: "PROMOTED" },
+      orderBy: { version: "desc" },
+    });
+    if (served)
+      await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
+    const row = await tx.userAdapter.create({
+      data: {
+        ...where,
+        version: (last?.version ?? 0) + 1,
+        parentId: served?.id ?? null,
+        rank: input.rank,
+        alpha: input.alpha,
+        state: "PROMOTED",
+        weights: Buffer.alloc(0),
+        path: input.path,
+        decidedAt: new Date(),
+      },
+    });
+    const after = { version: row.version, state: row.state, path: row.path };
+    await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
+    return { endUserId: input.endUserId, adapterId: row.id, version: row.version, state: row.state };
+  });
+  announceAdapterChange(e.id, input.endUserId);
+  return out;
 }

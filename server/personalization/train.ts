@@ -22,6 +22,7 @@ import { scoreBatch } from "../engine/score";
 import { db } from "../platform/db/client";
 import { notFound } from "../platform/errors";
 import { endUsers, isHeldOut, userSamples } from "./data";
+import { announceAdapterChange } from "./announce";
 
 /** The same user and experiment always start from the same fresh adapter (reproducible runs). */
 function seedOf(experimentId: string, endUserId: string): number {
@@ -151,6 +152,7 @@ export async function trainUser(
       throw e;
     });
   if (!row) return { trained: false, reason: "trained_concurrently", samples: trainable.length, needed: pu.minSamples };
+  if (promote) announceAdapterChange(experimentId, endUserId);
   return {
     trained: true,
     adapterId: row.id,
@@ -219,7 +221,8 @@ export async function trainDueUsers(experimentId: string): Promise<Record<string
   const e = await db().experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
   if (!e) throw notFound("experiment", experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
-  if (config.personalization !== "per-user") return {};
+  // Adapters on SGLang/vLLM are PEFT folders registered per user (registerEndUserAdapter), not trained here.
+  if (config.personalization !== "per-user" || config.policy.kind !== "embedded") return {};
   const base = await baseModel(config);
   const out: Record<string, TrainUserResult> = {};
   for (const user of await endUsers(experimentId)) out[user] = await trainUser(experimentId, user, base, config);

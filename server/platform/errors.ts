@@ -35,6 +35,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 export const ERROR_REASONS = {
   invalid_input: "BAD_REQUEST",
   malformed_cursor: "BAD_REQUEST",
+  /** a per-user adapter folder registered for an experiment whose engine does not load PEFT folders, or outside ADAPTER_DIRS */
+  adapter_not_servable: "BAD_REQUEST",
   unauthenticated: "UNAUTHORIZED",
   forbidden: "FORBIDDEN",
   missing_permission: "FORBIDDEN",

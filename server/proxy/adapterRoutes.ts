@@ -12,6 +12,8 @@ export interface PromotedAdapter extends ServedAdapter {
   /** the adapter row's id (recorded on the turn) */
   id: string;
   version: number;
+  /** the PEFT folder a multi-LoRA engine loads (null: the embedded engine serves `weights`) */
+  path: string | null;
 }
 
 export class AdapterRoutes {
@@ -22,6 +24,11 @@ export class AdapterRoutes {
     private readonly ttlMs = ROUTE_TTL_MS,
   ) {}
 
+  /** The user's served adapter changed: the next lookup reads it again. */
+  forget(experimentId: string, endUserId: string): void {
+    this.cache.delete(`${experimentId}\u0000${endUserId}`);
+  }
+
   async promoted(experimentId: string, endUserId: string): Promise<PromotedAdapter | null> {
     const k = `${experimentId}\u0000${endUserId}`;
     const hit = this.cache.get(k);
@@ -29,9 +36,11 @@ export class AdapterRoutes {
     const row = await this.db().userAdapter.findFirst({
       where: { experimentId, endUserId, state: "PROMOTED" },
       orderBy: { version: "desc" },
-      select: { id: true, version: true, weights: true },
+      select: { id: true, version: true, weights: true, path: true },
     });
-    const value = row ? { id: row.id, version: row.version, key: row.id, weights: new Uint8Array(row.weights) } : null;
+    const value = row
+      ? { id: row.id, version: row.version, key: row.id, weights: new Uint8Array(row.weights), path: row.path }
+      : null;
     this.cache.set(k, { at: Date.now(), value });
     return value;
   }

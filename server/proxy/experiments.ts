@@ -202,6 +202,11 @@ export class ExperimentDirectory {
     return u;
   }
 
+  /** The experiment's context (loaded when this proxy has not served it yet); null when it does not exist. */
+  async contextOf(experimentId: string): Promise<ExperimentContext | null> {
+    return this.byId.get(experimentId)?.ctx ?? (await this.load({ id: experimentId }));
+  }
+
   /** A policyVersion message: switch once the new version is live in the upstream. */
   async switchTo(experimentId: string, version: number, checkpointPath: string | null): Promise<void> {
     const entry = this.byId.get(experimentId);

@@ -17,6 +17,7 @@ import { handleChat } from "./handlers/chat";
 import { KeyInflight } from "./inflight";
 import type { ProxyDeps } from "./handlers/deps";
 import { AdapterRoutes } from "./adapterRoutes";
+import { onUserAdapterChanged } from "./userAdapterEvents";
 import { handleFeedback } from "./handlers/feedback";
 import { handleHealth, handleModels, handleReady } from "./handlers/misc";
 import { sendError, sendJson } from "./http";
@@ -154,6 +155,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
   judge.start();
   metrics.start();
 
+  const adapters = new AdapterRoutes(getDb);
   const unsubscribers: Promise<(() => Promise<void>) | null>[] = [];
   if (useRedis) {
     // Not awaited: with Redis down at start the subscriptions complete once it is back.
@@ -162,6 +164,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
         () => null,
       ),
       subscribe("apiKeyRevoked", (m) => auth.revoke(m.prefix)).catch(() => null),
+      subscribe("userAdapter", (m) => void onUserAdapterChanged(m, { experiments, adapters, log })).catch(() => null),
     );
   }
 
@@ -198,7 +201,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<ProxyServer> 
     writer,
     metrics,
     db: getDb,
-    adapters: new AdapterRoutes(getDb),
+    adapters,
   };
   let closing = false;
   let inflight = 0;

@@ -281,7 +281,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       kind,
       weight: 1,
       context: replyContext(parsedMessages),
-      ...(label.groupAdvantage ? { groupNormalized: true } : {}),
+      ...(label.groupNormalized ? { groupNormalized: true } : {}),
     });
     if (config.hyper.hindsightSamples > 0)
       // Corrections become demonstrations: a remembered hint (hint memory) was not a correction of this reply.

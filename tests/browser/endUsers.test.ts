@@ -1,8 +1,11 @@
 // The Users view of a per-user experiment in the browser: each end user's served adapter version and samples,
-// a per-user rollback (the user is then served the base), and the link from the experiment page.
+// a per-user rollback (the user is then served the base), base vs a user's adapter side by side on their prompts,
+// and the link from the experiment page.
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { perUserTick } from "../../server/personalization/schedule";
+import { db } from "../../server/platform/db/client";
 import { makeEndUserTurn } from "../helpers/endUserTurns";
 import { makeExperiment, uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
@@ -14,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 describe("the Users view", () => {
-  it("lists end users with their served adapter and rolls one back", async () => {
+  it("lists end users with their served adapter, rolls one back, compares base and adapter, draws the curves", async () => {
     const name = uniq("Per-user");
     const e = await makeExperiment(
       { personalization: "per-user", perUser: { minSamples: 2, heldOutFraction: 0 } },
@@ -43,6 +46,70 @@ describe("the Users view", () => {
     await row("maya").getByRole("button", { name: "Roll back" }).click();
     await row("maya").getByRole("cell", { name: "base" }).waitFor();
     await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+
+    // Side by side: Leo's two prompts, each with the base's reply and his adapter's.
+    expect(await row("maya").getByRole("button", { name: "Compare" }).isDisabled()).toBe(true);
+    await row("leo").getByRole("button", { name: "Compare" }).click();
+    const panel = page.getByRole("region", { name: "Base vs adapter" });
+    await panel.getByRole("heading", { name: "leo: base vs v1" }).waitFor();
+    const pairs = panel.getByRole("table", { name: "Side by side" });
+    await pairs.getByRole("columnheader", { name: "Adapter v1" }).waitFor();
+    await pairs.getByRole("row").filter({ hasText: "q0" }).waitFor();
+    await pairs.getByRole("row").filter({ hasText: "q1" }).waitFor();
+
+    // The shared policy's curve beside the users': every turn here was served by the base (v0), rewards −1 and 1.
+    const curves = page.getByRole("region", { name: "Reward curves" });
+    await curves
+      .getByRole("img", {
+        name: new RegExp(`^shared policy \\(${name}\\): v0 0\\.00; leo: v0 0\\.00; maya: v0 0\\.00$`),
+      })
+      .waitFor();
+    await page.close();
+  });
+
+  it("sets the per-user scheduler's options in the experiment form", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Scheduled users");
+    await page.locator('input[name="name"]').fill(name);
+    await page.locator('select[name="personalization"]').selectOption("per-user");
+    await page.locator('input[name="perUser.maxSamplesPerVersion"]').fill("32");
+    await page.locator('input[name="perUser.idleAfterS"]').fill("600");
+    await page.getByLabel("Train from UTC hour").fill("22");
+    await page.getByLabel("Train until UTC hour").fill("6");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    const e = await db().experiment.findFirstOrThrow({ where: { name } });
+    expect(ExperimentConfigSchema.parse(e.config).perUser).toMatchObject({
+      maxSamplesPerVersion: 32,
+      idleAfterS: 600,
+      windowUtc: { from: 22, to: 6 },
+    });
+    await page.close();
+  });
+
+  it("sets how many users' adapters an SGLang engine keeps loaded", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Users on SGLang");
+    await page.locator('input[name="name"]').fill(name);
+    await page.locator('select[name="personalization"]').selectOption("per-user");
+    await page.locator('select[name="trainer.backend"]').selectOption("hf-local");
+    await page.locator('select[name="policy.kind"]').selectOption("sglang");
+    await page.locator('input[name="policy.baseUrl"]').fill("http://127.0.0.1:30001/v1");
+    await page.locator('input[name="policy.model"]').fill("Qwen3-4B");
+    await page.locator('select[name="policy.loraAdapters"]').selectOption("sglang");
+    await page.locator('input[name="policy.loraMaxLoaded"]').fill("4");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    const e = await db().experiment.findFirstOrThrow({ where: { name } });
+    expect(ExperimentConfigSchema.parse(e.config).policy).toMatchObject({
+      kind: "sglang",
+      loraAdapters: "sglang",
+      loraMaxLoaded: 4,
+    });
     await page.close();
   });
 });

@@ -8,7 +8,9 @@ import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { expectedJudgeVersion } from "../../server/judge/worker/settings";
 import { createPersonaEvalSet } from "../../server/evaluation/service";
 import { judgedTurn } from "../integration/evaluation/helpers";
-import { makeExperiment } from "../helpers/fixtures";
+import { ADMIN, makeExperiment } from "../helpers/fixtures";
+import { EnvironmentCreateInput, TaskSetImportInput } from "../../server/environments/schemas";
+import { createEnvironment, importTaskSet } from "../../server/environments/service";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
 let browser: Browser;
@@ -160,6 +162,68 @@ describe("Evaluation page", () => {
     });
     expect(v2.items.at(-1)).toMatchObject({ key: `turn/${disagreeing}`, sourceTurnId: disagreeing });
     expect(v2.items).toHaveLength(9);
+    await page.close();
+  }, 60_000);
+
+  it("shows an environment experiment's held-out pass@1 and pass@k per version with the gate's reason", async () => {
+    // Evaluation on, but every version already evaluated (pinned episodes below): the evaluate worker queues nothing.
+    const env = await makeExperiment({
+      method: "grpo",
+      evaluation: { enabled: true, tasks: { taskSet: "sums", environment: "tc", k: 2 } },
+    });
+    const environmentId = (
+      await createEnvironment(ADMIN, EnvironmentCreateInput.parse({ experiment: env.id, name: "tc", tools: ["calc"] }))
+    ).id;
+    await importTaskSet(
+      ADMIN,
+      TaskSetImportInput.parse({
+        experiment: env.id,
+        name: "sums",
+        format: "jsonl",
+        text: [1, 2, 3, 4]
+          .map((i) =>
+            JSON.stringify({ id: `s${i}`, prompt: `What is ${i} + ${i}?`, answer: String(2 * i), tools: ["calc"] }),
+          )
+          .join("\n"),
+        heldOutFraction: 0.5,
+      }),
+    );
+    const held = await db().task.findMany({
+      where: { setVersion: { set: { experimentId: env.id } }, split: "heldout" },
+    });
+    expect(held).toHaveLength(2);
+    await db().policyVersion.create({
+      data: { experimentId: env.id, version: 1, parentVersion: 0, status: "CANDIDATE", gateReason: "held: test" },
+    });
+    // v0 passes 1 of 4 attempts, v1 all 4.
+    for (const [version, passes] of [
+      [0, 1],
+      [1, 4],
+    ] as const)
+      await db().episode.createMany({
+        data: held.flatMap((t, ti) =>
+          [0, 1].map((s) => ({
+            experimentId: env.id,
+            environmentId,
+            taskId: t.id,
+            sampleIndex: s,
+            policyVersion: version,
+            status: "DONE" as const,
+            outcome: ti * 2 + s < passes ? 1 : -1,
+            finishedAt: new Date(),
+          })),
+        ),
+      });
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/evaluation?experimentId=${env.id}`);
+    const card = page.getByTestId("task-pass-rates");
+    await expect.poll(() => card.textContent()).toContain("sums v1, 2 held-out tasks × 2 episodes in tc");
+    const v0 = await page.getByTestId("task-pass-0").textContent();
+    expect(v0).toMatch(/0\.25 \[0\.\d\d, 0\.\d\d\]/);
+    expect(v0).toContain("1/4 passed");
+    const v1 = await page.getByTestId("task-pass-1").textContent();
+    expect(v1).toMatch(/1\.00 \[0\.\d\d, 1\.00\]/);
+    expect(v1).toContain("held: test");
     await page.close();
   }, 60_000);
 

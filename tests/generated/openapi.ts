@@ -528,6 +528,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/evaluations/task-pass-rates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An environment experiment's held-out pass@1 (Wilson 95% interval; the promotion gate's score) and pass@k per policy version
+     * @description Requires the 'read' permission.
+     */
+    get: operations["evaluation.taskPassRates"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/evaluations/compare": {
     parameters: {
       query?: never;
@@ -1428,6 +1448,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/experiments/{experimentId}/end-users/curves": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each end user's mean judged reward per version that served them, beside the shared policy's curve
+     * @description Requires the 'read' permission.
+     */
+    get: operations["endUsers.curves"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{experimentId}/end-users/train": {
     parameters: {
       query?: never;
@@ -1502,6 +1542,46 @@ export interface paths {
      * @description Requires the 'write' permission.
      */
     post: operations["endUsers.rollback"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/adapters": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an end user's adapter version as a PEFT folder that SGLang/vLLM multi-LoRA serves
+     * @description Requires the 'write' permission.
+     */
+    post: operations["endUsers.registerAdapter"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/experiments/{experimentId}/end-users/{endUserId}/compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Base vs the user's served adapter, greedy, on a few of their held-out prompts (embedded policy)
+     * @description Requires the 'read' permission.
+     */
+    post: operations["endUsers.compare"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1726,6 +1806,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1774,6 +1855,7 @@ export interface components {
             reason?:
               | "invalid_input"
               | "malformed_cursor"
+              | "adapter_not_servable"
               | "unauthenticated"
               | "forbidden"
               | "missing_permission"
@@ -1877,6 +1959,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -1887,6 +1970,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -2227,6 +2311,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -2374,6 +2466,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -2384,6 +2477,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -2724,6 +2818,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -2850,6 +2952,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -2860,6 +2963,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -3200,6 +3304,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -3402,6 +3514,7 @@ export interface operations {
                       kind: "openai";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     }
                   | {
                       /** Format: uri */
@@ -3412,6 +3525,7 @@ export interface operations {
                       kind: "sglang";
                       /** @enum {string} */
                       loraAdapters?: "sglang" | "vllm";
+                      loraMaxLoaded?: number;
                     };
                 /**
                  * @default {
@@ -3752,6 +3866,14 @@ export interface operations {
                   maxTokens: number;
                   /** @default 3 */
                   votes: number;
+                  tasks?: {
+                    taskSet: string;
+                    environment: string;
+                    /** @default 4 */
+                    k: number;
+                    /** @default 4 */
+                    maxSteps: number;
+                  };
                   /**
                    * @default {
                    *       "maxReplyTokens": 20000,
@@ -3909,6 +4031,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -3919,6 +4042,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -4259,6 +4383,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -5842,6 +5974,67 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "evaluation.taskPassRates": {
+    parameters: {
+      query: {
+        experimentId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            configured: boolean;
+            k: number | null;
+            taskSet: {
+              id: string;
+              name: string;
+              version: number | null;
+            } | null;
+            environment: {
+              id: string;
+              name: string;
+            } | null;
+            heldOutTasks: number | null;
+            versions: {
+              version: number | null;
+              status: string | null;
+              gateReason: string | null;
+              episodes: number | null;
+              pending: number | null;
+              failed: number | null;
+              passAt1: {
+                n: number | null;
+                c: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+              passAtK: {
+                k: number | null;
+                tasks: number | null;
+                mean: number | null;
+                low: number | null;
+                high: number | null;
+              };
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "evaluation.compare": {
     parameters: {
       query: {
@@ -6561,6 +6754,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -6571,6 +6765,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -6911,6 +7106,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -7086,6 +7289,7 @@ export interface operations {
                   kind: "openai";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 }
               | {
                   /** Format: uri */
@@ -7096,6 +7300,7 @@ export interface operations {
                   kind: "sglang";
                   /** @enum {string} */
                   loraAdapters?: "sglang" | "vllm";
+                  loraMaxLoaded?: number;
                 };
             /**
              * @default {
@@ -7436,6 +7641,14 @@ export interface operations {
               maxTokens?: number;
               /** @default 3 */
               votes?: number;
+              tasks?: {
+                taskSet: string;
+                environment: string;
+                /** @default 4 */
+                k?: number;
+                /** @default 4 */
+                maxSteps?: number;
+              };
               /**
                * @default {
                *       "maxReplyTokens": 20000,
@@ -7562,6 +7775,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -7572,6 +7786,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -7912,6 +8127,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8075,6 +8298,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8085,6 +8309,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8425,6 +8650,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -8588,6 +8821,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -8598,6 +8832,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -8938,6 +9173,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9095,6 +9338,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -9105,6 +9349,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -9445,6 +9690,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -9603,6 +9856,7 @@ export interface operations {
                     kind: "openai";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   }
                 | {
                     /** Format: uri */
@@ -9613,6 +9867,7 @@ export interface operations {
                     kind: "sglang";
                     /** @enum {string} */
                     loraAdapters?: "sglang" | "vllm";
+                    loraMaxLoaded?: number;
                   };
               /**
                * @default {
@@ -9953,6 +10208,14 @@ export interface operations {
                 maxTokens: number;
                 /** @default 3 */
                 votes: number;
+                tasks?: {
+                  taskSet: string;
+                  environment: string;
+                  /** @default 4 */
+                  k: number;
+                  /** @default 4 */
+                  maxSteps: number;
+                };
                 /**
                  * @default {
                  *       "maxReplyTokens": 20000,
@@ -10773,7 +11036,7 @@ export interface operations {
                 teacherLogprobs: (number | null)[] | null;
                 kind: ("RL" | "OPD" | "BOTH") | null;
                 reward: number | null;
-                groupAdvantage?: boolean;
+                groupNormalized?: boolean;
                 excluded: boolean;
                 excludeReason: string | null;
               } | null;
@@ -10980,7 +11243,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
@@ -11406,7 +11669,7 @@ export interface operations {
               teacherLogprobs: (number | null)[] | null;
               kind: ("RL" | "OPD" | "BOTH") | null;
               reward: number | null;
-              groupAdvantage?: boolean;
+              groupNormalized?: boolean;
               excluded: boolean;
               excludeReason: string | null;
             } | null;
@@ -12047,6 +12310,54 @@ export interface operations {
       404: components["responses"]["Error"];
     };
   };
+  "endUsers.curves": {
+    parameters: {
+      query?: {
+        sharedExperimentId?: string;
+      };
+      header?: never;
+      path: {
+        experimentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            versionOf: "adapter" | "policy";
+            shared: {
+              experimentId: string;
+              name: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            };
+            users: {
+              endUserId: string;
+              points: {
+                version: number;
+                meanReward: number;
+                turns: number;
+              }[];
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
   "endUsers.train": {
     parameters: {
       query?: never;
@@ -12192,6 +12503,94 @@ export interface operations {
             endUserId: string;
             rolledBack: number;
             served: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.registerAdapter": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          path: string;
+          rank: number;
+          alpha: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            /** @enum {string} */
+            state: "CANDIDATE" | "PROMOTED" | "SUPERSEDED" | "REJECTED" | "ROLLED_BACK";
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "endUsers.compare": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        experimentId: string;
+        endUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default 3 */
+          limit?: number;
+          /** @default 64 */
+          maxTokens?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            endUserId: string;
+            adapterId: string;
+            version: number;
+            heldOut: boolean;
+            pairs: {
+              turnId: string;
+              prompt: string;
+              base: string;
+              adapter: string;
+            }[];
           };
         };
       };

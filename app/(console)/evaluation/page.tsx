@@ -18,6 +18,7 @@ import { EvalChart } from "./EvalChart";
 import { Comparison } from "./Comparison";
 import { Agreement } from "./Agreement";
 import { EvalSets } from "./EvalSets";
+import { TaskPassRates } from "./TaskPassRates";
 
 export default function EvaluationPage() {
   return (
@@ -99,6 +100,7 @@ function Evaluation() {
               </dd>
             </dl>
           </div>
+          <TaskPassRates experimentId={experimentId} />
           <div className="card">
             <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>
               Eval score per version (dots with 95% CI, 0–1, left) and training reward (line, −1…+1, right)

@@ -228,19 +228,19 @@ class TrainingClient:
                 t = d.loss_fn_inputs[name]
                 if len(t.data) != n or t.shape != [n]:
                     raise ValueError(f"{name} has {len(t.data)} entries for a {n}-token input")
-        self.service.calls.append(("forward_backward", loss_fn, data))
+        self.service.calls.append(("forward_backward", loss_fn, data, self.model_id))
         return APIFuture(ForwardBackwardOutput(loss_fn_output_type="TensorData", loss_fn_outputs=[{} for _ in data], metrics={"loss:sum": 1.5}))
 
     def optim_step(self, adam_params):
         if not isinstance(adam_params, AdamParams):
             raise TypeError("optim_step takes types.AdamParams")
-        self.service.calls.append(("optim_step", adam_params.learning_rate))
+        self.service.calls.append(("optim_step", adam_params.learning_rate, self.model_id))
         return APIFuture(OptimStepResponse(metrics=None))
 
     def save_weights_for_sampler(self, name: str, ttl_seconds: int | None = None):
         if not name:
             raise ValueError("save_weights_for_sampler needs a name")
-        self.service.calls.append(("save_weights_for_sampler", name))
+        self.service.calls.append(("save_weights_for_sampler", name, self.model_id))
         return APIFuture(SaveWeightsForSamplerResponse(path=f"tinker://{self.model_id}/sampler_weights/{name}"))
 
     def save_weights_and_get_sampling_client(self, name: str | None = None, retry_config=None):

@@ -23,8 +23,32 @@ export interface AgentEndpoint {
   model: string;
 }
 
+/** One policy reply of an episode step. */
+export interface PolicyReply {
+  message: AssistantMessage;
+  /** The recorded turn (the proxy's X-Turn-Id); null when the call went around the proxy. */
+  turnId: string | null;
+  completionTokens: number;
+  /** Cut at max_tokens. */
+  cut: boolean;
+}
+
+/**
+ * A policy reached without the proxy: a held-out evaluation runs a pinned version's checkpoint in the
+ * evaluate worker (server/evaluation/episodes.ts), as the eval-set evaluation does, since the proxy serves
+ * only the active version.
+ */
+export type PolicyCaller = (req: {
+  step: number;
+  messages: unknown[];
+  tools: unknown[];
+  maxTokens: number | null;
+  signal?: AbortSignal;
+}) => Promise<PolicyReply>;
+
 export interface ExecuteOptions {
-  agent: AgentEndpoint;
+  /** The recording proxy (the default: every step a recorded turn), or a caller of a pinned version. */
+  agent: AgentEndpoint | PolicyCaller;
   provider?: SandboxProvider;
   /** Aborted: the episode stops between steps and throws (the worker puts it back in the queue). */
   signal?: AbortSignal;
@@ -53,7 +77,7 @@ interface ToolCall {
   type?: string;
   function: { name: string; arguments: string };
 }
-interface AssistantMessage {
+export interface AssistantMessage {
   content?: string | null;
   tool_calls?: ToolCall[] | null;
 }
@@ -108,7 +132,7 @@ export async function callPolicy(
   tools: unknown[],
   maxTokens: number | null,
   signal?: AbortSignal,
-) {
+): Promise<PolicyReply> {
   const res = await fetch(`${agent.baseUrl.replace(/\/$/, "")}/chat/completions`, {
     method: "POST",
     headers: {
@@ -201,7 +225,9 @@ export async function failEpisode(episodeId: string, e: unknown, signal?: AbortS
 
 /** Runs a claimed (RUNNING) episode to its end; returns it with its steps. */
 export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
-  const { episode, spec, sessionId } = await loadClaimed(episodeId);
+  const { episode, spec, sessionId: session } = await loadClaimed(episodeId);
+  // A pinned version's caller goes around the proxy: no session is recorded for it.
+  const sessionId = typeof opts.agent === "function" ? null : session;
   let leaseId: string | null = null;
   const provider =
     spec.kind === "terminal" ? (opts.provider ?? sandboxProvider(episode.environment.provider as ProviderName)) : null;
@@ -248,14 +274,10 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
     for (let step = 0; step < episode.maxSteps; step++) {
       opts.signal?.throwIfAborted();
       const left = episode.maxTokens === null ? null : episode.maxTokens - spent;
-      const { message, turnId, completionTokens, cut } = await callPolicy(
-        opts.agent,
-        sessionId,
-        messages,
-        tools,
-        left,
-        opts.signal,
-      );
+      const { message, turnId, completionTokens, cut } =
+        typeof opts.agent === "function"
+          ? await opts.agent({ step, messages, tools, maxTokens: left, signal: opts.signal })
+          : await callPolicy(opts.agent, session, messages, tools, left, opts.signal);
       spent += completionTokens;
       const calls = message.tool_calls ?? [];
       messages.push({

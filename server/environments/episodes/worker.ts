@@ -46,7 +46,8 @@ export interface EpisodeWorkerOptions {
 export async function claimEpisode(episodeId: string): Promise<boolean> {
   const now = new Date();
   const claimed = await db().episode.updateMany({
-    where: { id: episodeId, status: "QUEUED" },
+    // A pinned version's evaluation episode is the evaluate worker's (server/evaluation/episodes.ts), never ours.
+    where: { id: episodeId, status: "QUEUED", policyVersion: null },
     data: {
       status: "RUNNING",
       attempts: { increment: 1 },
@@ -74,7 +75,10 @@ export async function sweepEpisodes(opts: {
   now?: number;
 }) {
   const cutoff = new Date((opts.now ?? Date.now()) - opts.staleMs);
-  const scope = opts.experimentIds ? { experimentId: { in: [...opts.experimentIds] } } : {};
+  const scope = {
+    policyVersion: null,
+    ...(opts.experimentIds ? { experimentId: { in: [...opts.experimentIds] } } : {}),
+  };
   const stale = await db().episode.findMany({
     where: { ...scope, status: "RUNNING", heartbeatAt: { lt: cutoff } },
     select: { id: true, attempts: true, groupKey: true },

@@ -81,6 +81,13 @@ interface Lease {
   queue: Promise<unknown>;
   /** The process group of the command running now, so close() can kill it. */
   running: number | null;
+  /**
+   * Nothing of the lease's uid can be running: true from allocation (a claimed uid's previous lease ended with
+   * none of its processes left, or the claim killed them) and again once a command's processes were waited out,
+   * false from a spawn on. Only our spawns run as a lease uid, so a quiet lease's reset and close skip the
+   * /proc scans (killUid), the bulk of their cost on a busy host.
+   */
+  quiet: boolean;
 }
 
 function which(cmd: string): string | null {
@@ -180,6 +187,7 @@ export class LocalBwrapProvider implements SandboxProvider {
       dir,
       queue: Promise.resolve(),
       running: null,
+      quiet: true,
     };
     this.leases.set(id, lease);
     return snapshotLease(lease);
@@ -188,7 +196,7 @@ export class LocalBwrapProvider implements SandboxProvider {
   reset(leaseId: string, files: SandboxFile[]): Promise<LeaseInfo> {
     return this.leases.serial(leaseId, async (lease) => {
       assertState(lease.info, "reset");
-      if (this.uids) await killUid(lease.uid);
+      await this.quieten(lease);
       const app = path.join(lease.dir, "app");
       rmSync(app, { recursive: true, force: true });
       this.makeOwnedDir(app, lease.uid);
@@ -249,7 +257,7 @@ export class LocalBwrapProvider implements SandboxProvider {
       // Kill first: a command still running would otherwise hold the queue until its own timeout.
       (lease) => this.kill(lease),
       async (lease) => {
-        if (this.uids) await killUid(lease.uid);
+        await this.quieten(lease);
         rmSync(lease.dir, { recursive: true, force: true });
         this.uids?.release(lease.uid);
       },
@@ -267,6 +275,13 @@ export class LocalBwrapProvider implements SandboxProvider {
 
   uidOf(leaseId: string): number {
     return this.leases.require(leaseId).uid;
+  }
+
+  /** As root: no process of the lease's uid is left (unless none can be: a quiet lease). */
+  private async quieten(lease: Lease): Promise<void> {
+    if (!this.uids || lease.quiet) return;
+    await killUid(lease.uid);
+    lease.quiet = lease.running === null;
   }
 
   private makeOwnedDir(dir: string, uid: number): void {
@@ -376,7 +391,7 @@ export class LocalBwrapProvider implements SandboxProvider {
       const result = await this.spawnCapped(lease, args, wallMs, limits.outputBytes);
       // The pid namespace dies with bwrap, but its processes are reaped a moment later: wait them out, so a
       // command's end means nothing of it runs (and the next command's pids limit starts from zero).
-      if (this.uids) await killUid(lease.uid);
+      await this.quieten(lease);
       const exec: ExecResult = { phase, command, ...result };
       lease.info.commands.push(exec);
       return exec;
@@ -394,6 +409,7 @@ export class LocalBwrapProvider implements SandboxProvider {
     const started = Date.now();
     const stdout = new CappedOutput(outputBytes);
     const stderr = new CappedOutput(outputBytes);
+    lease.quiet = false;
     return new Promise((resolve, reject) => {
       const child = spawn(which("prlimit")!, args, {
         uid: lease.uid,
@@ -444,7 +460,7 @@ export class LocalBwrapProvider implements SandboxProvider {
    */
   private kill(lease: Lease): void {
     const outer = lease.running;
-    if (this.uids) {
+    if (this.uids && !lease.quiet) {
       for (const pid of pidsOfUid(lease.uid)) {
         if (pid === outer) continue;
         try {

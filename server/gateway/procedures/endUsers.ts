@@ -1,8 +1,20 @@
 // End users of a per-user experiment: their adapters, rollback, training on demand, and deletion.
+import { compareEndUser } from "../../personalization/compare";
+import { endUserCurves } from "../../personalization/curves";
 import * as endUsers from "../../personalization/service";
-import { AdapterTrainInput, EndUserInput, EndUsersListInput } from "../../personalization/schemas";
+import {
+  AdapterRegisterInput,
+  AdapterTrainInput,
+  EndUserCompareInput,
+  EndUserCurvesInput,
+  EndUserInput,
+  EndUsersListInput,
+} from "../../personalization/schemas";
 import { procedure } from "./define";
 import {
+  EndUserAdapterRegisterOutput,
+  EndUserCompareOutput,
+  EndUserCurvesOutput,
   EndUserDeleteOutput,
   EndUserRollbackOutput,
   EndUsersListOutput,
@@ -18,6 +30,15 @@ export const endUserProcedures = {
     rest: { method: "GET", path: "/experiments/:experimentId/end-users" },
     output: EndUsersListOutput,
     handler: ({ principal, input }) => endUsers.listEndUsers(principal, input),
+  }),
+  curves: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "Each end user's mean judged reward per version that served them, beside the shared policy's curve",
+    input: EndUserCurvesInput,
+    rest: { method: "GET", path: "/experiments/:experimentId/end-users/curves" },
+    output: EndUserCurvesOutput,
+    handler: ({ principal, input }) => endUserCurves(principal, input),
   }),
   rollback: procedure({
     kind: "mutation",
@@ -36,6 +57,24 @@ export const endUserProcedures = {
     rest: { method: "POST", path: "/experiments/:experimentId/end-users/train" },
     output: EndUsersTrainOutput,
     handler: ({ principal, input }) => endUsers.trainEndUsers(principal, input),
+  }),
+  registerAdapter: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Register an end user's adapter version as a PEFT folder that SGLang/vLLM multi-LoRA serves",
+    input: AdapterRegisterInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/adapters", status: 201 },
+    output: EndUserAdapterRegisterOutput,
+    handler: ({ principal, input }) => endUsers.registerEndUserAdapter(principal, input),
+  }),
+  compare: procedure({
+    kind: "mutation",
+    permission: "read",
+    summary: "Base vs the user's served adapter, greedy, on a few of their held-out prompts (embedded policy)",
+    input: EndUserCompareInput,
+    rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/compare" },
+    output: EndUserCompareOutput,
+    handler: ({ principal, input }) => compareEndUser(principal, input),
   }),
   delete: procedure({
     kind: "mutation",

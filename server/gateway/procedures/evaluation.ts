@@ -13,6 +13,7 @@ import {
   EvaluationListInput,
   PersonaSetInput,
   RequestEvaluationInput,
+  TaskPassRatesInput,
 } from "../../evaluation/schemas";
 import { procedure } from "./define";
 import {
@@ -27,6 +28,7 @@ import {
   EvaluationRequestOutput,
   EvaluationSetOutput,
   EvaluationSetsOutput,
+  EvaluationTaskPassRatesOutput,
   EvaluationUploadOutput,
 } from "./outputs/evaluation";
 
@@ -93,6 +95,16 @@ export const evaluationProcedures = {
     rest: { method: "GET", path: "/evaluations" },
     output: EvaluationOverviewOutput,
     handler: ({ principal, input }) => evaluation.evaluationOverview(principal, input),
+  }),
+  taskPassRates: procedure({
+    kind: "query",
+    permission: "read",
+    summary:
+      "An environment experiment's held-out pass@1 (Wilson 95% interval; the promotion gate's score) and pass@k per policy version",
+    input: TaskPassRatesInput,
+    rest: { method: "GET", path: "/evaluations/task-pass-rates" },
+    output: EvaluationTaskPassRatesOutput,
+    handler: ({ principal, input }) => evaluation.taskPassRates(principal, input),
   }),
   compare: procedure({
     kind: "query",

@@ -16,10 +16,18 @@ export const QUEUES = {
       removeOnFail: { age: 24 * 3600 },
     },
   },
-  /** A policy version to evaluate on an eval set version; workers/evaluate consumes it. */
+  /**
+   * A policy version to evaluate on an eval set version, or (target `tasks`) on a task set version's held-out
+   * split as episodes (setVersionId is then the TaskSetVersion's); workers/evaluate consumes it.
+   */
   evaluate: {
     name: "evaluate",
-    payload: z.object({ experimentId: z.string(), version: z.number().int().nonnegative(), setVersionId: z.string() }),
+    payload: z.object({
+      experimentId: z.string(),
+      version: z.number().int().nonnegative(),
+      setVersionId: z.string(),
+      target: z.enum(["evalSet", "tasks"]).default("evalSet"),
+    }),
     // Job ids are experiment_version_setVersion; an evaluation resumes where a failed attempt stopped.
     jobOptions: {
       attempts: 3,
@@ -51,6 +59,14 @@ export const CHANNELS = {
       version: z.number().int().nonnegative(),
       checkpointPath: z.string().nullable(),
     }),
+  },
+  /**
+   * A user's served adapter changed (registered, rolled back, deleted): proxies drop their held route for that user
+   * and load a promoted PEFT folder into their multi-LoRA engine before the user's next request.
+   */
+  userAdapter: {
+    name: "user-adapter",
+    payload: z.object({ experimentId: z.string(), endUserId: z.string() }),
   },
   /** An evaluation finished (or the gate decided): the Evaluation page refreshes. */
   evaluation: {

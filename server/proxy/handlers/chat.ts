@@ -24,6 +24,7 @@ import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMet
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import { recordingProblem, type ProxyDeps } from "./deps";
+import { adapterOwner } from "../userAdapterEvents";
 
 interface ClientWants {
   logprobs: boolean;
@@ -191,8 +192,9 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
     "x-turn-id": turnId,
     "x-turn-type": plan.turnType.toLowerCase(),
     "x-policy-version": String(version),
-    ...(adapter ? { "x-adapter-id": adapter.id, "x-adapter-version": String(adapter.version) } : {}),
   };
+  // The adapter version that served, once known (an engine may fall back to the base: x-adapter-fallback says why).
+  let servedAdapterId: string | null = null;
 
   const finish = async (
     status: "OK" | "FAILED",
@@ -216,7 +218,7 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       policyVersion,
       upstreamModel: output?.model ?? upstream.model,
       createdAt,
-      adapterId: adapter?.id ?? null,
+      adapterId: servedAdapterId,
     });
     deps.metrics.observe(ex.id, {
       latencyMs,
@@ -232,7 +234,11 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
       body: upstreamBody,
       stream,
       signal: aborted.signal,
-      ...(adapter ? { adapter: { key: adapter.key, weights: adapter.weights } } : {}),
+      ...(adapter
+        ? adapter.path
+          ? { engineAdapter: { id: adapter.id, path: adapter.path, owner: adapterOwner(ex.id, meta.endUserId!) } }
+          : { adapter: { key: adapter.key, weights: adapter.weights } }
+        : {}),
     });
   } catch (err) {
     const pe = toProxyError(err);
@@ -280,6 +286,16 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
 
   const servedBy = resp.policyVersion ?? version;
   headers["x-policy-version"] = String(servedBy);
+  if (adapter) {
+    // Weights are served by the embedded engine; a PEFT folder by an engine that says whether it served it.
+    const served = adapter.path ? resp.adapter?.served === true : upstream.kind === "embedded";
+    if (served) {
+      servedAdapterId = adapter.id;
+      headers["x-adapter-id"] = adapter.id;
+      headers["x-adapter-version"] = String(adapter.version);
+    } else
+      headers["x-adapter-fallback"] = resp.adapter?.served === false ? resp.adapter.fallback : "adapter_unservable";
+  }
 
   if (resp.kind === "json") {
     const output = fromCompletion(resp.body);

@@ -34,12 +34,16 @@ const aborted = (json: Record<string, unknown>) => choicesOf(json).some((c) => c
 
 export class AbortRetryingUpstream implements Upstream {
   readonly switchVersion?: Upstream["switchVersion"];
+  readonly preloadAdapter?: Upstream["preloadAdapter"];
+  readonly releaseAdapters?: Upstream["releaseAdapters"];
 
   constructor(
     private readonly inner: Upstream,
     private readonly retries = ABORT_RETRIES,
   ) {
     if (inner.switchVersion) this.switchVersion = inner.switchVersion.bind(inner);
+    if (inner.preloadAdapter) this.preloadAdapter = inner.preloadAdapter.bind(inner);
+    if (inner.releaseAdapters) this.releaseAdapters = inner.releaseAdapters.bind(inner);
   }
 
   get kind() {

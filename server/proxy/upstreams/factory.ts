@@ -7,6 +7,7 @@ import { EmbeddedUpstream } from "./embedded";
 import { LoraServing } from "./loraServing";
 import { OpenAiHttpUpstream } from "./openaiHttp";
 import type { Upstream } from "./types";
+import { DEFAULT_MAX_LOADED, UserLoraRouter } from "./userLora";
 
 export interface UpstreamContext {
   policy: ExperimentConfig["policy"];
@@ -50,6 +51,17 @@ export const createUpstream: UpstreamFactory = (ctx) => {
           servedName: ctx.servedName ?? "policy",
           timeoutMs: ctx.timeoutMs,
           initial: { version: ctx.version, checkpointPath: ctx.checkpointPath },
+        })
+      : undefined,
+    // Per-user adapters (a per-user experiment's users): one router per upstream, so experiments sharing an engine
+    // share its limit of loaded adapters.
+    userLora: p.loraAdapters
+      ? new UserLoraRouter({
+          engine: p.loraAdapters,
+          baseUrl: p.baseUrl,
+          apiKey: p.apiKey || undefined,
+          timeoutMs: ctx.timeoutMs,
+          maxLoaded: p.loraMaxLoaded ?? DEFAULT_MAX_LOADED,
         })
       : undefined,
   });

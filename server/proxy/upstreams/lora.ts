@@ -80,3 +80,27 @@ export function withAdapter(
   const name = adapterNameSchema.parse(adapter);
   return engine === "sglang" ? { ...rest, lora_path: name } : { ...rest, model: name };
 }
+
+/**
+ * The text an engine answers a request naming an adapter it does not hold (anymore: SGLang's registry evicts its
+ * least recently used adapters), with the adapter's name in it, from the extracted contracts' `notLoaded`:
+ *   - SGLang (lora_registry.py `acquire`): a ValueError "The following requested LoRA adapters are not loaded:
+ *     <name>\n…", whose status its OpenAI layer decides (400 or 500 by version), so only the text is matched;
+ *   - vLLM (serving.py `_check_model`): 404 "The model `<name>` does not exist.".
+ */
+export function notLoadedText(engine: LoraEngine, name: string): string {
+  return engine === "sglang"
+    ? `The following requested LoRA adapters are not loaded: ${name}`
+    : `The model \`${name}\` does not exist.`;
+}
+
+/** Whether an engine's error answer says that adapter `name` is not loaded (and loading it again may serve it). */
+export function isNotLoaded(engine: LoraEngine, status: number, text: string, name: string): boolean {
+  if (engine === "vllm" && status !== 404) return false;
+  // Matched in the raw JSON text: up to the name, the message has nothing JSON escapes (names are plain tokens). The
+  // name must end there: "ua-a" is not named by a message about "ua-ab".
+  const at = text.indexOf(notLoadedText(engine, name));
+  if (at < 0) return false;
+  const next = text.charAt(at + notLoadedText(engine, name).length);
+  return !/[A-Za-z0-9._-]/.test(next);
+}

@@ -5,7 +5,14 @@
 // engines' extracted contracts.
 import { assertEgressAllowed } from "../../platform/egress";
 import { adapterDirProblem } from "../../platform/extensions";
-import { adapterNameSchema, loadAdapterCall, unloadAdapterCall, withAdapter, type LoraEngine } from "./lora";
+import {
+  adapterNameSchema,
+  loadAdapterCall,
+  unloadAdapterCall,
+  withAdapter,
+  type LoraEngine,
+  type LoraHttpCall,
+} from "./lora";
 import { UpstreamUnavailableError } from "./types";
 
 export interface LoraServingOptions {
@@ -81,26 +88,34 @@ export class LoraServing {
     }
   }
 
-  private async call(c: { method: "POST"; path: string; body: Record<string, unknown> }): Promise<void> {
-    const url = new URL(c.path, new URL(this.opts.baseUrl).origin).toString();
-    await assertEgressAllowed(url);
-    const res = await fetch(url, {
-      method: c.method,
-      headers: {
-        "content-type": "application/json",
-        ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
-      },
-      body: JSON.stringify(c.body),
-      signal: AbortSignal.timeout(this.opts.timeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
-    // An engine may answer 200 with SGLang's LoadLoRAAdapterReqOutput shape {success: false, error_message}.
-    try {
-      const j = JSON.parse(text) as { success?: unknown; error_message?: unknown };
-      if (j && j.success === false) throw new Error(`${c.path}: ${String(j.error_message ?? "refused")}`);
-    } catch (err) {
-      if (!(err instanceof SyntaxError)) throw err;
-    }
+  private call(c: LoraHttpCall): Promise<void> {
+    return engineCall(this.opts, c);
+  }
+}
+
+/** One adapter call (load/unload) to the engine's origin; throws with the engine's answer when it refuses. */
+export async function engineCall(
+  opts: { baseUrl: string; apiKey?: string; timeoutMs: number },
+  c: LoraHttpCall,
+): Promise<void> {
+  const url = new URL(c.path, new URL(opts.baseUrl).origin).toString();
+  await assertEgressAllowed(url);
+  const res = await fetch(url, {
+    method: c.method,
+    headers: {
+      "content-type": "application/json",
+      ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+    },
+    body: JSON.stringify(c.body),
+    signal: AbortSignal.timeout(opts.timeoutMs),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${c.path} answered ${res.status}: ${text.slice(0, 300)}`);
+  // An engine may answer 200 with SGLang's LoadLoRAAdapterReqOutput shape {success: false, error_message}.
+  try {
+    const j = JSON.parse(text) as { success?: unknown; error_message?: unknown };
+    if (j && j.success === false) throw new Error(`${c.path}: ${String(j.error_message ?? "refused")}`);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
   }
 }

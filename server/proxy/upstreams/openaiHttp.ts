@@ -6,11 +6,15 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { assertEgressAllowed, egressLookup } from "../../platform/egress";
 import { settings } from "../../platform/env";
+import { isNotLoaded, withAdapter } from "./lora";
 import type { LoraServing } from "./loraServing";
+import type { UserLoraRouter } from "./userLora";
 import { SseParser } from "./sse";
 import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
+  type AdapterFallback,
+  type AdapterOutcome,
   type StreamChunk,
   type Upstream,
   type UpstreamRequest,
@@ -26,9 +30,17 @@ export interface OpenAiHttpOptions {
   timeoutMs: number;
   /** Trained versions served as LoRA adapters hot-loaded into this engine (loraServing.ts). */
   lora?: LoraServing;
+  /** Per-user adapters hot-loaded into this engine, one per user's promoted version (userLora.ts). */
+  userLora?: UserLoraRouter;
 }
 
 const EGRESS_RECHECK_MS = 60_000;
+
+/** An upstream answer; an error answer whose body was read already carries it (a body is read once). */
+interface Answer {
+  res: IncomingMessage;
+  errorText?: string;
+}
 const agents = {
   http: new http.Agent({ keepAlive: true, maxSockets: 512 }),
   https: new https.Agent({ keepAlive: true, maxSockets: 512 }),
@@ -43,6 +55,9 @@ export class OpenAiHttpUpstream implements Upstream {
 
   /** Present only when versions are LoRA adapters: the proxy's version switch loads the new one first. */
   readonly switchVersion?: (version: number, checkpointPath: string | null) => Promise<void>;
+  /** Present only with per-user adapters on this engine. */
+  readonly preloadAdapter?: Upstream["preloadAdapter"];
+  readonly releaseAdapters?: Upstream["releaseAdapters"];
   /** A hostile or broken upstream cannot push the proxy out of memory (PROXY_MAX_UPSTREAM_BYTES, _SSE_EVENT_BYTES). */
   private readonly maxBytes: number;
   private readonly maxEventBytes: number;
@@ -56,9 +71,15 @@ export class OpenAiHttpUpstream implements Upstream {
     this.url = new URL(`${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`);
     const lora = opts.lora;
     if (lora) this.switchVersion = (version, checkpointPath) => lora.switchTo(version, checkpointPath);
+    const users = opts.userLora;
+    if (users) {
+      this.preloadAdapter = async (a) => void (await users.ensure(a));
+      this.releaseAdapters = (owner) => users.release(owner);
+    }
   }
 
-  private outgoing(req: UpstreamRequest, withLogprobs: boolean): string {
+  /** `userAdapter`: the engine-side name of the user's adapter, which replaces the shared version's. */
+  private outgoing(req: UpstreamRequest, withLogprobs: boolean, userAdapter: string | null = null): string {
     const body: Record<string, unknown> = { ...req.body, model: this.model, stream: req.stream };
     if (withLogprobs && body.logprobs == null) {
       body.logprobs = true;
@@ -67,7 +88,9 @@ export class OpenAiHttpUpstream implements Upstream {
     }
     if (req.stream) body.stream_options = { ...((body.stream_options as object | null) ?? {}), include_usage: true };
     else delete body.stream_options;
-    return JSON.stringify(this.opts.lora ? this.opts.lora.body(body) : body);
+    const shared = this.opts.lora ? this.opts.lora.body(body) : body;
+    const engine = this.opts.userLora?.engine;
+    return JSON.stringify(userAdapter && engine ? withAdapter(engine, shared, userAdapter) : shared);
   }
 
   /** The egress policy again at call time (names may resolve elsewhere since the config was saved); once a minute. */
@@ -84,18 +107,11 @@ export class OpenAiHttpUpstream implements Upstream {
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
     await this.checkEgress();
     await this.opts.lora?.ready();
-    const askLogprobs = this.logprobsSupported && req.body.logprobs == null;
-    let res = await this.post(this.outgoing(req, askLogprobs), req.signal);
-    if (askLogprobs && res.statusCode === 400) {
-      const text = await readAll(res);
-      if (!/logprob/i.test(text)) return errorResponse(res, text);
-      this.logprobsSupported = false;
-      res = await this.post(this.outgoing(req, false), req.signal);
-    }
-    if ((res.statusCode ?? 500) >= 400) return errorResponse(res, await readAll(res));
+    const { res, errorText, adapter } = await this.sendRouted(req);
+    if ((res.statusCode ?? 500) >= 400) return errorResponse(res, errorText ?? (await readAll(res)));
     const type = String(res.headers["content-type"] ?? "");
     if (req.stream && type.includes("text/event-stream"))
-      return { kind: "stream", chunks: this.chunks(res, req.signal) };
+      return { kind: "stream", chunks: this.chunks(res, req.signal), ...(adapter ? { adapter } : {}) };
     const text = await this.readWithTimeout(res);
     let json: unknown;
     try {
@@ -107,8 +123,48 @@ export class OpenAiHttpUpstream implements Upstream {
       throw new UpstreamUnavailableError("upstream sent a non-object JSON body");
     const body = json as Record<string, unknown>;
     // Asked to stream but answered with one JSON completion: replay it as a stream.
-    if (req.stream) return { kind: "stream", chunks: completionAsChunks(body) };
-    return { kind: "json", body };
+    if (req.stream) return { kind: "stream", chunks: completionAsChunks(body), ...(adapter ? { adapter } : {}) };
+    return { kind: "json", body, ...(adapter ? { adapter } : {}) };
+  }
+
+  /**
+   * The request with the user's engine adapter, when it names one: loaded first if needed; answered "not loaded"
+   * (the engine evicted it), loaded again and asked once more; refused or still not loaded, asked of the base and
+   * said so. Never another name: the name is the user's own version's.
+   */
+  private async sendRouted(req: UpstreamRequest): Promise<Answer & { adapter?: AdapterOutcome }> {
+    const router = this.opts.userLora;
+    const wanted = req.engineAdapter;
+    if (!router || !wanted) return this.sendOnce(req, null);
+    const base = async (fallback: AdapterFallback) => ({
+      ...(await this.sendOnce(req, null)),
+      adapter: { served: false, fallback } as const,
+    });
+    const load = () => router.ensure(wanted).catch(() => null);
+    let name = await load();
+    if (name === null) return base("adapter_load_failed");
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.sendOnce(req, name);
+      const status = answer.res.statusCode ?? 500;
+      if (status < 400) return { ...answer, adapter: { served: true } };
+      const text = answer.errorText ?? (await readAll(answer.res));
+      if (!isNotLoaded(router.engine, status, text, name)) return { res: answer.res, errorText: text };
+      router.forget(name);
+      if (attempt === 1) return base("adapter_not_loaded");
+      name = await load();
+      if (name === null) return base("adapter_load_failed");
+    }
+  }
+
+  /** One request; a backend that rejects log-probs is asked again without, and never again. */
+  private async sendOnce(req: UpstreamRequest, userAdapter: string | null): Promise<Answer> {
+    const askLogprobs = this.logprobsSupported && req.body.logprobs == null;
+    const res = await this.post(this.outgoing(req, askLogprobs, userAdapter), req.signal);
+    if (!askLogprobs || res.statusCode !== 400) return { res };
+    const text = await readAll(res);
+    if (!/logprob/i.test(text)) return { res, errorText: text };
+    this.logprobsSupported = false;
+    return { res: await this.post(this.outgoing(req, false, userAdapter), req.signal) };
   }
 
   private post(payload: string, signal: AbortSignal): Promise<IncomingMessage> {

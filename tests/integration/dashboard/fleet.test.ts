@@ -115,7 +115,7 @@ describe("fleet overview", () => {
       // One attempt only, so it ends in BullMQ's failed state rather than retrying.
       await queue("evaluate").add(
         "evaluate",
-        { experimentId: exp.id, version: 1, setVersionId: "sv" },
+        { experimentId: exp.id, version: 1, setVersionId: "sv", target: "evalSet" },
         { jobId: `e-${exp.id}`, attempts: 1 },
       );
       const problems = async () => (await fleetOverview(reader)).problems.filter((j) => j.experimentId === exp.id);

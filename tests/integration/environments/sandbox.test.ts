@@ -13,6 +13,7 @@ import { LocalBwrapProvider } from "../../../server/environments/sandbox/bwrap";
 import { textFile } from "../../../server/environments/sandbox/files";
 import { sandboxLimitsSchema, type SandboxLimitsInput } from "../../../server/environments/sandbox/limits";
 import { pidsOfUid } from "../../../server/environments/sandbox/processes";
+import { waitFor } from "../../helpers/waitFor";
 
 const root = mkdtempSync(path.join(tmpdir(), "ocrl-sbx-test-"));
 const provider = new LocalBwrapProvider({
@@ -219,6 +220,25 @@ describe.skipIf(!availability.ok)(
       }
       await expect(provider.exec(id, "echo again")).rejects.toThrow(/no lease/);
       expect(readdirSync(root)).not.toContain(id);
+    });
+
+    it("closed while a command and its background children run, leaves none of them (reset and close skip the process scan only between commands)", async () => {
+      const id = await lease();
+      const uid = provider.uidOf(id);
+      const running = provider.exec(id, "sleep 61.25 & sleep 61.25 & wait");
+      await waitFor("the command's background children", () => pidsWithMarker("61.25").length >= 2 || null);
+      await provider.close(id);
+      await running.catch(() => undefined);
+      expect(pidsWithMarker("61.25")).toEqual([]);
+      if (asRoot) expect(pidsOfUid(uid)).toEqual([]);
+      expect(existsSync(path.join(root, id))).toBe(false);
+      // A lease reset after a command ran starts from an empty workspace with nothing of the command alive.
+      const again = await lease();
+      await provider.exec(again, "sleep 0.05 && touch /app/old");
+      await provider.reset(again, [textFile("new.txt", "fresh")]);
+      if (asRoot) expect(pidsOfUid(provider.uidOf(again))).toEqual([]);
+      expect(readdirSync(path.join(provider.hostDir(again), "app"))).toEqual(["new.txt"]);
+      await provider.close(again);
     });
 
     it("follows the lease states: reset before exec, heartbeat keeps a lease, idle ones are reaped", async () => {

@@ -38,6 +38,25 @@ describe("personalization", () => {
     expect(external.error!.issues.some((i) => i.path[0] === "personalization")).toBe(true);
   });
 
+  it("takes SGLang/vLLM multi-LoRA with hf-local's PEFT folders, and says what is missing otherwise", () => {
+    const engine = (loraAdapters: "sglang" | "vllm" | undefined, backend: string) =>
+      ExperimentConfigSchema.safeParse({
+        personalization: "per-user",
+        policy: { kind: "sglang", baseUrl: "http://10.0.0.5:30000/v1", model: "m", loraAdapters, loraMaxLoaded: 4 },
+        trainer: { backend },
+      });
+    expect(engine("sglang", "hf-local").success).toBe(true);
+    expect(engine("vllm", "hf-local").success).toBe(true);
+    const noLora = engine(undefined, "hf-local");
+    expect(noLora.error!.issues.map((i) => i.message)).toContain(
+      "per-user adapters are served by the embedded policy, or by SGLang/vLLM multi-LoRA: set policy.loraAdapters",
+    );
+    const embeddedTrainer = engine("sglang", "embedded");
+    expect(embeddedTrainer.error!.issues.map((i) => i.message)).toContain(
+      "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local",
+    );
+  });
+
   it("rejects an unknown mode", () => {
     expect(ExperimentConfigSchema.safeParse({ personalization: "per-team" }).success).toBe(false);
   });

@@ -1,6 +1,6 @@
 // pass@k on hand-computed cases.
 import { describe, expect, it } from "vitest";
-import { passAtK, taskPassAtK } from "../../../server/environments/passRates";
+import { passAtK, taskPassAtK, wilson } from "../../../server/environments/passRates";
 
 describe("pass@k", () => {
   it("per task: 1 − C(n−c, k)/C(n, k)", () => {
@@ -27,5 +27,18 @@ describe("pass@k", () => {
     expect(r.low).toBeCloseTo(0.5 - 0.49, 12);
     expect(r.high).toBeCloseTo(0.5 + 0.49, 12);
     expect(passAtK([{ n: 1, c: 0 }], 2)).toEqual({ k: 2, tasks: 0, mean: null, low: null, high: null });
+  });
+
+  it("the gate's pass@1: passes over attempts with the Wilson score interval", () => {
+    // 8 of 10: centre (0.8 + 1.96²/20)/(1 + 1.96²/10), half-width 1.96/(1 + 1.96²/10)·√(0.016 + 1.96²/400).
+    const r = wilson(8, 10);
+    expect(r.mean).toBe(0.8);
+    expect(r.low).toBeCloseTo(0.4902, 4);
+    expect(r.high).toBeCloseTo(0.9433, 4);
+    // 0 of 12: not degenerate, upper bound (z²/n)/(1 + z²/n).
+    expect(wilson(0, 12)).toMatchObject({ mean: 0, low: 0 });
+    expect(wilson(0, 12).high).toBeCloseTo(3.8416 / 12 / (1 + 3.8416 / 12), 10);
+    expect(wilson(12, 12).high).toBe(1);
+    expect(wilson(0, 0)).toEqual({ n: 0, c: 0, mean: null, low: null, high: null });
   });
 });

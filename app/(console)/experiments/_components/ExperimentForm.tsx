@@ -96,6 +96,35 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         onChange={(e) => setCfg(path, e.target.value)}
       />,
     );
+  /** perUser.windowUtc: train only within [from, to) UTC hours; both empty: any hour. */
+  const windowField = () => {
+    const w = getAt(cfg, "perUser.windowUtc") as { from: number; to: number } | null | undefined;
+    const hour = (key: "from" | "to", label: string) => (
+      <input
+        type="number"
+        min={0}
+        max={23}
+        step={1}
+        aria-label={label}
+        name={`perUser.windowUtc.${key}`}
+        value={w ? String(w[key]) : ""}
+        onChange={(e) => {
+          const v = e.target.value === "" ? null : Number(e.target.value);
+          const other = key === "from" ? "to" : "from";
+          if (v === null) return setCfg("perUser.windowUtc", null);
+          setCfg("perUser.windowUtc", { [other]: w?.[other] ?? (v + 8) % 24, [key]: v });
+        }}
+      />
+    );
+    return field(
+      "Train within UTC hours",
+      "config.perUser.windowUtc",
+      <span style={{ display: "flex", gap: 6, alignItems: "center" }}>
+        {hour("from", "Train from UTC hour")} to {hour("to", "Train until UTC hour")}
+      </span>,
+      "empty: any hour; the cap per minute is the train worker's TRAINER_PER_USER_MAX_PER_MINUTE",
+    );
+  };
   const select = (label: string, path: string, options: string[], onChange?: (v: string) => void) =>
     field(
       label,
@@ -226,7 +255,17 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {num("Adapter rank", "perUser.rank", "1")}
             {num("Adapter alpha", "perUser.alpha", "1")}
             {num("Adapter learning rate", "perUser.lr", "0.001")}
-            {num("Samples per adapter step", "perUser.minSamples", "1")}
+            {num(
+              "Samples per adapter step",
+              "perUser.minSamples",
+              "1",
+              "a user's new samples before their next version",
+            )}
+            {num("Most samples per version", "perUser.maxSamplesPerVersion", "1", "a backlog spreads over later ticks")}
+            {num("Train when idle for (s)", "perUser.idleAfterS", "1", "0: as soon as due")}
+            {num("Held-out fraction", "perUser.heldOutFraction", "0.05", "of each user's turns, for their gate")}
+            {num("Gate tolerance", "perUser.gateTolerance", "0.01")}
+            {windowField()}
           </div>
         )}
         <br />
@@ -264,6 +303,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "policy.loraAdapters",
                   ["off", "sglang", "vllm"],
                   (v) => setCfg("policy.loraAdapters", v === "off" ? undefined : v),
+                )}
+              {trainerBackend === "hf-local" &&
+                getAt(cfg, "policy.loraAdapters") &&
+                getAt(cfg, "personalization") === "per-user" &&
+                num(
+                  "Users' adapters kept loaded",
+                  "policy.loraMaxLoaded",
+                  "1",
+                  "at most the engine's --max-loaded-loras (unset: 8)",
                 )}
             </>
           )}

@@ -51,3 +51,27 @@ export const EndUsersTrainOutput = z.array(
     samples: z.number(),
   }),
 );
+
+export const EndUserAdapterRegisterOutput = z.object({
+  endUserId: z.string(),
+  adapterId: z.string(),
+  version: z.number(),
+  state: AdapterState,
+});
+
+export const EndUserCompareOutput = z.object({
+  endUserId: z.string(),
+  adapterId: z.string(),
+  version: z.number(),
+  /** false: the gate holds none of this user's turns out, so these are their newest (trained-on) prompts */
+  heldOut: z.boolean(),
+  pairs: z.array(z.object({ turnId: z.string(), prompt: z.string(), base: z.string(), adapter: z.string() })),
+});
+
+const CurvePoint = z.object({ version: z.number(), meanReward: z.number(), turns: z.number() });
+
+export const EndUserCurvesOutput = z.object({
+  versionOf: z.enum(["adapter", "policy"]),
+  shared: z.object({ experimentId: z.string(), name: z.string(), points: z.array(CurvePoint) }),
+  users: z.array(z.object({ endUserId: z.string(), points: z.array(CurvePoint) })),
+});

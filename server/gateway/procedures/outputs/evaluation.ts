@@ -282,3 +282,28 @@ export const EvaluationLearningOutput = z.object({
     byUser: z.array(z.object({ user: z.string(), sessions: Num, sessionsUntilStable: Num.nullable() })),
   }),
 });
+
+/** A 95% interval around a proportion (Wilson) or a pass@k over tasks. */
+const Proportion = z.object({ n: Num, c: Num, mean: Num.nullable(), low: Num.nullable(), high: Num.nullable() });
+const TaskPassRate = z.object({ k: Num, tasks: Num, mean: Num.nullable(), low: Num.nullable(), high: Num.nullable() });
+
+export const EvaluationTaskPassRatesOutput = z.object({
+  configured: z.boolean(),
+  k: Num.nullable(),
+  taskSet: z.object({ id: z.string(), name: z.string(), version: Num }).nullable(),
+  environment: z.object({ id: z.string(), name: z.string() }).nullable(),
+  heldOutTasks: Num,
+  versions: z.array(
+    z.object({
+      version: Num,
+      /** ACTIVE, CANDIDATE, … (BASE: version 0) */
+      status: z.string().nullable(),
+      gateReason: z.string().nullable(),
+      episodes: Num,
+      pending: Num,
+      failed: Num,
+      passAt1: Proportion,
+      passAtK: TaskPassRate,
+    }),
+  ),
+});

@@ -149,7 +149,7 @@ export const TrainingLabel = z.object({
   kind: z.enum(SampleKind).nullable(),
   reward: Num,
   /** the reward is an agent episode step's group-normalised advantage */
-  groupAdvantage: z.boolean().optional(),
+  groupNormalized: z.boolean().optional(),
   excluded: z.boolean(),
   excludeReason: z.string().nullable(),
 });

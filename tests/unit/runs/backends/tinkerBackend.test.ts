@@ -186,6 +186,6 @@ describe("Tinker bridge (Python)", () => {
       child.on("exit", (c) => resolve({ code: c, output: out }));
     });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/Ran 14 tests/);
+    expect(output).toMatch(/Ran 18 tests/);
   });
 });

@@ -1,14 +1,16 @@
 "use client";
 // The Users view of a per-user experiment: each end user's served adapter version, samples, last training,
 // storage and reward trend (mean reward of each version's training samples, and the gate's held-out scores),
-// with a per-user rollback, training on demand, and deletion.
-import { useQuery } from "@tanstack/react-query";
+// with a per-user rollback, training on demand, deletion, and base vs the user's adapter side by side on a few of
+// their held-out prompts (Compare).
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useTRPC } from "../../../../_lib/trpc";
 import { ErrorBanner } from "../../../../_ui/ErrorBanner";
 import { useAction } from "../../../../_ui/useAction";
 import { GuardedButton } from "../../../_components/Permission";
+import { RewardCurves } from "./RewardCurves";
 
 type Point = { version: number; state: string; meanReward: number | null };
 
@@ -58,7 +60,8 @@ export default function ExperimentUsersPage() {
   const rollback = useAction(trpc.endUsers.rollback.mutationOptions(), refresh);
   const train = useAction(trpc.endUsers.train.mutationOptions(), refresh);
   const del = useAction(trpc.endUsers.delete.mutationOptions(), refresh);
-  const error = [rollback, train, del].find((a) => a.error)?.error ?? users.error;
+  const compare = useMutation(trpc.endUsers.compare.mutationOptions());
+  const error = [rollback, train, del].find((a) => a.error)?.error ?? compare.error ?? users.error;
 
   if (exp.error) return <div className="form-error">{exp.error.message}</div>;
   if (!exp.data) return <div className="muted">Loading…</div>;
@@ -118,6 +121,18 @@ export default function ExperimentUsersPage() {
               </td>
               <td className="muted">{(u.storageBytes / 1024).toFixed(1)} KiB</td>
               <td>
+                {perUser && e.config.policy.kind === "embedded" && (
+                  <>
+                    <button
+                      type="button"
+                      disabled={u.servedVersion === null || compare.isPending}
+                      title="Base vs this user's adapter on a few of their held-out prompts"
+                      onClick={() => compare.mutate({ experimentId: e.id, endUserId: u.endUserId })}
+                    >
+                      Compare
+                    </button>{" "}
+                  </>
+                )}
                 <GuardedButton
                   perm="write"
                   disabled={u.servedVersion === null}
@@ -140,9 +155,41 @@ export default function ExperimentUsersPage() {
           ))}
         </tbody>
       </table>
+      {compare.isPending && <div className="muted">Generating base and adapter replies…</div>}
+      {compare.data && (
+        <section aria-label="Base vs adapter">
+          <h2>
+            {compare.data.endUserId}: base vs v{compare.data.version}
+          </h2>
+          <p className="muted">
+            {compare.data.heldOut
+              ? "Greedy replies on this user's held-out prompts (never trained on)."
+              : "This user has no held-out turns (heldOutFraction 0): their newest prompts, which the adapter trained on."}
+          </p>
+          <table className="list" aria-label="Side by side">
+            <thead>
+              <tr>
+                <th>Prompt</th>
+                <th>Base</th>
+                <th>Adapter v{compare.data.version}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {compare.data.pairs.map((pair) => (
+                <tr key={pair.turnId}>
+                  <td>{pair.prompt}</td>
+                  <td style={{ whiteSpace: "pre-wrap" }}>{pair.base}</td>
+                  <td style={{ whiteSpace: "pre-wrap" }}>{pair.adapter}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       {users.data && !users.data.length && (
         <div className="empty">No end users yet: send X-User-Id with a key that has the identity scope.</div>
       )}
+      <RewardCurves experimentId={e.id} />
     </>
   );
 }

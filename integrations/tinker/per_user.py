@@ -1,0 +1,99 @@
+"""Per-user adapters on Tinker: one LoRA training client per end user on one shared base model, one sampler per user.
+
+A Tinker training client is one LoRA on a frozen base (``ServiceClient.create_lora_training_client(base_model,
+rank)``, thinking-machines-lab/tinker @ d595dc2, ``lib/public_interfaces/service_client.py``), so a client per user
+is an adapter per user on a shared base that no user's step changes. Each user's step runs on that user's client
+only (``forward_backward`` → ``optim_step`` → ``save_weights_for_sampler``), and that user's sampler is the one
+``create_sampling_client(model_path=<their durable path>)`` returns; a user with no trained version samples from
+the base (``create_sampling_client(base_model=...)``).
+
+Privacy: samples are grouped by their ``endUserId`` before any Datum is built; a sample without one, or handed to
+another user's step, is refused, never trained into someone's adapter. Sampler names carry a hash of the user id,
+not the id itself, so Tinker's storage does not learn who the users are.
+
+Not wired to the control plane yet: the lease API hands out one run's samples without their end user, so the bridge
+(bridge.py) still trains one shared adapter; this class is what a per-user bridge loop calls (docs/personalization.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Any, Iterable, Mapping
+
+from integrations.slime.convert import sample_fields
+from integrations.tinker.bridge import BridgeConfig, build_datum, token_advantages
+
+
+def user_sampler_name(run_id: str, end_user_id: str, version: int) -> str:
+    """Unique per run, user and version; the user appears only as a hash."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run_id)
+    digest = hashlib.sha256(end_user_id.encode("utf-8")).hexdigest()[:16]
+    return f"{safe}-u{digest}-v{version:06d}"
+
+
+def group_by_user(items: Iterable[Mapping[str, Any]]) -> "OrderedDict[str, list[Mapping[str, Any]]]":
+    """Samples per end user, in first-seen order; a sample without an end user is refused (it belongs to nobody's adapter)."""
+    groups: "OrderedDict[str, list[Mapping[str, Any]]]" = OrderedDict()
+    for item in items:
+        user = item.get("endUserId")
+        if not isinstance(user, str) or not user:
+            raise ValueError(f"sample {item.get('sampleId')!r} has no endUserId: it cannot train a per-user adapter")
+        groups.setdefault(user, []).append(item)
+    return groups
+
+
+class PerUserTinker:
+    """Training clients and samplers per end user, created on first use and kept for the process's life."""
+
+    def __init__(self, tinker: Any, cfg: BridgeConfig, run_id: str):
+        self.types = tinker.types
+        self.service = tinker.ServiceClient()
+        self.cfg = cfg
+        self.run_id = run_id
+        self._clients: dict[str, Any] = {}
+        self._samplers: dict[str, Any] = {}
+        self._base_sampler: Any = None
+        self.versions: dict[str, int] = {}
+        self.paths: dict[str, str] = {}
+
+    def training_client(self, end_user_id: str) -> Any:
+        client = self._clients.get(end_user_id)
+        if client is None:
+            client = self.service.create_lora_training_client(base_model=self.cfg.base_model, rank=self.cfg.lora_rank)
+            self._clients[end_user_id] = client
+        return client
+
+    def step(self, end_user_id: str, items: list[Mapping[str, Any]]) -> str:
+        """One optimizer step of this user's adapter on this user's samples; returns the new version's durable path."""
+        for item in items:
+            if item.get("endUserId") != end_user_id:
+                raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
+        training = self.training_client(end_user_id)
+        tokenizer = training.get_tokenizer()
+        data = []
+        for i, item in enumerate(items):
+            fields = sample_fields(dict(item), tokenizer, self.cfg.method, i)
+            data.append(build_datum(self.types, fields, token_advantages(fields, self.cfg.method, self.cfg.w_opd, self.cfg.w_rl)))
+        fwd_bwd = training.forward_backward(data, self.cfg.loss)
+        optim = training.optim_step(self.types.AdamParams(learning_rate=self.cfg.learning_rate))
+        fwd_bwd.result()
+        optim.result()
+        version = self.versions.get(end_user_id, 0) + 1
+        path = training.save_weights_for_sampler(user_sampler_name(self.run_id, end_user_id, version)).result().path
+        self.versions[end_user_id] = version
+        self.paths[end_user_id] = path
+        self._samplers[end_user_id] = self.service.create_sampling_client(model_path=path)
+        return path
+
+    def train(self, items: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+        """One step per user present in ``items`` (grouped first); returns each user's new path."""
+        return {user: self.step(user, group) for user, group in group_by_user(items).items()}
+
+    def sampler(self, end_user_id: str | None) -> tuple[Any, str | None]:
+        """The user's newest sampler and its path, or the base's sampler (and None) for a user without a version."""
+        if end_user_id is not None and end_user_id in self._samplers:
+            return self._samplers[end_user_id], self.paths[end_user_id]
+        if self._base_sampler is None:
+            self._base_sampler = self.service.create_sampling_client(base_model=self.cfg.base_model)
+        return self._base_sampler, None

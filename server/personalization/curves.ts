@@ -1,0 +1,54 @@
+// The Users view's learning curves: each end user's mean judged reward per version that served them (their adapter
+// versions in a per-user experiment, the base as version 0; the shared policy's versions otherwise), beside the
+// shared policy's curve (the mean judged reward of all main turns per policy version) of this experiment or of
+// another one the caller may read (e.g. the same users on one shared policy: demo-shared-users beside demo-per-user).
+import type { z } from "zod";
+import type { Principal } from "../access/principal";
+import { loadExperimentFor } from "../access/scope";
+import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { db } from "../platform/db/client";
+import type { EndUserCurvesInput } from "./schemas";
+
+interface Row {
+  endUserId: string;
+  version: number;
+  reward: number;
+  turns: bigint;
+}
+
+const point = (r: Pick<Row, "version" | "reward" | "turns">) => ({
+  version: r.version,
+  meanReward: r.reward,
+  turns: Number(r.turns),
+});
+
+export async function endUserCurves(p: Principal, input: z.output<typeof EndUserCurvesInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  const shared = input.sharedExperimentId ? await loadExperimentFor(p, input.sharedExperimentId) : e;
+  const perUser = ExperimentConfigSchema.parse(e.config).personalization === "per-user";
+  const users = perUser
+    ? await db().$queryRaw<Row[]>`
+        SELECT t."endUserId", COALESCE(a.version, 0)::int AS version, avg(j.score)::float8 AS reward,
+               count(DISTINCT t.id) AS turns
+        FROM turns t JOIN judgments j ON j."turnId" = t.id LEFT JOIN user_adapters a ON a.id = t."adapterId"
+        WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
+        GROUP BY 1, 2 ORDER BY 1, 2`
+    : await db().$queryRaw<Row[]>`
+        SELECT t."endUserId", t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns
+        FROM turns t JOIN judgments j ON j."turnId" = t.id
+        WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
+        GROUP BY 1, 2 ORDER BY 1, 2`;
+  const sharedRows = await db().$queryRaw<Omit<Row, "endUserId">[]>`
+    SELECT t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns
+    FROM turns t JOIN judgments j ON j."turnId" = t.id
+    WHERE t."experimentId" = ${shared.id} AND t."turnType" = 'MAIN'
+    GROUP BY 1 ORDER BY 1`;
+  const byUser = new Map<string, ReturnType<typeof point>[]>();
+  for (const r of users) byUser.set(r.endUserId, [...(byUser.get(r.endUserId) ?? []), point(r)]);
+  return {
+    /** what a user's version counts: their adapter's (per-user) or the shared policy's */
+    versionOf: perUser ? ("adapter" as const) : ("policy" as const),
+    shared: { experimentId: shared.id, name: shared.name, points: sharedRows.map(point) },
+    users: [...byUser].map(([endUserId, points]) => ({ endUserId, points })),
+  };
+}
