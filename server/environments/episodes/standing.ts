@@ -1,8 +1,9 @@
 // The standing launch's top-up ("keep launching while training"): the episode worker's sweep calls it, and
 // starting one calls it once at once. While its experiment has a live run (pending, running or paused: only
 // steps recorded while a run is live train in it, docs/deploy-gpu.md), each active standing launch keeps up to
-// `maxGroupsInFlight` GRPO groups (n episodes of one train task) queued or running; group k takes the pinned version's train task
-// k mod (train tasks), in index order, so held-out tasks are never launched. The check and the launch run in
+// `maxGroupsInFlight` GRPO groups (n episodes of one train task) queued or running; group k takes the pinned
+// version's train task k mod (train tasks), in index order, so held-out tasks are never launched. The check
+// and the launch run in
 // one transaction holding the standing launch's row lock (SELECT … FOR UPDATE): two workers topping the same
 // one up serialise, and the second counts the first's groups (read committed: each statement sees what
 // committed before it), so the cap holds across processes.
@@ -22,8 +23,10 @@ export async function hasLiveRun(client: Client, experimentId: string): Promise<
   return (await client.run.count({ where: { experimentId, status: { in: LIVE_RUN_STATUSES } } })) > 0;
 }
 
-/** Launches what standing launch `id` lacks of its cap; stops it when its version holds no train task.
- * Without a live run it launches nothing (and stays active, for the next run). */
+/**
+ * Launches what standing launch `id` lacks of its cap; stops it when its version holds no train task. Without a
+ * live run it launches nothing (and stays active, for the next run).
+ */
 export async function topUpStandingLaunch(id: string): Promise<{ groups: number; episodes: number; stopped?: string }> {
   const out = await db().$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`
