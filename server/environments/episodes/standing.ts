@@ -3,10 +3,9 @@
 // steps recorded while a run is live train in it, docs/deploy-gpu.md), each active standing launch keeps up to
 // `maxGroupsInFlight` GRPO groups (n episodes of one train task) queued or running; group k takes the pinned
 // version's train task k mod (train tasks), in index order, so held-out tasks are never launched. The check
-// and the launch run in
-// one transaction holding the standing launch's row lock (SELECT … FOR UPDATE): two workers topping the same
-// one up serialise, and the second counts the first's groups (read committed: each statement sees what
-// committed before it), so the cap holds across processes.
+// and the launch run in one transaction holding the standing launch's row lock (SELECT … FOR UPDATE): two
+// workers topping the same one up serialise, and the second counts the first's groups (read committed: each
+// statement sees what committed before it), so the cap holds across processes.
 import { enqueueMany } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
 import { LIVE_RUN_STATUSES } from "../../platform/db/runStatus";
