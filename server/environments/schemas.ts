@@ -133,3 +133,23 @@ export const LaunchSummaryInput = z.object({
   launchId: id,
   k: z.coerce.number().int().min(1).max(64).default(4),
 });
+
+/**
+ * A standing launch ("keep launching while training"): a launch's episode settings over the train split only,
+ * kept topped up to `maxGroupsInFlight` groups queued or running until it is stopped.
+ */
+export const StandingLaunchStartInput = EpisodeLaunchInput.omit({ split: true, taskKeys: true })
+  .extend({
+    /** Groups (n episodes of one train task each) queued or running at once. */
+    maxGroupsInFlight: z.number().int().min(1).max(64).default(4),
+  })
+  .superRefine((v, ctx) => {
+    if (v.n * v.maxGroupsInFlight > MAX_LAUNCH_EPISODES)
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxGroupsInFlight"],
+        message: `${v.maxGroupsInFlight} groups × ${v.n} = ${v.n * v.maxGroupsInFlight} episodes in flight; at most ${MAX_LAUNCH_EPISODES}`,
+      });
+  });
+export const StandingLaunchStopInput = z.object({ id });
+export const StandingLaunchListInput = z.object({ experiment });

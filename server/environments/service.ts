@@ -14,7 +14,7 @@ import { sandboxProvider, type ProviderName } from "./sandbox/registry";
 import { randomBytes } from "node:crypto";
 import { enqueueMany } from "../platform/bus/queues";
 import { assertFits } from "./episodes/runner";
-import { jobIdOf } from "./episodes/worker";
+import { jobIdOf } from "./episodes/jobs";
 import {
   MAX_LAUNCH_EPISODES,
   type EnvironmentCreateInput,
@@ -231,7 +231,7 @@ export async function listTaskSets(p: Principal, input: In<typeof TaskSetListInp
   return db().taskSet.findMany({ where: { experimentId: e.id }, orderBy: { createdAt: "asc" } });
 }
 
-async function loadVersion(p: Principal, setId: string, version?: number) {
+export async function loadVersion(p: Principal, setId: string, version?: number) {
   const set = authorizeRow(
     p,
     "Task set",

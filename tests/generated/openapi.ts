@@ -712,6 +712,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/standing-launches": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Standing launches of an experiment, newest first, with their groups launched and in flight
+     * @description Requires the 'read' permission.
+     */
+    get: operations["standingLaunches.list"];
+    put?: never;
+    /**
+     * Keep launching while training: keep up to maxGroupsInFlight groups of the train split going
+     * @description Requires the 'write' permission.
+     */
+    post: operations["standingLaunches.start"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/experiments/{id}": {
     parameters: {
       query?: never;
@@ -1378,6 +1402,26 @@ export interface paths {
     get: operations["episodes.launchSummary"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/standing-launches/{id}/stop": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop a standing launch (its groups already queued or running finish)
+     * @description Requires the 'write' permission.
+     */
+    post: operations["standingLaunches.stop"];
     delete?: never;
     options?: never;
     head?: never;
@@ -6485,6 +6529,7 @@ export interface operations {
             createdAt: string;
             startedAt: string | null;
             finishedAt: string | null;
+            standingLaunchId: string | null;
             task: {
               key: string;
               kind: string;
@@ -6546,6 +6591,122 @@ export interface operations {
             groups: number | null;
             taskSetId: string;
             version: number | null;
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "standingLaunches.list": {
+    parameters: {
+      query: {
+        experiment: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            environmentId: string;
+            taskSetId: string;
+            version: number | null;
+            n: number | null;
+            maxSteps: number | null;
+            maxTokens: number | null;
+            estimator: string;
+            prm: boolean;
+            maxGroupsInFlight: number | null;
+            groupsLaunched: number | null;
+            groupsInFlight: number | null;
+            active: boolean;
+            waitingForRun: boolean;
+            stoppedAt: string | null;
+            stopReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "standingLaunches.start": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          environmentId: string;
+          taskSetId: string;
+          version?: number;
+          /** @default 8 */
+          n?: number;
+          /** @default 10 */
+          maxSteps?: number;
+          maxTokens?: number;
+          /**
+           * @default grpo
+           * @enum {string}
+           */
+          estimator?: "grpo" | "step_wise";
+          /** @default false */
+          prm?: boolean;
+          /** @default 4 */
+          maxGroupsInFlight?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            environmentId: string;
+            taskSetId: string;
+            version: number | null;
+            n: number | null;
+            maxSteps: number | null;
+            maxTokens: number | null;
+            estimator: string;
+            prm: boolean;
+            maxGroupsInFlight: number | null;
+            groupsLaunched: number | null;
+            groupsInFlight: number | null;
+            active: boolean;
+            waitingForRun: boolean;
+            stoppedAt: string | null;
+            stopReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
           };
         };
       };
@@ -11996,6 +12157,7 @@ export interface operations {
             createdAt: string;
             startedAt: string | null;
             finishedAt: string | null;
+            standingLaunchId: string | null;
             task: {
               key: string;
               kind: string;
@@ -12075,6 +12237,58 @@ export interface operations {
               passAt1: number | null;
               passAtK: number | null;
             }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Error"];
+      403: components["responses"]["Error"];
+      404: components["responses"]["Error"];
+    };
+  };
+  "standingLaunches.stop": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            experimentId: string;
+            environmentId: string;
+            taskSetId: string;
+            version: number | null;
+            n: number | null;
+            maxSteps: number | null;
+            maxTokens: number | null;
+            estimator: string;
+            prm: boolean;
+            maxGroupsInFlight: number | null;
+            groupsLaunched: number | null;
+            groupsInFlight: number | null;
+            active: boolean;
+            waitingForRun: boolean;
+            stoppedAt: string | null;
+            stopReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
           };
         };
       };

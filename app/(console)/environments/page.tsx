@@ -1,7 +1,7 @@
 "use client";
 // Environments: per experiment, each environment's sandbox (provider, limits, tools; a remote pool's protocol
 // and URLs; a harness) with its health and its episodes by status; create one; launch n episodes of every task of a task set's split (one GRPO group per
-// task) for the episode worker. Live: refreshed every 5 s.
+// task) for the episode worker, or keep launching train groups while training (StandingLaunches.tsx). Live: refreshed every 5 s.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Suspense, useState } from "react";
@@ -13,6 +13,7 @@ import { useAction } from "../../_ui/useAction";
 import { useSearchState } from "../../_ui/useSearchState";
 import { ExperimentSelect } from "../_components/ExperimentSelect";
 import { GuardedButton } from "../_components/Permission";
+import { StandingLaunches } from "./StandingLaunches";
 import { TrackJobCard } from "./TrackJob";
 
 export default function EnvironmentsPage() {
@@ -259,6 +260,18 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
           </Link>
         </p>
       )}
+      <StandingLaunches
+        experimentId={experimentId}
+        environmentId={d.id}
+        settings={{
+          taskSetId,
+          n: form.n,
+          maxSteps: form.maxSteps,
+          estimator: form.estimator,
+          prm: form.prm,
+          ...(form.maxTokens ? { maxTokens: Number(form.maxTokens) } : {}),
+        }}
+      />
     </div>
   );
 }

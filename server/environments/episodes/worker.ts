@@ -5,7 +5,8 @@
 // retried episode starts again from nothing (its steps and screenshots are deleted at the claim), so an
 // episode is never half-counted. Concurrency is bounded per process, and per environment across every worker
 // (episodes/slots.ts: a Redis semaphore whose slots are leased, so a killed worker's slots come back when their
-// leases expire). Which runner an episode takes (local loop, harness, remote pool) is dispatch.ts's.
+// leases expire). Which runner an episode takes (local loop, harness, remote pool) is dispatch.ts's. Each
+// sweep also tops up the active standing launches (standing.ts).
 import type { Redis } from "ioredis";
 import { enqueue, consume } from "../../platform/bus/queues";
 import { db } from "../../platform/db/client";
@@ -14,7 +15,9 @@ import { computeGroupAdvantages } from "../advantages/group";
 import type { SandboxProvider } from "../sandbox/provider";
 import { executeClaimedEpisode } from "./dispatch";
 import type { AgentEndpoint } from "./runner";
+import { jobIdOf } from "./jobs";
 import { EnvironmentSlots } from "./slots";
+import { topUpStandingLaunches } from "./standing";
 
 export interface EpisodeWorkerOptions {
   /** The policy endpoint for an experiment's episodes (the proxy, with a key that may call it). */
@@ -38,8 +41,6 @@ export interface EpisodeWorkerOptions {
   setStat?: (name: string, value: number) => void;
   log?: (...args: unknown[]) => void;
 }
-
-export const jobIdOf = (episodeId: string, attempts: number) => `${episodeId}_a${attempts}`;
 
 /** QUEUED → RUNNING, once: the claim that makes a second delivery of the same job a no-op. */
 export async function claimEpisode(episodeId: string): Promise<boolean> {
@@ -202,6 +203,11 @@ export function startEpisodeWorker(opts: EpisodeWorkerOptions) {
         totals.requeued += r.requeued.length;
         for (const id of r.requeued) log(`episode ${id} lost its worker: queued again`);
         for (const id of r.failed) log(`episode ${id} lost its worker on its last attempt: failed`);
+      })
+      // Standing launches: refill what ended since the last tick (docs/environments.md, "Keep launching").
+      .then(async () => {
+        const { groups } = await topUpStandingLaunches({ experimentIds: opts.experimentIds, log });
+        if (groups) log(`standing launches: ${groups} group(s) launched`);
       })
       .catch((err: Error) => log(`sweep failed: ${err.message}`))
       .finally(() => (sweeping = null)));

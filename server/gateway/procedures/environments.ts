@@ -1,6 +1,7 @@
 // The agentic tracks: environments (sandbox provider, limits, tools), versioned task sets with their oracle
-// runs, and episodes (launches of n per task, the episode viewer).
+// runs, and episodes (launches of n per task, standing launches that keep n per task going, the episode viewer).
 import * as environments from "../../environments/service";
+import * as standing from "../../environments/standing";
 import {
   EnvironmentCreateInput,
   EnvironmentGetInput,
@@ -11,6 +12,9 @@ import {
   EpisodeScreenshotInput,
   LaunchSummaryInput,
   OracleRunInput,
+  StandingLaunchListInput,
+  StandingLaunchStartInput,
+  StandingLaunchStopInput,
   TaskSetGetInput,
   TaskSetImportInput,
   TaskSetListInput,
@@ -26,6 +30,8 @@ import {
   EpisodesOutput,
   LaunchSummaryOutput,
   OracleRunOutput,
+  StandingLaunchesOutput,
+  StandingLaunchOutput,
   TaskSetGetOutput,
   TaskSetImportOutput,
   TaskSetsOutput,
@@ -145,5 +151,35 @@ export const episodeProcedures = {
     output: EpisodeLaunchOutput,
     rest: { method: "POST", path: "/episodes/launch", status: 201 },
     handler: ({ principal, input }) => environments.launchEpisodes(principal, input),
+  }),
+};
+
+export const standingLaunchProcedures = {
+  list: procedure({
+    kind: "query",
+    permission: "read",
+    summary: "Standing launches of an experiment, newest first, with their groups launched and in flight",
+    input: StandingLaunchListInput,
+    output: StandingLaunchesOutput,
+    rest: { method: "GET", path: "/standing-launches" },
+    handler: ({ principal, input }) => standing.listStandingLaunches(principal, input),
+  }),
+  start: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Keep launching while training: keep up to maxGroupsInFlight groups of the train split going",
+    input: StandingLaunchStartInput,
+    output: StandingLaunchOutput,
+    rest: { method: "POST", path: "/standing-launches", status: 201 },
+    handler: ({ principal, input }) => standing.startStandingLaunch(principal, input),
+  }),
+  stop: procedure({
+    kind: "mutation",
+    permission: "write",
+    summary: "Stop a standing launch (its groups already queued or running finish)",
+    input: StandingLaunchStopInput,
+    output: StandingLaunchOutput,
+    rest: { method: "POST", path: "/standing-launches/:id/stop" },
+    handler: ({ principal, input }) => standing.stopStandingLaunch(principal, input),
   }),
 };

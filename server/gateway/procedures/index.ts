@@ -1,7 +1,7 @@
 // Every feature's procedures: a procedure's tRPC path is `<feature>.<name>` (`me` sits at the root).
 // Adding an endpoint = adding a definition to its feature's file; a new feature also gets a line here.
 import { apiKeyProcedures } from "./apiKeys";
-import { environmentProcedures, episodeProcedures, taskSetProcedures } from "./environments";
+import { environmentProcedures, episodeProcedures, standingLaunchProcedures, taskSetProcedures } from "./environments";
 import { batchProcedures } from "./batches";
 import { endUserProcedures } from "./endUsers";
 import { evaluationProcedures } from "./evaluation";
@@ -38,5 +38,6 @@ export const procedures = {
   environments: environmentProcedures,
   taskSets: taskSetProcedures,
   episodes: episodeProcedures,
+  standingLaunches: standingLaunchProcedures,
   endUsers: endUserProcedures,
 };

@@ -1,10 +1,11 @@
 // The environment endpoints over real HTTP, as a script would call them (REST with a Bearer key) and as the
 // pages do (tRPC): create an environment, import a task set (a bad line is a 400 naming file and field),
-// launch a group, list and read episodes; a key of another experiment sees none of them.
+// launch a group, list and read episodes, start and stop a standing launch; a key of another experiment sees
+// none of them.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../helpers/apiServer";
-import { makeExperiment, makeKey } from "../../helpers/fixtures";
+import { makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
 import { isolateRedis } from "../../helpers/isolate";
 
 isolateRedis("env-rest");
@@ -142,6 +143,39 @@ describe("environment REST endpoints", () => {
     expect(JSON.stringify(res.body)).toContain("UPSTREAM_ALLOWLIST");
     const listed = await call("GET", `/environments?experiment=${experiment.slug}`);
     expect((listed.body as unknown as { name: string }[]).map((e) => e.name)).not.toContain("metadata");
+  });
+
+  it("a standing launch: start (201, topped up to its cap), 409 for a second, list, stop; 400 past the episode cap", async () => {
+    const env = await call("POST", "/environments", {
+      experiment: experiment.slug,
+      name: "standing",
+      tools: ["calc", "lookup"],
+    });
+    const set = await call("POST", "/task-sets/import", {
+      experiment: experiment.slug,
+      name: "standing",
+      format: "jsonl",
+      text: readFileSync("examples/environments/toolcall/arithmetic.jsonl", "utf8"),
+      heldOutFraction: 0,
+    });
+    await makeRun(experiment.id);
+    const input = { environmentId: env.body.id, taskSetId: set.body.id, n: 2, maxGroupsInFlight: 3 };
+    const started = await call("POST", "/standing-launches", input);
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ active: true, groupsLaunched: 3, groupsInFlight: 3, waitingForRun: false });
+    const again = await call("POST", "/standing-launches", input);
+    expect(again.status).toBe(409);
+    const listed = await call("GET", `/standing-launches?experiment=${experiment.slug}`);
+    expect((listed.body as unknown as { id: string }[]).map((r) => r.id)).toEqual([started.body.id]);
+    const other = await makeKey(["read", "write"], (await makeExperiment()).id);
+    const foreign = await call("POST", `/standing-launches/${started.body.id as string}/stop`, {}, other);
+    expect([403, 404]).toContain(foreign.status);
+    const stopped = await call("POST", `/standing-launches/${started.body.id as string}/stop`, {});
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ active: false, groupsLaunched: 3 });
+    const tooMany = await call("POST", "/standing-launches", { ...input, n: 64, maxGroupsInFlight: 64 });
+    expect(tooMany.status).toBe(400);
+    expect(JSON.stringify(tooMany.body)).toContain("maxGroupsInFlight");
   });
 
   it("another experiment's key sees none of it", async () => {

@@ -1,7 +1,8 @@
 // The episode worker on real Postgres, Redis (BullMQ) and the real recording proxy: a launch queues a GRPO
 // group of tool-call episodes; the worker claims each once, answers the agent's calc calls in-process, scores
 // the boxed answer, records every step as a turn of the episode's proxy session, and writes the group's
-// advantages once the group has ended. The sweeper gives a lost worker's episode another attempt, then fails it.
+// advantages once the group has ended. The sweeper gives a lost worker's episode another attempt, then fails it,
+// and tops up standing launches.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
@@ -241,6 +242,42 @@ describe("episode worker", () => {
     });
     expect(ep.outcome).toBe(1);
     expect(await claimEpisode(ep.id)).toBe(false);
+  });
+
+  it("its sweep tops up a standing launch: a train task's group runs, and as it ends the next task's is launched", async () => {
+    h.fake.reset();
+    const train = (
+      await db().task.findMany({
+        where: { setVersion: { setId: taskSetId }, split: "train" },
+        orderBy: { index: "asc" },
+      })
+    ).map((t) => t.key);
+    const s = await db().standingLaunch.create({
+      data: {
+        experimentId: h.experiment.id,
+        environmentId,
+        taskSetId,
+        version: 1,
+        n: 1,
+        maxSteps: 2,
+        estimator: "grpo",
+        prm: false,
+        maxGroupsInFlight: 1,
+      },
+    });
+    const ended = (count: number) =>
+      waitFor(`${count} standing group(s) ended with advantages`, async () => {
+        const rows = await db().episode.findMany({ where: { standingLaunchId: s.id }, orderBy: { createdAt: "asc" } });
+        return rows.length === count && rows.every((r) => r.advantagesAt) ? rows : null;
+      });
+    await worker.sweep();
+    await ended(1);
+    await worker.sweep();
+    const rows = await ended(2);
+    expect(rows.map((r) => r.groupKey)).toEqual([`${s.id}-0:${train[0]}`, `${s.id}-1:${train[1]}`]);
+    await db().standingLaunch.update({ where: { id: s.id }, data: { active: false } });
+    await worker.sweep();
+    expect(await db().episode.count({ where: { standingLaunchId: s.id } })).toBe(2);
   });
 
   it("re-queues a lost worker's episode with a fresh start, then fails it after the last attempt", async () => {

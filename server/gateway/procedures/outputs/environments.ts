@@ -103,6 +103,8 @@ const EpisodeRow = z.object({
   createdAt: z.date(),
   startedAt: z.date().nullable(),
   finishedAt: z.date().nullable(),
+  /** The standing launch that queued it (null: a launch by hand). */
+  standingLaunchId: z.string().nullable(),
   task: z.object({ key: z.string(), kind: z.string(), split: z.string() }),
 });
 export const EpisodesOutput = z.array(EpisodeRow);
@@ -159,3 +161,28 @@ export const LaunchSummaryOutput = z.object({
     }),
   ),
 });
+
+/** A standing launch with its groups queued or running now (groupsLaunched counts every group it launched). */
+export const StandingLaunchOutput = z.object({
+  id: z.string(),
+  experimentId: z.string(),
+  environmentId: z.string(),
+  taskSetId: z.string(),
+  version: Num,
+  n: Num,
+  maxSteps: Num,
+  maxTokens: Num.nullable(),
+  estimator: z.string(),
+  prm: z.boolean(),
+  maxGroupsInFlight: Num,
+  groupsLaunched: Num,
+  groupsInFlight: Num,
+  active: z.boolean(),
+  /** Active, but its experiment has no live run: it launches nothing until one starts. */
+  waitingForRun: z.boolean(),
+  stoppedAt: z.date().nullable(),
+  stopReason: z.string().nullable(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+export const StandingLaunchesOutput = z.array(StandingLaunchOutput);
