@@ -386,7 +386,12 @@ describe("local-process runs", () => {
   it("runs each role on its GPUs, saves their logs for the API, and ends exactly those processes on stop", async () => {
     const run = await localRun();
     const sup = run.sup;
-    const text = await untilLogged(sup, run.id, /prm on GPUs/);
+    // The three roles start side by side and write in any order: wait until every one has logged.
+    const text = await untilLogged(
+      sup,
+      run.id,
+      /^(?=[\s\S]*actor on GPUs)(?=[\s\S]*rollout on GPUs)(?=[\s\S]*prm on GPUs)/,
+    );
     expect(text).toContain(`actor on GPUs 0,1,2,3 for ${run.id}`);
     expect(text).toContain(`rollout on GPUs 4,5 for ${run.id}`);
     expect(text).toContain(`prm on GPUs 6,7 for ${run.id}`);
