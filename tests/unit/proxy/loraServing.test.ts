@@ -2,76 +2,12 @@
 // version switch, against a stand-in engine that accepts only the routes and body fields extracted from each
 // engine's source (tests/fixtures/lora/*.json): a field the real request class lacks is a 422 here too.
 // Adapter folders outside the operator's ADAPTER_DIRS are never sent to the engine.
-import { readFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { createUpstream } from "../../../server/proxy/upstreams/factory";
 import type { LoraEngine } from "../../../server/proxy/upstreams/lora";
 import type { Upstream } from "../../../server/proxy/upstreams/types";
-
-interface Contract {
-  routes: Array<{ path: string; body: string | null }>;
-  models: Record<string, { fields: { name: string }[] }>;
-}
-const contract = (engine: LoraEngine) =>
-  JSON.parse(readFileSync(`tests/fixtures/lora/${engine}.json`, "utf8")) as Contract;
-
-/** A stand-in engine: the fixture's adapter routes (body fields checked), and chat completions that echo the adapter. */
-function fakeEngine(engine: LoraEngine) {
-  const c = contract(engine);
-  const calls: { path: string; body: Record<string, unknown> }[] = [];
-  const loaded = new Set<string>();
-  let refuseLoads = false;
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (d) => (raw += d));
-    req.on("end", () => {
-      const body = JSON.parse(raw || "{}") as Record<string, unknown>;
-      const path = req.url ?? "";
-      calls.push({ path, body });
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(json));
-      };
-      const route = c.routes.find((r) => r.path === path);
-      if (route) {
-        const allowed = new Set(c.models[route.body!]!.fields.map((f) => f.name));
-        const unknown = Object.keys(body).filter((k) => !allowed.has(k));
-        if (unknown.length) return send(422, { detail: `unknown fields ${unknown.join(", ")}` });
-        if (path.endsWith("/load_lora_adapter")) {
-          if (refuseLoads) return send(400, { success: false, error_message: "no such adapter folder" });
-          loaded.add(String(body.lora_name));
-        } else loaded.delete(String(body.lora_name));
-        return send(200, { success: true, loaded_adapters: [...loaded] });
-      }
-      if (path === "/v1/chat/completions") {
-        const adapter = engine === "sglang" ? (body.lora_path ?? null) : body.model;
-        if (typeof adapter === "string" && adapter !== "base-model" && !loaded.has(adapter))
-          return send(400, { error: `adapter ${adapter} is not loaded` });
-        return send(200, {
-          id: "c1",
-          object: "chat.completion",
-          created: 0,
-          model: String(body.model),
-          choices: [{ index: 0, message: { role: "assistant", content: `served by ${String(adapter)}` } }],
-        });
-      }
-      send(404, {});
-    });
-  });
-  return {
-    calls,
-    loaded,
-    refuse: (on: boolean) => (refuseLoads = on),
-    start: () =>
-      new Promise<string>((r) =>
-        server.listen(0, "127.0.0.1", () => r(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)),
-      ),
-    stop: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { fakeLoraEngine } from "../../fakes/loraEngine";
 
 function upstreamFor(
   baseUrl: string,
@@ -113,7 +49,7 @@ afterAll(() => {
 
 for (const engine of ["sglang", "vllm"] as const) {
   describe(`LoRA hot-loading on ${engine}`, () => {
-    const fake = fakeEngine(engine);
+    const fake = fakeLoraEngine(engine);
     let url = "";
     beforeAll(async () => {
       url = await fake.start();
@@ -122,17 +58,17 @@ for (const engine of ["sglang", "vllm"] as const) {
 
     it("serves the base, then each new version's adapter once loaded, and unloads all but the last two", async () => {
       const u = upstreamFor(url, engine);
-      expect(await ask(u)).toBe(engine === "sglang" ? "served by null" : "served by base-model");
+      expect(await ask(u)).toBe("served by base");
       for (const v of [1, 2, 3]) await u.switchVersion!(v, `/ckpt/hf-local/step_${v}`);
-      expect(await ask(u)).toBe("served by leo-agent-v3");
+      expect(await ask(u)).toBe("served by leo-agent-v3 from /ckpt/hf-local/step_3");
       const load = fake.calls.filter((c) => c.path.endsWith("/load_lora_adapter"));
       expect(load.map((c) => c.body)).toEqual(
         [1, 2, 3].map((v) => ({ lora_name: `leo-agent-v${v}`, lora_path: `/ckpt/hf-local/step_${v}` })),
       );
-      expect([...fake.loaded].sort()).toEqual(["leo-agent-v2", "leo-agent-v3"]);
+      expect([...fake.loaded.keys()].sort()).toEqual(["leo-agent-v2", "leo-agent-v3"]);
       // Rolling back to the base: requests name no adapter.
       await u.switchVersion!(0, null);
-      expect(await ask(u)).toBe(engine === "sglang" ? "served by null" : "served by base-model");
+      expect(await ask(u)).toBe("served by base");
       await u.close();
     });
 
@@ -142,7 +78,7 @@ for (const engine of ["sglang", "vllm"] as const) {
       fake.refuse(true);
       await expect(u.switchVersion!(5, "/ckpt/missing")).rejects.toThrow(/no such adapter folder/);
       fake.refuse(false);
-      expect(await ask(u)).toBe("served by leo-agent-v4");
+      expect(await ask(u)).toBe("served by leo-agent-v4 from /ckpt/step_4");
       await u.close();
     });
 
@@ -153,13 +89,13 @@ for (const engine of ["sglang", "vllm"] as const) {
       for (const bad of ["/etc/ssh", "/ckpt/../etc/ssh", "ckpt/step_9"])
         await expect(u.switchVersion!(9, bad)).rejects.toThrow(/adapter folder/);
       expect(fake.calls.length).toBe(before);
-      expect(await ask(u)).toBe("served by leo-agent-v8");
+      expect(await ask(u)).toBe("served by leo-agent-v8 from /ckpt/step_8");
       await u.close();
     });
 
     it("loads the version live at start-up before its first request", async () => {
       const u = upstreamFor(url, engine, { version: 7, checkpointPath: "/ckpt/step_7" });
-      expect(await ask(u)).toBe("served by leo-agent-v7");
+      expect(await ask(u)).toBe("served by leo-agent-v7 from /ckpt/step_7");
       await u.close();
     });
   });
