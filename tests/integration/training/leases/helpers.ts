@@ -1,6 +1,8 @@
 // Fixtures for the batch lease tests: an external trainer's experiment config, and judged turns
 // recorded in the proxy's compact form (system blob + per-turn message deltas), so the lease route's
 // sample filler (server/training/samples.ts) turns them into Sample rows as it would in production.
+import { spawn } from "node:child_process";
+import path from "node:path";
 import type { ExperimentConfigInput } from "../../../../server/config/experimentConfig";
 import { db } from "../../../../server/platform/db/client";
 import { makeKey } from "../../../helpers/fixtures";
@@ -153,4 +155,39 @@ export async function makeEpisodeGroup(
   }
   if (opts.ready ?? true) await db().episode.updateMany({ where: { groupKey }, data: { advantagesAt: new Date() } });
   return { groupKey, episodes };
+}
+
+const ROOT = path.resolve(import.meta.dirname, "../../../..");
+
+/**
+ * Runs the slime integration's Python suite (`python3 -m unittest` over integrations/slime/tests, the files matching
+ * `pattern`) with a minimal environment plus `env` (the job's: control-plane URL, trainer key, run id).
+ */
+export function runSlimePython(
+  env: Record<string, string>,
+  pattern = "test*.py",
+): Promise<{ code: number | null; output: string }> {
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    PYTHONDONTWRITEBYTECODE: "1",
+    ...env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "python3",
+      ["-m", "unittest", "discover", "-v", "-s", "integrations/slime/tests", "-p", pattern],
+      {
+        cwd: ROOT,
+        // Next's typings make NODE_ENV a required key of ProcessEnv; the suite deliberately gets a minimal env.
+        env: childEnv as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code, output }));
+  });
 }

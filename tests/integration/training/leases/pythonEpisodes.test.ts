@@ -2,8 +2,6 @@
 // against the running API: four finished GRPO groups of an environment experiment are stored as the
 // episode worker leaves them, the Python suite leases them in two rollouts of two groups and acknowledges
 // both, and the database then holds two training steps that trained every step of every DONE member once.
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../../../../server/platform/db/client";
 import { EnvironmentCreateInput } from "../../../../server/environments/schemas";
@@ -11,35 +9,13 @@ import { createEnvironment } from "../../../../server/environments/service";
 import { startApiServer } from "../../../helpers/apiServer";
 import { examplesTaskSet } from "../../../helpers/environments";
 import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
-import { makeEpisodeGroup, SLIME_EXPERIMENT, trainerKey } from "./helpers";
+import { makeEpisodeGroup, runSlimePython, SLIME_EXPERIMENT, trainerKey } from "./helpers";
 
-const root = path.resolve(import.meta.dirname, "../../../..");
 let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
   server = await startApiServer();
 });
 afterAll(() => server.close());
-
-function runPython(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const childEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: process.env.HOME ?? "/tmp",
-    PYTHONDONTWRITEBYTECODE: "1",
-    ...env,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "python3",
-      ["-m", "unittest", "discover", "-v", "-s", "integrations/slime/tests", "-p", "episodes_api.py"],
-      { cwd: root, env: childEnv as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
 
 it("leases finished episode groups from Python, converts them for step_wise, and trains each step once", async () => {
   const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
@@ -72,11 +48,14 @@ it("leases finished episode groups from Python, converts them for step_wise, and
       data: { advantagesAt: new Date(Date.UTC(2026, 0, 1, 0, i)) },
     });
 
-  const { code, output } = await runPython({
-    CONTROL_PLANE_URL: server.url,
-    CONTROL_PLANE_API_KEY: await trainerKey(e.id),
-    RUN_ID: run.id,
-  });
+  const { code, output } = await runSlimePython(
+    {
+      CONTROL_PLANE_URL: server.url,
+      CONTROL_PLANE_API_KEY: await trainerKey(e.id),
+      RUN_ID: run.id,
+    },
+    "episodes_api.py",
+  );
   expect(code, output).toBe(0);
   expect(output).not.toMatch(/skipped/);
 

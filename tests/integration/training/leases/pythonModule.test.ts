@@ -1,49 +1,24 @@
 // The slime integration's Python tests (integrations/slime/tests, `python3 -m unittest`) against the running
 // API: this starts it, prepares a run with judged turns and an experiment-bound trainer key, runs the suite
 // with the job's environment, then checks what the module did in the database.
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "../../../../server/platform/db/client";
 import { startApiServer } from "../../../helpers/apiServer";
 import { ADMIN, makeExperiment, makeRun } from "../../../helpers/fixtures";
-import { makeJudgedSession, SLIME_EXPERIMENT, trainerKey } from "./helpers";
+import { makeJudgedSession, runSlimePython, SLIME_EXPERIMENT, trainerKey } from "./helpers";
 
-const root = path.resolve(import.meta.dirname, "../../../..");
 let server: Awaited<ReturnType<typeof startApiServer>>;
 beforeAll(async () => {
   server = await startApiServer();
 });
 afterAll(() => server.close());
 
-function runPython(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const childEnv: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: process.env.HOME ?? "/tmp",
-    PYTHONDONTWRITEBYTECODE: "1",
-    ...env,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-m", "unittest", "discover", "-v", "-s", "integrations/slime/tests"], {
-      cwd: root,
-      // Next's typings make NODE_ENV a required key of ProcessEnv; the suite deliberately gets a minimal env.
-      env: childEnv as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
-
 it("passes python3 -m unittest against the running API, training each leased sample once", async () => {
   const e = await makeExperiment(SLIME_EXPERIMENT, { by: ADMIN });
   const run = await makeRun(e.id);
   // 1 (client) + 2 (lease book) + 6 (three rollouts of 2) + 2 (a fenced lease and one still held) samples.
   await makeJudgedSession(e.id, run.id, 11);
-  const { code, output } = await runPython({
+  const { code, output } = await runSlimePython({
     CONTROL_PLANE_URL: server.url,
     CONTROL_PLANE_API_KEY: await trainerKey(e.id),
     RUN_ID: run.id,
