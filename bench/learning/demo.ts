@@ -3,7 +3,8 @@
  * and a data directory of its own, then watches what a newcomer would see — the first simulated trajectory, the
  * first judged turn, the first training step and the first reply from a new policy version in each demo experiment
  * — while sampling the dashboard's latency (the /simulation page's own tRPC query, signed in) and the CPU time each
- * process used. Stops everything after `--minutes`.
+ * process used. After `--minutes` it grades each single-policy demo's served version (its first replies to Leo's
+ * held-out questions, persona-v2) and stops everything.
  *
  *   npx tsx bench/learning/demo.ts [--minutes 6]
  */
@@ -17,6 +18,10 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/database";
 import { chooseRedis } from "../../scripts/lib/redis";
+import { initBackend } from "../../server/engine/backend";
+import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
+import { firstReplyScore } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "6" } } });
@@ -152,6 +157,24 @@ async function main() {
     }
     const cpu = cpuByProcess(dataDir);
     const wall = (Date.now() - t0) / 1000;
+    // The issue's demo target: each single-policy demo's served version, its first replies to Leo's held-out
+    // questions graded by persona-v2 (style and on topic), not by the judged reward it was trained on.
+    const served = await db.query<{ slug: string; version: number; checkpointPath: string | null }>(
+      `SELECT e.slug, p.version, p."checkpointPath" FROM experiments e
+       JOIN policy_versions p ON p."experimentId" = e.id AND p.status = 'ACTIVE'
+       WHERE e.demo AND e.slug = ANY($1) ORDER BY e.slug`,
+      [DEMO_EXPERIMENTS.map((d) => d.slug)],
+    );
+    await initBackend();
+    const maxTokens = demoConfig(DEMO_EXPERIMENTS[0]!).serving.maxTokens;
+    console.log(`\nafter ${(wall / 60).toFixed(1)} min: served versions' first replies to Leo's held-out questions`);
+    for (const v of served.rows) {
+      const { model } = await loadCheckpoint(v.checkpointPath ?? path.join(root, "models/base"));
+      const s = await firstReplyScore(model, "leo", { k: 4, maxTokens });
+      console.log(
+        `  ${v.slug.padEnd(13)} v${v.version}: style and on topic ${s.sampled.both.toFixed(2)} (style ${s.sampled.style.toFixed(2)}, on topic ${s.sampled.onTopic.toFixed(2)}; K = 4 at T = 1) — target ≥ 0.6`,
+      );
+    }
     const { rows } = await db.query<{ slug: string; version: number; turns: number; reward: number; firstAt: Date }>(
       `SELECT e.slug, t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
        FROM experiments e JOIN turns t ON t."experimentId" = e.id

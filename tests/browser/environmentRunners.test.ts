@@ -53,7 +53,7 @@ describe("environment runners from the Environments page", () => {
     const detail = page.getByTestId("environment-detail");
     await detail.getByLabel("Episodes per task").fill("1");
     await detail.getByLabel("Step budget").fill("1");
-    await detail.getByRole("button", { name: "Launch" }).click();
+    await detail.getByRole("button", { name: "Launch", exact: true }).click();
     await detail.getByTestId("launched").waitFor();
 
     // The worker runs them on the pool against the embedded policy (its actions are whatever it says).

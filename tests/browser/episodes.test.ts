@@ -47,7 +47,7 @@ describe("environments, task sets and episodes pages", () => {
     const detail = page.getByTestId("environment-detail");
     await detail.getByLabel("Episodes per task").fill("2");
     await detail.getByLabel("Step budget").fill("2");
-    await detail.getByRole("button", { name: "Launch" }).click();
+    await detail.getByRole("button", { name: "Launch", exact: true }).click();
     await detail.getByTestId("launched").getByRole("link").click();
     await page.waitForURL(/\/episodes\?/);
 
