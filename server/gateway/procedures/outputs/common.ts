@@ -10,3 +10,16 @@ export const Json = z.custom<Prisma.JsonValue>((v) => v !== undefined, "expected
 
 /** A number as the handler computes it; NaN (an empty mean, an undefined κ) leaves as JSON null. */
 export const Num = z.union([z.number(), z.nan()]);
+
+/** The planner's GPU split (server/gpu/schema.ts GpuSplit), as the GPU grid places it. */
+export const GpuSplitRow = z.object({
+  nodes: Num,
+  gpusPerNode: Num,
+  actorGpus: Num,
+  rolloutGpus: Num,
+  prmGpus: Num,
+  rolloutGpusPerEngine: Num,
+  prmGpusPerEngine: Num,
+  prmTeacherGpus: Num,
+  colocate: z.boolean(),
+});

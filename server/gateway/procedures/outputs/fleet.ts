@@ -1,6 +1,6 @@
 // Output schemas of the fleet procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Num } from "./common";
+import { GpuSplitRow, Num } from "./common";
 
 export const FleetOverviewOutput = z.object({
   queues: z.union([
@@ -49,19 +49,7 @@ export const FleetOverviewOutput = z.object({
       experimentId: z.string(),
       experimentName: z.string(),
       trainerBackend: z.string(),
-      gpu: z
-        .object({
-          nodes: Num,
-          gpusPerNode: Num,
-          actorGpus: Num,
-          rolloutGpus: Num,
-          prmGpus: Num,
-          rolloutGpusPerEngine: Num,
-          prmGpusPerEngine: Num,
-          prmTeacherGpus: Num,
-          colocate: z.boolean(),
-        })
-        .nullable(),
+      gpu: GpuSplitRow.nullable(),
       gpuSummary: z.string().nullable(),
       pendingSamples: Num,
       batchSize: Num.nullable(),

@@ -1,6 +1,6 @@
 // Output schemas of the runOps procedures (drafted by scripts/draft-output-schemas.ts from the handlers' types).
 import { z } from "zod";
-import { Num } from "./common";
+import { GpuSplitRow, Num } from "./common";
 
 export const RunOpsLaunchPreviewOutput = z.object({
   experimentId: z.string(),
@@ -15,18 +15,7 @@ export const RunOpsLaunchPreviewOutput = z.object({
 export const RunOpsTrackJobOutput = z.object({
   command: z.string(),
   split: z.object({ actor: Num, rollout: Num, prm: Num, total: Num }),
-  /** The planner's split (server/gpu/schema.ts GpuSplit): the GPU grid places it. */
-  gpuSplit: z.object({
-    nodes: Num,
-    gpusPerNode: Num,
-    actorGpus: Num,
-    rolloutGpus: Num,
-    prmGpus: Num,
-    rolloutGpusPerEngine: Num,
-    prmGpusPerEngine: Num,
-    prmTeacherGpus: Num,
-    colocate: z.boolean(),
-  }),
+  gpuSplit: GpuSplitRow,
 });
 
 export const RunOpsLogsOutput = z.object({
