@@ -76,6 +76,25 @@ function scriptedFactory(seeds: Map<string, number[]>) {
   };
 }
 
+/** The "toolcall" environment and the "products" task set (half held out) that `evaluation.tasks` names. */
+async function seedProducts(experimentId: string, tasks: typeof TASKS) {
+  await createEnvironment(
+    ADMIN,
+    EnvironmentCreateInput.parse({ experiment: experimentId, name: "toolcall", tools: ["calc"] }),
+  );
+  await importTaskSet(
+    ADMIN,
+    TaskSetImportInput.parse({
+      experiment: experimentId,
+      name: "products",
+      format: "jsonl",
+      text: tasks.map((t) => JSON.stringify(t)).join("\n"),
+      heldOutFraction: 0.5,
+    }),
+  );
+  return db().taskSetVersion.findFirstOrThrow({ where: { set: { experimentId } } });
+}
+
 describe("held-out pass@1 gate (environment experiments)", () => {
   let server: Awaited<ReturnType<typeof startApiServer>>;
   beforeAll(async () => {
@@ -99,21 +118,7 @@ describe("held-out pass@1 gate (environment experiments)", () => {
       },
     });
     const runId = (await makeRun(e.id)).id;
-    await createEnvironment(
-      ADMIN,
-      EnvironmentCreateInput.parse({ experiment: e.id, name: "toolcall", tools: ["calc"] }),
-    );
-    await importTaskSet(
-      ADMIN,
-      TaskSetImportInput.parse({
-        experiment: e.id,
-        name: "products",
-        format: "jsonl",
-        text: TASKS.map((t) => JSON.stringify(t)).join("\n"),
-        heldOutFraction: 0.5,
-      }),
-    );
-    const tsv = await db().taskSetVersion.findFirstOrThrow({ where: { set: { experimentId: e.id } } });
+    const tsv = await seedProducts(e.id, TASKS);
     const heldOut = await db().task.count({ where: { setVersionId: tsv.id, split: "heldout" } });
     expect(heldOut).toBeGreaterThan(1);
 
@@ -255,23 +260,7 @@ describe("held-out pass@1 gate (environment experiments)", () => {
         tasks: { taskSet: "products", environment: "toolcall", k: 1, maxSteps: 2 },
       },
     });
-    await createEnvironment(
-      ADMIN,
-      EnvironmentCreateInput.parse({ experiment: e.id, name: "toolcall", tools: ["calc"] }),
-    );
-    await importTaskSet(
-      ADMIN,
-      TaskSetImportInput.parse({
-        experiment: e.id,
-        name: "products",
-        format: "jsonl",
-        text: TASKS.slice(0, 4)
-          .map((t) => JSON.stringify(t))
-          .join("\n"),
-        heldOutFraction: 0.5,
-      }),
-    );
-    const tsv = await db().taskSetVersion.findFirstOrThrow({ where: { set: { experimentId: e.id } } });
+    const tsv = await seedProducts(e.id, TASKS.slice(0, 4));
     const rates = await evaluateVersionOnTasks(e.id, 0, tsv.id);
     const episodes = await db().episode.findMany({ where: { experimentId: e.id }, include: { steps: true } });
     // Every episode ended with an outcome (a reply of the real upstream, tool calls parsed or a final answer).
