@@ -8,23 +8,14 @@ import os
 import unittest
 
 from integrations.slime import rollout
-from fakes import CharTokenizer, FakeSample, FakeTrainOutput, install_fake_slime
+from fakes import FakeSample, FakeTrainOutput, RolloutJobCase
 
 HAVE_API = all(os.environ.get(n) for n in ("CONTROL_PLANE_URL", "CONTROL_PLANE_API_KEY", "RUN_ID"))
 
 
 @unittest.skipUnless(HAVE_API, "needs the running API: run through tests/integration/training/leases/pythonEpisodes.test.ts")
-class EpisodeRolloutTest(unittest.TestCase):
-    def setUp(self):
-        install_fake_slime()
-        rollout.TOKENIZER_LOADER = lambda args: CharTokenizer()
-        rollout._job = None
-        os.environ.update({"OPENCLAW_LEASE_UNIT": "episodes", "OPENCLAW_METHOD": "grpo", "OPENCLAW_HEARTBEAT_S": "3600", "OPENCLAW_LEASE_MAX_WAIT_S": "20"})
-
-    def tearDown(self):
-        if rollout._job is not None:
-            rollout._job.heartbeat.stop()
-        rollout._job = None
+class EpisodeRolloutTest(RolloutJobCase, unittest.TestCase):
+    ROLLOUT_ENV = {"OPENCLAW_LEASE_UNIT": "episodes", "OPENCLAW_METHOD": "grpo"}
 
     def test_two_rollouts_of_episode_groups_for_step_wise_then_acknowledged(self):
         args = argparse.Namespace(

@@ -110,3 +110,26 @@ def install_fake_slime() -> None:
     modules["slime.utils.types"].Sample = FakeSample
     modules["slime.rollout.base_types"].RolloutFnTrainOutput = FakeTrainOutput
     sys.modules.update(modules)
+
+
+class RolloutJobCase:
+    """setUp/tearDown for tests that drive integrations.slime.rollout against the API: the fake slime, a character
+    tokenizer, a fresh job with the test's environment (ROLLOUT_ENV), and the job's heartbeat stopped after."""
+
+    ROLLOUT_ENV: dict[str, str] = {}
+
+    def setUp(self) -> None:
+        from integrations.slime import rollout
+
+        install_fake_slime()
+        rollout.TOKENIZER_LOADER = lambda args: CharTokenizer()
+        rollout._job = None
+        os.environ.update({"OPENCLAW_HEARTBEAT_S": "3600", "OPENCLAW_LEASE_MAX_WAIT_S": "20", **self.ROLLOUT_ENV})
+
+    def tearDown(self) -> None:
+        from integrations.slime import rollout
+
+        if rollout._job is not None:
+            rollout._job.heartbeat.stop()
+        rollout._job = None
+

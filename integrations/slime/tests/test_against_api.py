@@ -12,7 +12,7 @@ import unittest
 from integrations.slime import rollout
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.leases import Heartbeat, LeaseBook
-from fakes import CharTokenizer, FakeSample, FakeTrainOutput, install_fake_slime
+from fakes import FakeSample, FakeTrainOutput, RolloutJobCase
 
 HAVE_API = all(os.environ.get(n) for n in ("CONTROL_PLANE_URL", "CONTROL_PLANE_API_KEY", "RUN_ID"))
 skip = unittest.skipUnless(HAVE_API, "needs the running API: run through tests/integration/training/leases/pythonModule.test.ts")
@@ -74,17 +74,8 @@ class LeaseBookTest(unittest.TestCase):
 
 
 @skip
-class RolloutFunctionTest(unittest.TestCase):
-    def setUp(self):
-        install_fake_slime()
-        rollout.TOKENIZER_LOADER = lambda args: CharTokenizer()
-        rollout._job = None
-        os.environ.update({"OPENCLAW_METHOD": "grpo", "OPENCLAW_HEARTBEAT_S": "3600", "OPENCLAW_LEASE_MAX_WAIT_S": "20"})
-
-    def tearDown(self):
-        if rollout._job is not None:
-            rollout._job.heartbeat.stop()
-        rollout._job = None
+class RolloutFunctionTest(RolloutJobCase, unittest.TestCase):
+    ROLLOUT_ENV = {"OPENCLAW_METHOD": "grpo"}
 
     def test_generate_rollout_follows_slimes_contract_and_acknowledges_two_rollouts_later(self):
         args = argparse.Namespace(
