@@ -233,8 +233,8 @@ class TopKEntryTest(unittest.TestCase):
             topk.topk_opd_loss_function(args, batch, logits, sum_of_sample_mean)
 
     def test_the_hybrid_is_grpo_plus_the_selected_candidates_opd(self):
-        """Method combine with the topk estimator: w_rl x GRPO on the sampled tokens + w_opd x top-K OPD on candidate
-        k*(t)'s log-probs (the batch's *_cand keys, one teacher pass per hint candidate)."""
+        # Method combine with the topk estimator: w_rl x GRPO on the sampled tokens + w_opd x top-K OPD on candidate
+        # k*(t)'s log-probs (the batch's *_cand keys, one teacher pass per hint candidate).
         import argparse
 
         import torch
