@@ -555,6 +555,15 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
       });
     }
+    if (onSlime && cfg.hyper.opdEstimator === "topk" && cfg.hyper.dualClip > 0) {
+      // The top-K loss calls slime's compute_policy_loss without eps_clip_c, as upstream's does.
+      ctx.addIssue({
+        code: "custom",
+        path: ["hyper", "dualClip"],
+        message:
+          "slime's top-K loss has no dual-clip (upstream's neither): set it to 0, or choose the sampled estimator",
+      });
+    }
     if (onSlime && cfg.method === "opd" && cfg.hyper.opdEstimator === "sampled" && cfg.hyper.advClamp > 0) {
       ctx.addIssue({
         code: "custom",

@@ -70,6 +70,9 @@ describe("experiment config", () => {
         message: expect.stringContaining("upstream's hybrid (method combine with the topk estimator"),
       },
     ]);
+    expect(issuesOf({ ...gpu, method: "combine", hyper: { opdEstimator: "topk", dualClip: 3 } })).toEqual([
+      { path: "hyper.dualClip", message: expect.stringContaining("slime's top-K loss has no dual-clip") },
+    ]);
     // Off slime the clip has no meaning.
     expect(issuesOf({ hyper: { topkDiffClip: 2 } })).toContainEqual({
       path: "hyper.topkDiffClip",

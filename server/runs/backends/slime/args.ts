@@ -91,7 +91,8 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
     case "opd":
       return ["--advantage-estimator", "on_policy_distillation", ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "combine":
-      if (isTopkHybrid(launch)) return topkArgs(launch, slime);
+      // The hybrid's GRPO term reads the batch's advantages, so whitening applies to it as to combine's.
+      if (isTopkHybrid(launch)) return [...topkArgs(launch, slime), ...whiten];
       return [
         "--advantage-estimator",
         "grpo",

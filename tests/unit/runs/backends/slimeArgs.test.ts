@@ -325,6 +325,14 @@ describe("the experiment's loss knobs", () => {
       OPENCLAW_TOPK_MAX_CAND: "5",
     });
     expect([flag(weighted.argv, "--hint-m"), flag(weighted.argv, "--hint-selection")]).toEqual([["5"], undefined]);
+    // Whitening (the experiment's choice, off in upstream's launcher) applies to the GRPO term.
+    expect(
+      flag(
+        hybrid({ hyperparameters: { opdEstimator: "topk", normalizeAdvantages: true } }).argv,
+        "--normalize-advantages",
+      ),
+    ).toEqual([]);
+    expect(flag(cmd.argv, "--normalize-advantages")).toBeUndefined();
     // The sampled estimator keeps combine's own loss and no candidates.
     const sampled = buildSlimeCommand(launch({ method: "combine" }, fourWay));
     expect(flag(sampled.argv, "--custom-loss-function-path")).toEqual([
