@@ -40,9 +40,10 @@ reduced with slime's ``sum_of_sample_mean``; loss = w_rl x GRPO's clipped surrog
 w_opd x OPD (OPENCLAW_TOPK_W_RL / OPENCLAW_TOPK_W_OPD; method ``topk`` runs w_rl 0), minus entropy_coef x
 entropy, plus kl_loss_coef x KL to the reference.
 
-``opd_token_loss`` is the same per-token arithmetic in pure Python (tested by hand); torch, Megatron and slime are
-imported inside the training-time functions, so the module loads without them. The torch path is not run here
-(no GPU, no slime install): see docs/slime.md, "Unverified on real hardware".
+``opd_token_loss``, ``overlap_counts`` and ``select_k_star`` are the same arithmetic in pure Python (tested by
+hand); torch, Megatron and slime are imported inside the training-time functions, so the module loads without them.
+The torch path has run on CPU only (torch 1.13, TP world 1, stand-ins for slime's functions; no GPU, no slime
+install): see docs/slime.md, "Unverified on real hardware".
 """
 
 from __future__ import annotations
