@@ -150,6 +150,8 @@ class TopKContractTest(unittest.TestCase):
         self.assertEqual(reads["distill_subset_mode"], "student")
         self.assertEqual(set(hybrid["loss"]["imports"]), {"hint_opd_loss._opd_one_sample", "hint_opd_select_loss._gather_along_K", "hint_opd_select_loss._overlap_count_per_token", "hint_opd_select_loss._select_k_star_per_token"})
         self.assertEqual(hybrid["loss"]["helpers"]["_select_k_star_per_token"]["keyword_only"], ["hint_selection", "step_token_spans", "R", "device"])
+        # The previous pin had no multi-candidate path.
+        self.assertIsNone(sample_contract()["commits"][0]["hybrid"])
         # A sample with fewer candidates than K_max is run on them cyclically.
         self.assertEqual(hybrid["actor"]["candidate_at_pass_k"], "k % K_per_sample[i]")
         import json
