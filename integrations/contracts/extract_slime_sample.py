@@ -23,7 +23,13 @@ Standard library only (``ast`` over ``git show``; nothing is imported). For each
   parameters of their per-sample kernel ``_opd_one_sample``, the test of the ``train_async.py`` branch that
   runs the student top-K + teacher gather passes, whether ``train.py`` (colocated) has it, and the
   conditions under which the Megatron actor puts the teacher's payload and the student's top-K in the batch
-  (``train_actor``).
+  (``train_actor``);
+* ``hybrid`` (``null`` where the commit has none): upstream's hybrid GRPO + top-K OPD with one in-job teacher pass
+  per hint candidate (``openclaw_topk_select_loss.py``, ``run_qwen3_4b_openclaw_topk_select.sh``): the loss's batch
+  keys, ``args`` reads, imports and the signatures of its candidate-selection helpers (``hint_opd_select_loss.py``),
+  the test under which the actor's ``gather_at_indices`` takes the multi-candidate branch, the ``*_cand`` keys it
+  emits and which candidate a sample with fewer than K_max gets at pass k, the Sample attributes the select API
+  server sets, and the launcher's knobs (``${NAME:-default}``) and ``TOPK_SELECT_ARGS``.
 
   python3 integrations/contracts/extract_slime_sample.py --git-dir <path-to-checkout>/openclaw-rl/.git \\
       --commit 0d034dd5e65399fc1cc7c266feb9eddbb4c8c3a5 --commit f48ac358adf9873b5cb2210f1cb234a52ed8a8a3 \\
@@ -47,6 +53,11 @@ MODEL = "slime/slime/backends/megatron_utils/model.py"
 LOSS = "slime/slime/backends/megatron_utils/loss.py"
 HINT_OPD_LOSS = "openclaw-combine/hint_opd_loss.py"
 TOPK_SELECT_LOSS = "openclaw-combine/openclaw_topk_select_loss.py"
+HINT_SELECT_LOSS = "openclaw-combine/hint_opd_select_loss.py"
+SELECT_API_SERVER = "openclaw-combine/openclaw_combine_select_api_server.py"
+SELECT_LAUNCHER = "openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh"
+#: The multi-candidate helpers the hybrid loss imports from hint_opd_select_loss.py.
+SELECT_HELPERS = ("_overlap_count_per_token", "_select_k_star_per_token", "_gather_along_K")
 TRAIN_ASYNC = "slime/train_async.py"
 TRAIN_SYNC = "slime/train.py"
 PPO = "slime/slime/utils/ppo_utils.py"
@@ -168,7 +179,7 @@ def loss_hook_calls(source: str) -> list[dict[str, Any]]:
 
 
 def _function(tree: ast.AST, name: str) -> ast.FunctionDef:
-    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+    return next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
 
 
 def batch_reads(fn: ast.FunctionDef) -> list[str]:
@@ -239,6 +250,94 @@ def signature(fn: ast.FunctionDef) -> dict[str, Any]:
     }
 
 
+def args_reads(fn: ast.FunctionDef) -> list[dict[str, Any]]:
+    """``getattr(args, "<name>", default)`` reads: the ``--flags`` a loss takes from slime's namespace."""
+    out = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" and len(n.args) == 3:
+            if isinstance(n.args[0], ast.Name) and n.args[0].id == "args" and isinstance(n.args[1], ast.Constant):
+                out.append({"name": n.args[1].value, "default": ast.literal_eval(n.args[2]), "line": n.lineno})
+    return sorted(out, key=lambda e: e["line"])
+
+
+def attribute_writes(fn: ast.FunctionDef, target: str) -> list[str]:
+    """Names of ``<target>.<name> = ...`` assignments in ``fn``, in source order (what a rollout sets on a Sample)."""
+    out = []
+    for n in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        for t in n.targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == target and t.attr not in out:
+                out.append(t.attr)
+    return out
+
+
+def launcher_env(script: str) -> dict[str, str]:
+    """``[export ]NAME="${NAME:-default}"`` lines of a launch script: each knob and the value the launcher gives it
+    (the method's knobs, the GPU split and the judge's vote count; paths, ports and logging are left out)."""
+    import re
+
+    pattern = re.compile(r'^(?:export\s+)?([A-Z_][A-Z0-9_]*)="?\$\{\1:-([^}]*)\}"?\s*(?:#.*)?$')
+    keep = lambda name: name.startswith("OPENCLAW_TOPK_") or name.endswith("_GPUS") or name in ("PRM_M", "PRM_NUM_GPUS_PER_ENGINE")  # noqa: E731
+    return {m.group(1): m.group(2) for line in script.splitlines() if (m := pattern.match(line.strip())) and keep(m.group(1))}
+
+
+def launcher_array(script: str, name: str) -> list[str]:
+    """The words of a bash array ``NAME=( ... )`` (comments dropped), as written (``"${VAR}"`` kept)."""
+    body = script.split(f"{name}=(", 1)[1].split("\n)", 1)[0]
+    words: list[str] = []
+    for line in body.splitlines():
+        words.extend(shlex.split(line.split("#", 1)[0], posix=False))
+    return words
+
+
+def hybrid_contract(git_dir: str, commit: str) -> dict[str, Any] | None:
+    """Upstream's hybrid GRPO + top-K OPD with one teacher pass per hint candidate (PR #109): the select loss's
+    batch keys, ``args`` reads and helper signatures, the actor's multi-candidate branch (when it runs, the keys it
+    emits, which candidate a sample with fewer than K_max gets at pass k), the select rollout's Sample attributes,
+    and the launcher's knobs and loss flags."""
+    select_src = show_optional(git_dir, commit, TOPK_SELECT_LOSS)
+    helpers_src = show_optional(git_dir, commit, HINT_SELECT_LOSS)
+    server_src = show_optional(git_dir, commit, SELECT_API_SERVER)
+    launcher = show_optional(git_dir, commit, SELECT_LAUNCHER)
+    if select_src is None or helpers_src is None or server_src is None or launcher is None:
+        return None
+    loss_fn = _function(ast.parse(select_src), "openclaw_topk_select_loss_function")
+    helpers_tree = ast.parse(helpers_src)
+    actor_tree = ast.parse(show(git_dir, commit, ACTOR))
+    gather_fn = _function(actor_tree, "gather_at_indices")
+    multi_fn = _function(actor_tree, "_gather_at_indices_multi_cand")
+    key_map = next(n for n in ast.walk(multi_fn) if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "key_map")
+    pick = next(n for n in ast.walk(multi_fn) if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "idx")
+    server_tree = ast.parse(server_src)
+    return {
+        "loss": {
+            "file": TOPK_SELECT_LOSS,
+            "function": loss_fn.name,
+            "batch_keys": batch_reads(loss_fn),
+            "args": args_reads(loss_fn),
+            "imports": sorted({f"{n.module}.{a.name}" for n in ast.walk(ast.parse(select_src)) if isinstance(n, ast.ImportFrom) and n.module in ("hint_opd_loss", "hint_opd_select_loss") for a in n.names}),
+            "helpers": {name: {"file": HINT_SELECT_LOSS, **signature(_function(helpers_tree, name))} for name in SELECT_HELPERS},
+        },
+        "actor": {
+            "file": ACTOR,
+            "multi_cand_under": _enclosing_ifs(gather_fn, lambda stmt: "_gather_at_indices_multi_cand" in ast.unparse(stmt)),
+            "cand_keys": ast.literal_eval(key_map.value),
+            "candidate_at_pass_k": ast.unparse(pick.value),
+        },
+        "rollout": {
+            "file": SELECT_API_SERVER,
+            "turn_sample_sets": attribute_writes(_function(server_tree, "_submit_turn_sample"), "sample"),
+            "rl_sample_sets": attribute_writes(_function(server_tree, "_submit_rl_turn_sample"), "sample"),
+            "env": env_knobs(server_tree),
+        },
+        "launcher": {
+            "file": SELECT_LAUNCHER,
+            "env": launcher_env(launcher),
+            "loss_flags": launcher_array(launcher, "TOPK_SELECT_ARGS"),
+            "script": "train_async.py" if "python3 train_async.py" in launcher else "train.py",
+        },
+    }
+
+
 def topk_contract(git_dir: str, commit: str) -> dict[str, Any] | None:
     hint_src = show_optional(git_dir, commit, HINT_OPD_LOSS)
     select_src = show_optional(git_dir, commit, TOPK_SELECT_LOSS)
@@ -292,6 +391,7 @@ def extract(git_dir: str, commit: str) -> dict[str, Any]:
             "custom_loss": {"file": LOSS, "calls": loss_hook_calls(show(git_dir, commit, LOSS))},
         },
         "topk": topk_contract(git_dir, commit),
+        "hybrid": hybrid_contract(git_dir, commit),
     }
 
 

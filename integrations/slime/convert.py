@@ -92,14 +92,20 @@ def _through_end_of_turn(tokenizer: Tokenizer, text: str) -> str:
     return text
 
 
-def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int, teacher_source: str = "inference") -> dict[str, Any]:
+def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, index: int, teacher_source: str = "inference", max_cand: int | None = None) -> dict[str, Any]:
     """Attributes for ``slime.utils.types.Sample`` (status is set by the caller, it is an enum of slime's):
     its fields, plus ``teacher_log_probs`` when there is a teacher (an attribute the fork's RolloutManager
     ships, tests/fixtures/slime/sample-contract.json). With the in-job PRM teacher (``teacher_source``
     ``megatron``, method combine; always for method topk, whose teacher is the in-job one and which ships no
     ``teacher_log_probs``) every sample also carries ``teacher_tokens``: the hinted prompt (the turn's
     hint appended to the last user message, as the control plane's teacher renders it) + the response ids,
-    or the sample's own tokens when it has no hint, as upstream's ``openclaw_combine_api_server.py`` does."""
+    or the sample's own tokens when it has no hint, as upstream's ``openclaw_combine_api_server.py`` does.
+
+    ``max_cand`` (the hybrid: method combine with the topk estimator, upstream's ``OPENCLAW_TOPK_MAX_CAND``) adds
+    ``teacher_tokens_candidates``, one hinted sequence per accepted hint candidate, shortest first and at most
+    ``max_cand`` (the judge's ``hintCandidates``, or its one hint), or the sample's own tokens when it has no hint;
+    ``teacher_tokens`` is candidate 0, as upstream's ``openclaw_combine_select_api_server.py`` sets them. The fork's
+    actor then runs the teacher once per candidate (sample-contract.json ``hybrid.actor``)."""
     messages = normalize_messages(leased.get("messages") or [])
     tools = leased.get("tools") or None
     prompt_text = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False, add_generation_prompt=True)
@@ -169,9 +175,16 @@ def sample_fields(leased: dict[str, Any], tokenizer: Tokenizer, method: str, ind
     if teacher is not None:
         fields["teacher_log_probs"] = teacher
     if method == "topk" or (method == "combine" and teacher_source == "megatron"):
-        if hint:
-            hinted = tokenizer.apply_chat_template(hinted_messages(messages, hint), tools=tools, tokenize=False, add_generation_prompt=True)
-            fields["teacher_tokens"] = _ids(tokenizer, hinted) + response_ids
+        def hinted_ids(h: str) -> list[int]:
+            hinted = tokenizer.apply_chat_template(hinted_messages(messages, h), tools=tools, tokenize=False, add_generation_prompt=True)
+            return _ids(tokenizer, hinted) + response_ids
+
+        if max_cand is not None and method == "combine":
+            # The judge sends every accepted hint (shortest first) only when its hint is candidate 0; else its one hint.
+            hints = (leased.get("hintCandidates") or [hint])[:max_cand] if hint else []
+            candidates = [hinted_ids(h) for h in hints] or [prompt_ids + response_ids]
+            fields["teacher_tokens_candidates"] = candidates
+            fields["teacher_tokens"] = candidates[0]
         else:
-            fields["teacher_tokens"] = prompt_ids + response_ids
+            fields["teacher_tokens"] = hinted_ids(hint) if hint else prompt_ids + response_ids
     return fields

@@ -24,7 +24,9 @@ OPENCLAW_METHOD (grpo|opd|combine|topk; topk samples carry ``teacher_tokens``); 
 the control plane under another address), OPENCLAW_LEASE_SECONDS, OPENCLAW_HEARTBEAT_S,
 OPENCLAW_LEASE_STATE (state file; default <--save>/openclaw_leases.json), OPENCLAW_LEASE_MAX_WAIT_S,
 OPENCLAW_PRM_URL / OPENCLAW_PRM_TEACHER_URL (the PRM / PRM-teacher routers under another address),
-OPENCLAW_COMBINE_OPD_TEACHER_SOURCE (``megatron``: samples carry ``teacher_tokens`` for the in-job PRM teacher).
+OPENCLAW_COMBINE_OPD_TEACHER_SOURCE (``megatron``: samples carry ``teacher_tokens`` for the in-job PRM teacher);
+OPENCLAW_TOPK_MAX_CAND (combine with the topk estimator: samples also carry ``teacher_tokens_candidates``, one per
+accepted hint, at most this many).
 
 An environment experiment's job (OPENCLAW_LEASE_UNIT=episodes, set by the console's track job) leases finished
 episode groups instead: ``--rollout-batch-size`` groups of ``--n-samples-per-prompt`` episodes, each episode one
@@ -79,6 +81,8 @@ class _Job:
         self.client = ControlPlaneClient(Settings.from_env(env))
         self.method = env.get("OPENCLAW_METHOD", "combine")
         self.teacher_source = teacher_source(env)
+        # The hybrid (combine + top-K): one teacher sequence per hint candidate, at most this many (upstream's name).
+        self.max_cand = int(env["OPENCLAW_TOPK_MAX_CAND"]) if env.get("OPENCLAW_TOPK_MAX_CAND") else None
         save_dir = getattr(args, "save", None)
         state = env.get("OPENCLAW_LEASE_STATE") or (os.path.join(save_dir, "openclaw_leases.json") if save_dir else None)
         self.episodes = env.get("OPENCLAW_LEASE_UNIT", "samples") == "episodes"
@@ -172,12 +176,12 @@ def batch_metrics(leased: list[dict[str, Any]], waited_s: float, available: int)
     }
 
 
-def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int, teacher_source: str = "inference") -> list[Any]:
+def make_samples(sample_cls: Any, leased: list[dict[str, Any]], tokenizer: Any, method: str, first_index: int, teacher_source: str = "inference", max_cand: int | None = None) -> list[Any]:
     """slime ``Sample``s (completed) for leased samples, indexed from ``first_index``."""
     out = []
     for i, item in enumerate(leased):
         sample = sample_cls()
-        for name, value in sample_fields(item, tokenizer, method, first_index + i, teacher_source).items():
+        for name, value in sample_fields(item, tokenizer, method, first_index + i, teacher_source, max_cand).items():
             setattr(sample, name, value)
         sample.status = sample_cls.Status.COMPLETED
         out.append(sample)
@@ -207,7 +211,7 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     leased = lease["samples"]
 
     Sample, RolloutFnTrainOutput = _slime_types()
-    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index, job.teacher_source)]
+    samples = [[s] for s in make_samples(Sample, leased, job.tokenizer, job.method, job.next_index, job.teacher_source, job.max_cand)]
     job.next_index += len(samples)
 
     metrics = batch_metrics(leased, waited, int(lease.get("available", 0)))

@@ -112,6 +112,14 @@ export const HyperparamsSchema = z.object({
   /** |teacher − π| cap on the sampled OPD term; 0 = unclamped (reference). */
   advClamp: z.number().min(0).max(100).default(0),
   /**
+   * slime's top-K OPD (the topk estimator: method opd alone, or combine's hybrid): the advantage-difference clip
+   * clamp(log π_teacher − log π_old, ±c) of upstream's openclaw_topk_select_loss (OPENCLAW_TOPK_ADV_DIFF_CLIP); 0 = off.
+   * 1.0 is upstream's launcher (openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh, extracted into
+   * tests/fixtures/slime/sample-contract.json `hybrid.launcher.env`); the loss's own fallback when unset is 2.0. A
+   * knob of its own: advClamp is the sampled estimator's cap, which upstream's sampled combine loss does not have.
+   */
+  topkDiffClip: z.number().min(0).max(100).default(1),
+  /**
    * Whiten the advantages over the batch's response tokens (slime --normalize-advantages): a baseline for the ±1
    * rewards, so the content shared by approved and rejected replies is not pushed down with the rejected ones.
    * Off in the reference (A = r).
@@ -520,6 +528,14 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined))})`,
         });
   }
+  if (cfg.trainer.backend !== "ray-slime" && cfg.trainer.backend !== "local-process" && cfg.hyper.topkDiffClip !== 1) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["hyper", "topkDiffClip"],
+      message:
+        "the difference clip is slime's top-K loss's (OPENCLAW_TOPK_ADV_DIFF_CLIP); this trainer's topk estimator has none: leave it at its default (1)",
+    });
+  }
   if (cfg.trainer.backend !== "embedded" && cfg.method !== "grpo") {
     // hf-local holds the frozen base in the same process, so it has the teacher's whole distribution too.
     const inProcessTeacher = cfg.trainer.backend === "hf-local";
@@ -539,15 +555,13 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           "the Tinker bridge distils with the sampled estimator (teacher − π on the sampled tokens): choose sampled",
       });
     }
-    if (onSlime && cfg.hyper.opdEstimator === "topk" && cfg.method !== "opd") {
-      // Method opd with the topk estimator runs upstream's top-K OPD (launch.ts → method topk, in-job teacher);
-      // upstream's hybrid (GRPO + top-K, openclaw_topk_select_loss) is not generated: combine would silently run
-      // the sampled estimator.
+    if (onSlime && cfg.hyper.opdEstimator === "topk" && cfg.hyper.dualClip > 0) {
+      // The top-K loss calls slime's compute_policy_loss without eps_clip_c, as upstream's does.
       ctx.addIssue({
         code: "custom",
-        path: ["hyper", "opdEstimator"],
+        path: ["hyper", "dualClip"],
         message:
-          "on slime the topk estimator is method opd's (upstream's top-K OPD with the in-job teacher); combine with top-K is not generated: choose method opd, or the sampled estimator",
+          "slime's top-K loss has no dual-clip (upstream's neither): set it to 0, or choose the sampled estimator",
       });
     }
     if (onSlime && cfg.method === "opd" && cfg.hyper.opdEstimator === "sampled" && cfg.hyper.advClamp > 0) {
@@ -555,7 +569,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         code: "custom",
         path: ["hyper", "advClamp"],
         message:
-          "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer, combine's loss and the topk estimator's difference clip have one): set it to 0",
+          "slime's on_policy_distillation estimator has no advantage clamp (the embedded trainer and combine's loss have one; the topk estimator has its own difference clip, topkDiffClip): set it to 0",
       });
     }
     if (cfg.hyper.teacherSource === "current") {
@@ -572,11 +586,17 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
     // both distributions can (embedded; hf-local, whose frozen base is in-process). On slime that is upstream's
     // select loss over one Megatron-teacher top-K per hint candidate (teacher_tokens_candidates), while the judge
     // picks one hint per turn before the sample is built.
-    if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local") {
+    const onSlime = cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process";
+    // On slime only the hybrid ships every hint candidate (teacher_tokens_candidates) for the in-job teacher to
+    // score one by one; method opd's top-K path scores the judge's one hint.
+    const slimeHybrid = onSlime && cfg.method === "combine" && cfg.hyper.opdEstimator === "topk";
+    if (cfg.trainer.backend !== "embedded" && cfg.trainer.backend !== "hf-local" && !slimeHybrid) {
       ctx.addIssue({
         code: "custom",
         path: ["judge", "hintSelection"],
-        message: `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers do (on slime it needs one teacher pass per hint candidate, and the judge sends one hint per sample): choose longest or shortest`,
+        message: onSlime
+          ? `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time: on slime that is upstream's hybrid (method combine with the topk estimator, one in-job teacher pass per hint candidate; w_rl 0 for OPD alone): choose it, or hint selection longest or shortest`
+          : `${cfg.judge.hintSelection} compares the student's and each hinted teacher's top-K tokens at train time, which only the embedded and hf-local trainers and slime's hybrid (combine with the topk estimator) do: choose longest or shortest`,
       });
     } else if (cfg.hyper.opdEstimator === "sampled") {
       ctx.addIssue({

@@ -23,7 +23,8 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
     runId: t.runId,
     experimentSlug: t.experimentSlug,
     config: {
-      // On slime, OPD with the top-K estimator is the reference's top-K method (its own loss module, --distill-topk).
+      // On slime, OPD with the top-K estimator is the reference's top-K method (its own loss module, --distill-topk);
+      // combine with it stays combine, whose command is upstream's hybrid (args.ts, from hyperparameters.opdEstimator).
       method: c.method === "opd" && h.opdEstimator === "topk" && c.trainer.backend !== "tinker" ? "topk" : c.method,
       hyperparameters: {
         lr: h.lr,
@@ -38,6 +39,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
         dualClip: h.dualClip,
         normalizeAdvantages: h.normalizeAdvantages,
         advClamp: h.advClamp,
+        topkDiffClip: h.topkDiffClip,
         opdEstimator: h.opdEstimator,
         distillTopK: h.topK,
       },

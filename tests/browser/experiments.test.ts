@@ -56,6 +56,28 @@ describe("experiments in the browser", () => {
     await page.close();
   });
 
+  it("shows each trainer's defaults beside the reference: the embedded clamp, slime's top-K difference clip", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const hint = (path: string) => page.locator(`[data-path="config.${path}"] .muted`);
+    await hint("hyper.advClamp").waitFor();
+    expect(await hint("hyper.advClamp").textContent()).toContain(
+      "embedded trainer default 2 (measured); OpenClaw-RL default 0",
+    );
+    expect(await page.locator('input[name="hyper.topkDiffClip"]').count()).toBe(0);
+
+    // On slime the clamp moves to the reference's 0, and the topk estimator brings upstream's difference clip.
+    await page.locator('select[name="trainer.backend"]').selectOption("local-process");
+    expect(await page.locator('input[name="hyper.advClamp"]').inputValue()).toBe("0");
+    await page.locator('select[name="hyper.opdEstimator"]').selectOption("topk");
+    const clip = page.locator('input[name="hyper.topkDiffClip"]');
+    await clip.waitFor();
+    expect(await clip.inputValue()).toBe("1");
+    expect(await hint("hyper.topkDiffClip").textContent()).toContain("OpenClaw-RL default 1");
+    await page.close();
+  });
+
   it("starts and stops a run from the detail page", async () => {
     const page = await browser.newPage();
     await signInAsNewUser(page);

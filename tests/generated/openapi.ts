@@ -2118,6 +2118,7 @@ export interface operations {
                  *       "topK": 50,
                  *       "teacherSource": "base",
                  *       "advClamp": 0,
+                 *       "topkDiffClip": 1,
                  *       "normalizeAdvantages": false,
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
@@ -2172,6 +2173,8 @@ export interface operations {
                   teacherSource: "base" | "current";
                   /** @default 0 */
                   advClamp: number;
+                  /** @default 1 */
+                  topkDiffClip: number;
                   /** @default false */
                   normalizeAdvantages: boolean;
                   /**
@@ -2628,6 +2631,7 @@ export interface operations {
              *       "topK": 50,
              *       "teacherSource": "base",
              *       "advClamp": 0,
+             *       "topkDiffClip": 1,
              *       "normalizeAdvantages": false,
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
@@ -2682,6 +2686,8 @@ export interface operations {
               teacherSource?: "base" | "current";
               /** @default 0 */
               advClamp?: number;
+              /** @default 1 */
+              topkDiffClip?: number;
               /** @default false */
               normalizeAdvantages?: boolean;
               /**
@@ -3117,6 +3123,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -3171,6 +3178,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -3682,6 +3691,7 @@ export interface operations {
                  *       "topK": 50,
                  *       "teacherSource": "base",
                  *       "advClamp": 0,
+                 *       "topkDiffClip": 1,
                  *       "normalizeAdvantages": false,
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
@@ -3736,6 +3746,8 @@ export interface operations {
                   teacherSource: "base" | "current";
                   /** @default 0 */
                   advClamp: number;
+                  /** @default 1 */
+                  topkDiffClip: number;
                   /** @default false */
                   normalizeAdvantages: boolean;
                   /**
@@ -4202,6 +4214,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -4256,6 +4269,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -6928,6 +6943,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -6982,6 +6998,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -7466,6 +7484,7 @@ export interface operations {
              *       "topK": 50,
              *       "teacherSource": "base",
              *       "advClamp": 0,
+             *       "topkDiffClip": 1,
              *       "normalizeAdvantages": false,
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
@@ -7520,6 +7539,8 @@ export interface operations {
               teacherSource?: "base" | "current";
               /** @default 0 */
               advClamp?: number;
+              /** @default 1 */
+              topkDiffClip?: number;
               /** @default false */
               normalizeAdvantages?: boolean;
               /**
@@ -7955,6 +7976,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -8009,6 +8031,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -8481,6 +8505,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -8535,6 +8560,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -9007,6 +9034,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -9061,6 +9089,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -9527,6 +9557,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -9581,6 +9612,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**
@@ -10048,6 +10081,7 @@ export interface operations {
                *       "topK": 50,
                *       "teacherSource": "base",
                *       "advClamp": 0,
+               *       "topkDiffClip": 1,
                *       "normalizeAdvantages": false,
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
@@ -10102,6 +10136,8 @@ export interface operations {
                 teacherSource: "base" | "current";
                 /** @default 0 */
                 advClamp: number;
+                /** @default 1 */
+                topkDiffClip: number;
                 /** @default false */
                 normalizeAdvantages: boolean;
                 /**

@@ -77,6 +77,38 @@ class SampleContractTest(unittest.TestCase):
         with self.assertRaises(AttributeError):
             make_samples(SAMPLE_CLASSES[0], items, CharTokenizer(), "topk", first_index=0)
 
+    def test_the_hybrid_ships_one_teacher_sequence_per_hint_candidate(self):
+        """Combine with the topk estimator (upstream's select rollout, sample-contract.json ``hybrid.rollout``): every
+        sample carries ``teacher_tokens_candidates``, one hinted sequence per accepted hint (the judge's candidates,
+        shortest first, at most OPENCLAW_TOPK_MAX_CAND), or its own tokens when it has none; ``teacher_tokens`` is
+        candidate 0. The fork's actor takes the multi-candidate branch when the batch carries them."""
+        hybrid = COMMITS[-1]["hybrid"]
+        self.assertEqual(hybrid["actor"]["multi_cand_under"], ["teacher_tokens_cand is not None and len(teacher_tokens_cand) > 0"])
+        self.assertEqual(hybrid["rollout"]["env"][0]["name"], "OPENCLAW_TOPK_MAX_CAND")
+        cands = ["Be brief please.", "Answer with the city name only.", "Answer with the city name and nothing else."]
+        items = [leased(0), {**leased(1, "OPD", None, cands[0]), "hintCandidates": cands}, leased(2, "OPD", None, "Say it in one word.")]
+        samples = make_samples(SAMPLE_CLASSES[-1], items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron", max_cand=2)
+        data = train_data(samples, COMMITS[-1])
+        text = lambda ids: "".join(chr(t) for t in ids)  # noqa: E731
+        self.assertEqual([len(c) for c in data["teacher_tokens_candidates"]], [1, 2, 1])
+        self.assertEqual(data["teacher_tokens_candidates"][0], [samples[0].tokens])
+        self.assertIn(cands[0], text(data["teacher_tokens_candidates"][1][0]))
+        self.assertIn(cands[1], text(data["teacher_tokens_candidates"][1][1]))
+        self.assertIn("Say it in one word.", text(data["teacher_tokens_candidates"][2][0]))
+        for c, t in zip(data["teacher_tokens_candidates"], data["teacher_tokens"]):
+            self.assertEqual(c[0], t)
+            self.assertTrue(all(seq[-3:] == [7, 8, 9] for seq in c))
+        # Every attribute upstream's select rollout sets, and nothing the fork's Sample would refuse.
+        ours = set(samples[1].__dict__)
+        self.assertEqual({"teacher_tokens_candidates", "teacher_tokens"} - ours, set())
+        self.assertEqual([a for a in hybrid["rollout"]["turn_sample_sets"] if a not in ours and a not in ("status", "teacher_log_probs")], [])
+        # Without the cap (method combine on the sampled estimator) no sample carries candidates.
+        plain = make_samples(SAMPLE_CLASSES[-1], items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron")
+        self.assertNotIn("teacher_tokens_candidates", train_data(plain, COMMITS[-1]))
+        # The pinned commit before top-K has no such attribute.
+        with self.assertRaises(AttributeError):
+            make_samples(SAMPLE_CLASSES[0], items, CharTokenizer(), "combine", first_index=0, teacher_source="megatron", max_cand=2)
+
     def test_the_combine_loss_reads_only_keys_the_fork_batches(self):
         from integrations.slime.combine_loss import BATCH_KEYS_READ, GET_BATCH_ADDS
 

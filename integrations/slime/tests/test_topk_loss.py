@@ -9,7 +9,7 @@ import unittest
 
 import integrations.slime.topk_loss as topk
 from fakes import sample_contract
-from integrations.slime.topk_loss import knobs, opd_token_loss
+from integrations.slime.topk_loss import knobs, opd_token_loss, overlap_counts, select_k_star
 
 LN2 = math.log(2)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -77,6 +77,42 @@ class TopKTokenLossTest(unittest.TestCase):
         self.assertEqual(knobs({"OPENCLAW_TOPK_ADV_DIFF_CLIP": "1"})["diff_clip"], 1.0)
 
 
+class HintCandidateSelectionTest(unittest.TestCase):
+    """Upstream's k*(t) (openclaw_topk_select_loss.py with hint_opd_select_loss.py's helpers), by hand."""
+
+    # Student top-2 per token, and two candidates' native top-2: O[k][t] = |S^q_t ∩ S^p_{t,k}|.
+    STUDENT = [[1, 2], [3, 4]]
+    NATIVE = [[[1, 2], [8, 9]], [[1, 9], [3, 4]]]
+
+    def test_overlap_counts(self):
+        self.assertEqual(overlap_counts(self.STUDENT, self.NATIVE), [[2, 0], [1, 2]])
+
+    def test_each_selection_mode(self):
+        o = overlap_counts(self.STUDENT, self.NATIVE)
+        self.assertEqual(select_k_star(o, "shortest", 2), [0, 0])
+        self.assertEqual(select_k_star(o, "token_optimal", 2), [0, 1])
+        # Sums 2 vs 3: candidate 1 for the whole response (one PRM step per sample in OpenClaw's combine).
+        self.assertEqual(select_k_star(o, "sequence_optimal", 2), [1, 1])
+        # With step spans, per span.
+        self.assertEqual(select_k_star(o, "sequence_optimal", 2, [[0, 1], [1, 2]]), [0, 1])
+        # Ties go to the shorter hint (candidate 0), as torch's argmax takes the first maximum.
+        self.assertEqual(select_k_star([[1, 1], [1, 1]], "token_optimal", 2), [0, 0])
+        self.assertEqual(select_k_star([[1, 1]], "sequence_optimal", 2), [0, 0])
+        with self.assertRaises(ValueError):
+            select_k_star(o, "longest", 2)
+
+    def test_the_hybrid_token_loss_takes_the_selected_candidate(self):
+        # Token 1, token_optimal: k* = 1. Candidate 1's log-probs at the student's ids {3, 4}: ln .5, ln .25;
+        # old ln .25, ln .5 (w = 1/3, 2/3): diff (+ln 2, -ln 2), A = (ln2/3, -2 ln2/3); L = -ln2/3 + 2ln2/3 = ln2/3.
+        old = [math.log(0.25), math.log(0.5)]
+        cand_lp = [[math.log(0.5), math.log(0.5)], [math.log(0.5), math.log(0.25)]]
+        k = select_k_star(overlap_counts(self.STUDENT, self.NATIVE), "token_optimal", 2)[1]
+        pg = opd_token_loss([3, 4], old, old, [3, 4], cand_lp[k], 0.2, 0.28, 1.0)[0]
+        self.assertAlmostEqual(pg, LN2 / 3)
+        # Candidate 0 instead (shortest) gives the opposite sign on the first id: L = -(ln2·1/3) + 0 = -ln2/3.
+        self.assertAlmostEqual(opd_token_loss([3, 4], old, old, [3, 4], cand_lp[0], 0.2, 0.28, 1.0)[0], -LN2 / 3)
+
+
 class TopKContractTest(unittest.TestCase):
     """The loss reads what the fork's batch has, the knobs are upstream's, and the path it needs is the one
     train_async.py takes (each assertion would fail if the extracted source said otherwise)."""
@@ -88,11 +124,12 @@ class TopKContractTest(unittest.TestCase):
         from integrations.contracts.extract_slime_sample import _function, batch_reads
 
         ref = PINNED["topk"]["reference_loss"]
-        self.assertEqual([k for k in topk.BATCH_KEYS_READ if k not in ref["batch_keys"]], [])
+        hybrid = PINNED["hybrid"]["loss"]
+        self.assertEqual([k for k in topk.BATCH_KEYS_READ if k not in ref["batch_keys"] + hybrid["batch_keys"]], [])
         # What the entry function really reads (the same ast reader as the extraction; the top-K keys are read
-        # in missing_topk_keys' loop too) is what it declares.
+        # in missing_topk_keys' loop too, the native top-K through its constant) is what it declares.
         read = batch_reads(_function(ast.parse(inspect.getsource(topk)), "topk_opd_loss_function"))
-        self.assertEqual(set(read) | set(topk.TOPK_KEYS), set(topk.BATCH_KEYS_READ))
+        self.assertEqual(set(read) | set(topk.TOPK_KEYS) | set(topk.CAND_KEYS) | {topk.NATIVE_CAND_KEY}, set(topk.BATCH_KEYS_READ))
         train = next(c for c in PINNED["batch_keys"]["calls"] if c["function"] == "train_one_step")
         self.assertEqual([k for k in topk.BATCH_KEYS_READ if k not in train["keys"] and k != "unconcat_tokens"], [])
         for key in topk.TOPK_KEYS:
@@ -102,6 +139,42 @@ class TopKContractTest(unittest.TestCase):
 
         params = [p.name for p in inspect.signature(topk.opd_one_sample).parameters.values() if p.kind is p.KEYWORD_ONLY]
         self.assertEqual([p for p in params if p != "policy_loss"], ref["kernel"]["keyword_only"])
+
+    def test_the_hybrid_inputs_are_upstreams(self):
+        hybrid = PINNED["hybrid"]
+        # The *_cand keys are the ones the actor's multi-candidate gather emits.
+        self.assertEqual(set(topk.CAND_KEYS[2:]) | {topk.NATIVE_CAND_KEY}, set(hybrid["actor"]["cand_keys"].values()))
+        # --hint-selection: what the select loss reads, with its default, and the fork's choices.
+        reads = {a["name"]: a["default"] for a in hybrid["loss"]["args"]}
+        self.assertEqual(reads["hint_selection"], "shortest")
+        self.assertEqual(reads["distill_subset_mode"], "student")
+        self.assertEqual(set(hybrid["loss"]["imports"]), {"hint_opd_loss._opd_one_sample", "hint_opd_select_loss._gather_along_K", "hint_opd_select_loss._overlap_count_per_token", "hint_opd_select_loss._select_k_star_per_token"})
+        self.assertEqual(hybrid["loss"]["helpers"]["_select_k_star_per_token"]["keyword_only"], ["hint_selection", "step_token_spans", "R", "device"])
+        # The previous pin had no multi-candidate path.
+        self.assertIsNone(sample_contract()["commits"][0]["hybrid"])
+        # A sample with fewer candidates than K_max is run on them cyclically.
+        self.assertEqual(hybrid["actor"]["candidate_at_pass_k"], "k % K_per_sample[i]")
+        import json
+
+        with open(os.path.join(ROOT, "tests", "fixtures", "slime", "openclaw-rl-fork.json"), encoding="utf-8") as f:
+            fork = json.load(f)
+
+        def flag(name):
+            stack = [fork]
+            while stack:
+                o = stack.pop()
+                if isinstance(o, dict):
+                    if name in (o.get("option_strings") or []):
+                        return o
+                    stack.extend(o.values())
+                elif isinstance(o, list):
+                    stack.extend(o)
+
+        self.assertEqual(tuple(flag("--hint-selection")["choices"]), topk.HINT_SELECTIONS)
+        # The launcher runs it asynchronously, on the student subset, GRPO and OPD both on, with the diff clip 1.0.
+        launcher = hybrid["launcher"]
+        self.assertEqual(launcher["script"], "train_async.py")
+        self.assertEqual({k: launcher["env"][k] for k in ("OPENCLAW_TOPK_W_RL", "OPENCLAW_TOPK_W_OPD", "OPENCLAW_TOPK_ADV_DIFF_CLIP", "OPENCLAW_TOPK_SUBSET_MODE")}, {"OPENCLAW_TOPK_W_RL": "1.0", "OPENCLAW_TOPK_W_OPD": "1.0", "OPENCLAW_TOPK_ADV_DIFF_CLIP": "1.0", "OPENCLAW_TOPK_SUBSET_MODE": "student"})
 
     def test_env_knobs_are_upstreams(self):
         env = {e["name"]: e["default"] for e in PINNED["topk"]["select_loss"]["env"]}

@@ -8,7 +8,7 @@ import unittest
 
 import integrations.slime.topk_loss as topk
 from fakes import sample_contract
-from integrations.slime.topk_loss import opd_token_loss
+from integrations.slime.topk_loss import opd_token_loss, overlap_counts, select_k_star
 
 PINNED = sample_contract()["commits"][-1]
 
@@ -78,6 +78,34 @@ class TopKTorchKernelTest(unittest.TestCase):
                 topk._tp_functions = original
             self.assertGreater(float(a.grad.abs().sum()), 0)
             self.assertTrue(torch.allclose(a.grad, b.grad, atol=1e-6), (a.grad - b.grad).abs().max())
+
+
+class CandidateSelectionTorchTest(unittest.TestCase):
+    """candidate_teacher (upstream's overlap count, k* selection and gather along K, in torch) against the
+    pure-Python twin, on random candidates: the picked log-probs are candidate k*(t)'s at every token."""
+
+    def test_matches_the_pure_python_twin(self):
+        import torch
+
+        g = torch.Generator().manual_seed(2)
+        rows, vocab, k, n_cand = 9, 7, 3, 3
+        s_idx = torch.stack([torch.randperm(vocab, generator=g)[:k] for _ in range(rows)])
+        native = torch.stack([torch.stack([torch.randperm(vocab, generator=g)[:k] for _ in range(rows)]) for _ in range(n_cand)])
+        cand_lp = torch.randn(n_cand, rows, k, generator=g)
+        overlap = overlap_counts(s_idx.tolist(), native.tolist())
+        seen = set()
+        for mode in ("shortest", "token_optimal", "sequence_optimal"):
+            for spans in (None, [[0, 4], [4, 9]]):
+                picked, k_star = topk.candidate_teacher(s_idx, cand_lp, native, mode, spans)
+                want = select_k_star(overlap, mode, rows, spans)
+                self.assertEqual(k_star.tolist(), want, (mode, spans))
+                for t in range(rows):
+                    self.assertTrue(torch.equal(picked[t], cand_lp[want[t], t]))
+                seen.add(tuple(want))
+        self.assertGreater(len(seen), 2)  # the modes really pick differently on this case
+        # One candidate (an RL-only sample, or the judge's one hint): k* = 0 in every mode.
+        picked, k_star = topk.candidate_teacher(s_idx, cand_lp[:1], native[:1], "token_optimal")
+        self.assertEqual(k_star.tolist(), [0] * rows)
 
 
 def _extracted_signature(spec):
@@ -202,6 +230,69 @@ class TopKEntryTest(unittest.TestCase):
         # Without the teacher's top-K (no in-job teacher, or advantages not computed) the step stops and says why.
         batch["prm_teacher_topk_log_probs"] = []
         with self.assertRaisesRegex(RuntimeError, "prm_teacher_topk_log_probs"):
+            topk.topk_opd_loss_function(args, batch, logits, sum_of_sample_mean)
+
+    def test_the_hybrid_is_grpo_plus_the_selected_candidates_opd(self):
+        # Method combine with the topk estimator: w_rl x GRPO on the sampled tokens + w_opd x top-K OPD on candidate
+        # k*(t)'s log-probs (the batch's *_cand keys, one teacher pass per hint candidate).
+        import argparse
+
+        import torch
+
+        g = torch.Generator().manual_seed(3)
+        vocab, k, n_cand = 11, 3, 2
+        totals, resps = [6, 5], [4, 3]
+        tokens = [torch.randint(0, vocab, (t,), generator=g) for t in totals]
+        logits = torch.randn(1, sum(totals), vocab, generator=g, requires_grad=True)
+        old = logits.detach() + 0.3 * torch.randn(1, sum(totals), vocab, generator=g)
+        batch = {"unconcat_tokens": tokens, "total_lengths": totals, "response_lengths": resps, "max_seq_lens": None,
+                 "log_probs": [], "advantages": [], "topk_log_probs": [], "topk_indices": [],
+                 "prm_teacher_topk_log_probs_cand": [], "prm_teacher_topk_indices_cand": [],
+                 "prm_teacher_native_topk_indices_cand": [], "ref_log_probs": None}
+        offset = 0
+        for i, (total, resp) in enumerate(zip(totals, resps)):
+            old_lp = torch.log_softmax(old[0, offset + total - resp - 1 : offset + total - 1], -1)
+            lp, idx = old_lp.topk(k, -1)
+            batch["topk_log_probs"].append(lp)
+            batch["topk_indices"].append(idx)
+            batch["log_probs"].append(old_lp.gather(-1, tokens[i][total - resp :].unsqueeze(-1)).squeeze(-1))
+            batch["advantages"].append(torch.full((resp,), 1.0 if i == 0 else -1.0))
+            teachers = torch.log_softmax(2 * torch.randn(n_cand, resp, vocab, generator=g), -1)
+            batch["prm_teacher_topk_log_probs_cand"].append(teachers.gather(-1, idx.expand(n_cand, resp, k)))
+            batch["prm_teacher_topk_indices_cand"].append(idx.expand(n_cand, resp, k).clone())
+            batch["prm_teacher_native_topk_indices_cand"].append(teachers.topk(k, -1).indices)
+            offset += total
+        args = argparse.Namespace(eps_clip=0.2, eps_clip_high=0.28, entropy_coef=0.0, use_kl_loss=True, kl_loss_coef=0.0,
+                                  kl_loss_type="low_var_kl", use_rollout_logprobs=False, hint_selection="token_optimal")
+
+        def sum_of_sample_mean(x):
+            return sum(p.mean() for p in torch.split(x, resps))
+
+        os.environ.update({"OPENCLAW_TOPK_W_RL": "1", "OPENCLAW_TOPK_W_OPD": "1", "OPENCLAW_TOPK_ADV_DIFF_CLIP": "1"})
+        loss, metrics = topk.topk_opd_loss_function(args, batch, logits, sum_of_sample_mean)
+
+        want_opd = want_rl = 0.0
+        offset = 0
+        for i, (total, resp) in enumerate(zip(totals, resps)):
+            cur = torch.log_softmax(logits.detach()[0, offset + total - resp - 1 : offset + total - 1], -1)
+            idx = batch["topk_indices"][i]
+            k_star = select_k_star(overlap_counts(idx.tolist(), batch["prm_teacher_native_topk_indices_cand"][i].tolist()), "token_optimal", resp)
+            per = [opd_token_loss(idx[t].tolist(), batch["topk_log_probs"][i][t].tolist(), cur[t].gather(-1, idx[t]).tolist(), idx[t].tolist(), batch["prm_teacher_topk_log_probs_cand"][i][k_star[t], t].tolist(), 0.2, 0.28, 1.0)[0] for t in range(resp)]
+            want_opd += sum(per) / resp
+            sampled = cur.gather(-1, tokens[i][total - resp :].unsqueeze(-1)).squeeze(-1)
+            ratio = (sampled - batch["log_probs"][i]).exp()
+            adv = batch["advantages"][i]
+            want_rl += float(torch.maximum(-ratio * adv, -ratio.clamp(0.8, 1.28) * adv).mean())
+            offset += total
+        self.assertAlmostEqual(float(metrics["opd_loss"]), want_opd, places=5)
+        self.assertAlmostEqual(float(metrics["grpo_pg_loss"]), want_rl, places=5)
+        self.assertAlmostEqual(float(loss), want_rl + want_opd, places=5)
+        loss.backward()
+        self.assertGreater(float(logits.grad.abs().sum()), 0)
+
+        # token_optimal without the candidates' native top-K (the selection signal) stops and says why.
+        batch["prm_teacher_native_topk_indices_cand"] = []
+        with self.assertRaisesRegex(RuntimeError, "prm_teacher_native_topk_indices_cand"):
             topk.topk_opd_loss_function(args, batch, logits, sum_of_sample_mean)
 
 

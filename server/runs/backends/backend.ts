@@ -28,6 +28,7 @@ const TrainerHyperparametersSchema = HyperparamsSchema.pick({
   dualClip: true,
   normalizeAdvantages: true,
   advClamp: true,
+  topkDiffClip: true,
   opdEstimator: true,
 }).extend({
   /** Teacher top-K for method topk (slime --distill-topk). */

@@ -56,12 +56,28 @@ describe("experiment config", () => {
       path: "hyper.teacherSource",
       message: expect.stringContaining("embedded trainer only"),
     });
-    // top-K on slime is method opd's estimator (upstream's top-K OPD, in-job teacher; the launch preview checks
-    // the split); combine with top-K is not generated and says so. Its difference clip is allowed there.
-    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "topk", topK: 20, advClamp: 1 } })).toEqual([]);
-    expect(issuesOf({ ...gpu, method: "combine", hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([
-      { path: "hyper.opdEstimator", message: expect.stringContaining("combine with top-K is not generated") },
+    // top-K on slime: method opd's estimator (upstream's top-K OPD) or combine's (upstream's hybrid GRPO + top-K);
+    // the launch preview checks the split. The difference clip is its own knob, upstream's launcher's 1.0 by default.
+    expect(issuesOf({ ...gpu, hyper: { opdEstimator: "topk", topK: 20, topkDiffClip: 2 } })).toEqual([]);
+    expect(issuesOf({ ...gpu, method: "combine", hyper: { opdEstimator: "topk", topK: 20 } })).toEqual([]);
+    expect(ExperimentConfigSchema.parse(gpu).hyper.topkDiffClip).toBe(1);
+    // Train-time hint selection needs one teacher pass per candidate: on slime, the hybrid only.
+    const optimal = { judge: { hintSelection: "sequence_optimal" }, hyper: { opdEstimator: "topk" } };
+    expect(issuesOf({ ...gpu, method: "combine", ...optimal })).toEqual([]);
+    expect(issuesOf({ ...gpu, ...optimal })).toEqual([
+      {
+        path: "judge.hintSelection",
+        message: expect.stringContaining("upstream's hybrid (method combine with the topk estimator"),
+      },
     ]);
+    expect(issuesOf({ ...gpu, method: "combine", hyper: { opdEstimator: "topk", dualClip: 3 } })).toEqual([
+      { path: "hyper.dualClip", message: expect.stringContaining("slime's top-K loss has no dual-clip") },
+    ]);
+    // Off slime the clip has no meaning.
+    expect(issuesOf({ hyper: { topkDiffClip: 2 } })).toContainEqual({
+      path: "hyper.topkDiffClip",
+      message: expect.stringContaining("slime's top-K loss's"),
+    });
     expect(issuesOf({ ...gpu, hyper: { advClamp: 1 } })).toContainEqual({
       path: "hyper.advClamp",
       message: expect.stringContaining("no advantage clamp"),
@@ -88,9 +104,9 @@ describe("experiment config", () => {
       path: "policy.kind",
       message: expect.stringContaining("hf-local serves the policy itself"),
     });
-    // Slime keeps its refusals (combine with top-K is not generated there).
+    // Slime keeps its refusals (the full estimator needs the teacher's whole distribution in-process).
     expect(
-      issuesOf({ ...hf, trainer: { backend: "local-process" }, hyper: { opdEstimator: "topk" } }).map((i) => i.path),
+      issuesOf({ ...hf, trainer: { backend: "local-process" }, hyper: { opdEstimator: "full" } }).map((i) => i.path),
     ).toContain("hyper.opdEstimator");
   });
 
@@ -167,8 +183,20 @@ describe("experiment config", () => {
         issuesOf({ ...gpu, judge: { hintSelection: mode }, trainer: { backend: "local-process" } }),
       ).toContainEqual({
         path: "judge.hintSelection",
-        message: expect.stringContaining("only the embedded and hf-local trainers do"),
+        message: expect.stringContaining("on slime that is upstream's hybrid"),
       });
+      // ... which is method combine with the topk estimator (one in-job teacher pass per hint candidate).
+      expect(
+        issuesOf({
+          ...gpu,
+          judge: { hintSelection: mode },
+          trainer: { backend: "local-process" },
+          hyper: { opdEstimator: "topk" },
+        }),
+      ).toEqual([]);
+      expect(
+        issuesOf({ ...gpu, judge: { hintSelection: mode }, trainer: { backend: "tinker" } }).map((i) => i.path),
+      ).toContain("judge.hintSelection");
       // GRPO trains no hint, so the choice is moot there
       expect(
         issuesOf({ ...gpu, method: "grpo", judge: { hintSelection: mode }, trainer: { backend: "local-process" } }),

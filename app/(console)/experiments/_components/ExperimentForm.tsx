@@ -160,6 +160,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const policyKind = String(getAt(cfg, "policy.kind") ?? "embedded");
   const judgeKind = String(getAt(cfg, "judge.backend.kind") ?? "heuristic");
   const trainerBackend = String(getAt(cfg, "trainer.backend") ?? "embedded");
+  const onSlime = trainerBackend === "ray-slime" || trainerBackend === "local-process";
   // Where each default comes from: the trainer backend's own (measured), else OpenClaw-RL's launch scripts.
   const origin = (key: keyof typeof REFERENCE_HYPER, what = "") => {
     const own = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key];
@@ -388,16 +389,33 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {select(
             "OPD estimator",
             "hyper.opdEstimator",
-            // top-K is refused on slime until rebuilt (server/runs/backends/slime/validate.ts TOPK_REFUSAL).
-            trainerBackend === "embedded" ? ["sampled", "topk", "full"] : ["sampled"],
+            // full needs the teacher's whole distribution in-process; Tinker distils with the sampled estimator only.
+            trainerBackend === "embedded" || trainerBackend === "hf-local"
+              ? ["sampled", "topk", "full"]
+              : onSlime
+                ? ["sampled", "topk"]
+                : ["sampled"],
           )}
           <span className="muted" style={{ fontSize: 11 }}>
             {origin(
               "opdEstimator",
-              "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens (topk and full: embedded only)",
+              onSlime
+                ? "sampled: teacher − π on sampled tokens; topk: upstream's top-K OPD with the in-job teacher (method opd), or its hybrid GRPO + top-K with one teacher pass per hint candidate (method combine)"
+                : "sampled: teacher − π on sampled tokens; topk: reverse KL over the teacher's top-K + tail; full: all tokens",
             )}
           </span>
           {getAt(cfg, "hyper.opdEstimator") === "topk" && num("Top-K", "hyper.topK", "1", origin("topK"))}
+          {onSlime &&
+            getAt(cfg, "hyper.opdEstimator") === "topk" &&
+            num(
+              "Top-K difference clip (0 = off)",
+              "hyper.topkDiffClip",
+              "any",
+              origin(
+                "topkDiffClip",
+                "clamps log π_teacher − log π_old in slime's top-K loss (OPENCLAW_TOPK_ADV_DIFF_CLIP)",
+              ),
+            )}
           {select("OPD teacher", "hyper.teacherSource", trainerBackend === "embedded" ? ["base", "current"] : ["base"])}
           {num(
             "OPD advantage clamp (0 = off)",

@@ -91,6 +91,8 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
     case "opd":
       return ["--advantage-estimator", "on_policy_distillation", ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "combine":
+      // The hybrid's GRPO term reads the batch's advantages, so whitening applies to it as to combine's.
+      if (isTopkHybrid(launch)) return [...topkArgs(launch, slime), ...whiten];
       return [
         "--advantage-estimator",
         "grpo",
@@ -106,27 +108,49 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
         ...whiten,
       ];
     case "topk":
-      // Upstream's top-K OPD (PRs #99/#109, openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh): GRPO advantages
-      // are computed (the fork's actor merges the in-job teacher's payload only then: sample-contract.json
-      // topk.actor), rewards are left unnormalised (else the fork drops every constant-reward group of one sample:
-      // 16 samples would become 1), and the student subset runs train_async.py's top-K + teacher gather passes.
-      return [
-        "--advantage-estimator",
-        "grpo",
-        "--disable-rewards-normalization",
-        "--loss-type",
-        "custom_loss",
-        "--custom-loss-function-path",
-        lossPath("topk"),
-        "--distill-topk",
-        String(h.distillTopK),
-        "--distill-subset-mode",
-        "student",
-        ...kl,
-        ...entropy,
-        ...clip,
-      ];
+      return topkArgs(launch, slime);
   }
+}
+
+/**
+ * Method topk and the hybrid (combine with the topk estimator) run upstream's top-K loss
+ * (openclaw-combine/run_qwen3_4b_openclaw_topk_select.sh TOPK_SELECT_ARGS, extracted into sample-contract.json
+ * `hybrid.launcher.loss_flags`): GRPO advantages are computed (the fork's actor merges the in-job teacher's payload
+ * only then: sample-contract.json topk.actor), rewards are left unnormalised (else the fork drops every
+ * constant-reward group of one sample: 16 samples would become 1), and the student subset runs train_async.py's
+ * top-K + teacher gather passes.
+ */
+function topkArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
+  const h = launch.config.hyperparameters;
+  return [
+    "--advantage-estimator",
+    "grpo",
+    "--disable-rewards-normalization",
+    "--loss-type",
+    "custom_loss",
+    "--custom-loss-function-path",
+    slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS.topk,
+    "--distill-topk",
+    String(h.distillTopK),
+    "--distill-subset-mode",
+    "student",
+    "--use-kl-loss",
+    "--kl-loss-coef",
+    num(h.klCoef),
+    "--kl-loss-type",
+    "low_var_kl",
+    "--entropy-coef",
+    num(h.entropyCoef),
+    "--eps-clip",
+    num(h.epsClip),
+    "--eps-clip-high",
+    num(h.epsClipHigh),
+  ];
+}
+
+/** Combine with the topk estimator: upstream's hybrid GRPO + top-K OPD (openclaw_topk_select_loss). */
+export function isTopkHybrid(launch: RunLaunch): boolean {
+  return launch.config.method === "combine" && launch.config.hyperparameters.opdEstimator === "topk";
 }
 
 /**
@@ -347,6 +371,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     nodes: plan.split.nodes,
     prmTeacherGpus: plan.split.prmTeacherGpus,
     method: config.method,
+    topkHybrid: isTopkHybrid(launch),
     // Raw mode loads the teacher from --prm-teacher-load as a torch_dist directory (fork actor.py asserts it);
     // the default (the PRM model's HF directory) only loads in bridge mode.
     teacherLoadsHfInRawMode: teacherGpus > 0 && backend === "megatron" && !bridge && !slime.prmTeacherLoad,
@@ -368,9 +393,20 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
     // Upstream's name: the combine loss takes the in-job teacher's log-probs, and samples carry teacher_tokens.
     ...(teacherGpus > 0 && config.method === "combine" ? { OPENCLAW_COMBINE_OPD_TEACHER_SOURCE: "megatron" } : {}),
     // Upstream's top-K knobs (openclaw_topk_select_loss.py; names extracted into sample-contract.json): method
-    // topk is OPD only (no GRPO term); the advantage-difference clip is the experiment's advClamp, 0 = off.
+    // topk is OPD only (no GRPO term), the hybrid weighs both as combine does; the advantage-difference clip is
+    // topkDiffClip (upstream's launcher: 1.0), 0 = off.
     ...(config.method === "topk"
-      ? { OPENCLAW_TOPK_W_RL: "0", OPENCLAW_TOPK_W_OPD: "1", OPENCLAW_TOPK_ADV_DIFF_CLIP: num(h.advClamp) }
+      ? { OPENCLAW_TOPK_W_RL: "0", OPENCLAW_TOPK_W_OPD: "1", OPENCLAW_TOPK_ADV_DIFF_CLIP: num(h.topkDiffClip) }
+      : {}),
+    // The hybrid's samples carry one teacher sequence per accepted hint, at most the judge's hint calls (upstream
+    // passes the same number as --hint-m and OPENCLAW_TOPK_MAX_CAND).
+    ...(isTopkHybrid(launch)
+      ? {
+          OPENCLAW_TOPK_W_RL: num(h.wRl),
+          OPENCLAW_TOPK_W_OPD: num(h.wOpd),
+          OPENCLAW_TOPK_ADV_DIFF_CLIP: num(h.topkDiffClip),
+          OPENCLAW_TOPK_MAX_CAND: String(launch.config.hints.m),
+        }
       : {}),
     PYTHONUNBUFFERED: "1",
     // Megatron needs it for compute/communication overlap; the scripts always set it.
@@ -395,7 +431,7 @@ export function buildSlimeCommand(launch: RunLaunch): SlimeCommand {
 export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[] {
   const { method, hints, hyperparameters: h } = launch.config;
   const { prm, teacher } = cmd.plan.summary;
-  const at = (flag: string) => cmd.argv[cmd.argv.indexOf(flag) + 1];
+  const at = (flag: string) => (cmd.argv.includes(flag) ? cmd.argv[cmd.argv.lastIndexOf(flag) + 1] : undefined);
   const judge = prm.external
     ? "The judge's votes and hints come from the experiment's judge endpoint (no PRM engines in the job)."
     : `The judge's votes and hints come from the job's ${prm.engines} PRM engine(s) on ${prm.gpus} GPU(s), reached through the PRM router the job reports.`;
@@ -410,6 +446,20 @@ export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[]
       notes.push(`Method opd: the fork's on_policy_distillation advantage (teacher − π) on ${scoredTeacher}.`);
       break;
     case "combine":
+      if (isTopkHybrid(launch)) {
+        const clip = h.topkDiffClip > 0 ? `±${h.topkDiffClip}` : "off";
+        const select = at("--hint-selection") ?? "shortest";
+        notes.push(
+          `Method combine (upstream's hybrid, top-K estimator): ${at("--custom-loss-function-path")}, w_rl ${h.wRl} × GRPO on the sampled tokens + ` +
+            `w_opd ${h.wOpd} × top-K OPD over the student's top-${at("--distill-topk")} tokens; advantage-difference clip ${clip}. ` +
+            `Each sample carries one hinted sequence per accepted hint candidate (at most ${hints.m}, shortest first; its own tokens when it has no hint), ` +
+            `and the in-job Megatron PRM teacher (${teacher.gpus} GPU(s), --prm-teacher-load ${at("--prm-teacher-load")}) runs once per candidate ` +
+            `(as many passes per rollout as the most candidates a sample has) and gathers its log-probs at the student's top-K; ` +
+            `--hint-selection ${select} picks the candidate ${select === "shortest" ? "0 (the shortest hint)" : select === "token_optimal" ? "per token" : "per sample"}` +
+            `${hints.selection === "longest" ? " (the judge keeps only its longest hint, the reference's, so each sample has one candidate)" : ""}.`,
+        );
+        break;
+      }
       notes.push(
         `Method combine: ${at("--custom-loss-function-path")}, w_opd ${h.wOpd} × OPD + w_rl ${h.wRl} × GRPO, on ` +
           (teacher.gpus > 0
@@ -421,14 +471,17 @@ export function describeSlimeRun(cmd: SlimeCommand, launch: RunLaunch): string[]
       notes.push(
         `Method topk: ${at("--custom-loss-function-path")}, upstream's top-K OPD over the student's top-${at("--distill-topk")} tokens: ` +
           `the in-job Megatron PRM teacher (${teacher.gpus} GPU(s), --prm-teacher-load ${at("--prm-teacher-load")}) scores each sample's hinted prompt ` +
-          `at those tokens; advantage-difference clip ${h.advClamp > 0 ? `±${h.advClamp}` : "off (upstream's launcher uses 1.0)"}; no GRPO term.`,
+          `at those tokens; advantage-difference clip ${h.topkDiffClip > 0 ? `±${h.topkDiffClip}` : "off"}${h.topkDiffClip === 1 ? " (upstream's launcher)" : " (upstream's launcher uses 1.0)"}; no GRPO term.`,
       );
       break;
   }
   notes.push(judge);
   if (method !== "grpo")
     notes.push(
-      `Hints: ${hints.m} hint call(s) per turn; the judge trains on the ${hints.selection === "longest" ? "longest (the reference)" : "shortest"} accepted hint` +
+      `Hints: ${hints.m} hint call(s) per turn; ` +
+        (isTopkHybrid(launch) && hints.selection !== "longest"
+          ? "every accepted hint is a candidate (deduplicated, shortest first), the trainer picks among them"
+          : `the judge trains on the ${hints.selection === "longest" ? "longest (the reference)" : "shortest"} accepted hint`) +
         (cmd.profile.hintSelection
           ? ` (recorded as --hint-m${hints.selection === "longest" ? "" : " / --hint-selection"}).`
           : "."),

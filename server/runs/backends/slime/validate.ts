@@ -30,6 +30,8 @@ export interface ArgvContext {
   prmTeacherGpus: number;
   /** The training method (the in-job PRM teacher serves combine and topk only). */
   method: "grpo" | "opd" | "combine" | "topk";
+  /** Combine with the topk estimator: upstream's hybrid GRPO + top-K OPD, on the top-K path of method topk. */
+  topkHybrid?: boolean;
   /** The in-job teacher would load an HF directory while the job runs in raw mode. */
   teacherLoadsHfInRawMode?: boolean;
 }
@@ -48,26 +50,29 @@ const FORK_ONLY_FLAGS = [
 ];
 
 /**
- * Why the command cannot run top-K OPD, or []. The fork runs it (PRs #99/#109) only along one path, recorded from
- * its source in tests/fixtures/slime/sample-contract.json `topk`: train_async.py runs the student top-K and the
- * in-job teacher's gather passes when a PRM teacher model exists and `distill_topk > 0 and subset_mode ==
- * 'student'`; train.py (colocated) has no such pass; the Megatron actor merges the teacher's payload into the batch
- * only under `compute_advantages_and_returns`; the loss needs the old policy's log-probs from Megatron.
+ * Why the command cannot run top-K OPD (method topk, or the hybrid: combine with the topk estimator), or []. The fork
+ * runs it (PRs #99/#109) only along one path, recorded from its source in tests/fixtures/slime/sample-contract.json
+ * `topk` and `hybrid`: train_async.py runs the student top-K and the in-job teacher's gather passes (once per hint
+ * candidate when the samples carry teacher_tokens_candidates) when a PRM teacher model exists and `distill_topk > 0
+ * and subset_mode == 'student'`; train.py (colocated) has no such pass; the Megatron actor merges the teacher's
+ * payload into the batch only under `compute_advantages_and_returns`; the loss needs the old policy's log-probs from
+ * Megatron.
  */
 function topkProblems(ctx: ArgvContext, v: Map<string, string[]>): string[] {
   const k = Number(v.get("--distill-topk")?.[0] ?? 0);
-  if (ctx.method !== "topk")
-    return k > 0 ? ["--distill-topk is for method topk (choose the topk OPD estimator) and changes nothing else"] : [];
+  const what = ctx.topkHybrid ? "the top-K hybrid (combine with the topk estimator)" : "top-K OPD";
+  if (ctx.method !== "topk" && !ctx.topkHybrid)
+    return k > 0
+      ? ["--distill-topk is for the topk OPD estimator (method opd or combine) and changes nothing else"]
+      : [];
   const out: string[] = [];
-  if (!(k > 0)) out.push("method topk needs --distill-topk above 0");
+  if (!(k > 0)) out.push(`${what} needs --distill-topk above 0`);
   if (ctx.prmTeacherGpus === 0)
     out.push(
-      "top-K OPD on slime needs the in-job Megatron PRM teacher (set PRM teacher GPUs to 1 or more): it gathers the teacher's log-probs at the student's top-K tokens inside the job; an external teacher engine scores the sampled tokens only",
+      `${what} on slime needs the in-job Megatron PRM teacher (set PRM teacher GPUs to 1 or more): it gathers the teacher's log-probs at the student's top-K tokens inside the job${ctx.topkHybrid ? ", once per hint candidate" : ""}; an external teacher engine scores the sampled tokens only`,
     );
   if (v.has("--colocate"))
-    out.push(
-      "top-K OPD needs train_async.py's teacher gather pass, which the colocated train.py lacks: do not colocate",
-    );
+    out.push(`${what} needs train_async.py's teacher gather pass, which the colocated train.py lacks: do not colocate`);
   const mode = v.get("--distill-subset-mode")?.[0] ?? "student";
   if (mode !== "student")
     out.push(
@@ -78,9 +83,7 @@ function topkProblems(ctx: ArgvContext, v: Map<string, string[]>): string[] {
       "--disable-compute-advantages-and-returns would leave the teacher's top-K out of the batch (the fork's actor merges it only when advantages are computed)",
     );
   if (v.has("--use-rollout-logprobs"))
-    out.push(
-      "top-K OPD needs the old policy's log-probs from Megatron (its student top-K): drop --use-rollout-logprobs",
-    );
+    out.push(`${what} needs the old policy's log-probs from Megatron (its student top-K): drop --use-rollout-logprobs`);
   return out;
 }
 

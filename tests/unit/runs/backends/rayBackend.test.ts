@@ -224,10 +224,26 @@ describe("launch preview", () => {
     const topk = notes({
       method: "topk",
       gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
-      hyperparameters: { distillTopK: 4, advClamp: 1 },
+      hyperparameters: { distillTopK: 4 },
     });
     expect(topk).toContainEqual(expect.stringContaining("top-4 tokens"));
-    expect(topk).toContainEqual(expect.stringContaining("advantage-difference clip ±1"));
+    expect(topk).toContainEqual(expect.stringContaining("advantage-difference clip ±1 (upstream's launcher)"));
+    // The hybrid: GRPO + top-K, the teacher once per hint candidate, the selection mode, on which GPUs.
+    const hybrid = notes({
+      method: "combine",
+      gpu: { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 },
+      hyperparameters: { opdEstimator: "topk", distillTopK: 4 },
+      hints: { selection: "token_optimal", m: 3 },
+    });
+    expect(hybrid).toContainEqual(expect.stringMatching(/^GPUs: .*PRM teacher 1/));
+    expect(hybrid).toContainEqual(
+      expect.stringMatching(
+        /^Method combine \(upstream's hybrid, top-K estimator\): .*w_rl 1 × GRPO .*w_opd 1 × top-K OPD over the student's top-4 tokens; advantage-difference clip ±1\. .*at most 3, shortest first.*runs once per candidate.*--hint-selection token_optimal picks the candidate per token\.$/,
+      ),
+    );
+    expect(hybrid).toContainEqual(
+      "Hints: 3 hint call(s) per turn; every accepted hint is a candidate (deduplicated, shortest first), the trainer picks among them (recorded as --hint-m / --hint-selection).",
+    );
     // Without PRM engines the judge is the experiment's endpoint.
     expect(notes({ method: "grpo", gpu: { prmGpus: 0 } })).toContainEqual(
       expect.stringContaining("experiment's judge endpoint"),
@@ -239,6 +255,9 @@ describe("launch preview", () => {
     expect(() => backend.preview(launch("run_1", { method: "topk" }))).toThrowError(
       /needs the in-job Megatron PRM teacher/,
     );
+    expect(() =>
+      backend.preview(launch("run_1", { method: "combine", hyperparameters: { opdEstimator: "topk" } })),
+    ).toThrowError(/top-K hybrid \(combine with the topk estimator\) on slime needs the in-job Megatron PRM teacher/);
     expect(() =>
       backend.preview(launch("run_1", { method: "combine", lora: { enabled: true, rank: 16, alpha: 32 } })),
     ).toThrowError(/ignores --loss-type custom_loss/);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -41,6 +41,14 @@ function flag(argv: string[], name: string): string[] | undefined {
 }
 
 const presetSplit = (id: string) => GPU_SPLIT_PRESETS.find((p) => p.id === id)!.split;
+
+/** Upstream's hybrid launcher at the pinned commit (run_qwen3_4b_openclaw_topk_select.sh, extracted). */
+const hybridContract = (
+  JSON.parse(readFileSync("tests/fixtures/slime/sample-contract.json", "utf8")) as {
+    commits: { hybrid: { launcher: { env: Record<string, string>; loss_flags: string[]; script: string } } | null }[];
+  }
+).commits.at(-1)!.hybrid!;
+const upstreamLauncher = hybridContract.launcher.env;
 
 describe("GPU flags per preset", () => {
   it("8-GPU full fine-tune matches the reference script's flags", () => {
@@ -205,16 +213,24 @@ describe("the experiment's loss knobs", () => {
   it("top-K on slime runs on the 4-way split with the in-job teacher, and is refused with the reason elsewhere", () => {
     const fourWay = { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 };
     const topk = (config: Partial<RunLaunchConfigInput> = {}, gpu: GpuSplitInput = fourWay) =>
-      buildSlimeCommand(launch({ method: "topk", hyperparameters: { distillTopK: 20, advClamp: 1 }, ...config }, gpu));
+      buildSlimeCommand(
+        launch({ method: "topk", hyperparameters: { distillTopK: 20, topkDiffClip: 0.5 }, ...config }, gpu),
+      );
     const cmd = topk();
     expect(cmd.argv[1]).toBe("train_async.py");
     expect(flag(cmd.argv, "--prm-teacher-num-gpus")).toEqual(["1"]);
     expect(cmd.env).toMatchObject({
       OPENCLAW_TOPK_W_RL: "0",
       OPENCLAW_TOPK_W_OPD: "1",
-      OPENCLAW_TOPK_ADV_DIFF_CLIP: "1",
+      OPENCLAW_TOPK_ADV_DIFF_CLIP: "0.5",
     });
     expect(cmd.env.OPENCLAW_COMBINE_OPD_TEACHER_SOURCE).toBeUndefined();
+    // Method topk scores the judge's one hint: no candidates.
+    expect(cmd.env.OPENCLAW_TOPK_MAX_CAND).toBeUndefined();
+    // The difference clip's default is upstream's launcher's (sample-contract.json hybrid.launcher.env).
+    expect(buildSlimeCommand(launch({ method: "topk" }, fourWay)).env.OPENCLAW_TOPK_ADV_DIFF_CLIP).toBe(
+      upstreamLauncher.OPENCLAW_TOPK_ADV_DIFF_CLIP.replace(/\.0$/, ""),
+    );
     // No in-job teacher: nothing gathers the teacher's log-probs at the student's top-K.
     expect(() => topk({}, { prmGpus: 1, prmGpusPerEngine: 1 })).toThrowError(/needs the in-job Megatron PRM teacher/);
     // Colocated: train.py has no teacher gather pass (the planner refuses colocating PRM GPUs first; the argv
@@ -246,7 +262,7 @@ describe("the experiment's loss knobs", () => {
       buildSlimeCommand(
         launch({ method: "grpo", slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--distill-topk", "4"] } }),
       ),
-    ).toThrowError(/--distill-topk is for method topk/);
+    ).toThrowError(/--distill-topk is for the topk OPD estimator/);
     // The experiment config maps opd + the topk estimator to method topk.
     const input = {
       method: "opd",
@@ -255,6 +271,88 @@ describe("the experiment's loss knobs", () => {
       hyper: { opdEstimator: "topk", topK: 20 },
     };
     expect(ExperimentConfigSchema.parse(input).hyper.opdEstimator).toBe("topk");
+  });
+
+  it("combine with the topk estimator is upstream's hybrid: its launcher's loss flags and knobs, one teacher pass per hint candidate", () => {
+    const fourWay = { prmGpus: 1, prmGpusPerEngine: 1, prmTeacherGpus: 1 };
+    const hybrid = (config: Partial<RunLaunchConfigInput> = {}, gpu: GpuSplitInput = fourWay) =>
+      buildSlimeCommand(
+        launch(
+          {
+            method: "combine",
+            hyperparameters: { opdEstimator: "topk", distillTopK: 4, wRl: 1, wOpd: 1 },
+            hints: { selection: "sequence_optimal", m: 3 },
+            ...config,
+          },
+          gpu,
+        ),
+      );
+    const cmd = hybrid();
+    expect(cmd.argv[1]).toBe(hybridContract.launcher.script);
+    // Upstream's TOPK_SELECT_ARGS with its launcher's values, flag for flag (our loss module in place of its own).
+    const resolved = hybridContract.launcher.loss_flags.map((w) => {
+      const name = /^"\$\{(\w+)\}"$/.exec(w)?.[1];
+      return name ? upstreamLauncher[name] : w;
+    });
+    for (let i = 0; i < resolved.length; i++) {
+      if (!resolved[i].startsWith("--")) continue;
+      const values: string[] = [];
+      for (let j = i + 1; j < resolved.length && !resolved[j].startsWith("--"); j++) values.push(resolved[j]);
+      const ours = flag(cmd.argv, resolved[i]);
+      if (resolved[i] === "--custom-loss-function-path")
+        expect(ours).toEqual(["integrations.slime.topk_loss.topk_opd_loss_function"]);
+      // Same words, numbers compared as numbers (upstream writes 0.0 and 0.00 where we write 0).
+      else
+        expect(
+          ours?.map((o, k) => (o === values[k] || Number(o) === Number(values[k]) ? values[k] : o)),
+          resolved[i],
+        ).toEqual(values);
+    }
+    expect(cmd.env).toMatchObject({
+      OPENCLAW_METHOD: "combine",
+      OPENCLAW_COMBINE_OPD_TEACHER_SOURCE: "megatron",
+      OPENCLAW_TOPK_W_RL: "1",
+      OPENCLAW_TOPK_W_OPD: "1",
+      OPENCLAW_TOPK_ADV_DIFF_CLIP: "1",
+      OPENCLAW_TOPK_MAX_CAND: "3",
+    });
+    expect(flag(cmd.argv, "--prm-teacher-num-gpus")).toEqual(["1"]);
+    // The experiment's weights and the judge's hint policy travel; longest records only the count (no such choice).
+    const weighted = hybrid({
+      hyperparameters: { opdEstimator: "topk", distillTopK: 8, wRl: 0, wOpd: 2, topkDiffClip: 0 },
+      hints: { selection: "longest", m: 5 },
+    });
+    expect(weighted.env).toMatchObject({
+      OPENCLAW_TOPK_W_RL: "0",
+      OPENCLAW_TOPK_W_OPD: "2",
+      OPENCLAW_TOPK_ADV_DIFF_CLIP: "0",
+      OPENCLAW_TOPK_MAX_CAND: "5",
+    });
+    expect([flag(weighted.argv, "--hint-m"), flag(weighted.argv, "--hint-selection")]).toEqual([["5"], undefined]);
+    // Whitening (the experiment's choice, off in upstream's launcher) applies to the GRPO term.
+    expect(
+      flag(
+        hybrid({ hyperparameters: { opdEstimator: "topk", normalizeAdvantages: true } }).argv,
+        "--normalize-advantages",
+      ),
+    ).toEqual([]);
+    expect(flag(cmd.argv, "--normalize-advantages")).toBeUndefined();
+    // The sampled estimator keeps combine's own loss and no candidates.
+    const sampled = buildSlimeCommand(launch({ method: "combine" }, fourWay));
+    expect(flag(sampled.argv, "--custom-loss-function-path")).toEqual([
+      "integrations.slime.combine_loss.combine_loss_function",
+    ]);
+    expect(sampled.env.OPENCLAW_TOPK_MAX_CAND).toBeUndefined();
+    expect(flag(sampled.argv, "--distill-topk")).toBeUndefined();
+    // Refused with the reason where upstream cannot run it: no in-job teacher, LoRA (FSDP), upstream slime.
+    expect(() => hybrid({}, { prmGpus: 1, prmGpusPerEngine: 1 })).toThrowError(
+      /top-K hybrid \(combine with the topk estimator\) on slime needs the in-job Megatron PRM teacher/,
+    );
+    expect(() => hybrid({ lora: { enabled: true } })).toThrowError(/FSDP/);
+    expect(() => hybrid({ slime: { hfCheckpoint: "/models/Qwen3-4B", extraArgs: ["--colocate"] } })).toThrow();
+    expect(() =>
+      hybrid({ slime: { hfCheckpoint: "/models/Qwen3-4B", profile: "upstream-slime" } }, { prmGpus: 0 }),
+    ).toThrowError(/fork/);
   });
 });
 

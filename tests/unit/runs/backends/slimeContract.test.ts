@@ -228,6 +228,69 @@ describe("generated slime commands against the extracted argparse contracts", ()
     }
   });
 
+  it("the hybrid (combine with the topk estimator) builds on the fork's 4-way split for every preset, without LoRA, and its flags parse", () => {
+    const contract = JSON.parse(
+      readFileSync(path.join(__dirname, "../../../fixtures/slime/sample-contract.json"), "utf8"),
+    ) as {
+      commits: {
+        topk: { select_loss: { env: { name: string }[] } } | null;
+        hybrid: { rollout: { env: { name: string }[] } } | null;
+      }[];
+    };
+    const pinned = contract.commits.at(-1)!;
+    // Every knob it exports is one upstream's select loss or select rollout reads.
+    const upstreamKnobs = [...pinned.topk!.select_loss.env, ...pinned.hybrid!.rollout.env].map((e) => e.name);
+    let built = 0;
+    for (const profile of SLIME_PROFILE_IDS)
+      for (const lora of [false, true])
+        for (const checkpoint of CHECKPOINTS)
+          for (const gpu of SPLITS) {
+            const launch = RunLaunchSchema.parse({
+              runId: "r",
+              experimentSlug: "e",
+              config: {
+                method: "combine",
+                lora: { enabled: lora },
+                gpu,
+                controlPlaneUrl: "http://cp:3000",
+                apiKey: "k",
+                slime: { ...checkpoint, profile, saveDir: "/ckpt" },
+                hyperparameters: { opdEstimator: "topk", distillTopK: 4 },
+                hints: { selection: "sequence_optimal", m: 3 },
+              },
+            });
+            let cmd: ReturnType<typeof buildSlimeCommand>;
+            try {
+              cmd = buildSlimeCommand(launch);
+            } catch (err) {
+              expect(err instanceof SlimeCommandError || (err as Error).name === "GpuSplitError").toBe(true);
+              continue;
+            }
+            built++;
+            expect([profile, lora, "prmTeacherGpus" in gpu]).toEqual(["openclaw-rl-fork", false, true]);
+            expect(contractProblems(profile, cmd.argv.slice(2))).toEqual([]);
+            const knobs = Object.keys(cmd.env).filter((k) => k.startsWith("OPENCLAW_TOPK_"));
+            expect(knobs.sort()).toEqual(
+              [
+                "OPENCLAW_TOPK_ADV_DIFF_CLIP",
+                "OPENCLAW_TOPK_MAX_CAND",
+                "OPENCLAW_TOPK_W_OPD",
+                "OPENCLAW_TOPK_W_RL",
+              ].sort(),
+            );
+            expect(knobs.filter((k) => !upstreamKnobs.includes(k))).toEqual([]);
+            for (const f of [
+              "--distill-topk",
+              "--distill-subset-mode",
+              "--hint-m",
+              "--hint-selection",
+              "--prm-teacher-load",
+            ])
+              expect(cmd.argv).toContain(f);
+          }
+    expect(built).toBeGreaterThan(0);
+  });
+
   it("the 4-way split (combine, fork): --prm-teacher-load/--prm-teacher-num-gpus parse, and other methods are refused", () => {
     const build = (
       method: string,

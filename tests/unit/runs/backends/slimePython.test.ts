@@ -37,4 +37,7 @@ it.skipIf(!python)("runs the top-K loss's torch kernel tests with torch", async 
   expect(code, output).toBe(0);
   expect(output).toMatch(/test_custom_backward_equals_plain_autograd \S+ \.\.\. ok/);
   expect(output).toMatch(/test_matches_the_pure_python_twin \S+ \.\.\. ok/);
+  // The hybrid (combine with the topk estimator): the hint-candidate selection and GRPO + OPD end to end.
+  expect(output).toMatch(/test_matches_the_pure_python_twin \(torch_topk_loss\.CandidateSelectionTorchTest/);
+  expect(output).toMatch(/test_the_hybrid_is_grpo_plus_the_selected_candidates_opd \S+ \.\.\. ok/);
 });
