@@ -10492,11 +10492,13 @@ export interface operations {
             paused: boolean;
             available: number | null;
             policyVersion: number | null;
+            endUserId: string | null;
             samples: {
               sampleId: string;
               turnId: string;
               sessionId: string;
               turnIndex: number | null;
+              endUserId: string | null;
               /** @enum {string} */
               kind: "RL" | "OPD" | "BOTH";
               reward: number | null;
@@ -10584,6 +10586,7 @@ export interface operations {
                     turnId: string;
                     sessionId: string;
                     turnIndex: number | null;
+                    endUserId: string | null;
                     /** @enum {string} */
                     kind: "RL" | "OPD" | "BOTH";
                     reward: number | null;
@@ -12471,6 +12474,12 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+            adapter: {
+              endUserId: string;
+              adapterId: string;
+              version: number | null;
+              state: string;
+            } | null;
           };
         };
       };
