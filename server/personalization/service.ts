@@ -8,7 +8,7 @@ import { loadExperimentFor } from "../access/scope";
 import { db, type Prisma } from "../platform/db/client";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
-import { adapterDirProblem } from "../platform/extensions";
+import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { announceAdapterChange } from "./announce";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
@@ -152,8 +152,10 @@ export interface ServedAdapterVersion {
 }
 
 /**
- * Refuses (400 `adapter_not_servable`) a folder this experiment's engine cannot serve to its users: the experiment
- * must be per-user with SGLang/vLLM LoRA serving, and the folder inside the operator's ADAPTER_DIRS.
+ * Refuses (400 `adapter_not_servable`) a version this experiment's engine cannot serve to its users: the experiment
+ * must be per-user with LoRA serving (policy.loraAdapters), and the version a folder inside the operator's
+ * ADAPTER_DIRS, or for a Tinker-trained experiment a Tinker sampler path (resolved by the bridge's endpoint at Tinker,
+ * never a path on a disk here or on the engine's host).
  */
 export async function assertServableUserAdapter(config: ExperimentConfig, path: string): Promise<void> {
   if (config.personalization !== "per-user" || config.policy.kind === "embedded" || !config.policy.loraAdapters)
@@ -161,6 +163,13 @@ export async function assertServableUserAdapter(config: ExperimentConfig, path: 
       "adapter_not_servable",
       "adapter folders are served by SGLang/vLLM multi-LoRA: the experiment must be per-user with policy.loraAdapters",
     );
+  if (config.trainer.backend === "tinker") {
+    if (!TINKER_SAMPLER_PATH.test(path))
+      throw appError("adapter_not_servable", "a Tinker experiment's user version is a tinker:// sampler path", [
+        { path: "path", message: "must be a tinker:// sampler path" },
+      ]);
+    return;
+  }
   const problem = await adapterDirProblem(path);
   if (problem)
     throw appError("adapter_not_servable", `adapter folder ${problem}`, [{ path: "path", message: problem }]);

@@ -32,8 +32,12 @@ const perUserExperiment = (perUser: Record<string, unknown>): ExperimentConfigIn
   trainer: { backend: "hf-local" },
 });
 
-async function setup(perUser: Record<string, unknown>, users: Array<[string | null, number]>) {
-  const e = await makeExperiment(perUserExperiment(perUser), { by: ADMIN });
+async function setup(
+  perUser: Record<string, unknown>,
+  users: Array<[string | null, number]>,
+  config: ExperimentConfigInput = perUserExperiment(perUser),
+) {
+  const e = await makeExperiment(config, { by: ADMIN });
   const run = await makeRun(e.id);
   for (const [user, n] of users) {
     const { turnIds } = await makeJudgedSession(e.id, run.id, n);
@@ -147,5 +151,30 @@ describe("per-user leases", () => {
       },
     });
     expect(audit).toHaveLength(1);
+  });
+
+  it("registers a Tinker experiment's user version as its tinker:// sampler path, and nothing else", async () => {
+    const tinker: ExperimentConfigInput = {
+      ...perUserExperiment({}),
+      policy: {
+        kind: "sglang",
+        baseUrl: "http://trainer-host:30010/v1",
+        model: "Qwen/Qwen3-4B",
+        loraAdapters: "sglang",
+      },
+      trainer: { backend: "tinker" },
+    };
+    const { lease, ack } = await setup({}, [["leo", 2]], tinker);
+    const l = await lease({ size: 4 });
+    const folder = await ack(l.leaseId!, { step: 1, checkpointPath: "/ckpt/leo/v1" });
+    expect(folder.status).toBe(400);
+    expect(folder.body.error).toMatchObject({ reason: "adapter_not_servable" });
+    const path = "tinker://run-abc/sampler_weights/run-7-u0123456789abcdef-v000001";
+    const ok = await ack(l.leaseId!, { step: 1, checkpointPath: path });
+    expect(ok.body).toMatchObject({ adapter: { endUserId: "leo", version: 1, state: "PROMOTED" } });
+    const row = await db().userAdapter.findUniqueOrThrow({
+      where: { id: (ok.body.adapter as { adapterId: string }).adapterId },
+    });
+    expect(row.path).toBe(path);
   });
 });
