@@ -914,7 +914,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready
+     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.lease"];
@@ -1498,7 +1498,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded
+     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next served version (not gated)
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.ack"];

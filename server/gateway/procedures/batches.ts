@@ -23,7 +23,7 @@ export const batchProcedures = {
     permission: "trainer",
     tag: "trainer",
     summary:
-      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready",
+      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share",
     input: LeaseInput.safeExtend(ById.shape),
     rest: { method: "POST", path: "/runs/:id/batches/lease" },
     output: BatchesLeaseOutput,
@@ -47,7 +47,7 @@ export const batchProcedures = {
     permission: "trainer",
     tag: "trainer",
     summary:
-      "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded",
+      "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next served version (not gated)",
     input: AckInput.extend(LeaseParams.shape),
     rest: { method: "POST", path: "/runs/:id/batches/:leaseId/ack" },
     output: BatchesAckOutput,
