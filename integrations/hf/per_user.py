@@ -51,8 +51,7 @@ class UserAdapters:
     def __init__(self, trainer: Any):
         self.trainer = trainer
         self.model: ChatModel = trainer.model
-        params = self.model.trainable_parameters()
-        self._fresh = ([p.detach().clone() for p in params], copy.deepcopy(trainer.optimizer.state_dict()))
+        self._fresh = self._snapshot()
         self._users: dict[str, tuple[list[torch.Tensor], dict[str, Any]]] = {}
         self.versions: dict[str, int] = {}
         self.loaded: str | None = None
@@ -62,6 +61,7 @@ class UserAdapters:
         with torch.no_grad():
             for p, w in zip(self.model.trainable_parameters(), weights):
                 p.copy_(w)
+        # A copy: some torch versions keep same-device tensors of the given state, which the step updates in place.
         self.trainer.optimizer.load_state_dict(copy.deepcopy(optim))
         self.loaded = end_user_id
 
@@ -72,12 +72,17 @@ class UserAdapters:
                 raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
         self._load(end_user_id)
         metrics = self.trainer.step(items)
-        self._users[end_user_id] = (
-            [p.detach().clone() for p in self.model.trainable_parameters()],
-            copy.deepcopy(self.trainer.optimizer.state_dict()),
-        )
+        self._users[end_user_id] = self._snapshot()
         self.versions[end_user_id] = self.versions.get(end_user_id, 0) + 1
         return metrics
+
+    def _snapshot(self) -> tuple[list[torch.Tensor], dict[str, Any]]:
+        """The training adapter's weights and Adam moments, kept on the CPU: only the user being trained occupies the
+        GPU (load_state_dict moves the moments back to the parameters' device)."""
+        weights = [p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()]
+        optim = self.trainer.optimizer.state_dict()
+        state = {k: {n: (v.to("cpu", copy=True) if torch.is_tensor(v) else copy.deepcopy(v)) for n, v in st.items()} for k, st in optim["state"].items()}
+        return weights, {"state": state, "param_groups": copy.deepcopy(optim["param_groups"])}
 
     def save(self, end_user_id: str, path: str, base_model: str, rank: int, alpha: float) -> None:
         """The user's newest weights as a PEFT folder."""
