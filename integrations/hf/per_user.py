@@ -2,7 +2,7 @@
 shared frozen base, each trained from that user's leased batches only and written as a PEFT folder per version.
 
 Loop: lease (the console hands a per-user experiment's samples out one user at a time, naming the user:
-``server/training/leases/perUser.ts``) → swap that user's adapter (and their optimizer state) into the model's
+``server/personalization/leases.ts``) → swap that user's adapter (and their optimizer state) into the model's
 training adapter → the same step as the shared trainer (``train.Trainer.step``: π_old is the user's current
 adapter) → keep the user's new weights → write ``<save dir>/<run>/users/<user hash>/v<version>`` in PEFT's layout
 (``peft_folder.py``) → acknowledge the lease with that folder, which registers it as the user's next served version

@@ -12,7 +12,7 @@ another user's step, is refused, never trained into someone's adapter. Sampler n
 not the id itself, so Tinker's storage does not learn who the users are.
 
 The bridge drives it per user (``TINKER_PER_USER=1``, ``train_per_user`` below): the console leases a per-user
-experiment's samples one user at a time (``server/training/leases/perUser.ts``), each lease becomes a step of that
+experiment's samples one user at a time (``server/personalization/leases.ts``), each lease becomes a step of that
 user's client, and its acknowledgement carries the user's new sampler path, which the console registers as the user's
 next served version; the bridge's endpoint (serve.py ``LoraSamplers``) loads it when the proxy asks for that user.
 """

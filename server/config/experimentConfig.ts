@@ -397,7 +397,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
   if (cfg.personalization === "per-user") {
     // slime trains one policy in one Megatron job (single-tenant). The embedded trainer trains adapters for the
     // embedded policy; an engine serving LoRA (policy.loraAdapters) serves a version per user that a trainer leasing
-    // per user registers (training/leases/perUser.ts): hf-local's PEFT folders (SGLang or vLLM), or Tinker's sampler
+    // per user registers (personalization/leases.ts): hf-local's PEFT folders (SGLang or vLLM), or Tinker's sampler
     // paths, loaded by name into the Tinker bridge's endpoint, which speaks SGLang's LoRA routes (policy.baseUrl).
     const onEngine = cfg.policy.kind !== "embedded" && !!cfg.policy.loraAdapters;
     const tinkerOnEngine = onEngine && cfg.trainer.backend === "tinker";

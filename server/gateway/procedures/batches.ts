@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { IdSchema } from "../../platform/schemas";
 import { collectRunSamples } from "../../training/leases/fill";
+import { perUserLeasing } from "../../personalization/leases";
 import { AckInput, EpisodeLeaseInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
 import { leaseEpisodeGroups } from "../../training/leases/episodes";
 import * as batches from "../../training/leases/service";
@@ -28,7 +29,7 @@ export const batchProcedures = {
     rest: { method: "POST", path: "/runs/:id/batches/lease" },
     output: BatchesLeaseOutput,
     handler: ({ principal, input: { id, ...body } }) =>
-      batches.leaseBatch(principal, id, body, { fill: collectRunSamples }),
+      batches.leaseBatch(principal, id, body, { fill: collectRunSamples, perUser: perUserLeasing }),
   }),
   leaseEpisodes: procedure({
     kind: "mutation",
@@ -51,7 +52,8 @@ export const batchProcedures = {
     input: AckInput.extend(LeaseParams.shape),
     rest: { method: "POST", path: "/runs/:id/batches/:leaseId/ack" },
     output: BatchesAckOutput,
-    handler: ({ principal, input: { id, leaseId, ...body } }) => batches.ackBatch(principal, id, leaseId, body),
+    handler: ({ principal, input: { id, leaseId, ...body } }) =>
+      batches.ackBatch(principal, id, leaseId, body, { perUser: perUserLeasing }),
   }),
   report: procedure({
     kind: "mutation",

@@ -143,7 +143,7 @@ export const RunLaunchConfigSchema = z.object({
     .optional(),
   /**
    * Set for a per-user experiment (personalization "per-user"): the trainer trains one LoRA per end user of this
-   * rank and alpha on the frozen base, from per-user leases (training/leases/perUser.ts): hf-local and tinker.
+   * rank and alpha on the frozen base, from per-user leases (personalization/leases.ts): hf-local and tinker.
    */
   perUser: z.object({ rank: z.number().int().min(1), alpha: z.number().min(1) }).optional(),
   /** hf-local: the experiment's fine-tuning choice; unset = the backend's setting (HF_LOCAL_FINETUNE). */

@@ -19,9 +19,6 @@ import { loadRunFor } from "../../access/scope";
 import { audit } from "../../access/audit";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../../config/experimentConfig";
 import { adapterDirProblem } from "../../platform/extensions";
-import { addServedAdapterVersion, assertServableUserAdapter } from "../../personalization/service";
-import { announceAdapterChange } from "../../personalization/announce";
-import { leasableSamples, perUserPicker } from "./perUser";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -75,6 +72,46 @@ export interface Picked {
 
 /** Picks the samples a new lease takes (inside the run's lock), or null when too few are ready. */
 export type LeasePicker = (tx: Tx, runId: string, now: Date) => Promise<Picked | null>;
+
+/** A user's version a per-user lease's acknowledgement registers (personalization/service.ts ServedAdapterVersion). */
+export interface UserVersion {
+  experimentId: string;
+  endUserId: string;
+  path: string;
+  rank: number;
+  alpha: number;
+  samples: number;
+  meanReward: number | null;
+  throughAt: Date | null;
+}
+
+/**
+ * Per-user personalization as the lease service uses it (personalization/leases.ts, passed in by the gateway): which
+ * user's samples a lease takes, how many are leasable, and the register path of a user's version.
+ */
+export interface PerUserLeasing {
+  picker(
+    experimentId: string,
+    config: ExperimentConfig,
+    input: { size: number; minSize: number },
+    freeWhere: (runId: string, now: Date) => Prisma.SampleWhereInput,
+  ): LeasePicker;
+  leasableCount(client: Pick<Tx, "sample">, free: Prisma.SampleWhereInput, config: ExperimentConfig): Promise<number>;
+  assertServable(config: ExperimentConfig, path: string): Promise<void>;
+  registerVersion(
+    tx: Tx,
+    p: Principal,
+    v: UserVersion,
+  ): Promise<{ endUserId: string; adapterId: string; version: number; state: string }>;
+  announce(experimentId: string, endUserId: string): void;
+}
+
+/** A per-user run needs the per-user leasing; the gateway passes it (a missing one is a wiring error). */
+function perUserOf(config: ExperimentConfig, opts: { perUser?: PerUserLeasing }): PerUserLeasing | null {
+  if (config.personalization !== "per-user") return null;
+  if (!opts.perUser) throw new Error("a per-user run's batches need the per-user leasing (personalization/leases.ts)");
+  return opts.perUser;
+}
 
 /**
  * Checks the run, fills its samples, and under the run's lock either renews the lease a retried request key
@@ -151,11 +188,11 @@ export async function leaseBatch(
   p: Principal,
   runId: string,
   input: LeaseInputT,
-  opts: { fill?: SampleFiller } = {},
+  opts: { fill?: SampleFiller; perUser?: PerUserLeasing } = {},
 ): Promise<LeaseResult> {
   const run = await loadRunFor(p, runId);
   const config = ExperimentConfigSchema.parse(run.config);
-  const perUser = config.personalization === "per-user";
+  const perUser = perUserOf(config, opts);
   const pickOldest: LeasePicker = async (tx, id, now) => {
     const free = await tx.sample.findMany({
       where: freeSamplesWhere(id, now),
@@ -165,12 +202,12 @@ export async function leaseBatch(
     });
     return free.length < input.minSize ? null : { sampleIds: free.map((s) => s.id) };
   };
-  const pick = perUser ? perUserPicker(run.experimentId, config, input, freeSamplesWhere) : pickOldest;
+  const pick = perUser ? perUser.picker(run.experimentId, config, input, freeSamplesWhere) : pickOldest;
   const l = await openLease(p, runId, input, pick, opts);
   const available = !l.now
     ? 0
     : perUser
-      ? (await leasableSamples(db(), freeSamplesWhere(runId, l.now), config)).length
+      ? await perUser.leasableCount(db(), freeSamplesWhere(runId, l.now), config)
       : await db().sample.count({ where: freeSamplesWhere(runId, l.now) });
   return {
     leaseId: l.leaseId,
@@ -197,14 +234,20 @@ async function assertServableAdapter(experimentId: string, checkpointPath: strin
     throw badRequest(`checkpointPath ${problem}`, [{ path: "checkpointPath", message: `adapter folder ${problem}` }]);
 }
 
-export async function ackBatch(p: Principal, runId: string, leaseId: string, input: AckInputT): Promise<AckResult> {
+export async function ackBatch(
+  p: Principal,
+  runId: string,
+  leaseId: string,
+  input: AckInputT,
+  opts: { perUser?: PerUserLeasing } = {},
+): Promise<AckResult> {
   const run = await loadRunFor(p, runId);
   const runConfig = ExperimentConfigSchema.parse(run.config);
-  const perUser = runConfig.personalization === "per-user";
+  const perUser = perUserOf(runConfig, opts);
   // A per-user run's checkpoints are its users' adapter versions: held to the rule a registered one is.
   if (input.checkpointPath)
     await (perUser
-      ? assertServableUserAdapter(runConfig, input.checkpointPath)
+      ? perUser.assertServable(runConfig, input.checkpointPath)
       : assertServableAdapter(run.experimentId, input.checkpointPath));
   const { result, points, announce } = await db().$transaction(
     async (tx) => {
@@ -238,8 +281,8 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
 
       const now = await dbNow(tx);
       const active = await activeVersion(run.experimentId, tx);
-      if (lease.endUserId) {
-        const r = await ackUserLease(tx, p, {
+      if (lease.endUserId && perUser) {
+        const r = await ackUserLease(tx, p, perUser, {
           run,
           config: runConfig,
           lease,
@@ -325,7 +368,7 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
     },
     { timeout: 30_000, maxWait: 15_000 },
   );
-  if (announce) announceAdapterChange(run.experimentId, announce);
+  if (announce) perUser?.announce(run.experimentId, announce);
   await publishMetrics(run.experimentId, runId, points);
   return result;
 }
@@ -338,6 +381,7 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
 async function ackUserLease(
   tx: Tx,
   p: Principal,
+  perUser: PerUserLeasing,
   a: {
     run: { id: string; experimentId: string; lastStep: number };
     config: ExperimentConfig;
@@ -364,7 +408,7 @@ async function ackUserLease(
   });
   const trained = await tx.sample.updateMany({ where: { leaseId: lease.id, stepId: null }, data: { stepId: step.id } });
   const adapter = input.checkpointPath
-    ? await addServedAdapterVersion(tx, p, {
+    ? await perUser.registerVersion(tx, p, {
         experimentId: run.experimentId,
         endUserId: lease.endUserId!,
         path: input.checkpointPath,

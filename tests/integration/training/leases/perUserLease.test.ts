@@ -1,4 +1,4 @@
-// Per-user leases (server/training/leases/perUser.ts) over HTTP, as hf-local calls them for a per-user experiment on
+// Per-user leases (server/personalization/leases.ts) over HTTP, as hf-local calls them for a per-user experiment on
 // SGLang multi-LoRA: every batch holds one end user's samples only and names them (checked against the turns in the
 // database, so a batch mixing users fails here), users take turns by the scheduler's fair share, held-out and
 // unattributed turns are never leased, and acknowledging a user's batch with a folder registers that user's next

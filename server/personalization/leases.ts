@@ -1,5 +1,5 @@
-// Per-user leases: a per-user experiment's external trainer (hf-local writing PEFT folders per user) trains one
-// adapter per end user, so each lease holds ONE user's samples only and names that user. This is the privacy
+// Per-user leases: a per-user experiment's external trainer (hf-local writing PEFT folders, Tinker's clients) trains
+// one adapter per end user, so each lease holds ONE user's samples only and names that user. This is the privacy
 // boundary on the lease path (as personalization/data.ts is for the embedded trainer): a sample is picked by its
 // own turn's endUserId, and a sample of nobody (no identity on the turn) is never leased in a per-user experiment.
 //
@@ -7,11 +7,16 @@
 // with at least `minSamples` (and the trainer's minSize) leasable samples, inside the experiment's window and idle
 // rule, least recently trained first, then longest waiting. A user's held-out turns (personalization/data.ts
 // isHeldOut) are never leased. A version takes at most `maxSamplesPerVersion` of the user's oldest samples.
-import type { ExperimentConfig } from "../../config/experimentConfig";
-import { isHeldOut } from "../../personalization/data";
-import { planTick, type Candidate } from "../../personalization/schedule";
-import type { Prisma } from "../../platform/db/client";
-import type { LeasePicker, Tx } from "./service";
+//
+// The lease service (training/leases/service.ts) takes this as `PerUserLeasing`, wired by the gateway, so training/
+// does not import personalization/ (which reads training/'s prompt rendering).
+import type { ExperimentConfig } from "../config/experimentConfig";
+import type { Prisma } from "../platform/db/client";
+import type { LeasePicker, PerUserLeasing, Tx } from "../training/leases/service";
+import { announceAdapterChange } from "./announce";
+import { isHeldOut } from "./data";
+import { planTick, type Candidate } from "./schedule";
+import { addServedAdapterVersion, assertServableUserAdapter } from "./service";
 
 interface Leasable {
   id: string;
@@ -20,7 +25,7 @@ interface Leasable {
 }
 
 /** The run's free samples a per-user lease may hand out: a user's, not held out; oldest first. */
-export async function leasableSamples(
+async function leasableSamples(
   client: Pick<Tx, "sample">,
   free: Prisma.SampleWhereInput,
   config: ExperimentConfig,
@@ -36,7 +41,7 @@ export async function leasableSamples(
 }
 
 /** One user's samples (the fair-share pick), or null when no user is due. */
-export function perUserPicker(
+function perUserPicker(
   experimentId: string,
   config: ExperimentConfig,
   input: { size: number; minSize: number },
@@ -86,3 +91,12 @@ export function perUserPicker(
     };
   };
 }
+
+/** What the lease service needs of per-user personalization (injected: see the header). */
+export const perUserLeasing: PerUserLeasing = {
+  picker: perUserPicker,
+  leasableCount: async (client, free, config) => (await leasableSamples(client, free, config)).length,
+  assertServable: assertServableUserAdapter,
+  registerVersion: addServedAdapterVersion,
+  announce: announceAdapterChange,
+};
