@@ -157,6 +157,14 @@ class HfChatModel(ChatModel):
     def save_adapter(self, name: str, path: str) -> None:
         self.peft.save_pretrained(path, selected_adapters=[name])
 
+    def lora_state(self, name: str) -> tuple[dict[str, torch.Tensor], list[str]]:
+        from peft import get_peft_model_state_dict
+
+        # PEFT's own saved keys (prefix kept, adapter name dropped), moved to the CPU for writing.
+        state = get_peft_model_state_dict(self.peft, adapter_name=name)
+        targets = self.peft.peft_config[name].target_modules
+        return {k: v.detach().cpu().clone() for k, v in state.items()}, sorted(targets if not isinstance(targets, str) else [targets])
+
 
 class HfFullChatModel(HfChatModel):
     """Full fine-tuning: the trained model (fp32 master weights), two serving copies and the frozen base."""

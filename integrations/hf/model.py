@@ -70,6 +70,11 @@ class ChatModel(abc.ABC):
     def save_adapter(self, name: str, path: str) -> None:
         """The adapter's folder, or in full fine-tuning a whole model folder."""
 
+    def lora_state(self, name: str) -> tuple[dict[str, Any], list[str]]:
+        """The adapter's weights under PEFT's saved keys (``peft_folder.peft_key``) and the module names it adapts
+        (``target_modules``): what a PEFT folder of it holds. LoRA only (a per-user adapter is never full weights)."""
+        raise NotImplementedError(f"{type(self).__name__} has no LoRA adapters to save as a PEFT folder")
+
     def backward(self, loss: Any) -> None:
         """Backpropagates a training loss (implementations with global adapter state set the trained one)."""
         loss.backward()

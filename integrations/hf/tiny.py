@@ -20,6 +20,7 @@ from torch import nn
 
 from .chat import render_chatml
 from .model import SERVE_ADAPTERS, TRAIN, ChatModel
+from .peft_folder import peft_key
 
 SPECIALS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
 IM_START, IM_END, PAD = 256, 257, 258
@@ -183,6 +184,17 @@ class TinyChatModel(ChatModel):
     def copy_adapter(self, src: str, dst: str) -> None:
         for s, d in zip(self._params(src), self._params(dst)):
             d.copy_(s)
+
+    def lora_state(self, name: str) -> tuple[dict[str, torch.Tensor], list[str]]:
+        if self.full:
+            return super().lora_state(name)
+        weights, targets = {}, set()
+        for module, layer in self.net.named_modules():
+            if isinstance(layer, LoraLinear):
+                weights[peft_key(module, "A")] = layer.lora_a[name].detach().cpu().clone()
+                weights[peft_key(module, "B")] = layer.lora_b[name].detach().cpu().clone()
+                targets.add(module.rsplit(".", 1)[-1])
+        return weights, sorted(targets)
 
     def save_adapter(self, name: str, path: str) -> None:
         os.makedirs(path, exist_ok=True)

@@ -17,7 +17,8 @@ topk | full), HF_TOPK (50), OPENCLAW_HINT_SELECTION (shortest | token_optimal | 
 OPENCLAW_OPD_ADV_CLAMP (0 = off), OPENCLAW_COMBINE_W_OPD / _W_RL (1), HF_NORMALIZE_ADVANTAGES (0),
 HF_GRAD_CLIP (1), HF_TOKEN_MEAN (0: slime's per-sample mean), HF_GRADIENT_CHECKPOINTING (1); HF_FINETUNE
 (lora: a peft adapter is trained, served and saved; full: the whole model is, with a second frozen copy for the
-judge and the teacher, and each checkpoint is a whole model folder).
+judge and the teacher, and each checkpoint is a whole model folder); HF_PER_USER (1: a per-user experiment, one LoRA
+per end user from per-user leases, written as PEFT folders: ``per_user.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from . import losses
 from .chat import hinted_messages, normalize
 from .generate import BatchQueue
 from .model import TRAIN, AdapterSlots, ChatModel
+from .per_user import UserAdapters, train_per_user
 from .serve import HfServer
 
 log = logging.getLogger("openclaw.hf")
@@ -329,22 +331,31 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     env = os.environ
     cfg = TrainConfig.from_env(env)
+    if _flag(env.get("HF_PER_USER"), False) and finetune_mode(env):
+        raise SystemExit("HF_PER_USER=1 trains a LoRA per user: HF_FINETUNE must be lora")
     client = ControlPlaneClient(Settings.from_env())
     model = load_model(env)
     server, slots, batcher = serve(model, env, env.get("HF_MODEL") or "tiny")
     url = env.get("HF_SERVE_URL") or server.url
     base_url = url[: -len("/v1")] + "/base/v1" if url.endswith("/v1") else server.base_url
+    per_user = _flag(env.get("HF_PER_USER"), False)
     try:
-        # The policy goes to the proxy; the frozen base is the run's PRM (judge votes and teacher log-probs).
-        client.report(rollout_url=url, message=f"serving at {url}", endpoints={"prmUrl": base_url, "prmModelPath": env.get("HF_MODEL") or "tiny"})
+        # The policy goes to the proxy (per user: the users' adapters are the engine's to serve, not this process's);
+        # the frozen base is the run's PRM (judge votes and teacher log-probs).
+        client.report(rollout_url=None if per_user else url, message="training per-user adapters" if per_user else f"serving at {url}", endpoints={"prmUrl": base_url, "prmModelPath": env.get("HF_MODEL") or "tiny"})
     except ControlPlaneError as err:
         log.warning("could not report the endpoints %s: %s", url, err)
     book = LeaseBook(client)
-    heartbeat = Heartbeat(book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: f"serving version {slots.version}")
+    heartbeat = Heartbeat(book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training per-user adapters" if per_user else f"serving version {slots.version}")
     heartbeat.start()
     save_dir = cfg.save_dir or os.path.join(os.getcwd(), ".hf-local")
     try:
-        steps = train(Trainer(model, slots, cfg), book, client.settings.run_id, save_dir)
+        trainer = Trainer(model, slots, cfg)
+        if per_user:
+            rank, alpha = int(env.get("HF_LORA_RANK", "16")), float(env.get("HF_LORA_ALPHA", "32"))
+            steps = train_per_user(UserAdapters(trainer), book, client.settings.run_id, save_dir, env.get("HF_MODEL") or "tiny", rank, alpha)
+        else:
+            steps = train(trainer, book, client.settings.run_id, save_dir)
     finally:
         heartbeat.stop()
         server.close()

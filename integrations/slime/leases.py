@@ -62,9 +62,11 @@ class LeaseBook:
         poll_s: float = 2.0,
         max_wait_s: float | None = None,
         on_wait: Callable[[dict[str, Any]], None] | None = None,
+        min_size: int | None = None,
     ) -> dict[str, Any]:
         """Blocks until a full batch of ``size`` samples (episode groups, for an episode book) is leased for
-        ``rollout_id``; returns the lease response."""
+        ``rollout_id``; returns the lease response. ``min_size``: take a smaller batch (a per-user trainer leaves
+        how many a user's version trains on to the console's per-user rules)."""
         started = self._clock()
         key = f"{self.instance_id}:{rollout_id}"
         while True:
@@ -74,7 +76,7 @@ class LeaseBook:
                 if self.episodes:
                     res = self.client.lease_episodes(groups=size, min_groups=size, lease_seconds=self.lease_seconds, request_key=key)
                 else:
-                    res = self.client.lease(size=size, min_size=size, lease_seconds=self.lease_seconds, request_key=key)
+                    res = self.client.lease(size=size, min_size=min_size or size, lease_seconds=self.lease_seconds, request_key=key)
             except ControlPlaneError as err:
                 if err.status == 409:
                     raise RunStopped(str(err)) from None

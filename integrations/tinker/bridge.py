@@ -22,7 +22,9 @@ Environment: CONTROL_PLANE_URL, RUN_ID, CONTROL_PLANE_API_KEY or OPENCLAW_API_KE
 (the user's own key, read by the SDK), TINKER_BASE_MODEL, TINKER_LORA_RANK (32), TINKER_LEARNING_RATE
 (1e-4), TINKER_BATCH_SIZE (16), TINKER_LOSS (importance_sampling), OPENCLAW_METHOD (combine),
 OPENCLAW_COMBINE_W_OPD / _W_RL (1); TINKER_SERVE_PORT (serve the trained weights through the proxy:
-serve.py), TINKER_SERVE_HOST, TINKER_SERVE_URL. The Tinker SDK (``pip install tinker``) is imported only here.
+serve.py), TINKER_SERVE_HOST, TINKER_SERVE_URL; TINKER_PER_USER (1: a per-user experiment, one LoRA training client
+per end user from per-user leases, each user's sampler loaded by name on the endpoint: per_user.py, serve.py). The
+Tinker SDK (``pip install tinker``) is imported only here.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Any, Mapping
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped
-from integrations.tinker.serve import SamplerSlot, SamplingServer
+from integrations.tinker.serve import LoraSamplers, SamplerSlot, SamplingServer
 
 log = logging.getLogger("openclaw.tinker")
 
@@ -188,13 +190,13 @@ def sampler_name(run_id: str, step: int) -> str:
     return f"{safe}-step-{step:06d}"
 
 
-def start_serving(tinker: Any, client: ControlPlaneClient, cfg: BridgeConfig, env: Mapping[str, str]) -> SamplingServer | None:
+def start_serving(tinker: Any, client: ControlPlaneClient, cfg: BridgeConfig, env: Mapping[str, str], loras: LoraSamplers | None = None) -> SamplingServer | None:
     """With TINKER_SERVE_PORT set: the sampling endpoint (serve.py), reported as the run's rolloutUrl so the
     proxy forwards the run's traffic to the weights being trained. TINKER_SERVE_HOST (127.0.0.1) is where it
     listens and, unless TINKER_SERVE_URL says otherwise, the address reported."""
     if not env.get("TINKER_SERVE_PORT"):
         return None
-    server = SamplingServer(tinker.types, SamplerSlot(), served_name=cfg.base_model, host=env.get("TINKER_SERVE_HOST", "127.0.0.1"), port=int(env["TINKER_SERVE_PORT"]))
+    server = SamplingServer(tinker.types, SamplerSlot(), served_name=cfg.base_model, host=env.get("TINKER_SERVE_HOST", "127.0.0.1"), port=int(env["TINKER_SERVE_PORT"]), loras=loras)
     server.start()
     url = env.get("TINKER_SERVE_URL") or server.url
     try:
@@ -220,10 +222,21 @@ def main() -> int:
     client = ControlPlaneClient(Settings.from_env())
     book = LeaseBook(client)
     heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
-    server = start_serving(tinker, client, cfg, os.environ)
+    per_user = os.environ.get("TINKER_PER_USER") == "1"
+    if per_user:
+        from integrations.tinker.per_user import PerUserTinker, train_per_user
+
+        users = PerUserTinker(tinker, cfg, client.settings.run_id)
+    server = start_serving(tinker, client, cfg, os.environ, loras=LoraSamplers(users.service) if per_user else None)
     heartbeat.start()
     try:
-        steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None)
+        if per_user:
+            if server:
+                # Requests without an adapter (users served the base) sample from the base model.
+                server.slot.set(users.service.create_sampling_client(base_model=cfg.base_model), users.tokenizer(), None, 0)
+            steps = train_per_user(users, book)
+        else:
+            steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None)
     finally:
         heartbeat.stop()
         if server:

@@ -11,8 +11,10 @@ Privacy: samples are grouped by their ``endUserId`` before any Datum is built; a
 another user's step, is refused, never trained into someone's adapter. Sampler names carry a hash of the user id,
 not the id itself, so Tinker's storage does not learn who the users are.
 
-Not wired to the control plane yet: the lease API hands out one run's samples without their end user, so the bridge
-(bridge.py) still trains one shared adapter; this class is what a per-user bridge loop calls (docs/personalization.md).
+The bridge drives it per user (``TINKER_PER_USER=1``, ``train_per_user`` below): the console leases a per-user
+experiment's samples one user at a time (``server/personalization/leases.ts``), each lease becomes a step of that
+user's client, and its acknowledgement carries the user's new sampler path, which the console registers as the user's
+next served version; the bridge's endpoint (serve.py ``LoraSamplers``) loads it when the proxy asks for that user.
 """
 
 from __future__ import annotations
@@ -21,8 +23,17 @@ import hashlib
 from collections import OrderedDict
 from typing import Any, Iterable, Mapping
 
+import logging
+import time
+
 from integrations.slime.convert import sample_fields
-from integrations.tinker.bridge import BridgeConfig, build_datum, token_advantages
+from integrations.slime.leases import LeaseBook, RunStopped
+from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, token_advantages
+
+log = logging.getLogger("openclaw.tinker.per_user")
+
+# A per-user lease's size is the console's to decide (perUser.maxSamplesPerVersion, minSamples): ask for the most.
+LEASE_SIZE = 4096
 
 
 def user_sampler_name(run_id: str, end_user_id: str, version: int) -> str:
@@ -54,8 +65,18 @@ class PerUserTinker:
         self._clients: dict[str, Any] = {}
         self._samplers: dict[str, Any] = {}
         self._base_sampler: Any = None
+        self._tokenizer: Any = None
         self.versions: dict[str, int] = {}
         self.paths: dict[str, str] = {}
+        self.last_metrics: dict[str, float] = {}
+
+    def tokenizer(self) -> Any:
+        """The base model's tokenizer (the endpoint renders prompts with it): a training client's, as the SDK gives it,
+        from one created for this once (it never trains) when no user has a client yet."""
+        if self._tokenizer is None:
+            client = next(iter(self._clients.values()), None) or self.service.create_lora_training_client(base_model=self.cfg.base_model, rank=self.cfg.lora_rank)
+            self._tokenizer = client.get_tokenizer()
+        return self._tokenizer
 
     def training_client(self, end_user_id: str) -> Any:
         client = self._clients.get(end_user_id)
@@ -77,8 +98,7 @@ class PerUserTinker:
             data.append(build_datum(self.types, fields, token_advantages(fields, self.cfg.method, self.cfg.w_opd, self.cfg.w_rl)))
         fwd_bwd = training.forward_backward(data, self.cfg.loss)
         optim = training.optim_step(self.types.AdamParams(learning_rate=self.cfg.learning_rate))
-        fwd_bwd.result()
-        optim.result()
+        self.last_metrics = {**_metrics(fwd_bwd.result(), optim.result()), "tinker/batch_size": float(len(data))}
         version = self.versions.get(end_user_id, 0) + 1
         path = training.save_weights_for_sampler(user_sampler_name(self.run_id, end_user_id, version)).result().path
         self.versions[end_user_id] = version
@@ -97,3 +117,23 @@ class PerUserTinker:
         if self._base_sampler is None:
             self._base_sampler = self.service.create_sampling_client(base_model=self.cfg.base_model)
         return self._base_sampler, None
+
+
+def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None = None, poll_s: float = 2.0) -> int:
+    """Lease one user's batch → a step of their client → acknowledge with their new sampler path (the console registers
+    it as their version); until the console stops the run. A lease of no end user is refused: not a per-user run."""
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        try:
+            lease = book.acquire(steps, LEASE_SIZE, poll_s=poll_s, min_size=1)
+        except RunStopped as stopped:
+            log.info("stopping: %s", stopped)
+            break
+        user = lease.get("endUserId")
+        if not isinstance(user, str) or not user:
+            raise SystemExit("TINKER_PER_USER=1 but the console leased a batch of no end user: is the experiment per-user?")
+        started = time.monotonic()
+        path = users.step(user, lease["samples"])
+        book.acknowledge_through(steps, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
+        steps += 1
+    return steps

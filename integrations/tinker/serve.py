@@ -16,6 +16,12 @@ The answer carries what the proxy records for training: ``choices[].token_ids`` 
 ``choices[].logprobs.content[].logprob`` (their behaviour log-probs). Qwen-style ``<tool_call>{json}</tool_call>``
 blocks become ``tool_calls`` and a leading ``<think>…</think>`` becomes ``reasoning_content``, as SGLang's
 ``qwen25`` tool and ``qwen3`` reasoning parsers do for the same models. Standard library only.
+
+Per user (``TINKER_PER_USER=1``, ``LoraSamplers``): the endpoint speaks the part of SGLang's multi-LoRA contract the
+proxy uses (``tests/fixtures/lora/sglang.json``): ``POST /load_lora_adapter {lora_name, lora_path}`` makes a sampling
+client for a user's ``tinker://`` sampler path, ``POST /unload_lora_adapter {lora_name}`` drops it, and a request naming
+``lora_path: <name>`` is answered by that client (one it does not hold: SGLang's not-loaded message, so the proxy loads
+it again). A request without ``lora_path`` gets the base model's sampler.
 """
 
 from __future__ import annotations
@@ -55,6 +61,35 @@ class SamplerSlot:
     def get(self) -> tuple[Any, Any, str | None, int]:
         with self._lock:
             return self.sampler, self.tokenizer, self.path, self.step
+
+
+class LoraSamplers:
+    """Sampling clients by adapter name, for a per-user experiment's users (their tinker:// sampler paths)."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+        self._lock = threading.Lock()
+        self._by_name: dict[str, tuple[Any, str]] = {}
+
+    def load(self, name: str, path: str) -> None:
+        if not isinstance(name, str) or not name or not isinstance(path, str) or not path.startswith("tinker://"):
+            raise BadRequest("lora_name and a tinker:// lora_path are required")
+        sampler = self.service.create_sampling_client(model_path=path)
+        with self._lock:
+            self._by_name[name] = (sampler, path)
+
+    def unload(self, name: str) -> bool:
+        with self._lock:
+            return self._by_name.pop(name, None) is not None
+
+    def get(self, name: str) -> tuple[Any, str]:
+        with self._lock:
+            held = self._by_name.get(name)
+            if held is None:
+                # SGLang's LoRA registry (acquire) words it so; the proxy matches the text up to the name.
+                loaded = ", ".join(sorted(self._by_name))
+                raise BadRequest(f"The following requested LoRA adapters are not loaded: {name}\nLoaded adapters: {loaded}.")
+            return held
 
 
 _TOOL_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
@@ -114,11 +149,16 @@ def _sampling_params(types: Any, tokenizer: Any, body: dict[str, Any]) -> Any:
     return types.SamplingParams(**kwargs)
 
 
-def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_name: str) -> dict[str, Any]:
-    """One OpenAI chat completion from the slot's sampler (raises BadRequest, or LookupError before it has one)."""
+def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_name: str, loras: LoraSamplers | None = None) -> dict[str, Any]:
+    """One OpenAI chat completion from the slot's sampler, or from the user's adapter a per-user request names in
+    ``lora_path`` (raises BadRequest, or LookupError before there is a sampler)."""
     sampler, tokenizer, path, step = slot.get()
     if sampler is None:
         raise LookupError("the Tinker sampler is not ready yet")
+    if body.get("lora_path") is not None:
+        if loras is None:
+            raise BadRequest("lora_path: this endpoint serves no per-user adapters (TINKER_PER_USER is not set)")
+        sampler, path = loras.get(str(body["lora_path"]))
     n = body.get("n", 1)
     if not isinstance(n, int) or not 1 <= n <= 16:
         raise BadRequest("n: an integer from 1 to 16 is required")
@@ -158,7 +198,7 @@ def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_
 class SamplingServer:
     """The endpoint on a background thread (ThreadingHTTPServer: one thread per request)."""
 
-    def __init__(self, types: Any, slot: SamplerSlot, served_name: str, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, types: Any, slot: SamplerSlot, served_name: str, host: str = "127.0.0.1", port: int = 0, loras: LoraSamplers | None = None):
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, fmt: str, *args: Any) -> None:
                 log.debug("%s " + fmt, self.address_string(), *args)
@@ -182,16 +222,22 @@ class SamplingServer:
                 self._error(404, f"no route {self.path}", "not_found")
 
             def do_POST(self) -> None:  # noqa: N802
-                if self.path != "/v1/chat/completions":
+                if self.path not in ("/v1/chat/completions", "/load_lora_adapter", "/unload_lora_adapter") or (self.path != "/v1/chat/completions" and loras is None):
                     return self._error(404, f"no route {self.path}", "not_found")
                 try:
                     body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
                     if not isinstance(body, dict):
                         raise BadRequest("the body must be a JSON object")
+                    if self.path == "/load_lora_adapter":
+                        loras.load(body.get("lora_name"), body.get("lora_path"))
+                        return self._send(200, {"success": True, "error_message": None})
+                    if self.path == "/unload_lora_adapter":
+                        found = loras.unload(str(body.get("lora_name")))
+                        return self._send(200, {"success": found, "error_message": None if found else "not loaded"})
                     if body.get("stream"):
                         # The proxy replays a JSON completion as a stream for clients that asked for one.
                         body = {**body, "stream": False}
-                    self._send(200, chat_completion(types, slot, body, served_name))
+                    self._send(200, chat_completion(types, slot, body, served_name, loras))
                 except (BadRequest, ValueError) as err:
                     self._error(400, str(err), "invalid_request_error")
                 except LookupError as err:
@@ -201,6 +247,7 @@ class SamplingServer:
                     self._error(500, f"sampling failed: {err}", "server_error")
 
         self.slot = slot
+        self.loras = loras
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
         self.host, self.port = host, self.httpd.server_address[1]

@@ -404,21 +404,30 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
   }
   if (cfg.personalization === "per-user") {
     // slime trains one policy in one Megatron job (single-tenant). The embedded trainer trains adapters for the
-    // embedded policy; an engine serving LoRA (policy.loraAdapters) serves PEFT folders registered per user
-    // (POST …/end-users/:endUserId/adapters), which hf-local writes.
+    // embedded policy; an engine serving LoRA (policy.loraAdapters) serves a version per user that a trainer leasing
+    // per user registers (personalization/leases.ts): hf-local's PEFT folders (SGLang or vLLM), or Tinker's sampler
+    // paths, loaded by name into the Tinker bridge's endpoint, which speaks SGLang's LoRA routes (policy.baseUrl).
     const onEngine = cfg.policy.kind !== "embedded" && !!cfg.policy.loraAdapters;
+    const tinkerOnEngine = onEngine && cfg.trainer.backend === "tinker";
     if (cfg.trainer.backend === "ray-slime" || cfg.trainer.backend === "local-process")
       ctx.addIssue({
         code: "custom",
         path: ["personalization"],
         message: "per-user adapters need a multi-tenant trainer: slime trains one policy per job",
       });
-    else if (cfg.trainer.backend !== (onEngine ? "hf-local" : "embedded"))
+    else if (tinkerOnEngine && cfg.policy.kind !== "embedded" && cfg.policy.loraAdapters !== "sglang")
+      ctx.addIssue({
+        code: "custom",
+        path: ["policy", "loraAdapters"],
+        message:
+          "per-user adapters on Tinker are served by the bridge's endpoint, which speaks SGLang's LoRA routes: set loraAdapters sglang",
+      });
+    else if (!tinkerOnEngine && cfg.trainer.backend !== (onEngine ? "hf-local" : "embedded"))
       ctx.addIssue({
         code: "custom",
         path: ["personalization"],
         message: onEngine
-          ? "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local"
+          ? "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local (or tinker with its endpoint)"
           : `per-user adapters are trained by the embedded trainer; the ${cfg.trainer.backend} backend has no per-user path yet`,
       });
     if (cfg.policy.kind !== "embedded" && !onEngine)
@@ -489,12 +498,19 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
           : "GPU trainers serve through SGLang: choose policy kind sglang",
     });
   }
-  if (cfg.policy.kind !== "embedded" && cfg.policy.loraAdapters && cfg.trainer.backend !== "hf-local") {
+  // A per-user Tinker experiment loads each user's sampler into the bridge's endpoint by name (checked above).
+  const tinkerPerUser = cfg.trainer.backend === "tinker" && cfg.personalization === "per-user";
+  if (
+    cfg.policy.kind !== "embedded" &&
+    cfg.policy.loraAdapters &&
+    cfg.trainer.backend !== "hf-local" &&
+    !tinkerPerUser
+  ) {
     ctx.addIssue({
       code: "custom",
       path: ["policy", "loraAdapters"],
       message:
-        "LoRA hot-loading serves hf-local's PEFT adapters: choose trainer hf-local, or leave it unset (slime and Tinker update the engine's weights themselves)",
+        "LoRA hot-loading serves hf-local's PEFT adapters: choose trainer hf-local, or leave it unset (slime and Tinker update the engine's weights themselves; Tinker per user is the exception)",
     });
   }
   if (cfg.trainer.finetune && cfg.trainer.backend !== "hf-local") {

@@ -5,13 +5,15 @@ import type { z } from "zod";
 import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
-import { db } from "../platform/db/client";
-import { ExperimentConfigSchema } from "../config/experimentConfig";
+import { db, type Prisma } from "../platform/db/client";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
-import { adapterDirProblem } from "../platform/extensions";
+import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { announceAdapterChange } from "./announce";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
+
+type Tx = Prisma.TransactionClient;
 
 /** Versions of each user's adapter, oldest first, for the reward trend (at most this many per user). */
 const TREND_VERSIONS = 20;
@@ -136,49 +138,87 @@ export async function trainEndUsers(p: Principal, input: z.output<typeof Adapter
   }));
 }
 
+/** A new version of a user's chain that an engine serves from `path` (a PEFT folder), and what it trained on. */
+export interface ServedAdapterVersion {
+  experimentId: string;
+  endUserId: string;
+  path: string;
+  rank: number;
+  alpha: number;
+  /** samples it trained on, their mean reward and the newest one's time (a trainer's lease); absent when registered by hand */
+  samples?: number;
+  meanReward?: number | null;
+  throughAt?: Date | null;
+}
+
 /**
- * Register a user's adapter version that SGLang/vLLM will serve from its PEFT folder (trained outside this process,
- * e.g. by hf-local): the next version of that user's chain, served at once (the served one becomes SUPERSEDED, so a
- * rollback returns to it; no gate runs here: the embedded gate cannot score a PEFT folder). The proxies load it as
- * soon as it is announced. Audited.
+ * Refuses (400 `adapter_not_servable`) a version this experiment's engine cannot serve to its users: the experiment
+ * must be per-user with LoRA serving (policy.loraAdapters), and the version a folder inside the operator's
+ * ADAPTER_DIRS, or for a Tinker-trained experiment a Tinker sampler path (resolved by the bridge's endpoint at Tinker,
+ * never a path on a disk here or on the engine's host).
  */
-export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
-  const e = await loadExperimentFor(p, input.experimentId);
-  const config = ExperimentConfigSchema.parse(e.config);
+export async function assertServableUserAdapter(config: ExperimentConfig, path: string): Promise<void> {
   if (config.personalization !== "per-user" || config.policy.kind === "embedded" || !config.policy.loraAdapters)
     throw appError(
       "adapter_not_servable",
       "adapter folders are served by SGLang/vLLM multi-LoRA: the experiment must be per-user with policy.loraAdapters",
     );
-  const problem = await adapterDirProblem(input.path);
+  if (config.trainer.backend === "tinker") {
+    if (!TINKER_SAMPLER_PATH.test(path))
+      throw appError("adapter_not_servable", "a Tinker experiment's user version is a tinker:// sampler path", [
+        { path: "path", message: "must be a tinker:// sampler path" },
+      ]);
+    return;
+  }
+  const problem = await adapterDirProblem(path);
   if (problem)
     throw appError("adapter_not_servable", `adapter folder ${problem}`, [{ path: "path", message: problem }]);
-  const out = await db().$transaction(async (tx) => {
-    const where = { experimentId: e.id, endUserId: input.endUserId };
-    const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
-    const served = await tx.userAdapter.findFirst({
-      where: { ...where, state: "PROMOTED" },
-      orderBy: { version: "desc" },
-    });
-    if (served)
-      await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
-    const row = await tx.userAdapter.create({
-      data: {
-        ...where,
-        version: (last?.version ?? 0) + 1,
-        parentId: served?.id ?? null,
-        rank: input.rank,
-        alpha: input.alpha,
-        state: "PROMOTED",
-        weights: Buffer.alloc(0),
-        path: input.path,
-        decidedAt: new Date(),
-      },
-    });
-    const after = { version: row.version, state: row.state, path: row.path };
-    await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
-    return { endUserId: input.endUserId, adapterId: row.id, version: row.version, state: row.state };
+}
+
+/**
+ * The user's next version, served at once: the served one becomes SUPERSEDED, so a rollback returns to it. No gate
+ * runs (the gate scores with the embedded model, which cannot load a PEFT folder). Audited; the caller announces
+ * the change (announceAdapterChange) once its transaction commits, and the proxies load the new folder.
+ * Both ways in use it: registering by hand (below) and a trainer acknowledging a user's lease (training/leases).
+ */
+export async function addServedAdapterVersion(tx: Tx, p: Principal, v: ServedAdapterVersion) {
+  const where = { experimentId: v.experimentId, endUserId: v.endUserId };
+  const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
+  const served = await tx.userAdapter.findFirst({
+    where: { ...where, state: "PROMOTED" },
+    orderBy: { version: "desc" },
   });
+  if (served)
+    await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
+  const row = await tx.userAdapter.create({
+    data: {
+      ...where,
+      version: (last?.version ?? 0) + 1,
+      parentId: served?.id ?? null,
+      rank: v.rank,
+      alpha: v.alpha,
+      state: "PROMOTED",
+      weights: Buffer.alloc(0),
+      path: v.path,
+      samples: v.samples ?? 0,
+      meanReward: v.meanReward ?? null,
+      throughAt: v.throughAt ?? null,
+      decidedAt: new Date(),
+    },
+  });
+  const after = { version: row.version, state: row.state, path: row.path, samples: row.samples };
+  await audit(tx, p, "endUser.adapter.register", "UserAdapter", row.id, null, after);
+  return { endUserId: v.endUserId, adapterId: row.id, version: row.version, state: row.state };
+}
+
+/** Register a user's adapter version trained outside this process (a PEFT folder SGLang/vLLM serves). */
+export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
+  const e = await loadExperimentFor(p, input.experimentId);
+  await assertServableUserAdapter(ExperimentConfigSchema.parse(e.config), input.path);
+  const { endUserId, path, rank, alpha } = input;
+  const out = await db().$transaction((tx) =>
+    addServedAdapterVersion(tx, p, { experimentId: e.id, endUserId, path, rank, alpha }),
+  );
   announceAdapterChange(e.id, input.endUserId);
   return out;
 }

@@ -91,6 +91,12 @@ export async function modelDirProblem(configured: string, source?: EnvSource): P
 }
 
 /**
+ * A Tinker sampler path (`save_weights_for_sampler(...).result().path`): a per-user Tinker experiment's user versions.
+ * No path on any disk: the Tinker bridge's endpoint resolves it at Tinker, so ADAPTER_DIRS does not apply to it.
+ */
+export const TINKER_SAMPLER_PATH = /^tinker:\/\/[A-Za-z0-9._~:@!$&'()*+,;=%/-]+$/;
+
+/**
  * Why a LoRA adapter folder may not be handed to a serving engine, or null. The engine resolves the path on its
  * own disk, so it must be absolute (no working directory to guess), without `..` segments or control
  * characters, and inside MODELS_DIR or one of ADAPTER_DIRS (unset: DATA_DIR). Where it exists on this host its

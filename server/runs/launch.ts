@@ -72,6 +72,7 @@ export function buildRunLaunch(t: LaunchTarget, s: SupervisorSettings, apiKey: s
         ? { roles: s.LOCAL_PROCESS_ROLES, env: s.LOCAL_PROCESS_ENV ?? {} }
         : undefined,
       episodes: t.episodes,
+      perUser: c.personalization === "per-user" ? { rank: c.perUser.rank, alpha: c.perUser.alpha } : undefined,
       finetune: c.trainer.finetune,
       policyModel: model,
       controlPlaneUrl: controlPlaneUrl(s),

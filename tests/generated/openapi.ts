@@ -914,7 +914,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready
+     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.lease"];
@@ -1498,7 +1498,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded
+     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next served version (not gated)
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.ack"];
@@ -10528,11 +10528,13 @@ export interface operations {
             paused: boolean;
             available: number | null;
             policyVersion: number | null;
+            endUserId: string | null;
             samples: {
               sampleId: string;
               turnId: string;
               sessionId: string;
               turnIndex: number | null;
+              endUserId: string | null;
               /** @enum {string} */
               kind: "RL" | "OPD" | "BOTH";
               reward: number | null;
@@ -10620,6 +10622,7 @@ export interface operations {
                     turnId: string;
                     sessionId: string;
                     turnIndex: number | null;
+                    endUserId: string | null;
                     /** @enum {string} */
                     kind: "RL" | "OPD" | "BOTH";
                     reward: number | null;
@@ -12507,6 +12510,12 @@ export interface operations {
             trainedSamples: number | null;
             lostSamples: number | null;
             replayed: boolean;
+            adapter: {
+              endUserId: string;
+              adapterId: string;
+              version: number | null;
+              state: string;
+            } | null;
           };
         };
       };

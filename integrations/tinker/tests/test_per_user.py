@@ -1,13 +1,19 @@
 """Per-user adapters on Tinker (per_user.py) against the fake SDK rebuilt from its source (fake_tinker.py): one LoRA
 training client per user on one shared base, each user's samples only on their own client, a sampler per user
-answering from that user's weights, the base's sampler for a user without any."""
+answering from that user's weights, the base's sampler for a user without any; the bridge's per-user loop over
+per-user leases, and the endpoint loading each user's sampler path by name as the proxy asks (SGLang's contract)."""
 
+import json
 import os
 import sys
 import unittest
+import urllib.error
+import urllib.request
 
+from integrations.slime.leases import LeaseBook
 from integrations.tinker import bridge
-from integrations.tinker.per_user import PerUserTinker, group_by_user, user_sampler_name
+from integrations.tinker.per_user import PerUserTinker, group_by_user, train_per_user, user_sampler_name
+from integrations.tinker.serve import LoraSamplers, SamplerSlot, SamplingServer
 from fake_tinker import ModelInput, make_module
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "slime", "tests"))
@@ -86,6 +92,113 @@ class PerUserTinkerTest(unittest.TestCase):
         self.assertRegex(a, r"^run-1-u[0-9a-f]{16}-v000001$")
         self.assertNotEqual(a, user_sampler_name("run/1", "leo@example.com", 1))
         self.assertNotEqual(a, user_sampler_name("run/1", "maya@example.com", 2))
+
+
+class PerUserLeases:
+    """The batch API for a per-user run: each lease one user's samples, naming them; 409 once drained."""
+
+    def __init__(self, batches):
+        self.batches = list(batches)
+        self.acks = []
+
+    def lease(self, size, min_size=1, lease_seconds=600, request_key=None):
+        from integrations.slime.client import ControlPlaneError
+
+        if not self.batches:
+            raise ControlPlaneError("409: run is killed", status=409, code="CONFLICT")
+        user, samples = self.batches.pop(0)
+        return {"leaseId": f"lease-{len(self.acks)}-{user}", "endUserId": user, "samples": samples, "paused": False, "available": 0}
+
+    def ack(self, lease_id, step, metrics=None, weight_version=None, checkpoint_path=None, duration_ms=None):
+        self.acks.append({"leaseId": lease_id, "step": step, "metrics": metrics, "checkpointPath": checkpoint_path})
+        return {"leaseId": lease_id, "step": step, "replayed": False}
+
+    def report(self, **kwargs):
+        return {"stop": False, "paused": False, "renewed": []}
+
+
+class BridgePerUserTest(unittest.TestCase):
+    def setUp(self):
+        self.tokenizer = CharTokenizer()
+        self.module, self.service = make_module(self.tokenizer)
+        cfg = bridge.BridgeConfig(base_model=BASE, lora_rank=8, method="grpo")
+        self.users = PerUserTinker(self.module, cfg, "run-7")
+
+    def test_each_lease_steps_its_users_client_and_is_acknowledged_with_their_sampler_path(self):
+        cp = PerUserLeases([("maya", [leased(0, "maya"), leased(1, "maya")]), ("leo", [leased(2, "leo")]), ("maya", [leased(3, "maya")])])
+        steps = train_per_user(self.users, LeaseBook(cp), poll_s=0)
+        self.assertEqual(steps, 3)
+        maya_id = self.users.training_client("maya").model_id
+        leo_id = self.users.training_client("leo").model_id
+        paths = [a["checkpointPath"] for a in cp.acks]
+        self.assertRegex(paths[0], rf"^tinker://{maya_id}/sampler_weights/run-7-u[0-9a-f]{{16}}-v000001$")
+        self.assertRegex(paths[1], rf"^tinker://{leo_id}/sampler_weights/run-7-u[0-9a-f]{{16}}-v000001$")
+        self.assertRegex(paths[2], rf"^tinker://{maya_id}/sampler_weights/run-7-u[0-9a-f]{{16}}-v000002$")
+        self.assertEqual([a["step"] for a in cp.acks], [1, 2, 3])
+        self.assertEqual(cp.acks[0]["metrics"], {"tinker/loss:sum": 1.5, "tinker/batch_size": 2.0})
+        # Each client trained its own user's lease only: Maya's twice (2 + 1 samples), Leo's once.
+        sizes = [(c[3], len(c[2])) for c in self.service.calls if c[0] == "forward_backward"]
+        self.assertEqual(sizes, [(maya_id, 2), (leo_id, 1), (maya_id, 1)])
+
+    def test_refuses_a_lease_of_no_end_user(self):
+        cp = PerUserLeases([(None, [leased(0, "maya")])])
+        with self.assertRaisesRegex(SystemExit, "no end user"):
+            train_per_user(self.users, LeaseBook(cp), poll_s=0)
+        self.assertEqual([c for c in self.service.calls if c[0] == "forward_backward"], [])
+
+
+def call(url, path, body):
+    req = urllib.request.Request(url.replace("/v1", path), data=json.dumps(body).encode(), method="POST", headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+class PerUserEndpointTest(unittest.TestCase):
+    """The endpoint as the proxy drives it for a per-user Tinker experiment (policy.loraAdapters "sglang")."""
+
+    def setUp(self):
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "fixtures", "lora", "sglang.json"), encoding="utf-8") as f:
+            self.contract = json.load(f)
+        self.tokenizer = CharTokenizer()
+        self.module, self.service = make_module(self.tokenizer)
+        slot = SamplerSlot()
+        service = self.module.ServiceClient()
+        slot.set(service.create_sampling_client(base_model=BASE), self.tokenizer, None, 0)
+        self.server = SamplingServer(self.module.types, slot, served_name=BASE, loras=LoraSamplers(service)).start()
+
+    def tearDown(self):
+        self.server.close()
+
+    def ask(self, **extra):
+        return call(self.server.url, "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 200, **extra})
+
+    def test_loads_a_users_sampler_path_by_name_and_answers_requests_naming_it(self):
+        routes = {r["path"]: r["body"] for r in self.contract["routes"]}
+        load_fields = {f["name"] for f in self.contract["models"][routes["/load_lora_adapter"]]["fields"]}
+        self.assertLessEqual({"lora_name", "lora_path"}, load_fields)
+        self.assertEqual(self.contract["perRequest"]["field"], "lora_path")
+        path = "tinker://run-abc/sampler_weights/run-7-u0123456789abcdef-v000001"
+        self.assertEqual(call(self.server.url, "/load_lora_adapter", {"lora_name": "ua-1", "lora_path": path}), (200, {"success": True, "error_message": None}))
+        status, body = self.ask(lora_path="ua-1")
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["metadata"]["sampler_path"], path)
+        self.assertEqual(self.tokenizer.decode(body["choices"][0]["token_ids"]), f"answer from {path}")
+        # Without lora_path: the base model (a user served the base).
+        status, body = self.ask()
+        self.assertEqual((status, body["metadata"]["sampler_path"]), (200, None))
+
+    def test_answers_a_name_it_does_not_hold_as_sglang_does_so_the_proxy_loads_it_again(self):
+        call(self.server.url, "/load_lora_adapter", {"lora_name": "ua-1", "lora_path": "tinker://m/sampler_weights/x"})
+        self.assertEqual(call(self.server.url, "/unload_lora_adapter", {"lora_name": "ua-1"})[1]["success"], True)
+        status, body = self.ask(lora_path="ua-1")
+        self.assertEqual(status, 400)
+        before, after, end = self.contract["notLoaded"]["parts"]
+        self.assertEqual(body["error"]["message"], f"{before}ua-1{after}{end}")
+        status, body = call(self.server.url, "/load_lora_adapter", {"lora_name": "ua-2", "lora_path": "/etc/passwd"})
+        self.assertEqual(status, 400)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { IdSchema } from "../../platform/schemas";
 import { collectRunSamples } from "../../training/leases/fill";
+import { perUserLeasing } from "../../personalization/leases";
 import { AckInput, EpisodeLeaseInput, LeaseInput, LeaseParams, ReportInput } from "../../training/leases/schemas";
 import { leaseEpisodeGroups } from "../../training/leases/episodes";
 import * as batches from "../../training/leases/service";
@@ -23,12 +24,12 @@ export const batchProcedures = {
     permission: "trainer",
     tag: "trainer",
     summary:
-      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready",
+      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share",
     input: LeaseInput.safeExtend(ById.shape),
     rest: { method: "POST", path: "/runs/:id/batches/lease" },
     output: BatchesLeaseOutput,
     handler: ({ principal, input: { id, ...body } }) =>
-      batches.leaseBatch(principal, id, body, { fill: collectRunSamples }),
+      batches.leaseBatch(principal, id, body, { fill: collectRunSamples, perUser: perUserLeasing }),
   }),
   leaseEpisodes: procedure({
     kind: "mutation",
@@ -47,11 +48,12 @@ export const batchProcedures = {
     permission: "trainer",
     tag: "trainer",
     summary:
-      "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded",
+      "Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next served version (not gated)",
     input: AckInput.extend(LeaseParams.shape),
     rest: { method: "POST", path: "/runs/:id/batches/:leaseId/ack" },
     output: BatchesAckOutput,
-    handler: ({ principal, input: { id, leaseId, ...body } }) => batches.ackBatch(principal, id, leaseId, body),
+    handler: ({ principal, input: { id, leaseId, ...body } }) =>
+      batches.ackBatch(principal, id, leaseId, body, { perUser: perUserLeasing }),
   }),
   report: procedure({
     kind: "mutation",

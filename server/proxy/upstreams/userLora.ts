@@ -4,7 +4,7 @@
 // at most `maxLoaded` of them loaded and unloads its least recently used one first; the engine may still drop one
 // (SGLang's own LRU, a restart), which the request path sees as a not-loaded answer and repairs by loading again
 // (openaiHttp.ts). Calls and errors are lora.ts's, checked against the engines' extracted contracts.
-import { adapterDirProblem } from "../../platform/extensions";
+import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../../platform/extensions";
 import { adapterNameSchema, loadAdapterCall, unloadAdapterCall, type LoraEngine } from "./lora";
 import { engineCall } from "./loraServing";
 
@@ -87,8 +87,9 @@ export class UserLoraRouter {
   }
 
   private async load(name: string, path: string): Promise<void> {
-    // The path came from a stored row: checked at use against the operator's ADAPTER_DIRS, as at registration.
-    const problem = await adapterDirProblem(path);
+    // The path came from a stored row: checked at use against the operator's ADAPTER_DIRS, as at registration; a
+    // Tinker sampler path (registered only for a Tinker experiment) is no folder: the bridge's endpoint resolves it.
+    const problem = TINKER_SAMPLER_PATH.test(path) ? null : await adapterDirProblem(path);
     if (problem) throw new Error(`adapter folder ${problem}`);
     while (this.loaded.size >= this.opts.maxLoaded) {
       const lru = this.loaded.keys().next().value as string;

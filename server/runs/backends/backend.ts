@@ -142,6 +142,11 @@ export const RunLaunchConfigSchema = z.object({
       groupsPerRollout: z.number().int().min(1).max(4096),
     })
     .optional(),
+  /**
+   * Set for a per-user experiment (personalization "per-user"): the trainer trains one LoRA per end user of this
+   * rank and alpha on the frozen base, from per-user leases (personalization/leases.ts): hf-local and tinker.
+   */
+  perUser: z.object({ rank: z.number().int().min(1), alpha: z.number().min(1) }).optional(),
   /** hf-local: the experiment's fine-tuning choice; unset = the backend's setting (HF_LOCAL_FINETUNE). */
   finetune: z.enum(["lora", "full", "auto"]).optional(),
   /** The policy checkpoint (an HF id or path; hf-local loads it, or builds the tiny CPU model for "tiny"). */

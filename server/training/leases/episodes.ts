@@ -143,7 +143,7 @@ export async function leaseEpisodeGroups(
   const pickGroups: LeasePicker = async (tx, id, now) => {
     const keys = await readyGroupKeys(tx, id, now, input.groups);
     if (keys.length < input.minGroups) return null;
-    return groupSampleIds(tx, id, keys);
+    return { sampleIds: await groupSampleIds(tx, id, keys) };
   };
   const l = await openLease(p, runId, input, pickGroups, opts);
   return {

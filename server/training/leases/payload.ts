@@ -74,6 +74,7 @@ const TURN_SELECT = {
   tokenIds: true,
   logprobs: true,
   policyVersion: true,
+  endUserId: true,
 } as const;
 
 /** The samples in `sampleIds` order; ids that no longer exist are skipped. */
@@ -133,6 +134,7 @@ export async function loadLeasedSamples(sampleIds: readonly string[]): Promise<L
           turnId: r.turnId,
           sessionId: t.sessionId,
           turnIndex: t.index,
+          endUserId: t.endUserId,
           kind: r.kind,
           reward: r.reward,
           labelSource: r.labelSource,

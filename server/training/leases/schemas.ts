@@ -38,7 +38,10 @@ export const AckInput = z.object({
   metrics: MetricMapSchema,
   /** The trainer's own weight version after the step (slime's update count, Tinker's save index). */
   weightVersion: z.number().int().min(0).optional(),
-  /** Where the trainer saved the new weights (slime --save dir, a tinker:// sampler path), if it did. */
+  /**
+   * Where the trainer saved the new weights (slime --save dir, a tinker:// sampler path), if it did. For a per-user
+   * lease: the user's new PEFT folder, registered as their next served version (inside ADAPTER_DIRS).
+   */
   checkpointPath: z.string().min(1).max(2000).optional(),
   durationMs: z.number().int().min(0).optional(),
 });
@@ -77,6 +80,8 @@ export interface LeasedSample {
   turnId: string;
   sessionId: string;
   turnIndex: number;
+  /** The end user the turn served (an identity key named them); null for unattributed traffic. */
+  endUserId: string | null;
   /** RL: reward only; OPD: teacher log-probs; BOTH: both (combine). */
   kind: "RL" | "OPD" | "BOTH";
   reward: number;
@@ -119,6 +124,11 @@ export interface LeaseResult {
   available: number;
   /** The experiment's serving version now (0 = base checkpoint). */
   policyVersion: number;
+  /**
+   * A per-user experiment's lease holds one end user's samples only: train them into that user's adapter alone.
+   * null: a shared experiment (or no lease).
+   */
+  endUserId: string | null;
   samples: LeasedSample[];
 }
 
@@ -134,6 +144,8 @@ export interface AckResult {
   lostSamples: number;
   /** true when this exact acknowledgement had already been recorded (nothing changed). */
   replayed: boolean;
+  /** A per-user lease acknowledged with a checkpointPath: the user's adapter version it registered (served at once). */
+  adapter: { endUserId: string; adapterId: string; version: number; state: string } | null;
 }
 
 export interface ReportResult {

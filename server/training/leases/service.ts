@@ -17,7 +17,7 @@ import { loadLeasedSamples } from "./payload";
 import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
 import { loadRunFor } from "../../access/scope";
 import { audit } from "../../access/audit";
-import { ExperimentConfigSchema } from "../../config/experimentConfig";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../../config/experimentConfig";
 import { adapterDirProblem } from "../../platform/extensions";
 
 export type Tx = Prisma.TransactionClient;
@@ -59,11 +59,59 @@ export interface OpenLease {
   leaseId: string | null;
   expiresAt: string | null;
   sampleIds: string[];
+  /** the end user whose samples the lease holds (a per-user experiment's lease); null otherwise */
+  endUserId: string | null;
   now: Date | null;
 }
 
+/** The samples a new lease takes, and in a per-user experiment the one end user they all belong to. */
+export interface Picked {
+  sampleIds: string[];
+  endUserId?: string;
+}
+
 /** Picks the samples a new lease takes (inside the run's lock), or null when too few are ready. */
-export type LeasePicker = (tx: Tx, runId: string, now: Date) => Promise<string[] | null>;
+export type LeasePicker = (tx: Tx, runId: string, now: Date) => Promise<Picked | null>;
+
+/** A user's version a per-user lease's acknowledgement registers (personalization/service.ts ServedAdapterVersion). */
+export interface UserVersion {
+  experimentId: string;
+  endUserId: string;
+  path: string;
+  rank: number;
+  alpha: number;
+  samples: number;
+  meanReward: number | null;
+  throughAt: Date | null;
+}
+
+/**
+ * Per-user personalization as the lease service uses it (personalization/leases.ts, passed in by the gateway): which
+ * user's samples a lease takes, how many are leasable, and the register path of a user's version.
+ */
+export interface PerUserLeasing {
+  picker(
+    experimentId: string,
+    config: ExperimentConfig,
+    input: { size: number; minSize: number },
+    freeWhere: (runId: string, now: Date) => Prisma.SampleWhereInput,
+  ): LeasePicker;
+  leasableCount(client: Pick<Tx, "sample">, free: Prisma.SampleWhereInput, config: ExperimentConfig): Promise<number>;
+  assertServable(config: ExperimentConfig, path: string): Promise<void>;
+  registerVersion(
+    tx: Tx,
+    p: Principal,
+    v: UserVersion,
+  ): Promise<{ endUserId: string; adapterId: string; version: number; state: string }>;
+  announce(experimentId: string, endUserId: string): void;
+}
+
+/** A per-user run needs the per-user leasing; the gateway passes it (a missing one is a wiring error). */
+function perUserOf(config: ExperimentConfig, opts: { perUser?: PerUserLeasing }): PerUserLeasing | null {
+  if (config.personalization !== "per-user") return null;
+  if (!opts.perUser) throw new Error("a per-user run's batches need the per-user leasing (personalization/leases.ts)");
+  return opts.perUser;
+}
 
 /**
  * Checks the run, fills its samples, and under the run's lock either renews the lease a retried request key
@@ -85,7 +133,7 @@ export async function openLease(
   const { version: policyVersion } = await activeVersion(run.experimentId);
   if (run.status === "PAUSED") {
     await db().run.update({ where: { id: runId }, data: { heartbeatAt: new Date() } });
-    return { policyVersion, paused: true, leaseId: null, expiresAt: null, sampleIds: [], now: null };
+    return { policyVersion, paused: true, leaseId: null, expiresAt: null, sampleIds: [], endUserId: null, now: null };
   }
   if (opts.fill) await opts.fill(runId);
 
@@ -113,10 +161,11 @@ export async function openLease(
       return { lease, sampleIds: prior.sampleIds.filter((id) => held.has(id)), now };
     }
 
-    const sampleIds = await pick(tx, runId, now);
-    if (!sampleIds) return { lease: null, sampleIds: [], now };
+    const picked = await pick(tx, runId, now);
+    if (!picked) return { lease: null, sampleIds: [], now };
+    const { sampleIds, endUserId = null } = picked;
     const lease = await tx.batchLease.create({
-      data: { runId, requestKey: input.requestKey ?? null, sampleIds, leasedAt: now, expiresAt },
+      data: { runId, requestKey: input.requestKey ?? null, sampleIds, endUserId, leasedAt: now, expiresAt },
     });
     await tx.sample.updateMany({
       where: { id: { in: sampleIds } },
@@ -130,6 +179,7 @@ export async function openLease(
     leaseId: leased.lease?.id ?? null,
     expiresAt: leased.lease?.expiresAt.toISOString() ?? null,
     sampleIds: leased.sampleIds,
+    endUserId: leased.lease?.endUserId ?? null,
     now: leased.now,
   };
 }
@@ -138,8 +188,11 @@ export async function leaseBatch(
   p: Principal,
   runId: string,
   input: LeaseInputT,
-  opts: { fill?: SampleFiller } = {},
+  opts: { fill?: SampleFiller; perUser?: PerUserLeasing } = {},
 ): Promise<LeaseResult> {
+  const run = await loadRunFor(p, runId);
+  const config = ExperimentConfigSchema.parse(run.config);
+  const perUser = perUserOf(config, opts);
   const pickOldest: LeasePicker = async (tx, id, now) => {
     const free = await tx.sample.findMany({
       where: freeSamplesWhere(id, now),
@@ -147,16 +200,22 @@ export async function leaseBatch(
       take: input.size,
       select: { id: true },
     });
-    return free.length < input.minSize ? null : free.map((s) => s.id);
+    return free.length < input.minSize ? null : { sampleIds: free.map((s) => s.id) };
   };
-  const l = await openLease(p, runId, input, pickOldest, opts);
-  const available = l.now ? await db().sample.count({ where: freeSamplesWhere(runId, l.now) }) : 0;
+  const pick = perUser ? perUser.picker(run.experimentId, config, input, freeSamplesWhere) : pickOldest;
+  const l = await openLease(p, runId, input, pick, opts);
+  const available = !l.now
+    ? 0
+    : perUser
+      ? await perUser.leasableCount(db(), freeSamplesWhere(runId, l.now), config)
+      : await db().sample.count({ where: freeSamplesWhere(runId, l.now) });
   return {
     leaseId: l.leaseId,
     expiresAt: l.expiresAt,
     paused: l.paused,
     available,
     policyVersion: l.policyVersion,
+    endUserId: l.endUserId,
     samples: await loadLeasedSamples(l.sampleIds),
   };
 }
@@ -175,16 +234,29 @@ async function assertServableAdapter(experimentId: string, checkpointPath: strin
     throw badRequest(`checkpointPath ${problem}`, [{ path: "checkpointPath", message: `adapter folder ${problem}` }]);
 }
 
-export async function ackBatch(p: Principal, runId: string, leaseId: string, input: AckInputT): Promise<AckResult> {
+export async function ackBatch(
+  p: Principal,
+  runId: string,
+  leaseId: string,
+  input: AckInputT,
+  opts: { perUser?: PerUserLeasing } = {},
+): Promise<AckResult> {
   const run = await loadRunFor(p, runId);
-  if (input.checkpointPath) await assertServableAdapter(run.experimentId, input.checkpointPath);
-  const { result, points } = await db().$transaction(
+  const runConfig = ExperimentConfigSchema.parse(run.config);
+  const perUser = perUserOf(runConfig, opts);
+  // A per-user run's checkpoints are its users' adapter versions: held to the rule a registered one is.
+  if (input.checkpointPath)
+    await (perUser
+      ? perUser.assertServable(runConfig, input.checkpointPath)
+      : assertServableAdapter(run.experimentId, input.checkpointPath));
+  const { result, points, announce } = await db().$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM experiments WHERE id = ${run.experimentId} FOR UPDATE`;
       await lockRun(tx, runId);
       const lease = await tx.batchLease.findFirst({ where: { id: leaseId, runId } });
       if (!lease) throw notFound("Lease", leaseId);
-      if (lease.ackedAt) return { result: await replayedAck(tx, lease, input.step), points: [] as Point[] };
+      if (lease.ackedAt)
+        return { result: await replayedAck(tx, lease, input.step), points: [] as Point[], announce: null };
       // A stopped run publishes nothing more: an in-flight ack after Stop would mint and promote a version.
       // Read under the run's lock, so a Stop that committed first is seen.
       const { status } = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
@@ -209,6 +281,17 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
 
       const now = await dbNow(tx);
       const active = await activeVersion(run.experimentId, tx);
+      if (lease.endUserId && perUser) {
+        const r = await ackUserLease(tx, p, perUser, {
+          run,
+          config: runConfig,
+          lease,
+          input,
+          now,
+          policyVersion: active.version,
+        });
+        return { ...r, announce: r.result.adapter ? lease.endUserId : null };
+      }
       // The run's versions chain from each other; the first one from whatever the experiment served then.
       const ownLast = await tx.policyVersion.findFirst({
         where: { runId },
@@ -279,37 +362,144 @@ export async function ackBatch(p: Principal, runId: string, leaseId: string, inp
         trainedSamples: trained.count,
         lostSamples: lease.sampleIds.length - trained.count,
         replayed: false,
+        adapter: null,
       };
-      return { result, points: stepPoints };
+      return { result, points: stepPoints, announce: null };
     },
     { timeout: 30_000, maxWait: 15_000 },
   );
+  if (announce) perUser?.announce(run.experimentId, announce);
   await publishMetrics(run.experimentId, runId, points);
   return result;
+}
+
+/**
+ * A per-user lease's acknowledgement: the step trains that user's adapter, never the shared policy (the base stays
+ * frozen: no policy version), and with a checkpointPath the folder becomes the user's next served version
+ * (personalization/service.ts addServedAdapterVersion, as registering one by hand; not gated, see there).
+ */
+async function ackUserLease(
+  tx: Tx,
+  p: Principal,
+  perUser: PerUserLeasing,
+  a: {
+    run: { id: string; experimentId: string; lastStep: number };
+    config: ExperimentConfig;
+    lease: { id: string; endUserId: string | null; sampleIds: string[] };
+    input: AckInputT;
+    now: Date;
+    policyVersion: number;
+  },
+): Promise<{ result: AckResult; points: Point[] }> {
+  const { run, lease, input, now } = a;
+  const metrics = {
+    ...input.metrics,
+    ...(input.weightVersion !== undefined ? { weight_version: input.weightVersion } : {}),
+  };
+  const step = await tx.trainingStep.create({
+    data: {
+      runId: run.id,
+      step: input.step,
+      policyVersion: a.policyVersion,
+      metrics,
+      durationMs: input.durationMs ?? null,
+      createdAt: now,
+    },
+  });
+  const trained = await tx.sample.updateMany({ where: { leaseId: lease.id, stepId: null }, data: { stepId: step.id } });
+  const adapter = input.checkpointPath
+    ? await perUser.registerVersion(tx, p, {
+        experimentId: run.experimentId,
+        endUserId: lease.endUserId!,
+        path: input.checkpointPath,
+        rank: a.config.perUser.rank,
+        alpha: a.config.perUser.alpha,
+        ...(await trainedSummary(tx, step.id)),
+      })
+    : null;
+  await tx.batchLease.update({
+    where: { id: lease.id },
+    data: { ackedAt: now, step: input.step, stepId: step.id, adapterId: adapter?.adapterId ?? null },
+  });
+  await tx.run.update({
+    where: { id: run.id },
+    data: {
+      lastStep: Math.max(run.lastStep, input.step),
+      heartbeatAt: now,
+      ...(input.weightVersion !== undefined ? { weightVersion: input.weightVersion } : {}),
+    },
+  });
+  const points: Point[] = Object.entries(metrics).map(([name, value]) => ({ name, value, step: input.step }));
+  const rows = metricRows(run.experimentId, run.id, points, now);
+  if (rows.length) await tx.metricPoint.createMany({ data: rows });
+  return {
+    result: {
+      leaseId: lease.id,
+      step: input.step,
+      trainingStepId: step.id,
+      policyVersion: a.policyVersion,
+      policyVersionStatus: "ACTIVE",
+      trainedSamples: trained.count,
+      lostSamples: lease.sampleIds.length - trained.count,
+      replayed: false,
+      adapter,
+    },
+    points,
+  };
+}
+
+/** What a user's version trained on: how many samples, their mean reward, the newest one's turn time. */
+async function trainedSummary(tx: Tx, stepId: string) {
+  const rows = await tx.sample.findMany({
+    where: { stepId },
+    select: { reward: true, turn: { select: { createdAt: true } } },
+  });
+  return {
+    samples: rows.length,
+    meanReward: rows.length ? rows.reduce((s, r) => s + r.reward, 0) / rows.length : null,
+    throughAt: rows.reduce<Date | null>((m, r) => (!m || r.turn.createdAt > m ? r.turn.createdAt : m), null),
+  };
 }
 
 /** An acknowledgement already recorded: the same answer again, or a conflict if it names another step. */
 async function replayedAck(
   tx: Tx,
-  lease: { id: string; step: number | null; stepId: string | null; sampleIds: string[] },
+  lease: {
+    id: string;
+    step: number | null;
+    stepId: string | null;
+    sampleIds: string[];
+    endUserId: string | null;
+    adapterId: string | null;
+  },
   step: number,
 ): Promise<AckResult> {
   if (lease.step !== step) throw conflict(`Lease ${lease.id} was acknowledged at step ${lease.step}, not ${step}`);
   const ts = lease.stepId ? await tx.trainingStep.findUnique({ where: { id: lease.stepId } }) : null;
   if (!ts) throw conflict(`The step lease ${lease.id} was acknowledged with has been deleted`);
-  const [trained, pv] = await Promise.all([
+  const [trained, pv, adapter] = await Promise.all([
     tx.sample.count({ where: { leaseId: lease.id, stepId: ts.id } }),
     tx.policyVersion.findFirst({ where: { runId: ts.runId, version: ts.policyVersion }, select: { status: true } }),
+    lease.adapterId
+      ? tx.userAdapter.findUnique({
+          where: { id: lease.adapterId },
+          select: { id: true, endUserId: true, version: true, state: true },
+        })
+      : null,
   ]);
   return {
     leaseId: lease.id,
     step,
     trainingStepId: ts.id,
     policyVersion: ts.policyVersion,
-    policyVersionStatus: pv?.status === "ACTIVE" ? "ACTIVE" : "CANDIDATE",
+    // A per-user step made no policy version: the base it recorded is what serves.
+    policyVersionStatus: pv?.status === "ACTIVE" || lease.endUserId ? "ACTIVE" : "CANDIDATE",
     trainedSamples: trained,
     lostSamples: lease.sampleIds.length - trained,
     replayed: true,
+    adapter: adapter
+      ? { endUserId: adapter.endUserId, adapterId: adapter.id, version: adapter.version, state: adapter.state }
+      : null,
   };
 }
 

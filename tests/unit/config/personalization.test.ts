@@ -53,7 +53,21 @@ describe("personalization", () => {
     );
     const embeddedTrainer = engine("sglang", "embedded");
     expect(embeddedTrainer.error!.issues.map((i) => i.message)).toContain(
-      "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local",
+      "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local (or tinker with its endpoint)",
+    );
+  });
+
+  it("takes Tinker per user behind the bridge's endpoint (SGLang's LoRA routes), and nothing else for Tinker", () => {
+    const tinker = (policy: Record<string, unknown>) =>
+      ExperimentConfigSchema.safeParse({ personalization: "per-user", policy, trainer: { backend: "tinker" } });
+    const endpoint = { kind: "sglang", baseUrl: "http://trainer-host:30010/v1", model: "Qwen/Qwen3-4B" };
+    expect(tinker({ ...endpoint, loraAdapters: "sglang" }).success).toBe(true);
+    expect(tinker({ ...endpoint, loraAdapters: "vllm" }).error!.issues.map((i) => i.message)).toContain(
+      "per-user adapters on Tinker are served by the bridge's endpoint, which speaks SGLang's LoRA routes: set loraAdapters sglang",
+    );
+    expect(tinker(endpoint).success).toBe(false);
+    expect(tinker({ kind: "embedded" }).error!.issues.map((i) => i.message)).toContain(
+      "per-user adapters are trained by the embedded trainer; the tinker backend has no per-user path yet",
     );
   });
 

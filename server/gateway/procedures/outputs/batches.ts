@@ -8,6 +8,8 @@ const LeasedSampleOutput = z.object({
   turnId: z.string(),
   sessionId: z.string(),
   turnIndex: Num,
+  /** the end user the turn served; null for unattributed traffic */
+  endUserId: z.string().nullable(),
   kind: z.enum(["RL", "OPD", "BOTH"]),
   reward: Num,
   labelSource: z.enum(["REVIEWER", "USER", "JUDGE"]),
@@ -37,6 +39,8 @@ export const BatchesLeaseOutput = z.object({
   paused: z.boolean(),
   available: Num,
   policyVersion: Num,
+  /** a per-user experiment's lease: the one end user every sample belongs to (train their adapter only) */
+  endUserId: z.string().nullable(),
   samples: z.array(LeasedSampleOutput),
 });
 
@@ -49,6 +53,8 @@ export const BatchesAckOutput = z.object({
   trainedSamples: Num,
   lostSamples: Num,
   replayed: z.boolean(),
+  /** a per-user lease acknowledged with a checkpointPath: the user's adapter version registered (served at once) */
+  adapter: z.object({ endUserId: z.string(), adapterId: z.string(), version: Num, state: z.string() }).nullable(),
 });
 
 export const BatchesReportOutput = z.object({

@@ -151,6 +151,13 @@ export function hfLocalCommand(
     // It runs from the console checkout: no __pycache__ folders left in it.
     PYTHONDONTWRITEBYTECODE: "1",
   };
+  if (launch.config.perUser) {
+    // One LoRA per end user (integrations/hf/per_user.py), of the experiment's per-user rank, never full fine-tuning.
+    env.HF_PER_USER = "1";
+    env.HF_FINETUNE = "lora";
+    env.HF_LORA_RANK = String(launch.config.perUser.rank);
+    env.HF_LORA_ALPHA = String(launch.config.perUser.alpha);
+  }
   if (settings.serve.url) env.HF_SERVE_URL = settings.serve.url;
   if (settings.saveDir) env.HF_SAVE_DIR = path.join(settings.saveDir, launch.experimentSlug);
   return { argv: [settings.python, "-m", "integrations.hf.train"], env, cwd: settings.cwd ?? process.cwd() };

@@ -89,6 +89,16 @@ export function tinkerCommand(
     PYTHONDONTWRITEBYTECODE: "1",
   };
   if (settings.apiKey) env.TINKER_API_KEY = settings.apiKey;
+  if (launch.config.perUser) {
+    // One LoRA training client per end user (integrations/tinker/per_user.py); the users' samplers are served by the
+    // bridge's endpoint (the experiment's policy.baseUrl), so there must be one.
+    if (!settings.serve)
+      throw new Error(
+        "per-user Tinker serves each user's sampler from the bridge's endpoint: set TINKER_SERVE_PORT (and point the policy's baseUrl at it)",
+      );
+    env.TINKER_PER_USER = "1";
+    env.TINKER_LORA_RANK = String(launch.config.perUser.rank);
+  }
   if (settings.serve) {
     env.TINKER_SERVE_PORT = String(settings.serve.port);
     if (settings.serve.host) env.TINKER_SERVE_HOST = settings.serve.host;

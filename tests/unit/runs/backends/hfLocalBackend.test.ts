@@ -64,6 +64,19 @@ describe("hfLocalCommand", () => {
     expect(hfLocalCommand(l, settings).env.OPENCLAW_HINT_SELECTION).toBe("sequence_optimal");
   });
 
+  it("trains one LoRA per user, of the experiment's per-user rank, for a per-user experiment", () => {
+    const settings = HfLocalSettingsSchema.parse({ finetune: "full" });
+    expect(hfLocalCommand(launch("tiny"), settings).env.HF_PER_USER).toBeUndefined();
+    const l = launch("tiny");
+    l.config.perUser = { rank: 4, alpha: 8 };
+    expect(hfLocalCommand(l, settings).env).toMatchObject({
+      HF_PER_USER: "1",
+      HF_FINETUNE: "lora",
+      HF_LORA_RANK: "4",
+      HF_LORA_ALPHA: "8",
+    });
+  });
+
   it("passes the fine-tuning mode; auto is full where full fine-tuning's estimate fits the GPU", () => {
     const mode = (model: string, settings: object) =>
       hfLocalCommand(launch(model), HfLocalSettingsSchema.parse(settings)).env.HF_FINETUNE;
@@ -208,5 +221,8 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
     // Full fine-tuning on the tiny model: served weights move, the frozen base does not, swaps fail nothing.
     expect(output).toMatch(/test_a_train_step_changes_the_served_weights_and_not_the_frozen_base .* ok/);
     expect(output).toMatch(/test_full_weight_swaps_under_live_requests_fail_nothing .* ok/);
+    // Per user: PEFT folders held to the contract extracted from huggingface/peft; one adapter per user, isolated.
+    expect(output).toMatch(/test_a_users_folder_is_what_peft_writes_and_reads .* ok/);
+    expect(output).toMatch(/test_each_user_trains_their_own_adapter_from_their_batches_only .* ok/);
   }, 300_000);
 });

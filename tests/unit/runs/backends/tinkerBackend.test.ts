@@ -78,6 +78,15 @@ describe("tinkerCommand", () => {
     expect(served).toMatchObject({ TINKER_SERVE_PORT: "30010", TINKER_SERVE_URL: "http://trainer:30010/v1" });
     expect(served).not.toHaveProperty("TINKER_SERVE_HOST");
   });
+
+  it("trains one client per user for a per-user experiment, which needs the bridge's endpoint", () => {
+    const l = launch();
+    l.config.perUser = { rank: 4, alpha: 8 };
+    expect(() => tinkerCommand(l, TinkerSettingsSchema.parse({}))).toThrow(/set TINKER_SERVE_PORT/);
+    const env = tinkerCommand(l, TinkerSettingsSchema.parse({ serve: { port: 30010 } })).env;
+    expect(env).toMatchObject({ TINKER_PER_USER: "1", TINKER_LORA_RANK: "4", TINKER_SERVE_PORT: "30010" });
+    expect(tinkerCommand(launch(), TinkerSettingsSchema.parse({})).env).not.toHaveProperty("TINKER_PER_USER");
+  });
 });
 
 describe("TinkerBackend", () => {
@@ -186,6 +195,6 @@ describe("Tinker bridge (Python)", () => {
       child.on("exit", (c) => resolve({ code: c, output: out }));
     });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/Ran 18 tests/);
+    expect(output).toMatch(/Ran 22 tests/);
   });
 });

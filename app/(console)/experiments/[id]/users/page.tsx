@@ -67,6 +67,8 @@ export default function ExperimentUsersPage() {
   if (!exp.data) return <div className="muted">Loading…</div>;
   const e = exp.data;
   const perUser = e.config.personalization === "per-user";
+  // On SGLang/vLLM (or Tinker's endpoint) the run's trainer trains the users' adapters from per-user leases.
+  const onEngine = perUser && e.config.policy.kind !== "embedded";
   return (
     <>
       <div className="toolbar">
@@ -75,7 +77,7 @@ export default function ExperimentUsersPage() {
         <Link className="button" href={`/experiments/${e.id}`}>
           Experiment
         </Link>
-        {perUser && (
+        {perUser && !onEngine && (
           <GuardedButton perm="write" className="primary" onClick={() => void train.run({ experimentId: e.id })}>
             Train due users
           </GuardedButton>
@@ -83,9 +85,11 @@ export default function ExperimentUsersPage() {
       </div>
       <ErrorBanner error={error} />
       <p className="muted">
-        {perUser
-          ? "Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate."
-          : "This experiment serves one shared policy (personalization: shared): users are listed, but nobody has an adapter of their own."}
+        {onEngine
+          ? `Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained by the run's ${e.config.trainer.backend} trainer on their samples only. Not gated: a version serves as soon as the trainer acknowledges it (the per-user gate scores with the embedded model only); roll a user back here.`
+          : perUser
+            ? "Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate."
+            : "This experiment serves one shared policy (personalization: shared): users are listed, but nobody has an adapter of their own."}
       </p>
       <table className="list" aria-label="End users">
         <thead>

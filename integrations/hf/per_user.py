@@ -1,0 +1,125 @@
+"""hf-local per user (``HF_PER_USER=1``, set by the console for a per-user experiment): one LoRA per end user on the
+shared frozen base, each trained from that user's leased batches only and written as a PEFT folder per version.
+
+Loop: lease (the console hands a per-user experiment's samples out one user at a time, naming the user:
+``server/personalization/leases.ts``) → swap that user's adapter (and their optimizer state) into the model's
+training adapter → the same step as the shared trainer (``train.Trainer.step``: π_old is the user's current
+adapter) → keep the user's new weights → write ``<save dir>/<run>/users/<user hash>/v<version>`` in PEFT's layout
+(``peft_folder.py``) → acknowledge the lease with that folder, which registers it as the user's next served version
+(SGLang / vLLM load it per user through the proxy) → repeat.
+
+Privacy: a lease without an end user, or a sample of another user in a user's batch, is refused before anything
+trains; each user's weights and Adam moments are their own, and every user's first version starts from the same
+fresh adapter (B = 0: exactly the base). Folder names carry a hash of the user id, not the id.
+
+The hf-local process still serves the frozen base for the judge and the teacher (``/base/...``, the run's PRM); the
+users' adapters are served by the engine the experiment names (``policy.loraAdapters``), not by this process.
+Weights live in this process: after a restart a user's next version starts from the fresh adapter again.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import logging
+import os
+import time
+from typing import Any, Mapping, Sequence
+
+import torch
+
+from integrations.slime.leases import LeaseBook, RunStopped
+
+from .model import TRAIN, ChatModel
+from .peft_folder import lora_config, write_peft_folder
+
+log = logging.getLogger("openclaw.hf.per_user")
+
+# A per-user lease's size is the console's to decide (perUser.maxSamplesPerVersion, minSamples): ask for the most.
+LEASE_SIZE = 4096
+
+
+def user_adapter_dir(save_dir: str, run_id: str, end_user_id: str, version: int) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run_id)
+    digest = hashlib.sha256(end_user_id.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(save_dir, safe, "users", digest, f"v{version:06d}")
+
+
+class UserAdapters:
+    """Each user's adapter weights and optimizer state, swapped into the trainer's adapter for that user's step."""
+
+    def __init__(self, trainer: Any):
+        self.trainer = trainer
+        self.model: ChatModel = trainer.model
+        self._fresh = self._snapshot()
+        self._users: dict[str, tuple[list[torch.Tensor], dict[str, Any]]] = {}
+        self.versions: dict[str, int] = {}
+        self.loaded: str | None = None
+
+    def _load(self, end_user_id: str) -> None:
+        weights, optim = self._users.get(end_user_id, self._fresh)
+        with torch.no_grad():
+            for p, w in zip(self.model.trainable_parameters(), weights):
+                p.copy_(w)
+        # A copy: some torch versions keep same-device tensors of the given state, which the step updates in place.
+        self.trainer.optimizer.load_state_dict(copy.deepcopy(optim))
+        self.loaded = end_user_id
+
+    def step(self, end_user_id: str, items: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """One optimizer step of this user's adapter on this user's samples only."""
+        for item in items:
+            if item.get("endUserId") != end_user_id:
+                raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
+        self._load(end_user_id)
+        metrics = self.trainer.step(items)
+        self._users[end_user_id] = self._snapshot()
+        self.versions[end_user_id] = self.versions.get(end_user_id, 0) + 1
+        return metrics
+
+    def _snapshot(self) -> tuple[list[torch.Tensor], dict[str, Any]]:
+        """The training adapter's weights and Adam moments, kept on the CPU: only the user being trained occupies the
+        GPU (load_state_dict moves the moments back to the parameters' device)."""
+        weights = [p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()]
+        optim = self.trainer.optimizer.state_dict()
+        state = {k: {n: (v.to("cpu", copy=True) if torch.is_tensor(v) else copy.deepcopy(v)) for n, v in st.items()} for k, st in optim["state"].items()}
+        return weights, {"state": state, "param_groups": copy.deepcopy(optim["param_groups"])}
+
+    def save(self, end_user_id: str, path: str, base_model: str, rank: int, alpha: float) -> None:
+        """The user's newest weights as a PEFT folder."""
+        if self.loaded != end_user_id:
+            self._load(end_user_id)
+        weights, targets = self.model.lora_state(TRAIN)
+        write_peft_folder(path, weights, lora_config(base_model, rank, alpha, targets))
+
+
+def train_per_user(
+    adapters: UserAdapters,
+    book: LeaseBook,
+    run_id: str,
+    save_dir: str,
+    base_model: str,
+    rank: int,
+    alpha: float,
+    max_steps: int | None = None,
+    poll_s: float = 2.0,
+) -> int:
+    """Lease one user's batch → train their adapter → write its folder → acknowledge (registers the version)."""
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        try:
+            lease = book.acquire(steps, LEASE_SIZE, poll_s=poll_s, min_size=1)
+        except RunStopped as stopped:
+            log.info("stopping: %s", stopped)
+            break
+        user = lease.get("endUserId")
+        if not isinstance(user, str) or not user:
+            raise SystemExit("HF_PER_USER=1 but the console leased a batch of no end user: is the experiment per-user?")
+        started = time.monotonic()
+        metrics = adapters.step(user, lease["samples"])
+        path = user_adapter_dir(save_dir, run_id, user, adapters.versions[user])
+        adapters.save(user, path, base_model, rank, alpha)
+        metrics["train/step_time_s"] = time.monotonic() - started
+        book.acknowledge_through(steps, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
+        log.info("step %d: user %s… version %d", steps + 1, path.split(os.sep)[-2][:6], adapters.versions[user])
+        steps += 1
+    return steps
