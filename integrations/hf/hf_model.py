@@ -26,6 +26,7 @@ import torch
 
 from .chat import normalize
 from .model import SERVE_ADAPTERS, TRAIN, ChatModel
+from .peft_folder import lora_config, write_peft_folder
 
 CHATML_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] or '' }}<|im_end|>\n{% endfor %}"
@@ -155,7 +156,11 @@ class HfChatModel(ChatModel):
                 params[name.replace(f".{src}.", f".{dst}.")].copy_(p)
 
     def save_adapter(self, name: str, path: str) -> None:
-        self.peft.save_pretrained(path, selected_adapters=[name])
+        # Not peft.save_pretrained: it puts a non-default adapter (ours is "trainer") into <path>/<name>/, and the
+        # path this checkpoint is reported under must hold adapter_config.json itself. One writer for both modes.
+        cfg = self.peft.peft_config[name]
+        weights, targets = self.lora_state(name)
+        write_peft_folder(path, weights, lora_config(self.name, cfg.r, cfg.lora_alpha, targets))
 
     def lora_state(self, name: str) -> tuple[dict[str, torch.Tensor], list[str]]:
         from peft import get_peft_model_state_dict
