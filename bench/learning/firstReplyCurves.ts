@@ -15,18 +15,22 @@ import { z } from "zod";
 import { renderBandPng, type BandSeries } from "./chart";
 
 const RatesSchema = z.object({ style: z.number(), onTopic: z.number(), both: z.number(), replies: z.number() });
-const RecordSchema = z.object({
-  args: z.object({ batch: z.number().int().optional(), persona: z.string().optional() }).passthrough(),
-  runs: z.array(
-    z.object({
-      name: z.string(),
-      seed: z.number().int(),
-      lr: z.number().optional(),
-      firstReply: z.array(z.object({ version: z.number().int(), sampled: RatesSchema, greedy: RatesSchema })),
-    }),
-  ),
+const RunSchema = z.object({
+  name: z.string(),
+  seed: z.number().int(),
+  firstReply: z.array(z.object({ version: z.number().int(), sampled: RatesSchema, greedy: RatesSchema })),
 });
+const ArgsSchema = z.object({ batch: z.number().int().optional(), persona: z.string().optional() }).passthrough();
+/** A --record file as it grows (`runs`), or the report run.ts writes beside its PNG at the end (`results`). */
+const RecordSchema = z.union([
+  z.object({ args: ArgsSchema, runs: z.array(RunSchema) }),
+  z
+    .object({ args: ArgsSchema, results: z.array(RunSchema) })
+    .transform(({ args, results }) => ({ args, runs: results })),
+]);
 type Record = z.output<typeof RecordSchema>;
+
+export const parseRecord = (json: unknown): Record => RecordSchema.parse(json);
 
 /** One run's graded versions under the label of its configuration. */
 export interface LabelledRun {
@@ -102,7 +106,7 @@ async function main() {
     allowPositionals: true,
   });
   if (positionals.length === 0) throw new Error("name at least one --record JSON of bench/learning/run.ts");
-  const records = positionals.map((f) => RecordSchema.parse(JSON.parse(readFileSync(f, "utf8"))));
+  const records = positionals.map((f) => parseRecord(JSON.parse(readFileSync(f, "utf8"))));
   const personas = [...new Set(records.map((r) => r.args.persona ?? "leo"))];
   if (personas.length !== 1) throw new Error(`one persona per chart, got ${personas.join(", ")}`);
   const who = `${personas[0]![0]!.toUpperCase()}${personas[0]!.slice(1)}`;

@@ -41,70 +41,75 @@ import { measureCompliance } from "./compliance";
 const root = path.resolve(import.meta.dirname, "../..");
 
 const Method = z.enum(["grpo", "opd", "combine"]);
-const ArgsSchema = z.object({
-  methods: z
-    .string()
-    .default("grpo,opd,combine")
-    .transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
-  seeds: z
-    .string()
-    .default("7,8,9")
-    .transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
-  control: z
-    .enum(["true", "false"])
-    .default("true")
-    .transform((v) => v === "true"),
-  steps: z.coerce.number().int().min(1).default(150),
-  window: z.coerce.number().int().min(1).default(10),
-  target: z.coerce.number().default(0.6),
-  parallel: z.coerce.number().int().min(1).default(2),
-  seed: z.coerce.number().int().min(0).optional(),
-  lr: z.coerce.number().min(0).optional(),
-  batch: z.coerce.number().int().min(1).optional(),
-  /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
-  hyper: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const r = HyperparamsSchema.partial()
-        .strict()
-        .safeParse(
-          (() => {
-            try {
-              return JSON.parse(s);
-            } catch {
-              return null;
-            }
-          })(),
-        );
-      if (!r.success) {
-        ctx.addIssue({
-          code: "custom",
-          message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}`,
-        });
-        return z.NEVER;
-      }
-      return s;
-    }),
-  /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
-  maxConversations: z.coerce.number().int().min(1).optional(),
-  /** overrides the simulated users' most replies per conversation */
-  maxTurns: z.coerce.number().int().min(1).optional(),
-  /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
-  persona: z.string().optional(),
-  /** the base checkpoint every run starts from (default models/base) */
-  checkpoint: z.string().default("models/base"),
-  out: z.string().default("bench/learning/learning-curves.png"),
-  /** every run's steps and graded versions, rewritten as they arrive */
-  record: z.string().default(`bench/out/learning-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
-  /** no run starts a conversation after this time (ISO 8601); each ends at the step it reached */
-  until: z
-    .string()
-    .optional()
-    .refine((s) => s === undefined || !Number.isNaN(Date.parse(s)), "--until: not an ISO 8601 time"),
-  child: Method.optional(),
-});
+const ArgsSchema = z
+  .object({
+    methods: z
+      .string()
+      .default("grpo,opd,combine")
+      .transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
+    seeds: z
+      .string()
+      .default("7,8,9")
+      .transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
+    control: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true"),
+    steps: z.coerce.number().int().min(1).default(150),
+    window: z.coerce.number().int().min(1).default(10),
+    target: z.coerce.number().default(0.6),
+    parallel: z.coerce.number().int().min(1).default(2),
+    seed: z.coerce.number().int().min(0).optional(),
+    lr: z.coerce.number().min(0).optional(),
+    batch: z.coerce.number().int().min(1).optional(),
+    /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
+    hyper: z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        if (s === undefined) return undefined;
+        const r = HyperparamsSchema.partial()
+          .strict()
+          .safeParse(
+            (() => {
+              try {
+                return JSON.parse(s);
+              } catch {
+                return null;
+              }
+            })(),
+          );
+        if (!r.success) {
+          ctx.addIssue({
+            code: "custom",
+            message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}`,
+          });
+          return z.NEVER;
+        }
+        return s;
+      }),
+    /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
+    maxConversations: z.coerce.number().int().min(1).optional(),
+    /** overrides the simulated users' most replies per conversation */
+    maxTurns: z.coerce.number().int().min(1).optional(),
+    /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
+    persona: z.string().optional(),
+    /** the base checkpoint every run starts from (default models/base) */
+    checkpoint: z.string().default("models/base"),
+    out: z.string().default("bench/learning/learning-curves.png"),
+    /** every run's steps and graded versions, rewritten as they arrive */
+    record: z.string().default(`bench/out/learning-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+    /** no run starts a conversation after this time (ISO 8601); each ends at the step it reached */
+    until: z
+      .string()
+      .optional()
+      .refine((s) => s === undefined || !Number.isNaN(Date.parse(s)), "--until: not an ISO 8601 time"),
+    child: Method.optional(),
+  })
+  // the report beside the PNG is written at the end, and would replace the record
+  .refine((a) => path.resolve(a.record) !== path.resolve(a.out.replace(/\.png$/, ".json")), {
+    message: "--record must not be the JSON written beside --out",
+  });
 type Args = z.output<typeof ArgsSchema>;
 /** The flags a child takes from the parent as they are (lr and the seed are per job). */
 const CHILD_FLAGS = [

@@ -2,7 +2,7 @@
 // labelled by method and batch size, a rerun of the same configuration and seed counts once (the one that reached
 // further), and each graded version's band is over the seeds that reached it.
 import { describe, expect, it } from "vitest";
-import { firstReplyCurves, labelRuns } from "../../../bench/learning/firstReplyCurves";
+import { firstReplyCurves, labelRuns, parseRecord } from "../../../bench/learning/firstReplyCurves";
 import { renderBandSvg } from "../../../bench/learning/chart";
 
 const rates = (both: number, onTopic: number) => ({ style: both, onTopic, both, replies: 32 });
@@ -61,6 +61,13 @@ describe("first-reply curves", () => {
     expect(curves.get("GRPO, batch 16")).toEqual([
       { version: 4, seeds: [7], mean: 0.5, min: 0.5, max: 0.5, onTopic: 0.6 },
     ]);
+  });
+
+  it("reads a growing record (runs) and the final report (results) alike", () => {
+    const report = { args: { batch: 16, steps: 10 }, base: [], results: [{ ...batch16.runs[0]!, steps: 10 }] };
+    expect(parseRecord(report)).toEqual({ args: { batch: 16, steps: 10 }, runs: batch16.runs });
+    expect(parseRecord(long).runs).toEqual(long.runs);
+    expect(() => parseRecord({ args: {} })).toThrow();
   });
 
   it("draws a dashed series as a dashed line", () => {
