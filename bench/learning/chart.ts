@@ -97,7 +97,7 @@ export function renderBandSvg(c: BandChart): string {
     backgroundColor: "#ffffff",
     textStyle: { fontFamily: "DejaVu Sans, sans-serif" },
     title: { text: c.title, left: "center", textStyle: { fontSize: 15 } },
-    legend: { top: 36, data: c.series.map((s) => s.label) },
+    legend: { top: 36, itemGap: 28, data: c.series.map((s) => s.label) },
     grid: { left: 64, right: 32, top: 76, bottom: 56 },
     xAxis: { type: "value", name: c.xLabel, nameLocation: "middle", nameGap: 30, min: 0, axisLine: { onZero: false } },
     yAxis: { type: "value", name: c.yLabel, nameLocation: "middle", nameGap: 40, min: c.yMin, max: c.yMax },
