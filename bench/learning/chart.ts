@@ -9,6 +9,8 @@ export interface BandSeries {
   color: string;
   /** per x: mean, min and max over seeds */
   points: { x: number; mean: number; min: number; max: number }[];
+  /** a dashed mean line without a band (a secondary measure beside a banded one) */
+  dashed?: boolean;
 }
 
 export interface BandChart {
@@ -30,6 +32,17 @@ export function renderBandSvg(c: BandChart): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width, height });
   const series: echarts.SeriesOption[] = [];
   for (const s of c.series) {
+    if (s.dashed) {
+      series.push({
+        type: "line",
+        name: s.label,
+        data: s.points.map((p) => [p.x, p.mean]),
+        lineStyle: { color: s.color, width: 1.5, type: "dashed" },
+        itemStyle: { color: s.color },
+        symbol: "none",
+      });
+      continue;
+    }
     // A band is a stacked pair of areas: an invisible base at min, then max − min filled on top of it.
     const stack = `band-${s.label}`;
     series.push(
@@ -84,7 +97,7 @@ export function renderBandSvg(c: BandChart): string {
     backgroundColor: "#ffffff",
     textStyle: { fontFamily: "DejaVu Sans, sans-serif" },
     title: { text: c.title, left: "center", textStyle: { fontSize: 15 } },
-    legend: { top: 36, data: c.series.map((s) => s.label) },
+    legend: { top: 36, itemGap: 28, data: c.series.map((s) => s.label) },
     grid: { left: 64, right: 32, top: 76, bottom: 56 },
     xAxis: { type: "value", name: c.xLabel, nameLocation: "middle", nameGap: 30, min: 0, axisLine: { onZero: false } },
     yAxis: { type: "value", name: c.yLabel, nameLocation: "middle", nameGap: 40, min: c.yMin, max: c.yMax },

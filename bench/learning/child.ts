@@ -18,6 +18,7 @@ import type { SimulationSettings } from "../../server/simulation/schemas";
 import { Trainer } from "../../server/training/loop";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
 import { disposeModel } from "../../server/engine/model";
+import { initBackend } from "../../server/engine/backend";
 import { measureCompliance, type PersonaCompliance } from "./compliance";
 import { firstReplyScore, type FirstReplyScore } from "./firstReply";
 import type { Principal } from "../../server/access/principal";
@@ -40,8 +41,8 @@ export interface ChildResult {
   firstReply: ({ version: number } & FirstReplyScore)[];
 }
 
-/** The versions whose first replies are graded (and every version the run ends at). */
-export const GRADED_VERSIONS = [0, 4, 8, 12, 16, 20, 24, 32, 48, 60, 80, 100, 150];
+/** The versions whose first replies are graded (issue 27's fixed steps, then every 50; and the version the run ends at). */
+export const GRADED_VERSIONS = [0, 4, 8, 12, 16, 24, 32, 48, 60, 100, 150];
 
 export interface PositionReward {
   turns: number;
@@ -78,6 +79,7 @@ export async function runChild(
   overrides: ChildOverrides,
   window = 10,
   maxConversations?: number,
+  until?: number,
 ): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
@@ -124,7 +126,23 @@ export async function runChild(
   const stepMs: number[] = [];
   const kl: number[] = [];
   let lastCheckpoint: string | null = null;
+  // Graded as each version goes live (not after the run), so a run cut by a deadline still reports what it reached.
+  const firstReply: ChildResult["firstReply"] = [];
+  const grade = async (version: number, checkpointPath: string) => {
+    const m = (await loadCheckpoint(checkpointPath)).model;
+    firstReply.push({
+      version,
+      ...(await firstReplyScore(m, settings.personas[0]!, { maxTokens: config.serving.maxTokens })),
+    });
+    disposeModel(m);
+    emit({ type: "firstReply", method, ...firstReply.at(-1)! });
+  };
+  const checkpointOf = async (version: number) =>
+    (await db().policyVersion.findFirst({ where: { experimentId: e.id, version }, select: { checkpointPath: true } }))
+      ?.checkpointPath ?? null;
   try {
+    await initBackend();
+    await grade(0, config.policy.checkpoint);
     const done = await runLockstep({
       experimentId: e.id,
       slug: e.slug,
@@ -136,8 +154,9 @@ export async function runChild(
       steps,
       nonce: method,
       maxConversations,
+      until,
       timeoutMs: 300_000,
-      onStep: (s) => {
+      onStep: async (s) => {
         const now = performance.now();
         stepMs.push(now - last);
         last = now;
@@ -154,6 +173,10 @@ export async function runChild(
           gradNorm: s.metrics["train/grad_norm"] ?? null,
           ms: Math.round(stepMs.at(-1)!),
         });
+        const checkpoint = GRADED_VERSIONS.includes(s.version) ? await checkpointOf(s.version) : null;
+        if (checkpoint) await grade(s.version, checkpoint);
+        // the next step's time excludes the grading
+        last = performance.now();
       },
     });
     const admin: Principal = {
@@ -173,21 +196,10 @@ export async function runChild(
           orderBy: { version: "desc" },
         })
       )?.checkpointPath ?? null;
-    const graded = await db().policyVersion.findMany({
-      where: { experimentId: e.id, version: { in: [...GRADED_VERSIONS, done.length] } },
-      orderBy: { version: "asc" },
-      select: { version: true, checkpointPath: true },
-    });
-    const firstReply: ChildResult["firstReply"] = [];
-    for (const v of [{ version: 0, checkpointPath: config.policy.checkpoint }, ...graded]) {
-      if (!v.checkpointPath || firstReply.some((f) => f.version === v.version)) continue;
-      const m = (await loadCheckpoint(v.checkpointPath)).model;
-      firstReply.push({
-        version: v.version,
-        ...(await firstReplyScore(m, settings.personas[0]!, { maxTokens: config.serving.maxTokens })),
-      });
-      disposeModel(m);
-      emit({ type: "firstReply", method, ...firstReply.at(-1)! });
+    const lastGraded = done.at(-1)?.version;
+    if (lastGraded !== undefined && !firstReply.some((f) => f.version === lastGraded)) {
+      const checkpoint = await checkpointOf(lastGraded);
+      if (checkpoint) await grade(lastGraded, checkpoint);
     }
     const finalModel = (await loadCheckpoint(lastCheckpoint ?? config.policy.checkpoint)).model;
     const [final] = await measureCompliance(finalModel, { samples: 32, personas: [settings.personas[0]!] });

@@ -10,11 +10,14 @@
  *   npx tsx bench/learning/run.ts [--methods grpo,opd,combine] [--seeds 7,8,9] [--control true] [--steps 150]
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
  *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
- *                                 [--out bench/learning/learning-curves.png]
+ *                                 [--out bench/learning/learning-curves.png] [--record bench/out/learning-<time>.json]
+ *                                 [--until 2026-12-03T14:15:00Z]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
  * have a next state: the user's reaction to the reply, +1 approval, −1 correction, 0 ambiguous.
+ * Every step and every graded version is written to the --record JSON as it arrives, so a run that is cut short (or
+ * stopped by --until: no conversation starts after that time, and the run ends at its last step) loses nothing.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -38,63 +41,75 @@ import { measureCompliance } from "./compliance";
 const root = path.resolve(import.meta.dirname, "../..");
 
 const Method = z.enum(["grpo", "opd", "combine"]);
-const ArgsSchema = z.object({
-  methods: z
-    .string()
-    .default("grpo,opd,combine")
-    .transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
-  seeds: z
-    .string()
-    .default("7,8,9")
-    .transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
-  control: z
-    .enum(["true", "false"])
-    .default("true")
-    .transform((v) => v === "true"),
-  steps: z.coerce.number().int().min(1).default(150),
-  window: z.coerce.number().int().min(1).default(10),
-  target: z.coerce.number().default(0.6),
-  parallel: z.coerce.number().int().min(1).default(2),
-  seed: z.coerce.number().int().min(0).optional(),
-  lr: z.coerce.number().min(0).optional(),
-  batch: z.coerce.number().int().min(1).optional(),
-  /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
-  hyper: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const r = HyperparamsSchema.partial()
-        .strict()
-        .safeParse(
-          (() => {
-            try {
-              return JSON.parse(s);
-            } catch {
-              return null;
-            }
-          })(),
-        );
-      if (!r.success) {
-        ctx.addIssue({
-          code: "custom",
-          message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}`,
-        });
-        return z.NEVER;
-      }
-      return s;
-    }),
-  /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
-  maxConversations: z.coerce.number().int().min(1).optional(),
-  /** overrides the simulated users' most replies per conversation */
-  maxTurns: z.coerce.number().int().min(1).optional(),
-  /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
-  persona: z.string().optional(),
-  /** the base checkpoint every run starts from (default models/base) */
-  checkpoint: z.string().default("models/base"),
-  out: z.string().default("bench/learning/learning-curves.png"),
-  child: Method.optional(),
-});
+const ArgsSchema = z
+  .object({
+    methods: z
+      .string()
+      .default("grpo,opd,combine")
+      .transform((s) => s.split(",").map((m) => Method.parse(m.trim()))),
+    seeds: z
+      .string()
+      .default("7,8,9")
+      .transform((s) => s.split(",").map((x) => z.coerce.number().int().min(0).parse(x.trim()))),
+    control: z
+      .enum(["true", "false"])
+      .default("true")
+      .transform((v) => v === "true"),
+    steps: z.coerce.number().int().min(1).default(150),
+    window: z.coerce.number().int().min(1).default(10),
+    target: z.coerce.number().default(0.6),
+    parallel: z.coerce.number().int().min(1).default(2),
+    seed: z.coerce.number().int().min(0).optional(),
+    lr: z.coerce.number().min(0).optional(),
+    batch: z.coerce.number().int().min(1).optional(),
+    /** overrides the demo's other hyperparameters for every run, as JSON: '{"opdEstimator":"full","normalizeAdvantages":true}' */
+    hyper: z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        if (s === undefined) return undefined;
+        const r = HyperparamsSchema.partial()
+          .strict()
+          .safeParse(
+            (() => {
+              try {
+                return JSON.parse(s);
+              } catch {
+                return null;
+              }
+            })(),
+          );
+        if (!r.success) {
+          ctx.addIssue({
+            code: "custom",
+            message: `--hyper: ${r.error.issues.map((i) => `${i.path.join(".") || "(json)"}: ${i.message}`).join("; ")}`,
+          });
+          return z.NEVER;
+        }
+        return s;
+      }),
+    /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
+    maxConversations: z.coerce.number().int().min(1).optional(),
+    /** overrides the simulated users' most replies per conversation */
+    maxTurns: z.coerce.number().int().min(1).optional(),
+    /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
+    persona: z.string().optional(),
+    /** the base checkpoint every run starts from (default models/base) */
+    checkpoint: z.string().default("models/base"),
+    out: z.string().default("bench/learning/learning-curves.png"),
+    /** every run's steps and graded versions, rewritten as they arrive */
+    record: z.string().default(`bench/out/learning-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+    /** no run starts a conversation after this time (ISO 8601); each ends at the step it reached */
+    until: z
+      .string()
+      .optional()
+      .refine((s) => s === undefined || !Number.isNaN(Date.parse(s)), "--until: not an ISO 8601 time"),
+    child: Method.optional(),
+  })
+  // the report beside the PNG is written at the end, and would replace the record
+  .refine((a) => path.resolve(a.record) !== path.resolve(a.out.replace(/\.png$/, ".json")), {
+    message: "--record must not be the JSON written beside --out",
+  });
 type Args = z.output<typeof ArgsSchema>;
 /** The flags a child takes from the parent as they are (lr and the seed are per job). */
 const CHILD_FLAGS = [
@@ -104,6 +119,7 @@ const CHILD_FLAGS = [
   "persona",
   "checkpoint",
   "maxConversations",
+  "until",
 ] as const satisfies readonly (keyof Args)[];
 
 /** One run: a method (or the control) on one seed. */
@@ -144,7 +160,39 @@ function childEnv(base: NodeJS.ProcessEnv, databaseUrl: string, redisUrl: string
   };
 }
 
-function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<ChildResult> {
+/** What each run has reached so far, as the --record JSON holds it. */
+export interface LiveRun {
+  name: string;
+  method: string;
+  seed: number;
+  lr?: number;
+  status: "running" | "done" | "failed";
+  steps: Record<string, unknown>[];
+  firstReply: ChildResult["firstReply"];
+}
+
+/** The --record file, rewritten whole on every change (small: one line per step and graded version). */
+class LiveRecord {
+  private readonly runs: LiveRun[] = [];
+  constructor(
+    private readonly file: string,
+    private readonly args: Args,
+  ) {
+    mkdirSync(path.dirname(file), { recursive: true });
+  }
+  start(job: Job): LiveRun {
+    const r: LiveRun = { ...job, status: "running", steps: [], firstReply: [] };
+    this.runs.push(r);
+    this.write();
+    return r;
+  }
+  write(): void {
+    writeFileSync(this.file, `${JSON.stringify({ args: this.args, runs: this.runs }, null, 1)}\n`);
+  }
+}
+
+function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv, live: LiveRecord): Promise<ChildResult> {
+  const run = live.start(job);
   const method = job.method;
   return new Promise((resolve, reject) => {
     const argv = [
@@ -174,12 +222,18 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
       } catch {
         return; // a log line
       }
+      if (msg.type === "step") {
+        run.steps.push(msg);
+        live.write();
+      }
       if (msg.type === "step" && (Number(msg.step) % 10 === 0 || process.env.BENCH_VERBOSE))
         console.log(
           `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.demos ?? 0} demonstrations (nll ${Number(msg.demoNll).toFixed(3)}), grad norm ${Number(msg.gradNorm).toFixed(2)}, ${msg.ms} ms`,
         );
       if (msg.type === "firstReply") {
         const f = msg as unknown as ChildResult["firstReply"][number];
+        run.firstReply.push(f);
+        live.write();
         console.log(
           `  ${LABELS[job.name]} seed ${job.seed} v${f.version}: first replies in style and on topic ${f.sampled.both.toFixed(2)} (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
         );
@@ -188,6 +242,8 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv): Promise<
     });
     child.on("exit", (code) => {
       rmSync(env.DATA_DIR!, { recursive: true, force: true });
+      run.status = code === 0 && result ? "done" : "failed";
+      live.write();
       if (code === 0 && result) resolve(result);
       else reject(new Error(`${job.name} seed ${job.seed}: child exited with ${code}`));
     });
@@ -212,6 +268,8 @@ async function parent(args: Args): Promise<void> {
     log(
       `database ${dbName}; ${jobs.length} runs (${args.methods.join(", ")}${args.control ? ", control" : ""} × seeds ${args.seeds.join(", ")}), ${args.steps} steps each, ${args.parallel} at a time`,
     );
+    const live = new LiveRecord(path.resolve(root, args.record), args);
+    log(`recording every step and graded version to ${args.record}`);
     const t0 = Date.now();
     const results: (ChildResult & { name: string; seed: number })[] = [];
     const queue = [...jobs];
@@ -224,6 +282,7 @@ async function parent(args: Args): Promise<void> {
               j,
               args,
               childEnv(process.env, databaseUrl, redisChoice.url, `${j.name}-${j.seed}`),
+              live,
             );
             results.push({ ...r, name: j.name, seed: j.seed });
           } catch (e) {
@@ -405,6 +464,7 @@ async function main() {
       },
       args.window,
       args.maxConversations,
+      args.until === undefined ? undefined : Date.parse(args.until),
     );
     return;
   }

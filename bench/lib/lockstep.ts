@@ -28,7 +28,10 @@ export interface LockstepOptions {
   nonce?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
-  onStep?: (step: LockstepStep) => void;
+  /** no conversation starts after this time (epoch ms): a run cut by a deadline still ends cleanly at its last step */
+  until?: number;
+  /** awaited before the next conversation, so work done here (grading the new version) sees the loop paused */
+  onStep?: (step: LockstepStep) => void | Promise<void>;
 }
 
 export interface LockstepStep {
@@ -68,7 +71,7 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
   const steps: LockstepStep[] = [];
   let k = 0;
   const signal = o.signal ?? new AbortController().signal;
-  while (steps.length < o.steps && k < (o.maxConversations ?? Infinity)) {
+  while (steps.length < o.steps && k < (o.maxConversations ?? Infinity) && Date.now() < (o.until ?? Infinity)) {
     await simulateConversation(
       o.settings,
       k++,
@@ -90,7 +93,7 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
     );
     const record = { step: step.step, version: step.version, conversations: k, metrics: step.metrics };
     steps.push(record);
-    o.onStep?.(record);
+    await o.onStep?.(record);
   }
   return steps;
 }
