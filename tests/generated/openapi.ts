@@ -2127,6 +2127,7 @@ export interface operations {
                  *       "hindsightWeight": 0.5,
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
+                 *       "conversationHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -2193,6 +2194,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
+                  /** @default false */
+                  conversationHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2637,6 +2640,7 @@ export interface operations {
              *       "hindsightWeight": 0.5,
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
+             *       "conversationHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -2703,6 +2707,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
+              /** @default false */
+              conversationHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -3126,6 +3132,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -3192,6 +3199,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3691,6 +3700,7 @@ export interface operations {
                  *       "hindsightWeight": 0.5,
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
+                 *       "conversationHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -3757,6 +3767,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
+                  /** @default false */
+                  conversationHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -4211,6 +4223,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -4277,6 +4290,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6937,6 +6952,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -7003,6 +7019,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7475,6 +7493,7 @@ export interface operations {
              *       "hindsightWeight": 0.5,
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
+             *       "conversationHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -7541,6 +7560,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
+              /** @default false */
+              conversationHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -7964,6 +7985,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -8030,6 +8052,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8490,6 +8514,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -8556,6 +8581,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9016,6 +9043,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9082,6 +9110,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9536,6 +9566,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9602,6 +9633,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -10057,6 +10090,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -10123,6 +10157,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };

@@ -11,6 +11,7 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
+  conversationHint,
   hindsightDemos,
   promptBeforeCorrections,
   replyContext,
@@ -128,6 +129,29 @@ describe("hindsight demonstrations", () => {
     const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
     expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
     for (const d of demos) expect(d).toMatchObject({ promptIds: served, kind: "DEMO", reward: 0 });
+  });
+
+  it("OPD and Combine: the teacher hears the turn's hint first, then the conversation's earlier ones", async () => {
+    const topic = "Answer the question the user asked: How do I boil an egg?";
+    const style = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q, BAD, CORRECTION],
+      tools: undefined,
+      promptIds: [1, 2, 3],
+      turn: { tokenIds: [69, 260] },
+      hint: topic,
+      earlierHints: [style, topic],
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    const demos = await hindsightDemos([source], { config: config("opd"), model: model(), base, seed: 3 });
+    // the earlier hint follows the turn's own, once: what the user asked for before still holds
+    const hinted = renderChat(hintedTeacherMessages([Q as never], `${topic} ${style}`) as never, {
+      addGenerationPrompt: true,
+    });
+    const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
+    expect(conversationHint(topic, undefined)).toBe(topic);
   });
 
   it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
