@@ -11,6 +11,7 @@ import { generateBatch } from "../engine/generate";
 import type { ReplyContext } from "../engine/losses";
 import { parseChatRequest } from "../engine/request";
 import { fitChat, servedPrompt } from "../engine/fit";
+import { parseToolCalls } from "../engine/tokenizer";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ChatMessageSchema } from "../judge/core/schemas";
@@ -385,6 +386,24 @@ export async function earlierSessionHints(
   );
 }
 
+/**
+ * Which of the hinted teacher's replies become demonstrations. The teacher babbles now and then (a long tool context,
+ * a hint it cannot follow): such a reply has a low mean log-prob under the teacher itself and, being far from the
+ * policy, the largest cross-entropy gradient of the batch, so only replies the teacher is confident in count (mean
+ * token log-prob ≥ `minLogprob`: its own log-probs, not the reward). Nor does a reply that calls a tool: the hint was
+ * feedback on the text the user read, and what the call's result and the answer after it would have been is unknown
+ * (the embedded base calls its note lookup, confidently, on about one hinted prompt in ten; as a demonstration that
+ * teaches the first reply a tool call instead of an answer).
+ */
+export function isDemonstration(
+  g: { tokenIds: readonly number[]; logprobs: readonly number[]; text: string },
+  minLogprob: number,
+): boolean {
+  if (!g.tokenIds.length) return false;
+  const mean = g.logprobs.reduce((a, b) => a + b, 0) / g.logprobs.length;
+  return mean >= minLogprob && parseToolCalls(g.text).toolCalls.length === 0;
+}
+
 export interface HindsightSource {
   messages: unknown[];
   tools: unknown;
@@ -462,13 +481,9 @@ export async function hindsightDemos(
     jobs.map((j) => j.hinted),
     { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
   );
-  // The hinted teacher babbles now and then (a long tool context, a hint it cannot follow): such a reply has a low
-  // mean log-prob under the teacher itself and, being far from the policy, the largest cross-entropy gradient of the
-  // batch. Only replies the teacher is confident in become demonstrations (its own log-probs, not the reward).
-  const confident = (lps: readonly number[]) =>
-    lps.reduce((a, b) => a + b, 0) / Math.max(lps.length, 1) >= config.hyper.hindsightMinLogprob;
   return gens.flatMap((g, i) =>
-    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx && confident(g.logprobs)
+    jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx &&
+    isDemonstration(g, config.hyper.hindsightMinLogprob)
       ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
       : [],
   );

@@ -13,6 +13,7 @@ import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
   conversationHint,
   hindsightDemos,
+  isDemonstration,
   promptBeforeCorrections,
   replyContext,
   type HindsightSource,
@@ -184,6 +185,17 @@ describe("hindsight demonstrations", () => {
         }),
       }),
     ).toEqual([]);
+  });
+
+  it("takes as demonstrations only confident teacher replies that answer in text, not with a tool call", () => {
+    const reply = (text: string, logprobs: number[]) => ({ text, tokenIds: logprobs.map(() => 65), logprobs });
+    expect(isDemonstration(reply("- Boil it\n- Cool it", [-0.1, -0.1]), -0.15)).toBe(true);
+    // the teacher babbling: mean log-prob −0.3
+    expect(isDemonstration(reply("Eggs nse lik", [-0.1, -0.5]), -0.15)).toBe(false);
+    // a confident call of the note lookup instead of a reply
+    const call = '<tool_call>{"name":"lookup_notes","arguments":{"topic":"cooking"}}</tool_call>';
+    expect(isDemonstration(reply(call, [-0.02, -0.03]), -0.15)).toBe(false);
+    expect(isDemonstration(reply("", []), -0.15)).toBe(false);
   });
 
   it("trains a demonstration by cross-entropy alone: the loss is its mean −log π, and its tokens gain", async () => {
