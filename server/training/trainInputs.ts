@@ -362,8 +362,14 @@ export async function earlierSessionHints(
   turns: readonly { id: string; sessionId: string; index: number }[],
 ): Promise<Map<string, string[]>> {
   if (!turns.length) return new Map();
+  // Only the turns before the latest one asked about, per conversation.
+  const latest = new Map<string, number>();
+  for (const t of turns) latest.set(t.sessionId, Math.max(latest.get(t.sessionId) ?? 0, t.index));
   const earlier = await db().turn.findMany({
-    where: { sessionId: { in: [...new Set(turns.map((t) => t.sessionId))] }, turnType: "MAIN" },
+    where: {
+      OR: [...latest].map(([sessionId, index]) => ({ sessionId, index: { lt: index } })),
+      turnType: "MAIN",
+    },
     select: { id: true, sessionId: true, index: true },
     orderBy: { index: "desc" },
   });
