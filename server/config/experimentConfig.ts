@@ -163,6 +163,14 @@ export const HyperparamsSchema = z.object({
    * the question …") says nothing about the next question.
    */
   hintMemory: z.boolean().default(false),
+  /**
+   * Conversation hints (OPD and Combine, embedded trainer; departs from the reference, whose teacher sees the turn's
+   * hint alone): the hinted teacher — of the topk/full OPD estimators and of the hindsight demonstrations — is given,
+   * after the turn's own hint, the hints the user's earlier replies in the same conversation got. Without them, a
+   * correction about the content ("that doesn't answer my question") has the teacher answer in the base's style, the
+   * one the user corrected a reply earlier, and OPD pulls the style back to it.
+   */
+  conversationHints: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z
     .number()
@@ -194,6 +202,7 @@ export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof Hyper
     dualClip: 3,
     hindsightSamples: 2,
     hindsightWeight: 1,
+    conversationHints: true,
   },
 };
 
@@ -535,6 +544,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["opdExtrapolation", cfg.hyper.opdExtrapolation !== 1],
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
+      ["conversationHints", cfg.hyper.conversationHints],
     ];
     for (const [field, set] of embeddedOnly)
       if (set)

@@ -11,6 +11,7 @@ import { generateBatch } from "../engine/generate";
 import type { ReplyContext } from "../engine/losses";
 import { parseChatRequest } from "../engine/request";
 import { fitChat, servedPrompt } from "../engine/fit";
+import { parseToolCalls } from "../engine/tokenizer";
 import type { TrainSample } from "../engine/train";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ChatMessageSchema } from "../judge/core/schemas";
@@ -176,6 +177,12 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   };
   const stale: number[] = [];
   const hindsight: HindsightSource[] = [];
+  // The teacher hears what the user asked for earlier in the conversation too (conversationHints).
+  const earlier =
+    config.method !== "grpo" && config.hyper.conversationHints
+      ? await earlierSessionHints(turns)
+      : new Map<string, string[]>();
+  const withEarlier = (turnId: string, hint: string) => conversationHint(hint, earlier.get(turnId));
   for (const row of rows) {
     const turn = turnById.get(row.turnId)!;
     const label = labels.get(row.turnId) as TrainingLabel;
@@ -212,7 +219,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       const hinted = hintedPromptIds(
         MessagesSchema.parse(messages),
         tools,
-        label.hint!,
+        withEarlier(turn.id, label.hint!),
         ctx.model.config.ctx - turn.tokenIds.length,
       );
       if (!hinted) {
@@ -236,7 +243,12 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
         const rest = label.hintCandidates
           .slice(1)
           .map((h) =>
-            hintedPromptIds(MessagesSchema.parse(messages), tools, h, ctx.model.config.ctx - turn.tokenIds.length),
+            hintedPromptIds(
+              MessagesSchema.parse(messages),
+              tools,
+              withEarlier(turn.id, h),
+              ctx.model.config.ctx - turn.tokenIds.length,
+            ),
           )
           .filter((ids): ids is number[] => ids !== null);
         if (rest.length) teacherPromptCandidates = [hinted, ...rest];
@@ -291,6 +303,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
         promptIds,
         turn,
         hint: label.hintFromTurnId ? null : label.hint,
+        earlierHints: earlier.get(turn.id),
         reward: decision.reward,
       });
     out.decisions.set(row.id, decision);
@@ -329,12 +342,82 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   return out;
 }
 
+/**
+ * The teacher's hint with `conversationHints`: the turn's own hint first, then the hints of the conversation's earlier
+ * replies (most recent first, repeats left out). A correction that says only "that doesn't answer my question" yields a
+ * hint about the content; alone in the teacher's context, the small base then answers in its default style — the one
+ * the user corrected earlier in the conversation — and OPD and the demonstrations pull the student back to it. The
+ * turn's hint goes first: the embedded base follows the last instruction of a hint best (measured: the style hint last
+ * is followed 0.84 of the time, first 0.16).
+ */
+export function conversationHint(hint: string, earlier: readonly string[] | undefined): string {
+  return [hint, ...(earlier ?? []).filter((h) => h !== hint)].join(" ");
+}
+
+/**
+ * The hints the judge accepted (or a reviewer gave) on each turn's earlier replies in the same conversation, most
+ * recent first, without repeats: what the user has already asked for in this conversation.
+ */
+export async function earlierSessionHints(
+  turns: readonly { id: string; sessionId: string; index: number }[],
+): Promise<Map<string, string[]>> {
+  if (!turns.length) return new Map();
+  // Only the turns before the latest one asked about, per conversation.
+  const latest = new Map<string, number>();
+  for (const t of turns) latest.set(t.sessionId, Math.max(latest.get(t.sessionId) ?? 0, t.index));
+  const earlier = await db().turn.findMany({
+    where: {
+      OR: [...latest].map(([sessionId, index]) => ({ sessionId, index: { lt: index } })),
+      turnType: "MAIN",
+    },
+    select: { id: true, sessionId: true, index: true },
+    orderBy: { index: "desc" },
+  });
+  const labels = await effectiveLabelsForTurns(earlier.map((t) => t.id));
+  return new Map(
+    turns.map((t) => [
+      t.id,
+      [
+        ...new Set(
+          earlier
+            .filter((e) => e.sessionId === t.sessionId && e.index < t.index)
+            .flatMap((e) => {
+              const l = labels.get(e.id);
+              // A remembered hint (hint memory) is not something the user said in this conversation.
+              return l?.hint && !l.hintFromTurnId ? [l.hint] : [];
+            }),
+        ),
+      ],
+    ]),
+  );
+}
+
+/**
+ * Which of the hinted teacher's replies become demonstrations. The teacher babbles now and then (a long tool context,
+ * a hint it cannot follow): such a reply has a low mean log-prob under the teacher itself and, being far from the
+ * policy, the largest cross-entropy gradient of the batch, so only replies the teacher is confident in count (mean
+ * token log-prob ≥ `minLogprob`: its own log-probs, not the reward). Nor does a reply that calls a tool: the hint was
+ * feedback on the text the user read, and what the call's result and the answer after it would have been is unknown
+ * (the embedded base calls its note lookup, confidently, on about one hinted prompt in ten; as a demonstration that
+ * teaches the first reply a tool call instead of an answer).
+ */
+export function isDemonstration(
+  g: { tokenIds: readonly number[]; logprobs: readonly number[]; text: string },
+  minLogprob: number,
+): boolean {
+  if (!g.tokenIds.length) return false;
+  const mean = g.logprobs.reduce((a, b) => a + b, 0) / g.logprobs.length;
+  return mean >= minLogprob && parseToolCalls(g.text).toolCalls.length === 0;
+}
+
 export interface HindsightSource {
   messages: unknown[];
   tools: unknown;
   promptIds: number[];
   turn: { tokenIds: number[] };
   hint: string | null | undefined;
+  /** OPD and Combine: the hints of the conversation's earlier replies, most recent first (earlierSessionHints) */
+  earlierHints?: readonly string[];
   reward: number;
 }
 
@@ -393,7 +476,8 @@ export async function hindsightDemos(
     const promptIds = request
       ? fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools })
       : s.promptIds;
-    const ids = hintedPromptIds(before ?? s.messages, s.tools, s.hint, budget);
+    const hint = conversationHint(s.hint, s.earlierHints);
+    const ids = hintedPromptIds(before ?? s.messages, s.tools, hint, budget);
     return ids ? [{ promptIds, hinted: ids }] : [];
   });
   if (!hinted.length) return [];
@@ -403,13 +487,9 @@ export async function hindsightDemos(
     jobs.map((j) => j.hinted),
     { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
   );
-  // The hinted teacher babbles now and then (a long tool context, a hint it cannot follow): such a reply has a low
-  // mean log-prob under the teacher itself and, being far from the policy, the largest cross-entropy gradient of the
-  // batch. Only replies the teacher is confident in become demonstrations (its own log-probs, not the reward).
-  const confident = (lps: readonly number[]) =>
-    lps.reduce((a, b) => a + b, 0) / Math.max(lps.length, 1) >= config.hyper.hindsightMinLogprob;
   return gens.flatMap((g, i) =>
-    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx && confident(g.logprobs)
+    jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx &&
+    isDemonstration(g, config.hyper.hindsightMinLogprob)
       ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
       : [],
   );

@@ -2128,6 +2128,7 @@ export interface operations {
                  *       "hindsightWeight": 0.5,
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
+                 *       "conversationHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -2196,6 +2197,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
+                  /** @default false */
+                  conversationHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2641,6 +2644,7 @@ export interface operations {
              *       "hindsightWeight": 0.5,
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
+             *       "conversationHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -2709,6 +2713,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
+              /** @default false */
+              conversationHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -3133,6 +3139,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -3201,6 +3208,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3701,6 +3710,7 @@ export interface operations {
                  *       "hindsightWeight": 0.5,
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
+                 *       "conversationHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -3769,6 +3779,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default false */
                   hintMemory: boolean;
+                  /** @default false */
+                  conversationHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -4224,6 +4236,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -4292,6 +4305,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -6953,6 +6968,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -7021,6 +7037,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7494,6 +7512,7 @@ export interface operations {
              *       "hindsightWeight": 0.5,
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
+             *       "conversationHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -7562,6 +7581,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default false */
               hintMemory?: boolean;
+              /** @default false */
+              conversationHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -7986,6 +8007,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -8054,6 +8076,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8515,6 +8539,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -8583,6 +8608,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9044,6 +9071,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9112,6 +9140,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9567,6 +9597,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9635,6 +9666,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -10091,6 +10124,7 @@ export interface operations {
                *       "hindsightWeight": 0.5,
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
+               *       "conversationHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -10159,6 +10193,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default false */
                 hintMemory: boolean;
+                /** @default false */
+                conversationHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };

@@ -100,6 +100,11 @@ describe("experiment config", () => {
       path: "hyper.teacherSource",
       message: expect.stringContaining("embedded trainer only"),
     });
+    // conversation hints are the embedded trainer's: other trainers' teachers see the turn's hint alone
+    expect(issuesOf({ ...hf, hyper: { conversationHints: true } })).toContainEqual({
+      path: "hyper.conversationHints",
+      message: expect.stringContaining("embedded trainer only"),
+    });
     expect(issuesOf({ ...hf, policy: { kind: "embedded" } })).toContainEqual({
       path: "policy.kind",
       message: expect.stringContaining("hf-local serves the policy itself"),

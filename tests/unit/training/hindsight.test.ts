@@ -11,7 +11,9 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
+  conversationHint,
   hindsightDemos,
+  isDemonstration,
   promptBeforeCorrections,
   replyContext,
   type HindsightSource,
@@ -130,6 +132,29 @@ describe("hindsight demonstrations", () => {
     for (const d of demos) expect(d).toMatchObject({ promptIds: served, kind: "DEMO", reward: 0 });
   });
 
+  it("OPD and Combine: the teacher hears the turn's hint first, then the conversation's earlier ones", async () => {
+    const topic = "Answer the question the user asked: How do I boil an egg?";
+    const style = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q, BAD, CORRECTION],
+      tools: undefined,
+      promptIds: [1, 2, 3],
+      turn: { tokenIds: [69, 260] },
+      hint: topic,
+      earlierHints: [style, topic],
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    const demos = await hindsightDemos([source], { config: config("opd"), model: model(), base, seed: 3 });
+    // the earlier hint follows the turn's own, once: what the user asked for before still holds
+    const hinted = renderChat(hintedTeacherMessages([Q as never], `${topic} ${style}`) as never, {
+      addGenerationPrompt: true,
+    });
+    const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    expect(demos.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
+    expect(conversationHint(topic, undefined)).toBe(topic);
+  });
+
   it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
     const hint = "The user wants a bullet list.";
     const source: HindsightSource = {
@@ -160,6 +185,17 @@ describe("hindsight demonstrations", () => {
         }),
       }),
     ).toEqual([]);
+  });
+
+  it("takes as demonstrations only confident teacher replies that answer in text, not with a tool call", () => {
+    const reply = (text: string, logprobs: number[]) => ({ text, tokenIds: logprobs.map(() => 65), logprobs });
+    expect(isDemonstration(reply("- Boil it\n- Cool it", [-0.1, -0.1]), -0.15)).toBe(true);
+    // the teacher babbling: mean log-prob −0.3
+    expect(isDemonstration(reply("Eggs nse lik", [-0.1, -0.5]), -0.15)).toBe(false);
+    // a confident call of the note lookup instead of a reply
+    const call = '<tool_call>{"name":"lookup_notes","arguments":{"topic":"cooking"}}</tool_call>';
+    expect(isDemonstration(reply(call, [-0.02, -0.03]), -0.15)).toBe(false);
+    expect(isDemonstration(reply("", []), -0.15)).toBe(false);
   });
 
   it("trains a demonstration by cross-entropy alone: the loss is its mean −log π, and its tokens gain", async () => {

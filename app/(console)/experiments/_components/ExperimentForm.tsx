@@ -505,6 +505,24 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "OPD, Combine: a teacher reply becomes a demonstration only if the hinted teacher is this confident in it (drops babble); −10 keeps all",
                 ),
               )}
+              {field(
+                "Conversation hints (OPD, Combine)",
+                "config.hyper.conversationHints",
+                <select
+                  name="hyper.conversationHints"
+                  value={String(getAt(cfg, "hyper.conversationHints") ?? false)}
+                  onChange={(e) => setCfg("hyper.conversationHints", e.target.value === "true")}
+                >
+                  <option value="false">off (the turn&apos;s hint alone)</option>
+                  <option value="true">on (and the conversation&apos;s earlier hints)</option>
+                </select>,
+              )}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "conversationHints",
+                  "the hinted teacher (topk/full OPD, hindsight) also gets the hints of the user's earlier replies in the conversation; departs from the reference",
+                )}
+              </span>
               {num(
                 "ExOPD λ (1 = off)",
                 "hyper.opdExtrapolation",
