@@ -356,14 +356,6 @@ export async function hindsightDemos(
   const maxTokens = config.serving.maxTokens;
   const budget = ctx.model.config.ctx - maxTokens;
   if (budget < 1) return [];
-  const demo = (promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample => ({
-    promptIds,
-    responseIds,
-    oldLogprobs: logprobs,
-    reward: 0,
-    kind: "DEMO",
-    context: "first",
-  });
   if (config.method === "grpo") {
     const out: TrainSample[] = [];
     for (const s of sources) {
@@ -374,7 +366,7 @@ export async function hindsightDemos(
       const promptIds = fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools });
       if (promptIds.length + s.turn.tokenIds.length > ctx.model.config.ctx) continue;
       out.push(
-        demo(
+        hindsightDemo(
           promptIds,
           s.turn.tokenIds,
           s.turn.tokenIds.map(() => 0),
@@ -384,6 +376,31 @@ export async function hindsightDemos(
     return out;
   }
   if (!ctx.base) return [];
+  return hintedTeacherDemos(ctx.base, sources, {
+    samples: n,
+    minLogprob: config.hyper.hindsightMinLogprob,
+    maxTokens,
+    seed: ctx.seed ?? 0,
+  });
+}
+
+/** What the hinted teacher needs of a corrected turn: the served request, its prompt ids, and the turn's hint. */
+export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds" | "hint">;
+
+/**
+ * The teacher half of hindsight, shared by the policy trainer (OPD, Combine) and the per-user adapters
+ * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (T = 1, `seed`) from `base` — the
+ * frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first asked. Only
+ * replies the teacher itself is confident in are kept: mean token log-prob under the hinted teacher ≥ `minLogprob`.
+ */
+export async function hintedTeacherDemos(
+  base: PolicyModel,
+  sources: readonly HintedTurn[],
+  opts: { samples: number; minLogprob: number; maxTokens: number; seed: number },
+): Promise<TrainSample[]> {
+  const ctxLen = base.config.ctx;
+  const budget = ctxLen - opts.maxTokens;
+  if (opts.samples < 1 || budget < 1) return [];
   const hinted = sources.flatMap((s) => {
     if (!s.hint) return [];
     // A reply corrected again after a correction: the demonstration goes on the prompt the user first asked, before
@@ -397,20 +414,25 @@ export async function hindsightDemos(
     return ids ? [{ promptIds, hinted: ids }] : [];
   });
   if (!hinted.length) return [];
-  const jobs = hinted.flatMap((h) => Array.from({ length: n }, () => h));
+  const jobs = hinted.flatMap((h) => Array.from({ length: opts.samples }, () => h));
   const gens = await generateBatch(
-    ctx.base,
+    base,
     jobs.map((j) => j.hinted),
-    { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
+    { maxTokens: opts.maxTokens, temperature: 1, seed: opts.seed },
   );
   // The hinted teacher babbles now and then (a long tool context, a hint it cannot follow): such a reply has a low
   // mean log-prob under the teacher itself and, being far from the policy, the largest cross-entropy gradient of the
   // batch. Only replies the teacher is confident in become demonstrations (its own log-probs, not the reward).
   const confident = (lps: readonly number[]) =>
-    lps.reduce((a, b) => a + b, 0) / Math.max(lps.length, 1) >= config.hyper.hindsightMinLogprob;
+    lps.reduce((a, b) => a + b, 0) / Math.max(lps.length, 1) >= opts.minLogprob;
   return gens.flatMap((g, i) =>
-    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx && confident(g.logprobs)
-      ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
+    g.tokenIds.length && jobs[i].promptIds.length + g.tokenIds.length <= ctxLen && confident(g.logprobs)
+      ? [hindsightDemo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
       : [],
   );
+}
+
+/** A demonstration: trained by cross-entropy only, on the first reply's prompt. */
+function hindsightDemo(promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample {
+  return { promptIds, responseIds, oldLogprobs: logprobs, reward: 0, kind: "DEMO", context: "first" };
 }
