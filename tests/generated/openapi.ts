@@ -2360,6 +2360,9 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "hindsightSamples": 2,
+                 *       "hindsightWeight": 1,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2385,6 +2388,12 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 2 */
+                  hindsightSamples: number;
+                  /** @default 1 */
+                  hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2870,6 +2879,9 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "hindsightSamples": 2,
+             *       "hindsightWeight": 1,
+             *       "hindsightMinLogprob": -0.15,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2895,6 +2907,12 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 2 */
+              hindsightSamples?: number;
+              /** @default 1 */
+              hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3359,6 +3377,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3384,6 +3405,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -3924,6 +3951,9 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "hindsightSamples": 2,
+                 *       "hindsightWeight": 1,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -3949,6 +3979,12 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 2 */
+                  hindsightSamples: number;
+                  /** @default 1 */
+                  hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4444,6 +4480,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4469,6 +4508,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7170,6 +7215,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7195,6 +7243,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7708,6 +7762,9 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "hindsightSamples": 2,
+             *       "hindsightWeight": 1,
+             *       "hindsightMinLogprob": -0.15,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7733,6 +7790,12 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 2 */
+              hindsightSamples?: number;
+              /** @default 1 */
+              hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8197,6 +8260,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8222,6 +8288,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8723,6 +8795,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8748,6 +8823,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9249,6 +9330,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9274,6 +9358,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9769,6 +9859,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9794,6 +9887,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10290,6 +10389,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10315,6 +10417,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
