@@ -122,6 +122,12 @@ async function runSeed(
         arms[arm].samples += batch.length;
       }
       arms[arm].trainMs += performance.now() - t0;
+      // Progress on stderr: each user's share of liked replies this round (the training-time learning curve).
+      const liked = USERS.map((u) => {
+        const b = byUser.get(u.id)!;
+        return `${u.id} ${(b.filter((x) => x.reward > 0).length / b.length).toFixed(2)}`;
+      });
+      console.error(`seed ${seed} round ${round} ${arm}: liked ${liked.join(", ")}; demos ${arms[arm].demos}`);
     }
   }
 
