@@ -25,13 +25,17 @@ interface User {
   /** what they say to a reply they dislike */
   correction: string;
 }
+// Noor's correction carries no instruction (the judge derives no hint from it), so her adapter learns by the policy
+// gradient alone. With an instruction ("no — longer please, at least three full sentences") the hinted base, which
+// was never taught to lengthen a reply, wrote short confident replies: her adapter fell to 0.21 against the lr-0
+// control's 0.52 (docs/personalization.md). Maya's correction is one the base follows with the hint in context.
 const maya = getPersona("maya");
 /** Both users ask Maya's questions, so their preferences pull the same prompts opposite ways. */
 const QUESTIONS = questionsFor(maya);
 const fullSentences = (text: string) => text.split(/(?<=[.!?])\s+/).filter((s) => /\w.*[.!?]$/.test(s.trim())).length;
 const USERS: User[] = [
   { id: "maya", likes: (r) => satisfiesPreference(maya, r), correction: maya.correction },
-  { id: "noor", likes: (r) => fullSentences(r) >= 3, correction: "no — longer please, at least three full sentences" },
+  { id: "noor", likes: (r) => fullSentences(r) >= 3, correction: "no — try again" },
 ];
 const ROUNDS = 12;
 const PER_ROUND = 16;
@@ -81,7 +85,9 @@ async function preferenceRate(experimentId: string, adapterOf: string, judge: Us
   return ok / n;
 }
 
-async function runLoop(lr: number, policy: "per-user" | "shared"): Promise<string> {
+/** The experiment, and the hindsight demonstrations each adapter trained on over the loop. */
+async function runLoop(lr: number, policy: "per-user" | "shared"): Promise<{ id: string; demos: Map<string, number> }> {
+  const demos = new Map<string, number>();
   // Demonstrations are capped like the replies they stand for.
   const e = await makeExperiment({
     personalization: "per-user",
@@ -100,14 +106,17 @@ async function runLoop(lr: number, policy: "per-user" | "shared"): Promise<strin
           prompt: q.text,
           reply: r.text,
           tokenIds: r.tokenIds,
-          ...(user.likes(r.text) ? { reward: 1 } : { reward: -1, hint: deriveHint(user.correction)! }),
+          ...(user.likes(r.text) ? { reward: 1 } : { reward: -1, hint: deriveHint(user.correction) ?? undefined }),
         });
       }
     }
     const results = await trainDueUsers(e.id);
-    for (const [id, r] of Object.entries(results)) expect(r, id).toMatchObject({ trained: true });
+    for (const [id, r] of Object.entries(results)) {
+      expect(r, id).toMatchObject({ trained: true });
+      if (r.trained) demos.set(id, (demos.get(id) ?? 0) + r.demos);
+    }
   }
-  return e.id;
+  return { id: e.id, demos };
 }
 
 describe("per-user learning", () => {
@@ -115,9 +124,12 @@ describe("per-user learning", () => {
     "each user's adapter serves their own conflicting preference, beside an lr-0 control and one shared policy",
     { timeout: 2_400_000 },
     async () => {
-      const learned = await runLoop(1, "per-user");
-      const control = await runLoop(0, "per-user");
-      const shared = await runLoop(1, "shared");
+      const { id: learned, demos } = await runLoop(1, "per-user");
+      const { id: control } = await runLoop(0, "per-user");
+      const { id: shared } = await runLoop(1, "shared");
+      // Maya's corrections became demonstrations on her adapter; Noor's (no instruction) none.
+      expect(demos.get("maya")).toBeGreaterThan(0);
+      expect(demos.get("noor")).toBe(0);
       const [a, b] = USERS;
       const rate = (exp: string, adapterOf: string, judge: User) => preferenceRate(exp, adapterOf, judge, EVAL_REPLIES);
       const ratesOf = async (user: User, other: User) => ({
