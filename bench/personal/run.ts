@@ -2,13 +2,16 @@
 // Sam: hints, not answers; Ava: a sign-off) talk to one agent, per-user (one LoRA adapter each on the frozen base)
 // and shared (one adapter of the same shape serving everyone and trained on everyone's turns), with the same
 // seeds and the same number of samples. Each round every user asks `perRound` of their own questions, is answered
-// by the adapter that serves them, rates each reply +1 when it is in their style and on topic (−1 otherwise: a
-// reply that games the style check, e.g. a few words for Maya, is not liked), and the adapters step on
-// those samples in batches of `perRound` (per-user: each user's own; shared: everyone's, interleaved), with the
-// per-user trainer's rule and defaults (engine/loraTrain.ts). Then the first replies to each user's held-out
-// questions (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
+// by the adapter that serves them, and reacts as in the simulation (simulation/conversation.ts reactionTo): +1 when
+// the reply is in their style and on topic, else −1 with their correction (the off-topic rejection, or a style
+// correction in their words), which the heuristic judge turns into a hint (judge/core/heuristic.ts deriveHint).
+// The adapters step on those samples in batches of `perRound` (per-user: each user's own; shared: everyone's,
+// interleaved) with the per-user trainer's step and defaults (personalization/step.ts: policy gradient plus the
+// hinted base's confident hindsight demonstrations). Then the first replies to each user's held-out questions
+// (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
+// (`--hindsight 0` for the policy gradient alone).
 import { parseArgs } from "node:util";
 import { PerUserSchema } from "../../server/config/experimentConfig";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
@@ -21,19 +24,23 @@ import {
   serializeAdapter,
   type LoraAdapter,
 } from "../../server/engine/lora";
-import { adapterStep, type AdapterSample } from "../../server/engine/loraTrain";
+import { mulberry32 } from "../../server/engine/rng";
 import { END_ID } from "../../server/engine/tokenizer";
+import { deriveHint } from "../../server/judge/core/heuristic";
+import { userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
+import { reactionTo } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
 
 const USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
-const defaults = PerUserSchema.parse({});
+let defaults = PerUserSchema.parse({});
 
 interface Arm {
   adapters: Map<string, LoraAdapter>;
   versions: Map<string, number>;
   trainMs: number;
   samples: number;
+  demos: number;
 }
 
 async function runSeed(
@@ -55,8 +62,9 @@ async function runSeed(
       versions: new Map(),
       trainMs: 0,
       samples: 0,
+      demos: 0,
     },
-    shared: { adapters: new Map([["*", fresh(seed * 100)]]), versions: new Map(), trainMs: 0, samples: 0 },
+    shared: { adapters: new Map([["*", fresh(seed * 100)]]), versions: new Map(), trainMs: 0, samples: 0, demos: 0 },
   };
   const keyOf = (arm: keyof typeof arms, user: Persona) => (arm === "shared" ? "*" : user.id);
   const served = (arm: keyof typeof arms, key: string) => ({
@@ -67,29 +75,31 @@ async function runSeed(
 
   for (let round = 0; round < o.rounds; round++) {
     for (const arm of ["perUser", "shared"] as const) {
-      const byUser = new Map<string, AdapterSample[]>();
+      const byUser = new Map<string, HintedAdapterSample[]>();
       for (const user of USERS) {
         const questions = questionsFor(user);
         const adapter = served(arm, keyOf(arm, user));
-        const samples: AdapterSample[] = [];
+        const samples: HintedAdapterSample[] = [];
         for (let i = 0; i < o.perRound; i++) {
           const q = questions[(round * o.perRound + i) % questions.length];
-          const r = await engine.chat([{ role: "user", content: q.text }], {
-            ...sampling,
-            seed: seed * 1_000_000 + round * 1000 + i,
-            adapter,
-          });
+          const messages = [{ role: "user" as const, content: q.text }];
+          const replySeed = seed * 1_000_000 + round * 1000 + i;
+          const r = await engine.chat(messages, { ...sampling, seed: replySeed, adapter });
+          // The user's reaction, and the hint the heuristic judge derives from a correction (its accepted hint).
+          const reaction = reactionTo(user, q, r.text, mulberry32(replySeed));
           samples.push({
             promptIds: r.promptIds,
             responseIds: r.tokenIds,
-            reward: checkReply(user, q, r.text).ok ? 1 : -1,
+            reward: reaction.satisfied ? 1 : -1,
+            messages,
+            hint: reaction.satisfied ? null : deriveHint(reaction.text),
           });
         }
         byUser.set(user.id, samples);
       }
       // Per-user: each adapter on its user's batch. Shared: one adapter on everyone's samples, interleaved as live
       // traffic would be, in batches of the same size.
-      const batches: Array<[string, AdapterSample[]]> =
+      const batches: Array<[string, HintedAdapterSample[]]> =
         arm === "perUser"
           ? [...byUser]
           : (() => {
@@ -100,17 +110,24 @@ async function runSeed(
               ]);
             })();
       const t0 = performance.now();
-      for (const [key, batch] of batches) {
-        const step = adapterStep(base, arms[arm].adapters.get(key)!, batch, {
-          lr: defaults.lr,
-          advantages: defaults.advantages,
+      for (const [b, [key, batch]] of batches.entries()) {
+        const step = await userAdapterStep(base, arms[arm].adapters.get(key)!, batch, defaults, {
+          maxTokens,
+          seed: seed * 1_000_000 + round * 1000 + b,
         });
+        arms[arm].demos += step.demos;
         disposeAdapter(arms[arm].adapters.get(key)!);
         arms[arm].adapters.set(key, step.adapter);
         arms[arm].versions.set(key, (arms[arm].versions.get(key) ?? 0) + 1);
         arms[arm].samples += batch.length;
       }
       arms[arm].trainMs += performance.now() - t0;
+      // Progress on stderr: each user's share of liked replies this round (the training-time learning curve).
+      const liked = USERS.map((u) => {
+        const b = byUser.get(u.id)!;
+        return `${u.id} ${(b.filter((x) => x.reward > 0).length / b.length).toFixed(2)}`;
+      });
+      console.error(`seed ${seed} round ${round} ${arm}: liked ${liked.join(", ")}; demos ${arms[arm].demos}`);
     }
   }
 
@@ -138,7 +155,11 @@ async function runSeed(
   }
   const perSample = (a: Arm) => a.trainMs / a.samples;
   for (const a of Object.values(arms)) for (const ad of a.adapters.values()) disposeAdapter(ad);
-  return { result, msPerSample: { perUser: perSample(arms.perUser), shared: perSample(arms.shared) } };
+  return {
+    result,
+    msPerSample: { perUser: perSample(arms.perUser), shared: perSample(arms.shared) },
+    demos: { perUser: arms.perUser.demos, shared: arms.shared.demos },
+  };
 }
 
 async function main() {
@@ -148,25 +169,36 @@ async function main() {
       rounds: { type: "string", default: "12" },
       perRound: { type: "string", default: "16" },
       k: { type: "string", default: "4" },
+      hindsight: { type: "string" },
+      lr: { type: "string" },
+      advantages: { type: "string" },
+      hindsightWeight: { type: "string" },
     },
   });
   const o = { rounds: Number(values.rounds), perRound: Number(values.perRound), k: Number(values.k) };
+  // Overrides of the per-user defaults, to measure a setting before it becomes one.
+  defaults = PerUserSchema.parse({
+    ...(values.hindsight !== undefined ? { hindsightSamples: Number(values.hindsight) } : {}),
+    ...(values.lr !== undefined ? { lr: Number(values.lr) } : {}),
+    ...(values.advantages !== undefined ? { advantages: values.advantages } : {}),
+    ...(values.hindsightWeight !== undefined ? { hindsightWeight: Number(values.hindsightWeight) } : {}),
+  });
   const engine = new EmbeddedEngine();
   await engine.load("models/base");
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr}, ${defaults.advantages} advantages`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr}, ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {
-    const { result, msPerSample } = await runSeed(engine, base, seed, o);
+    const { result, msPerSample, demos } = await runSeed(engine, base, seed, o);
     for (const [u, r] of Object.entries(result))
       console.log(
         `${seed} | ${u} | ${[r.base, r.shared, r.perUser].map((x) => `${x.both.toFixed(2)} (${x.style.toFixed(2)})`).join(" / ")}`,
       );
     console.log(
-      `${seed} | training ms per sample: shared ${msPerSample.shared.toFixed(1)}, per-user ${msPerSample.perUser.toFixed(1)} (${(msPerSample.perUser / msPerSample.shared).toFixed(2)}×)`,
+      `${seed} | training ms per sample: shared ${msPerSample.shared.toFixed(1)}, per-user ${msPerSample.perUser.toFixed(1)} (${(msPerSample.perUser / msPerSample.shared).toFixed(2)}×); hindsight demos trained: shared ${demos.shared}, per-user ${demos.perUser}`,
     );
   }
   engine.dispose();

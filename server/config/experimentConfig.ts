@@ -283,6 +283,17 @@ export const PerUserSchema = z.object({
    * in 2 of 3 seeds with no other user present; at 1 it did not in 4 (docs/personalization.md)
    */
   lr: z.number().min(0).max(10).default(1),
+  /**
+   * Hindsight demonstrations for the adapter (as the shared trainer's `hyper.hindsightSamples`; departs from the
+   * reference): for each of the user's turns with an accepted hint (the judge's, from their correction), this many
+   * replies sampled from the hinted teacher — the frozen base with the hint in context — train the prompt the user
+   * first asked, without the hint, by cross-entropy on the adapter. 0 = off (policy gradient alone).
+   */
+  hindsightSamples: z.number().int().min(0).max(2).default(2),
+  /** w_demo: the weight of the demonstrations' cross-entropy beside the policy-gradient term */
+  hindsightWeight: z.number().min(0).max(10).default(1),
+  /** a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher is at least this */
+  hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

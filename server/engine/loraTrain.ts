@@ -1,14 +1,17 @@
 /**
  * One training step of a user's LoRA adapter on the frozen base: a policy-gradient step on that user's judged
- * samples only. The loss is OpenClaw-RL's binary-reward RL term with advantages A = r (no whitening: the judge's
- * −1/0/+1 is already centred, and one user's small batch has too few samples for a stable baseline),
- *   L = −(1/N) Σ_i A_i · mean_t log π_{base+adapter}(y_{i,t} | x_i, y_{i,<t})
- * and its gradients reach A and B only (lora.ts `adapterGrads`): the base is read, never updated, so every
- * user's adapter sits on the same base and one user's step cannot move another user's model.
+ * samples only, plus (hindsight) a cross-entropy step toward that user's demonstrations. The loss is OpenClaw-RL's
+ * binary-reward RL term with advantages A_i (adapterStep's `advantages`), and the shared trainer's demonstration
+ * term (losses.ts agg_demo, weight w_demo) on the demonstrations D, both reduced like the shared trainer's
+ * ("sum_of_sample_mean", losses.ts sampleMean, over all N = |samples| + |D| rows):
+ *   L = −(1/N) Σ_{i ∈ samples} A_i · mean_t log π(y_{i,t} | x_i, y_{i,<t})  +  w_demo · (1/N) Σ_{d ∈ D} mean_t −log π(y_{d,t} | x_d, …)
+ * with π = base + adapter. Gradients reach A and B only (lora.ts `adapterGrads`): the base is read, never updated, so
+ * every user's adapter sits on the same base and one user's step cannot move another user's model.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { adapterGrads, sgdStep, disposeAdapter, type LoraAdapter, type LoraPair } from "./lora";
+import { sampleMean } from "./losses";
 import { forward, type PolicyModel } from "./model";
 import { packBatch, tokenLogprobs } from "./score";
 
@@ -18,6 +21,10 @@ export const adapterSampleSchema = z.object({
   reward: z.number().min(-1).max(1),
 });
 export type AdapterSample = z.infer<typeof adapterSampleSchema>;
+
+/** A demonstration for the adapter (hindsight, training/trainInputs.ts hintedTeacherDemos): a target reply, no reward. */
+export const adapterDemoSchema = adapterSampleSchema.pick({ promptIds: true, responseIds: true });
+export type AdapterDemo = z.infer<typeof adapterDemoSchema>;
 
 export interface AdapterStepResult {
   adapter: LoraAdapter;
@@ -33,31 +40,36 @@ export function adapterStep(
   base: PolicyModel,
   adapter: LoraAdapter,
   samplesIn: readonly AdapterSample[],
-  opts: { lr: number; gradClip?: number; advantages?: "raw" | "centered" | "positive" },
+  opts: {
+    lr: number;
+    gradClip?: number;
+    advantages?: "raw" | "centered" | "positive";
+    /** hindsight targets of this user's corrected turns, trained by cross-entropy */
+    demos?: readonly AdapterDemo[];
+    /** w_demo, the weight of the demonstrations' cross-entropy (default 1) */
+    demoWeight?: number;
+  },
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
+  const demos = (opts.demos ?? []).map((d) => adapterDemoSchema.parse(d));
   if (!samples.length) throw new Error("adapterStep needs at least one sample");
   const mode = opts.advantages ?? "raw";
   const mean = mode === "raw" ? 0 : samples.reduce((s, x) => s + x.reward, 0) / samples.length;
   const advantages = samples.map((s) => Math.max(mode === "positive" ? 0 : -1, Math.min(1, s.reward - mean)));
-  const batch = packBatch(samples, base.config.ctx);
-  const lengths = batch.spans.map((s) => s.length);
+  const batch = packBatch([...samples, ...demos], base.config.ctx);
+  const isDemo = [...samples.map(() => 0), ...demos.map(() => 1)];
   const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
-  // Per row: A_i / (N · |y_i|) on its response tokens, so the sum is the mean over samples of token means.
-  const weights = tf.tidy(() =>
-    tf.mul(
-      tf.tensor2d(batch.mask, [batch.B, batch.T - 1]),
-      tf.tensor2d(
-        advantages.map((a, i) => a / (samples.length * lengths[i])),
-        [batch.B, 1],
-      ),
-    ),
-  );
+  const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
+  // A row's RL weight: A_i on a sample, 0 on a demonstration; the demonstrations' own term takes their rows.
+  const adv = tf.tensor2d([...advantages, ...demos.map(() => 0)], [batch.B, 1]);
+  const demoMask = tf.mul(mask, tf.tensor2d(isDemo, [batch.B, 1]));
+  const wDemo = opts.demoWeight ?? 1;
   const { value, grads } = adapterGrads(base.params, adapter, (params) => {
     const { logprobs } = tokenLogprobs(forward(base.config, params, ids), batch, false);
-    return tf.neg(tf.sum(tf.mul(logprobs, weights))) as tf.Scalar;
+    const rl = tf.neg(sampleMean(tf.mul(logprobs, adv), mask));
+    return demos.length ? tf.add(rl, tf.mul(sampleMean(tf.neg(logprobs), demoMask), wDemo)) : (rl as tf.Scalar);
   });
-  tf.dispose([ids, weights]);
+  tf.dispose([ids, mask, adv, demoMask]);
   const gradNorm = Math.sqrt(
     [...grads.values()].reduce(
       (acc, g) => acc + tf.tidy(() => tf.add(tf.sum(tf.square(g.A)), tf.sum(tf.square(g.B))).dataSync()[0]),

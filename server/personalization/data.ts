@@ -12,6 +12,10 @@ import type { AdapterSample } from "../engine/loraTrain";
 export interface UserSample extends AdapterSample {
   turnId: string;
   createdAt: Date;
+  /** the request as served (the hinted teacher's context for hindsight) */
+  messages: unknown[];
+  /** the turn's own accepted hint (a reviewer's, or the judge's from the user's correction); null without one */
+  hint: string | null;
 }
 
 /**
@@ -29,7 +33,7 @@ const Messages = z.array(z.unknown());
 /**
  * The user's labelled, not excluded, successful main turns of this experiment (created after `after` when given),
  * oldest first, as adapter samples: the prompt as the embedded upstream rendered it, the served reply's token
- * ids, and the effective label (reviewer > user feedback > judge) as the reward.
+ * ids, and the effective label (reviewer > user feedback > judge) as the reward, with the turn's hint (hindsight).
  */
 export async function userSamples(
   experimentId: string,
@@ -62,7 +66,8 @@ export async function userSamples(
   for (const t of turns) {
     const label = labels.get(t.id);
     if (!label || label.value === null || label.excluded || t.tokenIds.length === 0) continue;
-    const promptIds = servedPromptIds(Messages.parse(await reassembleMessages(t)), undefined, t.promptTokens);
+    const messages = Messages.parse(await reassembleMessages(t));
+    const promptIds = servedPromptIds(messages, undefined, t.promptTokens);
     if (!promptIds) continue;
     out.push({
       turnId: t.id,
@@ -70,6 +75,9 @@ export async function userSamples(
       promptIds,
       responseIds: t.tokenIds,
       reward: Math.max(-1, Math.min(1, label.value)),
+      messages,
+      // A remembered hint (hint memory) did not correct this reply: like the shared trainer, no demonstration from it.
+      hint: label.hintFromTurnId ? null : label.hint,
     });
   }
   return out;

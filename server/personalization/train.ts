@@ -16,13 +16,14 @@ import {
   serializeAdapter,
   type LoraAdapter,
 } from "../engine/lora";
-import { adapterStep, type AdapterSample } from "../engine/loraTrain";
+import type { AdapterSample } from "../engine/loraTrain";
 import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
 import { db } from "../platform/db/client";
 import { notFound } from "../platform/errors";
 import { endUsers, isHeldOut, userSamples } from "./data";
 import { announceAdapterChange } from "./announce";
+import { userAdapterStep } from "./step";
 
 /** The same user and experiment always start from the same fresh adapter (reproducible runs). */
 function seedOf(experimentId: string, endUserId: string): number {
@@ -56,6 +57,8 @@ export type TrainUserResult =
       version: number;
       state: "PROMOTED" | "REJECTED";
       samples: number;
+      /** hindsight demonstrations trained beside the samples */
+      demos: number;
       evalScore: number | null;
       servedScore: number | null;
     };
@@ -63,7 +66,8 @@ export type TrainUserResult =
 /**
  * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts) and gate it. Samples
  * are the oldest `maxSamplesPerVersion` after the newest version's `throughAt`, held-out turns excluded; the step
- * count is one SGD step per `minSamples` of them. With `heldOutFraction` 0 the gate is off (every version is promoted).
+ * count is one SGD step per `minSamples` of them, each with the hindsight demonstrations of its hinted turns
+ * (step.ts). With `heldOutFraction` 0 the gate is off (every version is promoted).
  */
 export async function trainUser(
   experimentId: string,
@@ -96,11 +100,15 @@ export async function trainUser(
       },
       seedOf(experimentId, endUserId),
     );
+  const version = (latest?.version ?? 0) + 1;
+  let demos = 0;
   for (let i = 0; i + pu.minSamples <= trainable.length; i += pu.minSamples) {
-    const step = adapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), {
-      lr: pu.lr,
-      advantages: pu.advantages,
+    // Demonstrations are sampled per step with a seed of this user, version and step: a retrained version is the same.
+    const step = await userAdapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), pu, {
+      maxTokens: config.serving.maxTokens,
+      seed: (seedOf(experimentId, endUserId) + version * 1009 + i) >>> 0,
     });
+    demos += step.demos;
     if (adapter !== parent) disposeAdapter(adapter);
     adapter = step.adapter;
     // One step is the longest this holds the event loop: the worker's shared training loop runs in between.
@@ -132,7 +140,7 @@ export async function trainUser(
         data: {
           experimentId,
           endUserId,
-          version: (latest?.version ?? 0) + 1,
+          version,
           parentId: served?.id ?? null,
           rank: pu.rank,
           alpha: pu.alpha,
@@ -159,6 +167,7 @@ export async function trainUser(
     version: row.version,
     state: promote ? "PROMOTED" : "REJECTED",
     samples: trainable.length,
+    demos,
     evalScore,
     servedScore,
   };

@@ -439,14 +439,6 @@ export async function hindsightDemos(
   const maxTokens = config.serving.maxTokens;
   const budget = ctx.model.config.ctx - maxTokens;
   if (budget < 1) return [];
-  const demo = (promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample => ({
-    promptIds,
-    responseIds,
-    oldLogprobs: logprobs,
-    reward: 0,
-    kind: "DEMO",
-    context: "first",
-  });
   if (config.method === "grpo") {
     const out: TrainSample[] = [];
     for (const s of sources) {
@@ -457,7 +449,7 @@ export async function hindsightDemos(
       const promptIds = fitChat(request.messages, budget, { addGenerationPrompt: true, tools: request.tools });
       if (promptIds.length + s.turn.tokenIds.length > ctx.model.config.ctx) continue;
       out.push(
-        demo(
+        hindsightDemo(
           promptIds,
           s.turn.tokenIds,
           s.turn.tokenIds.map(() => 0),
@@ -467,6 +459,31 @@ export async function hindsightDemos(
     return out;
   }
   if (!ctx.base) return [];
+  return hintedTeacherDemos(ctx.base, sources, {
+    samples: n,
+    minLogprob: config.hyper.hindsightMinLogprob,
+    maxTokens,
+    seed: ctx.seed ?? 0,
+  });
+}
+
+/** What the hinted teacher needs of a corrected turn: the served request, its prompt ids, and the turn's hint. */
+export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds" | "hint" | "earlierHints">;
+
+/**
+ * The teacher half of hindsight, shared by the policy trainer (OPD, Combine) and the per-user adapters
+ * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (T = 1, `seed`) from `base` — the
+ * frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first asked. Only
+ * replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they call no tool).
+ */
+export async function hintedTeacherDemos(
+  base: PolicyModel,
+  sources: readonly HintedTurn[],
+  opts: { samples: number; minLogprob: number; maxTokens: number; seed: number },
+): Promise<TrainSample[]> {
+  const ctxLen = base.config.ctx;
+  const budget = ctxLen - opts.maxTokens;
+  if (opts.samples < 1 || budget < 1) return [];
   const hinted = sources.flatMap((s) => {
     if (!s.hint) return [];
     // A reply corrected again after a correction: the demonstration goes on the prompt the user first asked, before
@@ -481,16 +498,20 @@ export async function hindsightDemos(
     return ids ? [{ promptIds, hinted: ids }] : [];
   });
   if (!hinted.length) return [];
-  const jobs = hinted.flatMap((h) => Array.from({ length: n }, () => h));
+  const jobs = hinted.flatMap((h) => Array.from({ length: opts.samples }, () => h));
   const gens = await generateBatch(
-    ctx.base,
+    base,
     jobs.map((j) => j.hinted),
-    { maxTokens, temperature: 1, seed: ctx.seed ?? 0 },
+    { maxTokens: opts.maxTokens, temperature: 1, seed: opts.seed },
   );
   return gens.flatMap((g, i) =>
-    jobs[i].promptIds.length + g.tokenIds.length <= ctx.model.config.ctx &&
-    isDemonstration(g, config.hyper.hindsightMinLogprob)
-      ? [demo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
+    jobs[i].promptIds.length + g.tokenIds.length <= ctxLen && isDemonstration(g, opts.minLogprob)
+      ? [hindsightDemo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
       : [],
   );
+}
+
+/** A demonstration: trained by cross-entropy only, on the first reply's prompt. */
+function hindsightDemo(promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample {
+  return { promptIds, responseIds, oldLogprobs: logprobs, reward: 0, kind: "DEMO", context: "first" };
 }

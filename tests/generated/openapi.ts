@@ -2366,6 +2366,9 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "hindsightSamples": 2,
+                 *       "hindsightWeight": 1,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2391,6 +2394,12 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 2 */
+                  hindsightSamples: number;
+                  /** @default 1 */
+                  hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2882,6 +2891,9 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "hindsightSamples": 2,
+             *       "hindsightWeight": 1,
+             *       "hindsightMinLogprob": -0.15,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2907,6 +2919,12 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 2 */
+              hindsightSamples?: number;
+              /** @default 1 */
+              hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3377,6 +3395,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3402,6 +3423,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -3948,6 +3975,9 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "hindsightSamples": 2,
+                 *       "hindsightWeight": 1,
+                 *       "hindsightMinLogprob": -0.15,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -3973,6 +4003,12 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 2 */
+                  hindsightSamples: number;
+                  /** @default 1 */
+                  hindsightWeight: number;
+                  /** @default -0.15 */
+                  hindsightMinLogprob: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4474,6 +4510,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4499,6 +4538,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7206,6 +7251,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7231,6 +7279,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7750,6 +7804,9 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "hindsightSamples": 2,
+             *       "hindsightWeight": 1,
+             *       "hindsightMinLogprob": -0.15,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7775,6 +7832,12 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 2 */
+              hindsightSamples?: number;
+              /** @default 1 */
+              hindsightWeight?: number;
+              /** @default -0.15 */
+              hindsightMinLogprob?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8245,6 +8308,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8270,6 +8336,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8777,6 +8849,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8802,6 +8877,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9309,6 +9390,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9334,6 +9418,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9835,6 +9925,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9860,6 +9953,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10362,6 +10461,9 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "hindsightSamples": 2,
+               *       "hindsightWeight": 1,
+               *       "hindsightMinLogprob": -0.15,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10387,6 +10489,12 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 2 */
+                hindsightSamples: number;
+                /** @default 1 */
+                hindsightWeight: number;
+                /** @default -0.15 */
+                hindsightMinLogprob: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

@@ -14,6 +14,8 @@ export interface EndUserTurnSpec {
   createdAt?: Date;
   /** the reply's token ids as generated (default: its bytes and the end-of-turn token) */
   tokenIds?: number[];
+  /** the judge's accepted hint (from the user's correction) */
+  hint?: string;
 }
 
 export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
@@ -38,6 +40,7 @@ export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
       model: "heuristic-rules-v1",
       promptVersion: "p",
       score: spec.reward,
+      ...(spec.hint ? { hint: spec.hint, hintAccepted: true } : {}),
     },
   });
   return id;

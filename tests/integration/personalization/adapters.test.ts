@@ -22,8 +22,11 @@ beforeAll(async () => {
   admin = { kind: "user", userId: u.id, email: u.email, role: "ADMIN" };
 });
 
-async function perUserExperiment(perUser: NonNullable<ExperimentConfigInput["perUser"]>) {
-  const e = await makeExperiment({ personalization: "per-user", perUser });
+async function perUserExperiment(
+  perUser: NonNullable<ExperimentConfigInput["perUser"]>,
+  serving?: ExperimentConfigInput["serving"],
+) {
+  const e = await makeExperiment({ personalization: "per-user", perUser, ...(serving ? { serving } : {}) });
   base ??= await baseModel(e.config);
   return e;
 }
@@ -32,8 +35,12 @@ const adapters = (experimentId: string, endUserId: string) =>
   db().userAdapter.findMany({ where: { experimentId, endUserId }, orderBy: { version: "asc" } });
 
 describe("isolation", () => {
-  it("trains a user's adapter on that user's samples only: more of another user's turns change nothing", async () => {
-    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0, lr: 0.5, advantages: "raw" });
+  it("trains a user's adapter on that user's samples and hints only: more of another user's turns change nothing", async () => {
+    // Every teacher reply is kept (−10), so each hinted turn of a user trains two demonstrations of their adapter.
+    const e = await perUserExperiment(
+      { minSamples: 4, heldOutFraction: 0, lr: 0.5, advantages: "raw", hindsightSamples: 2, hindsightMinLogprob: -10 },
+      { maxTokens: 24 },
+    );
     const maya = uniq("maya");
     const leo = uniq("leo");
     const mayaTurns: string[] = [];
@@ -43,37 +50,41 @@ describe("isolation", () => {
           experimentId: e.id,
           endUserId: maya,
           prompt: `Plan day ${i}`,
-          reply: "Rest.",
-          reward: 1,
+          reply: i === 0 ? "Monday: rest. Tuesday: work. Wednesday: errands." : "Rest.",
+          reward: i === 0 ? -1 : 1,
+          ...(i === 0 ? { hint: "The user wants shorter answers: two sentences at most." } : {}),
         }),
       );
+    // Leo corrects every reply; his hints would become demonstrations on Maya's adapter if they reached her step.
     const leoTurn = (i: number) =>
       makeEndUserTurn({
         experimentId: e.id,
         endUserId: leo,
         prompt: `Plan day ${i}`,
-        reply: "- a\n- b\n- c",
+        reply: "Rest.",
         reward: -1,
+        hint: "The user wants bullet list answers: one point per line.",
       });
     for (let i = 0; i < 4; i++) await leoTurn(i);
 
     expect((await userSamples(e.id, maya)).map((s) => s.turnId)).toEqual(mayaTurns);
     const first = await trainUser(e.id, maya, base, e.config);
-    expect(first).toMatchObject({ trained: true, samples: 4, state: "PROMOTED" });
+    // Her own hinted turn's two demonstrations, and no more.
+    expect(first).toMatchObject({ trained: true, samples: 4, demos: 2, state: "PROMOTED" });
     const [v1] = await adapters(e.id, maya);
 
-    // The same training again, with Leo's data grown: byte-identical weights (Leo's turns would change the
-    // gradient, and the number of steps, if any reached Maya's adapter).
+    // The same training again, with Leo's data (and hints) grown: byte-identical weights (Leo's turns would change
+    // the gradient, and the number of steps, and his hints the demonstrations, if any reached Maya's adapter).
     await db().userAdapter.deleteMany({ where: { experimentId: e.id, endUserId: maya } });
     for (let i = 4; i < 12; i++) await leoTurn(i);
-    await trainUser(e.id, maya, base, e.config);
+    expect(await trainUser(e.id, maya, base, e.config)).toMatchObject({ samples: 4, demos: 2 });
     const [again] = await adapters(e.id, maya);
     expect(again.samples).toBe(4);
     expect(Buffer.compare(again.weights, v1.weights)).toBe(0);
 
-    // Leo's own adapter is trained from Leo's 12 turns, and differs from Maya's.
+    // Leo's own adapter is trained from Leo's 12 turns and his 12 hints, and differs from Maya's.
     const leoResult = await trainUser(e.id, leo, base, e.config);
-    expect(leoResult).toMatchObject({ trained: true, samples: 12 });
+    expect(leoResult).toMatchObject({ trained: true, samples: 12, demos: 24 });
     const [leoV1] = await adapters(e.id, leo);
     expect(Buffer.compare(leoV1.weights, v1.weights)).not.toBe(0);
   });

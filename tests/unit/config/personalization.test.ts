@@ -12,6 +12,9 @@ describe("personalization", () => {
       targets: "attention+mlp",
       minSamples: 16,
       advantages: "positive",
+      hindsightSamples: 2,
+      hindsightWeight: 1,
+      hindsightMinLogprob: -0.15,
     });
   });
 

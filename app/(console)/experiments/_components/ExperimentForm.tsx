@@ -257,6 +257,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {num("Adapter alpha", "perUser.alpha", "1")}
             {num("Adapter learning rate", "perUser.lr", "0.001")}
             {num(
+              "Hindsight demos per hinted turn",
+              "perUser.hindsightSamples",
+              "1",
+              "the hinted base's replies to a corrected turn, trained on the user's question (0: off; not in the reference)",
+            )}
+            {num("Hindsight weight", "perUser.hindsightWeight", "0.1")}
+            {num(
               "Samples per adapter step",
               "perUser.minSamples",
               "1",
