@@ -28,15 +28,12 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
-from integrations.slime.leases import LeaseBook, RunStopped
+from integrations.slime.leases import LeaseBook, user_batches
 
 from .model import TRAIN, ChatModel
 from .peft_folder import lora_config, write_peft_folder
 
 log = logging.getLogger("openclaw.hf.per_user")
-
-# A per-user lease's size is the console's to decide (perUser.maxSamplesPerVersion, minSamples): ask for the most.
-LEASE_SIZE = 4096
 
 
 def user_adapter_dir(save_dir: str, run_id: str, end_user_id: str, version: int) -> str:
@@ -105,21 +102,13 @@ def train_per_user(
 ) -> int:
     """Lease one user's batch → train their adapter → write its folder → acknowledge (registers the version)."""
     steps = 0
-    while max_steps is None or steps < max_steps:
-        try:
-            lease = book.acquire(steps, LEASE_SIZE, poll_s=poll_s, min_size=1)
-        except RunStopped as stopped:
-            log.info("stopping: %s", stopped)
-            break
-        user = lease.get("endUserId")
-        if not isinstance(user, str) or not user:
-            raise SystemExit("HF_PER_USER=1 but the console leased a batch of no end user: is the experiment per-user?")
+    for step, user, samples in user_batches(book, "HF_PER_USER", max_steps, poll_s):
         started = time.monotonic()
-        metrics = adapters.step(user, lease["samples"])
+        metrics = adapters.step(user, samples)
         path = user_adapter_dir(save_dir, run_id, user, adapters.versions[user])
         adapters.save(user, path, base_model, rank, alpha)
         metrics["train/step_time_s"] = time.monotonic() - started
-        book.acknowledge_through(steps, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
-        log.info("step %d: user %s… version %d", steps + 1, path.split(os.sep)[-2][:6], adapters.versions[user])
-        steps += 1
+        book.acknowledge_through(step, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
+        log.info("step %d: user %s… version %d", step + 1, path.split(os.sep)[-2][:6], adapters.versions[user])
+        steps = step + 1
     return steps

@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError
 
@@ -208,3 +208,28 @@ class Heartbeat(threading.Thread):
 
     def stop(self) -> None:
         self._stop_event.set()
+
+
+# A per-user lease's size is the console's to decide (perUser.maxSamplesPerVersion, minSamples): ask for the most.
+USER_LEASE_SIZE = 4096
+
+
+def user_batches(
+    book: LeaseBook, flag: str, max_steps: int | None = None, poll_s: float = 2.0
+) -> Iterator[tuple[int, str, list[Any]]]:
+    """A per-user run's leases (hf-local and Tinker per user): each batch holds one end user's samples, yielded as
+    (step, endUserId, samples) until the console stops the run or after ``max_steps``. The caller acknowledges step
+    before asking for the next. A batch of no end user means the experiment is not per-user: ``flag`` names the
+    setting that asked for per-user training."""
+    step = 0
+    while max_steps is None or step < max_steps:
+        try:
+            lease = book.acquire(step, USER_LEASE_SIZE, poll_s=poll_s, min_size=1)
+        except RunStopped as stopped:
+            log.info("stopping: %s", stopped)
+            return
+        user = lease.get("endUserId")
+        if not isinstance(user, str) or not user:
+            raise SystemExit(f"{flag}=1 but the console leased a batch of no end user: is the experiment per-user?")
+        yield step, user, lease["samples"]
+        step += 1

@@ -27,13 +27,10 @@ import logging
 import time
 
 from integrations.slime.convert import sample_fields
-from integrations.slime.leases import LeaseBook, RunStopped
+from integrations.slime.leases import LeaseBook, user_batches
 from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, token_advantages
 
 log = logging.getLogger("openclaw.tinker.per_user")
-
-# A per-user lease's size is the console's to decide (perUser.maxSamplesPerVersion, minSamples): ask for the most.
-LEASE_SIZE = 4096
 
 
 def user_sampler_name(run_id: str, end_user_id: str, version: int) -> str:
@@ -123,17 +120,9 @@ def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None 
     """Lease one user's batch → a step of their client → acknowledge with their new sampler path (the console registers
     it as their version); until the console stops the run. A lease of no end user is refused: not a per-user run."""
     steps = 0
-    while max_steps is None or steps < max_steps:
-        try:
-            lease = book.acquire(steps, LEASE_SIZE, poll_s=poll_s, min_size=1)
-        except RunStopped as stopped:
-            log.info("stopping: %s", stopped)
-            break
-        user = lease.get("endUserId")
-        if not isinstance(user, str) or not user:
-            raise SystemExit("TINKER_PER_USER=1 but the console leased a batch of no end user: is the experiment per-user?")
+    for step, user, samples in user_batches(book, "TINKER_PER_USER", max_steps, poll_s):
         started = time.monotonic()
-        path = users.step(user, lease["samples"])
-        book.acknowledge_through(steps, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
-        steps += 1
+        path = users.step(user, samples)
+        book.acknowledge_through(step, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
+        steps = step + 1
     return steps
