@@ -10,6 +10,7 @@ import { decode, encode, END_ID } from "../../../server/engine/tokenizer";
 import { buildBatch, earlierSessionHints } from "../../../server/training/trainInputs";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
 import { makeSession, makeTurn } from "../../helpers/turns";
+import { makeJudgment } from "../../helpers/judgments";
 
 const STYLE = "Follow the user's feedback: use a bullet list.";
 const TOPIC = "Answer the question the user asked: How do I boil an egg?";
@@ -38,18 +39,14 @@ async function corrected(
     logprobs: tokenIds.map(() => -1),
     next: { role: "user", content: "no" },
   });
-  await db().judgment.create({
-    data: {
-      turnId: id,
-      judgeVersion: "test",
-      judgeKind: "heuristic",
-      model: "heuristic-rules-v1",
-      promptVersion: "p",
-      score: -1,
-      hint,
-      hintAccepted: true,
-      teacherLogprobs: tokenIds.map(() => -1),
-    },
+  await makeJudgment(id, {
+    judgeVersion: "test",
+    model: "heuristic-rules-v1",
+    promptVersion: "p",
+    score: -1,
+    hint,
+    hintAccepted: true,
+    teacherLogprobs: tokenIds.map(() => -1),
   });
   return id;
 }
