@@ -2,6 +2,7 @@
 // token count, the reply's token ids), for tests of per-user training, gating and deletion.
 import { db } from "../../server/platform/db/client";
 import { encode, END_ID, renderChat } from "../../server/engine/tokenizer";
+import { makeJudgment } from "./judgments";
 import { makeTurn } from "./turns";
 
 export interface EndUserTurnSpec {
@@ -32,16 +33,12 @@ export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
     createdAt: spec.createdAt,
   });
   await db().turn.update({ where: { id }, data: { endUserId: spec.endUserId } });
-  await db().judgment.create({
-    data: {
-      turnId: id,
-      judgeVersion: "test",
-      judgeKind: "heuristic",
-      model: "heuristic-rules-v1",
-      promptVersion: "p",
-      score: spec.reward,
-      ...(spec.hint ? { hint: spec.hint, hintAccepted: true } : {}),
-    },
+  await makeJudgment(id, {
+    judgeVersion: "test",
+    model: "heuristic-rules-v1",
+    promptVersion: "p",
+    score: spec.reward,
+    ...(spec.hint ? { hint: spec.hint, hintAccepted: true } : {}),
   });
   return id;
 }
