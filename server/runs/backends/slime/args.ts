@@ -93,23 +93,23 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
     case "combine":
       // The hybrid's GRPO term reads the batch's advantages, so whitening applies to it as to combine's.
       if (isTopkHybrid(launch)) return [...topkArgs(launch, slime), ...whiten];
-      return [
-        "--advantage-estimator",
-        "grpo",
-        "--disable-rewards-normalization",
-        "--loss-type",
-        "custom_loss",
-        "--custom-loss-function-path",
-        lossPath("combine"),
-        ...kl,
-        ...entropy,
-        ...clip,
-        ...dual,
-        ...whiten,
-      ];
+      return [...grpoCustomLoss(lossPath("combine")), ...kl, ...entropy, ...clip, ...dual, ...whiten];
     case "topk":
       return topkArgs(launch, slime);
   }
+}
+
+/** GRPO advantages, rewards left unnormalised, and our custom loss: combine's and the top-K loss's common head. */
+function grpoCustomLoss(path: string): string[] {
+  return [
+    "--advantage-estimator",
+    "grpo",
+    "--disable-rewards-normalization",
+    "--loss-type",
+    "custom_loss",
+    "--custom-loss-function-path",
+    path,
+  ];
 }
 
 /**
@@ -123,13 +123,7 @@ export function methodArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
 function topkArgs(launch: RunLaunch, slime: SlimeConfig): string[] {
   const h = launch.config.hyperparameters;
   return [
-    "--advantage-estimator",
-    "grpo",
-    "--disable-rewards-normalization",
-    "--loss-type",
-    "custom_loss",
-    "--custom-loss-function-path",
-    slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS.topk,
+    ...grpoCustomLoss(slime.customLossFunctionPath ?? SLIME_CUSTOM_LOSS_PATHS.topk),
     "--distill-topk",
     String(h.distillTopK),
     "--distill-subset-mode",
