@@ -188,4 +188,27 @@ describe("versions that are not gated on the engine", () => {
       expect(await res.json()).toMatchObject({ version: 1, state: "PROMOTED" });
     }
   });
+
+  it("serves a Tinker version at once even when its user has held-out turns (the bridge cannot score)", async () => {
+    const e = await makeExperiment(
+      {
+        personalization: "per-user",
+        perUser: { heldOutFraction: 0.9 },
+        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:1/v1", model: "m", loraAdapters: "sglang" },
+        trainer: { backend: "tinker" },
+      },
+      { by: ADMIN },
+    );
+    const run = await makeRun(e.id);
+    const { turnIds } = await makeJudgedSession(e.id, run.id, 8);
+    await db().turn.updateMany({ where: { id: { in: turnIds } }, data: { endUserId: "leo" } });
+    expect(turnIds.some((id) => isHeldOut(id, 0.9))).toBe(true); // odds of none: 1e-8
+    const key = await makeKey(["write"], e.id);
+    const res = await fetch(`${server.url}/api/v1/experiments/${e.id}/end-users/leo/adapters`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ path: "tinker://run-abc/sampler_weights/leo-v000001", rank: 8, alpha: 16 }),
+    });
+    expect(await res.json()).toMatchObject({ version: 1, state: "PROMOTED" });
+  });
 });
