@@ -13,6 +13,10 @@ read here from the engine's own source with the standard library's ``ast`` (noth
 - per-request selection: SGLang's request classes carry a ``lora_path`` field (``GenerateReqInput`` for
   ``/generate``, ``ChatCompletionRequest`` for ``/v1/chat/completions``); vLLM picks the adapter in
   ``_maybe_get_adapters`` by comparing a request attribute (``request.model``) with its loaded adapters;
+- scoring (the per-user gate, server/personalization/engineGate.ts): SGLang ``GenerateReqInput``'s ``input_ids``,
+  ``return_logprob``, ``logprob_start_len``; vLLM ``CompletionRequest`` (``prompt``, ``echo``, ``logprobs``,
+  ``max_tokens``) and the ``/tokenize`` bodies and answer (``TokenizeChatRequest``, ``TokenizeCompletionRequest``,
+  ``TokenizeResponse``);
 - not loaded: the error a request naming an adapter the engine does not hold gets (SGLang's LoRA registry
   evicts least recently used adapters, so a proxy must recognise it and load again): the f-string's literal
   parts around the adapter's name, and its HTTP status where the source sets one (vLLM's ``_check_model``;
@@ -44,7 +48,16 @@ SECTION = re.compile(r"^### (\S+?)@([0-9a-f]{40}) (\S+)(.*)$", re.M)
 ROUTE_DECORATORS = {"api_route", "post", "put", "get", "delete"}
 MODELS = {
     "sglang": ["LoadLoRAAdapterReqInput", "UnloadLoRAAdapterReqInput", "GenerateReqInput", "ChatCompletionRequest"],
-    "vllm": ["LoadLoRAAdapterRequest", "UnloadLoRAAdapterRequest"],
+    # The completion and tokenize bodies: the per-user gate scores held-out replies with an adapter (the adapter's
+    # name as `model`, echo + logprobs), tokenizing the request with the server's chat template.
+    "vllm": [
+        "LoadLoRAAdapterRequest",
+        "UnloadLoRAAdapterRequest",
+        "CompletionRequest",
+        "TokenizeCompletionRequest",
+        "TokenizeChatRequest",
+        "TokenizeResponse",
+    ],
 }
 
 

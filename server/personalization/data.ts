@@ -31,6 +31,42 @@ export function isHeldOut(turnId: string, fraction: number): boolean {
 const Messages = z.array(z.unknown());
 
 /**
+ * The user's labelled, not excluded, successful main turns (created after `after`), oldest first; without tool
+ * definitions unless `tools` (the embedded adapters train on plain chat only).
+ */
+async function judgedTurns(experimentId: string, endUserId: string, after: Date | null, tools = false) {
+  const turns = await db().turn.findMany({
+    where: {
+      experimentId,
+      endUserId,
+      turnType: "MAIN",
+      status: "OK",
+      ...(tools ? {} : { toolsHash: null }),
+      ...(after ? { createdAt: { gt: after } } : {}),
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: {
+      id: true,
+      sessionId: true,
+      index: true,
+      systemHash: true,
+      toolsHash: true,
+      turnType: true,
+      tokenIds: true,
+      content: true,
+      promptTokens: true,
+      createdAt: true,
+    },
+  });
+  const labels = await effectiveLabelsForTurns(turns.map((t) => t.id));
+  return turns.flatMap((t) => {
+    const label = labels.get(t.id);
+    if (!label || label.value === null || label.excluded) return [];
+    return [{ turn: t, label, reward: Math.max(-1, Math.min(1, label.value)) }];
+  });
+}
+
+/**
  * The user's labelled, not excluded, successful main turns of this experiment (created after `after` when given),
  * oldest first, as adapter samples: the prompt as the embedded upstream rendered it, the served reply's token
  * ids, and the effective label (reviewer > user feedback > judge) as the reward, with the turn's hint (hindsight).
@@ -40,32 +76,9 @@ export async function userSamples(
   endUserId: string,
   opts: { after?: Date | null } = {},
 ): Promise<UserSample[]> {
-  const turns = await db().turn.findMany({
-    where: {
-      experimentId,
-      endUserId,
-      turnType: "MAIN",
-      status: "OK",
-      toolsHash: null,
-      ...(opts.after ? { createdAt: { gt: opts.after } } : {}),
-    },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: {
-      id: true,
-      sessionId: true,
-      index: true,
-      systemHash: true,
-      turnType: true,
-      tokenIds: true,
-      promptTokens: true,
-      createdAt: true,
-    },
-  });
-  const labels = await effectiveLabelsForTurns(turns.map((t) => t.id));
   const out: UserSample[] = [];
-  for (const t of turns) {
-    const label = labels.get(t.id);
-    if (!label || label.value === null || label.excluded || t.tokenIds.length === 0) continue;
+  for (const { turn: t, label, reward } of await judgedTurns(experimentId, endUserId, opts.after ?? null)) {
+    if (t.tokenIds.length === 0) continue;
     const messages = Messages.parse(await reassembleMessages(t));
     const promptIds = servedPromptIds(messages, undefined, t.promptTokens);
     if (!promptIds) continue;
@@ -74,11 +87,47 @@ export async function userSamples(
       createdAt: t.createdAt,
       promptIds,
       responseIds: t.tokenIds,
-      reward: Math.max(-1, Math.min(1, label.value)),
+      reward,
       messages,
       // A remembered hint (hint memory) did not correct this reply: like the shared trainer, no demonstration from it.
       hint: label.hintFromTurnId ? null : label.hint,
     });
+  }
+  return out;
+}
+
+/** A held-out turn as a serving engine scores it: the request as served, the reply (token ids, else its text). */
+export interface HeldOutTurn {
+  turnId: string;
+  messages: unknown[];
+  /** the request's tool definitions (null: none) */
+  tools: unknown[] | null;
+  response: number[] | string;
+  reward: number;
+}
+
+/**
+ * The user's held-out judged turns (isHeldOut), for a gate that scores on a serving engine (engineGate.ts): the
+ * engine tokenizes the request itself, so no embedded rendering is needed. `probe`: only whether there is one.
+ */
+export async function heldOutTurns(
+  experimentId: string,
+  endUserId: string,
+  fraction: number,
+  opts: { probe?: boolean } = {},
+): Promise<HeldOutTurn[]> {
+  if (fraction <= 0) return [];
+  const out: HeldOutTurn[] = [];
+  for (const { turn: t, reward } of await judgedTurns(experimentId, endUserId, null, true)) {
+    if (!isHeldOut(t.id, fraction)) continue;
+    const response = t.tokenIds.length ? t.tokenIds : (t.content ?? "");
+    if (response.length === 0) continue;
+    const blob = t.toolsHash
+      ? await db().blob.findUnique({ where: { hash: t.toolsHash }, select: { content: true } })
+      : null;
+    const tools = Array.isArray(blob?.content) ? (blob.content as unknown[]) : null;
+    out.push({ turnId: t.id, messages: Messages.parse(await reassembleMessages(t)), tools, response, reward });
+    if (opts.probe) break;
   }
   return out;
 }

@@ -10,6 +10,8 @@ import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experim
 import { appError, conflict, notFound } from "../platform/errors";
 import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { announceAdapterChange } from "./announce";
+import { heldOutTurns } from "./data";
+import { engineGateApplies } from "./engineGate";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
 
@@ -176,19 +178,26 @@ export async function assertServableUserAdapter(config: ExperimentConfig, path: 
 }
 
 /**
- * The user's next version, served at once: the served one becomes SUPERSEDED, so a rollback returns to it. No gate
- * runs (the gate scores with the embedded model, which cannot load a PEFT folder). Audited; the caller announces
- * the change (announceAdapterChange) once its transaction commits, and the proxies load the new folder.
+ * The user's next version. Gated (engineGate.ts engineGateApplies: SGLang/vLLM folders, a held-out split) and the
+ * user has a held-out turn: it is a CANDIDATE, which the engine gate step scores and promotes or rejects. Otherwise
+ * (heldOutFraction 0, no held-out turn yet, a Tinker sampler path: the bridge cannot score) it serves at once, the
+ * served one SUPERSEDED so a rollback returns to it. Audited; the caller announces a PROMOTED one
+ * (announceAdapterChange) once its transaction commits, and the proxies load the new folder.
  * Both ways in use it: registering by hand (below) and a trainer acknowledging a user's lease (training/leases).
  */
 export async function addServedAdapterVersion(tx: Tx, p: Principal, v: ServedAdapterVersion) {
   const where = { experimentId: v.experimentId, endUserId: v.endUserId };
+  const e = await tx.experiment.findUniqueOrThrow({ where: { id: v.experimentId }, select: { config: true } });
+  const config = ExperimentConfigSchema.parse(e.config);
+  const gated =
+    engineGateApplies(config) &&
+    (await heldOutTurns(v.experimentId, v.endUserId, config.perUser.heldOutFraction, { probe: true })).length > 0;
   const last = await tx.userAdapter.findFirst({ where, orderBy: { version: "desc" }, select: { version: true } });
   const served = await tx.userAdapter.findFirst({
     where: { ...where, state: "PROMOTED" },
     orderBy: { version: "desc" },
   });
-  if (served)
+  if (served && !gated)
     await tx.userAdapter.update({ where: { id: served.id }, data: { state: "SUPERSEDED", decidedAt: new Date() } });
   const row = await tx.userAdapter.create({
     data: {
@@ -197,13 +206,13 @@ export async function addServedAdapterVersion(tx: Tx, p: Principal, v: ServedAda
       parentId: served?.id ?? null,
       rank: v.rank,
       alpha: v.alpha,
-      state: "PROMOTED",
+      state: gated ? "CANDIDATE" : "PROMOTED",
       weights: Buffer.alloc(0),
       path: v.path,
       samples: v.samples ?? 0,
       meanReward: v.meanReward ?? null,
       throughAt: v.throughAt ?? null,
-      decidedAt: new Date(),
+      decidedAt: gated ? null : new Date(),
     },
   });
   const after = { version: row.version, state: row.state, path: row.path, samples: row.samples };
@@ -211,7 +220,7 @@ export async function addServedAdapterVersion(tx: Tx, p: Principal, v: ServedAda
   return { endUserId: v.endUserId, adapterId: row.id, version: row.version, state: row.state };
 }
 
-/** Register a user's adapter version trained outside this process (a PEFT folder SGLang/vLLM serves). */
+/** Register a user's adapter version trained outside this process (a PEFT folder SGLang/vLLM serves; gated, above). */
 export async function registerEndUserAdapter(p: Principal, input: z.output<typeof AdapterRegisterInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
   await assertServableUserAdapter(ExperimentConfigSchema.parse(e.config), input.path);
@@ -219,6 +228,6 @@ export async function registerEndUserAdapter(p: Principal, input: z.output<typeo
   const out = await db().$transaction((tx) =>
     addServedAdapterVersion(tx, p, { experimentId: e.id, endUserId, path, rank, alpha }),
   );
-  announceAdapterChange(e.id, input.endUserId);
+  if (out.state === "PROMOTED") announceAdapterChange(e.id, input.endUserId);
   return out;
 }

@@ -23,6 +23,7 @@ import { db } from "../platform/db/client";
 import { notFound } from "../platform/errors";
 import { endUsers, isHeldOut, userSamples } from "./data";
 import { announceAdapterChange } from "./announce";
+import { heldOutScore, passesGate } from "./gateScore";
 import { userAdapterStep } from "./step";
 
 /** The same user and experiment always start from the same fresh adapter (reproducible runs). */
@@ -30,20 +31,13 @@ function seedOf(experimentId: string, endUserId: string): number {
   return createHash("sha256").update(`${experimentId}\u0000${endUserId}`).digest().readUInt32BE(0);
 }
 
-/**
- * The gate's score of a model on held-out turns: the reward-weighted mean log-likelihood of the replies,
- *   S = (1/N) Σ_i r_i · mean_t log π(y_{i,t})
- * higher when the model makes the replies this user liked likelier and those they disliked less likely. It needs
- * no generation or judge call, so every candidate of every user can be gated on the spot.
- */
+/** The gate's score (gateScore.ts heldOutScore) of the base with `adapter` (null: the base alone) on held-out turns. */
 export function preferenceScore(base: PolicyModel, adapter: LoraAdapter | null, heldOut: readonly AdapterSample[]) {
   if (!heldOut.length) return null;
   const params = adapter ? adaptedParams(base.params, adapter) : base.params;
   try {
     const lps = scoreBatch({ config: base.config, params }, heldOut);
-    return (
-      lps.reduce((s, lp, i) => s + (heldOut[i].reward * lp.reduce((a, b) => a + b, 0)) / lp.length, 0) / lps.length
-    );
+    return heldOutScore(lps.map((logprobs, i) => ({ reward: heldOut[i].reward, logprobs })));
   } finally {
     if (adapter) for (const n of adapter.pairs.keys()) params[n].dispose();
   }
@@ -121,9 +115,7 @@ export async function trainUser(
       : [];
   const evalScore = preferenceScore(base, adapter, heldOut);
   const servedScore = preferenceScore(base, parent, heldOut);
-  const promote =
-    pu.heldOutFraction === 0 ||
-    (evalScore !== null && servedScore !== null && evalScore >= servedScore - pu.gateTolerance);
+  const promote = pu.heldOutFraction === 0 || passesGate(evalScore, servedScore, pu.gateTolerance);
   const weights = serializeAdapter(adapter);
   disposeAdapter(adapter);
   if (parent) disposeAdapter(parent);

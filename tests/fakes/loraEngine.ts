@@ -5,6 +5,16 @@
 // not-loaded error, its message built from the extracted f-string's parts (vLLM: the extracted 404). It can hold
 // at most `maxLoaded` adapters and then drops its least recently used one on the next load, as SGLang's registry
 // does; `evict` drops one at once (a restart, the engine's own eviction).
+//
+// It also scores, as the per-user gate asks (server/personalization/engineGate.ts), with bodies held to the same
+// extracted models: SGLang `/generate` (GenerateReqInput: `text` or `input_ids`, `return_logprob`,
+// `logprob_start_len`, `lora_path`), answering `meta_info.input_token_logprobs` as SGLang builds it (one
+// `[logprob, id, null]` per position from `logprob_start_len`, the first one null: tests/fakes/prmServer.ts traces it
+// through SGLang's source); vLLM `/tokenize` (TokenizeChatRequest / TokenizeCompletionRequest, answered with
+// TokenizeResponse's fields) and `/v1/completions` (CompletionRequest; `echo` + `logprobs`: the prompt's
+// `token_logprobs`, first null, then `max_tokens` generated ones). Tokens are characters (id = code point); every
+// scored token's log-prob is −1 plus the `skill` of the adapter's folder (0 for the base and unknown folders), so a
+// test decides which version makes the replies likelier.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,6 +49,15 @@ export function fakeLoraEngine(engine: LoraEngine, opts: { baseModel?: string; m
   let refuseLoads = false;
   let loseLoads = false;
   let maxLoaded = opts.maxLoaded ?? Infinity;
+  /** per adapter folder: what it adds to every scored token's log-prob */
+  const skill = new Map<string, number>();
+  const model = (name: string) => c.models[name]!.fields.map((f) => f.name);
+  const unknownFields = (body: Record<string, unknown>, name: string) =>
+    Object.keys(body).filter((k) => !model(name).includes(k));
+  const chars = (text: string) => [...text].map((ch) => ch.codePointAt(0)!);
+  const chatText = (messages: { role: string; content?: unknown }[]) =>
+    messages.map((m) => `<${m.role}>${typeof m.content === "string" ? m.content : ""}</${m.role}>`).join("") +
+    "<assistant>";
   const server = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (d) => (raw += d));
@@ -68,6 +87,64 @@ export function fakeLoraEngine(engine: LoraEngine, opts: { baseModel?: string; m
           loaded.delete(name);
         }
         return send(200, { success: true, loaded_adapters: [...loaded.keys()] });
+      }
+      /** the adapter a scoring request names (null: the base), or the not-loaded answer already sent */
+      const scoringAdapter = (name: string | null): { lp: number } | null => {
+        if (name === null || name === baseModel) return { lp: -1 };
+        if (!loaded.has(name)) {
+          const e = notLoaded(c, engine, name, [...loaded.keys()]);
+          send(e.status, e.body);
+          return null;
+        }
+        return { lp: -1 + (skill.get(loaded.get(name)!) ?? 0) };
+      };
+      if (engine === "sglang" && path === "/generate") {
+        const unknown = unknownFields(body, "GenerateReqInput");
+        if (unknown.length) return send(422, { detail: `unknown fields ${unknown.join(", ")}` });
+        const scored = scoringAdapter((body.lora_path as string | undefined) ?? null);
+        if (!scored) return;
+        const ids = (body.input_ids as number[] | undefined) ?? chars(String(body.text ?? ""));
+        const start = Number(body.logprob_start_len ?? -1) === -1 ? ids.length - 1 : Number(body.logprob_start_len);
+        if (start >= ids.length)
+          return send(400, { error: "logprob_start_len is higher than the number of input tokens" });
+        const entries = body.return_logprob
+          ? ids.slice(start).map((id, j) => [j === 0 ? null : scored.lp, id, null])
+          : [];
+        return send(200, { text: "", meta_info: { input_token_logprobs: entries, output_token_logprobs: [] } });
+      }
+      if (engine === "vllm" && path === "/tokenize") {
+        const kind = "messages" in body ? "TokenizeChatRequest" : "TokenizeCompletionRequest";
+        const unknown = unknownFields(body, kind);
+        if (unknown.length) return send(422, { detail: `unknown fields ${unknown.join(", ")}` });
+        const tokens = chars(
+          kind === "TokenizeChatRequest"
+            ? chatText(body.messages as { role: string; content?: unknown }[])
+            : String(body.prompt),
+        );
+        // Only TokenizeResponse's fields: a contract without `tokens` would leave the client nothing to read.
+        const all = { count: tokens.length, max_model_len: 32768, tokens };
+        return send(
+          200,
+          Object.fromEntries(Object.entries(all).filter(([k]) => model("TokenizeResponse").includes(k))),
+        );
+      }
+      if (engine === "vllm" && path === "/v1/completions") {
+        const unknown = unknownFields(body, "CompletionRequest");
+        if (unknown.length) return send(422, { detail: `unknown fields ${unknown.join(", ")}` });
+        const scored = scoringAdapter(String(body.model));
+        if (!scored) return;
+        const prompt = body.prompt as number[];
+        const generated = Number(body.max_tokens ?? 16);
+        const token_logprobs = body.echo
+          ? [null, ...prompt.slice(1).map(() => scored.lp), ...Array.from({ length: generated }, () => -0.5)]
+          : Array.from({ length: generated }, () => -0.5);
+        return send(200, {
+          id: "cmpl-1",
+          object: "text_completion",
+          created: 0,
+          model: String(body.model),
+          choices: [{ index: 0, text: "", finish_reason: "length", logprobs: { token_logprobs } }],
+        });
       }
       if (path === "/v1/chat/completions") {
         const adapter = engine === "sglang" ? ((body.lora_path as string | undefined) ?? null) : String(body.model);
@@ -108,6 +185,8 @@ export function fakeLoraEngine(engine: LoraEngine, opts: { baseModel?: string; m
     /** loads answer success but the adapter is gone by the next request (an engine evicting under pressure) */
     lose: (on: boolean) => (loseLoads = on),
     limit: (n: number) => (maxLoaded = n),
+    /** what the adapter in `folder` adds to every scored token's log-prob */
+    skill: (folder: string, add: number) => skill.set(folder, add),
     evict: (name: string) => loaded.delete(name),
     /** the adapter names chat requests carried, in order (null: the base) */
     served: () =>

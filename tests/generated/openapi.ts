@@ -1498,7 +1498,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next served version (not gated)
+     * Acknowledge a leased batch as trained at `step`: its samples train once (re-acknowledging is a no-op), a training step and policy version are recorded; a per-user lease records no policy version: its `checkpointPath` becomes the user's next version (a CANDIDATE the engine gate decides when the user has held-out turns, else served at once)
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.ack"];

@@ -1,7 +1,9 @@
 // Per-user adapters inside the train worker, next to the embedded training loop: imported once by
 // workers/train/main.ts. Every TRAINER_PER_USER_INTERVAL_S seconds (default 30; 0 turns it off) it runs the
 // per-user scheduler's tick (server/personalization/schedule.ts) over TRAINER_EXPERIMENTS (all when unset), at most
-// TRAINER_PER_USER_MAX_PER_MINUTE adapter versions a minute.
+// TRAINER_PER_USER_MAX_PER_MINUTE adapter versions a minute; then the engine gate step
+// (server/personalization/engineGate.ts) decides the CANDIDATE versions GPU trainers registered as PEFT folders.
+import { gateEngineCandidates } from "../../server/personalization/engineGate";
 import { perUserTick } from "../../server/personalization/schedule";
 import { settings } from "../../server/platform/env";
 import { logger } from "../../server/platform/log";
@@ -21,6 +23,9 @@ async function loop(signal: AbortSignal): Promise<void> {
         for (const [user, r] of Object.entries(users))
           if (r.trained)
             log.info(`${experimentId} ${user}: v${r.version} ${r.state.toLowerCase()} (${r.samples} samples)`);
+      for (const r of await gateEngineCandidates(experimentIds))
+        if (r.decided) log.info(`${r.endUserId}: v${r.version} ${r.state.toLowerCase()} by the engine gate`);
+        else log.warn(`${r.endUserId}: v${r.version} stays a candidate: ${r.reason}`);
     } catch (err) {
       log.warn(`tick failed: ${(err as Error).stack ?? String(err)}`);
     }

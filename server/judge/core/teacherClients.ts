@@ -36,7 +36,12 @@ import type { ChatMessage, TeacherSettings } from "./schemas";
 /** The response as recorded text, or (better, exact) the policy's own token ids. */
 export type TeacherResponse = string | readonly number[];
 
-export type ScoreOptions = { signal?: AbortSignal; tools?: readonly unknown[] };
+/**
+ * `lora`: score with this adapter loaded in the engine (the per-user gate, personalization/engineGate.ts) instead of
+ * the base: SGLang's `lora_path` on `/generate`, vLLM's adapter name as the completion's `model` (the ways the engines
+ * select an adapter per request, tests/fixtures/lora/*.json `perRequest`). Tokenization stays the base's.
+ */
+export type ScoreOptions = { signal?: AbortSignal; tools?: readonly unknown[]; lora?: string };
 
 /** How a remote teacher turns the hinted context into tokens (recorded on every judgment that used it). */
 export type TemplatePath = "server" | "checkpoint" | "chatml";
@@ -157,7 +162,7 @@ function responseSpan(logprobs: readonly (number | null)[], end: number, respLen
 }
 
 /** The /generate body that scores `respLen` tokens after `promptLen` prompt tokens (see the header). */
-export function sglangScoreRequest(promptIds: readonly number[], respIds: readonly number[]) {
+export function sglangScoreRequest(promptIds: readonly number[], respIds: readonly number[], lora?: string) {
   if (promptIds.length === 0)
     throw new BadResponseError("sglang /generate: an empty prompt leaves the first response token unscored");
   return {
@@ -166,6 +171,7 @@ export function sglangScoreRequest(promptIds: readonly number[], respIds: readon
     return_logprob: true,
     // The entry at logprob_start_len is always null, so start one before the response.
     logprob_start_len: promptIds.length - 1,
+    ...(lora ? { lora_path: lora } : {}),
   };
 }
 
@@ -194,13 +200,13 @@ export function createSglangTeacher(opts: {
     kind: "sglang",
     template,
     endpoint: opts.baseUrl,
-    async score(messages, response, { signal, tools } = {}) {
+    async score(messages, response, { signal, tools, lora } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
       const promptIds = await sglangTokenize(generateUrl, render(messages, tools), http);
       const respIds = typeof response === "string" ? await sglangTokenize(generateUrl, response, http) : [...response];
       if (respIds.length === 0) return [];
       const parsed = SglangGenerateSchema.safeParse(
-        await postJson(generateUrl, sglangScoreRequest(promptIds, respIds), http),
+        await postJson(generateUrl, sglangScoreRequest(promptIds, respIds, lora), http),
       );
       if (!parsed.success) throw new BadResponseError(`unexpected /generate shape from ${generateUrl}`);
       // Entries start at logprob_start_len, so the response is the tail of the list.
@@ -245,7 +251,7 @@ export function createVllmTeacher(opts: {
     kind: "vllm",
     template,
     endpoint: opts.baseUrl,
-    async score(messages, response, { signal, tools } = {}) {
+    async score(messages, response, { signal, tools, lora } = {}) {
       const http: HttpOpts = { apiKey: opts.apiKey, fetch: opts.fetch, signal };
       const promptIds =
         template === "server"
@@ -271,7 +277,7 @@ export function createVllmTeacher(opts: {
       if (respIds.length === 0) return [];
       const inputIds = [...promptIds, ...respIds];
       const body = {
-        model: opts.model,
+        model: lora ?? opts.model,
         prompt: inputIds,
         echo: true,
         logprobs: 1,

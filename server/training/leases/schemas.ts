@@ -144,7 +144,7 @@ export interface AckResult {
   lostSamples: number;
   /** true when this exact acknowledgement had already been recorded (nothing changed). */
   replayed: boolean;
-  /** A per-user lease acknowledged with a checkpointPath: the user's adapter version it registered (served at once). */
+  /** A per-user lease acknowledged with a checkpointPath: the user's adapter version it registered (PROMOTED, or a CANDIDATE the engine gate decides). */
   adapter: { endUserId: string; adapterId: string; version: number; state: string } | null;
 }
 

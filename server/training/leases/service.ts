@@ -290,7 +290,7 @@ export async function ackBatch(
           now,
           policyVersion: active.version,
         });
-        return { ...r, announce: r.result.adapter ? lease.endUserId : null };
+        return { ...r, announce: r.result.adapter?.state === "PROMOTED" ? lease.endUserId : null };
       }
       // The run's versions chain from each other; the first one from whatever the experiment served then.
       const ownLast = await tx.policyVersion.findFirst({
@@ -375,8 +375,9 @@ export async function ackBatch(
 
 /**
  * A per-user lease's acknowledgement: the step trains that user's adapter, never the shared policy (the base stays
- * frozen: no policy version), and with a checkpointPath the folder becomes the user's next served version
- * (personalization/service.ts addServedAdapterVersion, as registering one by hand; not gated, see there).
+ * frozen: no policy version), and with a checkpointPath the folder becomes the user's next version
+ * (personalization/service.ts addServedAdapterVersion, as registering one by hand: a CANDIDATE the engine gate
+ * decides when the user has held-out turns, else served at once; see there).
  */
 async function ackUserLease(
   tx: Tx,

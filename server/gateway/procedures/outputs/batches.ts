@@ -53,7 +53,7 @@ export const BatchesAckOutput = z.object({
   trainedSamples: Num,
   lostSamples: Num,
   replayed: z.boolean(),
-  /** a per-user lease acknowledged with a checkpointPath: the user's adapter version registered (served at once) */
+  /** a per-user lease acknowledged with a checkpointPath: the user's adapter version registered (PROMOTED, or a CANDIDATE the engine gate decides) */
   adapter: z.object({ endUserId: z.string(), adapterId: z.string(), version: Num, state: z.string() }).nullable(),
 });
 

@@ -86,7 +86,7 @@ export default function ExperimentUsersPage() {
       <ErrorBanner error={error} />
       <p className="muted">
         {onEngine
-          ? `Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained by the run's ${e.config.trainer.backend} trainer on their samples only. Not gated: a version serves as soon as the trainer acknowledges it (the per-user gate scores with the embedded model only); roll a user back here.`
+          ? `Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained by the run's ${e.config.trainer.backend} trainer on their samples only. ${e.config.trainer.backend === "tinker" ? "Not gated: a version serves as soon as the trainer acknowledges it (the bridge cannot score held-out replies)" : "A version is a candidate until the engine scores it on the user's held-out turns against the served one (the per-user gate)"}; roll a user back here.`
           : perUser
             ? "Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate."
             : "This experiment serves one shared policy (personalization: shared): users are listed, but nobody has an adapter of their own."}
