@@ -9,7 +9,9 @@ imported):
   a list raises ``KeyError``);
 * ``tensor_data``: the parameters of ``TensorData.__init__`` (``types/tensor_data.py``);
 * ``model_input``: the methods of ``ModelInput`` (``types/_pydantic_types/model_input.py``);
-* ``loss_fn_types``: the choices of ``LossFnType`` (``types/loss_fn_type.py``).
+* ``loss_fn_types``: the choices of ``LossFnType`` (``types/loss_fn_type.py``);
+* ``sampling_client``: the public methods of ``SamplingClient`` and their parameters
+  (``lib/public_interfaces/sampling_client.py``: what the bridge's endpoint calls to sample and to score).
 
 The bridge's stand-in SDK (integrations/tinker/tests/fake_tinker.py) reads its dtypes and losses from here.
 
@@ -28,6 +30,7 @@ import sys
 from typing import Any
 
 TYPES = "src/tinker/types/"
+SAMPLING_CLIENT = "src/tinker/lib/public_interfaces/sampling_client.py"
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
@@ -60,6 +63,16 @@ def methods(source: str, cls: str) -> list[str]:
     return [n.name for n in _class(ast.parse(source), cls).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
 
 
+def method_params(source: str, cls: str) -> dict[str, list[str]]:
+    """Each public method's parameters after ``self`` (a staticmethod's all), positional then keyword-only, in order."""
+    out: dict[str, list[str]] = {}
+    for n in _class(ast.parse(source), cls).body:
+        if isinstance(n, ast.FunctionDef) and not n.name.startswith("_"):
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in n.decorator_list)
+            out[n.name] = [a.arg for a in n.args.args[(0 if static else 1) :] + n.args.kwonlyargs]
+    return out
+
+
 def literal_choices(source: str, alias: str) -> list[str]:
     for n in ast.parse(source).body:
         target = n.target if isinstance(n, ast.AnnAssign) else (n.targets[0] if isinstance(n, ast.Assign) else None)
@@ -87,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         "tensor_data": {"file": TYPES + "tensor_data.py", "init": init_params(g("tensor_data.py"), "TensorData")},
         "model_input": {"file": TYPES + "_pydantic_types/model_input.py", "methods": methods(g("_pydantic_types/model_input.py"), "ModelInput")},
         "loss_fn_types": {"file": TYPES + "loss_fn_type.py", "choices": literal_choices(g("loss_fn_type.py"), "LossFnType")},
+        "sampling_client": {"file": SAMPLING_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, SAMPLING_CLIENT), "SamplingClient")},
     }
     with open(ns.out, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)

@@ -22,6 +22,15 @@ proxy uses (``tests/fixtures/lora/sglang.json``): ``POST /load_lora_adapter {lor
 client for a user's ``tinker://`` sampler path, ``POST /unload_lora_adapter {lora_name}`` drops it, and a request naming
 ``lora_path: <name>`` is answered by that client (one it does not hold: SGLang's not-loaded message, so the proxy loads
 it again). A request without ``lora_path`` gets the base model's sampler.
+
+Scoring (``POST /generate``, ``score_generate``): the part of SGLang's ``/generate`` the console's log-prob scorer
+sends (``server/judge/core/teacherClients.ts`` ``createSglangTeacher``; the fields are ``GenerateReqInput``'s in
+``tests/fixtures/lora/sglang.json``): ``text`` or ``input_ids``, ``sampling_params.max_new_tokens`` 0,
+``return_logprob``, ``logprob_start_len`` and ``lora_path``, answered with ``meta_info.input_token_logprobs`` from the
+SDK's ``SamplingClient.compute_logprobs`` (``lib/public_interfaces/sampling_client.py``, in
+``tests/fixtures/tinker/datum-contract.json``). It is how the per-user gate scores a user's candidate sampler
+against the served one on that user's held-out replies (``server/personalization/engineGate.ts``). It only scores:
+a request to generate tokens gets 400.
 """
 
 from __future__ import annotations
@@ -195,6 +204,48 @@ def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_
     }
 
 
+# The GenerateReqInput fields score_generate reads; any other field is refused rather than silently ignored.
+SCORE_FIELDS = frozenset({"text", "input_ids", "sampling_params", "return_logprob", "logprob_start_len", "lora_path"})
+
+
+def score_generate(types: Any, slot: SamplerSlot, body: dict[str, Any], loras: LoraSamplers | None = None) -> dict[str, Any]:
+    """SGLang's ``/generate`` for prompt log-probs only: ``input_token_logprobs`` from ``logprob_start_len`` on, each
+    ``[logprob, token_id, None]``, the entry at ``logprob_start_len`` None as SGLang's is (raises BadRequest, or
+    LookupError before there is a sampler)."""
+    unknown = sorted(set(body) - SCORE_FIELDS)
+    if unknown:
+        raise BadRequest(f"/generate: this endpoint only scores; unsupported fields {unknown}")
+    sampler, tokenizer, _, _ = slot.get()
+    if sampler is None:
+        raise LookupError("the Tinker sampler is not ready yet")
+    if body.get("lora_path") is not None:
+        if loras is None:
+            raise BadRequest("lora_path: this endpoint serves no per-user adapters (TINKER_PER_USER is not set)")
+        sampler, _ = loras.get(str(body["lora_path"]))
+    params = body.get("sampling_params") or {}
+    if not isinstance(params, dict) or params.get("max_new_tokens") != 0 or body.get("return_logprob") is not True:
+        raise BadRequest("/generate: this endpoint only scores (sampling_params.max_new_tokens 0, return_logprob true)")
+    if body.get("input_ids") is not None:
+        ids = body["input_ids"]
+        if not isinstance(ids, list) or not ids or not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ids):
+            raise BadRequest("input_ids: a non-empty list of token ids is required")
+    elif isinstance(body.get("text"), str) and body["text"]:
+        ids = list(tokenizer(body["text"], add_special_tokens=False)["input_ids"])
+    else:
+        raise BadRequest("/generate: text or input_ids is required")
+    start = body.get("logprob_start_len", 0)
+    if not isinstance(start, int) or isinstance(start, bool) or not 0 <= start < len(ids):
+        raise BadRequest("logprob_start_len: an index into the prompt is required")
+    logprobs = sampler.compute_logprobs(types.ModelInput.from_ints(ids)).result()
+    if len(logprobs) != len(ids):
+        raise RuntimeError(f"compute_logprobs answered {len(logprobs)} entries for {len(ids)} tokens")
+    entries = [[None if i == start else lp, ids[i], None] for i, lp in enumerate(logprobs) if i >= start]
+    return {
+        "text": "",
+        "meta_info": {"prompt_tokens": len(ids), "completion_tokens": 0, "input_token_logprobs": entries, "output_token_logprobs": []},
+    }
+
+
 class SamplingServer:
     """The endpoint on a background thread (ThreadingHTTPServer: one thread per request)."""
 
@@ -222,7 +273,8 @@ class SamplingServer:
                 self._error(404, f"no route {self.path}", "not_found")
 
             def do_POST(self) -> None:  # noqa: N802
-                if self.path not in ("/v1/chat/completions", "/load_lora_adapter", "/unload_lora_adapter") or (self.path != "/v1/chat/completions" and loras is None):
+                lora_routes = ("/load_lora_adapter", "/unload_lora_adapter")
+                if self.path not in ("/v1/chat/completions", "/generate", *lora_routes) or (self.path in lora_routes and loras is None):
                     return self._error(404, f"no route {self.path}", "not_found")
                 try:
                     body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
@@ -234,6 +286,8 @@ class SamplingServer:
                     if self.path == "/unload_lora_adapter":
                         found = loras.unload(str(body.get("lora_name")))
                         return self._send(200, {"success": found, "error_message": None if found else "not loaded"})
+                    if self.path == "/generate":
+                        return self._send(200, score_generate(types, slot, body, loras))
                     if body.get("stream"):
                         # The proxy replays a JSON completion as a stream for clients that asked for one.
                         body = {**body, "stream": False}

@@ -1,5 +1,6 @@
-// The per-user gate for versions a GPU trainer wrote as PEFT folders (hf-local per user; registered by hand): the
-// embedded gate (train.ts) cannot load a PEFT folder, so the engine that serves the folders scores them. A version
+// The per-user gate for versions a GPU trainer wrote (hf-local per user: PEFT folders; Tinker per user: sampler
+// paths; or registered by hand): the embedded gate (train.ts) cannot load them, so the engine that serves them
+// scores them. A version
 // registered while its user has held-out turns is a CANDIDATE (service.ts addServedAdapterVersion); a gate step here
 // (the train worker's per-user loop, workers/train/perUser.ts) loads it into the engine under a name of its own,
 // scores the user's held-out replies' token log-probs with it and with the served version (or the base), and
@@ -8,16 +9,16 @@
 // clients (judge/core/teacherClients.ts: SGLang `/generate` with `return_logprob`/`logprob_start_len`/`lora_path`,
 // vLLM `/v1/completions` with `echo`/`logprobs` and the adapter as `model`), the load/unload calls lora.ts's; all
 // are checked against the fields extracted from the engines' source (tests/fixtures/lora/*.json).
-//
-// Tinker versions are not gated: the bridge's endpoint (integrations/tinker/serve.py) serves chat completions and
-// the LoRA routes only, no log-prob scoring route, so they are promoted at once as before.
+// A Tinker experiment's engine is the bridge's endpoint (integrations/tinker/serve.py), which speaks the same SGLang
+// routes: the LoRA load/unload for a user's tinker:// sampler path, and `/generate` scoring answered by the SDK's
+// SamplingClient.compute_logprobs.
 import { audit } from "../access/audit";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { unsealConfig, type SealedSecrets } from "../config/secrets";
 import { ChatMessageSchema } from "../judge/core/schemas";
 import { createSglangTeacher, createVllmTeacher, type TeacherScorer } from "../judge/core/teacherClients";
 import { db } from "../platform/db/client";
-import { adapterDirProblem } from "../platform/extensions";
+import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { loadAdapterCall, unloadAdapterCall, type LoraEngine } from "../proxy/upstreams/lora";
 import { engineCall } from "../proxy/upstreams/loraServing";
 import { announceAdapterChange } from "./announce";
@@ -27,13 +28,13 @@ import { heldOutScore, passesGate } from "./gateScore";
 /** How long one engine call of the gate may take (a load reads a folder; a score is one forward pass). */
 const CALL_TIMEOUT_MS = 120_000;
 
-/** Whether this experiment's user versions are gated on the engine: PEFT folders on SGLang/vLLM, a held-out split. */
+/** Whether this experiment's user versions are gated on the engine: LoRA serving (SGLang/vLLM, or Tinker's bridge
+ * speaking SGLang's routes) and a held-out split. */
 export function engineGateApplies(config: ExperimentConfig): boolean {
   return (
     config.personalization === "per-user" &&
     config.policy.kind !== "embedded" &&
     !!config.policy.loraAdapters &&
-    config.trainer.backend !== "tinker" &&
     config.perUser.heldOutFraction > 0
   );
 }
@@ -117,8 +118,9 @@ export async function gateCandidate(adapterId: string): Promise<EngineGateResult
     // Names of the gate's own (not the proxy's `ua-<id>`): the proxy's bookkeeping of what it loaded stays true.
     const loaded: string[] = [];
     const load = async (id: string, path: string) => {
-      // Checked at use against the operator's ADAPTER_DIRS, as the proxy does (userLora.ts).
-      const problem = await adapterDirProblem(path);
+      // Checked at use as the proxy does (userLora.ts): a folder against the operator's ADAPTER_DIRS; a Tinker
+      // sampler path is resolved by the bridge at Tinker, never a path on a disk.
+      const problem = TINKER_SAMPLER_PATH.test(path) ? null : await adapterDirProblem(path);
       if (problem) throw new Error(`adapter folder ${problem}`);
       const name = `gate-${id}`;
       await call(unloadAdapterCall(engine, name)).catch(() => {}); // left loaded by a step that died

@@ -178,9 +178,9 @@ export async function assertServableUserAdapter(config: ExperimentConfig, path: 
 }
 
 /**
- * The user's next version. Gated (engineGate.ts engineGateApplies: SGLang/vLLM folders, a held-out split) and the
- * user has a held-out turn: it is a CANDIDATE, which the engine gate step scores and promotes or rejects. Otherwise
- * (heldOutFraction 0, no held-out turn yet, a Tinker sampler path: the bridge cannot score) it serves at once, the
+ * The user's next version. Gated (engineGate.ts engineGateApplies: SGLang/vLLM folders or Tinker sampler paths, a
+ * held-out split) and the user has a held-out turn: it is a CANDIDATE, which the engine gate step scores and promotes
+ * or rejects. Otherwise (heldOutFraction 0, no held-out turn yet) it serves at once, the
  * served one SUPERSEDED so a rollback returns to it. Audited; the caller announces a PROMOTED one
  * (announceAdapterChange) once its transaction commits, and the proxies load the new folder.
  * Both ways in use it: registering by hand (below) and a trainer acknowledging a user's lease (training/leases).

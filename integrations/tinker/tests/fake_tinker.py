@@ -176,6 +176,11 @@ def fake_logprob(token: int) -> float:
     return -((token % 7) + 1) / 10
 
 
+# How much likelier a sampler path makes every scored token than the base (compute_logprobs): a test names its
+# candidates' skills here, or through FAKE_TINKER_SKILLS (JSON {path: offset}) for the served endpoint.
+SKILLS: dict = {}
+
+
 class SamplingClient:
     """Holds what the real one does (a sampling session); deliberately no ``model_path`` attribute."""
 
@@ -207,6 +212,14 @@ class SamplingClient:
                 tokens, reason = tokens[:limit], "length"
             seqs.append(SampledSequence(stop_reason=reason, tokens=tokens, logprobs=[fake_logprob(t) for t in tokens]))
         return APIFuture(SampleResponse(sequences=seqs))
+
+    def compute_logprobs(self, prompt):
+        """As the SDK's: one entry per prompt token, the first None (nothing precedes it to predict it)."""
+        if not isinstance(prompt, ModelInput):
+            raise TypeError("compute_logprobs takes a types.ModelInput prompt")
+        ids = prompt.to_ints()
+        skill = SKILLS.get(self._session, 0.0)
+        return APIFuture([None] + [fake_logprob(t) + skill for t in ids[1:]])
 
 
 class TrainingClient:

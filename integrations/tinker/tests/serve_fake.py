@@ -6,15 +6,18 @@ Starts what ``bridge.main`` starts with TINKER_SERVE_PORT set (``bridge.start_se
 report to the control plane as the run's rolloutUrl when CONTROL_PLANE_URL/RUN_ID/CONTROL_PLANE_API_KEY are
 set), fills the slot with the base model's sampler as ``bridge.train`` does, prints the endpoint's URL, then
 reads stdin: a line ``step <n> <sampler path>`` swaps in that step's sampler, as ``train`` does after a step.
-With TINKER_PER_USER=1 the endpoint is the per-user one (``LoraSamplers``: users' samplers loaded by name).
+With TINKER_PER_USER=1 the endpoint is the per-user one (``LoraSamplers``: users' samplers loaded by name);
+FAKE_TINKER_SKILLS (JSON ``{sampler path: offset}``) sets how much likelier each path scores every token than the base.
 """
 
+import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "..", "slime", "tests"), os.path.join(HERE, "..", "..", "..")]
 
+import fake_tinker  # noqa: E402
 from fake_tinker import make_module  # noqa: E402
 from fakes import CharTokenizer  # noqa: E402
 from integrations.slime.client import ControlPlaneClient, Settings  # noqa: E402
@@ -32,6 +35,7 @@ class NoControlPlane:
 
 
 def main() -> None:
+    fake_tinker.SKILLS.update(json.loads(os.environ.get("FAKE_TINKER_SKILLS", "{}")))
     tinker, _ = make_module(Tokenizer())
     cfg = bridge.BridgeConfig(base_model=os.environ.get("TINKER_BASE_MODEL", "Qwen/Qwen3-4B-Instruct-2507"))
     client = ControlPlaneClient(Settings.from_env(), retries=0) if os.environ.get("RUN_ID") else NoControlPlane()

@@ -7,7 +7,7 @@ from unittest import mock
 from integrations.slime.client import ControlPlaneError
 from integrations.slime.leases import LeaseBook
 from integrations.tinker import bridge
-from fake_tinker import Datum, make_module
+from fake_tinker import DATUM_CONTRACT, Datum, make_module
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "slime", "tests"))
 from fakes import CharTokenizer  # noqa: E402
@@ -113,7 +113,7 @@ class DatumContractTest(unittest.TestCase):
     def test_the_stand_in_has_the_real_layout(self):
         import dataclasses
 
-        from fake_tinker import DATUM_CONTRACT, ModelInput, TensorData
+        from fake_tinker import ModelInput, TensorData
 
         self.assertEqual([f.name for f in dataclasses.fields(Datum)], DATUM_CONTRACT["datum"]["fields"])
         self.assertEqual(DATUM_CONTRACT["header"]["commit"], "d595dc2ba62a1494aa0f452fe1d0dbb7b321b870")
@@ -122,6 +122,18 @@ class DatumContractTest(unittest.TestCase):
             self.assertTrue(hasattr(ModelInput, method))
         self.assertEqual(DATUM_CONTRACT["tensor_data"]["init"][:3], ["data", "dtype", "shape"])
         self.assertEqual(TensorData([1], "int64", [1]).shape, [1])
+
+    def test_the_stand_in_sampler_takes_the_sdks_parameters(self):
+        import inspect
+
+        from fake_tinker import SamplingClient
+
+        # What the bridge calls on a sampler (sample to answer, compute_logprobs to score): the same parameters,
+        # in the same order, as the SDK's SamplingClient (lib/public_interfaces/sampling_client.py).
+        real = DATUM_CONTRACT["sampling_client"]["methods"]
+        for method in ("sample", "compute_logprobs", "get_base_model"):
+            params = list(inspect.signature(getattr(SamplingClient, method)).parameters)[1:]
+            self.assertEqual(params, real[method], method)
 
     def test_a_loss_input_the_sdk_does_not_know_is_refused(self):
         from fake_tinker import ModelInput

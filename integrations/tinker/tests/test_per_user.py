@@ -200,6 +200,42 @@ class PerUserEndpointTest(unittest.TestCase):
         status, body = call(self.server.url, "/load_lora_adapter", {"lora_name": "ua-2", "lora_path": "/etc/passwd"})
         self.assertEqual(status, 400)
 
+    def test_scores_a_users_sampler_as_sglangs_generate_does_for_the_per_user_gate(self):
+        import fake_tinker
+
+        # Only fields of SGLang's GenerateReqInput (the contract the console's scorer is held to) are read.
+        generate_fields = {f["name"] for f in self.contract["models"]["GenerateReqInput"]["fields"]}
+        from integrations.tinker.serve import SCORE_FIELDS
+
+        self.assertLessEqual(SCORE_FIELDS, generate_fields)
+        path = "tinker://run-abc/sampler_weights/u-v000002"
+        self.addCleanup(fake_tinker.SKILLS.clear)
+        fake_tinker.SKILLS[path] = 0.25
+        call(self.server.url, "/load_lora_adapter", {"lora_name": "gate-1", "lora_path": path})
+        ids = [ord(c) for c in "hello"]
+        score = {"input_ids": ids, "sampling_params": {"max_new_tokens": 0, "temperature": 0}, "return_logprob": True, "logprob_start_len": 2}
+        status, base = call(self.server.url, "/generate", score)
+        self.assertEqual(status, 200, base)
+        entries = base["meta_info"]["input_token_logprobs"]
+        # From logprob_start_len on, [logprob, id, text]; the entry at the start is None, as SGLang's is.
+        self.assertEqual([e[1] for e in entries], ids[2:])
+        self.assertEqual([e[0] for e in entries], [None] + [fake_tinker.fake_logprob(t) for t in ids[3:]])
+        status, user = call(self.server.url, "/generate", {**score, "lora_path": "gate-1"})
+        self.assertEqual(status, 200, user)
+        self.assertEqual([e[0] for e in user["meta_info"]["input_token_logprobs"]], [None] + [fake_tinker.fake_logprob(t) + 0.25 for t in ids[3:]])
+        # Text is tokenized with the policy's tokenizer (the scorer's tokenize call).
+        status, text = call(self.server.url, "/generate", {"text": "hello", "sampling_params": {"max_new_tokens": 0}, "return_logprob": True, "logprob_start_len": 0})
+        self.assertEqual([e[1] for e in text["meta_info"]["input_token_logprobs"]], ids)
+        # It only scores: generating, an unknown field, a bad start or an adapter it does not hold is a 400.
+        for bad in (
+            {**score, "sampling_params": {"max_new_tokens": 8}},
+            {**score, "stream": True},
+            {**score, "logprob_start_len": 5},
+            {**score, "lora_path": "gate-9"},
+            {"sampling_params": {"max_new_tokens": 0}, "return_logprob": True},
+        ):
+            self.assertEqual(call(self.server.url, "/generate", bad)[0], 400, bad)
+
 
 if __name__ == "__main__":
     unittest.main()

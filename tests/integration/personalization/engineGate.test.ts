@@ -3,7 +3,11 @@
 // not served; the gate step loads it into the stand-in engine (held to the contracts extracted from SGLang's and
 // vLLM's source: every body field must be one of the engine's, tests/fakes/loraEngine.ts), scores the held-out
 // replies with it and with the served version (or the base), and promotes a better one (the served one SUPERSEDED)
-// or rejects a worse one (the served one unchanged). Real Postgres, Redis and HTTP.
+// or rejects a worse one (the served one unchanged); a Tinker experiment's sampler paths the same way on the bridge's
+// endpoint (integrations/tinker/serve.py on the fake SDK). Real Postgres, Redis and HTTP.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateEngineCandidates } from "../../../server/personalization/engineGate";
 import { isHeldOut } from "../../../server/personalization/data";
@@ -22,6 +26,13 @@ afterAll(async () => {
   await server.close();
   delete process.env.ADAPTER_DIRS;
 });
+
+const versions = async (experimentId: string) =>
+  db().userAdapter.findMany({
+    where: { experimentId },
+    orderBy: { version: "asc" },
+    select: { id: true, version: true, state: true, parentId: true, evalScore: true, servedScore: true },
+  });
 
 for (const engine of ["sglang", "vllm"] as const) {
   describe(`the per-user gate on ${engine}`, () => {
@@ -53,13 +64,6 @@ for (const engine of ["sglang", "vllm"] as const) {
       expect(heldOut.length).toBeLessThan(turnIds.length);
       return { e, run, heldOut };
     }
-
-    const versions = async (experimentId: string) =>
-      db().userAdapter.findMany({
-        where: { experimentId },
-        orderBy: { version: "asc" },
-        select: { id: true, version: true, state: true, parentId: true, evalScore: true, servedScore: true },
-      });
 
     it("promotes a better candidate and rejects a worse one, scoring the held-out replies on the engine", async () => {
       const maya = uniq("maya");
@@ -188,27 +192,72 @@ describe("versions that are not gated on the engine", () => {
       expect(await res.json()).toMatchObject({ version: 1, state: "PROMOTED" });
     }
   });
+});
 
-  it("serves a Tinker version at once even when its user has held-out turns (the bridge cannot score)", async () => {
+describe("the per-user gate on Tinker (the bridge's endpoint on the fake SDK)", () => {
+  const v1 = "tinker://run-abc/sampler_weights/leo-v000001";
+  const v2 = "tinker://run-abc/sampler_weights/leo-v000002";
+  let child: ChildProcess;
+  let url = "";
+  beforeAll(async () => {
+    // integrations/tinker/serve.py per user: SGLang's LoRA routes for sampler paths and /generate scoring through
+    // SamplingClient.compute_logprobs; v1 makes every scored token 0.3 likelier than the base, v2 0.3 less likely.
+    child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
+      cwd: path.resolve(import.meta.dirname, "../../.."),
+      env: {
+        ...process.env,
+        PYTHONDONTWRITEBYTECODE: "1",
+        TINKER_PER_USER: "1",
+        FAKE_TINKER_SKILLS: JSON.stringify({ [v1]: 0.3, [v2]: -0.3 }),
+      },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: child.stdout! });
+    url = await new Promise<string>((resolve, reject) => {
+      lines.once("line", resolve);
+      child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
+    });
+  });
+  afterAll(() => {
+    child.stdin?.end();
+    child.kill();
+  });
+
+  it("scores a user's sampler paths on the bridge: promotes the better one and rejects the worse", async () => {
     const e = await makeExperiment(
       {
         personalization: "per-user",
-        perUser: { heldOutFraction: 0.9 },
-        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:1/v1", model: "m", loraAdapters: "sglang" },
+        perUser: { heldOutFraction: 0.5, gateTolerance: 0.05 },
+        policy: { kind: "sglang", baseUrl: url, model: "m", loraAdapters: "sglang" },
         trainer: { backend: "tinker" },
       },
       { by: ADMIN },
     );
     const run = await makeRun(e.id);
-    const { turnIds } = await makeJudgedSession(e.id, run.id, 8);
+    const { turnIds } = await makeJudgedSession(e.id, run.id, 12);
     await db().turn.updateMany({ where: { id: { in: turnIds } }, data: { endUserId: "leo" } });
-    expect(turnIds.some((id) => isHeldOut(id, 0.9))).toBe(true); // odds of none: 1e-8
+    expect(turnIds.some((id) => isHeldOut(id, 0.5))).toBe(true);
     const key = await makeKey(["write"], e.id);
-    const res = await fetch(`${server.url}/api/v1/experiments/${e.id}/end-users/leo/adapters`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ path: "tinker://run-abc/sampler_weights/leo-v000001", rank: 8, alpha: 16 }),
-    });
-    expect(await res.json()).toMatchObject({ version: 1, state: "PROMOTED" });
+    const register = async (p: string) => {
+      const res = await fetch(`${server.url}/api/v1/experiments/${e.id}/end-users/leo/adapters`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ path: p, rank: 8, alpha: 16 }),
+      });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { state: string };
+    };
+    expect(await register(v1)).toMatchObject({ state: "CANDIDATE" });
+    const [d1] = await gateEngineCandidates([e.id]);
+    expect(d1).toMatchObject({ decided: true, version: 1, state: "PROMOTED" });
+    // Every held-out turn is judged +1: the score is the mean token log-prob, 0.3 above the base's.
+    if (!d1.decided) throw new Error("undecided");
+    expect(d1.evalScore! - d1.servedScore!).toBeCloseTo(0.3, 6);
+    expect(await register(v2)).toMatchObject({ state: "CANDIDATE" });
+    const [d2] = await gateEngineCandidates([e.id]);
+    expect(d2).toMatchObject({ decided: true, version: 2, state: "REJECTED" });
+    if (!d2.decided) throw new Error("undecided");
+    expect(d2.servedScore! - d2.evalScore!).toBeCloseTo(0.6, 6);
+    expect((await versions(e.id)).map((v) => v.state)).toEqual(["PROMOTED", "REJECTED"]);
   });
 });
