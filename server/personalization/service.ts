@@ -11,6 +11,7 @@ import { appError, conflict, notFound } from "../platform/errors";
 import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { announceAdapterChange } from "./announce";
 import { heldOutTurns } from "./data";
+import { rollbackServedAdapter } from "./rollback";
 import { engineGateApplies } from "./engineGate";
 import { trainDueUsers } from "./train";
 import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
@@ -86,22 +87,12 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
  */
 export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  const out = await db().$transaction(async (tx) => {
-    const served = await tx.userAdapter.findFirst({
-      where: { experimentId: e.id, endUserId: input.endUserId, state: "PROMOTED" },
-      orderBy: { version: "desc" },
-    });
-    if (!served) throw conflict(`user '${input.endUserId}' is served the base: there is no adapter to roll back`);
-    await tx.userAdapter.update({ where: { id: served.id }, data: { state: "ROLLED_BACK", decidedAt: new Date() } });
-    const parent = served.parentId ? await tx.userAdapter.findUnique({ where: { id: served.parentId } }) : null;
-    const restored = parent && parent.state === "SUPERSEDED" ? parent : null;
-    if (restored) await tx.userAdapter.update({ where: { id: restored.id }, data: { state: "PROMOTED" } });
-    const after = { rolledBack: served.version, served: restored?.version ?? null };
-    await audit(tx, p, "endUser.rollback", "UserAdapter", served.id, { served: served.version }, after);
-    return { endUserId: input.endUserId, ...after };
-  });
+  const done = await db().$transaction((tx) =>
+    rollbackServedAdapter(tx, p, e.id, input.endUserId, { action: "endUser.rollback" }),
+  );
+  if (!done) throw conflict(`user '${input.endUserId}' is served the base: there is no adapter to roll back`);
   announceAdapterChange(e.id, input.endUserId);
-  return out;
+  return { endUserId: input.endUserId, ...done };
 }
 
 /** Delete everything of one end user in this experiment: adapters and turns (samples, judgments, labels cascade). */

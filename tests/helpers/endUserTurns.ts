@@ -17,6 +17,8 @@ export interface EndUserTurnSpec {
   tokenIds?: number[];
   /** the judge's accepted hint (from the user's correction) */
   hint?: string;
+  /** the adapter version that served it (default: none, the base) */
+  adapterId?: string;
 }
 
 export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
@@ -32,7 +34,7 @@ export async function makeEndUserTurn(spec: EndUserTurnSpec): Promise<string> {
     completionTokens: tokenIds.length,
     createdAt: spec.createdAt,
   });
-  await db().turn.update({ where: { id }, data: { endUserId: spec.endUserId } });
+  await db().turn.update({ where: { id }, data: { endUserId: spec.endUserId, adapterId: spec.adapterId ?? null } });
   await makeJudgment(id, {
     judgeVersion: "test",
     model: "heuristic-rules-v1",

@@ -2,7 +2,10 @@
 // workers/train/main.ts. Every TRAINER_PER_USER_INTERVAL_S seconds (default 30; 0 turns it off) it runs the
 // per-user scheduler's tick (server/personalization/schedule.ts) over TRAINER_EXPERIMENTS (all when unset), at most
 // TRAINER_PER_USER_MAX_PER_MINUTE adapter versions a minute; then the engine gate step
-// (server/personalization/engineGate.ts) decides the CANDIDATE versions GPU trainers registered as PEFT folders.
+// (server/personalization/engineGate.ts) decides the CANDIDATE versions GPU trainers registered as PEFT folders;
+// then each served adapter's live reward is checked against its parent's (server/personalization/autoRollback.ts,
+// per experiment with serving.autoRollback on).
+import { checkUserAutoRollbacks } from "../../server/personalization/autoRollback";
 import { gateEngineCandidates } from "../../server/personalization/engineGate";
 import { perUserTick } from "../../server/personalization/schedule";
 import { settings } from "../../server/platform/env";
@@ -26,6 +29,8 @@ async function loop(signal: AbortSignal): Promise<void> {
       for (const r of await gateEngineCandidates(experimentIds))
         if (r.decided) log.info(`${r.endUserId}: v${r.version} ${r.state.toLowerCase()} by the engine gate`);
         else log.warn(`${r.endUserId}: v${r.version} stays a candidate: ${r.reason}`);
+      for (const r of await checkUserAutoRollbacks(experimentIds))
+        if (r.rolledBack) log.warn(`${r.experimentId} ${r.endUserId}: v${r.version} rolled back: ${r.reason}`);
     } catch (err) {
       log.warn(`tick failed: ${(err as Error).stack ?? String(err)}`);
     }
