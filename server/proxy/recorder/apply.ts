@@ -29,6 +29,8 @@ export interface AppliedBatch {
   judge: JudgeItem[];
   /** Labels whose turn is not stored yet: the writer retries them later. */
   deferred: LabelEvent[];
+  /** Next states left waiting for their turn in pending_next_states. */
+  held: number;
   /** New turns written (replayed ones excluded). */
   turns: number;
   /** Labels written. */
@@ -99,7 +101,8 @@ export async function applyBatch(
     // absent now is stored later by a batch that will see this one's waiting row.
     const absent = new Set(missing);
     if (missing.length) for (const id of await existingTurns(client, missing)) absent.delete(id);
-    if (absent.size) await holdNextStates(client, waitingLinks(plan.links, absent, now), now);
+    const held = absent.size ? waitingLinks(plan.links, absent, now) : [];
+    if (held.length) await holdNextStates(client, held, now);
     for (const l of plan.lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
     for (const sessionId of inserted) plan.touched.get(sessionId)!.added++;
     await updateSessions(
@@ -120,6 +123,7 @@ export async function applyBatch(
       staged,
       judge,
       deferred: split.waiting,
+      held: held.length,
       turns: turns.length,
       labels: labels.length - skippedLabels - split.waiting.length,
       skippedLabels,

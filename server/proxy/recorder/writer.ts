@@ -107,6 +107,7 @@ export class RecordingWriter {
     recovered: 0,
     /** Recovered journal events the disk buffer had no room for: gone. */
     recoveryDropped: 0,
+    /** Labels retried later and next states left waiting in Postgres, because their turn was not stored yet. */
     deferred: 0,
     reindexed: 0,
   };
@@ -452,6 +453,7 @@ export class RecordingWriter {
       const done = await applyBatch(client, events, { sessions: this.sessions, reindex: this.reindex });
       this.reindex = false;
       this.defer(done.deferred);
+      this.stats.deferred += done.held;
       for (const [k, v] of done.staged) this.sessions.set(k, v);
       if (this.sessions.size > 50_000)
         for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
