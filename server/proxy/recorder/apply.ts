@@ -7,14 +7,17 @@ import type { LabelEvent, LinkEvent, RecordEvent, TurnEvent } from "./events";
 import { byKey, planTurns, splitLabels, stageResolved, stageSessions, waitingLinks, type SessionInfo } from "./plan";
 import {
   existingTurns,
+  holdNextStates,
   insertBlobs,
   insertLabels,
   insertTurns,
   judgeableFinals,
   linkLatest,
   linkTurns,
+  lockNextStates,
   resolveSessions,
   storedRequestIds,
+  takeNextStates,
   updateSessions,
   type JudgeItem,
 } from "./sql";
@@ -24,8 +27,10 @@ export interface AppliedBatch {
   staged: Map<string, SessionInfo>;
   /** Turns ready for the judge. */
   judge: JudgeItem[];
-  /** Next states and labels whose turn is not stored yet: the writer retries them later. */
-  deferred: (LinkEvent | LabelEvent)[];
+  /** Labels whose turn is not stored yet: the writer retries them later. */
+  deferred: LabelEvent[];
+  /** Next states left waiting for their turn in pending_next_states. */
+  held: number;
   /** New turns written (replayed ones excluded). */
   turns: number;
   /** Labels written. */
@@ -42,46 +47,62 @@ export async function applyBatch(
 ): Promise<AppliedBatch> {
   const all = events.filter((e): e is TurnEvent => e.t === "turn");
   const labels = events.filter((e): e is LabelEvent => e.t === "label");
+  const linkEvents = events.filter((e): e is LinkEvent => e.t === "link");
   try {
     await client.query("BEGIN");
-    await insertBlobs(
-      client,
-      all.flatMap((t) => t.blobs),
-    );
     // A replay (journal after a crash, batch of unknown outcome) repeats turns already stored: they take no
     // index, and their links, "lookup" next states and session updates were applied with them — re-applying
-    // a lookup would hand this turn's next state to a later turn of the session.
+    // a lookup would hand this turn's next state to a later turn of the session. A named next state whose turn
+    // was missing was kept waiting in the same transaction (pending_next_states), so it is not lost either.
     const stored = await storedRequestIds(
       client,
       all.map((t) => t.requestId),
     );
     const turns = stored.size ? all.filter((t) => !stored.has(t.requestId)) : all;
 
-    const { staged, missing } = stageSessions(turns, writer.sessions, () => `ses_${randomBytes(10).toString("hex")}`);
-    stageResolved(staged, await resolveSessions(client, missing));
-    const plan = planTurns(
-      turns,
-      staged,
-      events.filter((e): e is LinkEvent => e.t === "link"),
-      writer.reindex,
-    );
-    const inserted = await insertTurns(client, plan.rows);
-    // A next state whose turn another replica has not written yet waits for it. Looked up before the
-    // UPDATE: each statement sees what was committed when it started, so a turn seen here is seen there.
+    // Next states onto turns outside this batch that are not stored (yet): then this batch must leave them
+    // waiting, under the exclusive lock (sql.ts, lockNextStates); otherwise the shared one will do.
     const now = Date.now();
-    const present = plan.links.length
-      ? await existingTurns(
-          client,
-          plan.links.map((l) => l.target),
-        )
-      : new Set<string>();
-    const judge: JudgeItem[] = [
+    const own = new Set(turns.map((t) => t.id));
+    const named = [
+      ...turns.flatMap((t) => (t.link && t.link.target !== "lookup" ? [t.link.target] : [])),
+      ...linkEvents.map((l) => l.target),
+    ];
+    const outside = [...new Set(named.filter((id) => !own.has(id)))];
+    const seen = outside.length ? await existingTurns(client, outside) : new Set<string>();
+    const missing = outside.filter((id) => !seen.has(id));
+    if (turns.length || named.length) await lockNextStates(client, missing.length > 0);
+
+    await insertBlobs(
+      client,
+      all.flatMap((t) => t.blobs),
+    );
+    const { staged, missing: newSessions } = stageSessions(
+      turns,
+      writer.sessions,
+      () => `ses_${randomBytes(10).toString("hex")}`,
+    );
+    stageResolved(staged, await resolveSessions(client, newSessions));
+    const plan = planTurns(turns, staged, linkEvents, writer.reindex);
+    const inserted = await insertTurns(client, plan.rows);
+    // Next states another replica's batch left waiting for these turns (it committed first); then this batch's.
+    const judge: JudgeItem[] = await takeNextStates(
+      client,
+      plan.rows.map((r) => r.e.id),
+      now,
+    );
+    judge.push(
       ...(await linkTurns(
         client,
         [...plan.links].sort((a, b) => byKey(a.target, b.target)),
       )),
-    ];
-    const waiting = waitingLinks(plan.links, present, now);
+    );
+    // Under the exclusive lock every batch that could have inserted a missing turn has committed: a turn still
+    // absent now is stored later by a batch that will see this one's waiting row.
+    const absent = new Set(missing);
+    if (missing.length) for (const id of await existingTurns(client, missing)) absent.delete(id);
+    const held = absent.size ? waitingLinks(plan.links, absent, now) : [];
+    if (held.length) await holdNextStates(client, held, now);
     for (const l of plan.lookups) judge.push(...(await linkLatest(client, l.sessionId, l.index, l.link)));
     for (const sessionId of inserted) plan.touched.get(sessionId)!.added++;
     await updateSessions(
@@ -101,7 +122,8 @@ export async function applyBatch(
     return {
       staged,
       judge,
-      deferred: [...waiting, ...split.waiting],
+      deferred: split.waiting,
+      held: held.length,
       turns: turns.length,
       labels: labels.length - skippedLabels - split.waiting.length,
       skippedLabels,

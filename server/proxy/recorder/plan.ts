@@ -20,7 +20,10 @@ export const sessionKey = (experimentId: string, externalId: string) => `${exper
  */
 export const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** How long a next state or label waits for its turn to reach Postgres from another replica's writer. */
+/**
+ * How long a next state (in pending_next_states) or a label (in the writer) waits for its turn to reach Postgres
+ * from another replica's writer, or from the journal of a replica that died, once it restarts.
+ */
 export const LINK_WAIT_MS = 3600_000;
 
 /**
@@ -111,10 +114,10 @@ export function planTurns(
   return plan;
 }
 
-/** Next states whose turn is not stored yet (`present` holds those that are): they wait until their deadline. */
-export function waitingLinks(links: readonly PlannedLink[], present: ReadonlySet<string>, now: number): LinkEvent[] {
+/** Next states whose turn is not stored yet (`absent`): they wait for it until their deadline. */
+export function waitingLinks(links: readonly PlannedLink[], absent: ReadonlySet<string>, now: number): LinkEvent[] {
   return links
-    .filter((l) => !present.has(l.target))
+    .filter((l) => absent.has(l.target))
     .map((l): LinkEvent => ({
       t: "link",
       experimentId: l.experimentId,

@@ -203,6 +203,66 @@ export async function linkTurns(
   return rows.map((r) => ({ turnId: r.id, experimentId: r.experimentId }));
 }
 
+/**
+ * Orders "a next state waits for its turn" against "a turn takes the next states waiting for it" across writers
+ * (replicas). Every batch that inserts turns or links takes it shared (writers do not wait for each other); a batch
+ * that must leave a next state waiting takes it exclusive, so every batch that could have inserted that turn has
+ * committed before it looks again (and sees the turn), and every later one sees the waiting row. Taken before any
+ * row lock of the transaction, so it cannot join a deadlock.
+ */
+export async function lockNextStates(c: PoolClient, exclusive: boolean): Promise<void> {
+  await c.query(
+    exclusive
+      ? "SELECT pg_advisory_xact_lock(hashtext('proxy:next-states'))"
+      : "SELECT pg_advisory_xact_lock_shared(hashtext('proxy:next-states'))",
+  );
+}
+
+/**
+ * Next states whose turn is not stored: kept in `pending_next_states` (the first one per turn, as a stored turn
+ * takes only its first) until the turn arrives or `until` passes; expired ones are deleted on the way.
+ */
+export async function holdNextStates(
+  c: PoolClient,
+  links: { experimentId: string; target: string; nextState: unknown; role: string; at: number; until: number }[],
+  now: number,
+): Promise<void> {
+  await c.query(`DELETE FROM pending_next_states WHERE until <= $1::timestamp`, [iso(now)]);
+  if (!links.length) return;
+  await c.query(
+    `INSERT INTO pending_next_states ("targetId", "experimentId", "nextState", role, at, until)
+     SELECT v.id, v.e, v.ns::json, v.role, v.at, v.until
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamp[], $6::timestamp[]) AS v(id, e, ns, role, at, until)
+     ON CONFLICT ("targetId") DO NOTHING`,
+    [
+      links.map((l) => l.target),
+      links.map((l) => l.experimentId),
+      links.map((l) => pgSafeJson(l.nextState)),
+      links.map((l) => l.role),
+      links.map((l) => iso(l.at)),
+      links.map((l) => iso(l.until)),
+    ],
+  );
+}
+
+/**
+ * The next states waiting for these (just inserted) turns: each is applied on the same terms as `linkTurns` and
+ * deleted either way; returns the turns it linked.
+ */
+export async function takeNextStates(c: PoolClient, turnIds: string[], now: number): Promise<JudgeItem[]> {
+  if (!turnIds.length) return [];
+  const { rows } = await c.query<{ id: string; experimentId: string }>(
+    `WITH taken AS (DELETE FROM pending_next_states WHERE "targetId" = ANY($1::text[]) RETURNING *)
+     UPDATE turns t SET "nextState" = v."nextState", "nextStateRole" = v.role, "nextStateAt" = v.at
+     FROM taken v
+     WHERE t.id = v."targetId" AND v.until > $2::timestamp
+       AND t."nextStateAt" IS NULL AND t."turnType" = 'MAIN' AND t.status = 'OK'
+     RETURNING t.id, t."experimentId"`,
+    [turnIds, iso(now)],
+  );
+  return rows.map((r) => ({ turnId: r.id, experimentId: r.experimentId }));
+}
+
 /** A session this process had not seen: its latest unlinked main turn before `index` takes the next state. */
 export async function linkLatest(
   c: PoolClient,

@@ -8,13 +8,16 @@
 // fsync ran, at most `journalFsyncMs` later): at start, journals of dead processes are moved into the disk
 // buffer (behind older segments, ahead of anything new) and replayed. `lossy` counts the acknowledged events
 // that have no durable copy (journal append or fsync failed, or a recovered journal did not fit the buffer).
+// A next state whose turn is not stored yet waits in Postgres, written in the same transaction as the turn that
+// carries it (apply.ts), not in this process: it is linked whichever turn commits second, even if this replica
+// dies or is never restarted. Labels for a turn not stored yet wait here (journaled, retried).
 // A batch is one transaction: plan.ts decides what it writes, apply.ts runs it; this file is the queue.
 import path from "node:path";
 import { appendFile, rm } from "node:fs/promises";
 import pg from "pg";
 import { DiskBuffer, readEvents } from "./diskBuffer";
 import { Journal, leftoverJournals } from "./journal";
-import type { LabelEvent, LinkEvent, RecordEvent, TurnEvent } from "./events";
+import type { LabelEvent, RecordEvent, TurnEvent } from "./events";
 import { applyBatch } from "./apply";
 import type { SessionInfo } from "./plan";
 import { insertBlobs, type JudgeItem } from "./sql";
@@ -55,7 +58,7 @@ export function isConnectionError(err: unknown): boolean {
   return /connect|terminat|timeout|closed|ended/i.test((err as Error)?.message ?? "");
 }
 
-const LINK_RETRY_MS = 500;
+const LABEL_RETRY_MS = 500;
 /** drain() waits for deferred events this young; an older one's turn may never come (refused, lost). */
 const DRAIN_WAITS_FOR_MS = 10_000;
 
@@ -87,7 +90,7 @@ export class RecordingWriter {
   private readonly probeMs: number;
   private readonly lingerMs: number;
   private draining = 0;
-  /** Next states waiting for their turn (journaled; queued again after LINK_RETRY_MS). */
+  /** Labels waiting for their turn (journaled; queued again after LABEL_RETRY_MS). */
   private readonly deferred = new Map<NodeJS.Timeout, number>();
   /** Set after an index conflict that a retry did not resolve: the batch appends instead of using given indices. */
   private reindex = false;
@@ -104,6 +107,7 @@ export class RecordingWriter {
     recovered: 0,
     /** Recovered journal events the disk buffer had no room for: gone. */
     recoveryDropped: 0,
+    /** Labels retried later and next states left waiting in Postgres, because their turn was not stored yet. */
     deferred: 0,
     reindexed: 0,
   };
@@ -258,12 +262,12 @@ export class RecordingWriter {
   }
 
   /** Journaled now (before the batch that deferred it settles), queued again a little later. */
-  private defer(events: (LinkEvent | LabelEvent)[]): void {
+  private defer(events: LabelEvent[]): void {
     for (const l of events) {
       this.journalAppend(l);
       this.stats.deferred++;
-      const t = setTimeout(() => (this.deferred.delete(t), this.enqueue(l)), LINK_RETRY_MS);
-      this.deferred.set(t, l.t === "link" ? l.at : l.createdAt);
+      const t = setTimeout(() => (this.deferred.delete(t), this.enqueue(l)), LABEL_RETRY_MS);
+      this.deferred.set(t, l.createdAt);
     }
   }
 
@@ -449,6 +453,7 @@ export class RecordingWriter {
       const done = await applyBatch(client, events, { sessions: this.sessions, reindex: this.reindex });
       this.reindex = false;
       this.defer(done.deferred);
+      this.stats.deferred += done.held;
       for (const [k, v] of done.staged) this.sessions.set(k, v);
       if (this.sessions.size > 50_000)
         for (const k of [...this.sessions.keys()].slice(0, 10_000)) this.sessions.delete(k);
@@ -480,7 +485,7 @@ export class RecordingWriter {
     for (const w of waiters) w();
   }
 
-  /** Resolves once everything pushed so far is in Postgres, next states waiting for another replica's turn included (or rejects after `timeoutMs`). */
+  /** Resolves once everything pushed so far is in Postgres, labels waiting for another replica's turn included (or rejects after `timeoutMs`). */
   drain(timeoutMs = 30_000): Promise<void> {
     if (this.depth === 0 && this.diskWrites === 0 && !this.waiting && this.mode === "memory") return Promise.resolve();
     this.draining++;
@@ -503,7 +508,7 @@ export class RecordingWriter {
   async close(graceMs = 5000): Promise<void> {
     if (this.mode === "memory" && this.depth > 0) await this.drain(graceMs).catch(() => {});
     this.running = false;
-    // Waiting next states are journaled: the next start replays them.
+    // Waiting labels are journaled: the next start replays them.
     for (const t of this.deferred.keys()) clearTimeout(t);
     this.deferred.clear();
     this.kick();

@@ -129,7 +129,7 @@ describe("recorder batch plan", () => {
       { experimentId: "exp", ...link("fresh") },
       { experimentId: "exp", ...link("old"), until: now - 1 },
     ];
-    expect(waitingLinks(links, new Set(["stored"]), now)).toEqual([
+    expect(waitingLinks(links, new Set(["fresh", "old"]), now)).toEqual([
       { t: "link", experimentId: "exp", ...link("fresh"), until: now + LINK_WAIT_MS },
     ]);
     const label = (turnId: string, createdAt: number): LabelEvent => ({
