@@ -158,9 +158,8 @@ def _sampling_params(types: Any, tokenizer: Any, body: dict[str, Any]) -> Any:
     return types.SamplingParams(**kwargs)
 
 
-def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_name: str, loras: LoraSamplers | None = None) -> dict[str, Any]:
-    """One OpenAI chat completion from the slot's sampler, or from the user's adapter a per-user request names in
-    ``lora_path`` (raises BadRequest, or LookupError before there is a sampler)."""
+def _sampler_for(slot: SamplerSlot, body: dict[str, Any], loras: LoraSamplers | None) -> tuple[Any, Any, str | None, int]:
+    """The slot's sampler, or the user's a per-user request names in ``lora_path``; the slot's tokenizer and step."""
     sampler, tokenizer, path, step = slot.get()
     if sampler is None:
         raise LookupError("the Tinker sampler is not ready yet")
@@ -168,6 +167,13 @@ def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_
         if loras is None:
             raise BadRequest("lora_path: this endpoint serves no per-user adapters (TINKER_PER_USER is not set)")
         sampler, path = loras.get(str(body["lora_path"]))
+    return sampler, tokenizer, path, step
+
+
+def chat_completion(types: Any, slot: SamplerSlot, body: dict[str, Any], served_name: str, loras: LoraSamplers | None = None) -> dict[str, Any]:
+    """One OpenAI chat completion from the slot's sampler, or from the user's adapter a per-user request names in
+    ``lora_path`` (raises BadRequest, or LookupError before there is a sampler)."""
+    sampler, tokenizer, path, step = _sampler_for(slot, body, loras)
     n = body.get("n", 1)
     if not isinstance(n, int) or not 1 <= n <= 16:
         raise BadRequest("n: an integer from 1 to 16 is required")
@@ -215,13 +221,7 @@ def score_generate(types: Any, slot: SamplerSlot, body: dict[str, Any], loras: L
     unknown = sorted(set(body) - SCORE_FIELDS)
     if unknown:
         raise BadRequest(f"/generate: this endpoint only scores; unsupported fields {unknown}")
-    sampler, tokenizer, _, _ = slot.get()
-    if sampler is None:
-        raise LookupError("the Tinker sampler is not ready yet")
-    if body.get("lora_path") is not None:
-        if loras is None:
-            raise BadRequest("lora_path: this endpoint serves no per-user adapters (TINKER_PER_USER is not set)")
-        sampler, _ = loras.get(str(body["lora_path"]))
+    sampler, tokenizer, _, _ = _sampler_for(slot, body, loras)
     params = body.get("sampling_params") or {}
     if not isinstance(params, dict) or params.get("max_new_tokens") != 0 or body.get("return_logprob") is not True:
         raise BadRequest("/generate: this endpoint only scores (sampling_params.max_new_tokens 0, return_logprob true)")

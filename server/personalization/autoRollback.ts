@@ -6,10 +6,10 @@
 // policy's (evaluation/gate.ts decideRollback, one definition); the live reward counts the same turns as its
 // liveRewards (main, answered, next state seen, the latest judgment), restricted to the user and grouped by the
 // adapter that served them (turns.adapterId; null: the base).
-import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { decideRollback, type LiveReward } from "../evaluation/gate";
 import { db } from "../platform/db/client";
 import { announceAdapterChange } from "./announce";
+import { activePerUserExperiments } from "./experiments";
 import { rollbackServedAdapter } from "./rollback";
 
 export interface UserRollbackCheck {
@@ -35,17 +35,9 @@ async function userLiveRewards(experimentId: string, endUserId: string, adapterI
 
 /** Check every served adapter of the active per-user experiments with auto-rollback on (all, or these). */
 export async function checkUserAutoRollbacks(experimentIds: readonly string[] = []): Promise<UserRollbackCheck[]> {
-  const experiments = await db().experiment.findMany({
-    where: {
-      status: "ACTIVE",
-      config: { path: ["personalization"], equals: "per-user" },
-      ...(experimentIds.length ? { id: { in: [...experimentIds] } } : {}),
-    },
-    select: { id: true, config: true },
-  });
   const out: UserRollbackCheck[] = [];
-  for (const e of experiments) {
-    const rule = ExperimentConfigSchema.parse(e.config).serving.autoRollback;
+  for (const e of await activePerUserExperiments(experimentIds)) {
+    const rule = e.config.serving.autoRollback;
     if (!rule.enabled) continue;
     const served = await db().userAdapter.findMany({
       where: { experimentId: e.id, state: "PROMOTED" },

@@ -10,8 +10,8 @@
 //   so a restarted worker keeps to it); users over the cap keep their place and go first next tick.
 // The shared trainer runs in the same process: trainUser yields between adapter steps, so its loop keeps going.
 import type { ExperimentConfig } from "../config/experimentConfig";
-import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { db } from "../platform/db/client";
+import { activePerUserExperiments } from "./experiments";
 import { endUsers } from "./data";
 import { baseModel, trainUser, userBacklog, type TrainUserResult } from "./train";
 
@@ -80,19 +80,10 @@ export async function perUserTick(
   opts: { maxPerMinute?: number; now?: Date } = {},
 ): Promise<Record<string, Record<string, TickResult>>> {
   const now = opts.now ?? new Date();
-  const experiments = await db().experiment.findMany({
-    where: {
-      status: "ACTIVE",
-      config: { path: ["personalization"], equals: "per-user" },
-      ...(experimentIds.length ? { id: { in: [...experimentIds] } } : {}),
-    },
-    select: { id: true, config: true },
-    orderBy: { createdAt: "asc" },
-  });
   // Adapters served by SGLang/vLLM are PEFT folders trained outside this process (registered per user): not ours.
   const configs = new Map(
-    experiments
-      .map((e) => [e.id, ExperimentConfigSchema.parse(e.config)] as const)
+    (await activePerUserExperiments(experimentIds))
+      .map((e) => [e.id, e.config] as const)
       .filter(([, c]) => c.policy.kind === "embedded"),
   );
   const candidates: Candidate[] = [];

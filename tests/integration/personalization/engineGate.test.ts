@@ -5,15 +5,13 @@
 // replies with it and with the served version (or the base), and promotes a better one (the served one SUPERSEDED)
 // or rejects a worse one (the served one unchanged); a Tinker experiment's sampler paths the same way on the bridge's
 // endpoint (integrations/tinker/serve.py on the fake SDK). Real Postgres, Redis and HTTP.
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gateEngineCandidates } from "../../../server/personalization/engineGate";
 import { isHeldOut } from "../../../server/personalization/data";
 import { db } from "../../../server/platform/db/client";
 import { fakeLoraEngine } from "../../fakes/loraEngine";
 import { startApiServer } from "../../helpers/apiServer";
+import { startFakeTinkerEndpoint, type FakeTinkerEndpoint } from "../../helpers/tinkerEndpoint";
 import { ADMIN, api, makeExperiment, makeKey, makeRun, uniq } from "../../helpers/fixtures";
 import { makeJudgedSession, trainerKey } from "../training/leases/helpers";
 
@@ -197,38 +195,23 @@ describe("versions that are not gated on the engine", () => {
 describe("the per-user gate on Tinker (the bridge's endpoint on the fake SDK)", () => {
   const v1 = "tinker://run-abc/sampler_weights/leo-v000001";
   const v2 = "tinker://run-abc/sampler_weights/leo-v000002";
-  let child: ChildProcess;
-  let url = "";
+  let endpoint: FakeTinkerEndpoint;
   beforeAll(async () => {
     // integrations/tinker/serve.py per user: SGLang's LoRA routes for sampler paths and /generate scoring through
     // SamplingClient.compute_logprobs; v1 makes every scored token 0.3 likelier than the base, v2 0.3 less likely.
-    child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
-      cwd: path.resolve(import.meta.dirname, "../../.."),
-      env: {
-        ...process.env,
-        PYTHONDONTWRITEBYTECODE: "1",
-        TINKER_PER_USER: "1",
-        FAKE_TINKER_SKILLS: JSON.stringify({ [v1]: 0.3, [v2]: -0.3 }),
-      },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    const lines = createInterface({ input: child.stdout! });
-    url = await new Promise<string>((resolve, reject) => {
-      lines.once("line", resolve);
-      child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
+    endpoint = await startFakeTinkerEndpoint({
+      TINKER_PER_USER: "1",
+      FAKE_TINKER_SKILLS: JSON.stringify({ [v1]: 0.3, [v2]: -0.3 }),
     });
   });
-  afterAll(() => {
-    child.stdin?.end();
-    child.kill();
-  });
+  afterAll(() => endpoint.stop());
 
   it("scores a user's sampler paths on the bridge: promotes the better one and rejects the worse", async () => {
     const e = await makeExperiment(
       {
         personalization: "per-user",
         perUser: { heldOutFraction: 0.5, gateTolerance: 0.05 },
-        policy: { kind: "sglang", baseUrl: url, model: "m", loraAdapters: "sglang" },
+        policy: { kind: "sglang", baseUrl: endpoint.url, model: "m", loraAdapters: "sglang" },
         trainer: { backend: "tinker" },
       },
       { by: ADMIN },

@@ -3,17 +3,14 @@
 // run's rolloutUrl, and the proxy then serves the experiment's traffic from it: the base model first, the
 // trained step's sampler once the loop swaps it in, each turn recorded with the sampled token ids and their
 // behaviour log-probs (what the next lease trains on).
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { createInterface, type Interface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeTinkerEndpoint, type FakeTinkerEndpoint } from "../../../helpers/tinkerEndpoint";
 import { db } from "../../../../server/platform/db/client";
 import { startApiServer } from "../../../helpers/apiServer";
 import { makeKey, makeRun, uniq } from "../../../helpers/fixtures";
 import { waitFor } from "../../../helpers/waitFor";
 import { harness, type Harness } from "../../proxy/setup";
 
-const root = path.resolve(import.meta.dirname, "../../../..");
 const BASE = "Qwen/Qwen3-4B-Instruct-2507";
 const STEP_1 = "tinker://run-abc/sampler_weights/run-1-step-000001";
 /** The fake sampler's tokens for `answer from <weights>` (char-level ids, then EOS = 3) and their log-probs. */
@@ -22,17 +19,14 @@ const lp = (t: number) => -((t % 7) + 1) / 10;
 
 let api: Awaited<ReturnType<typeof startApiServer>>;
 let h: Harness;
-let bridge: ChildProcess;
-let lines: Interface;
-const nextLine = () => new Promise<string>((resolve) => lines.once("line", resolve));
+let bridge: FakeTinkerEndpoint | undefined;
 
 beforeAll(async () => {
   api = await startApiServer();
   h = await harness();
 });
 afterAll(async () => {
-  bridge?.stdin?.end();
-  bridge?.kill();
+  bridge?.stop();
   await h.close();
   api.close();
 });
@@ -40,21 +34,13 @@ afterAll(async () => {
 describe("Tinker served through the proxy", () => {
   it("the bridge reports its endpoint, and the proxy serves the base model, then the trained step, recording tokens and log-probs", async () => {
     const run = await makeRun(h.experiment.id, { status: "RUNNING", trainerBackend: "tinker" });
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      PYTHONDONTWRITEBYTECODE: "1",
+    bridge = await startFakeTinkerEndpoint({
       CONTROL_PLANE_URL: api.url,
       RUN_ID: run.id,
       CONTROL_PLANE_API_KEY: await makeKey(["write"], h.experiment.id),
       TINKER_BASE_MODEL: BASE,
-    };
-    bridge = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
-      cwd: root,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "inherit"],
     });
-    lines = createInterface({ input: bridge.stdout! });
-    const url = await nextLine();
+    const url = bridge.url;
     expect((await db().run.findUniqueOrThrow({ where: { id: run.id } })).rolloutUrl).toBe(url);
 
     const session = uniq("tinker");
@@ -64,8 +50,7 @@ describe("Tinker served through the proxy", () => {
         { headers: { "X-Session-Id": session, "X-Turn-Type": "main" } },
       );
     expect((await ask("first")).choices[0]!.message.content).toBe(`answer from ${BASE}`);
-    bridge.stdin!.write(`step 1 ${STEP_1}\n`);
-    expect(await nextLine()).toBe("serving step 1");
+    await bridge.step(1, STEP_1);
     expect((await ask("second")).choices[0]!.message.content).toBe(`answer from ${STEP_1}`);
     // Nothing reached the experiment's configured upstream.
     expect(h.fake.requests).toHaveLength(0);

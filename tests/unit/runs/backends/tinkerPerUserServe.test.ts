@@ -3,44 +3,24 @@
 // proxy loads each user's registered tinker:// sampler path under the user's adapter name and names it on that user's
 // requests only; each user is answered by their own weights, a user without a version by the base, and an adapter the
 // endpoint dropped is loaded again on the user's next request (SGLang's not-loaded answer).
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeTinkerEndpoint, type FakeTinkerEndpoint } from "../../../helpers/tinkerEndpoint";
 import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
 import { createUpstream } from "../../../../server/proxy/upstreams/factory";
 import type { Upstream } from "../../../../server/proxy/upstreams/types";
 import type { EngineAdapter } from "../../../../server/proxy/upstreams/userLora";
 
-const root = path.resolve(import.meta.dirname, "../../../..");
 const BASE = "Qwen/Qwen3-4B-Instruct-2507";
 const maya: EngineAdapter = { id: "maya1", path: "tinker://run-m/sampler_weights/run-7-u00000000000000aa-v000001" };
 const leo: EngineAdapter = { id: "leo1", path: "tinker://run-l/sampler_weights/run-7-u00000000000000bb-v000001" };
-let child: ChildProcess;
+let endpoint: FakeTinkerEndpoint;
 let url: string;
 
 beforeAll(async () => {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    PYTHONDONTWRITEBYTECODE: "1",
-    TINKER_PER_USER: "1",
-    TINKER_BASE_MODEL: BASE,
-  };
-  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
-    cwd: root,
-    env: env as NodeJS.ProcessEnv,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  url = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
-  });
+  endpoint = await startFakeTinkerEndpoint({ TINKER_PER_USER: "1", TINKER_BASE_MODEL: BASE });
+  url = endpoint.url;
 });
-afterAll(() => {
-  child.stdin?.end();
-  child.kill();
-});
+afterAll(() => endpoint.stop());
 
 function upstream(): Upstream {
   const config = ExperimentConfigSchema.parse({

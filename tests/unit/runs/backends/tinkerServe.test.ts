@@ -1,40 +1,22 @@
 // The Tinker bridge's sampling endpoint (integrations/tinker/serve.py, on the fake Tinker SDK) as the proxy's
 // policy upstream sees it: the proxy's own OpenAI HTTP upstream (what it uses for a run's rolloutUrl) gets the
 // sampled text with the token ids and behaviour log-probs it records, as JSON and replayed as a stream.
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeTinkerEndpoint, type FakeTinkerEndpoint } from "../../../helpers/tinkerEndpoint";
 import { OpenAiHttpUpstream } from "../../../../server/proxy/upstreams/openaiHttp";
 
-const root = path.resolve(import.meta.dirname, "../../../..");
 const PATH_ = "tinker://run-abc/sampler_weights/run-1-step-000003";
 // The fake "model" answers `answer from <weights>` in the char-level tokenizer (id = code point), then EOS (3).
 const REPLY = `answer from ${PATH_}`;
-let child: ChildProcess;
+let endpoint: FakeTinkerEndpoint;
 let url: string;
 beforeAll(async () => {
   // The endpoint as the bridge starts it (integrations/tinker/tests/serve_fake.py), with step 3's sampler swapped in.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", PYTHONDONTWRITEBYTECODE: "1" };
-  child = spawn("python3", ["integrations/tinker/tests/serve_fake.py"], {
-    cwd: root,
-    env: env as NodeJS.ProcessEnv,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const next = () =>
-    new Promise<string>((resolve, reject) => {
-      lines.once("line", resolve);
-      child.once("exit", (code) => reject(new Error(`the endpoint exited (${code})`)));
-    });
-  url = await next();
-  child.stdin!.write(`step 3 ${PATH_}\n`);
-  expect(await next()).toBe("serving step 3");
+  endpoint = await startFakeTinkerEndpoint();
+  url = endpoint.url;
+  await endpoint.step(3, PATH_);
 });
-afterAll(() => {
-  child.stdin?.end();
-  child.kill();
-});
+afterAll(() => endpoint.stop());
 
 const upstream = () => new OpenAiHttpUpstream({ kind: "sglang", baseUrl: url, model: "policy", timeoutMs: 10_000 });
 const ids = [...REPLY].map((c) => c.codePointAt(0)!).concat(3);
