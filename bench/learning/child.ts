@@ -68,6 +68,8 @@ export interface ChildOverrides {
   /** any other hyperparameters of the demo's config (bench/learning/run.ts --hyper) */
   hyper?: Partial<ExperimentConfig["hyper"]>;
   checkpoint: string;
+  /** conversations between trainer ticks (bench/lib/lockstep.ts): above 1, the live demo's stale batches */
+  conversationsPerTick?: number;
 }
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -155,6 +157,7 @@ export async function runChild(
       nonce: method,
       maxConversations,
       until,
+      conversationsPerTick: overrides.conversationsPerTick,
       timeoutMs: 300_000,
       onStep: async (s) => {
         const now = performance.now();

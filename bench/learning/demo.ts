@@ -175,6 +175,33 @@ async function main() {
         `  ${v.slug.padEnd(13)} v${v.version}: style and on topic ${s.sampled.both.toFixed(2)} (style ${s.sampled.style.toFixed(2)}, on topic ${s.sampled.onTopic.toFixed(2)}; K = 4 at T = 1) — target ≥ 0.6`,
       );
     }
+    // What each demo's steps trained on: how stale (versions between the one that served a turn and the one it
+    // trained from), and how many judged turns were left untrained (dropped as too stale, or still waiting).
+    const fed = await db.query<{
+      slug: string;
+      trained: number;
+      staleness: number | null;
+      fresh: number;
+      dropped: number;
+      waiting: number;
+      turns: number;
+    }>(
+      `SELECT e.slug,
+         count(*) FILTER (WHERE s."stepId" IS NOT NULL)::int AS trained,
+         avg(s.staleness) FILTER (WHERE s."stepId" IS NOT NULL)::float8 AS staleness,
+         count(*) FILTER (WHERE s."stepId" IS NOT NULL AND s.staleness = 0)::int AS fresh,
+         count(*) FILTER (WHERE s."stepId" IS NULL AND s."excludeReason" = 'stale')::int AS dropped,
+         count(*) FILTER (WHERE s."stepId" IS NULL AND NOT s.excluded)::int AS waiting,
+         (SELECT count(*)::int FROM turns t WHERE t."experimentId" = e.id AND t."turnType" = 'MAIN') AS turns
+       FROM experiments e JOIN runs r ON r."experimentId" = e.id JOIN samples s ON s."runId" = r.id
+       WHERE e.demo AND e.slug = ANY($1) GROUP BY e.id, e.slug ORDER BY e.slug`,
+      [DEMO_EXPERIMENTS.map((d) => d.slug)],
+    );
+    console.log(`\nafter ${(wall / 60).toFixed(1)} min: what the steps trained on`);
+    for (const f of fed.rows)
+      console.log(
+        `  ${f.slug.padEnd(13)} ${f.turns} turns; ${f.trained} samples trained, staleness ${f.staleness?.toFixed(2) ?? "–"} on average (${f.fresh} served by the version they trained from); ${f.dropped} dropped as too stale, ${f.waiting} waiting`,
+      );
     const { rows } = await db.query<{ slug: string; version: number; turns: number; reward: number; firstAt: Date }>(
       `SELECT e.slug, t."policyVersion" AS version, count(*)::int AS turns, avg(j.score)::float8 AS reward, min(t."createdAt") AS "firstAt"
        FROM experiments e JOIN turns t ON t."experimentId" = e.id

@@ -11,7 +11,7 @@
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
  *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png] [--record bench/out/learning-<time>.json]
- *                                 [--until 2026-12-03T14:15:00Z]
+ *                                 [--until 2026-12-03T14:15:00Z] [--conversationsPerTick 10]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -90,6 +90,8 @@ const ArgsSchema = z
       }),
     /** a run stops early after this many conversations (OPD trains only on corrected replies, which grow rare) */
     maxConversations: z.coerce.number().int().min(1).optional(),
+    /** conversations between two trainer ticks (default 1); 10 is about the live demo's unpaced users (stale batches) */
+    conversationsPerTick: z.coerce.number().int().min(1).optional(),
     /** overrides the simulated users' most replies per conversation */
     maxTurns: z.coerce.number().int().min(1).optional(),
     /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
@@ -119,6 +121,7 @@ const CHILD_FLAGS = [
   "persona",
   "checkpoint",
   "maxConversations",
+  "conversationsPerTick",
   "until",
 ] as const satisfies readonly (keyof Args)[];
 
@@ -461,6 +464,7 @@ async function main() {
         batchSize: args.batch,
         hyper: args.hyper ? JSON.parse(args.hyper) : undefined,
         checkpoint: args.checkpoint,
+        conversationsPerTick: args.conversationsPerTick,
       },
       args.window,
       args.maxConversations,

@@ -22,6 +22,11 @@ export interface LockstepOptions {
   settings: SimulationSettings;
   /** optimizer steps to take */
   steps: number;
+  /**
+   * Conversations held between two trainer ticks (default 1). Above 1 the users outpace the trainer, which takes at
+   * most one step per tick from the oldest samples, as in the live demo without pacing: batches of stale replies.
+   */
+  conversationsPerTick?: number;
   /** stop early after this many conversations (an OPD run trains only on corrected replies, which grow rare) */
   maxConversations?: number;
   /** session ids are `sim-<persona>-<nonce>-<k>` */
@@ -72,13 +77,14 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
   let k = 0;
   const signal = o.signal ?? new AbortController().signal;
   while (steps.length < o.steps && k < (o.maxConversations ?? Infinity) && Date.now() < (o.until ?? Infinity)) {
-    await simulateConversation(
-      o.settings,
-      k++,
-      nonce,
-      (conv) => proxyChat(o.client, { model: o.slug, ...conv }),
-      signal,
-    );
+    for (let i = 0; i < (o.conversationsPerTick ?? 1) && k < (o.maxConversations ?? Infinity); i++)
+      await simulateConversation(
+        o.settings,
+        k++,
+        nonce,
+        (conv) => proxyChat(o.client, { model: o.slug, ...conv }),
+        signal,
+      );
     await o.proxy.writer.drain();
     await waitFor(`the judge on conversation ${k - 1}`, () => allJudged(o.experimentId), timeoutMs, signal);
     const { step } = await o.trainer.tick(o.runId);

@@ -84,13 +84,16 @@ export class ExperimentSimulation {
     return settings.seed === this.settings.seed;
   }
 
-  /** Start whatever conversations are due. */
-  tick(): void {
+  /**
+   * Start whatever conversations are due. `trainerReady` false (pacing.ts: the trainer has a batch waiting) holds new
+   * conversations back; the rate's credit still accrues, capped at `concurrency` as ever.
+   */
+  tick(trainerReady = true): void {
     const now = this.now();
     const { perMinute, concurrency } = this.settings;
     this.credit = Math.min(concurrency, this.credit + ((now - this.lastRefill) / 60_000) * perMinute);
     this.lastRefill = now;
-    if (this.controller.signal.aborted || now < this.backoffUntil) return;
+    if (this.controller.signal.aborted || now < this.backoffUntil || !trainerReady) return;
     while (this.credit >= 1 && this.active.size < concurrency) {
       this.credit -= 1;
       this.launch(this.next++);

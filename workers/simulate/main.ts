@@ -1,16 +1,19 @@
 // Simulated users (server/simulation): for every experiment whose simulation is on, personas hold seeded
 // multi-turn conversations with the agent through the proxy, at the configured rate and concurrency. Settings
 // live in Postgres (changed from the UI or the API, announced on the simulationControl channel, polled as a
-// fallback); SIMULATE=0 or the global switch turns all simulated traffic off.
+// fallback); SIMULATE=0 or the global switch turns all simulated traffic off. An experiment whose embedded trainer
+// already has a batch of turns waiting gets no new conversation until it takes it (server/simulation/pacing.ts).
 import { env, settings } from "../../server/platform/env";
 import { subscribe } from "../../server/platform/bus/pubsub";
 import { proxyChat, proxyClient } from "../../server/simulation/client";
 import { mintSimulationKey, revokeSimulationKey, type SimulationKey } from "../../server/simulation/key";
 import { ExperimentSimulation, type ChatFactory } from "../../server/simulation/runner";
+import { mayStart, trainerBacklogs, type TrainerBacklog } from "../../server/simulation/pacing";
 import { activeSimulations, simulationAllowedByEnv, writeStats } from "../../server/simulation/service";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
 
 const TICK_MS = 250;
+const PACING_POLL_MS = 1000;
 const STATS_EVERY_MS = 2000;
 const ROTATE_BEFORE_MS = 3600_000;
 
@@ -33,6 +36,8 @@ await runWorker("simulate", async (ctx) => {
   const runners = new Map<string, { sim: ExperimentSimulation; slug: string }>();
   let reloadAt = 0;
   let statsAt = 0;
+  let pacedAt = 0;
+  let backlogs = new Map<string, TrainerBacklog>();
   let offReason: string | null = null;
   const unsubscribe = subscribe("simulationControl", () => void (reloadAt = 0)).catch((err: Error) => {
     ctx.log(`no live settings changes (${err.message}); polling every ${cfg.SIMULATE_POLL_MS} ms`);
@@ -85,7 +90,20 @@ await runWorker("simulate", async (ctx) => {
         ctx.setActivity(`waiting for Postgres: ${(err as Error).message}`.slice(0, 200));
         reloadAt = now + cfg.SIMULATE_POLL_MS;
       }
-      for (const { sim } of runners.values()) sim.tick();
+      // Backpressure (server/simulation/pacing.ts): read once a second, not on every tick.
+      if (now >= pacedAt && runners.size) {
+        pacedAt = now + PACING_POLL_MS;
+        backlogs = await trainerBacklogs([...runners.keys()]).then(
+          (rows) => new Map(rows.map((b) => [b.experimentId, b])),
+          () => backlogs, // Postgres down: the last reading stands
+        );
+      }
+      let waitingForTrainer = 0;
+      for (const [id, { sim }] of runners) {
+        const ready = mayStart(backlogs.get(id));
+        if (!ready) waitingForTrainer++;
+        sim.tick(ready);
+      }
 
       if (now - statsAt >= STATS_EVERY_MS) {
         statsAt = now;
@@ -114,7 +132,7 @@ await runWorker("simulate", async (ctx) => {
           offReason
             ? `off: ${offReason}`
             : all.length
-              ? `simulating users on ${all.length} experiment(s): ${sum((s) => s.active)} in conversation, ${sum((s) => s.turnsPerS).toFixed(2)} turns/s`
+              ? `simulating users on ${all.length} experiment(s): ${sum((s) => s.active)} in conversation, ${sum((s) => s.turnsPerS).toFixed(2)} turns/s${waitingForTrainer ? `; ${waitingForTrainer} waiting for their trainer to take the batch` : ""}`
               : "idle: no experiment has simulated users on",
         );
       }
