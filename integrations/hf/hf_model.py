@@ -20,13 +20,13 @@ from __future__ import annotations
 import copy
 import threading
 from contextlib import contextmanager, nullcontext
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import torch
 
 from .chat import normalize
 from .model import SERVE_ADAPTERS, TRAIN, ChatModel
-from .peft_folder import lora_config, write_peft_folder
+from .peft_folder import copy_lora_weights, lora_config, write_peft_folder
 
 CHATML_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] or '' }}<|im_end|>\n{% endfor %}"
@@ -169,6 +169,15 @@ class HfChatModel(ChatModel):
         state = get_peft_model_state_dict(self.peft, adapter_name=name)
         targets = self.peft.peft_config[name].target_modules
         return {k: v.detach().cpu().clone() for k, v in state.items()}, sorted(targets if not isinstance(targets, str) else [targets])
+
+    def load_lora_state(self, name: str, weights: Mapping[str, torch.Tensor]) -> None:
+        # By key into the adapter's own lora_A / lora_B parameters: a parameter's name with ".<adapter>" dropped is
+        # the key get_peft_model_state_dict saves it under (what lora_state writes), so the key sets must match.
+        # Under the lock: the copy must not land between a forward's layers.
+        marker = f".{name}."
+        params = {n.replace(marker, "."): p for n, p in self.peft.named_parameters() if marker in n and ".lora_" in n}
+        with self._lock:
+            copy_lora_weights(params, weights)
 
 
 class HfFullChatModel(HfChatModel):

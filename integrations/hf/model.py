@@ -75,6 +75,11 @@ class ChatModel(abc.ABC):
         (``target_modules``): what a PEFT folder of it holds. LoRA only (a per-user adapter is never full weights)."""
         raise NotImplementedError(f"{type(self).__name__} has no LoRA adapters to save as a PEFT folder")
 
+    def load_lora_state(self, name: str, weights: Any) -> None:
+        """The inverse of ``lora_state``: sets the adapter's weights from a PEFT folder's (``peft_folder.read_peft_folder``),
+        keyed as ``lora_state`` keys them; a folder whose keys or shapes differ is refused."""
+        raise NotImplementedError(f"{type(self).__name__} has no LoRA adapters to load a PEFT folder into")
+
     def backward(self, loss: Any) -> None:
         """Backpropagates a training loss (implementations with global adapter state set the trained one)."""
         loss.backward()

@@ -93,9 +93,38 @@ def peft_key(module: str, which: str) -> str:
     return f"{KEY_PREFIX}{module}.lora_{which}.weight"
 
 
-def write_peft_folder(path: str, weights: Mapping[str, torch.Tensor], config: Mapping[str, object]) -> None:
-    """Writes the folder (created if missing); the weights file first, so a folder with a config is complete."""
-    os.makedirs(path, exist_ok=True)
+def write_peft_folder(path: str, weights: Mapping[str, torch.Tensor], config: Mapping[str, object], exist_ok: bool = True) -> None:
+    """Writes the folder (created if missing; with ``exist_ok=False`` an existing one is refused, FileExistsError);
+    the weights file first, so a folder with a config is complete."""
+    os.makedirs(path, exist_ok=exist_ok)
     save_safetensors(weights, os.path.join(path, SAFETENSORS_WEIGHTS_NAME), METADATA)
     with open(os.path.join(path, CONFIG_NAME), "w", encoding="utf-8") as f:
         json.dump(dict(config), f, indent=2)
+
+
+def read_peft_folder(path: str) -> tuple[dict[str, torch.Tensor], dict[str, object]]:
+    """The inverse of ``write_peft_folder``: the weights under PEFT's saved keys and the config. A folder that is not a
+    complete LoRA adapter in this layout (no config, no safetensors weights, another peft_type) is refused."""
+    with open(os.path.join(path, CONFIG_NAME), encoding="utf-8") as f:
+        config = json.load(f)
+    if config.get("peft_type") != "LORA":
+        raise ValueError(f"{path}: peft_type {config.get('peft_type')!r} is not a LoRA adapter")
+    weights, _ = load_safetensors(os.path.join(path, SAFETENSORS_WEIGHTS_NAME))
+    stray = [k for k in weights if not k.startswith(KEY_PREFIX) or not k.endswith((".lora_A.weight", ".lora_B.weight"))]
+    if stray:
+        raise ValueError(f"{path}: {len(stray)} keys are not LoRA weights under {KEY_PREFIX!r}, e.g. {stray[0]!r}")
+    return weights, config
+
+
+@torch.no_grad()
+def copy_lora_weights(params: Mapping[str, torch.Tensor], weights: Mapping[str, torch.Tensor]) -> None:
+    """Copies a PEFT folder's weights into an adapter's parameters, both keyed by PEFT's saved keys; the key sets and
+    every shape must match (a folder of another rank or another set of target modules is refused, nothing copied)."""
+    missing, extra = sorted(set(params) - set(weights)), sorted(set(weights) - set(params))
+    if missing or extra:
+        raise ValueError(f"the adapter's keys differ from the folder's: {len(missing)} missing (e.g. {missing[:1]}), {len(extra)} not in the model (e.g. {extra[:1]})")
+    for key, p in params.items():
+        if tuple(p.shape) != tuple(weights[key].shape):
+            raise ValueError(f"{key}: the folder's shape {list(weights[key].shape)} is not the adapter's {list(p.shape)}")
+    for key, p in params.items():
+        p.copy_(weights[key].to(device=p.device, dtype=p.dtype))

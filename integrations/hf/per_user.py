@@ -9,12 +9,17 @@ adapter) → keep the user's new weights → write ``<save dir>/<run>/users/<use
 (SGLang / vLLM load it per user through the proxy) → repeat.
 
 Privacy: a lease without an end user, or a sample of another user in a user's batch, is refused before anything
-trains; each user's weights and Adam moments are their own, and every user's first version starts from the same
+trains; each user's weights and Adam moments are their own, and a user with no served version starts from the same
 fresh adapter (B = 0: exactly the base). Folder names carry a hash of the user id, not the id.
+
+Restarts: weights and Adam moments live in this process, so on a user's first batch in a process the lease's
+``adapter`` (the console's account of the user's versions) says where they stand: their served (PROMOTED) folder is
+read back (``read_peft_folder``) into the training adapter, and their version numbers continue past the console's
+latest (any state), so a folder is never named after an earlier version. Adam moments are not in a PEFT folder:
+they restart fresh for a resumed user. A folder that already exists is never written over (``save`` refuses it).
 
 The hf-local process still serves the frozen base for the judge and the teacher (``/base/...``, the run's PRM); the
 users' adapters are served by the engine the experiment names (``policy.loraAdapters``), not by this process.
-Weights live in this process: after a restart a user's next version starts from the fresh adapter again.
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ import torch
 from integrations.slime.leases import LeaseBook, user_batches
 
 from .model import TRAIN, ChatModel
-from .peft_folder import lora_config, write_peft_folder
+from .peft_folder import lora_config, read_peft_folder, write_peft_folder
 
 log = logging.getLogger("openclaw.hf.per_user")
 
 
 def user_adapter_dir(save_dir: str, run_id: str, end_user_id: str, version: int) -> str:
+    """The folder of a user's version: unique per run, user and version number (numbers continue past the console's
+    latest after a restart, and ``UserAdapters.save`` refuses a folder that exists, so none is ever overwritten)."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run_id)
     digest = hashlib.sha256(end_user_id.encode("utf-8")).hexdigest()[:16]
     return os.path.join(save_dir, safe, "users", digest, f"v{version:06d}")
@@ -50,8 +57,26 @@ class UserAdapters:
         self.model: ChatModel = trainer.model
         self._fresh = self._snapshot()
         self._users: dict[str, tuple[list[torch.Tensor], dict[str, Any]]] = {}
+        # Each user's newest version number: this process's, or past the console's latest (a lease's adapter).
         self.versions: dict[str, int] = {}
         self.loaded: str | None = None
+
+    def resume(self, end_user_id: str, adapter: Mapping[str, Any] | None) -> int | None:
+        """A user this process has not trained yet: their served folder's weights (the lease's ``adapter.served``),
+        with fresh Adam moments; none served (or a version of no folder): the fresh adapter. Returns the version
+        resumed from. A served folder that cannot be read fails loudly rather than silently training from scratch."""
+        served = (adapter or {}).get("served") or {}
+        path = served.get("path")
+        if not path:
+            return None
+        try:
+            weights, _ = read_peft_folder(path)
+            self.model.load_lora_state(TRAIN, weights)
+        except (OSError, ValueError) as err:
+            raise RuntimeError(f"cannot resume a user from their served version {served.get('version')} at {path}: {err}") from err
+        self._users[end_user_id] = ([p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()], self._fresh[1])
+        self.loaded = None  # the training adapter holds their weights, the optimizer not yet their (fresh) moments
+        return int(served["version"])
 
     def _load(self, end_user_id: str) -> None:
         weights, optim = self._users.get(end_user_id, self._fresh)
@@ -62,15 +87,21 @@ class UserAdapters:
         self.trainer.optimizer.load_state_dict(copy.deepcopy(optim))
         self.loaded = end_user_id
 
-    def step(self, end_user_id: str, items: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        """One optimizer step of this user's adapter on this user's samples only."""
+    def step(self, end_user_id: str, items: Sequence[Mapping[str, Any]], adapter: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """One optimizer step of this user's adapter on this user's samples only; ``adapter``: the lease's account of
+        the user's versions (resumed from on their first batch here; numbered past on every batch)."""
         for item in items:
             if item.get("endUserId") != end_user_id:
                 raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
+        if end_user_id not in self._users:
+            resumed = self.resume(end_user_id, adapter)
+            if resumed is not None:
+                log.info("resumed a user from their served version %d (Adam moments fresh)", resumed)
         self._load(end_user_id)
         metrics = self.trainer.step(items)
         self._users[end_user_id] = self._snapshot()
-        self.versions[end_user_id] = self.versions.get(end_user_id, 0) + 1
+        latest = int((adapter or {}).get("latestVersion") or 0)
+        self.versions[end_user_id] = max(self.versions.get(end_user_id, 0), latest) + 1
         return metrics
 
     def _snapshot(self) -> tuple[list[torch.Tensor], dict[str, Any]]:
@@ -82,11 +113,11 @@ class UserAdapters:
         return weights, {"state": state, "param_groups": copy.deepcopy(optim["param_groups"])}
 
     def save(self, end_user_id: str, path: str, base_model: str, rank: int, alpha: float) -> None:
-        """The user's newest weights as a PEFT folder."""
+        """The user's newest weights as a new PEFT folder (an existing one is refused: FileExistsError)."""
         if self.loaded != end_user_id:
             self._load(end_user_id)
         weights, targets = self.model.lora_state(TRAIN)
-        write_peft_folder(path, weights, lora_config(base_model, rank, alpha, targets))
+        write_peft_folder(path, weights, lora_config(base_model, rank, alpha, targets), exist_ok=False)
 
 
 def train_per_user(
@@ -102,9 +133,9 @@ def train_per_user(
 ) -> int:
     """Lease one user's batch → train their adapter → write its folder → acknowledge (registers the version)."""
     steps = 0
-    for step, user, samples in user_batches(book, "HF_PER_USER", max_steps, poll_s):
+    for step, user, samples, adapter in user_batches(book, "HF_PER_USER", max_steps, poll_s):
         started = time.monotonic()
-        metrics = adapters.step(user, samples)
+        metrics = adapters.step(user, samples, adapter)
         path = user_adapter_dir(save_dir, run_id, user, adapters.versions[user])
         adapters.save(user, path, base_model, rank, alpha)
         metrics["train/step_time_s"] = time.monotonic() - started

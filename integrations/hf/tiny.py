@@ -13,14 +13,14 @@ import copy
 import json
 import math
 import os
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import torch
 from torch import nn
 
 from .chat import render_chatml
 from .model import SERVE_ADAPTERS, TRAIN, ChatModel
-from .peft_folder import peft_key
+from .peft_folder import copy_lora_weights, peft_key
 
 SPECIALS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
 IM_START, IM_END, PAD = 256, 257, 258
@@ -195,6 +195,16 @@ class TinyChatModel(ChatModel):
                 weights[peft_key(module, "B")] = layer.lora_b[name].detach().cpu().clone()
                 targets.add(module.rsplit(".", 1)[-1])
         return weights, sorted(targets)
+
+    def load_lora_state(self, name: str, weights: Mapping[str, torch.Tensor]) -> None:
+        if self.full:
+            return super().load_lora_state(name, weights)
+        params = {}
+        for module, layer in self.net.named_modules():
+            if isinstance(layer, LoraLinear):
+                params[peft_key(module, "A")] = layer.lora_a[name]
+                params[peft_key(module, "B")] = layer.lora_b[name]
+        copy_lora_weights(params, weights)
 
     def save_adapter(self, name: str, path: str) -> None:
         os.makedirs(path, exist_ok=True)

@@ -216,11 +216,13 @@ USER_LEASE_SIZE = 4096
 
 def user_batches(
     book: LeaseBook, flag: str, max_steps: int | None = None, poll_s: float = 2.0
-) -> Iterator[tuple[int, str, list[Any]]]:
+) -> Iterator[tuple[int, str, list[Any], dict[str, Any] | None]]:
     """A per-user run's leases (hf-local and Tinker per user): each batch holds one end user's samples, yielded as
-    (step, endUserId, samples) until the console stops the run or after ``max_steps``. The caller acknowledges step
-    before asking for the next. A batch of no end user means the experiment is not per-user: ``flag`` names the
-    setting that asked for per-user training."""
+    (step, endUserId, samples, adapter) until the console stops the run or after ``max_steps``; ``adapter`` is the
+    lease's account of the user's versions (``{"served": {"version", "path"} | None, "latestVersion"}``: what a
+    restarted trainer resumes from and numbers past). The caller acknowledges step before asking for the next. A
+    batch of no end user means the experiment is not per-user: ``flag`` names the setting that asked for per-user
+    training."""
     step = 0
     while max_steps is None or step < max_steps:
         try:
@@ -231,5 +233,5 @@ def user_batches(
         user = lease.get("endUserId")
         if not isinstance(user, str) or not user:
             raise SystemExit(f"{flag}=1 but the console leased a batch of no end user: is the experiment per-user?")
-        yield step, user, lease["samples"]
+        yield step, user, lease["samples"], lease.get("adapter")
         step += 1

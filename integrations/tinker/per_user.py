@@ -15,6 +15,12 @@ The bridge drives it per user (``TINKER_PER_USER=1``, ``train_per_user`` below):
 experiment's samples one user at a time (``server/personalization/leases.ts``), each lease becomes a step of that
 user's client, and its acknowledgement carries the user's new sampler path, which the console registers as the user's
 next served version; the bridge's endpoint (serve.py ``LoraSamplers``) loads it when the proxy asks for that user.
+
+Restarts: a user's clients live in this process. Version numbers (and so sampler names) continue past the console's
+latest for the user (the lease's ``adapter.latestVersion``), so a restarted bridge never saves a sampler under an
+earlier version's name. The user's weights are not resumed: a sampler path holds sampler weights, not a training
+state, so after a restart a user's next version trains from a fresh LoRA on the base (their served version keeps
+serving until it is registered, then replaces it).
 """
 
 from __future__ import annotations
@@ -82,8 +88,9 @@ class PerUserTinker:
             self._clients[end_user_id] = client
         return client
 
-    def step(self, end_user_id: str, items: list[Mapping[str, Any]]) -> str:
-        """One optimizer step of this user's adapter on this user's samples; returns the new version's durable path."""
+    def step(self, end_user_id: str, items: list[Mapping[str, Any]], latest_version: int = 0) -> str:
+        """One optimizer step of this user's adapter on this user's samples; returns the new version's durable path,
+        saved as a version past both this process's and ``latest_version`` (the console's latest for the user)."""
         for item in items:
             if item.get("endUserId") != end_user_id:
                 raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
@@ -96,7 +103,7 @@ class PerUserTinker:
         fwd_bwd = training.forward_backward(data, self.cfg.loss)
         optim = training.optim_step(self.types.AdamParams(learning_rate=self.cfg.learning_rate))
         self.last_metrics = {**_metrics(fwd_bwd.result(), optim.result()), "tinker/batch_size": float(len(data))}
-        version = self.versions.get(end_user_id, 0) + 1
+        version = max(self.versions.get(end_user_id, 0), latest_version) + 1
         path = training.save_weights_for_sampler(user_sampler_name(self.run_id, end_user_id, version)).result().path
         self.versions[end_user_id] = version
         self.paths[end_user_id] = path
@@ -120,9 +127,9 @@ def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None 
     """Lease one user's batch → a step of their client → acknowledge with their new sampler path (the console registers
     it as their version); until the console stops the run. A lease of no end user is refused: not a per-user run."""
     steps = 0
-    for step, user, samples in user_batches(book, "TINKER_PER_USER", max_steps, poll_s):
+    for step, user, samples, adapter in user_batches(book, "TINKER_PER_USER", max_steps, poll_s):
         started = time.monotonic()
-        path = users.step(user, samples)
+        path = users.step(user, samples, int((adapter or {}).get("latestVersion") or 0))
         book.acknowledge_through(step, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
         steps = step + 1
     return steps

@@ -8,11 +8,15 @@
 // rule, least recently trained first, then longest waiting. A user's held-out turns (personalization/data.ts
 // isHeldOut) are never leased. A version takes at most `maxSamplesPerVersion` of the user's oldest samples.
 //
+// A per-user lease also names the user's adapter state (userAdapterState): the served version a restarted trainer
+// resumes the user from, and the latest version number it numbers its next folder past.
+//
 // The lease service (training/leases/service.ts) takes this as `PerUserLeasing`, wired by the gateway, so training/
 // does not import personalization/ (which reads training/'s prompt rendering).
 import type { ExperimentConfig } from "../config/experimentConfig";
-import type { Prisma } from "../platform/db/client";
+import { db, type Prisma } from "../platform/db/client";
 import type { LeasePicker, PerUserLeasing, Tx } from "../training/leases/service";
+import type { LeasedUserAdapter } from "../training/leases/schemas";
 import { announceAdapterChange } from "./announce";
 import { isHeldOut } from "./data";
 import { planTick, type Candidate } from "./schedule";
@@ -92,9 +96,28 @@ function perUserPicker(
   };
 }
 
+/**
+ * The leased user's adapter state, for a trainer that no longer holds the user's weights (restarted): the served
+ * (PROMOTED) version it resumes from, and the latest version number over all states (candidates, rolled back,
+ * superseded), past which it numbers its next folder.
+ */
+async function userAdapterState(experimentId: string, endUserId: string): Promise<LeasedUserAdapter> {
+  const where = { experimentId, endUserId };
+  const [served, latest] = await Promise.all([
+    db().userAdapter.findFirst({
+      where: { ...where, state: "PROMOTED" },
+      orderBy: { version: "desc" },
+      select: { version: true, path: true },
+    }),
+    db().userAdapter.aggregate({ where, _max: { version: true } }),
+  ]);
+  return { served, latestVersion: latest._max.version ?? 0 };
+}
+
 /** What the lease service needs of per-user personalization (injected: see the header). */
 export const perUserLeasing: PerUserLeasing = {
   picker: perUserPicker,
+  adapterState: userAdapterState,
   leasableCount: async (client, free, config) => (await leasableSamples(client, free, config)).length,
   assertServable: assertServableUserAdapter,
   registerVersion: addServedAdapterVersion,

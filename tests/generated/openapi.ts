@@ -914,7 +914,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share
+     * Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share, and names that user's served adapter version and latest version number (`adapter`: a restarted trainer resumes from the one and numbers past the other)
      * @description Requires the 'trainer' permission.
      */
     post: operations["batches.lease"];
@@ -10673,6 +10673,13 @@ export interface operations {
             available: number | null;
             policyVersion: number | null;
             endUserId: string | null;
+            adapter: {
+              served: {
+                version: number | null;
+                path: string | null;
+              } | null;
+              latestVersion: number | null;
+            } | null;
             samples: {
               sampleId: string;
               turnId: string;

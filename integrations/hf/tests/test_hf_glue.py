@@ -70,6 +70,35 @@ class HfGlueTest(unittest.TestCase):
         self.assertGreater(float(trained.sum() - base0.sum()), 0)  # reward 1 pushed the sampled tokens up
         self.assertLess(float((served1 - trained).abs().max()), 1e-5)
 
+    def test_a_peft_folder_of_the_adapter_loads_back_into_another_models_adapter(self):
+        import tempfile
+
+        import torch
+        from integrations.hf.hf_model import build_random
+        from integrations.hf.model import TRAIN
+        from integrations.hf.peft_folder import read_peft_folder
+
+        # Two models of one seed (the same frozen base), not the class's: the other tests need its B = 0.
+        m, other = (build_random("toy", device="cpu", dtype="float32", rank=4, alpha=8) for _ in range(2))
+        with torch.no_grad():
+            for p in m.trainable_parameters():
+                p.add_(torch.randn_like(p) * 0.05)
+        weights, _ = m.lora_state(TRAIN)
+        with tempfile.TemporaryDirectory() as d:
+            m.save_adapter(TRAIN, d)
+            read, _ = read_peft_folder(d)
+        other.load_lora_state(TRAIN, read)
+        loaded, _ = other.lora_state(TRAIN)
+        self.assertEqual(sorted(loaded), sorted(weights))
+        for k in weights:
+            self.assertTrue(torch.equal(loaded[k], weights[k]), k)
+        ids = torch.tensor([m.encode(m.render(MESSAGES))])
+        mask = torch.ones_like(ids)
+        with torch.no_grad():
+            self.assertLess(float((m.logits(ids, mask, TRAIN) - other.logits(ids, mask, TRAIN)).abs().max()), 1e-5)
+        with self.assertRaisesRegex(ValueError, "keys differ"):
+            other.load_lora_state(TRAIN, {k: v for k, v in read.items() if ".layers.0." not in k})
+
 
 @needs_hf
 class HfFullGlueTest(unittest.TestCase):

@@ -28,6 +28,14 @@ LEO = [sample("leo", [45, 32, 97, 257], 1.0, 0), sample("leo", [98, 257], -1.0, 
 MAYA_2 = [sample("maya", [121, 101, 115, 257], 1.0, 2)]
 
 
+def file_bytes(folder):
+    out = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
 class FakeBook:
     """LeaseBook's surface: the given leases in order, then the run stops; acknowledgements recorded."""
 
@@ -108,6 +116,47 @@ class PeftFolderTest(unittest.TestCase):
                 self.assertEqual(list(t.shape), [layer.base.out_features, 8])
                 self.assertTrue(torch.equal(t, layer.lora_b["trainer"].detach()))
 
+    def test_read_peft_folder_is_the_writers_inverse_and_loads_into_an_adapter(self):
+        from integrations.hf.peft_folder import lora_config, read_peft_folder, write_peft_folder
+        from integrations.hf.tiny import TinyChatModel
+
+        model = TinyChatModel(seed=3)
+        with torch.no_grad():
+            for p in model.trainable_parameters():
+                p.normal_(0, 0.05)
+        weights, targets = model.lora_state("trainer")
+        config = lora_config("tiny", 8, 16, targets)
+        with tempfile.TemporaryDirectory() as d:
+            write_peft_folder(d, weights, config)
+            # The files the reader opens are PEFT's names, from the fixture.
+            self.assertTrue(os.path.isfile(os.path.join(d, PEFT["files"]["SAFETENSORS_WEIGHTS_NAME"])))
+            read, read_config = read_peft_folder(d)
+            with self.assertRaises(FileExistsError):  # the per-user writer's guard: an existing folder is refused
+                write_peft_folder(d, weights, config, exist_ok=False)
+            with open(os.path.join(d, PEFT["files"]["CONFIG_NAME"]), "w", encoding="utf-8") as f:
+                json.dump({**config, "peft_type": "PREFIX_TUNING"}, f)
+            with self.assertRaisesRegex(ValueError, "not a LoRA adapter"):
+                read_peft_folder(d)
+        self.assertEqual(read_config, config)
+        self.assertEqual(read_config["peft_type"], PEFT["peftTypeLora"])
+        self.assertEqual(sorted(read), sorted(weights))
+        for k in weights:
+            self.assertTrue(torch.equal(read[k], weights[k]), k)
+        # Into another model's adapter (a fresh one: B = 0): its weights become the folder's exactly.
+        other = TinyChatModel(seed=4)
+        other.load_lora_state("trainer", read)
+        loaded, _ = other.lora_state("trainer")
+        for k in weights:
+            self.assertTrue(torch.equal(loaded[k], weights[k]), k)
+        # A folder of other keys or another rank is refused, and nothing is copied.
+        before = [p.detach().clone() for p in other.trainable_parameters()]
+        with self.assertRaisesRegex(ValueError, "keys differ"):
+            other.load_lora_state("trainer", {k: v for k, v in read.items() if ".0." not in k})
+        with self.assertRaisesRegex(ValueError, "shape"):
+            other.load_lora_state("trainer", {k: (v[:4] if k.endswith("lora_A.weight") else v) for k, v in read.items()})
+        for p, b in zip(other.trainable_parameters(), before):
+            self.assertTrue(torch.equal(p, b))
+
 
 @needs_torch
 class PerUserTrainingTest(unittest.TestCase):
@@ -155,6 +204,49 @@ class PerUserTrainingTest(unittest.TestCase):
             self.assertTrue(torch.equal(maya2[k], maya2_alone[k]), k)
         self.assertTrue(any(not torch.equal(maya1[k], leo1[k]) for k in leo1))
         self.assertTrue(any(not torch.equal(maya1[k], maya2[k]) for k in maya1))
+
+    def test_a_restarted_trainer_resumes_a_user_from_their_served_folder_and_never_overwrites_one(self):
+        from integrations.hf.per_user import UserAdapters, user_adapter_dir
+
+        with tempfile.TemporaryDirectory() as d:
+            self.run_leases([{"endUserId": "maya", "samples": MAYA}, {"endUserId": "maya", "samples": MAYA_2}], d)
+            v1, v2 = (user_adapter_dir(d, "run-1", "maya", v) for v in (1, 2))
+            saved = {p: file_bytes(p) for p in (v1, v2)}
+            # The console serves v2 and holds a candidate v3 (another folder, or rolled back): the new process
+            # starts with no user in memory and learns where Maya stands from the lease.
+            state = {"served": {"version": 2, "path": v2}, "latestVersion": 3}
+            restarted = UserAdapters(self.trainer())
+            self.assertEqual(restarted.resume("maya", state), 2)
+            resumed, _ = restarted.model.lora_state("trainer")
+            served = self.folder(v2)
+            for k in served:
+                self.assertTrue(torch.equal(resumed[k], served[k]), k)
+
+            steps, book = self.run_leases([{"endUserId": "maya", "samples": MAYA, "adapter": state}], d)
+            v4 = user_adapter_dir(d, "run-1", "maya", 4)
+            self.assertEqual(book.acks, [(0, v4)])
+            after = self.folder(v4)
+            # v4 is one step from v2's weights with fresh Adam moments (what a PEFT folder cannot hold)...
+            expected = self.trainer()
+            expected.model.load_lora_state("trainer", served)
+            expected.step(MAYA)
+            want, _ = expected.model.lora_state("trainer")
+            for k in want:
+                self.assertTrue(torch.equal(after[k], want[k]), k)
+            # ...not a step from the fresh adapter (that is v1: MAYA on the fresh adapter).
+            self.assertTrue(any(not torch.equal(after[k], self.folder(v1)[k]) for k in after))
+            # The earlier folders are untouched, byte for byte.
+            self.assertEqual(saved, {p: file_bytes(p) for p in (v1, v2)})
+
+            # A folder already at the next version's name (e.g. written by a process that died before acknowledging)
+            # is refused, not overwritten.
+            v5 = user_adapter_dir(d, "run-1", "maya", 5)
+            os.makedirs(v5)
+            with open(os.path.join(v5, "marker"), "w") as f:
+                f.write("keep")
+            with self.assertRaises(FileExistsError):
+                self.run_leases([{"endUserId": "maya", "samples": MAYA, "adapter": {**state, "latestVersion": 4}}], d)
+            self.assertEqual(os.listdir(v5), ["marker"])
 
     def test_refuses_a_batch_that_is_not_one_users(self):
         with tempfile.TemporaryDirectory() as d:

@@ -106,8 +106,9 @@ class PerUserLeases:
 
         if not self.batches:
             raise ControlPlaneError("409: run is killed", status=409, code="CONFLICT")
-        user, samples = self.batches.pop(0)
-        return {"leaseId": f"lease-{len(self.acks)}-{user}", "endUserId": user, "samples": samples, "paused": False, "available": 0}
+        user, samples, *adapter = self.batches.pop(0)
+        lease = {"leaseId": f"lease-{len(self.acks)}-{user}", "endUserId": user, "samples": samples, "paused": False, "available": 0}
+        return {**lease, "adapter": adapter[0] if adapter else None}
 
     def ack(self, lease_id, step, metrics=None, weight_version=None, checkpoint_path=None, duration_ms=None):
         self.acks.append({"leaseId": lease_id, "step": step, "metrics": metrics, "checkpointPath": checkpoint_path})
@@ -139,6 +140,15 @@ class BridgePerUserTest(unittest.TestCase):
         # Each client trained its own user's lease only: Maya's twice (2 + 1 samples), Leo's once.
         sizes = [(c[3], len(c[2])) for c in self.service.calls if c[0] == "forward_backward"]
         self.assertEqual(sizes, [(maya_id, 2), (leo_id, 1), (maya_id, 1)])
+
+    def test_a_restarted_bridge_numbers_a_users_sampler_past_the_consoles_latest_version(self):
+        # This process never trained Maya; the console has her versions 1-3 (3 a candidate, 2 served).
+        served = {"served": {"version": 2, "path": "tinker://old/sampler_weights/x"}, "latestVersion": 3}
+        cp = PerUserLeases([("maya", [leased(0, "maya")], served), ("maya", [leased(1, "maya")], {**served, "latestVersion": 4})])
+        train_per_user(self.users, LeaseBook(cp), poll_s=0)
+        paths = [a["checkpointPath"] for a in cp.acks]
+        self.assertRegex(paths[0], r"-v000004$")
+        self.assertRegex(paths[1], r"-v000005$")
 
     def test_refuses_a_lease_of_no_end_user(self):
         cp = PerUserLeases([(None, [leased(0, "maya")])])

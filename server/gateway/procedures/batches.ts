@@ -24,7 +24,7 @@ export const batchProcedures = {
     permission: "trainer",
     tag: "trainer",
     summary:
-      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share",
+      "Lease up to `size` ready samples (token ids, loss mask, reward, behaviour/teacher log-probs, policy versions) until they expire; `leaseId` null when fewer than `minSize` are ready. A per-user experiment's lease holds one end user's samples (`endUserId`), picked by fair share, and names that user's served adapter version and latest version number (`adapter`: a restarted trainer resumes from the one and numbers past the other)",
     input: LeaseInput.safeExtend(ById.shape),
     rest: { method: "POST", path: "/runs/:id/batches/lease" },
     output: BatchesLeaseOutput,

@@ -114,6 +114,15 @@ export interface LeasedSample {
   staleness: number | null;
 }
 
+/**
+ * A per-user lease's user: their served (PROMOTED) version, which a restarted trainer resumes from, and their latest
+ * version number over all states, past which the trainer numbers its next folder (a name is never reused).
+ */
+export interface LeasedUserAdapter {
+  served: { version: number; path: string | null } | null;
+  latestVersion: number;
+}
+
 export interface LeaseResult {
   /** null when fewer than minSize samples were ready (nothing is held). */
   leaseId: string | null;
@@ -129,6 +138,12 @@ export interface LeaseResult {
    * null: a shared experiment (or no lease).
    */
   endUserId: string | null;
+  /**
+   * A per-user lease: the user's served version (`path`: its folder or sampler path; a trainer restarted since it
+   * wrote it resumes the user from there) and their latest version number over all states (the trainer numbers its
+   * next folder past it, so no name is reused). null: not a per-user lease.
+   */
+  adapter: LeasedUserAdapter | null;
   samples: LeasedSample[];
 }
 

@@ -14,7 +14,15 @@ import { assertTrainerEndpointAllowed, EgressRefusedError } from "../../platform
 import { activeVersion, nextVersion } from "../../policyVersions/active";
 import { metricRows, publishMetrics, type Point } from "../metrics";
 import { loadLeasedSamples } from "./payload";
-import type { AckInputT, AckResult, LeaseInputT, LeaseResult, ReportInputT, ReportResult } from "./schemas";
+import type {
+  AckInputT,
+  AckResult,
+  LeasedUserAdapter,
+  LeaseInputT,
+  LeaseResult,
+  ReportInputT,
+  ReportResult,
+} from "./schemas";
 import { loadRunFor } from "../../access/scope";
 import { audit } from "../../access/audit";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../../config/experimentConfig";
@@ -97,6 +105,8 @@ export interface PerUserLeasing {
     freeWhere: (runId: string, now: Date) => Prisma.SampleWhereInput,
   ): LeasePicker;
   leasableCount(client: Pick<Tx, "sample">, free: Prisma.SampleWhereInput, config: ExperimentConfig): Promise<number>;
+  /** The leased user's adapter state (personalization/leases.ts userAdapterState). */
+  adapterState(experimentId: string, endUserId: string): Promise<LeasedUserAdapter>;
   assertServable(config: ExperimentConfig, path: string): Promise<void>;
   registerVersion(
     tx: Tx,
@@ -216,6 +226,7 @@ export async function leaseBatch(
     available,
     policyVersion: l.policyVersion,
     endUserId: l.endUserId,
+    adapter: perUser && l.endUserId ? await perUser.adapterState(run.experimentId, l.endUserId) : null,
     samples: await loadLeasedSamples(l.sampleIds),
   };
 }

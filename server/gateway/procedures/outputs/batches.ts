@@ -41,6 +41,13 @@ export const BatchesLeaseOutput = z.object({
   policyVersion: Num,
   /** a per-user experiment's lease: the one end user every sample belongs to (train their adapter only) */
   endUserId: z.string().nullable(),
+  /** a per-user lease: the user's served version (resume from its path) and their latest version number (number past it); null otherwise */
+  adapter: z
+    .object({
+      served: z.object({ version: Num, path: z.string().nullable() }).nullable(),
+      latestVersion: Num,
+    })
+    .nullable(),
   samples: z.array(LeasedSampleOutput),
 });
 

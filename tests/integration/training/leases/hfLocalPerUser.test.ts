@@ -2,7 +2,8 @@
 // HF_PER_USER=1 as the backend sets it for a per-user experiment) on the tiny CPU model: it leases one user's batch at
 // a time, trains that user's LoRA, writes a PEFT folder per version and acknowledges the lease with it, which registers
 // the folder as the user's served version (SGLang would load it per user: engineAdapters.test.ts). Each version's
-// training step holds that user's samples only, and no shared policy version is made.
+// training step holds that user's samples only, and no shared policy version is made. A new process resumes a user from
+// their served folder (named by the lease) and numbers their next version past it.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -35,7 +36,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!python)("hf-local per user against the console (needs torch)", () => {
-  it("trains one adapter per user from that user's leases and registers each version's PEFT folder", async () => {
+  it("trains one adapter per user from that user's leases, registers each version's PEFT folder, and resumes a user in a new process", async () => {
     let output = "";
     const e = await makeExperiment(
       {
@@ -53,30 +54,34 @@ describe.skipIf(!python)("hf-local per user against the console (needs torch)", 
       await db().turn.updateMany({ where: { id: { in: turnIds } }, data: { endUserId: user } });
     }
     const saveDir = path.join(artifacts, `hf-per-user-${run.id}`);
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      PYTHONDONTWRITEBYTECODE: "1",
-      CONTROL_PLANE_URL: api.url,
-      CONTROL_PLANE_API_KEY: await trainerKey(e.id),
-      RUN_ID: run.id,
-      OPENCLAW_METHOD: "grpo",
-      HF_MODEL: "tiny",
-      HF_PER_USER: "1",
-      HF_LORA_RANK: "8",
-      HF_LORA_ALPHA: "16",
-      HF_LEARNING_RATE: "0.01",
-      HF_SERVE_PORT: "0",
-      HF_SAVE_DIR: saveDir,
-      OPENCLAW_HEARTBEAT_S: "1",
+    const key = await trainerKey(e.id);
+    const startTrainer = (runId: string) => {
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        PYTHONDONTWRITEBYTECODE: "1",
+        CONTROL_PLANE_URL: api.url,
+        CONTROL_PLANE_API_KEY: key,
+        RUN_ID: runId,
+        OPENCLAW_METHOD: "grpo",
+        HF_MODEL: "tiny",
+        HF_PER_USER: "1",
+        HF_LORA_RANK: "8",
+        HF_LORA_ALPHA: "16",
+        HF_LEARNING_RATE: "0.01",
+        HF_SERVE_PORT: "0",
+        HF_SAVE_DIR: saveDir,
+        OPENCLAW_HEARTBEAT_S: "1",
+      };
+      trainer = spawn(python!, ["-m", "integrations.hf.train"], {
+        cwd: root,
+        detached: true,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      trainer.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+      trainer.stderr!.on("data", (d: Buffer) => (output += d.toString()));
     };
-    trainer = spawn(python!, ["-m", "integrations.hf.train"], {
-      cwd: root,
-      detached: true,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    trainer.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    trainer.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    startTrainer(run.id);
 
     const adapters = await waitFor(
       "both users' first versions registered",
@@ -110,5 +115,25 @@ describe.skipIf(!python)("hf-local per user against the console (needs torch)", 
     const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
     expect(stored.rolloutUrl).toBeNull();
     expect(stored.prmUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/base\/v1$/);
-  }, 300_000);
+
+    // A new process (the next run of the experiment) holds no user's weights: the lease names Maya's served v1, so
+    // her v2 trains on from that folder's weights and is numbered past it; v1's folder is left as it was.
+    await terminateGroup(trainer!.pid!, 2000);
+    const maya1 = adapters[1]!;
+    const before = readFileSync(path.join(maya1.path!, "adapter_model.safetensors"));
+    const next = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
+    const { turnIds } = await makeJudgedSession(e.id, next.id, 2, { tokenIds: () => OK_IDS });
+    await db().turn.updateMany({ where: { id: { in: turnIds } }, data: { endUserId: "maya" } });
+    output = "";
+    startTrainer(next.id);
+    const maya2 = await waitFor(
+      "Maya's second version registered by the new process",
+      () => db().userAdapter.findFirst({ where: { experimentId: e.id, endUserId: "maya", version: 2 } }),
+      240_000,
+    );
+    expect(maya2.path, output).toMatch(/\/v000002$/);
+    expect(maya2.parentId).toBe(maya1.id);
+    expect(output).toMatch(/resumed a user from their served version 1 \(Adam moments fresh\)/);
+    expect(readFileSync(path.join(maya1.path!, "adapter_model.safetensors")).equals(before)).toBe(true);
+  }, 420_000);
 });

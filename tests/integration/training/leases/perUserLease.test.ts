@@ -72,13 +72,15 @@ describe("per-user leases", () => {
       ["leo", 3],
     ]);
     const seen: string[] = [];
+    const states: unknown[] = [];
     for (let step = 1; ; step++) {
       const l = await lease({ size: 10 });
       if (!l.leaseId) {
         // Only the unattributed turns are left: they belong to nobody's adapter.
-        expect(l).toMatchObject({ samples: [], available: 0, endUserId: null });
+        expect(l).toMatchObject({ samples: [], available: 0, endUserId: null, adapter: null });
         break;
       }
+      states.push(l.adapter);
       // The privacy boundary: every sample of the batch is the named user's own turn.
       expect(await ownersOf(l)).toEqual(new Set([l.endUserId]));
       expect(new Set(l.samples.map((s) => s.endUserId))).toEqual(new Set([l.endUserId]));
@@ -88,6 +90,12 @@ describe("per-user leases", () => {
     }
     // Maya waited longest (4: the version cap), then Leo who never trained, then Maya's remaining 2.
     expect(seen).toEqual(["maya:4", "leo:3", "maya:2"]);
+    // Each lease names the user's served version and latest number: what a restarted trainer resumes from.
+    expect(states).toEqual([
+      { served: null, latestVersion: 0 },
+      { served: null, latestVersion: 0 },
+      { served: { version: 1, path: "/ckpt/maya/step-1" }, latestVersion: 1 },
+    ]);
     // The base stays frozen: no shared policy version; each user's chain holds their own folders.
     expect(await db().policyVersion.count({ where: { experimentId: e.id } })).toBe(0);
     const adapters = await db().userAdapter.findMany({
@@ -100,6 +108,28 @@ describe("per-user leases", () => {
       { endUserId: "maya", version: 1, state: "SUPERSEDED", path: "/ckpt/maya/step-1", samples: 4, meanReward: 1 },
       { endUserId: "maya", version: 2, state: "PROMOTED", path: "/ckpt/maya/step-3", samples: 2, meanReward: 1 },
     ]);
+  });
+
+  it("names the served version and the latest number over every state (a candidate, a rolled-back one)", async () => {
+    const { lease, e } = await setup({}, [["maya", 2]]);
+    const version = (v: number, state: "PROMOTED" | "CANDIDATE" | "ROLLED_BACK") => ({
+      experimentId: e.id,
+      endUserId: "maya",
+      version: v,
+      rank: 8,
+      alpha: 16,
+      state,
+      weights: Buffer.alloc(0),
+      path: `/ckpt/maya/v${v}`,
+    });
+    await db().userAdapter.createMany({
+      data: [version(1, "ROLLED_BACK"), version(2, "PROMOTED"), version(3, "ROLLED_BACK"), version(4, "CANDIDATE")],
+    });
+    const l = await lease({ size: 4 });
+    expect(l).toMatchObject({
+      endUserId: "maya",
+      adapter: { served: { version: 2, path: "/ckpt/maya/v2" }, latestVersion: 4 },
+    });
   });
 
   it("gives concurrent leases disjoint samples, each batch one user's", async () => {

@@ -224,5 +224,10 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
     // Per user: PEFT folders held to the contract extracted from huggingface/peft; one adapter per user, isolated.
     expect(output).toMatch(/test_a_users_folder_is_what_peft_writes_and_reads .* ok/);
     expect(output).toMatch(/test_each_user_trains_their_own_adapter_from_their_batches_only .* ok/);
+    // A restarted trainer resumes a user from their served folder (read back by the folder's reader), never overwriting one.
+    expect(output).toMatch(/test_read_peft_folder_is_the_writers_inverse_and_loads_into_an_adapter .* ok/);
+    expect(output).toMatch(
+      /test_a_restarted_trainer_resumes_a_user_from_their_served_folder_and_never_overwrites_one .* ok/,
+    );
   }, 300_000);
 });
