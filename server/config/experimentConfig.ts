@@ -283,6 +283,8 @@ export const PerUserSchema = z.object({
    * in 2 of 3 seeds with no other user present; at 1 it did not in 4 (docs/personalization.md)
    */
   lr: z.number().min(0).max(10).default(1),
+  /** the adapter step's bound on the gradient's global norm (0: no bound) */
+  gradClip: z.number().min(0).max(100).default(1),
   /**
    * Hindsight demonstrations for the adapter (as the shared trainer's `hyper.hindsightSamples`; departs from the
    * reference): for each of the user's turns with an accepted hint (the judge's, from their correction), this many
@@ -294,6 +296,14 @@ export const PerUserSchema = z.object({
   hindsightWeight: z.number().min(0).max(10).default(1),
   /** a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher is at least this */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
+  /**
+   * the teacher of a turn whose hint only restates the question (the off-topic rejection's "answer the question …")
+   * hears instead the user's latest earlier hint that does not (their own, from their turns only): with the restated
+   * question alone the base answers in its default style and the demonstrations teach the user's style away
+   * (personalization/step.ts teacherHint; docs/personalization.md). Departs from the shared trainer, which adds the
+   * conversation's earlier hints (hyper.conversationHints) after the turn's own.
+   */
+  rememberedHint: z.boolean().default(true),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
