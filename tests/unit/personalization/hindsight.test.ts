@@ -113,7 +113,7 @@ describe("one user's step with hindsight", () => {
   ];
   // The micro base babbles (mean log-prob about −5): −10 keeps its replies, the default −0.15 keeps none.
   const pu = (hindsightMinLogprob: number) =>
-    PerUserSchema.parse({ lr: 0.3, hindsightSamples: 2, hindsightWeight: 1, hindsightMinLogprob });
+    PerUserSchema.parse({ lr: 0.3, gradClip: 1, hindsightSamples: 2, hindsightWeight: 1, hindsightMinLogprob });
 
   it("trains the hinted base's replies to the hinted turn as demonstrations for the un-hinted prompt", async () => {
     const start = adapter(6);
@@ -176,23 +176,17 @@ describe("the user's remembered hint (rememberedHint)", () => {
   it("trains the hinted base's replies to the remembered hint for a turn whose hint restates the question", async () => {
     const start = adapter(8);
     const samples = [{ ...sample(restated), userHint: style }];
-    const got = await userAdapterStep(
-      base,
-      start,
-      samples,
-      PerUserSchema.parse({ lr: 0.3, hindsightMinLogprob: -10 }),
-      {
-        maxTokens: 24,
-        seed: 5,
-      },
-    );
+    // the defaults otherwise: the step uses their demonstration weight and gradient bound
+    const settings = PerUserSchema.parse({ lr: 0.3, hindsightMinLogprob: -10 });
+    const got = await userAdapterStep(base, start, samples, settings, { maxTokens: 24, seed: 5 });
     const hinted = renderChat(hintedTeacherMessages([Q], style) as never, { addGenerationPrompt: true });
     const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 5 });
     const want = adapterStep(base, start, samples, {
       lr: 0.3,
       advantages: "positive",
       demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
-      demoWeight: 1,
+      demoWeight: settings.hindsightWeight,
+      gradClip: settings.gradClip,
     });
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
     // Off: the teacher hears the restated question, and writes other replies.
@@ -200,7 +194,7 @@ describe("the user's remembered hint (rememberedHint)", () => {
       base,
       start,
       samples,
-      PerUserSchema.parse({ lr: 0.3, hindsightMinLogprob: -10, rememberedHint: false }),
+      { ...settings, rememberedHint: false },
       { maxTokens: 24, seed: 5 },
     );
     expect(maxAbsDiff(flat(off.adapter), flat(want.adapter))).toBeGreaterThan(0);
