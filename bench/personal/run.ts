@@ -11,7 +11,9 @@
 // (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
-// (`--hindsight 0` for the policy gradient alone).
+// (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
+// `--rememberedHint false` override the defaults). A turn's `userHint` is its user's latest earlier hint that does not
+// restate its question, from that user's turns in the same arm (both arms alike).
 import { parseArgs } from "node:util";
 import { PerUserSchema } from "../../server/config/experimentConfig";
 import { loadCheckpoint } from "../../server/engine/checkpoint";

@@ -286,7 +286,7 @@ export const PerUserSchema = z.object({
   /**
    * the adapter step's bound on the gradient's global norm (0: no bound). 0.4 with hindsightWeight 3: at weight 3
    * and a bound of 1 a step of about 0.85 threw Sam's and Ava's adapters into a region of gradient norms 9–40 and
-   * their liked share to 0 within 3 rounds of bench/personal; bounded at 0.4 none passed 2.7 (docs/personalization.md)
+   * their liked share to 0 within 3 rounds of bench/personal; bounded at 0.4 none collapsed in 3 seeds (docs/personalization.md)
    */
   gradClip: z.number().min(0).max(100).default(0.4),
   /**
