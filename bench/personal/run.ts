@@ -11,7 +11,9 @@
 // (never asked in training) are graded "preference and on topic" (simulation/grader.ts checkReply).
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
-// (`--hindsight 0` for the policy gradient alone).
+// (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
+// `--rememberedHint false` override the defaults). A turn's `userHint` is its user's latest earlier hint that does not
+// restate its question, from that user's turns in the same arm (both arms alike).
 import { parseArgs } from "node:util";
 import { PerUserSchema } from "../../server/config/experimentConfig";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
@@ -27,7 +29,7 @@ import {
 import { mulberry32 } from "../../server/engine/rng";
 import { END_ID } from "../../server/engine/tokenizer";
 import { deriveHint } from "../../server/judge/core/heuristic";
-import { userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
+import { restatesQuestion, userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
 import { reactionTo } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
@@ -38,6 +40,8 @@ let defaults = PerUserSchema.parse({});
 interface Arm {
   adapters: Map<string, LoraAdapter>;
   versions: Map<string, number>;
+  /** each user's latest hint that does not restate its question (the step's `userHint`; per user in both arms) */
+  userHints: Map<string, string>;
   trainMs: number;
   samples: number;
   demos: number;
@@ -60,11 +64,19 @@ async function runSeed(
     perUser: {
       adapters: new Map(USERS.map((u, i) => [u.id, fresh(seed * 100 + i)])),
       versions: new Map(),
+      userHints: new Map(),
       trainMs: 0,
       samples: 0,
       demos: 0,
     },
-    shared: { adapters: new Map([["*", fresh(seed * 100)]]), versions: new Map(), trainMs: 0, samples: 0, demos: 0 },
+    shared: {
+      adapters: new Map([["*", fresh(seed * 100)]]),
+      versions: new Map(),
+      userHints: new Map(),
+      trainMs: 0,
+      samples: 0,
+      demos: 0,
+    },
   };
   const keyOf = (arm: keyof typeof arms, user: Persona) => (arm === "shared" ? "*" : user.id);
   const served = (arm: keyof typeof arms, key: string) => ({
@@ -87,13 +99,16 @@ async function runSeed(
           const r = await engine.chat(messages, { ...sampling, seed: replySeed, adapter });
           // The user's reaction, and the hint the heuristic judge derives from a correction (its accepted hint).
           const reaction = reactionTo(user, q, r.text, mulberry32(replySeed));
+          const hint = reaction.satisfied ? null : deriveHint(reaction.text);
           samples.push({
             promptIds: r.promptIds,
             responseIds: r.tokenIds,
             reward: reaction.satisfied ? 1 : -1,
             messages,
-            hint: reaction.satisfied ? null : deriveHint(reaction.text),
+            hint,
+            userHint: arms[arm].userHints.get(user.id) ?? null,
           });
+          if (hint && !restatesQuestion(hint, messages)) arms[arm].userHints.set(user.id, hint);
         }
         byUser.set(user.id, samples);
       }
@@ -109,6 +124,7 @@ async function runSeed(
                 all.slice(b * o.perRound, (b + 1) * o.perRound),
               ]);
             })();
+      const gradNorms: string[] = [];
       const t0 = performance.now();
       for (const [b, [key, batch]] of batches.entries()) {
         const step = await userAdapterStep(base, arms[arm].adapters.get(key)!, batch, defaults, {
@@ -116,6 +132,7 @@ async function runSeed(
           seed: seed * 1_000_000 + round * 1000 + b,
         });
         arms[arm].demos += step.demos;
+        gradNorms.push(step.gradNorm.toFixed(2));
         disposeAdapter(arms[arm].adapters.get(key)!);
         arms[arm].adapters.set(key, step.adapter);
         arms[arm].versions.set(key, (arms[arm].versions.get(key) ?? 0) + 1);
@@ -127,7 +144,9 @@ async function runSeed(
         const b = byUser.get(u.id)!;
         return `${u.id} ${(b.filter((x) => x.reward > 0).length / b.length).toFixed(2)}`;
       });
-      console.error(`seed ${seed} round ${round} ${arm}: liked ${liked.join(", ")}; demos ${arms[arm].demos}`);
+      console.error(
+        `seed ${seed} round ${round} ${arm}: liked ${liked.join(", ")}; demos ${arms[arm].demos}; gradient norms ${gradNorms.join(" ")}`,
+      );
     }
   }
 
@@ -173,6 +192,8 @@ async function main() {
       lr: { type: "string" },
       advantages: { type: "string" },
       hindsightWeight: { type: "string" },
+      rememberedHint: { type: "string" },
+      gradClip: { type: "string" },
     },
   });
   const o = { rounds: Number(values.rounds), perRound: Number(values.perRound), k: Number(values.k) };
@@ -182,13 +203,15 @@ async function main() {
     ...(values.lr !== undefined ? { lr: Number(values.lr) } : {}),
     ...(values.advantages !== undefined ? { advantages: values.advantages } : {}),
     ...(values.hindsightWeight !== undefined ? { hindsightWeight: Number(values.hindsightWeight) } : {}),
+    ...(values.gradClip !== undefined ? { gradClip: Number(values.gradClip) } : {}),
+    ...(values.rememberedHint !== undefined ? { rememberedHint: values.rememberedHint === "true" } : {}),
   });
   const engine = new EmbeddedEngine();
   await engine.load("models/base");
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr}, ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

@@ -284,16 +284,34 @@ export const PerUserSchema = z.object({
    */
   lr: z.number().min(0).max(10).default(1),
   /**
+   * the adapter step's bound on the gradient's global norm (0: no bound). 0.4 with hindsightWeight 3: at weight 3
+   * and a bound of 1 a step of about 0.85 threw Sam's and Ava's adapters into a region of gradient norms 9–40 and
+   * their liked share to 0 within 3 rounds of bench/personal; bounded at 0.4 none collapsed in 3 seeds (docs/personalization.md)
+   */
+  gradClip: z.number().min(0).max(100).default(0.4),
+  /**
    * Hindsight demonstrations for the adapter (as the shared trainer's `hyper.hindsightSamples`; departs from the
    * reference): for each of the user's turns with an accepted hint (the judge's, from their correction), this many
    * replies sampled from the hinted teacher — the frozen base with the hint in context — train the prompt the user
    * first asked, without the hint, by cross-entropy on the adapter. 0 = off (policy gradient alone).
    */
   hindsightSamples: z.number().int().min(0).max(2).default(2),
-  /** w_demo: the weight of the demonstrations' cross-entropy beside the policy-gradient term */
-  hindsightWeight: z.number().min(0).max(10).default(1),
+  /**
+   * w_demo: the weight of the demonstrations' cross-entropy beside the policy-gradient term. 3 (with gradClip 0.4):
+   * at 1 the steps' gradient norms were 0.1–0.3, below any bound, and Leo's and Sam's styles were learnt too slowly
+   * for bench/personal's 12 rounds (docs/personalization.md)
+   */
+  hindsightWeight: z.number().min(0).max(10).default(3),
   /** a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher is at least this */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
+  /**
+   * the teacher of a turn whose hint only restates the question (the off-topic rejection's "answer the question …")
+   * hears instead the user's latest earlier hint that does not (their own, from their turns only): with the restated
+   * question alone the base answers in its default style and the demonstrations teach the user's style away
+   * (personalization/step.ts teacherHint; docs/personalization.md). Departs from the shared trainer, which adds the
+   * conversation's earlier hints (hyper.conversationHints) after the turn's own.
+   */
+  rememberedHint: z.boolean().default(true),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

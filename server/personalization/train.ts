@@ -24,7 +24,7 @@ import { notFound } from "../platform/errors";
 import { endUsers, isHeldOut, userSamples } from "./data";
 import { announceAdapterChange } from "./announce";
 import { heldOutScore, passesGate } from "./gateScore";
-import { userAdapterStep } from "./step";
+import { userAdapterStep, withUserHints } from "./step";
 
 /** The same user and experiment always start from the same fresh adapter (reproducible runs). */
 function seedOf(experimentId: string, endUserId: string): number {
@@ -74,8 +74,12 @@ export async function trainUser(
     db().userAdapter.findFirst({ where: { experimentId, endUserId, state: "PROMOTED" }, orderBy: { version: "desc" } }),
     db().userAdapter.findFirst({ where: { experimentId, endUserId }, orderBy: { version: "desc" } }),
   ]);
-  const fresh = await userSamples(experimentId, endUserId, { after: latest?.throughAt ?? null });
-  const pending = fresh.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction));
+  const all = await userSamples(experimentId, endUserId);
+  const after = latest?.throughAt?.getTime() ?? null;
+  const isFresh = (s: { createdAt: Date }) => after === null || s.createdAt.getTime() > after;
+  const fresh = all.filter(isFresh);
+  // Each trainable sample with this user's latest earlier hint (rememberedHint), from their trainable turns only.
+  const pending = withUserHints(all.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction))).filter(isFresh);
   if (pending.length < pu.minSamples)
     return { trained: false, reason: "too_few_samples", samples: pending.length, needed: pu.minSamples };
   const trainable = oldestBatch(pending, pu.maxSamplesPerVersion);
@@ -109,10 +113,7 @@ export async function trainUser(
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const heldOut =
-    pu.heldOutFraction > 0
-      ? (await userSamples(experimentId, endUserId)).filter((s) => isHeldOut(s.turnId, pu.heldOutFraction))
-      : [];
+  const heldOut = pu.heldOutFraction > 0 ? all.filter((s) => isHeldOut(s.turnId, pu.heldOutFraction)) : [];
   const evalScore = preferenceScore(base, adapter, heldOut);
   const servedScore = preferenceScore(base, parent, heldOut);
   const promote = pu.heldOutFraction === 0 || passesGate(evalScore, servedScore, pu.gateTolerance);

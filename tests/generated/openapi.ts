@@ -2366,9 +2366,11 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "gradClip": 0.4,
                  *       "hindsightSamples": 2,
-                 *       "hindsightWeight": 1,
+                 *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
+                 *       "rememberedHint": true,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2394,12 +2396,16 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 0.4 */
+                  gradClip: number;
                   /** @default 2 */
                   hindsightSamples: number;
-                  /** @default 1 */
+                  /** @default 3 */
                   hindsightWeight: number;
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default true */
+                  rememberedHint: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2891,9 +2897,11 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "gradClip": 0.4,
              *       "hindsightSamples": 2,
-             *       "hindsightWeight": 1,
+             *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
+             *       "rememberedHint": true,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2919,12 +2927,16 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 0.4 */
+              gradClip?: number;
               /** @default 2 */
               hindsightSamples?: number;
-              /** @default 1 */
+              /** @default 3 */
               hindsightWeight?: number;
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default true */
+              rememberedHint?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3395,9 +3407,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3423,12 +3437,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -3975,9 +3993,11 @@ export interface operations {
                  *       "targets": "attention+mlp",
                  *       "advantages": "positive",
                  *       "lr": 1,
+                 *       "gradClip": 0.4,
                  *       "hindsightSamples": 2,
-                 *       "hindsightWeight": 1,
+                 *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
+                 *       "rememberedHint": true,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4003,12 +4023,16 @@ export interface operations {
                   advantages: "raw" | "centered" | "positive";
                   /** @default 1 */
                   lr: number;
+                  /** @default 0.4 */
+                  gradClip: number;
                   /** @default 2 */
                   hindsightSamples: number;
-                  /** @default 1 */
+                  /** @default 3 */
                   hindsightWeight: number;
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default true */
+                  rememberedHint: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4510,9 +4534,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4538,12 +4564,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7251,9 +7281,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7279,12 +7311,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7804,9 +7840,11 @@ export interface operations {
              *       "targets": "attention+mlp",
              *       "advantages": "positive",
              *       "lr": 1,
+             *       "gradClip": 0.4,
              *       "hindsightSamples": 2,
-             *       "hindsightWeight": 1,
+             *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
+             *       "rememberedHint": true,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7832,12 +7870,16 @@ export interface operations {
               advantages?: "raw" | "centered" | "positive";
               /** @default 1 */
               lr?: number;
+              /** @default 0.4 */
+              gradClip?: number;
               /** @default 2 */
               hindsightSamples?: number;
-              /** @default 1 */
+              /** @default 3 */
               hindsightWeight?: number;
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default true */
+              rememberedHint?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8308,9 +8350,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8336,12 +8380,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8849,9 +8897,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8877,12 +8927,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9390,9 +9444,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9418,12 +9474,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9925,9 +9985,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9953,12 +10015,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10461,9 +10527,11 @@ export interface operations {
                *       "targets": "attention+mlp",
                *       "advantages": "positive",
                *       "lr": 1,
+               *       "gradClip": 0.4,
                *       "hindsightSamples": 2,
-               *       "hindsightWeight": 1,
+               *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
+               *       "rememberedHint": true,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10489,12 +10557,16 @@ export interface operations {
                 advantages: "raw" | "centered" | "positive";
                 /** @default 1 */
                 lr: number;
+                /** @default 0.4 */
+                gradClip: number;
                 /** @default 2 */
                 hindsightSamples: number;
-                /** @default 1 */
+                /** @default 3 */
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default true */
+                rememberedHint: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

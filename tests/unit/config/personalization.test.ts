@@ -13,8 +13,10 @@ describe("personalization", () => {
       minSamples: 16,
       advantages: "positive",
       hindsightSamples: 2,
-      hindsightWeight: 1,
+      hindsightWeight: 3,
       hindsightMinLogprob: -0.15,
+      gradClip: 0.4,
+      rememberedHint: true,
     });
   });
 

@@ -20,7 +20,13 @@ import { packBatch, scoreBatch, tokenLogprobs } from "../../../server/engine/sco
 import { renderChat } from "../../../server/engine/tokenizer";
 import { PerUserSchema } from "../../../server/config/experimentConfig";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
-import { userAdapterStep, type HintedAdapterSample } from "../../../server/personalization/step";
+import {
+  restatesQuestion,
+  teacherHint,
+  userAdapterStep,
+  withUserHints,
+  type HintedAdapterSample,
+} from "../../../server/personalization/step";
 import { maxAbsDiff, microModel, randomArray } from "../engine/helpers";
 
 const micro = { vocabSize: 262, ctx: 192, nLayer: 1, nEmbd: 16, nHead: 2 };
@@ -107,7 +113,7 @@ describe("one user's step with hindsight", () => {
   ];
   // The micro base babbles (mean log-prob about −5): −10 keeps its replies, the default −0.15 keeps none.
   const pu = (hindsightMinLogprob: number) =>
-    PerUserSchema.parse({ lr: 0.3, hindsightSamples: 2, hindsightWeight: 1, hindsightMinLogprob });
+    PerUserSchema.parse({ lr: 0.3, gradClip: 1, hindsightSamples: 2, hindsightWeight: 1, hindsightMinLogprob });
 
   it("trains the hinted base's replies to the hinted turn as demonstrations for the un-hinted prompt", async () => {
     const start = adapter(6);
@@ -136,5 +142,62 @@ describe("one user's step with hindsight", () => {
     expect(none.demos).toBe(0);
     expect(maxAbsDiff(flat(none.adapter), flat(plain.adapter))).toBe(0);
     for (const a of [start, got.adapter, want.adapter, cut.adapter, none.adapter, plain.adapter]) disposeAdapter(a);
+  });
+});
+
+describe("the user's remembered hint (rememberedHint)", () => {
+  const style = "Follow the user's feedback: use a bullet list.";
+  const restated = "Answer the question the user asked: How do I boil an egg?";
+  const sample = (hint: string | null, content = Q.content): HintedAdapterSample => ({
+    promptIds: prompt,
+    responseIds: [69, 260],
+    reward: -1,
+    messages: [{ role: "user", content }],
+    hint,
+  });
+
+  it("tells a hint that restates the request's question from one that does not", () => {
+    expect(restatesQuestion(restated, [Q])).toBe(true);
+    expect(restatesQuestion(style, [Q])).toBe(false);
+    // the question of the last user message, after an approval
+    expect(restatesQuestion(restated, [{ role: "user", content: "great. Next question: How do I boil an egg?" }])).toBe(
+      true,
+    );
+    expect(restatesQuestion(restated, [{ role: "user", content: "How do I cook rice?" }])).toBe(false);
+  });
+
+  it("gives each sample the latest earlier hint that does not restate its question, and the teacher hears it", () => {
+    const got = withUserHints([sample(restated), sample(style), sample(null), sample(restated)]);
+    expect(got.map((s) => s.userHint)).toEqual([null, null, style, style]);
+    expect(got.map((s) => teacherHint(s, true))).toEqual([restated, style, null, style]);
+    expect(got.map((s) => teacherHint(s, false))).toEqual([restated, style, null, restated]);
+  });
+
+  it("trains the hinted base's replies to the remembered hint for a turn whose hint restates the question", async () => {
+    const start = adapter(8);
+    const samples = [{ ...sample(restated), userHint: style }];
+    // the defaults otherwise: the step uses their demonstration weight and gradient bound
+    const settings = PerUserSchema.parse({ lr: 0.3, hindsightMinLogprob: -10 });
+    const got = await userAdapterStep(base, start, samples, settings, { maxTokens: 24, seed: 5 });
+    const hinted = renderChat(hintedTeacherMessages([Q], style) as never, { addGenerationPrompt: true });
+    const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 5 });
+    const want = adapterStep(base, start, samples, {
+      lr: 0.3,
+      advantages: "positive",
+      demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
+      demoWeight: settings.hindsightWeight,
+      gradClip: settings.gradClip,
+    });
+    expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
+    // Off: the teacher hears the restated question, and writes other replies.
+    const off = await userAdapterStep(
+      base,
+      start,
+      samples,
+      { ...settings, rememberedHint: false },
+      { maxTokens: 24, seed: 5 },
+    );
+    expect(maxAbsDiff(flat(off.adapter), flat(want.adapter))).toBeGreaterThan(0);
+    for (const a of [start, got.adapter, want.adapter, off.adapter]) disposeAdapter(a);
   });
 });
