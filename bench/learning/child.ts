@@ -174,6 +174,10 @@ export async function runChild(
           demos: s.metrics["samples/hindsight_demos"] ?? null,
           demoNll: s.metrics["train/demo_nll"] ?? null,
           gradNorm: s.metrics["train/grad_norm"] ?? null,
+          // the KL to the base per step: k3 on the sampled tokens, and the exact one when baseKlCoef > 0 trains it
+          kl: s.metrics["train/kl_loss"] ?? null,
+          klBase: s.metrics["train/kl_base"] ?? null,
+          entropy: s.metrics["train/entropy"] ?? null,
           ms: Math.round(stepMs.at(-1)!),
         });
         const checkpoint = GRADED_VERSIONS.includes(s.version) ? await checkpointOf(s.version) : null;

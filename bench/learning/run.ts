@@ -231,7 +231,7 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv, live: Liv
       }
       if (msg.type === "step" && (Number(msg.step) % 10 === 0 || process.env.BENCH_VERBOSE))
         console.log(
-          `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.demos ?? 0} demonstrations (nll ${Number(msg.demoNll).toFixed(3)}), grad norm ${Number(msg.gradNorm).toFixed(2)}, ${msg.ms} ms`,
+          `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.demos ?? 0} demonstrations (nll ${Number(msg.demoNll).toFixed(3)}), grad norm ${Number(msg.gradNorm).toFixed(2)}, KL to the base ${Number(msg.kl).toFixed(3)}${msg.klBase == null ? "" : ` (exact ${Number(msg.klBase).toFixed(3)})`}, ${msg.ms} ms`,
         );
       if (msg.type === "firstReply") {
         const f = msg as unknown as ChildResult["firstReply"][number];

@@ -190,7 +190,10 @@ export const HyperparamsSchema = z.object({
  * by step 12; without them, at 1e-3 every method lost its content within 20 steps); advantage whitening (with A = r, batches of
  * only rejected replies push every sampled token down and the policy degrades into babble); the full-vocabulary OPD
  * estimator (the whole hinted-teacher distribution at every position: OPD alone learns and keeps its content, which
- * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen.
+ * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen. Not a
+ * default: the exact KL to the base (baseKlCoef 0.3 with ppoEpochs 2 keeps GRPO's first replies in style and on topic
+ * near 0.6 or above to step 60 — below it once per seed, 0.56–0.59 — where without it they fall to 0.19–0.38; but it
+ * pulled Combine's style back toward the base, and one set of defaults serves every method).
  */
 export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
   embedded: {
