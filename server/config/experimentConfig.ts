@@ -190,10 +190,8 @@ export const HyperparamsSchema = z.object({
  * by step 12; without them, at 1e-3 every method lost its content within 20 steps); advantage whitening (with A = r, batches of
  * only rejected replies push every sampled token down and the policy degrades into babble); the full-vocabulary OPD
  * estimator (the whole hinted-teacher distribution at every position: OPD alone learns and keeps its content, which
- * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen. Not a
- * default: the exact KL to the base (baseKlCoef 0.3 with ppoEpochs 2 keeps GRPO's first replies in style and on topic
- * near 0.6 or above to step 60 — below it once per seed, 0.56–0.59 — where without it they fall to 0.19–0.38; but it
- * pulled Combine's style back toward the base, and one set of defaults serves every method).
+ * the sampled estimator did not); the ±2 clamp and dual-clip 3 bound the sampled estimator when chosen. Per method,
+ * METHOD_HYPER_DEFAULTS below adds to these.
  */
 export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof HyperparamsSchema>>> = {
   embedded: {
@@ -208,6 +206,28 @@ export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof Hyper
     conversationHints: true,
   },
 };
+
+/**
+ * Per method, over the backend's defaults (hyperDefaultsFor). GRPO on the embedded trainer: the exact KL to the base
+ * (β 0.3) and two PPO epochs per batch. Measured to step 60 (README "Holding, to step 60"): without them GRPO's first
+ * replies reach Leo's style by step 8 and then game it, falling to 0.19–0.38 in style and on topic by step 60 (on topic
+ * 0.19–0.47, k3 KL 1.5–2.4); with them ≥ 0.6 by step 8 on seeds 7, 8 and 9 and 0.56–0.72 at step 60 (on topic ≥ 0.78,
+ * KL 0.25–0.28), below 0.6 once per seed (0.56–0.59). Not for Combine: the anchor pulled its style back toward the
+ * base's prose (≥ 0.6 only to step 24, against 48 without it); OPD was not measured with it.
+ */
+export const METHOD_HYPER_DEFAULTS: Record<
+  string,
+  Partial<Record<"grpo" | "opd" | "combine", Partial<z.input<typeof HyperparamsSchema>>>>
+> = {
+  embedded: { grpo: { baseKlCoef: 0.3, ppoEpochs: 2 } },
+};
+
+/** The hyperparameter defaults of a trainer backend for a method: the method's over the backend's. */
+export function hyperDefaultsFor(backend: string, method: string): Partial<z.input<typeof HyperparamsSchema>> {
+  const perMethod = METHOD_HYPER_DEFAULTS[backend] as
+    Record<string, Partial<z.input<typeof HyperparamsSchema>>> | undefined;
+  return { ...BACKEND_HYPER_DEFAULTS[backend], ...perMethod?.[method] };
+}
 
 export const LoraSchema = z.object({
   enabled: z.boolean().default(false),
@@ -390,13 +410,14 @@ export const EvaluationConfigSchema = z.object({
     .default({ kappaThreshold: 0.6, minLabeled: 30 }),
 });
 
-/** `raw` with the trainer backend's hyperparameter defaults under whatever it sets itself. */
+/** `raw` with the trainer backend's (and method's) hyperparameter defaults under whatever it sets itself. */
 function withBackendDefaults(raw: unknown): unknown {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return raw;
-  const cfg = raw as { trainer?: { backend?: unknown }; hyper?: unknown };
+  const cfg = raw as { trainer?: { backend?: unknown }; method?: unknown; hyper?: unknown };
   const backend = typeof cfg.trainer?.backend === "string" ? cfg.trainer.backend : "embedded";
-  const defaults = BACKEND_HYPER_DEFAULTS[backend];
-  if (!defaults) return raw;
+  // The schema's default method (combine) when the config names none.
+  const defaults = hyperDefaultsFor(backend, typeof cfg.method === "string" ? cfg.method : "combine");
+  if (!Object.keys(defaults).length) return raw;
   const hyper =
     cfg.hyper && typeof cfg.hyper === "object" && !Array.isArray(cfg.hyper)
       ? cfg.hyper

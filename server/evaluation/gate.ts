@@ -1,9 +1,11 @@
-// The promotion gate and the automatic rollback. Pure decisions first (decideGate, decideRollback), then
+// The promotion gate and the automatic rollback. Pure decisions first (decideGate; decideRollback, shared with the
+// per-user rollback, in policyVersions/rollbackRule.ts), then
 // their application: promote or roll back through policyVersions' own transactions (audited, announced on
 // the policy-version channel like a manual promote/rollback), or record on each held-back candidate why
 // (audited as policyVersion.gateHold; the evaluation channel announces every gate pass).
 import { db } from "../platform/db/client";
 import type { ExperimentConfig } from "../config/experimentConfig";
+import { decideRollback, type LiveReward } from "../policyVersions/rollbackRule";
 import { systemPromote, systemRollback } from "../policyVersions/service";
 import { audit } from "../access/audit";
 
@@ -41,31 +43,6 @@ export function decideGate({ candidate, served, tolerance, floor, label = "eval"
   const versus = `served v${served.version}'s ${withCi(served)} − tolerance ${f(tolerance)}`;
   if (candidate.mean < bar) return { promote: false, reason: `${label} ${withCi(candidate)} < ${versus}` };
   return { promote: true, reason: `${label} ${withCi(candidate)} ≥ ${versus}` };
-}
-
-export interface LiveReward {
-  version: number;
-  turns: number;
-  /** mean judge score (−1…1) */
-  reward: number;
-}
-
-export function decideRollback(p: { served: LiveReward; previous: LiveReward; margin: number; minTurns: number }): {
-  rollback: boolean;
-  reason: string;
-} {
-  const { served, previous, margin, minTurns } = p;
-  if (served.turns < minTurns || previous.turns < minTurns) {
-    return {
-      rollback: false,
-      reason: `not enough judged turns (v${served.version}: ${served.turns}, v${previous.version}: ${previous.turns}; need ${minTurns} each)`,
-    };
-  }
-  const drop = previous.reward - served.reward;
-  const what = `live reward of v${served.version} ${f(served.reward)} vs v${previous.version} ${f(previous.reward)} over ≥ ${minTurns} turns each`;
-  return drop > margin
-    ? { rollback: true, reason: `${what}: dropped ${f(drop)} > margin ${f(margin)}` }
-    : { rollback: false, reason: `${what}: within margin ${f(margin)}` };
 }
 
 /** Latest finished evaluation mean per version, on one set version. */

@@ -3,10 +3,10 @@
 // parent's (or, for a first version, the base's turns of this user) by more than the margin — with at least
 // `minTurns` judged turns each — is rolled back (rollback.ts: the parent serves again), audited
 // `endUser.autoRollback` with the reason, and announced so every proxy drops the route. The decision is the shared
-// policy's (evaluation/gate.ts decideRollback, one definition); the live reward counts the same turns as its
+// policy's (policyVersions/rollbackRule.ts decideRollback, one definition); the live reward counts the same turns as its
 // liveRewards (main, answered, next state seen, the latest judgment), restricted to the user and grouped by the
 // adapter that served them (turns.adapterId; null: the base).
-import { decideRollback, type LiveReward } from "../evaluation/gate";
+import { decideRollback, type LiveReward } from "../policyVersions/rollbackRule";
 import { db } from "../platform/db/client";
 import { announceAdapterChange } from "./announce";
 import { activePerUserExperiments } from "./experiments";

@@ -42,7 +42,9 @@ async function train(lr: number): Promise<number[]> {
   const { id: exp } = await makeExperiment({
     method: "grpo",
     policy: { kind: "embedded", checkpoint: base },
-    hyper: { batchSize: BATCH, lr, keepCheckpoints: 2 },
+    // One pass and no anchor to the base: a randomly initialised base is nothing to stay near (GRPO's embedded defaults
+    // add both for a trained base: config/experimentConfig.ts METHOD_HYPER_DEFAULTS).
+    hyper: { batchSize: BATCH, lr, keepCheckpoints: 2, ppoEpochs: 1, baseKlCoef: 0 },
   });
   const runId = (await makeRun(exp)).id;
   const upstream = upstreamFor(base, 0);

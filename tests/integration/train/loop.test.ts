@@ -24,6 +24,12 @@ import { makeBaseCheckpoint } from "../../../bench/lib/baseCheckpoint";
 import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
+/**
+ * The hand-computed losses below are one pass over the batch without the KL anchor; the embedded trainer's GRPO
+ * defaults add both (config/experimentConfig.ts METHOD_HYPER_DEFAULTS), so these tests name the single pass.
+ */
+const ONE_PASS = { ppoEpochs: 1, baseKlCoef: 0 };
+
 isolateRedis("train-loop");
 let dataDir = "";
 let base = "";
@@ -71,7 +77,7 @@ describe("a step at exactly batchSize", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 4, lr: 1e-3 },
+      hyper: { ...ONE_PASS, batchSize: 4, lr: 1e-3 },
     });
     const runId = (await makeRun(exp)).id;
     const versions = await collect("policyVersion");
@@ -206,7 +212,7 @@ describe("versions", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-3, keepCheckpoints: 2 },
+      hyper: { ...ONE_PASS, batchSize: 2, lr: 1e-3, keepCheckpoints: 2 },
     });
     const runId = (await makeRun(exp)).id;
     const orphan = path.join(experimentCheckpointDir(exp, dataDir), "v42-deadbe"); // a dead trainer's uncommitted attempt
@@ -274,7 +280,7 @@ describe("versions", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 1, lr: 1e-3 },
+      hyper: { ...ONE_PASS, batchSize: 1, lr: 1e-3 },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);
@@ -309,7 +315,7 @@ describe("run states", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-3 },
+      hyper: { ...ONE_PASS, batchSize: 2, lr: 1e-3 },
     });
     const runId = (await makeRun(exp, { status: "PAUSED" })).id;
     await judgedTurn(exp, runId, 1);
@@ -376,7 +382,7 @@ describe("losses through the loop", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-3, normalizeAdvantages: false },
+      hyper: { ...ONE_PASS, batchSize: 2, lr: 1e-3, normalizeAdvantages: false },
       customLossPath: "custom-loss.ts",
     });
     const runId = (await makeRun(exp)).id;
@@ -393,7 +399,14 @@ describe("losses through the loop", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: 2, lr: 1e-2, maxStaleness: 0, stalePolicy: "importance-weight", normalizeAdvantages: false },
+      hyper: {
+        ...ONE_PASS,
+        batchSize: 2,
+        lr: 1e-2,
+        maxStaleness: 0,
+        stalePolicy: "importance-weight",
+        normalizeAdvantages: false,
+      },
     });
     const runId = (await makeRun(exp)).id;
     await judgedTurn(exp, runId, 1);

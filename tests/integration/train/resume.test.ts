@@ -65,7 +65,7 @@ describe("resume after SIGKILL", () => {
     const { id: exp } = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: base },
-      hyper: { batchSize: BATCH, lr: 1e-3, maxStaleness: 100, keepCheckpoints: 3 },
+      hyper: { batchSize: BATCH, lr: 1e-3, maxStaleness: 100, keepCheckpoints: 3, ppoEpochs: 1, baseKlCoef: 0 },
     });
     const runId = (await makeRun(exp, { status: "PENDING" })).id;
     for (let i = 0; i < BATCH * STEPS; i++) {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { BACKEND_HYPER_DEFAULTS, ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+import {
+  BACKEND_HYPER_DEFAULTS,
+  ExperimentConfigSchema,
+  hyperDefaultsFor,
+} from "../../../server/config/experimentConfig";
 import { diffConfigs } from "../../../server/experiments/diff";
 
 const issuesOf = (input: unknown) => {
@@ -40,6 +44,18 @@ describe("experiment config", () => {
       lr: 3e-4,
       batchSize: BACKEND_HYPER_DEFAULTS.embedded.batchSize,
     });
+  });
+
+  it("adds GRPO's own embedded defaults (the KL anchor, two epochs) under what the config sets, and nothing elsewhere", () => {
+    expect(ExperimentConfigSchema.parse({ method: "grpo" }).hyper).toMatchObject({ baseKlCoef: 0.3, ppoEpochs: 2 });
+    expect(ExperimentConfigSchema.parse({ method: "grpo", hyper: { baseKlCoef: 0 } }).hyper).toMatchObject({
+      baseKlCoef: 0,
+      ppoEpochs: 2,
+    });
+    for (const method of ["combine", "opd"])
+      expect(ExperimentConfigSchema.parse({ method }).hyper).toMatchObject({ baseKlCoef: 0, ppoEpochs: 1 });
+    expect(hyperDefaultsFor("embedded", "grpo")).toMatchObject({ ...BACKEND_HYPER_DEFAULTS.embedded, baseKlCoef: 0.3 });
+    expect(hyperDefaultsFor("ray-slime", "grpo")).toEqual({});
   });
 
   it("keeps the full estimator and the current-policy teacher to the embedded trainer", () => {
@@ -215,8 +231,11 @@ describe("experiment config", () => {
   it("diffs configs leaf by leaf", () => {
     const a = ExperimentConfigSchema.parse({});
     const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });
+    // GRPO's embedded defaults add the KL anchor and a second epoch (METHOD_HYPER_DEFAULTS).
     expect(diffConfigs(a, b)).toEqual([
+      { path: "hyper.baseKlCoef", before: 0, after: 0.3 },
       { path: "hyper.lr", before: BACKEND_HYPER_DEFAULTS.embedded.lr, after: 2e-5 },
+      { path: "hyper.ppoEpochs", before: 1, after: 2 },
       { path: "method", before: "combine", after: "grpo" },
     ]);
     expect(diffConfigs(a, a)).toEqual([]);

@@ -1,6 +1,7 @@
 // The gate's and the rollback's pure decisions, at and around their boundaries.
 import { describe, expect, it } from "vitest";
-import { decideGate, decideRollback } from "../../../server/evaluation/gate";
+import { decideGate } from "../../../server/evaluation/gate";
+import { decideRollback } from "../../../server/policyVersions/rollbackRule";
 import { summarize } from "../../../server/evaluation/stats";
 
 describe("promotion gate", () => {

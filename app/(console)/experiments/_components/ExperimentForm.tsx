@@ -3,7 +3,12 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { ExperimentCreateInput } from "../../../../server/experiments/schemas";
 import "../../../../server/platform/zodMessages";
 import type { FieldIssue } from "../../../_lib/errors";
-import { BACKEND_HYPER_DEFAULTS, HyperparamsSchema } from "../../../../server/config/experimentConfig";
+import {
+  BACKEND_HYPER_DEFAULTS,
+  HyperparamsSchema,
+  hyperDefaultsFor,
+  METHOD_HYPER_DEFAULTS,
+} from "../../../../server/config/experimentConfig";
 import { getAt, setAt, type Json } from "./formState";
 import { GpuGrid, SharedGpu } from "./GpuGrid";
 
@@ -29,7 +34,10 @@ interface Props {
 
 const REFERENCE_HYPER = HyperparamsSchema.parse({});
 const BACKEND_DEPENDENT = [
-  ...new Set(Object.values(BACKEND_HYPER_DEFAULTS).flatMap((d) => Object.keys(d))),
+  ...new Set([
+    ...Object.values(BACKEND_HYPER_DEFAULTS).flatMap((d) => Object.keys(d)),
+    ...Object.values(METHOD_HYPER_DEFAULTS).flatMap((m) => Object.values(m).flatMap((d) => Object.keys(d ?? {}))),
+  ]),
 ] as (keyof typeof REFERENCE_HYPER)[];
 
 export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEditable, onSubmit }: Props) {
@@ -160,26 +168,27 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   const policyKind = String(getAt(cfg, "policy.kind") ?? "embedded");
   const judgeKind = String(getAt(cfg, "judge.backend.kind") ?? "heuristic");
   const trainerBackend = String(getAt(cfg, "trainer.backend") ?? "embedded");
+  const method = String(getAt(cfg, "method") ?? "combine");
   const onSlime = trainerBackend === "ray-slime" || trainerBackend === "local-process";
-  // Where each default comes from: the trainer backend's own (measured), else OpenClaw-RL's launch scripts.
+  // Where each default comes from: the trainer backend's own for this method (measured), else OpenClaw-RL's.
   const origin = (key: keyof typeof REFERENCE_HYPER, what = "") => {
-    const own = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key];
+    const own = hyperDefaultsFor(trainerBackend, method)[key];
     const ref = `OpenClaw-RL default ${String(REFERENCE_HYPER[key])}`;
     return [what, own !== undefined ? `${trainerBackend} trainer default ${String(own)} (measured); ${ref}` : ref]
       .filter(Boolean)
       .join(" · ");
   };
-  // Switching the trainer moves the backend-dependent fields still at the old backend's default to the new one's.
-  const switchTrainer = (next: string) =>
+  // Switching the trainer or the method moves the fields still at the old default to the new one's.
+  const switchDefaults = (next: { backend?: string; method?: string }) =>
     setValues((s) => {
-      let config = setAt(s.config, "trainer.backend", next);
+      const [backend, nextMethod] = [next.backend ?? trainerBackend, next.method ?? method];
+      let config = setAt(setAt(s.config, "trainer.backend", backend), "method", nextMethod);
       // The fine-tuning choice is hf-local's; the config refuses it on any other trainer.
-      if (next !== "hf-local") config = setAt(config, "trainer.finetune", undefined);
-      for (const key of BACKEND_DEPENDENT) {
-        const before = BACKEND_HYPER_DEFAULTS[trainerBackend]?.[key] ?? REFERENCE_HYPER[key];
-        if (getAt(s.config, `hyper.${key}`) === before)
-          config = setAt(config, `hyper.${key}`, BACKEND_HYPER_DEFAULTS[next]?.[key] ?? REFERENCE_HYPER[key]);
-      }
+      if (backend !== "hf-local") config = setAt(config, "trainer.finetune", undefined);
+      const [was, now] = [hyperDefaultsFor(trainerBackend, method), hyperDefaultsFor(backend, nextMethod)];
+      for (const key of BACKEND_DEPENDENT)
+        if (getAt(s.config, `hyper.${key}`) === (was[key] ?? REFERENCE_HYPER[key]))
+          config = setAt(config, `hyper.${key}`, now[key] ?? REFERENCE_HYPER[key]);
       return { ...s, config };
     });
 
@@ -248,7 +257,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               onChange={(e) => setValues({ ...values, slug: e.target.value })}
             />,
           )}
-          {select("Method", "method", ["combine", "grpo", "opd"])}
+          {select("Method", "method", ["combine", "grpo", "opd"], (m) => switchDefaults({ method: m }))}
           {select("Personalization", "personalization", ["shared", "per-user"])}
         </div>
         {getAt(cfg, "personalization") === "per-user" && (
@@ -561,11 +570,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       <div className="card">
         <h3>Trainer backend and GPU split</h3>
         <div className="grid2">
-          {select(
-            "Trainer",
-            "trainer.backend",
-            ["embedded", "ray-slime", "local-process", "tinker", "hf-local"],
-            switchTrainer,
+          {select("Trainer", "trainer.backend", ["embedded", "ray-slime", "local-process", "tinker", "hf-local"], (b) =>
+            switchDefaults({ backend: b }),
           )}
           {trainerBackend === "hf-local" && (
             <div className="notice">
