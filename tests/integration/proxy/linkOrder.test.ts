@@ -10,7 +10,7 @@ import pg from "pg";
 import { db } from "../../../server/platform/db/client";
 import { env } from "../../../server/platform/env";
 import { applyBatch } from "../../../server/proxy/recorder/apply";
-import { TurnEventSchema, type TurnEvent } from "../../../server/proxy/recorder/events";
+import type { TurnEvent } from "../../../server/proxy/recorder/events";
 import {
   insertTurns,
   lockNextStates,
@@ -20,6 +20,7 @@ import {
 } from "../../../server/proxy/recorder/sql";
 import { RecordingWriter } from "../../../server/proxy/recorder/writer";
 import { deleteExperiments, makeExperiment, uniq } from "../../helpers/fixtures";
+import { turnEvent } from "../../helpers/turnEvents";
 import { tempDataDir } from "./setup";
 
 // Three: a batch held open, a batch waiting for it, and the look at what waits.
@@ -29,46 +30,19 @@ afterAll(async () => {
   await deleteExperiments();
 });
 
-let n = 0;
-/** A main turn of `session` as the proxy records it (parsed by the event schema, so it cannot drift from it). */
-function turn(experimentId: string, session: string, index: number, link: TurnEvent["link"] = null): TurnEvent {
-  n++;
-  return TurnEventSchema.parse({
-    t: "turn",
-    id: uniq(`turn-${n}`),
-    requestId: uniq(`req-${n}`),
+/** A main turn of `session` as the proxy records it. */
+const turn = (experimentId: string, session: string, index: number, link: TurnEvent["link"] = null): TurnEvent =>
+  turnEvent(session, {
+    id: uniq("turn"),
+    requestId: uniq("req"),
     experimentId,
-    runId: null,
-    session: { externalId: session, idSource: "header" },
     index,
-    turnType: "MAIN",
     typeSource: "header",
-    status: "OK",
-    systemHash: null,
-    toolsHash: null,
-    blobs: [],
-    messagesOffset: 0,
     messagesDelta: [{ role: "user", content: `step ${index}` }],
-    params: {},
     content: `answer ${index}`,
-    toolCalls: null,
-    reasoning: null,
-    finishReason: "stop",
-    tokenIds: [],
-    logprobs: [],
-    promptTokens: null,
-    completionTokens: null,
-    ttftMs: null,
-    latencyMs: null,
-    policyVersion: 0,
-    upstreamModel: null,
-    error: null,
     createdAt: Date.now(),
     link,
-    done: false,
-    finalTurnId: null,
   });
-}
 
 const next = (target: string, content: string): TurnEvent["link"] => ({
   target,

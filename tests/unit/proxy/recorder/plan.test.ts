@@ -2,12 +2,7 @@
 // appended, re-indexed after a conflict), links versus lookups (none into an ended session), session
 // progress, and which next states and labels wait for their turn.
 import { describe, expect, it } from "vitest";
-import {
-  TurnEventSchema,
-  type LabelEvent,
-  type LinkEvent,
-  type TurnEvent,
-} from "../../../../server/proxy/recorder/events";
+import type { LabelEvent, LinkEvent } from "../../../../server/proxy/recorder/events";
 import {
   LINK_WAIT_MS,
   planTurns,
@@ -18,48 +13,9 @@ import {
   waitingLinks,
   type SessionInfo,
 } from "../../../../server/proxy/recorder/plan";
+import { turnEvent } from "../../../helpers/turnEvents";
 
-let n = 0;
-/** A turn event as the proxy writes it (parsed by the event schema, so the fixture cannot drift from it). */
-function turn(session: string, over: Partial<TurnEvent> = {}): TurnEvent {
-  n++;
-  return TurnEventSchema.parse({
-    t: "turn",
-    id: `turn-${n}`,
-    requestId: `req-${n}`,
-    experimentId: "exp",
-    runId: null,
-    session: { externalId: session, idSource: "header" },
-    index: null,
-    turnType: "MAIN",
-    typeSource: "default",
-    status: "OK",
-    systemHash: null,
-    toolsHash: null,
-    blobs: [],
-    messagesOffset: 0,
-    messagesDelta: [],
-    params: {},
-    content: "hi",
-    toolCalls: null,
-    reasoning: null,
-    finishReason: "stop",
-    tokenIds: [],
-    logprobs: [],
-    promptTokens: null,
-    completionTokens: null,
-    ttftMs: null,
-    latencyMs: null,
-    policyVersion: 0,
-    upstreamModel: null,
-    error: null,
-    createdAt: 1000 + n,
-    link: null,
-    done: false,
-    finalTurnId: null,
-    ...over,
-  });
-}
+const turn = turnEvent;
 const link = (target: string) => ({ target, nextState: { role: "user", content: "next" }, role: "user", at: 5 });
 
 describe("recorder batch plan", () => {
