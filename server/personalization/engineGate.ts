@@ -168,8 +168,8 @@ export async function gateCandidate(adapterId: string): Promise<EngineGateResult
 }
 
 /**
- * The gate step over active per-user experiments (`experimentIds`, all when empty) served by SGLang/vLLM: every
- * CANDIDATE folder version, oldest first per user, so a user's versions are decided in the order they were made (a
+ * The gate step over active per-user experiments (`experimentIds`, all when empty) served by SGLang/vLLM or Tinker: every
+ * CANDIDATE version (a folder or a sampler path), oldest first per user, so a user's versions are decided in the order they were made (a
  * user whose oldest one stays undecided waits with the rest for the next step).
  */
 export async function gateEngineCandidates(experimentIds: readonly string[] = []): Promise<EngineGateResult[]> {
