@@ -168,9 +168,9 @@ export async function gateCandidate(adapterId: string): Promise<EngineGateResult
 }
 
 /**
- * The gate step over active per-user experiments (`experimentIds`, all when empty) served by SGLang/vLLM or Tinker: every
- * CANDIDATE version (a folder or a sampler path), oldest first per user, so a user's versions are decided in the order they were made (a
- * user whose oldest one stays undecided waits with the rest for the next step).
+ * The gate step over active per-user experiments (`experimentIds`, all when empty) served by SGLang/vLLM or
+ * Tinker: every CANDIDATE version (a folder or a sampler path), oldest first per user, so a user's versions are
+ * decided in the order they were made (a user whose oldest one stays undecided waits with the rest for the next step).
  */
 export async function gateEngineCandidates(experimentIds: readonly string[] = []): Promise<EngineGateResult[]> {
   const candidates = await db().userAdapter.findMany({
