@@ -225,6 +225,9 @@ class HfFullChatModel(HfChatModel):
         for s, d in zip(self.copies[src].parameters(), self.copies[dst].parameters()):
             d.copy_(s)
 
+    def load_adapter(self, name: str, path: str) -> None:
+        raise NotImplementedError("a full fine-tuning checkpoint is a whole model: not resumed into a running trainer")
+
     def save_adapter(self, name: str, path: str) -> None:
         """A whole checkpoint folder (weights in the checkpoint's dtype, config, tokenizer) that loads as a model."""
         model = self.copies[name]

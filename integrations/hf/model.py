@@ -80,6 +80,15 @@ class ChatModel(abc.ABC):
         keyed as ``lora_state`` keys them; a folder whose keys or shapes differ is refused."""
         raise NotImplementedError(f"{type(self).__name__} has no LoRA adapters to load a PEFT folder into")
 
+    def load_adapter(self, name: str, path: str) -> None:
+        """The inverse of ``save_adapter`` for a LoRA adapter (a PEFT folder here): a restarted trainer resumes the
+        run's newest checkpoint. Full fine-tuning does not resume (NotImplementedError): its checkpoint is a whole
+        model, which a restart loads as ``HF_MODEL`` instead."""
+        from .peft_folder import read_peft_folder
+
+        weights, _ = read_peft_folder(path)
+        self.load_lora_state(name, weights)
+
     def backward(self, loss: Any) -> None:
         """Backpropagates a training loss (implementations with global adapter state set the trained one)."""
         loss.backward()

@@ -16,7 +16,10 @@ Restarts: weights and Adam moments live in this process, so on a user's first ba
 ``adapter`` (the console's account of the user's versions) says where they stand: their served (PROMOTED) folder is
 read back (``read_peft_folder``) into the training adapter, and their version numbers continue past the console's
 latest (any state), so a folder is never named after an earlier version. Adam moments are not in a PEFT folder:
-they restart fresh for a resumed user. A folder that already exists is never written over (``save`` refuses it).
+they restart fresh for a resumed user. A folder that already exists is never written over (``save`` refuses it): one
+at the next version's name that the console does not know (written by a process that died before acknowledging it)
+is kept and the version takes the next free name (``free_version``). The run's step numbers continue past its last
+recorded step (``leases.resume_point``), as the shared trainer's do.
 
 The hf-local process still serves the frozen base for the judge and the teacher (``/base/...``, the run's PRM); the
 users' adapters are served by the engine the experiment names (``policy.loraAdapters``), not by this process.
@@ -47,6 +50,16 @@ def user_adapter_dir(save_dir: str, run_id: str, end_user_id: str, version: int)
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in run_id)
     digest = hashlib.sha256(end_user_id.encode("utf-8")).hexdigest()[:16]
     return os.path.join(save_dir, safe, "users", digest, f"v{version:06d}")
+
+
+def free_version(save_dir: str, run_id: str, end_user_id: str, version: int) -> int:
+    """``version``, or the first later number whose folder does not exist yet. The console numbers a user's versions
+    itself (the folder's number is this trainer's), so skipping a name costs nothing, while writing into a folder
+    could destroy weights the console serves; a folder past the console's latest was never acknowledged."""
+    while os.path.exists(user_adapter_dir(save_dir, run_id, end_user_id, version)):
+        log.warning("a version folder of this user exists but the console does not know it (written, never acknowledged): kept; numbering past it")
+        version += 1
+    return version
 
 
 class UserAdapters:
@@ -130,16 +143,19 @@ def train_per_user(
     alpha: float,
     max_steps: int | None = None,
     poll_s: float = 2.0,
+    start: int = 0,
 ) -> int:
-    """Lease one user's batch → train their adapter → write its folder → acknowledge (registers the version)."""
+    """Lease one user's batch → train their adapter → write its folder → acknowledge (registers the version). Steps
+    are numbered past ``start`` (the run's last recorded step); returns how many this process took."""
     steps = 0
-    for step, user, samples, adapter in user_batches(book, "HF_PER_USER", max_steps, poll_s):
+    for step, user, samples, adapter in user_batches(book, "HF_PER_USER", max_steps, poll_s, start):
         started = time.monotonic()
         metrics = adapters.step(user, samples, adapter)
+        adapters.versions[user] = free_version(save_dir, run_id, user, adapters.versions[user])
         path = user_adapter_dir(save_dir, run_id, user, adapters.versions[user])
         adapters.save(user, path, base_model, rank, alpha)
         metrics["train/step_time_s"] = time.monotonic() - started
         book.acknowledge_through(step, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
         log.info("step %d: user %s… version %d", step + 1, path.split(os.sep)[-2][:6], adapters.versions[user])
-        steps = step + 1
+        steps += 1
     return steps

@@ -206,6 +206,18 @@ class TinyChatModel(ChatModel):
                 params[peft_key(module, "B")] = layer.lora_b[name]
         copy_lora_weights(params, weights)
 
+    @torch.no_grad()
+    def load_adapter(self, name: str, path: str) -> None:
+        if self.full:
+            raise NotImplementedError("a full fine-tuning checkpoint is a whole model: not resumed into a running trainer")
+        # save_adapter's file, keyed by parameter name (the adapter's name last: a TRAIN checkpoint loads into TRAIN).
+        state = torch.load(os.path.join(path, "adapter.pt"))
+        params = {n: p for n, p in self.net.named_parameters() if n.endswith(f".{name}")}
+        if set(state) != set(params) or any(state[n].shape != p.shape for n, p in params.items()):
+            raise ValueError(f"{path}: not an adapter of this model's shape")
+        for n, p in params.items():
+            p.copy_(state[n])
+
     def save_adapter(self, name: str, path: str) -> None:
         os.makedirs(path, exist_ok=True)
         if self.full:

@@ -34,7 +34,7 @@ import torch
 
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
-from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped
+from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped, resume_point
 
 from . import losses
 from .chat import hinted_messages, normalize
@@ -271,25 +271,47 @@ def checkpoint_dir(save_dir: str, run_id: str, step: int) -> str:
     return os.path.join(save_dir, safe, f"step-{step:06d}")
 
 
-def train(trainer: Trainer, book: LeaseBook, run_id: str, save_dir: str, max_steps: int | None = None, poll_s: float = 2.0) -> int:
-    """Lease → train → save → swap → ack, until the console stops the run (or ``max_steps``)."""
+def train(trainer: Trainer, book: LeaseBook, run_id: str, save_dir: str, max_steps: int | None = None, poll_s: float = 2.0, start: int = 0) -> int:
+    """Lease → train → save → swap → ack, until the console stops the run (or ``max_steps``). Steps are numbered past
+    ``start``, the run's last recorded step (``resume_point``); returns how many this process took."""
     steps = 0
     while max_steps is None or steps < max_steps:
+        rollout = start + steps
         try:
-            lease = book.acquire(steps, trainer.cfg.batch_size, poll_s=poll_s)
+            lease = book.acquire(rollout, trainer.cfg.batch_size, poll_s=poll_s)
         except RunStopped as stopped:
             log.info("stopping: %s", stopped)
             break
         started = time.monotonic()
         metrics = trainer.step(lease["samples"])
-        path = checkpoint_dir(save_dir, run_id, steps + 1)
+        # A folder of this name that exists was never acknowledged (the run's last step is below it): rewritten.
+        path = checkpoint_dir(save_dir, run_id, rollout + 1)
         trainer.model.save_adapter(TRAIN, path)
-        trainer.slots.publish(steps + 1, path)
+        trainer.slots.publish(rollout + 1, path)
         metrics["train/step_time_s"] = time.monotonic() - started
-        book.acknowledge_through(steps, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
-        log.info("step %d: %s", steps + 1, {k: round(v, 5) for k, v in metrics.items()})
+        book.acknowledge_through(rollout, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
+        log.info("step %d: %s", rollout + 1, {k: round(v, 5) for k, v in metrics.items()})
         steps += 1
     return steps
+
+
+def resume(trainer: Trainer, step: int, checkpoint: str | None) -> None:
+    """A restarted process of a run that already trained: the run's newest checkpoint into the training adapter and
+    serving (Adam moments restart fresh: a checkpoint does not hold them). A checkpoint this process cannot read
+    fails loudly rather than training on from the base under the run's later step numbers."""
+    if checkpoint is None:
+        if step:
+            log.warning("the run recorded %d step(s) but no checkpoint to resume from: training on from the base", step)
+        return
+    try:
+        trainer.model.load_adapter(TRAIN, checkpoint)
+    except NotImplementedError as err:
+        log.warning("not resuming %s (%s): training on from HF_MODEL", checkpoint, err)
+        return
+    except (OSError, ValueError) as err:
+        raise RuntimeError(f"cannot resume the run from its checkpoint {checkpoint}: {err}") from err
+    trainer.slots.publish(step, checkpoint)
+    log.info("resumed from %s (the run's step %d; Adam moments fresh)", checkpoint, step)
 
 
 def finetune_mode(env: Mapping[str, str]) -> bool:
@@ -342,9 +364,13 @@ def main() -> int:
     try:
         # The policy goes to the proxy (per user: the users' adapters are the engine's to serve, not this process's);
         # the frozen base is the run's PRM (judge votes and teacher log-probs).
-        client.report(rollout_url=None if per_user else url, message="training per-user adapters" if per_user else f"serving at {url}", endpoints={"prmUrl": base_url, "prmModelPath": env.get("HF_MODEL") or "tiny"})
+        answer = client.report(rollout_url=None if per_user else url, message="training per-user adapters" if per_user else f"serving at {url}", endpoints={"prmUrl": base_url, "prmModelPath": env.get("HF_MODEL") or "tiny"})
     except ControlPlaneError as err:
-        log.warning("could not report the endpoints %s: %s", url, err)
+        # Without the answer the run's last step is unknown: numbering from 1 would have every step refused.
+        server.close()
+        batcher.close()
+        raise SystemExit(f"could not report to the console at {client.settings.url}: {err}") from err
+    start, checkpoint = resume_point(answer)
     book = LeaseBook(client)
     heartbeat = Heartbeat(book, interval_s=float(env.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training per-user adapters" if per_user else f"serving version {slots.version}")
     heartbeat.start()
@@ -353,9 +379,10 @@ def main() -> int:
         trainer = Trainer(model, slots, cfg)
         if per_user:
             rank, alpha = int(env.get("HF_LORA_RANK", "16")), float(env.get("HF_LORA_ALPHA", "32"))
-            steps = train_per_user(UserAdapters(trainer), book, client.settings.run_id, save_dir, env.get("HF_MODEL") or "tiny", rank, alpha)
+            steps = train_per_user(UserAdapters(trainer), book, client.settings.run_id, save_dir, env.get("HF_MODEL") or "tiny", rank, alpha, start=start)
         else:
-            steps = train(trainer, book, client.settings.run_id, save_dir)
+            resume(trainer, start, checkpoint)
+            steps = train(trainer, book, client.settings.run_id, save_dir, start=start)
     finally:
         heartbeat.stop()
         server.close()

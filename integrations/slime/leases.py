@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .client import DEFAULT_LEASE_SECONDS, ControlPlaneClient, ControlPlaneError
 
@@ -214,17 +214,30 @@ class Heartbeat(threading.Thread):
 USER_LEASE_SIZE = 4096
 
 
+def resume_point(answer: Mapping[str, Any] | None) -> tuple[int, str | None]:
+    """From the console's answer to a trainer's first report: the run's last recorded step and the checkpoint of the
+    newest version the run trained (None: none yet, or a per-user run, whose versions each lease names). A trainer
+    numbers its steps past that step: the console records a step once, so a restarted process that counted from 1
+    again would have every acknowledgement refused and its batches' training lost (and, on Tinker, would save its
+    sampler weights under an earlier step's name)."""
+    answer = answer or {}
+    resume = answer.get("resume") or {}
+    path = resume.get("checkpointPath")
+    return int(answer.get("lastStep") or 0), path if isinstance(path, str) and path else None
+
+
 def user_batches(
-    book: LeaseBook, flag: str, max_steps: int | None = None, poll_s: float = 2.0
+    book: LeaseBook, flag: str, max_steps: int | None = None, poll_s: float = 2.0, start: int = 0
 ) -> Iterator[tuple[int, str, list[Any], dict[str, Any] | None]]:
     """A per-user run's leases (hf-local and Tinker per user): each batch holds one end user's samples, yielded as
     (step, endUserId, samples, adapter) until the console stops the run or after ``max_steps``; ``adapter`` is the
     lease's account of the user's versions (``{"served": {"version", "path"} | None, "latestVersion"}``: what a
     restarted trainer resumes from and numbers past). The caller acknowledges step before asking for the next. A
     batch of no end user means the experiment is not per-user: ``flag`` names the setting that asked for per-user
-    training."""
-    step = 0
-    while max_steps is None or step < max_steps:
+    training. Steps are numbered from ``start`` (the run's last recorded step, ``resume_point``); ``max_steps``
+    counts this process's."""
+    step = start
+    while max_steps is None or step < start + max_steps:
         try:
             lease = book.acquire(step, USER_LEASE_SIZE, poll_s=poll_s, min_size=1)
         except RunStopped as stopped:

@@ -38,7 +38,7 @@ from typing import Any, Mapping
 
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
-from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped
+from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped, resume_point
 from integrations.tinker.serve import LoraSamplers, SamplerSlot, SamplingServer
 
 log = logging.getLogger("openclaw.tinker")
@@ -138,10 +138,13 @@ def train(
     state: TrainState | None = None,
     make_sampler: bool = False,
     slot: SamplerSlot | None = None,
+    start: int = 0,
 ) -> int:
     """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``.
     With a ``slot`` (the sampling endpoint's, serve.py), it holds the base model's sampler from the start and
-    each step's sampler once the step's weights are saved."""
+    each step's sampler once the step's weights are saved. Steps are numbered past ``start``, the run's last
+    recorded step (``leases.resume_point``), so a restarted bridge neither has its steps refused nor saves its
+    sampler weights under an earlier version's name."""
     types = tinker.types
     state = state if state is not None else TrainState()
     service = tinker.ServiceClient()
@@ -151,8 +154,9 @@ def train(
         slot.set(service.create_sampling_client(base_model=cfg.base_model), tokenizer, None, 0)
     steps = 0
     while max_steps is None or steps < max_steps:
+        rollout = start + steps
         try:
-            lease = book.acquire(steps, cfg.batch_size, poll_s=poll_s)
+            lease = book.acquire(rollout, cfg.batch_size, poll_s=poll_s)
         except RunStopped as stopped:
             log.info("stopping: %s", stopped)
             break
@@ -166,16 +170,16 @@ def train(
         result = fwd_bwd.result()
         optim_result = optim.result()
         # Durable sampler weights; the SDK's path is what the control plane records as the version's checkpoint.
-        path = training.save_weights_for_sampler(sampler_name(run_id, steps + 1)).result().path
+        path = training.save_weights_for_sampler(sampler_name(run_id, rollout + 1)).result().path
         state.checkpoint_path = path
         if make_sampler or slot is not None:
             state.sampler = service.create_sampling_client(model_path=path)
             if slot is not None:
-                slot.set(state.sampler, tokenizer, path, steps + 1)
+                slot.set(state.sampler, tokenizer, path, rollout + 1)
         metrics = _metrics(result, optim_result)
         metrics["tinker/batch_size"] = float(len(data))
         book.acknowledge_through(
-            steps,
+            rollout,
             metrics=metrics,
             checkpoint_path=path,
             duration_ms=int((time.monotonic() - started) * 1000),
@@ -220,6 +224,15 @@ def main() -> int:
         return 2
     cfg = BridgeConfig.from_env(os.environ)
     client = ControlPlaneClient(Settings.from_env())
+    try:
+        start, checkpoint = resume_point(client.report(message="starting on Tinker"))
+    except ControlPlaneError as err:
+        # Without the answer the run's last step is unknown: numbering from 1 would have every step refused.
+        print(f"could not report to the console at {client.settings.url}: {err}", file=sys.stderr)
+        return 2
+    if checkpoint is not None:
+        # A sampler path holds no training state (Tinker resumes a training client from save_state's paths only).
+        log.warning("the run's newest weights (%s) are not resumed on Tinker: training on from the base, past step %d", checkpoint, start)
     book = LeaseBook(client)
     heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
     per_user = os.environ.get("TINKER_PER_USER") == "1"
@@ -234,9 +247,9 @@ def main() -> int:
             if server:
                 # Requests without an adapter (users served the base) sample from the base model.
                 server.slot.set(users.service.create_sampling_client(base_model=cfg.base_model), users.tokenizer(), None, 0)
-            steps = train_per_user(users, book)
+            steps = train_per_user(users, book, start=start)
         else:
-            steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None)
+            steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None, start=start)
     finally:
         heartbeat.stop()
         if server:

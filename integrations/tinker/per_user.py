@@ -123,13 +123,14 @@ class PerUserTinker:
         return self._base_sampler, None
 
 
-def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None = None, poll_s: float = 2.0) -> int:
+def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None = None, poll_s: float = 2.0, start: int = 0) -> int:
     """Lease one user's batch → a step of their client → acknowledge with their new sampler path (the console registers
-    it as their version); until the console stops the run. A lease of no end user is refused: not a per-user run."""
+    it as their version); until the console stops the run. A lease of no end user is refused: not a per-user run.
+    Steps are numbered past ``start`` (the run's last recorded step); returns how many this process took."""
     steps = 0
-    for step, user, samples, adapter in user_batches(book, "TINKER_PER_USER", max_steps, poll_s):
+    for step, user, samples, adapter in user_batches(book, "TINKER_PER_USER", max_steps, poll_s, start):
         started = time.monotonic()
         path = users.step(user, samples, int((adapter or {}).get("latestVersion") or 0))
         book.acknowledge_through(step, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
-        steps = step + 1
+        steps += 1
     return steps

@@ -10931,6 +10931,12 @@ export interface operations {
               held: number | null;
             }[];
             policyVersion: number | null;
+            lastStep: number | null;
+            resume: {
+              policyVersion: number | null;
+              step: number | null;
+              checkpointPath: string;
+            } | null;
           };
         };
       };

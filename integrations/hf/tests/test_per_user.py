@@ -206,7 +206,7 @@ class PerUserTrainingTest(unittest.TestCase):
         self.assertTrue(any(not torch.equal(maya1[k], maya2[k]) for k in maya1))
 
     def test_a_restarted_trainer_resumes_a_user_from_their_served_folder_and_never_overwrites_one(self):
-        from integrations.hf.per_user import UserAdapters, user_adapter_dir
+        from integrations.hf.per_user import UserAdapters, train_per_user, user_adapter_dir
 
         with tempfile.TemporaryDirectory() as d:
             self.run_leases([{"endUserId": "maya", "samples": MAYA}, {"endUserId": "maya", "samples": MAYA_2}], d)
@@ -238,15 +238,23 @@ class PerUserTrainingTest(unittest.TestCase):
             # The earlier folders are untouched, byte for byte.
             self.assertEqual(saved, {p: file_bytes(p) for p in (v1, v2)})
 
-            # A folder already at the next version's name (e.g. written by a process that died before acknowledging)
-            # is refused, not overwritten.
-            v5 = user_adapter_dir(d, "run-1", "maya", 5)
+            # A folder already at the next version's name (written by a process that died before acknowledging it:
+            # the console's latest is 4) is kept as it is, and the version takes the next free name; the run's steps
+            # continue past its last recorded one (3 here), so the acknowledgement is not refused as recorded.
+            v5, v6 = (user_adapter_dir(d, "run-1", "maya", v) for v in (5, 6))
             os.makedirs(v5)
             with open(os.path.join(v5, "marker"), "w") as f:
                 f.write("keep")
-            with self.assertRaises(FileExistsError):
-                self.run_leases([{"endUserId": "maya", "samples": MAYA, "adapter": {**state, "latestVersion": 4}}], d)
+            book = FakeBook([{"endUserId": "maya", "samples": MAYA, "adapter": {**state, "latestVersion": 4}}])
+            with self.assertLogs("openclaw.hf.per_user", "WARNING") as logged:
+                self.assertEqual(train_per_user(UserAdapters(self.trainer()), book, "run-1", d, "tiny", 8, 16, start=3), 1)
+            self.assertIn("never acknowledged", logged.output[0])
+            self.assertEqual(book.acks, [(3, v6)])
             self.assertEqual(os.listdir(v5), ["marker"])
+            self.assertIn(PEFT["files"]["CONFIG_NAME"], os.listdir(v6))
+            # The writer itself still never writes into an existing folder.
+            with self.assertRaises(FileExistsError):
+                restarted.save("maya", v6, "tiny", 8, 16)
 
     def test_refuses_a_batch_that_is_not_one_users(self):
         with tempfile.TemporaryDirectory() as d:

@@ -61,6 +61,75 @@ class ReductionTest(unittest.TestCase):
 
 
 
+class StepBook:
+    """LeaseBook's surface for the shared loop: one lease per given batch, then the run stops; acknowledgements kept."""
+
+    def __init__(self, batches):
+        self.batches = list(batches)
+        self.acks = []
+
+    def acquire(self, rollout_id, size, poll_s=2.0):
+        from integrations.slime.leases import RunStopped
+
+        if not self.batches:
+            raise RunStopped("done")
+        return {"leaseId": f"l{rollout_id}", "samples": self.batches.pop(0)}
+
+    def acknowledge_through(self, last, metrics=None, checkpoint_path=None, duration_ms=None):
+        self.acks.append((last, checkpoint_path))
+
+
+@needs_torch
+class RestartTest(unittest.TestCase):
+    """A restarted hf-local process of a run that already trained: steps numbered past the run's last recorded one
+    (the console refuses a step twice), weights resumed from the run's newest checkpoint into training and serving."""
+
+    BATCH = [{"messages": MESSAGES, "responseTokenIds": [111, 107, 257], "rolloutLogprobs": [-2.0] * 3, "reward": 1.0, "kind": "RL"}]
+
+    def trainer(self):
+        from integrations.hf.model import AdapterSlots
+        from integrations.hf.tiny import TinyChatModel
+        from integrations.hf.train import TrainConfig, Trainer
+
+        model = TinyChatModel(seed=4)
+        return Trainer(model, AdapterSlots(model), TrainConfig(method="grpo", lr=1e-2))
+
+    def test_resumes_the_runs_newest_checkpoint_and_numbers_past_its_last_step(self):
+        import os
+        import tempfile
+
+        from integrations.hf.train import checkpoint_dir, resume, train
+        from integrations.slime.leases import resume_point
+
+        with tempfile.TemporaryDirectory() as d:
+            first = self.trainer()
+            self.assertEqual(train(first, StepBook([self.BATCH]), "run-1", d), 1)
+            step1 = checkpoint_dir(d, "run-1", 1)
+            trained = [p.detach().clone() for p in first.model.trainable_parameters()]
+
+            # The console's answer to the new process's first report: one step recorded, its checkpoint.
+            start, checkpoint = resume_point({"lastStep": 1, "resume": {"policyVersion": 1, "step": 1, "checkpointPath": step1}})
+            again = self.trainer()
+            resume(again, start, checkpoint)
+            for p, q in zip(again.model.trainable_parameters(), trained):
+                self.assertTrue(torch.equal(p, q))
+            self.assertEqual((again.slots.version, again.slots.checkpoint), (1, step1))
+            # Serving answers from the resumed weights, not the base's.
+            with again.slots.reading() as (slot, version):
+                served = again.model.logits(torch.tensor([[1, 2, 3]]), torch.ones(1, 3, dtype=torch.long), slot)
+            trained_logits = first.model.logits(torch.tensor([[1, 2, 3]]), torch.ones(1, 3, dtype=torch.long), "trainer")
+            self.assertTrue(torch.allclose(served, trained_logits))
+
+            book = StepBook([self.BATCH])
+            self.assertEqual(train(again, book, "run-1", d, start=start), 1)
+            self.assertEqual(book.acks, [(1, checkpoint_dir(d, "run-1", 2))])  # acknowledged as step 2
+            self.assertTrue(os.path.exists(os.path.join(checkpoint_dir(d, "run-1", 2), "adapter.pt")))
+
+            # A checkpoint it cannot read stops it, rather than training on from the base under later step numbers.
+            with self.assertRaisesRegex(RuntimeError, "cannot resume"):
+                resume(self.trainer(), 2, os.path.join(d, "missing"))
+
+
 @needs_torch
 class HintCandidatesTest(unittest.TestCase):
     """token_optimal on hf-local: the step distils toward the teacher select_teacher picks among the candidates."""

@@ -96,6 +96,19 @@ class TrainLoopTest(unittest.TestCase):
         self.assertEqual(cp.acks[0]["metrics"]["tinker/loss:sum"], 1.5)
         self.assertEqual(cp.acks[0]["metrics"]["tinker/batch_size"], 2.0)
 
+    def test_a_restarted_bridge_numbers_its_steps_and_sampler_names_past_the_runs_last_step(self):
+        # The console's answer to the first report: the run recorded 3 steps before this process started.
+        start, checkpoint = bridge.resume_point({"lastStep": 3, "resume": {"policyVersion": 3, "step": 3, "checkpointPath": "tinker://x/sampler_weights/run-1-step-000003"}})
+        self.assertEqual((start, checkpoint), (3, "tinker://x/sampler_weights/run-1-step-000003"))
+        self.assertEqual(bridge.resume_point({"lastStep": 0, "resume": None}), (0, None))
+        module, service = make_module(CharTokenizer())
+        cp = FakeControlPlane([leased(i) for i in range(2)])
+        cfg = bridge.BridgeConfig(base_model="Qwen/Qwen3-4B-Instruct-2507", lora_rank=16, learning_rate=3e-5, batch_size=2, loss="ppo", method="grpo")
+        self.assertEqual(bridge.train(module, LeaseBook(cp), cfg, "run-1", poll_s=0, start=start), 1)
+        # Step 4, not 1 (which the console refuses as recorded), and a sampler name no earlier step used.
+        self.assertEqual([a["step"] for a in cp.acks], [4])
+        self.assertEqual([c[1] for c in service.calls if c[0] == "save_weights_for_sampler"], ["run-1-step-000004"])
+
     def test_main_refuses_to_start_without_the_users_own_key(self):
         module, _ = make_module(CharTokenizer())
         with mock.patch.dict(sys.modules, {"tinker": module}), mock.patch.dict(os.environ, {"TINKER_API_KEY": ""}):

@@ -145,10 +145,12 @@ class BridgePerUserTest(unittest.TestCase):
         # This process never trained Maya; the console has her versions 1-3 (3 a candidate, 2 served).
         served = {"served": {"version": 2, "path": "tinker://old/sampler_weights/x"}, "latestVersion": 3}
         cp = PerUserLeases([("maya", [leased(0, "maya")], served), ("maya", [leased(1, "maya")], {**served, "latestVersion": 4})])
-        train_per_user(self.users, LeaseBook(cp), poll_s=0)
+        # The run recorded 7 steps before this process: its steps are 8 and 9 (1 and 2 would be refused as recorded).
+        self.assertEqual(train_per_user(self.users, LeaseBook(cp), poll_s=0, start=7), 2)
         paths = [a["checkpointPath"] for a in cp.acks]
         self.assertRegex(paths[0], r"-v000004$")
         self.assertRegex(paths[1], r"-v000005$")
+        self.assertEqual([a["step"] for a in cp.acks], [8, 9])
 
     def test_refuses_a_lease_of_no_end_user(self):
         cp = PerUserLeases([(None, [leased(0, "maya")])])

@@ -170,6 +170,13 @@ export interface ReportResult {
   paused: boolean;
   renewed: { leaseId: string; expiresAt: string; held: number }[];
   policyVersion: number;
+  /**
+   * The last step this run recorded: a restarted trainer numbers its steps past it, since a step is recorded once
+   * (acknowledging step 1 again is refused, and the batch trained for it would be lost).
+   */
+  lastStep: number;
+  /** The newest version this run trained that has a checkpoint: what a restarted trainer resumes its weights from. */
+  resume: { policyVersion: number; step: number | null; checkpointPath: string } | null;
 }
 
 export const EpisodeLeaseInput = z

@@ -610,8 +610,36 @@ export async function reportRun(p: Principal, runId: string, input: ReportInputT
     };
   });
   await publishMetrics(run.experimentId, runId, points);
-  const { version } = await activeVersion(run.experimentId);
-  return { runStatus: run.status, stop: !live, paused: run.status === "PAUSED", renewed, policyVersion: version };
+  const [{ version }, resumeAt] = await Promise.all([activeVersion(run.experimentId), resumePoint(runId)]);
+  return {
+    runStatus: run.status,
+    stop: !live,
+    paused: run.status === "PAUSED",
+    renewed,
+    policyVersion: version,
+    ...resumeAt,
+  };
+}
+
+/**
+ * Where a restarted trainer of this run picks up: past the run's last recorded step, from the newest version it
+ * trained that has a checkpoint (a shared policy's; a per-user run's versions are its users', named in each lease).
+ */
+async function resumePoint(runId: string): Promise<Pick<ReportResult, "lastStep" | "resume">> {
+  const [run, newest] = await Promise.all([
+    db().run.findUniqueOrThrow({ where: { id: runId }, select: { lastStep: true } }),
+    db().policyVersion.findFirst({
+      where: { runId, checkpointPath: { not: null } },
+      orderBy: { version: "desc" },
+      select: { version: true, step: true, checkpointPath: true },
+    }),
+  ]);
+  return {
+    lastStep: run.lastStep,
+    resume: newest?.checkpointPath
+      ? { policyVersion: newest.version, step: newest.step, checkpointPath: newest.checkpointPath }
+      : null,
+  };
 }
 
 export type LeaseState = "active" | "expired" | "acknowledged";

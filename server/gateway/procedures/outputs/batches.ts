@@ -70,6 +70,10 @@ export const BatchesReportOutput = z.object({
   paused: z.boolean(),
   renewed: z.array(z.object({ leaseId: z.string(), expiresAt: z.string(), held: Num })),
   policyVersion: Num,
+  /** the run's last recorded step: a restarted trainer numbers past it */
+  lastStep: Num,
+  /** the run's newest trained version with a checkpoint: what a restarted trainer resumes its weights from */
+  resume: z.object({ policyVersion: Num, step: Num.nullable(), checkpointPath: z.string() }).nullable(),
 });
 
 export const BatchesEpisodeLeaseOutput = z.object({

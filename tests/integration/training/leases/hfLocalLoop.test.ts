@@ -144,4 +144,73 @@ describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
     },
     300_000,
   );
+
+  it("restarted on the same run: resumes the run's newest checkpoint and numbers its steps past the last one", async () => {
+    const e = await makeExperiment(
+      {
+        method: "grpo",
+        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
+        trainer: { backend: "hf-local" },
+      },
+      { by: ADMIN },
+    );
+    const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
+    const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PYTHONDONTWRITEBYTECODE: "1",
+      CONTROL_PLANE_URL: api.url,
+      CONTROL_PLANE_API_KEY: await trainerKey(e.id),
+      RUN_ID: run.id,
+      OPENCLAW_METHOD: "grpo",
+      HF_MODEL: "tiny",
+      HF_BATCH_SIZE: "2",
+      HF_LEARNING_RATE: "0.01",
+      HF_SERVE_PORT: "0",
+      HF_SAVE_DIR: saveDir,
+      OPENCLAW_HEARTBEAT_S: "1",
+    };
+    const start = () => {
+      const child = spawn(python!, ["-m", "integrations.hf.train"], {
+        cwd: root,
+        detached: true,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      trainers.push(child);
+      const log = { text: "" };
+      child.stdout!.on("data", (d: Buffer) => (log.text += d.toString()));
+      child.stderr!.on("data", (d: Buffer) => (log.text += d.toString()));
+      return { child, log };
+    };
+    const checkpoint = (step: number) => path.join(saveDir, run.id, `step-${String(step).padStart(6, "0")}`);
+
+    const first = start();
+    await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
+    await waitFor(
+      "step 1 acknowledged",
+      () => db().trainingStep.findFirst({ where: { runId: run.id, step: 1 } }),
+      240_000,
+    );
+    await terminateGroup(first.child.pid!, 2000);
+
+    const second = start();
+    await waitFor("the restarted trainer resumed", () => second.log.text.includes("resumed from"), 240_000);
+    const stored = await db().run.findUniqueOrThrow({ where: { id: run.id } });
+    // Before it trains anything, it serves the run's newest version, not the base.
+    const health = await (await fetch(stored.rolloutUrl!.replace(/\/v1$/, "/health"))).json();
+    expect(health, second.log.text).toMatchObject({ version: 1, checkpoint: checkpoint(1) });
+
+    await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
+    const step2 = await waitFor(
+      "step 2 acknowledged",
+      () => db().trainingStep.findFirst({ where: { runId: run.id, step: 2 } }),
+      240_000,
+    );
+    expect(step2.policyVersion).toBe(2);
+    const version = await db().policyVersion.findFirstOrThrow({ where: { runId: run.id, version: 2 } });
+    expect(version).toMatchObject({ parentVersion: 1, checkpointPath: checkpoint(2), step: 2 });
+    // Nothing was refused as "already recorded" on the way.
+    expect(second.log.text).not.toMatch(/dropping lease/);
+  }, 600_000);
 });

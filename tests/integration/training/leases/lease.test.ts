@@ -219,6 +219,29 @@ describe("reports", () => {
     expect(points.map((p) => [p.name, p.step, p.value])).toEqual([["rollout/raw_reward", 3, 0.75]]);
   });
 
+  it("tells a restarted trainer where the run stands: its last step, and the newest checkpoint to resume from", async () => {
+    const { run, call, lease } = await setup(3);
+    const fresh = await call("POST", `/api/v1/runs/${run.id}/report`, {});
+    expect(fresh.body).toMatchObject({ lastStep: 0, resume: null });
+
+    const ack = (leaseId: string, body: Record<string, unknown>) =>
+      call("POST", `/api/v1/runs/${run.id}/batches/${leaseId}/ack`, body);
+    const first = await lease({ size: 1 });
+    expect((await ack(first.leaseId!, { step: 1, checkpointPath: "/ckpt/step-000001" })).status).toBe(200);
+    // A later step without a checkpoint: the resume point stays at the newest version that has one.
+    const second = await lease({ size: 1 });
+    expect((await ack(second.leaseId!, { step: 2 })).status).toBe(200);
+    const res = await call("POST", `/api/v1/runs/${run.id}/report`, {});
+    expect(res.body).toMatchObject({
+      lastStep: 2,
+      resume: { policyVersion: 1, step: 1, checkpointPath: "/ckpt/step-000001" },
+    });
+    // Why a trainer must number past it: the same step again is refused, and its batch would be lost.
+    const third = await lease({ size: 1 });
+    expect((await ack(third.leaseId!, { step: 1 })).status).toBe(409);
+    expect((await ack(third.leaseId!, { step: 3 })).status).toBe(200);
+  });
+
   it("refuses a rollout URL on a metadata address", async () => {
     const { run, call } = await setup(0);
     const res = await call("POST", `/api/v1/runs/${run.id}/report`, { rolloutUrl: "http://169.254.169.254/latest" });

@@ -218,6 +218,8 @@ describe.skipIf(!python)("hf-local process (needs torch)", () => {
     ).toBe(true);
     expect(output).toMatch(/test_weight_swaps_under_live_requests_fail_nothing .* ok/);
     expect(output).toMatch(/test_micro_batches_add_up_to_slimes_reductions .* ok/);
+    // A restarted process resumes the run's newest checkpoint and numbers its steps past the run's last one.
+    expect(output).toMatch(/test_resumes_the_runs_newest_checkpoint_and_numbers_past_its_last_step .* ok/);
     // Full fine-tuning on the tiny model: served weights move, the frozen base does not, swaps fail nothing.
     expect(output).toMatch(/test_a_train_step_changes_the_served_weights_and_not_the_frozen_base .* ok/);
     expect(output).toMatch(/test_full_weight_swaps_under_live_requests_fail_nothing .* ok/);
