@@ -41,7 +41,7 @@ export async function checkUserAutoRollbacks(experimentIds: readonly string[] = 
     if (!rule.enabled) continue;
     const served = await db().userAdapter.findMany({
       where: { experimentId: e.id, state: "PROMOTED" },
-      select: { id: true, endUserId: true, version: true, parentId: true },
+      select: { id: true, endUserId: true, version: true, parentId: true, parent: { select: { version: true } } },
     });
     for (const a of served) {
       const previousKey = a.parentId ?? "";
@@ -51,12 +51,9 @@ export async function checkUserAutoRollbacks(experimentIds: readonly string[] = 
         turns: rewards.get(key)?.turns ?? 0,
         reward: rewards.get(key)?.reward ?? 0,
       });
-      const parentVersion = a.parentId
-        ? ((await db().userAdapter.findUnique({ where: { id: a.parentId }, select: { version: true } }))?.version ?? 0)
-        : 0;
       const d = decideRollback({
         served: live(a.id, a.version),
-        previous: live(previousKey, parentVersion),
+        previous: live(previousKey, a.parent?.version ?? 0),
         margin: rule.margin,
         minTurns: rule.minTurns,
       });

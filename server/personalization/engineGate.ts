@@ -24,6 +24,7 @@ import { engineCall } from "../proxy/upstreams/loraServing";
 import { announceAdapterChange } from "./announce";
 import { heldOutTurns, type HeldOutTurn } from "./data";
 import { heldOutScore, passesGate } from "./gateScore";
+import { activePerUserExperiments } from "./experiments";
 
 /** How long one engine call of the gate may take (a load reads a folder; a score is one forward pass). */
 const CALL_TIMEOUT_MS = 120_000;
@@ -173,16 +174,10 @@ export async function gateCandidate(adapterId: string): Promise<EngineGateResult
  * decided in the order they were made (a user whose oldest one stays undecided waits with the rest for the next step).
  */
 export async function gateEngineCandidates(experimentIds: readonly string[] = []): Promise<EngineGateResult[]> {
+  const active = await activePerUserExperiments(experimentIds);
+  if (!active.length) return [];
   const candidates = await db().userAdapter.findMany({
-    where: {
-      state: "CANDIDATE",
-      path: { not: null },
-      experiment: {
-        status: "ACTIVE",
-        config: { path: ["personalization"], equals: "per-user" },
-        ...(experimentIds.length ? { id: { in: [...experimentIds] } } : {}),
-      },
-    },
+    where: { state: "CANDIDATE", path: { not: null }, experimentId: { in: active.map((e) => e.id) } },
     orderBy: [{ experimentId: "asc" }, { endUserId: "asc" }, { version: "asc" }],
     select: { id: true, experimentId: true, endUserId: true },
   });
