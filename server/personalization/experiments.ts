@@ -1,4 +1,5 @@
-// Which experiments the per-user loop works on: the scheduler's tick, the auto-rollback check and the engine gate read the same set.
+// Which experiments the per-user loop works on: the scheduler's tick, the auto-rollback check and the engine gate
+// read the same set.
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { db } from "../platform/db/client";
 
