@@ -78,6 +78,10 @@ describe("the Users view", () => {
     await page.locator('input[name="perUser.idleAfterS"]').fill("600");
     await page.getByLabel("Train from UTC hour").fill("22");
     await page.getByLabel("Train until UTC hour").fill("6");
+    // The learning options the bench tuned show their defaults, and can be changed.
+    await expect.poll(() => page.locator('input[name="perUser.gradClip"]').inputValue()).toBe("0.4");
+    await page.locator('input[name="perUser.gradClip"]').fill("0.8");
+    await page.locator('select[name="perUser.rememberedHint"]').selectOption("false");
     await page.getByRole("button", { name: "Create experiment" }).click();
     await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
     const e = await db().experiment.findFirstOrThrow({ where: { name } });
@@ -85,6 +89,8 @@ describe("the Users view", () => {
       maxSamplesPerVersion: 32,
       idleAfterS: 600,
       windowUtc: { from: 22, to: 6 },
+      gradClip: 0.8,
+      rememberedHint: false,
     });
     await page.close();
   });

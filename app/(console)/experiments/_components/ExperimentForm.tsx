@@ -273,6 +273,25 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             )}
             {num("Hindsight weight", "perUser.hindsightWeight", "0.1")}
             {num(
+              "Gradient norm bound",
+              "perUser.gradClip",
+              "0.1",
+              "the adapter step's bound on the gradient's global norm (0: none)",
+            )}
+            {field(
+              "Remembered hint",
+              "config.perUser.rememberedHint",
+              <select
+                name="perUser.rememberedHint"
+                value={String(getAt(cfg, "perUser.rememberedHint") ?? true)}
+                onChange={(e) => setCfg("perUser.rememberedHint", e.target.value === "true")}
+              >
+                <option value="true">on (the user&apos;s latest other hint)</option>
+                <option value="false">off (the turn&apos;s hint alone)</option>
+              </select>,
+              "a hint that only restates the question is replaced for the teacher by the user's latest other hint; not in the reference",
+            )}
+            {num(
               "Samples per adapter step",
               "perUser.minSamples",
               "1",

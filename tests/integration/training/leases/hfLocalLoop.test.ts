@@ -37,6 +37,50 @@ afterAll(async () => {
   api.close();
 });
 
+/** A RUNNING hf-local run of a GRPO experiment on the tiny model, and a way to start its trainer process (again). */
+async function hfLocalRun(finetune = "lora") {
+  const e = await makeExperiment(
+    {
+      method: "grpo",
+      policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
+      trainer: { backend: "hf-local" },
+    },
+    { by: ADMIN },
+  );
+  const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
+  const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PYTHONDONTWRITEBYTECODE: "1",
+    CONTROL_PLANE_URL: api.url,
+    CONTROL_PLANE_API_KEY: await trainerKey(e.id),
+    RUN_ID: run.id,
+    OPENCLAW_METHOD: "grpo",
+    HF_MODEL: "tiny",
+    HF_FINETUNE: finetune,
+    HF_BATCH_SIZE: "2",
+    HF_LEARNING_RATE: "0.01",
+    HF_SERVE_PORT: "0",
+    HF_SAVE_DIR: saveDir,
+    OPENCLAW_HEARTBEAT_S: "1",
+  };
+  const start = () => {
+    const child = spawn(python!, ["-m", "integrations.hf.train"], {
+      cwd: root,
+      detached: true,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    trainers.push(child);
+    const log = { text: "" };
+    child.stdout!.on("data", (d: Buffer) => (log.text += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (log.text += d.toString()));
+    return { child, log };
+  };
+  const checkpoint = (step: number) => path.join(saveDir, run.id, `step-${String(step).padStart(6, "0")}`);
+  return { e, run, start, checkpoint };
+}
+
 describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
   it.each([
     ["lora", "adapter.pt"],
@@ -44,51 +88,19 @@ describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
   ])(
     "%s: serves, reports its endpoints, trains one leased batch and acknowledges it with the checkpoint",
     async (finetune, weightsFile) => {
-      let output = "";
-      const e = await makeExperiment(
-        {
-          method: "grpo",
-          policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
-          trainer: { backend: "hf-local" },
-        },
-        { by: ADMIN },
-      );
-      const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
+      const { e, run, start, checkpoint: checkpointOf } = await hfLocalRun(finetune);
       await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
-      const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
-      const env: Record<string, string> = {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        PYTHONDONTWRITEBYTECODE: "1",
-        CONTROL_PLANE_URL: api.url,
-        CONTROL_PLANE_API_KEY: await trainerKey(e.id),
-        RUN_ID: run.id,
-        OPENCLAW_METHOD: "grpo",
-        HF_MODEL: "tiny",
-        HF_FINETUNE: finetune,
-        HF_BATCH_SIZE: "2",
-        HF_LEARNING_RATE: "0.01",
-        HF_SERVE_PORT: "0",
-        HF_SAVE_DIR: saveDir,
-        OPENCLAW_HEARTBEAT_S: "1",
-      };
-      const trainer = spawn(python!, ["-m", "integrations.hf.train"], {
-        cwd: root,
-        detached: true,
-        env: env as NodeJS.ProcessEnv,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      trainers.push(trainer);
-      trainer.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-      trainer.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+      const { log } = start();
 
       const step = await waitFor(
         "the first step acknowledged",
         () => db().trainingStep.findFirst({ where: { runId: run.id, step: 1 }, include: { samples: true } }),
         240_000,
       );
+      const output = log.text;
       expect(step.samples, output).toHaveLength(2);
       const version = await db().policyVersion.findFirstOrThrow({ where: { runId: run.id, version: 1 } });
-      const checkpoint = path.join(saveDir, run.id, "step-000001");
+      const checkpoint = checkpointOf(1);
       expect(version.checkpointPath).toBe(checkpoint);
       expect(existsSync(path.join(checkpoint, weightsFile)), output).toBe(true);
       const metrics = step.metrics as Record<string, number>;
@@ -146,45 +158,7 @@ describe.skipIf(!python)("hf-local against the console (needs torch)", () => {
   );
 
   it("restarted on the same run: resumes the run's newest checkpoint and numbers its steps past the last one", async () => {
-    const e = await makeExperiment(
-      {
-        method: "grpo",
-        policy: { kind: "sglang", baseUrl: "http://127.0.0.1:30001/v1", model: "tiny" },
-        trainer: { backend: "hf-local" },
-      },
-      { by: ADMIN },
-    );
-    const run = await makeRun(e.id, { status: "RUNNING", trainerBackend: "hf-local" });
-    const saveDir = path.join(root, ".test-artifacts", `hf-local-${run.id}`);
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      PYTHONDONTWRITEBYTECODE: "1",
-      CONTROL_PLANE_URL: api.url,
-      CONTROL_PLANE_API_KEY: await trainerKey(e.id),
-      RUN_ID: run.id,
-      OPENCLAW_METHOD: "grpo",
-      HF_MODEL: "tiny",
-      HF_BATCH_SIZE: "2",
-      HF_LEARNING_RATE: "0.01",
-      HF_SERVE_PORT: "0",
-      HF_SAVE_DIR: saveDir,
-      OPENCLAW_HEARTBEAT_S: "1",
-    };
-    const start = () => {
-      const child = spawn(python!, ["-m", "integrations.hf.train"], {
-        cwd: root,
-        detached: true,
-        env: env as NodeJS.ProcessEnv,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      trainers.push(child);
-      const log = { text: "" };
-      child.stdout!.on("data", (d: Buffer) => (log.text += d.toString()));
-      child.stderr!.on("data", (d: Buffer) => (log.text += d.toString()));
-      return { child, log };
-    };
-    const checkpoint = (step: number) => path.join(saveDir, run.id, `step-${String(step).padStart(6, "0")}`);
-
+    const { e, run, start, checkpoint } = await hfLocalRun();
     const first = start();
     await makeJudgedSession(e.id, run.id, 2, { tokenIds: () => OK_IDS });
     await waitFor(
