@@ -6,7 +6,8 @@ import type { Principal } from "../access/principal";
 import { db } from "../platform/db/client";
 import { simulationProgress } from "../simulation/service";
 import type { LearningReportInput } from "./schemas";
-import { learningVerdict, recentFirstReplies, sessionsUntilStable } from "./verdict";
+import { firstReplyBySession, sessionsUntilStable } from "../trajectories/stableEffect";
+import { learningVerdict, recentFirstReplies } from "./verdict";
 
 export async function learningReport(p: Principal, input: z.output<typeof LearningReportInput>) {
   // Step 1: judged rewards per version (access is checked there).
@@ -92,19 +93,6 @@ async function hintAcceptance(experimentId: string) {
       AND EXISTS (SELECT 1 FROM judge_votes v WHERE v."judgmentId" = j.id AND v.kind = 'hint')
     GROUP BY t."policyVersion"`;
   return rows.map((r) => ({ version: r.version, hinted: r.hinted, acceptance: r.accepted / r.hinted }));
-}
-
-/** Each session's first main reply, judged (latest judgment), oldest session first: did it meet the preference? */
-async function firstReplyBySession(experimentId: string) {
-  return db().$queryRaw<{ persona: string | null; held: boolean }[]>`
-    SELECT s.persona, (j.score > 0) AS held
-    FROM agent_sessions s
-    JOIN LATERAL (
-      SELECT t.id FROM turns t WHERE t."sessionId" = s.id AND t."turnType" = 'MAIN' ORDER BY t.index LIMIT 1
-    ) f ON true
-    JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = f.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
-    WHERE s."experimentId" = ${experimentId}
-    ORDER BY s."createdAt", s.id`;
 }
 
 export type LearningReport = Awaited<ReturnType<typeof learningReport>>;

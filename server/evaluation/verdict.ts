@@ -75,20 +75,6 @@ export function learningVerdict(input: VerdictInput): VerdictResult {
   return out("flat", `${judged}; ${held}`, judgedGain);
 }
 
-/**
- * Sessions until a stable effect (upstream's personal-agent metric): the number of sessions before the first run
- * of three consecutive sessions whose first reply met the preference (judged > 0). Null while no such run exists.
- * `held` is per session, oldest first.
- */
-export function sessionsUntilStable(held: readonly boolean[], run = 3): number | null {
-  let streak = 0;
-  for (const [i, ok] of held.entries()) {
-    streak = ok ? streak + 1 : 0;
-    if (streak === run) return i + 1 - run;
-  }
-  return null;
-}
-
 /** The newest versions' first replies pooled back until `min` of them: a steadier "now" than one version. */
 export function recentFirstReplies(
   versions: readonly { version: number; firstTurns: number; firstReward: number | null }[],

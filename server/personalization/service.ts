@@ -8,6 +8,7 @@ import { loadExperimentFor } from "../access/scope";
 import { db, type Prisma } from "../platform/db/client";
 import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
+import { firstReplyBySession, sessionsUntilStable } from "../trajectories/stableEffect";
 import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
 import { announceAdapterChange } from "./announce";
 import { heldOutTurns } from "./data";
@@ -23,7 +24,7 @@ const TREND_VERSIONS = 20;
 
 export async function listEndUsers(p: Principal, input: z.output<typeof EndUsersListInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
-  const [turns, labelled, adapters] = await Promise.all([
+  const [turns, labelled, adapters, sessions] = await Promise.all([
     db().turn.groupBy({
       by: ["endUserId"],
       where: { experimentId: e.id, endUserId: { not: null } },
@@ -50,8 +51,11 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
         weights: true,
       },
     }),
+    firstReplyBySession(e.id),
   ]);
   const judged = new Map(labelled.map((r) => [r.endUserId, Number(r.n)]));
+  const held = new Map<string, boolean[]>();
+  for (const s of sessions) if (s.endUserId) held.set(s.endUserId, [...(held.get(s.endUserId) ?? []), s.held]);
   return turns
     .map((t) => {
       const mine = adapters.filter((a) => a.endUserId === t.endUserId);
@@ -67,6 +71,9 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
         trainedSamples: mine.reduce((s, a) => s + a.samples, 0),
         lastTrainedAt: mine.at(-1)?.createdAt ?? null,
         storageBytes: mine.reduce((s, a) => s + a.weights.length, 0),
+        // The user's judged sessions, and how many came before three in a row whose first reply they liked.
+        sessions: held.get(t.endUserId!)?.length ?? 0,
+        sessionsUntilStable: sessionsUntilStable(held.get(t.endUserId!) ?? []),
         trend: mine.slice(-TREND_VERSIONS).map((a) => ({
           version: a.version,
           state: a.state,

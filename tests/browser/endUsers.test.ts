@@ -43,6 +43,9 @@ describe("the Users view", () => {
     const row = (user: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name: user }) });
     await row("maya").getByRole("cell", { name: "v1" }).waitFor();
     await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+    // Two judged sessions each (disliked, then liked): no three liked in a row yet.
+    await table.getByRole("columnheader", { name: "Sessions until stable" }).waitFor();
+    await row("leo").getByRole("cell", { name: "not yet (2 sessions)" }).waitFor();
     await row("maya").getByRole("button", { name: "Roll back" }).click();
     await row("maya").getByRole("cell", { name: "base" }).waitFor();
     await row("leo").getByRole("cell", { name: "v1" }).waitFor();

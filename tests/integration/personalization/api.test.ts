@@ -30,6 +30,10 @@ describe("end-user endpoints", () => {
     for (const i of [0, 1])
       await makeEndUserTurn({ experimentId: e.id, endUserId: maya, prompt: `q${i}`, reply: "Short.", reward: 1 });
     await makeEndUserTurn({ experimentId: e.id, endUserId: "leo", prompt: "q", reply: "- a", reward: 1 });
+    // Ava's sessions, oldest first: disliked, then liked three times in a row — stable after 1 session.
+    const ava = uniq("ava");
+    for (const reward of [-1, 1, 1, 1])
+      await makeEndUserTurn({ experimentId: e.id, endUserId: ava, prompt: "q", reply: "Hi. — Cheers!", reward });
 
     const trained = await call("POST", "/end-users/train");
     expect(trained.status).toBe(200);
@@ -43,6 +47,10 @@ describe("end-user endpoints", () => {
     expect(list.status).toBe(200);
     const row = (list.json as { endUserId: string }[]).find((u) => u.endUserId === maya);
     expect(row).toMatchObject({ servedVersion: 1, turns: 2, judgedTurns: 2, trainedSamples: 2 });
+    // Sessions until a stable effect, per user: Maya's two liked sessions are not three in a row yet.
+    expect(row).toMatchObject({ sessions: 2, sessionsUntilStable: null });
+    const avaRow = (list.json as { endUserId: string }[]).find((u) => u.endUserId === ava);
+    expect(avaRow).toMatchObject({ sessions: 4, sessionsUntilStable: 1 });
     expect((row as unknown as { trend: unknown[] }).trend).toEqual([
       expect.objectContaining({ version: 1, state: "PROMOTED", meanReward: 1 }),
     ]);
@@ -55,6 +63,6 @@ describe("end-user endpoints", () => {
     expect((await call("POST", `/end-users/${maya}/rollback`)).status).toBe(409);
     expect((await call("DELETE", `/end-users/${maya}`)).json).toMatchObject({ adapters: 1, turns: 2 });
     const after = (await call("GET", "/end-users")).json as { endUserId: string }[];
-    expect(after.map((u) => u.endUserId)).toEqual(["leo"]);
+    expect(after.map((u) => u.endUserId).sort()).toEqual([ava, "leo"].sort());
   });
 });

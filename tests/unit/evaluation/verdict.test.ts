@@ -5,8 +5,8 @@ import {
   MIN_FIRST_REPLIES,
   learningVerdict,
   recentFirstReplies,
-  sessionsUntilStable,
 } from "../../../server/evaluation/verdict";
+import { sessionsUntilStable } from "../../../server/trajectories/stableEffect";
 
 const side = (firstReward: number, firstTurns = MIN_FIRST_REPLIES) => ({ firstTurns, firstReward });
 const recent = (firstReward: number, firstTurns = MIN_FIRST_REPLIES) => ({ firstTurns, firstReward, fromVersion: 7 });

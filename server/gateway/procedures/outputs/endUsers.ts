@@ -15,6 +15,9 @@ export const EndUsersListOutput = z.array(
     trainedSamples: z.number(),
     lastTrainedAt: z.date().nullable(),
     storageBytes: z.number(),
+    /** the user's judged sessions, and how many came before three in a row whose first reply they liked (null: not yet) */
+    sessions: z.number(),
+    sessionsUntilStable: z.number().nullable(),
     trend: z.array(
       z.object({
         version: z.number(),

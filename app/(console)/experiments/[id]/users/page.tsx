@@ -101,6 +101,9 @@ export default function ExperimentUsersPage() {
             <th>Samples trained</th>
             <th>Last trained</th>
             <th>Reward trend</th>
+            <th title="Judged sessions before the first three in a row whose first reply the user liked">
+              Sessions until stable
+            </th>
             <th>Storage</th>
             <th />
           </tr>
@@ -123,6 +126,7 @@ export default function ExperimentUsersPage() {
               <td>
                 <RewardTrend points={u.trend} />
               </td>
+              <td>{u.sessionsUntilStable ?? <span className="muted">not yet ({u.sessions} sessions)</span>}</td>
               <td className="muted">{(u.storageBytes / 1024).toFixed(1)} KiB</td>
               <td>
                 {perUser && e.config.policy.kind === "embedded" && (
