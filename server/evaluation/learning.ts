@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { Principal } from "../access/principal";
 import { db } from "../platform/db/client";
-import { simulationProgress } from "../simulation/service";
+import { simulationProgress, turnVersionSql } from "../simulation/service";
 import type { LearningReportInput } from "./schemas";
 import { firstReplyBySession, sessionsUntilStable } from "../trajectories/stableEffect";
 import { learningVerdict, recentFirstReplies } from "./verdict";
@@ -16,7 +16,7 @@ export async function learningReport(p: Principal, input: z.output<typeof Learni
   // Step 2: the rest, from the same experiment.
   const [heldOut, hints, sessions] = await Promise.all([
     heldOutScores(experimentId),
-    hintAcceptance(experimentId),
+    hintAcceptance(experimentId, progress.versionsOf === "adapter"),
     firstReplyBySession(experimentId),
   ]);
   // Step 3: per version, one row a chart can draw.
@@ -49,6 +49,7 @@ export async function learningReport(p: Principal, input: z.output<typeof Learni
   }
   return {
     experimentId,
+    versionsOf: progress.versionsOf,
     ...verdict,
     versions,
     stableEffect: {
@@ -84,14 +85,14 @@ async function heldOutScores(experimentId: string) {
 }
 
 /** Per version: the judgments that asked for a hint, and the share whose hint was accepted. */
-async function hintAcceptance(experimentId: string) {
+async function hintAcceptance(experimentId: string, byAdapter: boolean) {
   const rows = await db().$queryRaw<{ version: number; hinted: number; accepted: number }[]>`
-    SELECT t."policyVersion" AS version, count(*)::int AS hinted,
+    SELECT ${turnVersionSql(byAdapter)} AS version, count(*)::int AS hinted,
       count(*) FILTER (WHERE j."hintAccepted")::int AS accepted
     FROM judgments j JOIN turns t ON t.id = j."turnId"
     WHERE t."experimentId" = ${experimentId}
       AND EXISTS (SELECT 1 FROM judge_votes v WHERE v."judgmentId" = j.id AND v.kind = 'hint')
-    GROUP BY t."policyVersion"`;
+    GROUP BY 1`;
   return rows.map((r) => ({ version: r.version, hinted: r.hinted, acceptance: r.accepted / r.hinted }));
 }
 

@@ -156,7 +156,7 @@ async function resolveExperiment(p: Principal, idOrSlug: string) {
     idOrSlug,
     await db().experiment.findFirst({
       where: experimentIdOrSlug(idOrSlug),
-      select: { id: true, slug: true, status: true },
+      select: { id: true, slug: true, status: true, config: true },
     }),
     (r) => r.id,
   );
@@ -250,8 +250,20 @@ export interface VersionReward {
  * its context, so the mean over every reply credits a policy for following corrections, not for having learned.
  * Real and simulated traffic alike.
  */
+/** The version a turn `t` counts under: the policy version that served it, or (`byAdapter`) its end user's adapter's. */
+export function turnVersionSql(byAdapter: boolean): Prisma.Sql {
+  return byAdapter
+    ? Prisma.sql`coalesce((SELECT ua.version FROM user_adapters ua WHERE ua.id = t."adapterId"), 0)`
+    : Prisma.sql`t."policyVersion"`;
+}
+
 export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
   const e = await resolveExperiment(p, input.experimentId);
+  // A per-user experiment never changes its shared policy (version 0 serves every turn): its versions are the users'
+  // adapter versions, pooled over users (a turn's adapter, none: the base), so "since the base" means "since a user
+  // was first served an adapter of their own".
+  const byAdapter = ExperimentConfigSchema.parse(e.config).personalization === "per-user";
+  const versionOf = turnVersionSql(byAdapter);
   const rewardByVersion = (only: Prisma.Sql, limit: number) => db().$queryRaw<
     {
       version: number;
@@ -269,7 +281,7 @@ export async function simulationProgress(p: Principal, input: z.output<typeof Si
     FROM (
       -- Positions over every main turn of a session, before the judged filter: a session whose opening reply got
       -- no next state has no first reply here, rather than its second reply counted as one.
-      SELECT t.id, t."policyVersion" AS version, t.status, t."nextStateAt", t."createdAt",
+      SELECT t.id, ${versionOf} AS version, t.status, t."nextStateAt", t."createdAt",
         row_number() OVER (PARTITION BY t."sessionId" ORDER BY t.index) AS pos
       FROM turns t
       WHERE t."experimentId" = ${e.id} AND t."turnType" = 'MAIN'
@@ -301,7 +313,15 @@ export async function simulationProgress(p: Principal, input: z.output<typeof Si
   const versions = rows.reverse().map(view);
   /** the base checkpoint's judged reward (version 0), null while none of its turns is judged */
   const base = baseRows[0] ? view(baseRows[0]) : null;
-  return { experimentId: e.id, servedVersion: active?.version ?? 0, steps, base, versions };
+  return {
+    experimentId: e.id,
+    /** "adapter": versions are the end users' adapter versions (a per-user experiment), else the policy's */
+    versionsOf: byAdapter ? ("adapter" as const) : ("policy" as const),
+    servedVersion: active?.version ?? 0,
+    steps,
+    base,
+    versions,
+  };
 }
 
 export type SimulationList = Awaited<ReturnType<typeof listSimulations>>;

@@ -6245,6 +6245,8 @@ export interface operations {
           "application/json": {
             experimentId: string;
             /** @enum {string} */
+            versionsOf: "policy" | "adapter";
+            /** @enum {string} */
             verdict: "too early" | "learning" | "fitting the judge" | "flat" | "getting worse";
             reason: string;
             rule: string;
@@ -12056,6 +12058,8 @@ export interface operations {
         content: {
           "application/json": {
             experimentId: string;
+            /** @enum {string} */
+            versionsOf: "policy" | "adapter";
             servedVersion: number | null;
             steps: number | null;
             base: {
@@ -12594,6 +12598,8 @@ export interface operations {
             trainedSamples: number;
             lastTrainedAt: string | null;
             storageBytes: number;
+            sessions: number;
+            sessionsUntilStable: number | null;
             trend: {
               version: number;
               /** @enum {string} */

@@ -155,8 +155,11 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
               </dd>
             </>
           ) : null}
-          <dt>Policy version served</dt>
-          <dd data-testid="sim-version">{p ? p.servedVersion : "—"}</dd>
+          <dt>{p?.versionsOf === "adapter" ? "Shared policy served" : "Policy version served"}</dt>
+          <dd data-testid="sim-version">
+            {p ? p.servedVersion : "—"}
+            {p?.versionsOf === "adapter" && <span className="muted"> (per user: each user&apos;s own adapter)</span>}
+          </dd>
           <dt>Training steps</dt>
           <dd data-testid="sim-steps">{p ? p.steps : "—"}</dd>
           <dt>Judged reward, first replies</dt>
@@ -180,8 +183,8 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
         </dl>
         <div>
           <div className="muted" style={{ fontSize: 12, marginBottom: 4 }}>
-            Judged reward per policy version: first replies (dots; line: mean of the last 5 versions), every reply
-            (dashed)
+            Judged reward per {p?.versionsOf === "adapter" ? "adapter version (every user's)" : "policy version"}: first
+            replies (dots; line: mean of the last 5 versions), every reply (dashed)
           </div>
           {p && p.versions.length > 0 ? (
             <RewardChart points={p.versions} base={base} />

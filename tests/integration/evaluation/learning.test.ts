@@ -119,6 +119,43 @@ describe("learning report", () => {
     expect((await report(e.id)).verdict).toBe("learning");
   });
 
+  it("counts a per-user experiment's versions as its users' adapter versions (its shared policy never changes)", async () => {
+    const e = await seedExperiment({ method: "grpo", personalization: "per-user" });
+    const adapter = await db().userAdapter.create({
+      data: {
+        experimentId: e.id,
+        endUserId: "leo",
+        version: 1,
+        rank: 2,
+        alpha: 4,
+        state: "PROMOTED",
+        weights: Buffer.from([0]),
+      },
+    });
+    // Every turn is served by policy version 0: 12 conversations by the base (−1), then 14 by Leo's adapter v1 (+1).
+    await conversations(
+      e.id,
+      "leo",
+      Array.from({ length: 12 }, () => ({ version: 0, score: -1 as const })),
+    );
+    const byBase = (await db().turn.findMany({ where: { experimentId: e.id }, select: { id: true } })).map((t) => t.id);
+    await conversations(
+      e.id,
+      "leo",
+      Array.from({ length: 14 }, () => ({ version: 0, score: 1 as const })),
+    );
+    await db().turn.updateMany({
+      where: { experimentId: e.id, id: { notIn: byBase } },
+      data: { adapterId: adapter.id },
+    });
+    const r = await report(e.id);
+    expect(r).toMatchObject({ versionsOf: "adapter", verdict: "learning" });
+    expect(r.versions.map((v) => [v.version, v.firstTurns, v.firstReward])).toEqual([
+      [0, 12, -1],
+      [1, 14, 1],
+    ]);
+  });
+
   it("gives hint acceptance per version from the judgments that asked for a hint", async () => {
     const e = await seedExperiment({ method: "opd" });
     const { turns } = await seedSession(e.id, [

@@ -50,7 +50,7 @@ export function LearningVerdict({ experimentId }: { experimentId: string }) {
         <table className="list" data-testid="learning-versions">
           <thead>
             <tr>
-              <th>version</th>
+              <th>{r.versionsOf === "adapter" ? "adapter version (every user's)" : "version"}</th>
               <th>first replies (judged)</th>
               <th>every reply (judged)</th>
               <th>held-out pass rate</th>

@@ -259,6 +259,8 @@ export const EvaluationGetOutput = z.object({
 
 export const EvaluationLearningOutput = z.object({
   experimentId: z.string(),
+  /** adapter: the versions are the end users' adapter versions, pooled over users (a per-user experiment) */
+  versionsOf: z.enum(["policy", "adapter"]),
   verdict: z.enum(["too early", "learning", "fitting the judge", "flat", "getting worse"]),
   reason: z.string(),
   rule: z.string(),

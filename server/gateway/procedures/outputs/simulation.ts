@@ -62,6 +62,8 @@ const VersionReward = z.object({
 
 export const SimulationProgressOutput = z.object({
   experimentId: z.string(),
+  /** adapter: the versions are the end users' adapter versions, pooled over users (a per-user experiment) */
+  versionsOf: z.enum(["policy", "adapter"]),
   servedVersion: Num,
   steps: Num,
   base: VersionReward.nullable(),
