@@ -198,7 +198,7 @@ export default function ExperimentDetailPage() {
         {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
       </div>
       <LearningVerdict experimentId={e.id} />
-      <PolicyVersions experimentId={e.id} />
+      <PolicyVersions experimentId={e.id} perUser={e.config.personalization === "per-user"} />
       {runs.data?.items[0] && <RunLogs run={runs.data.items[0]} />}
       {!live && !archived && <RunLaunchPreview experimentId={e.id} />}
       <ConnectAgent experimentId={e.id} slug={e.slug} />
@@ -235,6 +235,16 @@ export default function ExperimentDetailPage() {
           </dd>
           <dt>LoRA</dt>
           <dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
+          {c.personalization === "per-user" && (
+            <>
+              <dt>Per-user adapters</dt>
+              <dd className="mono">
+                rank {c.perUser.rank} · alpha {c.perUser.alpha} · lr {c.perUser.lr} · grad bound {c.perUser.gradClip} ·
+                hindsight {c.perUser.hindsightSamples}×{c.perUser.hindsightWeight} · {c.perUser.minSamples} samples per
+                step · held out {c.perUser.heldOutFraction}
+              </dd>
+            </>
+          )}
           <dt>Secrets set</dt>
           <dd>{e.secretsSet.length ? e.secretsSet.join(", ") : "none"}</dd>
           <dt>Data</dt>

@@ -1,6 +1,7 @@
 "use client";
 // The experiment's policy versions with promote and rollback: the way back when a trained version got worse.
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
 import { ErrorBanner } from "../../../_ui/ErrorBanner";
@@ -8,7 +9,7 @@ import { useAction, type ActionResult } from "../../../_ui/useAction";
 import { fmtTime } from "../../_components/format";
 import { GuardedButton } from "../../_components/Permission";
 
-export function PolicyVersions({ experimentId }: { experimentId: string }) {
+export function PolicyVersions({ experimentId, perUser = false }: { experimentId: string; perUser?: boolean }) {
   const trpc = useTRPC();
   const list = useQuery({
     ...trpc.policyVersions.list.queryOptions({ experimentId, limit: 20 }),
@@ -128,7 +129,16 @@ export function PolicyVersions({ experimentId }: { experimentId: string }) {
         </table>
       )}
       {list.data && !items.length && (
-        <div className="empty">No trained version yet: the base checkpoint is served.</div>
+        <div className="empty">
+          {perUser ? (
+            <>
+              The shared base is not trained here: each end user is served an adapter of their own (
+              <Link href={`/experiments/${experimentId}/users`}>Users</Link>).
+            </>
+          ) : (
+            "No trained version yet: the base checkpoint is served."
+          )}
+        </div>
       )}
     </div>
   );
