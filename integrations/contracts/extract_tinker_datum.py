@@ -11,7 +11,9 @@ imported):
 * ``model_input``: the methods of ``ModelInput`` (``types/_pydantic_types/model_input.py``);
 * ``loss_fn_types``: the choices of ``LossFnType`` (``types/loss_fn_type.py``);
 * ``sampling_client``: the public methods of ``SamplingClient`` and their parameters
-  (``lib/public_interfaces/sampling_client.py``: what the bridge's endpoint calls to sample and to score).
+  (``lib/public_interfaces/sampling_client.py``: what the bridge's endpoint calls to sample and to score);
+* ``training_client`` and ``service_client``: the same for ``TrainingClient`` and ``ServiceClient``
+  (``lib/public_interfaces/training_client.py``, ``service_client.py``: what the bridge trains, saves and resumes with).
 
 The bridge's stand-in SDK (integrations/tinker/tests/fake_tinker.py) reads its dtypes and losses from here.
 
@@ -31,6 +33,8 @@ from typing import Any
 
 TYPES = "src/tinker/types/"
 SAMPLING_CLIENT = "src/tinker/lib/public_interfaces/sampling_client.py"
+TRAINING_CLIENT = "src/tinker/lib/public_interfaces/training_client.py"
+SERVICE_CLIENT = "src/tinker/lib/public_interfaces/service_client.py"
 
 
 def show(git_dir: str, commit: str, path: str) -> str:
@@ -101,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         "model_input": {"file": TYPES + "_pydantic_types/model_input.py", "methods": methods(g("_pydantic_types/model_input.py"), "ModelInput")},
         "loss_fn_types": {"file": TYPES + "loss_fn_type.py", "choices": literal_choices(g("loss_fn_type.py"), "LossFnType")},
         "sampling_client": {"file": SAMPLING_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, SAMPLING_CLIENT), "SamplingClient")},
+        "training_client": {"file": TRAINING_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, TRAINING_CLIENT), "TrainingClient")},
+        "service_client": {"file": SERVICE_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, SERVICE_CLIENT), "ServiceClient")},
     }
     with open(ns.out, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)

@@ -23,8 +23,9 @@ Environment: CONTROL_PLANE_URL, RUN_ID, CONTROL_PLANE_API_KEY or OPENCLAW_API_KE
 (1e-4), TINKER_BATCH_SIZE (16), TINKER_LOSS (importance_sampling), OPENCLAW_METHOD (combine),
 OPENCLAW_COMBINE_W_OPD / _W_RL (1); TINKER_SERVE_PORT (serve the trained weights through the proxy:
 serve.py), TINKER_SERVE_HOST, TINKER_SERVE_URL; TINKER_PER_USER (1: a per-user experiment, one LoRA training client
-per end user from per-user leases, each user's sampler loaded by name on the endpoint: per_user.py, serve.py). The
-Tinker SDK (``pip install tinker``) is imported only here.
+per end user from per-user leases, each user's sampler loaded by name on the endpoint: per_user.py, serve.py);
+TINKER_SAVE_STATE (1: save each step's training state too, so a restarted bridge resumes it: states.py),
+TINKER_STATE_FILE (.tinker/states.json). The Tinker SDK (``pip install tinker``) is imported only here.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any, Mapping
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped, resume_point
+from integrations.tinker.states import StateBook, state_book
 from integrations.tinker.serve import LoraSamplers, SamplerSlot, SamplingServer
 
 log = logging.getLogger("openclaw.tinker")
@@ -139,19 +141,27 @@ def train(
     make_sampler: bool = False,
     slot: SamplerSlot | None = None,
     start: int = 0,
+    states: StateBook | None = None,
+    resume_from: str | None = None,
 ) -> int:
     """The training loop; returns the number of steps taken. Stops on RunStopped or after ``max_steps``.
     With a ``slot`` (the sampling endpoint's, serve.py), it holds the base model's sampler from the start and
     each step's sampler once the step's weights are saved. Steps are numbered past ``start``, the run's last
     recorded step (``leases.resume_point``), so a restarted bridge neither has its steps refused nor saves its
-    sampler weights under an earlier version's name."""
+    sampler weights under an earlier version's name. With ``states`` each step's full training state is saved beside
+    its sampler weights (states.py), and ``resume_from`` (the run's newest sampler path) resumes the training client
+    from the state saved with it, Adam moments included."""
     types = tinker.types
     state = state if state is not None else TrainState()
     service = tinker.ServiceClient()
-    training = service.create_lora_training_client(base_model=cfg.base_model, rank=cfg.lora_rank)
+    training = resumed_client(service, states, resume_from) or service.create_lora_training_client(base_model=cfg.base_model, rank=cfg.lora_rank)
     tokenizer = training.get_tokenizer()
     if slot is not None:
-        slot.set(service.create_sampling_client(base_model=cfg.base_model), tokenizer, None, 0)
+        if resume_from is not None and states is not None and states.get(resume_from):
+            # Resumed: the run's newest version serves until this process's first step replaces it.
+            slot.set(service.create_sampling_client(model_path=resume_from), tokenizer, resume_from, start)
+        else:
+            slot.set(service.create_sampling_client(base_model=cfg.base_model), tokenizer, None, 0)
     steps = 0
     while max_steps is None or steps < max_steps:
         rollout = start + steps
@@ -171,6 +181,8 @@ def train(
         optim_result = optim.result()
         # Durable sampler weights; the SDK's path is what the control plane records as the version's checkpoint.
         path = training.save_weights_for_sampler(sampler_name(run_id, rollout + 1)).result().path
+        if states is not None:
+            states.put(path, training.save_state(sampler_name(run_id, rollout + 1)).result().path)
         state.checkpoint_path = path
         if make_sampler or slot is not None:
             state.sampler = service.create_sampling_client(model_path=path)
@@ -186,6 +198,19 @@ def train(
         )
         steps += 1
     return steps
+
+
+def resumed_client(service: Any, states: StateBook | None, sampler_path: str | None) -> Any:
+    """A training client resumed from the state saved with ``sampler_path``'s weights (states.py), or None: no book,
+    no path, or no state saved with it (then a fresh LoRA, and the log says why)."""
+    if states is None or sampler_path is None:
+        return None
+    saved = states.get(sampler_path)
+    if saved is None:
+        log.warning("no training state saved with %s (another machine, or TINKER_SAVE_STATE=0): training on from the base", sampler_path)
+        return None
+    log.info("resuming from %s (the state saved with %s, Adam moments included)", saved, sampler_path)
+    return service.create_training_client_from_state_with_optimizer(saved)
 
 
 def sampler_name(run_id: str, step: int) -> str:
@@ -230,16 +255,14 @@ def main() -> int:
         # Without the answer the run's last step is unknown: numbering from 1 would have every step refused.
         print(f"could not report to the console at {client.settings.url}: {err}", file=sys.stderr)
         return 2
-    if checkpoint is not None:
-        # A sampler path holds no training state (Tinker resumes a training client from save_state's paths only).
-        log.warning("the run's newest weights (%s) are not resumed on Tinker: training on from the base, past step %d", checkpoint, start)
+    states = state_book(os.environ)
     book = LeaseBook(client)
     heartbeat = Heartbeat(book, interval_s=float(os.environ.get("OPENCLAW_HEARTBEAT_S", "30")), message=lambda: "training on Tinker")
     per_user = os.environ.get("TINKER_PER_USER") == "1"
     if per_user:
         from integrations.tinker.per_user import PerUserTinker, train_per_user
 
-        users = PerUserTinker(tinker, cfg, client.settings.run_id)
+        users = PerUserTinker(tinker, cfg, client.settings.run_id, states=states)
     server = start_serving(tinker, client, cfg, os.environ, loras=LoraSamplers(users.service) if per_user else None)
     heartbeat.start()
     try:
@@ -249,7 +272,7 @@ def main() -> int:
                 server.slot.set(users.service.create_sampling_client(base_model=cfg.base_model), users.tokenizer(), None, 0)
             steps = train_per_user(users, book, start=start)
         else:
-            steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None, start=start)
+            steps = train(tinker, book, cfg, client.settings.run_id, make_sampler=os.environ.get("TINKER_SAMPLER") == "1", slot=server.slot if server else None, start=start, states=states, resume_from=checkpoint)
     finally:
         heartbeat.stop()
         if server:

@@ -18,9 +18,10 @@ next served version; the bridge's endpoint (serve.py ``LoraSamplers``) loads it 
 
 Restarts: a user's clients live in this process. Version numbers (and so sampler names) continue past the console's
 latest for the user (the lease's ``adapter.latestVersion``), so a restarted bridge never saves a sampler under an
-earlier version's name. The user's weights are not resumed: a sampler path holds sampler weights, not a training
-state, so after a restart a user's next version trains from a fresh LoRA on the base (their served version keeps
-serving until it is registered, then replaces it).
+earlier version's name. With a state book (states.py; on unless TINKER_SAVE_STATE=0) each version's full training
+state is saved beside its sampler weights, and a user's first client in a new process resumes from the state saved
+with their served version (the lease's ``adapter.served.path``), Adam moments included; without one (no book, or a
+version trained elsewhere) the user's next version trains from a fresh LoRA on the base.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ import time
 
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import LeaseBook, user_batches
-from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, token_advantages
+from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, resumed_client, token_advantages
+from integrations.tinker.states import StateBook
 
 log = logging.getLogger("openclaw.tinker.per_user")
 
@@ -60,8 +62,9 @@ def group_by_user(items: Iterable[Mapping[str, Any]]) -> "OrderedDict[str, list[
 class PerUserTinker:
     """Training clients and samplers per end user, created on first use and kept for the process's life."""
 
-    def __init__(self, tinker: Any, cfg: BridgeConfig, run_id: str):
+    def __init__(self, tinker: Any, cfg: BridgeConfig, run_id: str, states: StateBook | None = None):
         self.types = tinker.types
+        self.states = states
         self.service = tinker.ServiceClient()
         self.cfg = cfg
         self.run_id = run_id
@@ -81,20 +84,23 @@ class PerUserTinker:
             self._tokenizer = client.get_tokenizer()
         return self._tokenizer
 
-    def training_client(self, end_user_id: str) -> Any:
+    def training_client(self, end_user_id: str, served_path: str | None = None) -> Any:
+        """The user's client; a new one resumes from the state saved with ``served_path`` (their served version's
+        sampler path) when the book has it, else starts a fresh LoRA."""
         client = self._clients.get(end_user_id)
         if client is None:
-            client = self.service.create_lora_training_client(base_model=self.cfg.base_model, rank=self.cfg.lora_rank)
+            client = resumed_client(self.service, self.states, served_path) or self.service.create_lora_training_client(base_model=self.cfg.base_model, rank=self.cfg.lora_rank)
             self._clients[end_user_id] = client
         return client
 
-    def step(self, end_user_id: str, items: list[Mapping[str, Any]], latest_version: int = 0) -> str:
+    def step(self, end_user_id: str, items: list[Mapping[str, Any]], latest_version: int = 0, served_path: str | None = None) -> str:
         """One optimizer step of this user's adapter on this user's samples; returns the new version's durable path,
-        saved as a version past both this process's and ``latest_version`` (the console's latest for the user)."""
+        saved as a version past both this process's and ``latest_version`` (the console's latest for the user).
+        ``served_path``: the user's served version (a new client resumes from the state saved with it)."""
         for item in items:
             if item.get("endUserId") != end_user_id:
                 raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
-        training = self.training_client(end_user_id)
+        training = self.training_client(end_user_id, served_path)
         tokenizer = training.get_tokenizer()
         data = []
         for i, item in enumerate(items):
@@ -105,6 +111,8 @@ class PerUserTinker:
         self.last_metrics = {**_metrics(fwd_bwd.result(), optim.result()), "tinker/batch_size": float(len(data))}
         version = max(self.versions.get(end_user_id, 0), latest_version) + 1
         path = training.save_weights_for_sampler(user_sampler_name(self.run_id, end_user_id, version)).result().path
+        if self.states is not None:
+            self.states.put(path, training.save_state(user_sampler_name(self.run_id, end_user_id, version)).result().path)
         self.versions[end_user_id] = version
         self.paths[end_user_id] = path
         self._samplers[end_user_id] = self.service.create_sampling_client(model_path=path)
@@ -130,7 +138,8 @@ def train_per_user(users: PerUserTinker, book: LeaseBook, max_steps: int | None 
     steps = 0
     for step, user, samples, adapter in user_batches(book, "TINKER_PER_USER", max_steps, poll_s, start):
         started = time.monotonic()
-        path = users.step(user, samples, int((adapter or {}).get("latestVersion") or 0))
+        served = (adapter or {}).get("served") or {}
+        path = users.step(user, samples, int((adapter or {}).get("latestVersion") or 0), served.get("path"))
         book.acknowledge_through(step, metrics=users.last_metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
         steps += 1
     return steps

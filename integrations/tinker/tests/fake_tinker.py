@@ -8,7 +8,11 @@ thinking-machines-lab/tinker @ d595dc2ba62a1494aa0f452fe1d0dbb7b321b870
   ``optim_step(adam_params)`` → futures; ``save_weights_for_sampler(name, ttl_seconds=None)`` → future of
   ``SaveWeightsForSamplerResponse(path)``; ``save_weights_and_get_sampling_client(name=None, retry_config=None)``
   whose ``name`` is deprecated, has no effect and warns (DeprecationWarning), the weights being ephemeral;
-  ``create_sampling_client(model_path, retry_config=None)``; ``get_tokenizer()``.
+  ``create_sampling_client(model_path, retry_config=None)``; ``get_tokenizer()``; ``save_state(name, ttl_seconds=None,
+  overwrite=False)`` → future of ``SaveWeightsResponse(path)`` (``types/save_weights_response.py``), a
+  ``tinker://<run-id>/weights/<name>`` path that ``ServiceClient.create_training_client_from_state_with_optimizer(path,
+  base_model=None, user_metadata=None, weights_access_token=None)`` resumes a training client from (weights and Adam
+  moments; the fake carries the optimizer steps taken, so a resumed client is visibly the saved one).
 - ``src/tinker/lib/public_interfaces/sampling_client.py``: ``SamplingClient`` has **no** ``model_path`` attribute
   (``model_path`` is only a create-time argument); ``sample(prompt, num_samples, sampling_params,
   include_prompt_logprobs=False, topk_prompt_logprobs=0)`` → future of ``SampleResponse``.
@@ -136,6 +140,12 @@ class OptimStepResponse:
 
 
 @dataclass(frozen=True)
+class SaveWeightsResponse:
+    path: str
+    type: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class SaveWeightsForSamplerResponse:
     path: str
     type: Optional[str] = "save_weights_for_sampler"
@@ -223,9 +233,11 @@ class SamplingClient:
 
 
 class TrainingClient:
-    def __init__(self, service, base_model, rank, tokenizer):
+    def __init__(self, service, base_model, rank, tokenizer, steps=0):
         self.service, self.base_model, self.rank, self.tokenizer = service, base_model, rank, tokenizer
         self.model_id = f"run-{uuid.uuid4().hex[:8]}"
+        # Optimizer steps in these weights (a stand-in for the weights and Adam moments a saved state holds).
+        self.steps = steps
 
     def get_tokenizer(self):
         return self.tokenizer
@@ -248,7 +260,16 @@ class TrainingClient:
         if not isinstance(adam_params, AdamParams):
             raise TypeError("optim_step takes types.AdamParams")
         self.service.calls.append(("optim_step", adam_params.learning_rate, self.model_id))
+        self.steps += 1
         return APIFuture(OptimStepResponse(metrics=None))
+
+    def save_state(self, name: str, ttl_seconds: int | None = None, overwrite: bool = False):
+        path = f"tinker://{self.model_id}/weights/{name}"
+        if path in self.service.states and not overwrite:
+            raise ValueError(f"a state named {name} exists")
+        self.service.states[path] = (self.base_model, self.rank, self.steps)
+        self.service.calls.append(("save_state", name, self.model_id))
+        return APIFuture(SaveWeightsResponse(path=path))
 
     def save_weights_for_sampler(self, name: str, ttl_seconds: int | None = None):
         if not name:
@@ -270,15 +291,23 @@ class TrainingClient:
 
 
 def make_module(tokenizer):
-    service_state = pytypes.SimpleNamespace(calls=[], created=[])
+    service_state = pytypes.SimpleNamespace(calls=[], created=[], states={})
 
     class ServiceClient:
         def __init__(self, user_metadata=None, project_id=None, **kwargs):
             self.calls = service_state.calls
+            self.states = service_state.states
 
         def create_lora_training_client(self, base_model, rank=32, seed=None, train_mlp=True, train_attn=True, train_unembed=True, user_metadata=None):
             service_state.created.append((base_model, rank))
             return TrainingClient(self, base_model, rank, tokenizer)
+
+        def create_training_client_from_state_with_optimizer(self, path, base_model=None, user_metadata=None, weights_access_token=None):
+            if path not in service_state.states:
+                raise ValueError(f"no saved state at {path}")
+            saved_base, rank, steps = service_state.states[path]
+            self.calls.append(("create_training_client_from_state_with_optimizer", path))
+            return TrainingClient(self, base_model or saved_base, rank, tokenizer, steps=steps)
 
         def create_sampling_client(self, model_path=None, base_model=None, retry_config=None):
             if model_path is None and base_model is None:
@@ -290,7 +319,7 @@ def make_module(tokenizer):
     module.ServiceClient = ServiceClient
     module.types = pytypes.SimpleNamespace(
         Datum=Datum, ModelInput=ModelInput, EncodedTextChunk=EncodedTextChunk, TensorData=TensorData, AdamParams=AdamParams,
-        ForwardBackwardOutput=ForwardBackwardOutput, OptimStepResponse=OptimStepResponse, SaveWeightsForSamplerResponse=SaveWeightsForSamplerResponse,
+        ForwardBackwardOutput=ForwardBackwardOutput, OptimStepResponse=OptimStepResponse, SaveWeightsForSamplerResponse=SaveWeightsForSamplerResponse, SaveWeightsResponse=SaveWeightsResponse,
         SamplingParams=SamplingParams, SampleResponse=SampleResponse, SampledSequence=SampledSequence,
     )
     return module, service_state

@@ -96,6 +96,35 @@ class TrainLoopTest(unittest.TestCase):
         self.assertEqual(cp.acks[0]["metrics"]["tinker/loss:sum"], 1.5)
         self.assertEqual(cp.acks[0]["metrics"]["tinker/batch_size"], 2.0)
 
+    def test_a_restarted_bridge_resumes_the_state_saved_with_the_runs_newest_sampler_weights(self):
+        import tempfile
+
+        from integrations.tinker.states import StateBook
+
+        module, service = make_module(CharTokenizer())
+        cfg = bridge.BridgeConfig(base_model="Qwen/Qwen3-4B-Instruct-2507", lora_rank=16, learning_rate=3e-5, batch_size=2, loss="ppo", method="grpo")
+        with tempfile.TemporaryDirectory() as d:
+            states = StateBook(os.path.join(d, "states.json"))
+            first = FakeControlPlane([leased(i) for i in range(2)])
+            bridge.train(module, LeaseBook(first), cfg, "run-1", poll_s=0, states=states)
+            sampler = first.acks[0]["checkpointPath"]
+            saved = states.get(sampler)
+            self.assertRegex(saved, r"^tinker://run-[0-9a-f]+/weights/run-1-step-000001$")
+            self.assertEqual(service.states[saved][2], 1)  # one optimizer step in that state
+
+            # A new process (a new book object on the same file) resumes from it, past the run's step 1.
+            again = FakeControlPlane([leased(i) for i in range(2, 4)])
+            bridge.train(module, LeaseBook(again), cfg, "run-1", poll_s=0, start=1, states=StateBook(states.path), resume_from=sampler)
+            self.assertIn(("create_training_client_from_state_with_optimizer", saved), service.calls)
+            self.assertEqual(len(service.created), 1)  # no fresh LoRA the second time
+            # Its step 2 continues the saved weights and moments: two optimizer steps in the new state.
+            self.assertEqual(service.states[states.get(again.acks[0]["checkpointPath"])][2], 2)
+
+            # Without a state for the path (another machine), a fresh LoRA trains on.
+            other = FakeControlPlane([leased(i) for i in range(4, 6)])
+            bridge.train(module, LeaseBook(other), cfg, "run-1", poll_s=0, start=2, states=states, resume_from="tinker://elsewhere/sampler_weights/x")
+            self.assertEqual(len(service.created), 2)
+
     def test_a_restarted_bridge_numbers_its_steps_and_sampler_names_past_the_runs_last_step(self):
         # The console's answer to the first report: the run recorded 3 steps before this process started.
         start, checkpoint = bridge.resume_point({"lastStep": 3, "resume": {"policyVersion": 3, "step": 3, "checkpointPath": "tinker://x/sampler_weights/run-1-step-000003"}})
@@ -147,6 +176,21 @@ class DatumContractTest(unittest.TestCase):
         for method in ("sample", "compute_logprobs", "get_base_model"):
             params = list(inspect.signature(getattr(SamplingClient, method)).parameters)[1:]
             self.assertEqual(params, real[method], method)
+
+    def test_the_stand_in_training_and_service_clients_take_the_sdks_parameters(self):
+        import inspect
+
+        from fake_tinker import TrainingClient
+
+        # What the bridge trains, saves and resumes with: the SDK's parameters, in its order
+        # (lib/public_interfaces/training_client.py, service_client.py); a method the SDK lacks fails here.
+        module, _ = make_module(CharTokenizer())
+        for cls, key in ((TrainingClient, "training_client"), (module.ServiceClient, "service_client")):
+            real = DATUM_CONTRACT[key]["methods"]
+            for method in [m for m in vars(cls) if not m.startswith("_")]:
+                self.assertIn(method, real, f"{key}.{method}")
+                params = list(inspect.signature(getattr(cls, method)).parameters)[1:]
+                self.assertEqual(params, real[method], f"{key}.{method}")
 
     def test_a_loss_input_the_sdk_does_not_know_is_refused(self):
         from fake_tinker import ModelInput

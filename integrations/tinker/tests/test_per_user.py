@@ -152,6 +152,27 @@ class BridgePerUserTest(unittest.TestCase):
         self.assertRegex(paths[1], r"-v000005$")
         self.assertEqual([a["step"] for a in cp.acks], [8, 9])
 
+    def test_a_restarted_bridge_resumes_a_user_from_the_state_saved_with_their_served_version(self):
+        import tempfile
+
+        from integrations.tinker.states import StateBook
+
+        with tempfile.TemporaryDirectory() as d:
+            states = StateBook(os.path.join(d, "states.json"))
+            self.users.states = states
+            cp = PerUserLeases([("maya", [leased(0, "maya")])])
+            train_per_user(self.users, LeaseBook(cp), poll_s=0)
+            v1 = cp.acks[0]["checkpointPath"]
+            self.assertIsNotNone(states.get(v1))
+            # A new process: Maya's served version is v1; her client resumes from its state, not a fresh LoRA.
+            cfg = bridge.BridgeConfig(base_model=BASE, lora_rank=8, method="grpo")
+            restarted = PerUserTinker(self.module, cfg, "run-7", states=StateBook(states.path))
+            served = {"served": {"version": 1, "path": v1}, "latestVersion": 1}
+            cp2 = PerUserLeases([("maya", [leased(1, "maya")], served)])
+            train_per_user(restarted, LeaseBook(cp2), poll_s=0, start=1)
+            self.assertIn(("create_training_client_from_state_with_optimizer", states.get(v1)), self.service.calls)
+            self.assertEqual(self.service.states[states.get(cp2.acks[0]["checkpointPath"])][2], 2)
+
     def test_refuses_a_lease_of_no_end_user(self):
         cp = PerUserLeases([(None, [leased(0, "maya")])])
         with self.assertRaisesRegex(SystemExit, "no end user"):
