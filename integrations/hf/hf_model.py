@@ -183,6 +183,8 @@ class HfChatModel(ChatModel):
 class HfFullChatModel(HfChatModel):
     """Full fine-tuning: the trained model (fp32 master weights), two serving copies and the frozen base."""
 
+    full = True
+
     def __init__(self, base: Any, tokenizer: Any, name: str, gradient_checkpointing: bool = True, **_lora: Any):
         self._describe(base, tokenizer, name)
         base.requires_grad_(False)

@@ -31,6 +31,8 @@ class ChatModel(abc.ABC):
     vocab_size: int
     eos_ids: frozenset[int]
     device: Any
+    # Full fine-tuning (each name a whole copy of the weights) rather than LoRA adapters.
+    full: bool = False
 
     # -- text -------------------------------------------------------------------------------------------
     @abc.abstractmethod

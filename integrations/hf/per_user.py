@@ -14,9 +14,9 @@ fresh adapter (B = 0: exactly the base). Folder names carry a hash of the user i
 
 Restarts: weights and Adam moments live in this process, so on a user's first batch in a process the lease's
 ``adapter`` (the console's account of the user's versions) says where they stand: their served (PROMOTED) folder is
-read back (``read_peft_folder``) into the training adapter, and their version numbers continue past the console's
-latest (any state), so a folder is never named after an earlier version. Adam moments are not in a PEFT folder:
-they restart fresh for a resumed user. A folder that already exists is never written over (``save`` refuses it): one
+read back (``read_peft_folder``) into the training adapter, with the Adam moments saved beside the folder
+(``moments.py``: a PEFT folder holds none), and their version numbers continue past the console's latest (any
+state), so a folder is never named after an earlier version. A folder that already exists is never written over (``save`` refuses it): one
 at the next version's name that the console does not know (written by a process that died before acknowledging it)
 is kept and the version takes the next free name (``free_version``). The run's step numbers continue past its last
 recorded step (``leases.resume_point``), as the shared trainer's do.
@@ -39,6 +39,7 @@ import torch
 from integrations.slime.leases import LeaseBook, user_batches
 
 from .model import TRAIN, ChatModel
+from .moments import load_moments, save_moments
 from .peft_folder import lora_config, read_peft_folder, write_peft_folder
 
 log = logging.getLogger("openclaw.hf.per_user")
@@ -76,8 +77,9 @@ class UserAdapters:
 
     def resume(self, end_user_id: str, adapter: Mapping[str, Any] | None) -> int | None:
         """A user this process has not trained yet: their served folder's weights (the lease's ``adapter.served``),
-        with fresh Adam moments; none served (or a version of no folder): the fresh adapter. Returns the version
-        resumed from. A served folder that cannot be read fails loudly rather than silently training from scratch."""
+        with the Adam moments saved beside it (fresh when none were); none served (or a version of no folder): the
+        fresh adapter. Returns the version resumed from. A served folder that cannot be read fails loudly rather than
+        silently training from scratch."""
         served = (adapter or {}).get("served") or {}
         path = served.get("path")
         if not path:
@@ -87,7 +89,8 @@ class UserAdapters:
             self.model.load_lora_state(TRAIN, weights)
         except (OSError, ValueError) as err:
             raise RuntimeError(f"cannot resume a user from their served version {served.get('version')} at {path}: {err}") from err
-        self._users[end_user_id] = ([p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()], self._fresh[1])
+        moments = load_moments(path)
+        self._users[end_user_id] = ([p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()], moments if moments is not None else self._fresh[1])
         self.loaded = None  # the training adapter holds their weights, the optimizer not yet their (fresh) moments
         return int(served["version"])
 
@@ -109,7 +112,7 @@ class UserAdapters:
         if end_user_id not in self._users:
             resumed = self.resume(end_user_id, adapter)
             if resumed is not None:
-                log.info("resumed a user from their served version %d (Adam moments fresh)", resumed)
+                log.info("resumed a user from their served version %d", resumed)
         self._load(end_user_id)
         metrics = self.trainer.step(items)
         self._users[end_user_id] = self._snapshot()
@@ -131,6 +134,7 @@ class UserAdapters:
             self._load(end_user_id)
         weights, targets = self.model.lora_state(TRAIN)
         write_peft_folder(path, weights, lora_config(base_model, rank, alpha, targets), exist_ok=False)
+        save_moments(self._users[end_user_id][1], path)
 
 
 def train_per_user(

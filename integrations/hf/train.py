@@ -40,6 +40,7 @@ from . import losses
 from .chat import hinted_messages, normalize
 from .generate import BatchQueue
 from .model import TRAIN, AdapterSlots, ChatModel
+from .moments import load_moments, save_moments
 from .per_user import UserAdapters, train_per_user
 from .serve import HfServer
 
@@ -287,6 +288,8 @@ def train(trainer: Trainer, book: LeaseBook, run_id: str, save_dir: str, max_ste
         # A folder of this name that exists was never acknowledged (the run's last step is below it): rewritten.
         path = checkpoint_dir(save_dir, run_id, rollout + 1)
         trainer.model.save_adapter(TRAIN, path)
+        if not trainer.model.full:
+            save_moments(trainer.optimizer.state_dict(), path)
         trainer.slots.publish(rollout + 1, path)
         metrics["train/step_time_s"] = time.monotonic() - started
         book.acknowledge_through(rollout, metrics=metrics, checkpoint_path=path, duration_ms=int((time.monotonic() - started) * 1000))
@@ -297,8 +300,8 @@ def train(trainer: Trainer, book: LeaseBook, run_id: str, save_dir: str, max_ste
 
 def resume(trainer: Trainer, step: int, checkpoint: str | None) -> None:
     """A restarted process of a run that already trained: the run's newest checkpoint into the training adapter and
-    serving (Adam moments restart fresh: a checkpoint does not hold them). A checkpoint this process cannot read
-    fails loudly rather than training on from the base under the run's later step numbers."""
+    serving, and its Adam moments (saved beside it) into the optimizer. A checkpoint this process cannot read fails
+    loudly rather than training on from the base under the run's later step numbers."""
     if checkpoint is None:
         if step:
             log.warning("the run recorded %d step(s) but no checkpoint to resume from: training on from the base", step)
@@ -310,8 +313,11 @@ def resume(trainer: Trainer, step: int, checkpoint: str | None) -> None:
         return
     except (OSError, ValueError) as err:
         raise RuntimeError(f"cannot resume the run from its checkpoint {checkpoint}: {err}") from err
+    moments = load_moments(checkpoint)
+    if moments is not None:
+        trainer.optimizer.load_state_dict(moments)
     trainer.slots.publish(step, checkpoint)
-    log.info("resumed from %s (the run's step %d; Adam moments fresh)", checkpoint, step)
+    log.info("resumed from %s (the run's step %d; Adam moments %s)", checkpoint, step, "too" if moments is not None else "fresh: none saved")
 
 
 def finetune_mode(env: Mapping[str, str]) -> bool:

@@ -226,13 +226,23 @@ class PerUserTrainingTest(unittest.TestCase):
             v4 = user_adapter_dir(d, "run-1", "maya", 4)
             self.assertEqual(book.acks, [(0, v4)])
             after = self.folder(v4)
-            # v4 is one step from v2's weights with fresh Adam moments (what a PEFT folder cannot hold)...
+            # v4 is one step from v2's weights and its Adam moments (saved beside the folder: a PEFT folder holds
+            # none)...
+            from integrations.hf.moments import load_moments
+
             expected = self.trainer()
             expected.model.load_lora_state("trainer", served)
+            expected.optimizer.load_state_dict(load_moments(v2))
             expected.step(MAYA)
             want, _ = expected.model.lora_state("trainer")
             for k in want:
                 self.assertTrue(torch.equal(after[k], want[k]), k)
+            # ...which differs from the step fresh moments would have taken.
+            fresh = self.trainer()
+            fresh.model.load_lora_state("trainer", served)
+            fresh.step(MAYA)
+            fresh_weights, _ = fresh.model.lora_state("trainer")
+            self.assertTrue(any(not torch.equal(after[k], fresh_weights[k]) for k in after))
             # ...not a step from the fresh adapter (that is v1: MAYA on the fresh adapter).
             self.assertTrue(any(not torch.equal(after[k], self.folder(v1)[k]) for k in after))
             # The earlier folders are untouched, byte for byte.

@@ -113,6 +113,13 @@ class RestartTest(unittest.TestCase):
             resume(again, start, checkpoint)
             for p, q in zip(again.model.trainable_parameters(), trained):
                 self.assertTrue(torch.equal(p, q))
+            # The Adam moments too (saved beside the checkpoint's folder, not in it).
+            self.assertTrue(os.path.exists(step1 + ".adam.pt"))
+            saved, resumed = first.optimizer.state_dict()["state"], again.optimizer.state_dict()["state"]
+            self.assertEqual(sorted(saved), sorted(resumed))
+            for i in saved:
+                self.assertTrue(torch.equal(saved[i]["exp_avg"], resumed[i]["exp_avg"]))
+                self.assertTrue(torch.equal(saved[i]["exp_avg_sq"], resumed[i]["exp_avg_sq"]))
             self.assertEqual((again.slots.version, again.slots.checkpoint), (1, step1))
             # Serving answers from the resumed weights, not the base's.
             with again.slots.reading() as (slot, version):
