@@ -91,6 +91,7 @@ class UserAdapters:
             raise RuntimeError(f"cannot resume a user from their served version {served.get('version')} at {path}: {err}") from err
         moments = load_moments(path)
         self._users[end_user_id] = ([p.detach().to("cpu", copy=True) for p in self.model.trainable_parameters()], moments if moments is not None else self._fresh[1])
+        log.info("resumed a user from their served version %s (Adam moments %s)", served.get("version"), "too" if moments is not None else "fresh: none saved")
         self.loaded = None  # the training adapter holds their weights, the optimizer not yet their (fresh) moments
         return int(served["version"])
 
@@ -110,9 +111,7 @@ class UserAdapters:
             if item.get("endUserId") != end_user_id:
                 raise ValueError(f"sample {item.get('sampleId')!r} is not {end_user_id!r}'s: refused for their adapter")
         if end_user_id not in self._users:
-            resumed = self.resume(end_user_id, adapter)
-            if resumed is not None:
-                log.info("resumed a user from their served version %d", resumed)
+            self.resume(end_user_id, adapter)
         self._load(end_user_id)
         metrics = self.trainer.step(items)
         self._users[end_user_id] = self._snapshot()

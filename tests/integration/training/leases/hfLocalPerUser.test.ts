@@ -133,7 +133,7 @@ describe.skipIf(!python)("hf-local per user against the console (needs torch)", 
     );
     expect(maya2.path, output).toMatch(/\/v000002$/);
     expect(maya2.parentId).toBe(maya1.id);
-    expect(output).toMatch(/resumed a user from their served version 1 \(Adam moments fresh\)/);
+    expect(output).toMatch(/resumed a user from their served version 1 \(Adam moments too\)/);
     expect(readFileSync(path.join(maya1.path!, "adapter_model.safetensors")).equals(before)).toBe(true);
   }, 420_000);
 });
