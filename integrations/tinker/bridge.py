@@ -40,7 +40,7 @@ from typing import Any, Mapping
 from integrations.slime.client import ControlPlaneClient, ControlPlaneError, Settings
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import Heartbeat, LeaseBook, RunStopped, resume_point
-from integrations.tinker.states import StateBook, state_book
+from integrations.tinker.states import StateBook, resumed_client, state_book
 from integrations.tinker.serve import LoraSamplers, SamplerSlot, SamplingServer
 
 log = logging.getLogger("openclaw.tinker")
@@ -198,19 +198,6 @@ def train(
         )
         steps += 1
     return steps
-
-
-def resumed_client(service: Any, states: StateBook | None, sampler_path: str | None) -> Any:
-    """A training client resumed from the state saved with ``sampler_path``'s weights (states.py), or None: no book,
-    no path, or no state saved with it (then a fresh LoRA, and the log says why)."""
-    if states is None or sampler_path is None:
-        return None
-    saved = states.get(sampler_path)
-    if saved is None:
-        log.warning("no training state saved with %s (another machine, or TINKER_SAVE_STATE=0): training on from the base", sampler_path)
-        return None
-    log.info("resuming from %s (the state saved with %s, Adam moments included)", saved, sampler_path)
-    return service.create_training_client_from_state_with_optimizer(saved)
 
 
 def sampler_name(run_id: str, step: int) -> str:

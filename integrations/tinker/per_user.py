@@ -35,8 +35,8 @@ import time
 
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import LeaseBook, user_batches
-from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, resumed_client, token_advantages
-from integrations.tinker.states import StateBook
+from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, token_advantages
+from integrations.tinker.states import StateBook, resumed_client
 
 log = logging.getLogger("openclaw.tinker.per_user")
 

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import threading
+from typing import Any
 
 log = logging.getLogger("openclaw.tinker.states")
 
@@ -56,3 +57,16 @@ def state_book(env: dict[str, str] | os._Environ) -> StateBook | None:
     if env.get("TINKER_SAVE_STATE", "1") == "0":
         return None
     return StateBook(env.get("TINKER_STATE_FILE") or os.path.join(os.getcwd(), ".tinker", "states.json"))
+
+
+def resumed_client(service: Any, states: StateBook | None, sampler_path: str | None) -> Any:
+    """A training client resumed from the state saved with ``sampler_path``'s weights, or None: no book,
+    no path, or no state saved with it (then a fresh LoRA, and the log says why)."""
+    if states is None or sampler_path is None:
+        return None
+    saved = states.get(sampler_path)
+    if saved is None:
+        log.warning("no training state saved with %s (another machine, or TINKER_SAVE_STATE=0): training on from the base", sampler_path)
+        return None
+    log.info("resuming from %s (the state saved with %s, Adam moments included)", saved, sampler_path)
+    return service.create_training_client_from_state_with_optimizer(saved)
