@@ -104,6 +104,21 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         onChange={(e) => setCfg(path, e.target.value)}
       />,
     );
+  /** A boolean setting as an on/off select (each option says what it does); `fallback`: the value shown when unset. */
+  const toggle = (label: string, path: string, off: string, on: string, fallback = false, hint?: string) =>
+    field(
+      label,
+      `config.${path}`,
+      <select
+        name={path}
+        value={String(getAt(cfg, path) ?? fallback)}
+        onChange={(e) => setCfg(path, e.target.value === "true")}
+      >
+        <option value="false">{off}</option>
+        <option value="true">{on}</option>
+      </select>,
+      hint,
+    );
   /** perUser.windowUtc: train only within [from, to) UTC hours; both empty: any hour. */
   const windowField = () => {
     const w = getAt(cfg, "perUser.windowUtc") as { from: number; to: number } | null | undefined;
@@ -278,17 +293,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               "0.1",
               "the adapter step's bound on the gradient's global norm (0: none)",
             )}
-            {field(
+            {toggle(
               "Remembered hint",
-              "config.perUser.rememberedHint",
-              <select
-                name="perUser.rememberedHint"
-                value={String(getAt(cfg, "perUser.rememberedHint") ?? true)}
-                onChange={(e) => setCfg("perUser.rememberedHint", e.target.value === "true")}
-              >
-                <option value="true">on (the user&apos;s latest other hint)</option>
-                <option value="false">off (the turn&apos;s hint alone)</option>
-              </select>,
+              "perUser.rememberedHint",
+              "off (the turn's hint alone)",
+              "on (the user's latest other hint)",
+              true,
               "a hint that only restates the question is replaced for the teacher by the user's latest other hint; not in the reference",
             )}
             {num(
@@ -464,35 +474,18 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             "any",
             origin("dualClip", "caps the loss of negative-advantage tokens at −A·c (slime --eps-clip-c)"),
           )}
-          {field(
-            "Advantage whitening",
-            "config.hyper.normalizeAdvantages",
-            <select
-              name="hyper.normalizeAdvantages"
-              value={String(getAt(cfg, "hyper.normalizeAdvantages") ?? false)}
-              onChange={(e) => setCfg("hyper.normalizeAdvantages", e.target.value === "true")}
-            >
-              <option value="false">off (A = r)</option>
-              <option value="true">on (baseline over the batch)</option>
-            </select>,
-          )}
+          {toggle("Advantage whitening", "hyper.normalizeAdvantages", "off (A = r)", "on (baseline over the batch)")}
           <span className="muted" style={{ fontSize: 11 }}>
             {origin(
               "normalizeAdvantages",
               "advantages minus the batch mean, over their standard deviation (slime --normalize-advantages)",
             )}
           </span>
-          {field(
+          {toggle(
             "Hint memory (OPD, Combine)",
-            "config.hyper.hintMemory",
-            <select
-              name="hyper.hintMemory"
-              value={String(getAt(cfg, "hyper.hintMemory") ?? false)}
-              onChange={(e) => setCfg("hyper.hintMemory", e.target.value === "true")}
-            >
-              <option value="false">off (distil corrected turns only)</option>
-              <option value="true">on (reuse the user&apos;s latest accepted hint)</option>
-            </select>,
+            "hyper.hintMemory",
+            "off (distil corrected turns only)",
+            "on (reuse the user's latest accepted hint)",
           )}
           <span className="muted" style={{ fontSize: 11 }}>
             {origin(
@@ -540,17 +533,11 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "OPD, Combine: a teacher reply becomes a demonstration only if the hinted teacher is this confident in it (drops babble); −10 keeps all",
                 ),
               )}
-              {field(
+              {toggle(
                 "Conversation hints (OPD, Combine)",
-                "config.hyper.conversationHints",
-                <select
-                  name="hyper.conversationHints"
-                  value={String(getAt(cfg, "hyper.conversationHints") ?? false)}
-                  onChange={(e) => setCfg("hyper.conversationHints", e.target.value === "true")}
-                >
-                  <option value="false">off (the turn&apos;s hint alone)</option>
-                  <option value="true">on (and the conversation&apos;s earlier hints)</option>
-                </select>,
+                "hyper.conversationHints",
+                "off (the turn's hint alone)",
+                "on (and the conversation's earlier hints)",
               )}
               <span className="muted" style={{ fontSize: 11 }}>
                 {origin(
@@ -569,18 +556,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               )}
             </>
           )}
-          {field(
-            "LoRA",
-            "config.lora.enabled",
-            <select
-              name="lora.enabled"
-              value={String(getAt(cfg, "lora.enabled") ?? false)}
-              onChange={(e) => setCfg("lora.enabled", e.target.value === "true")}
-            >
-              <option value="false">off</option>
-              <option value="true">on</option>
-            </select>,
-          )}
+          {toggle("LoRA", "lora.enabled", "off", "on")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}
         </div>
