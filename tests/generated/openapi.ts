@@ -2123,6 +2123,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -2187,6 +2188,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -2371,6 +2374,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2406,6 +2411,10 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default true */
                   rememberedHint: boolean;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2654,6 +2663,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -2718,6 +2728,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -2902,6 +2914,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
+             *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2937,6 +2951,10 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default true */
               rememberedHint?: boolean;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3164,6 +3182,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -3228,6 +3247,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -3412,6 +3433,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3447,6 +3470,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -3750,6 +3777,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -3814,6 +3842,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -3998,6 +4028,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4033,6 +4065,10 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default true */
                   rememberedHint: boolean;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4291,6 +4327,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -4355,6 +4392,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -4539,6 +4578,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4574,6 +4615,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7038,6 +7083,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -7102,6 +7148,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -7286,6 +7334,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7321,6 +7371,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7597,6 +7651,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -7661,6 +7716,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -7845,6 +7902,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
+             *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7880,6 +7939,10 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default true */
               rememberedHint?: boolean;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8107,6 +8170,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8171,6 +8235,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -8355,6 +8421,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8390,6 +8458,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8654,6 +8726,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8718,6 +8791,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -8902,6 +8977,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8937,6 +9014,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9201,6 +9282,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -9265,6 +9347,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9449,6 +9533,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9484,6 +9570,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9742,6 +9832,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -9806,6 +9897,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9990,6 +10083,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10025,6 +10120,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10284,6 +10383,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -10348,6 +10448,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -10532,6 +10634,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10567,6 +10671,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

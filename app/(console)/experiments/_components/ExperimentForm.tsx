@@ -273,6 +273,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             )}
             {num("Hindsight weight", "perUser.hindsightWeight", "0.1")}
             {num(
+              "KL to the base (β)",
+              "perUser.baseKlCoef",
+              "0.1",
+              "the exact KL to the frozen base on the step's response positions (0: off)",
+            )}
+            {num(
               "Samples per adapter step",
               "perUser.minSamples",
               "1",
