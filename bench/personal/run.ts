@@ -12,9 +12,13 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false` override the defaults). A turn's `userHint` is its user's latest earlier hint that does not
-// restate its question, from that user's turns in the same arm (both arms alike).
+// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--rank` (alpha 2×rank), `--targets` override the defaults).
+// Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
+// per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
+// demonstrations (with their question) and per-user held-out replies to stderr. A turn's `userHint` is its user's
+// latest earlier hint that does not restate its question, from that user's turns in the same arm (both arms alike).
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { PerUserSchema } from "../../server/config/experimentConfig";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
 import { EmbeddedEngine } from "../../server/engine/engine";
@@ -22,19 +26,22 @@ import type { PolicyModel } from "../../server/engine/model";
 import {
   attentionAndMlpTargets,
   createAdapter,
+  defaultTargets,
   disposeAdapter,
   serializeAdapter,
   type LoraAdapter,
 } from "../../server/engine/lora";
 import { mulberry32 } from "../../server/engine/rng";
-import { END_ID } from "../../server/engine/tokenizer";
+import { decode, END_ID } from "../../server/engine/tokenizer";
 import { deriveHint } from "../../server/judge/core/heuristic";
 import { restatesQuestion, userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
 import { reactionTo } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
 
-const USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
+const ALL_USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
+/** the users simulated (`--users`, a diagnostic: per-user results do not depend on the others) */
+let USERS = ALL_USERS;
 let defaults = PerUserSchema.parse({});
 
 interface Arm {
@@ -51,18 +58,22 @@ async function runSeed(
   engine: EmbeddedEngine,
   base: PolicyModel,
   seed: number,
-  o: { rounds: number; perRound: number; k: number },
+  o: { rounds: number; perRound: number; k: number; arms: Array<"perUser" | "shared">; show: string[] },
 ) {
   const maxTokens = 96;
   const fresh = (s: number) =>
     createAdapter(
       base.config,
-      { rank: defaults.rank, alpha: defaults.alpha, targets: attentionAndMlpTargets(base.config) },
+      {
+        rank: defaults.rank,
+        alpha: defaults.alpha,
+        targets: defaults.targets === "attention" ? defaultTargets(base.config) : attentionAndMlpTargets(base.config),
+      },
       s,
     );
   const arms: Record<"perUser" | "shared", Arm> = {
     perUser: {
-      adapters: new Map(USERS.map((u, i) => [u.id, fresh(seed * 100 + i)])),
+      adapters: new Map(USERS.map((u) => [u.id, fresh(seed * 100 + ALL_USERS.indexOf(u))])),
       versions: new Map(),
       userHints: new Map(),
       trainMs: 0,
@@ -86,7 +97,7 @@ async function runSeed(
   const sampling = { maxTokens, temperature: 1, stopIds: [END_ID] };
 
   for (let round = 0; round < o.rounds; round++) {
-    for (const arm of ["perUser", "shared"] as const) {
+    for (const arm of o.arms) {
       const byUser = new Map<string, HintedAdapterSample[]>();
       for (const user of USERS) {
         const questions = questionsFor(user);
@@ -129,9 +140,15 @@ async function runSeed(
       for (const [b, [key, batch]] of batches.entries()) {
         const step = await userAdapterStep(base, arms[arm].adapters.get(key)!, batch, defaults, {
           maxTokens,
-          seed: seed * 1_000_000 + round * 1000 + b,
+          // per-user: the user's place among all four, so a run with `--users` trains as the full run does
+          seed: seed * 1_000_000 + round * 1000 + (arm === "perUser" ? ALL_USERS.findIndex((u) => u.id === key) : b),
         });
         arms[arm].demos += step.demos;
+        if (arm === "perUser" && o.show.includes(key))
+          for (const d of step.demoSamples)
+            console.error(
+              `  demo ${key} r${round} ${JSON.stringify(/[^\n]*\?/.exec(decode(d.promptIds))?.[0] ?? "")}: ${JSON.stringify(decode(d.responseIds))}`,
+            );
         gradNorms.push(step.gradNorm.toFixed(2));
         disposeAdapter(arms[arm].adapters.get(key)!);
         arms[arm].adapters.set(key, step.adapter);
@@ -161,14 +178,18 @@ async function runSeed(
         const q = held[i % held.length];
         const r = await engine.chat([{ role: "user", content: q.text }], { ...sampling, seed: 7_000_000 + i, adapter });
         const c = checkReply(user, q, r.text);
+        if (o.show.includes(user.id) && adapter?.key.includes(":perUser:"))
+          console.error(
+            `  held-out ${user.id} ${q.id} ${c.ok ? "ok" : c.style ? "off-topic" : "style"}: ${JSON.stringify(r.text)}`,
+          );
         if (c.style) style++;
         if (c.ok) both++;
       }
       return { style: style / (held.length * o.k), both: both / (held.length * o.k) };
     };
     result[user.id] = {
-      perUser: await rate(served("perUser", user.id)),
-      shared: await rate(served("shared", "*")),
+      perUser: o.arms.includes("perUser") ? await rate(served("perUser", user.id)) : { style: NaN, both: NaN },
+      shared: o.arms.includes("shared") ? await rate(served("shared", "*")) : { style: NaN, both: NaN },
       base: await rate(undefined),
     };
   }
@@ -194,9 +215,23 @@ async function main() {
       hindsightWeight: { type: "string" },
       rememberedHint: { type: "string" },
       gradClip: { type: "string" },
+      baseKl: { type: "string" },
+      relevance: { type: "string" },
+      rank: { type: "string" },
+      /** diagnostics: one arm only ("perUser" or "shared"), and one user's demonstrations and held-out replies */
+      arms: { type: "string", default: "perUser,shared" },
+      show: { type: "string" },
+      users: { type: "string" },
+      targets: { type: "string" },
     },
   });
-  const o = { rounds: Number(values.rounds), perRound: Number(values.perRound), k: Number(values.k) };
+  const o = {
+    rounds: Number(values.rounds),
+    perRound: Number(values.perRound),
+    k: Number(values.k),
+    arms: values.arms.split(",").map((a) => z.enum(["perUser", "shared"]).parse(a)),
+    show: values.show?.split(",") ?? [],
+  };
   // Overrides of the per-user defaults, to measure a setting before it becomes one.
   defaults = PerUserSchema.parse({
     ...(values.hindsight !== undefined ? { hindsightSamples: Number(values.hindsight) } : {}),
@@ -205,13 +240,18 @@ async function main() {
     ...(values.hindsightWeight !== undefined ? { hindsightWeight: Number(values.hindsightWeight) } : {}),
     ...(values.gradClip !== undefined ? { gradClip: Number(values.gradClip) } : {}),
     ...(values.rememberedHint !== undefined ? { rememberedHint: values.rememberedHint === "true" } : {}),
+    ...(values.targets !== undefined ? { targets: values.targets } : {}),
+    ...(values.relevance !== undefined ? { hindsightRelevance: values.relevance === "true" } : {}),
+    ...(values.baseKl !== undefined ? { baseKlCoef: Number(values.baseKl) } : {}),
+    ...(values.rank !== undefined ? { rank: Number(values.rank), alpha: 2 * Number(values.rank) } : {}),
   });
+  if (values.users) USERS = values.users.split(",").map(getPersona);
   const engine = new EmbeddedEngine();
   await engine.load("models/base");
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

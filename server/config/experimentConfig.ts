@@ -136,6 +136,12 @@ export const HyperparamsSchema = z.object({
   /** β of the exact full-vocabulary KL(π ‖ base) (embedded trainer only); 0 = off (reference). */
   baseKlCoef: z.number().min(0).max(10).default(0),
   /**
+   * keep a hindsight demonstration only if the frozen base finds it likelier after its own prompt than after each
+   * other prompt of the user's batch (personalization/step.ts relevantDemos): the hinted teacher writes confident
+   * replies in the user's style about another question (its memorised continuations), which teach content away
+   */
+  hindsightRelevance: z.boolean().default(false),
+  /**
    * Extrapolated distillation (ExOPD; embedded trainer, topk/full estimators): the teacher is
    * softmax(log π_base + λ·(log π_hinted − log π_base)). 1 = the hinted teacher (reference); 1–2 sharpens what the hint
    * changed.
@@ -335,6 +341,18 @@ export const PerUserSchema = z.object({
    * conversation's earlier hints (hyper.conversationHints) after the turn's own.
    */
   rememberedHint: z.boolean().default(true),
+  /**
+   * β: the exact KL(π ‖ base) over the vocabulary at the response positions of the adapter's step (samples and
+   * demonstrations), as the embedded trainer's hyper.baseKlCoef: it holds each prompt's own content where the style
+   * moves. 0 = off.
+   */
+  baseKlCoef: z.number().min(0).max(10).default(0),
+  /**
+   * keep a hindsight demonstration only if the frozen base finds it likelier after its own prompt than after each
+   * other prompt of the user's batch (personalization/step.ts relevantDemos): the hinted teacher writes confident
+   * replies in the user's style about another question (its memorised continuations), which teach content away
+   */
+  hindsightRelevance: z.boolean().default(false),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

@@ -5,13 +5,14 @@
  * term (losses.ts agg_demo, weight w_demo) on the demonstrations D, both reduced like the shared trainer's
  * ("sum_of_sample_mean", losses.ts sampleMean, over all N = |samples| + |D| rows):
  *   L = −(1/N) Σ_{i ∈ samples} A_i · mean_t log π(y_{i,t} | x_i, y_{i,<t})  +  w_demo · (1/N) Σ_{d ∈ D} mean_t −log π(y_{d,t} | x_d, …)
+ *       + β · (1/N) Σ_{rows} mean_t KL(π ‖ π_base)(· | x, y_{<t})      (optional, `baseKl`: the exact KL over the vocabulary)
  * with π = base + adapter. Gradients reach A and B only (lora.ts `adapterGrads`): the base is read, never updated, so
  * every user's adapter sits on the same base and one user's step cannot move another user's model.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { adapterGrads, sgdStep, disposeAdapter, type LoraAdapter, type LoraPair } from "./lora";
-import { sampleMean } from "./losses";
+import { distillationKl, sampleMean } from "./losses";
 import { forward, type PolicyModel } from "./model";
 import { packBatch, tokenLogprobs } from "./score";
 
@@ -48,6 +49,11 @@ export function adapterStep(
     demos?: readonly AdapterDemo[];
     /** w_demo, the weight of the demonstrations' cross-entropy (default 1) */
     demoWeight?: number;
+    /**
+     * β: the weight of the exact KL(π ‖ base) over the vocabulary at every response position of the batch (samples
+     * and demonstrations), reduced like the other terms (losses.ts kl_base); 0 (default) leaves it out
+     */
+    baseKl?: number;
   },
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
@@ -64,12 +70,18 @@ export function adapterStep(
   const adv = tf.tensor2d([...advantages, ...demos.map(() => 0)], [batch.B, 1]);
   const demoMask = tf.mul(mask, tf.tensor2d(isDemo, [batch.B, 1]));
   const wDemo = opts.demoWeight ?? 1;
+  const beta = opts.baseKl ?? 0;
+  // The frozen base's next-token distribution at the same positions (no adapter, outside the gradient).
+  const baseVocab =
+    beta > 0 ? tf.tidy(() => tokenLogprobs(forward(base.config, base.params, ids), batch, false, true).vocab!) : null;
   const { value, grads } = adapterGrads(base.params, adapter, (params) => {
-    const { logprobs } = tokenLogprobs(forward(base.config, params, ids), batch, false);
-    const rl = tf.neg(sampleMean(tf.mul(logprobs, adv), mask));
-    return demos.length ? tf.add(rl, tf.mul(sampleMean(tf.neg(logprobs), demoMask), wDemo)) : (rl as tf.Scalar);
+    const { logprobs, vocab } = tokenLogprobs(forward(base.config, params, ids), batch, false, beta > 0);
+    let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
+    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(tf.neg(logprobs), demoMask), wDemo));
+    if (vocab && baseVocab) loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
+    return loss;
   });
-  tf.dispose([ids, mask, adv, demoMask]);
+  tf.dispose([ids, mask, adv, demoMask, ...(baseVocab ? [baseVocab] : [])]);
   const gradNorm = Math.sqrt(
     [...grads.values()].reduce(
       (acc, g) => acc + tf.tidy(() => tf.add(tf.sum(tf.square(g.A)), tf.sum(tf.square(g.B))).dataSync()[0]),

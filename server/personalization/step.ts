@@ -5,6 +5,7 @@ import type { ExperimentConfig } from "../config/experimentConfig";
 import type { LoraAdapter } from "../engine/lora";
 import { adapterStep, type AdapterSample, type AdapterStepResult } from "../engine/loraTrain";
 import type { PolicyModel } from "../engine/model";
+import { scoreBatch } from "../engine/score";
 import { hintedTeacherDemos } from "../training/trainInputs";
 
 /** A sample with what the hinted teacher needs: the served request and the turn's accepted hint. */
@@ -57,11 +58,19 @@ export async function userAdapterStep(
   samples: readonly HintedAdapterSample[],
   pu: Pick<
     ExperimentConfig["perUser"],
-    "lr" | "gradClip" | "advantages" | "hindsightSamples" | "hindsightWeight" | "hindsightMinLogprob" | "rememberedHint"
+    | "lr"
+    | "gradClip"
+    | "advantages"
+    | "hindsightSamples"
+    | "hindsightWeight"
+    | "hindsightMinLogprob"
+    | "rememberedHint"
+    | "baseKlCoef"
+    | "hindsightRelevance"
   >,
   opts: { maxTokens: number; seed: number },
-): Promise<AdapterStepResult & { demos: number }> {
-  const demos = await hintedTeacherDemos(
+): Promise<AdapterStepResult & { demos: number; demoSamples: Array<{ promptIds: number[]; responseIds: number[] }> }> {
+  const taught = await hintedTeacherDemos(
     base,
     samples.map((s) => ({
       messages: s.messages,
@@ -71,14 +80,54 @@ export async function userAdapterStep(
     })),
     { samples: pu.hindsightSamples, minLogprob: pu.hindsightMinLogprob, maxTokens: opts.maxTokens, seed: opts.seed },
   );
+  const demos = pu.hindsightRelevance
+    ? relevantDemos(
+        base,
+        taught,
+        samples.map((s) => s.promptIds),
+      )
+    : taught;
   const step = adapterStep(base, adapter, samples, {
     lr: pu.lr,
     gradClip: pu.gradClip,
     advantages: pu.advantages,
     demos,
     demoWeight: pu.hindsightWeight,
+    baseKl: pu.baseKlCoef,
   });
-  return { ...step, demos: demos.length };
+  // The demonstrations' replies too, so a caller (bench/personal --show) can read what the teacher taught.
+  return {
+    ...step,
+    demos: demos.length,
+    demoSamples: demos.map(({ promptIds, responseIds }) => ({ promptIds, responseIds })),
+  };
+}
+
+/**
+ * The demonstrations that are about their own prompt (`hindsightRelevance`): the frozen base without the hint finds
+ * the reply likelier (mean token log-prob) after its own prompt than after every other prompt of the batch. The
+ * hinted teacher's confidence does not tell a reply in the user's style about another question ("Hint: think about
+ * when muscles actually repair." to "What does photosynthesis produce?", the base's memorised continuation of
+ * "Hint: think about") from one about this question: such a reply is as likely after any prompt. A demonstration
+ * whose prompt is the batch's only one is kept (nothing to compare with).
+ */
+export function relevantDemos<T extends { promptIds: number[]; responseIds: number[] }>(
+  base: PolicyModel,
+  demos: readonly T[],
+  batchPrompts: ReadonlyArray<readonly number[]>,
+): T[] {
+  const prompts = [...new Map(batchPrompts.map((p) => [p.join(","), p])).values()];
+  const mean = (lp: number[]) => lp.reduce((a, b) => a + b, 0) / Math.max(1, lp.length);
+  return demos.filter((d) => {
+    const own = d.promptIds.join(",");
+    const others = prompts.filter((p) => p.join(",") !== own);
+    if (!others.length) return true;
+    const [mine, ...theirs] = scoreBatch(
+      base,
+      [d.promptIds, ...others].map((p) => ({ promptIds: p, responseIds: d.responseIds })),
+    ).map(mean);
+    return theirs.every((x) => mine > x);
+  });
 }
 
 /**

@@ -2123,6 +2123,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -2187,6 +2188,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -2371,6 +2374,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2406,6 +2411,10 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default true */
                   rememberedHint: boolean;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2654,6 +2663,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -2718,6 +2728,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -2902,6 +2914,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
+             *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2937,6 +2951,10 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default true */
               rememberedHint?: boolean;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3164,6 +3182,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -3228,6 +3247,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -3412,6 +3433,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3447,6 +3470,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -3750,6 +3777,7 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -3814,6 +3842,8 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -3998,6 +4028,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
+                 *       "baseKlCoef": 0,
+                 *       "hindsightRelevance": false,
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4033,6 +4065,10 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default true */
                   rememberedHint: boolean;
+                  /** @default 0 */
+                  baseKlCoef: number;
+                  /** @default false */
+                  hindsightRelevance: boolean;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4291,6 +4327,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -4355,6 +4392,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -4539,6 +4578,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4574,6 +4615,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7040,6 +7085,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -7104,6 +7150,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -7288,6 +7336,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7323,6 +7373,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7599,6 +7653,7 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -7663,6 +7718,8 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -7847,6 +7904,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
+             *       "baseKlCoef": 0,
+             *       "hindsightRelevance": false,
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7882,6 +7941,10 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default true */
               rememberedHint?: boolean;
+              /** @default 0 */
+              baseKlCoef?: number;
+              /** @default false */
+              hindsightRelevance?: boolean;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8109,6 +8172,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8173,6 +8237,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -8357,6 +8423,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8392,6 +8460,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8656,6 +8728,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8720,6 +8793,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -8904,6 +8979,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8939,6 +9016,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9203,6 +9284,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -9267,6 +9349,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9451,6 +9535,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9486,6 +9572,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9744,6 +9834,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -9808,6 +9899,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9992,6 +10085,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10027,6 +10122,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10286,6 +10385,7 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -10350,6 +10450,8 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -10534,6 +10636,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
+               *       "baseKlCoef": 0,
+               *       "hindsightRelevance": false,
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10569,6 +10673,10 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default true */
                 rememberedHint: boolean;
+                /** @default 0 */
+                baseKlCoef: number;
+                /** @default false */
+                hindsightRelevance: boolean;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

@@ -17,6 +17,8 @@ describe("personalization", () => {
       hindsightMinLogprob: -0.15,
       gradClip: 0.4,
       rememberedHint: true,
+      baseKlCoef: 0,
+      hindsightRelevance: false,
     });
   });
 

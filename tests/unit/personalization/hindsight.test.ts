@@ -1,7 +1,7 @@
 // Hindsight for per-user adapters, on tiny hand-built cases: the demonstration term of the adapter step (its loss
 // and gradient worked out from the reducer by hand, the adapter alone moving, the base frozen), and the
 // demonstrations one user's step trains on (the hinted base's replies for that user's hinted turns, kept by the
-// teacher's own confidence).
+// teacher's own confidence), and the optional anchor to the base (the exact KL over the vocabulary).
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
@@ -21,6 +21,7 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { PerUserSchema } from "../../../server/config/experimentConfig";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
+  relevantDemos,
   restatesQuestion,
   teacherHint,
   userAdapterStep,
@@ -187,6 +188,7 @@ describe("the user's remembered hint (rememberedHint)", () => {
       demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
       demoWeight: settings.hindsightWeight,
       gradClip: settings.gradClip,
+      baseKl: settings.baseKlCoef,
     });
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
     // Off: the teacher hears the restated question, and writes other replies.
@@ -199,5 +201,116 @@ describe("the user's remembered hint (rememberedHint)", () => {
     );
     expect(maxAbsDiff(flat(off.adapter), flat(want.adapter))).toBeGreaterThan(0);
     for (const a of [start, got.adapter, want.adapter, off.adapter]) disposeAdapter(a);
+  });
+});
+
+describe("the adapter step's anchor to the base (baseKlCoef)", () => {
+  const rejected = { promptIds: prompt, responseIds: [69, 70, 260], reward: -1 };
+  const demo = { promptIds: prompt, responseIds: [45, 32, 66, 260] };
+  /** (1/N) Σ_rows mean_t KL(π ‖ base) over the vocabulary at the response positions, by hand from the two models */
+  function klByHand(a: LoraAdapter): number {
+    const batch = packBatch([rejected, demo], micro.ctx);
+    return tf.tidy(() => {
+      const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
+      const merged = adaptedParams(base.params, a);
+      const p = tokenLogprobs(forward(micro, merged, ids), batch, false, true).vocab!;
+      const q = tokenLogprobs(forward(micro, base.params, ids), batch, false, true).vocab!;
+      const kl = tf.sum(tf.mul(tf.exp(p), tf.sub(p, q)), -1).arraySync() as number[][];
+      return batch.spans.reduce((acc, { start, length }, i) => {
+        const row = kl[i].slice(start, start + length);
+        return acc + row.reduce((x, y) => x + y, 0) / length / batch.B;
+      }, 0);
+    });
+  }
+
+  it("adds β·(1/N)·Σ mean_t KL(π ‖ base), whose step moves the adapter toward the base", () => {
+    const start = adapter(10);
+    const beta = 0.7;
+    const kl0 = klByHand(start);
+    expect(kl0).toBeGreaterThan(1e-4);
+    // A rejected reply (A = 0) and no demonstration: only the anchor trains, and its loss is β times the KL.
+    const step = adapterStep(
+      base,
+      start,
+      [rejected, demo].map((x) => ({ ...x, reward: -1 })),
+      {
+        lr: 0.3,
+        gradClip: 0,
+        advantages: "positive",
+        baseKl: beta,
+      },
+    );
+    expect(step.loss).toBeCloseTo(beta * kl0, 5);
+    expect(klByHand(step.adapter)).toBeLessThan(kl0);
+    // Off (β 0, the default) the same batch leaves the adapter where it was.
+    const off = adapterStep(
+      base,
+      start,
+      [rejected, demo].map((x) => ({ ...x, reward: -1 })),
+      {
+        lr: 0.3,
+        gradClip: 0,
+        advantages: "positive",
+      },
+    );
+    expect(maxAbsDiff(flat(off.adapter), flat(start))).toBe(0);
+    for (const a of [start, step.adapter, off.adapter]) disposeAdapter(a);
+  });
+
+  it("is zero, with no gradient, for an adapter that has not moved (B = 0)", () => {
+    const start = createAdapter(micro, { rank: 2, alpha: 4, targets: defaultTargets(micro) }, 11);
+    const step = adapterStep(base, start, [rejected], { lr: 0.3, gradClip: 0, advantages: "positive", baseKl: 1 });
+    expect(step.loss).toBeCloseTo(0, 6);
+    expect(maxAbsDiff(flat(step.adapter), flat(start))).toBeLessThan(1e-6);
+    for (const a of [start, step.adapter]) disposeAdapter(a);
+  });
+
+  it("is the per-user setting's β in a user's step", async () => {
+    const start = adapter(12);
+    const samples: HintedAdapterSample[] = [{ ...rejected, messages: [Q], hint: null }];
+    const settings = PerUserSchema.parse({ lr: 0.3, baseKlCoef: 0.5 });
+    const got = await userAdapterStep(base, start, samples, settings, { maxTokens: 24, seed: 5 });
+    const want = adapterStep(base, start, samples, {
+      lr: 0.3,
+      advantages: settings.advantages,
+      gradClip: settings.gradClip,
+      baseKl: 0.5,
+    });
+    expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
+    expect(maxAbsDiff(flat(got.adapter), flat(start))).toBeGreaterThan(0);
+    for (const a of [start, got.adapter, want.adapter]) disposeAdapter(a);
+  });
+});
+
+describe("the demonstrations' relevance filter (hindsightRelevance)", () => {
+  const other = renderChat([{ role: "user", content: "What is 1/2 + 1/3?" }], { addGenerationPrompt: true });
+  const third = renderChat([{ role: "user", content: "How do I start an essay?" }], { addGenerationPrompt: true });
+  const mean = (lp: number[]) => lp.reduce((a, b) => a + b, 0) / lp.length;
+
+  it("keeps a demonstration the base finds likelier after its own prompt than after each other prompt", () => {
+    const demos = [
+      { promptIds: prompt, responseIds: [72, 105, 110, 116, 260] },
+      { promptIds: prompt, responseIds: [45, 32, 66, 260] },
+      { promptIds: other, responseIds: [69, 70, 71, 260] },
+      { promptIds: other, responseIds: [45, 32, 66, 260] },
+    ];
+    const prompts = [prompt, other, third, prompt];
+    // by hand: each demonstration scored after the batch's three distinct prompts
+    const want = demos.filter((d) => {
+      const [own, ...rest] = [d.promptIds, ...[prompt, other, third].filter((p) => p !== d.promptIds)].map((p) =>
+        mean(scoreBatch(base, [{ promptIds: p, responseIds: d.responseIds }])[0]!),
+      );
+      return rest.every((x) => own > x);
+    });
+    const got = relevantDemos(base, demos, prompts);
+    expect(got).toEqual(want);
+    // The micro base has preferences, so the filter is not vacuous either way on these four.
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThan(demos.length);
+  });
+
+  it("keeps every demonstration of a batch with one prompt", () => {
+    const demos = [{ promptIds: prompt, responseIds: [45, 32, 66, 260] }];
+    expect(relevantDemos(base, demos, [prompt, prompt])).toEqual(demos);
   });
 });

@@ -302,6 +302,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               "a hint that only restates the question is replaced for the teacher by the user's latest other hint; not in the reference",
             )}
             {num(
+              "KL to the base (β)",
+              "perUser.baseKlCoef",
+              "0.1",
+              "the exact KL to the frozen base on the step's response positions (0: off)",
+            )}
+            {num(
               "Samples per adapter step",
               "perUser.minSamples",
               "1",
