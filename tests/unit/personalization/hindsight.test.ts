@@ -229,30 +229,19 @@ describe("the adapter step's anchor to the base (baseKlCoef)", () => {
     const kl0 = klByHand(start);
     expect(kl0).toBeGreaterThan(1e-4);
     // A rejected reply (A = 0) and no demonstration: only the anchor trains, and its loss is β times the KL.
-    const step = adapterStep(
-      base,
-      start,
-      [rejected, demo].map((x) => ({ ...x, reward: -1 })),
-      {
-        lr: 0.3,
-        gradClip: 0,
-        advantages: "positive",
-        baseKl: beta,
-      },
-    );
+    // The same rejected batch and step settings, with and without the anchor.
+    const stepWith = (kl: { baseKl?: number }) =>
+      adapterStep(
+        base,
+        start,
+        [rejected, demo].map((x) => ({ ...x, reward: -1 })),
+        { lr: 0.3, gradClip: 0, advantages: "positive", ...kl },
+      );
+    const step = stepWith({ baseKl: beta });
     expect(step.loss).toBeCloseTo(beta * kl0, 5);
     expect(klByHand(step.adapter)).toBeLessThan(kl0);
     // Off (β 0, the default) the same batch leaves the adapter where it was.
-    const off = adapterStep(
-      base,
-      start,
-      [rejected, demo].map((x) => ({ ...x, reward: -1 })),
-      {
-        lr: 0.3,
-        gradClip: 0,
-        advantages: "positive",
-      },
-    );
+    const off = stepWith({});
     expect(maxAbsDiff(flat(off.adapter), flat(start))).toBe(0);
     for (const a of [start, step.adapter, off.adapter]) disposeAdapter(a);
   });
