@@ -71,6 +71,11 @@ describe("reward curves", () => {
         { endUserId: leo, points: [{ version: 0, meanReward: -1, turns: 1 }] },
       ]),
     });
+    // Unasked, a per-user experiment is drawn beside its twin: the shared experiment its users also talk to (an
+    // experiment none of them talks to, newer, is not it).
+    await makeExperiment({});
+    const twin = await get(perUser.id);
+    expect(twin.json).toMatchObject({ versionOf: "adapter", shared: { experimentId: shared.id } });
     // A shared experiment's users are counted per policy version, and its own curve is the default.
     const own = await get(shared.id);
     expect(own.json).toMatchObject({ versionOf: "policy", shared: { experimentId: shared.id } });

@@ -37,7 +37,13 @@ export function RewardCurves({ experimentId }: { experimentId: string }) {
   return (
     <section aria-label="Reward curves">
       <h2>Reward by version</h2>
-      <ExperimentSelect label="Shared policy of" value={sharedId} onChange={setSharedId} allowAll={false} />
+      {/* unpicked, the server's default: a per-user experiment's shared twin (its users' other experiment) */}
+      <ExperimentSelect
+        label="Shared policy of"
+        value={sharedId || (d?.shared.experimentId ?? "")}
+        onChange={setSharedId}
+        allowAll={false}
+      />
       {d && (
         <>
           <p className="muted">
