@@ -13,7 +13,11 @@ imported):
 * ``sampling_client``: the public methods of ``SamplingClient`` and their parameters
   (``lib/public_interfaces/sampling_client.py``: what the bridge's endpoint calls to sample and to score);
 * ``training_client`` and ``service_client``: the same for ``TrainingClient`` and ``ServiceClient``
-  (``lib/public_interfaces/training_client.py``, ``service_client.py``: what the bridge trains, saves and resumes with).
+  (``lib/public_interfaces/training_client.py``, ``service_client.py``: what the bridge trains, saves and resumes with);
+* ``types``: for each SDK type the bridge builds (``AdamParams``, ``SamplingParams``) or reads (the responses of
+  ``forward_backward``, ``optim_step``, ``save_state``, ``save_weights_for_sampler``, ``sample``), its fields (what a
+  constructor takes) and its attributes (the public fields and properties: what a reader may read), from the file
+  that defines the class.
 
 The bridge's stand-in SDK (integrations/tinker/tests/fake_tinker.py) reads its dtypes and losses from here.
 
@@ -77,6 +81,34 @@ def method_params(source: str, cls: str) -> dict[str, list[str]]:
     return out
 
 
+# The SDK types the bridge builds or reads, and the file under src/tinker/types/ that defines each (some are
+# re-exported from _pydantic_types/).
+TYPE_FILES = {
+    "AdamParams": "optim_step_request.py",
+    "SamplingParams": "_pydantic_types/sampling_params.py",
+    "ForwardBackwardOutput": "forward_backward_output.py",
+    "OptimStepResponse": "_pydantic_types/optim_step_response.py",
+    "SaveWeightsResponse": "save_weights_response.py",
+    "SaveWeightsForSamplerResponse": "_pydantic_types/save_weights_for_sampler_response.py",
+    "SampledSequence": "sampled_sequence.py",
+    "SampleResponse": "sample_response.py",
+}
+
+
+def type_layout(source: str, cls: str) -> dict[str, list[str]]:
+    """A class's annotated fields (in order) and its public attributes: the fields without a leading underscore
+    plus the ``property`` / ``cached_property`` methods."""
+    body = _class(ast.parse(source), cls).body
+    fields = [n.target.id for n in body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+    props = [
+        n.name
+        for n in body
+        if isinstance(n, ast.FunctionDef)
+        and any((isinstance(d, ast.Name) and d.id in ("property", "cached_property")) for d in n.decorator_list)
+    ]
+    return {"fields": fields, "attributes": [f for f in fields if not f.startswith("_")] + props}
+
+
 def literal_choices(source: str, alias: str) -> list[str]:
     for n in ast.parse(source).body:
         target = n.target if isinstance(n, ast.AnnAssign) else (n.targets[0] if isinstance(n, ast.Assign) else None)
@@ -107,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         "sampling_client": {"file": SAMPLING_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, SAMPLING_CLIENT), "SamplingClient")},
         "training_client": {"file": TRAINING_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, TRAINING_CLIENT), "TrainingClient")},
         "service_client": {"file": SERVICE_CLIENT, "methods": method_params(show(ns.git_dir, ns.commit, SERVICE_CLIENT), "ServiceClient")},
+        "types": {cls: {"file": TYPES + f, **type_layout(g(f), cls)} for cls, f in TYPE_FILES.items()},
     }
     with open(ns.out, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)

@@ -34,7 +34,9 @@ The ``Datum`` layout (its fields, each ``loss_fn_inputs`` key's dtype), ``Tensor
 methods and the ``LossFnType`` choices are not copied by hand: they are read from
 tests/fixtures/tinker/datum-contract.json, extracted from the SDK at that commit by
 integrations/contracts/extract_tinker_datum.py. A loss input the SDK does not know is refused (the real ``Datum``
-raises ``KeyError`` for it given as a list; given as ``TensorData`` no loss function would read it).
+raises ``KeyError`` for it given as a list; given as ``TensorData`` no loss function would read it). The types the
+bridge builds (``AdamParams``, ``SamplingParams``) and the responses it reads are held to the ``types`` section of the
+same fixture (each class's fields and readable attributes, test_bridge.py): a field the SDK's class lacks fails there.
 
 Sampler paths follow the CLI's documented shape ``tinker://<run-id>/sampler_weights/<name>``
 (``src/tinker/cli/AGENTS.md``). The fake checks what the real service would reject and records calls.

@@ -192,6 +192,30 @@ class DatumContractTest(unittest.TestCase):
                 params = list(inspect.signature(getattr(cls, method)).parameters)[1:]
                 self.assertEqual(params, real[method], f"{key}.{method}")
 
+    def test_the_stand_in_types_have_only_the_sdks_fields(self):
+        import dataclasses
+
+        import fake_tinker
+
+        # What the bridge builds (AdamParams, SamplingParams: only fields the SDK's class has) and reads off the
+        # responses (forward_backward, optim_step, save_state, save_weights_for_sampler, sample): every attribute the
+        # stand-in gives is one the SDK's class has, so the bridge cannot come to rely on one the real SDK lacks.
+        types = DATUM_CONTRACT["types"]
+        for name in ("AdamParams", "SamplingParams"):
+            self.assertLessEqual(set(getattr(fake_tinker, name)._FIELDS), set(types[name]["fields"]), name)
+        for name in (
+            "ForwardBackwardOutput",
+            "OptimStepResponse",
+            "SaveWeightsResponse",
+            "SaveWeightsForSamplerResponse",
+            "SampledSequence",
+            "SampleResponse",
+        ):
+            given = {f.name for f in dataclasses.fields(getattr(fake_tinker, name))}
+            self.assertLessEqual(given, set(types[name]["attributes"]), name)
+        # save_state's response: the path the bridge's state book keeps (states.py).
+        self.assertIn("path", types["SaveWeightsResponse"]["attributes"])
+
     def test_a_loss_input_the_sdk_does_not_know_is_refused(self):
         from fake_tinker import ModelInput
 

@@ -195,6 +195,6 @@ describe("Tinker bridge (Python)", () => {
       child.on("exit", (c) => resolve({ code: c, output: out }));
     });
     expect(code, output).toBe(0);
-    expect(output).toMatch(/Ran 29 tests/);
+    expect(output).toMatch(/Ran 30 tests/);
   });
 });
