@@ -12,7 +12,8 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--rank` (alpha 2×rank), `--targets` override the defaults).
+// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--target teacher`, `--rank` (alpha 2×rank), `--targets`
+// override the defaults).
 // Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
 // per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
 // demonstrations (with their question) and per-user held-out replies to stderr. A turn's `userHint` is its user's
@@ -217,6 +218,7 @@ async function main() {
       gradClip: { type: "string" },
       baseKl: { type: "string" },
       relevance: { type: "string" },
+      target: { type: "string" },
       rank: { type: "string" },
       /** diagnostics: one arm only ("perUser" or "shared"), and one user's demonstrations and held-out replies */
       arms: { type: "string", default: "perUser,shared" },
@@ -243,6 +245,7 @@ async function main() {
     ...(values.targets !== undefined ? { targets: values.targets } : {}),
     ...(values.relevance !== undefined ? { hindsightRelevance: values.relevance === "true" } : {}),
     ...(values.baseKl !== undefined ? { baseKlCoef: Number(values.baseKl) } : {}),
+    ...(values.target !== undefined ? { hindsightTarget: values.target } : {}),
     ...(values.rank !== undefined ? { rank: Number(values.rank), alpha: 2 * Number(values.rank) } : {}),
   });
   if (values.users) USERS = values.users.split(",").map(getPersona);
@@ -251,7 +254,7 @@ async function main() {
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, demonstrations' target ${defaults.hindsightTarget}, KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

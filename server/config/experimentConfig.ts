@@ -353,6 +353,11 @@ export const PerUserSchema = z.object({
    * replies in the user's style about another question (its memorised continuations), which teach content away
    */
   hindsightRelevance: z.boolean().default(false),
+  /**
+   * what a hindsight demonstration trains toward: its sampled tokens ("sampled", cross-entropy) or the hinted teacher's
+   * whole next-token distribution at each of its positions ("teacher", the forward KL; engine/loraTrain.ts)
+   */
+  hindsightTarget: z.enum(["sampled", "teacher"]).default("sampled"),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

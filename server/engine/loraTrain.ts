@@ -14,7 +14,7 @@ import { z } from "zod";
 import { adapterGrads, sgdStep, disposeAdapter, type LoraAdapter, type LoraPair } from "./lora";
 import { distillationKl, sampleMean } from "./losses";
 import { forward, type PolicyModel } from "./model";
-import { packBatch, tokenLogprobs } from "./score";
+import { packBatch, tokenLogprobs, vocabLogprobsAt } from "./score";
 
 export const adapterSampleSchema = z.object({
   promptIds: z.array(z.number().int().min(0)).min(1),
@@ -24,7 +24,9 @@ export const adapterSampleSchema = z.object({
 export type AdapterSample = z.infer<typeof adapterSampleSchema>;
 
 /** A demonstration for the adapter (hindsight, training/trainInputs.ts hintedTeacherDemos): a target reply, no reward. */
-export const adapterDemoSchema = adapterSampleSchema.pick({ promptIds: true, responseIds: true });
+export const adapterDemoSchema = adapterSampleSchema
+  .pick({ promptIds: true, responseIds: true })
+  .extend({ hintedPromptIds: z.array(z.number().int().min(0)).min(1).optional() });
 export type AdapterDemo = z.infer<typeof adapterDemoSchema>;
 
 export interface AdapterStepResult {
@@ -54,6 +56,12 @@ export function adapterStep(
      * and demonstrations), reduced like the other terms (losses.ts kl_base); 0 (default) leaves it out
      */
     baseKl?: number;
+    /**
+     * What a demonstration trains toward: its sampled tokens ("sampled", cross-entropy, the default) or the hinted
+     * teacher's whole distribution at each of its positions ("teacher": the forward KL(teacher ‖ π) over the
+     * vocabulary, the frozen base on the demonstration's `hintedPromptIds`)
+     */
+    demoTarget?: "sampled" | "teacher";
   },
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
@@ -74,14 +82,46 @@ export function adapterStep(
   // The frozen base's next-token distribution at the same positions (no adapter, outside the gradient).
   const baseVocab =
     beta > 0 ? tf.tidy(() => tokenLogprobs(forward(base.config, base.params, ids), batch, false, true).vocab!) : null;
+  // Demonstrations trained toward the teacher's distribution (those with their hinted prompt), and by cross-entropy.
+  const toTeacher = demos.map((d) => (opts.demoTarget === "teacher" && d.hintedPromptIds ? 1 : 0));
+  const teacherMask = tf.mul(mask, tf.tensor2d([...samples.map(() => 0), ...toTeacher], [batch.B, 1]));
+  const sampledMask = tf.sub(demoMask, teacherMask);
+  const teacher = toTeacher.some((t) => t)
+    ? tf.tensor3d(
+        vocabLogprobsAt(
+          base,
+          batch,
+          demos.flatMap((d, j) =>
+            toTeacher[j]
+              ? [{ row: samples.length + j, promptIds: d.hintedPromptIds!, responseIds: d.responseIds }]
+              : [],
+          ),
+        ),
+        [batch.B, batch.T - 1, base.config.vocabSize],
+      )
+    : null;
   const { value, grads } = adapterGrads(base.params, adapter, (params) => {
-    const { logprobs, vocab } = tokenLogprobs(forward(base.config, params, ids), batch, false, beta > 0);
+    const { logprobs, vocab } = tokenLogprobs(forward(base.config, params, ids), batch, false, beta > 0 || !!teacher);
     let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
-    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(tf.neg(logprobs), demoMask), wDemo));
+    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(tf.neg(logprobs), sampledMask), wDemo));
+    if (teacher && vocab) {
+      // Σ_v q_v (log q_v − log π_v), whose gradient is the soft-label cross-entropy's, −Σ_v q_v ∇log π_v
+      const fwd = tf.sum(tf.mul(tf.exp(teacher), tf.sub(teacher, vocab)), -1);
+      loss = tf.add(loss, tf.mul(sampleMean(fwd, teacherMask), wDemo));
+    }
     if (vocab && baseVocab) loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
     return loss;
   });
-  tf.dispose([ids, mask, adv, demoMask, ...(baseVocab ? [baseVocab] : [])]);
+  tf.dispose([
+    ids,
+    mask,
+    adv,
+    demoMask,
+    teacherMask,
+    sampledMask,
+    ...(baseVocab ? [baseVocab] : []),
+    ...(teacher ? [teacher] : []),
+  ]);
   const gradNorm = Math.sqrt(
     [...grads.values()].reduce(
       (acc, g) => acc + tf.tidy(() => tf.add(tf.sum(tf.square(g.A)), tf.sum(tf.square(g.B))).dataSync()[0]),

@@ -76,6 +76,37 @@ export function tokenLogprobs(
   return { logprobs, entropy, vocab: withVocab ? (lsm as tf.Tensor3D) : null };
 }
 
+/**
+ * `model`'s log-probs over the vocabulary for some rows of `batch`, each scored on a prompt of its own (e.g. the
+ * hinted teacher's) with the row's response, laid out at that row's response positions of `batch`:
+ * [B*(T-1)*V], zeros on every other row and position. Plain data: no gradient.
+ */
+export function vocabLogprobsAt(
+  model: PolicyModel,
+  batch: PackedBatch,
+  rows: ReadonlyArray<{ row: number; promptIds: readonly number[]; responseIds: readonly number[] }>,
+): Float32Array {
+  const V = model.config.vocabSize;
+  const W = batch.T - 1;
+  const out = new Float32Array(batch.B * W * V);
+  if (!rows.length) return out;
+  const own = packBatch(rows, model.config.ctx);
+  const flat = tf.tidy(() => {
+    const ids = tf.tensor2d(own.ids, [own.B, own.T], "int32");
+    return tokenLogprobs(forward(model.config, model.params, ids), own, false, true).vocab!.dataSync();
+  });
+  const OW = own.T - 1;
+  rows.forEach((r, j) => {
+    const src = own.spans[j];
+    const dst = batch.spans[r.row];
+    out.set(
+      flat.subarray((j * OW + src.start) * V, (j * OW + src.start + src.length) * V),
+      (r.row * W + dst.start) * V,
+    );
+  });
+  return out;
+}
+
 /** Per-item response log-probs, computed in micro-batches of `microBatch` rows. */
 export function scoreBatch(model: PolicyModel, items: readonly ScoreItem[], microBatch = 8): number[][] {
   const out: number[][] = [];

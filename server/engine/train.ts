@@ -43,7 +43,7 @@ import {
 } from "./losses";
 import { forward, paramNames, type Params, type PolicyModel } from "./model";
 import { globalNorm, type Adam } from "./optimizer";
-import { packBatch, scoreBatch, tokenLogprobs, type PackedBatch } from "./score";
+import { packBatch, scoreBatch, tokenLogprobs, vocabLogprobsAt, type PackedBatch } from "./score";
 
 const ids = z.array(z.number().int().min(0));
 
@@ -171,27 +171,13 @@ function candidateDistribution(
   rows: ReadonlyArray<z.output<typeof trainSampleSchema>>,
   k: number,
 ): Float32Array {
-  const V = teacher.config.vocabSize;
-  const W = batch.T - 1;
-  const out = new Float32Array(batch.B * W * V);
-  const withTeacher = rows.flatMap((r, i) => (r.teacherPromptIds ? [i] : []));
-  if (withTeacher.length) {
-    const tb = packBatch(
-      withTeacher.map((i) => ({ promptIds: candidatePrompt(rows[i], k)!, responseIds: rows[i].responseIds })),
-      teacher.config.ctx,
-    );
-    const flat = tf.tidy(() => {
-      const ids = tf.tensor2d(tb.ids, [tb.B, tb.T], "int32");
-      return tokenLogprobs(forward(teacher.config, teacher.params, ids), tb, false, true).vocab!.dataSync();
-    });
-    const TW = tb.T - 1;
-    withTeacher.forEach((i, j) => {
-      const src = tb.spans[j];
-      const dst = batch.spans[i];
-      out.set(flat.subarray((j * TW + src.start) * V, (j * TW + src.start + src.length) * V), (i * W + dst.start) * V);
-    });
-  }
-  return out;
+  return vocabLogprobsAt(
+    teacher,
+    batch,
+    rows.flatMap((r, i) =>
+      r.teacherPromptIds ? [{ row: i, promptIds: candidatePrompt(r, k)!, responseIds: r.responseIds }] : [],
+    ),
+  );
 }
 
 /** What the teacher needs to choose among hint candidates: the student's distribution and the chosen k*. */

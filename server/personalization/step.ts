@@ -67,6 +67,7 @@ export async function userAdapterStep(
     | "rememberedHint"
     | "baseKlCoef"
     | "hindsightRelevance"
+    | "hindsightTarget"
   >,
   opts: { maxTokens: number; seed: number },
 ): Promise<AdapterStepResult & { demos: number; demoSamples: Array<{ promptIds: number[]; responseIds: number[] }> }> {
@@ -94,6 +95,7 @@ export async function userAdapterStep(
     demos,
     demoWeight: pu.hindsightWeight,
     baseKl: pu.baseKlCoef,
+    demoTarget: pu.hindsightTarget,
   });
   // The demonstrations' replies too, so a caller (bench/personal --show) can read what the teacher taught.
   return {

@@ -480,7 +480,7 @@ export async function hintedTeacherDemos(
   base: PolicyModel,
   sources: readonly HintedTurn[],
   opts: { samples: number; minLogprob: number; maxTokens: number; seed: number },
-): Promise<TrainSample[]> {
+): Promise<HintedDemo[]> {
   const ctxLen = base.config.ctx;
   const budget = ctxLen - opts.maxTokens;
   if (opts.samples < 1 || budget < 1) return [];
@@ -506,10 +506,13 @@ export async function hintedTeacherDemos(
   );
   return gens.flatMap((g, i) =>
     jobs[i].promptIds.length + g.tokenIds.length <= ctxLen && isDemonstration(g, opts.minLogprob)
-      ? [hindsightDemo(jobs[i].promptIds, g.tokenIds, g.logprobs)]
+      ? [{ ...hindsightDemo(jobs[i].promptIds, g.tokenIds, g.logprobs), hintedPromptIds: jobs[i].hinted }]
       : [],
   );
 }
+
+/** A hindsight demonstration with the hinted prompt it was sampled from (the teacher's context for its tokens). */
+export type HintedDemo = TrainSample & { hintedPromptIds: number[] };
 
 /** A demonstration: trained by cross-entropy only, on the first reply's prompt. */
 function hindsightDemo(promptIds: number[], responseIds: number[], logprobs: number[]): TrainSample {

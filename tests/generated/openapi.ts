@@ -2376,6 +2376,7 @@ export interface operations {
                  *       "rememberedHint": true,
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
+                 *       "hindsightTarget": "sampled",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2415,6 +2416,11 @@ export interface operations {
                   baseKlCoef: number;
                   /** @default false */
                   hindsightRelevance: boolean;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
+                  hindsightTarget: "sampled" | "teacher";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2916,6 +2922,7 @@ export interface operations {
              *       "rememberedHint": true,
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
+             *       "hindsightTarget": "sampled",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2955,6 +2962,11 @@ export interface operations {
               baseKlCoef?: number;
               /** @default false */
               hindsightRelevance?: boolean;
+              /**
+               * @default sampled
+               * @enum {string}
+               */
+              hindsightTarget?: "sampled" | "teacher";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3435,6 +3447,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3474,6 +3487,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -4030,6 +4048,7 @@ export interface operations {
                  *       "rememberedHint": true,
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
+                 *       "hindsightTarget": "sampled",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4069,6 +4088,11 @@ export interface operations {
                   baseKlCoef: number;
                   /** @default false */
                   hindsightRelevance: boolean;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
+                  hindsightTarget: "sampled" | "teacher";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4580,6 +4604,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4619,6 +4644,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7338,6 +7368,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7377,6 +7408,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7906,6 +7942,7 @@ export interface operations {
              *       "rememberedHint": true,
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
+             *       "hindsightTarget": "sampled",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7945,6 +7982,11 @@ export interface operations {
               baseKlCoef?: number;
               /** @default false */
               hindsightRelevance?: boolean;
+              /**
+               * @default sampled
+               * @enum {string}
+               */
+              hindsightTarget?: "sampled" | "teacher";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8425,6 +8467,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8464,6 +8507,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8981,6 +9029,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9020,6 +9069,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9537,6 +9591,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9576,6 +9631,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10087,6 +10147,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10126,6 +10187,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10638,6 +10704,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
+               *       "hindsightTarget": "sampled",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10677,6 +10744,11 @@ export interface operations {
                 baseKlCoef: number;
                 /** @default false */
                 hindsightRelevance: boolean;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

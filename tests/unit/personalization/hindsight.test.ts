@@ -303,3 +303,100 @@ describe("the demonstrations' relevance filter (hindsightRelevance)", () => {
     expect(relevantDemos(base, demos, [prompt, prompt])).toEqual(demos);
   });
 });
+
+describe("the demonstrations trained toward the hinted teacher's distribution (hindsightTarget: teacher)", () => {
+  const hinted = renderChat(hintedTeacherMessages([Q], "Reply with a hint only.") as never, {
+    addGenerationPrompt: true,
+  });
+  const rejected = { promptIds: prompt, responseIds: [69, 70, 260], reward: -1 };
+  const demo = { promptIds: prompt, responseIds: [72, 105, 110, 116, 260], hintedPromptIds: hinted };
+  /** (1/N) mean_t KL(teacher ‖ π) over the vocabulary at the demonstration's positions, N = 2 rows, by hand */
+  function forwardKlByHand(a: LoraAdapter): number {
+    return tf.tidy(() => {
+      const mine = packBatch([demo], micro.ctx);
+      const theirs = packBatch([{ promptIds: hinted, responseIds: demo.responseIds }], micro.ctx);
+      const merged = adaptedParams(base.params, a);
+      const vocab = (m: PolicyModel["params"], b: typeof mine) =>
+        tokenLogprobs(forward(micro, m, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true).vocab!.arraySync()[0];
+      const p = vocab(merged, mine).slice(mine.spans[0].start, mine.spans[0].start + demo.responseIds.length);
+      const q = vocab(base.params, theirs).slice(
+        theirs.spans[0].start,
+        theirs.spans[0].start + demo.responseIds.length,
+      );
+      const kl = q.map((qt, t) => qt.reduce((acc, lq, v) => acc + Math.exp(lq) * (lq - p[t][v]), 0));
+      return kl.reduce((x, y) => x + y, 0) / kl.length / 2;
+    });
+  }
+
+  it("is w_demo·(1/N)·mean_t KL(teacher ‖ π), and the step moves π toward the teacher", () => {
+    const start = adapter(14);
+    const w = 2;
+    const kl0 = forwardKlByHand(start);
+    expect(kl0).toBeGreaterThan(1e-3);
+    // The rejected reply's A is 0 (positive advantages), so the demonstration's term is the whole loss.
+    const step = adapterStep(base, start, [rejected], {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive",
+      demos: [demo],
+      demoWeight: w,
+      demoTarget: "teacher",
+    });
+    expect(step.loss).toBeCloseTo(w * kl0, 4);
+    expect(forwardKlByHand(step.adapter)).toBeLessThan(kl0);
+    // The sampled target (the default) trains the same demonstration by its tokens' cross-entropy instead.
+    const sampled = adapterStep(base, start, [rejected], {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive",
+      demos: [demo],
+      demoWeight: w,
+    });
+    expect(Math.abs(sampled.loss - step.loss)).toBeGreaterThan(1e-3);
+    // A demonstration without its hinted prompt has no teacher to follow: it is trained by cross-entropy.
+    const { hintedPromptIds: _, ...bare } = demo;
+    const noTeacher = adapterStep(base, start, [rejected], {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive",
+      demos: [bare],
+      demoWeight: w,
+      demoTarget: "teacher",
+    });
+    expect(noTeacher.loss).toBeCloseTo(sampled.loss, 6);
+    for (const a of [start, step.adapter, sampled.adapter, noTeacher.adapter]) disposeAdapter(a);
+  });
+
+  it("is zero, with no gradient, when the teacher's prompt is the demonstration's own and the adapter has not moved", () => {
+    const start = createAdapter(micro, { rank: 2, alpha: 4, targets: defaultTargets(micro) }, 15);
+    const step = adapterStep(base, start, [rejected], {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive",
+      demos: [{ ...demo, hintedPromptIds: prompt }],
+      demoTarget: "teacher",
+    });
+    expect(step.loss).toBeCloseTo(0, 6);
+    expect(step.gradNorm).toBeLessThan(1e-6);
+    for (const a of [start, step.adapter]) disposeAdapter(a);
+  });
+
+  it("is the per-user setting in a user's step: the hinted teacher's demonstrations carry the prompt they came from", async () => {
+    const start = adapter(16);
+    const samples: HintedAdapterSample[] = [{ ...rejected, messages: [Q], hint: "Reply with a hint only." }];
+    const opts = { maxTokens: 24, seed: 5 };
+    const loose = { hindsightSamples: 2, hindsightMinLogprob: -10 };
+    const teacher = await userAdapterStep(
+      base,
+      start,
+      samples,
+      PerUserSchema.parse({ ...loose, hindsightTarget: "teacher" }),
+      opts,
+    );
+    const sampled = await userAdapterStep(base, start, samples, PerUserSchema.parse(loose), opts);
+    expect(teacher.demos).toBe(2);
+    expect(teacher.demoSamples.map((d) => d.responseIds)).toEqual(sampled.demoSamples.map((d) => d.responseIds));
+    expect(Math.abs(teacher.loss - sampled.loss)).toBeGreaterThan(1e-4);
+    for (const a of [start, teacher.adapter, sampled.adapter]) disposeAdapter(a);
+  });
+});

@@ -240,8 +240,9 @@ export default function ExperimentDetailPage() {
               <dt>Per-user adapters</dt>
               <dd className="mono">
                 rank {c.perUser.rank} · alpha {c.perUser.alpha} · lr {c.perUser.lr} · grad bound {c.perUser.gradClip} ·
-                hindsight {c.perUser.hindsightSamples}×{c.perUser.hindsightWeight} · {c.perUser.minSamples} samples per
-                step · held out {c.perUser.heldOutFraction}
+                hindsight {c.perUser.hindsightSamples}×{c.perUser.hindsightWeight} toward the{" "}
+                {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"} ·{" "}
+                {c.perUser.minSamples} samples per step · held out {c.perUser.heldOutFraction}
               </dd>
             </>
           )}
