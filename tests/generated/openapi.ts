@@ -2376,7 +2376,7 @@ export interface operations {
                  *       "rememberedHint": true,
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
-                 *       "hindsightTarget": "sampled",
+                 *       "hindsightTarget": "teacher",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2417,7 +2417,7 @@ export interface operations {
                   /** @default false */
                   hindsightRelevance: boolean;
                   /**
-                   * @default sampled
+                   * @default teacher
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
@@ -2922,7 +2922,7 @@ export interface operations {
              *       "rememberedHint": true,
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
-             *       "hindsightTarget": "sampled",
+             *       "hindsightTarget": "teacher",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2963,7 +2963,7 @@ export interface operations {
               /** @default false */
               hindsightRelevance?: boolean;
               /**
-               * @default sampled
+               * @default teacher
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
@@ -3447,7 +3447,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3488,7 +3488,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -4048,7 +4048,7 @@ export interface operations {
                  *       "rememberedHint": true,
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
-                 *       "hindsightTarget": "sampled",
+                 *       "hindsightTarget": "teacher",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4089,7 +4089,7 @@ export interface operations {
                   /** @default false */
                   hindsightRelevance: boolean;
                   /**
-                   * @default sampled
+                   * @default teacher
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
@@ -4604,7 +4604,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4645,7 +4645,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -7368,7 +7368,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7409,7 +7409,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -7942,7 +7942,7 @@ export interface operations {
              *       "rememberedHint": true,
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
-             *       "hindsightTarget": "sampled",
+             *       "hindsightTarget": "teacher",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -7983,7 +7983,7 @@ export interface operations {
               /** @default false */
               hindsightRelevance?: boolean;
               /**
-               * @default sampled
+               * @default teacher
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
@@ -8467,7 +8467,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8508,7 +8508,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -9029,7 +9029,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9070,7 +9070,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -9591,7 +9591,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9632,7 +9632,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -10147,7 +10147,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10188,7 +10188,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
@@ -10704,7 +10704,7 @@ export interface operations {
                *       "rememberedHint": true,
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
-               *       "hindsightTarget": "sampled",
+               *       "hindsightTarget": "teacher",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10745,7 +10745,7 @@ export interface operations {
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
-                 * @default sampled
+                 * @default teacher
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";

@@ -125,8 +125,10 @@ describe("one user's step with hindsight", () => {
     const want = adapterStep(base, start, samples, {
       lr: 0.3,
       advantages: "positive",
-      demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
+      // the default target: the teacher's distribution on the hinted prompt each demonstration was sampled from
+      demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds, hintedPromptIds: hinted })),
       demoWeight: 1,
+      demoTarget: "teacher",
     });
     expect(got.demos).toBe(2);
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
@@ -185,10 +187,11 @@ describe("the user's remembered hint (rememberedHint)", () => {
     const want = adapterStep(base, start, samples, {
       lr: 0.3,
       advantages: "positive",
-      demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
+      demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds, hintedPromptIds: hinted })),
       demoWeight: settings.hindsightWeight,
       gradClip: settings.gradClip,
       baseKl: settings.baseKlCoef,
+      demoTarget: settings.hindsightTarget,
     });
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
     // Off: the teacher hears the restated question, and writes other replies.
@@ -393,7 +396,13 @@ describe("the demonstrations trained toward the hinted teacher's distribution (h
       PerUserSchema.parse({ ...loose, hindsightTarget: "teacher" }),
       opts,
     );
-    const sampled = await userAdapterStep(base, start, samples, PerUserSchema.parse(loose), opts);
+    const sampled = await userAdapterStep(
+      base,
+      start,
+      samples,
+      PerUserSchema.parse({ ...loose, hindsightTarget: "sampled" }),
+      opts,
+    );
     expect(teacher.demos).toBe(2);
     expect(teacher.demoSamples.map((d) => d.responseIds)).toEqual(sampled.demoSamples.map((d) => d.responseIds));
     expect(Math.abs(teacher.loss - sampled.loss)).toBeGreaterThan(1e-4);

@@ -287,7 +287,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               "the hinted base's replies to a corrected turn, trained on the user's question (0: off; not in the reference)",
             )}
             {num("Hindsight weight", "perUser.hindsightWeight", "0.1")}
-            {select("Hindsight target", "perUser.hindsightTarget", ["sampled", "teacher"])}
+            {select("Hindsight target", "perUser.hindsightTarget", ["teacher", "sampled"])}
             {num(
               "Gradient norm bound",
               "perUser.gradClip",
