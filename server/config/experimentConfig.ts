@@ -157,6 +157,12 @@ export const HyperparamsSchema = z.object({
   /** weight of the hindsight cross-entropy */
   hindsightWeight: z.number().min(0).max(10).default(0.5),
   /**
+   * what an OPD / Combine hindsight demonstration trains toward (embedded trainer, topk/full estimators): its sampled
+   * tokens ("sampled", cross-entropy) or the hinted teacher's whole distribution at each of its positions ("teacher",
+   * the forward KL); with the sampled estimator there is no teacher distribution and it stays cross-entropy
+   */
+  hindsightTarget: z.enum(["sampled", "teacher"]).default("sampled"),
+  /**
    * OPD and Combine: a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher
    * is at least this (the teacher's own confidence; babble scores about −0.2 to −0.5, a followed hint above −0.1).
    * −10 keeps every reply.
@@ -624,6 +630,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
+      ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],
     ];
     for (const [field, set] of embeddedOnly)
       if (set)

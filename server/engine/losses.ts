@@ -240,6 +240,11 @@ export interface PolicyLossInputs {
   baseVocabLogprobs?: tf.Tensor;
   /** 1 on the response tokens of demonstration samples, [B,T] (their cross-entropy term) */
   demoMask?: tf.Tensor;
+  /**
+   * 1 on the demonstration tokens trained toward the teacher's distribution instead (hindsightTarget "teacher": the
+   * forward KL(teacher ‖ π) over the vocabulary, `teacherVocabLogprobs` at their positions), [B,T]; within demoMask
+   */
+  demoTeacherMask?: tf.Tensor;
 }
 
 export interface PolicyLossMetrics {
@@ -304,8 +309,19 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
       inp.vocabLogprobs && inp.baseVocabLogprobs
         ? sampleMean(distillationKl(inp.vocabLogprobs, inp.baseVocabLogprobs), mask, w)
         : zero,
-    demo_nll: inp.demoMask ? sampleMean(tf.neg(logprobs), inp.demoMask, w) : zero,
+    demo_nll: inp.demoMask ? demoTerm(inp, inp.demoMask) : zero,
   };
+}
+
+/**
+ * agg_demo: the demonstrations' cross-entropy −log π of their tokens, or, on the rows of `demoTeacherMask`, the
+ * forward KL(teacher ‖ π) = Σ_v q_v (log q_v − log π_v) at each position (its gradient the soft-label cross-entropy's).
+ */
+function demoTerm(inp: PolicyLossInputs, demoMask: tf.Tensor): tf.Scalar {
+  const { logprobs, sampleWeights: w, vocabLogprobs: p, teacherVocabLogprobs: q, demoTeacherMask: tm } = inp;
+  if (!tm || !p || !q) return sampleMean(tf.neg(logprobs), demoMask, w);
+  const forwardKl = tf.sum(tf.mul(tf.exp(q), tf.sub(q, p)), -1);
+  return tf.add(sampleMean(tf.neg(logprobs), tf.sub(demoMask, tm), w), sampleMean(forwardKl, tm, w)) as tf.Scalar;
 }
 
 function addRegularisers(

@@ -393,7 +393,12 @@ export async function trainStep(
             ...(needVocab ? { vocabLogprobs: vocab! } : {}),
             ...(baseDist && hyper.baseKlCoef > 0 ? { baseVocabLogprobs: baseDist } : {}),
             ...(teacherDist
-              ? { teacherVocabLogprobs: teacherDist.logp, distillMask: tf.mul(pgMask, teacherDist.rows) }
+              ? {
+                  teacherVocabLogprobs: teacherDist.logp,
+                  distillMask: tf.mul(pgMask, teacherDist.rows),
+                  // a demonstration with a teacher prompt (hindsightTarget "teacher") follows its distribution
+                  ...(demoMask ? { demoTeacherMask: tf.mul(demoMask, teacherDist.rows) } : {}),
+                }
               : {}),
           };
           const { loss, metrics } = options.customLoss

@@ -459,12 +459,16 @@ export async function hindsightDemos(
     return out;
   }
   if (!ctx.base) return [];
-  return hintedTeacherDemos(ctx.base, sources, {
+  const demos = await hintedTeacherDemos(ctx.base, sources, {
     samples: n,
     minLogprob: config.hyper.hindsightMinLogprob,
     maxTokens,
     seed: ctx.seed ?? 0,
   });
+  // hindsightTarget "teacher": each demonstration keeps the hinted prompt it came from, whose distribution it follows
+  return config.hyper.hindsightTarget === "teacher"
+    ? demos.map(({ hintedPromptIds, ...d }) => ({ ...d, teacherPromptIds: hintedPromptIds }))
+    : demos;
 }
 
 /** What the hinted teacher needs of a corrected turn: the served request, its prompt ids, and the turn's hint. */

@@ -1,11 +1,13 @@
 // Corrections become demonstrations (hindsight), on hand-built cases: where a reply was served (the per-context
 // baseline's groups), the prompt before a correction, the demonstrations each method gets, and the cross-entropy
 // step a demonstration takes.
+import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
 import { generateBatch } from "../../../server/engine/generate";
 import { Adam } from "../../../server/engine/optimizer";
-import { scoreBatch } from "../../../server/engine/score";
+import { packBatch, scoreBatch, tokenLogprobs } from "../../../server/engine/score";
+import { forward, type PolicyModel } from "../../../server/engine/model";
 import { trainStep } from "../../../server/engine/train";
 import { renderChat } from "../../../server/engine/tokenizer";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
@@ -113,6 +115,30 @@ describe("hindsight demonstrations", () => {
     }
   });
 
+  it("OPD and Combine with hindsightTarget teacher: each demonstration keeps the hinted prompt it was sampled from", async () => {
+    const hint = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q],
+      tools: undefined,
+      promptIds: served,
+      turn: { tokenIds: [69, 260] },
+      hint,
+      reward: -1,
+    };
+    const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
+    const teacherConfig = ExperimentConfigSchema.parse({
+      method: "combine",
+      hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, hindsightTarget: "teacher" },
+      serving: { maxTokens: 24 },
+    });
+    const base = microModel(9, 4, micro);
+    const taught = await hindsightDemos([source], { config: teacherConfig, model: model(), base, seed: 3 });
+    const plain = await hindsightDemos([source], { config: config("combine"), model: model(), base, seed: 3 });
+    expect(taught.map((d) => d.responseIds)).toEqual(plain.map((d) => d.responseIds));
+    for (const d of taught) expect(d).toMatchObject({ promptIds: served, teacherPromptIds: hinted, kind: "DEMO" });
+    for (const d of plain) expect(d.teacherPromptIds).toBeUndefined();
+  });
+
   it("OPD and Combine: a reply corrected again after a correction is demonstrated on the prompt first asked", async () => {
     const hint = "The user wants a bullet list.";
     const source: HindsightSource = {
@@ -211,6 +237,40 @@ describe("hindsight demonstrations", () => {
     expect(metrics["train/demo_samples"]).toBe(1);
     const after = scoreBatch(m, [demo])[0]!;
     after.forEach((lp, t) => expect(lp).toBeGreaterThan(before[t]!));
+    adam.dispose();
+  });
+
+  it("trains a demonstration with a teacher prompt toward the teacher's distribution: the forward KL, by hand", async () => {
+    const m = microModel(7, 4);
+    const teacher = microModel(8, 4);
+    const demo = { promptIds: [257, 72, 105, 260, 258], responseIds: [65, 66, 260], reward: 0, kind: "DEMO" as const };
+    const hinted = [257, 72, 105, 33, 260, 258];
+    // Σ_v q_v (log q_v − log π_v) at each demonstration position, averaged (N = 1 row)
+    const vocabAt = (pm: PolicyModel, promptIds: number[]) =>
+      tf.tidy(() => {
+        const b = packBatch([{ promptIds, responseIds: demo.responseIds }], pm.config.ctx);
+        const v = tokenLogprobs(forward(pm.config, pm.params, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true);
+        return (v.vocab!.arraySync() as number[][][])[0].slice(b.spans[0].start, b.spans[0].start + b.spans[0].length);
+      });
+    const forwardKl = (pm: PolicyModel) => {
+      const p = vocabAt(pm, demo.promptIds);
+      const q = vocabAt(teacher, hinted);
+      const kl = q.map((qt, t) => qt.reduce((acc, lq, v) => acc + Math.exp(lq) * (lq - p[t][v]), 0));
+      return kl.reduce((a, b) => a + b, 0) / kl.length;
+    };
+    const kl0 = forwardKl(m);
+    const adam = new Adam({ lr: 0.01 });
+    const metrics = await trainStep(
+      m,
+      adam,
+      [{ ...demo, oldLogprobs: [0, 0, 0], teacherPromptIds: hinted }],
+      { wDemo: 0.5, opdEstimator: "full" },
+      { teacherModel: teacher },
+    );
+    expect(metrics["train/demo_nll"]).toBeCloseTo(kl0, 4);
+    expect(metrics["train/loss"]).toBeCloseTo(0.5 * kl0, 4);
+    expect(metrics["train/pg_loss"]).toBe(0);
+    expect(forwardKl(m)).toBeLessThan(kl0);
     adam.dispose();
   });
 });

@@ -531,6 +531,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                 ),
               )}
               {num("Hindsight weight", "hyper.hindsightWeight", "any", origin("hindsightWeight"))}
+              {select("Hindsight target (OPD, Combine)", "hyper.hindsightTarget", ["sampled", "teacher"])}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "hindsightTarget",
+                  "a demonstration trains toward its sampled tokens, or toward the hinted teacher's whole distribution at each of its positions (topk/full estimators)",
+                )}
+              </span>
               {num(
                 "Hindsight: least mean teacher log-prob",
                 "hyper.hindsightMinLogprob",
