@@ -23,7 +23,9 @@ describe("the Users view", () => {
       { personalization: "per-user", perUser: { minSamples: 2, heldOutFraction: 0 } },
       { name },
     );
-    for (const user of ["maya", "leo"])
+    // Users of their own: the live demo's simulated users are also called maya and leo.
+    const [maya, leo] = [uniq("maya"), uniq("leo")];
+    for (const user of [maya, leo])
       for (const i of [0, 1])
         await makeEndUserTurn({
           experimentId: e.id,
@@ -32,6 +34,11 @@ describe("the Users view", () => {
           reply: "Ok.",
           reward: i ? 1 : -1,
         });
+    // The same two users on a shared policy: the twin the curves are drawn beside unless another is picked.
+    const twinName = uniq("Shared twin");
+    const twin = await makeExperiment({}, { name: twinName });
+    for (const user of [maya, leo])
+      await makeEndUserTurn({ experimentId: twin.id, endUserId: user, prompt: "q0", reply: "Ok.", reward: 1 });
     await perUserTick([e.id]);
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -41,32 +48,38 @@ describe("the Users view", () => {
     await page.waitForURL(/\/users$/);
     const table = page.getByRole("table", { name: "End users" });
     const row = (user: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name: user }) });
-    await row("maya").getByRole("cell", { name: "v1" }).waitFor();
-    await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+    await row(maya).getByRole("cell", { name: "v1" }).waitFor();
+    await row(leo).getByRole("cell", { name: "v1" }).waitFor();
     // Two judged sessions each (disliked, then liked): no three liked in a row yet.
     await table.getByRole("columnheader", { name: "Sessions until stable" }).waitFor();
-    await row("leo").getByRole("cell", { name: "not yet (2 sessions)" }).waitFor();
-    await row("maya").getByRole("button", { name: "Roll back" }).click();
-    await row("maya").getByRole("cell", { name: "base" }).waitFor();
-    await row("leo").getByRole("cell", { name: "v1" }).waitFor();
+    await row(leo).getByRole("cell", { name: "not yet (2 sessions)" }).waitFor();
+    await row(maya).getByRole("button", { name: "Roll back" }).click();
+    await row(maya).getByRole("cell", { name: "base" }).waitFor();
+    await row(leo).getByRole("cell", { name: "v1" }).waitFor();
 
     // Side by side: Leo's two prompts, each with the base's reply and his adapter's.
-    expect(await row("maya").getByRole("button", { name: "Compare" }).isDisabled()).toBe(true);
-    await row("leo").getByRole("button", { name: "Compare" }).click();
+    expect(await row(maya).getByRole("button", { name: "Compare" }).isDisabled()).toBe(true);
+    await row(leo).getByRole("button", { name: "Compare" }).click();
     const panel = page.getByRole("region", { name: "Base vs adapter" });
-    await panel.getByRole("heading", { name: "leo: base vs v1" }).waitFor();
+    await panel.getByRole("heading", { name: `${leo}: base vs v1` }).waitFor();
     const pairs = panel.getByRole("table", { name: "Side by side" });
     await pairs.getByRole("columnheader", { name: "Adapter v1" }).waitFor();
     await pairs.getByRole("row").filter({ hasText: "q0" }).waitFor();
     await pairs.getByRole("row").filter({ hasText: "q1" }).waitFor();
 
-    // The shared policy's curve beside the users': every turn here was served by the base (v0), rewards −1 and 1.
+    // The twin's curve beside the users': every turn here was served by the base (v0), rewards −1 and 1; the twin's
+    // one turn per user scored 1. Picking this experiment instead draws its own main turns.
     const curves = page.getByRole("region", { name: "Reward curves" });
-    await curves
-      .getByRole("img", {
-        name: new RegExp(`^shared policy \\(${name}\\): v0 0\\.00; leo: v0 0\\.00; maya: v0 0\\.00$`),
-      })
-      .waitFor();
+    const drawn = (shared: string) =>
+      curves
+        .getByRole("img", {
+          name: `shared policy (${shared}): v0 ${shared === name ? "0.00" : "1.00"}; ${leo}: v0 0.00; ${maya}: v0 0.00`,
+        })
+        .waitFor();
+    await drawn(twinName);
+    expect(await curves.getByLabel("Shared policy of").inputValue()).toBe(twin.id);
+    await curves.getByLabel("Shared policy of").selectOption(e.id);
+    await drawn(name);
     await page.close();
   });
 

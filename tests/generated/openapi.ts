@@ -2127,6 +2127,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightTarget": "sampled",
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
@@ -2196,6 +2197,11 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
+                  hindsightTarget: "sampled" | "teacher";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
                   /** @default false */
@@ -2673,6 +2679,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightTarget": "sampled",
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "conversationHints": false,
@@ -2742,6 +2749,11 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /**
+               * @default sampled
+               * @enum {string}
+               */
+              hindsightTarget?: "sampled" | "teacher";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
               /** @default false */
@@ -3198,6 +3210,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -3267,6 +3280,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -3799,6 +3817,7 @@ export interface operations {
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
+                 *       "hindsightTarget": "sampled",
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
@@ -3868,6 +3887,11 @@ export interface operations {
                   hindsightSamples: number;
                   /** @default 0.5 */
                   hindsightWeight: number;
+                  /**
+                   * @default sampled
+                   * @enum {string}
+                   */
+                  hindsightTarget: "sampled" | "teacher";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
                   /** @default false */
@@ -4355,6 +4379,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -4424,6 +4449,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -7119,6 +7149,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -7188,6 +7219,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -7693,6 +7729,7 @@ export interface operations {
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
+             *       "hindsightTarget": "sampled",
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "conversationHints": false,
@@ -7762,6 +7799,11 @@ export interface operations {
               hindsightSamples?: number;
               /** @default 0.5 */
               hindsightWeight?: number;
+              /**
+               * @default sampled
+               * @enum {string}
+               */
+              hindsightTarget?: "sampled" | "teacher";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
               /** @default false */
@@ -8218,6 +8260,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -8287,6 +8330,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -8780,6 +8828,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -8849,6 +8898,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -9342,6 +9396,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -9411,6 +9466,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -9898,6 +9958,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -9967,6 +10028,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -10455,6 +10521,7 @@ export interface operations {
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
+               *       "hindsightTarget": "sampled",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -10524,6 +10591,11 @@ export interface operations {
                 hindsightSamples: number;
                 /** @default 0.5 */
                 hindsightWeight: number;
+                /**
+                 * @default sampled
+                 * @enum {string}
+                 */
+                hindsightTarget: "sampled" | "teacher";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
