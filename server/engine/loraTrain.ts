@@ -12,7 +12,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { adapterGrads, sgdStep, disposeAdapter, type LoraAdapter, type LoraPair } from "./lora";
-import { distillationKl, sampleMean } from "./losses";
+import { distillationKl, forwardKl, sampleMean } from "./losses";
 import { forward, type PolicyModel } from "./model";
 import { packBatch, tokenLogprobs, vocabLogprobsAt } from "./score";
 
@@ -104,11 +104,7 @@ export function adapterStep(
     const { logprobs, vocab } = tokenLogprobs(forward(base.config, params, ids), batch, false, beta > 0 || !!teacher);
     let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
     if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(tf.neg(logprobs), sampledMask), wDemo));
-    if (teacher && vocab) {
-      // Σ_v q_v (log q_v − log π_v), whose gradient is the soft-label cross-entropy's, −Σ_v q_v ∇log π_v
-      const fwd = tf.sum(tf.mul(tf.exp(teacher), tf.sub(teacher, vocab)), -1);
-      loss = tf.add(loss, tf.mul(sampleMean(fwd, teacherMask), wDemo));
-    }
+    if (teacher && vocab) loss = tf.add(loss, tf.mul(sampleMean(forwardKl(teacher, vocab), teacherMask), wDemo));
     if (vocab && baseVocab) loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
     return loss;
   });

@@ -202,6 +202,15 @@ export function distillationKl(studentLogp: tf.Tensor, teacherLogp: tf.Tensor, t
   });
 }
 
+/**
+ * Forward KL(teacher ‖ π) per position, Σ_v q_v (log q_v − log π_v), from log-probabilities over the vocabulary,
+ * [B,T,V] → [B,T]: its gradient is the soft-label cross-entropy's, −Σ_v q_v ∇log π_v (a demonstration trained toward
+ * the teacher's whole distribution rather than its sampled tokens).
+ */
+export function forwardKl(teacherLogp: tf.Tensor, studentLogp: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => tf.sum(tf.mul(tf.exp(teacherLogp), tf.sub(teacherLogp, studentLogp)), -1));
+}
+
 /** k3 / "low_var_kl" estimator of KL(π‖π_ref) per token, clamped like slime. */
 export function lowVarKl(logprobs: tf.Tensor, refLogprobs: tf.Tensor): tf.Tensor {
   const logRatio = tf.sub(refLogprobs, logprobs);
@@ -315,13 +324,12 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
 
 /**
  * agg_demo: the demonstrations' cross-entropy −log π of their tokens, or, on the rows of `demoTeacherMask`, the
- * forward KL(teacher ‖ π) = Σ_v q_v (log q_v − log π_v) at each position (its gradient the soft-label cross-entropy's).
+ * forward KL(teacher ‖ π) at each position.
  */
 function demoTerm(inp: PolicyLossInputs, demoMask: tf.Tensor): tf.Scalar {
   const { logprobs, sampleWeights: w, vocabLogprobs: p, teacherVocabLogprobs: q, demoTeacherMask: tm } = inp;
   if (!tm || !p || !q) return sampleMean(tf.neg(logprobs), demoMask, w);
-  const forwardKl = tf.sum(tf.mul(tf.exp(q), tf.sub(q, p)), -1);
-  return tf.add(sampleMean(tf.neg(logprobs), tf.sub(demoMask, tm), w), sampleMean(forwardKl, tm, w)) as tf.Scalar;
+  return tf.add(sampleMean(tf.neg(logprobs), tf.sub(demoMask, tm), w), sampleMean(forwardKl(q, p), tm, w)) as tf.Scalar;
 }
 
 function addRegularisers(
