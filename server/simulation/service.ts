@@ -243,13 +243,6 @@ export interface VersionReward {
   firstAt: string;
 }
 
-/**
- * Judged reward per policy version: the mean score of the main turns each version served that have a next
- * state (the latest judgment per turn), oldest version first, and the same over the sessions' first replies
- * only. The first replies are the headline: a reply right after "no — use a bullet list" has the instruction in
- * its context, so the mean over every reply credits a policy for following corrections, not for having learned.
- * Real and simulated traffic alike.
- */
 /** The version a turn `t` counts under: the policy version that served it, or (`byAdapter`) its end user's adapter's. */
 export function turnVersionSql(byAdapter: boolean): Prisma.Sql {
   return byAdapter
@@ -257,6 +250,13 @@ export function turnVersionSql(byAdapter: boolean): Prisma.Sql {
     : Prisma.sql`t."policyVersion"`;
 }
 
+/**
+ * Judged reward per policy version: the mean score of the main turns each version served that have a next
+ * state (the latest judgment per turn), oldest version first, and the same over the sessions' first replies
+ * only. The first replies are the headline: a reply right after "no — use a bullet list" has the instruction in
+ * its context, so the mean over every reply credits a policy for following corrections, not for having learned.
+ * Real and simulated traffic alike.
+ */
 export async function simulationProgress(p: Principal, input: z.output<typeof SimulationProgressInput>) {
   const e = await resolveExperiment(p, input.experimentId);
   // A per-user experiment never changes its shared policy (version 0 serves every turn): its versions are the users'
