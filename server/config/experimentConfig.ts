@@ -136,12 +136,6 @@ export const HyperparamsSchema = z.object({
   /** β of the exact full-vocabulary KL(π ‖ base) (embedded trainer only); 0 = off (reference). */
   baseKlCoef: z.number().min(0).max(10).default(0),
   /**
-   * keep a hindsight demonstration only if the frozen base finds it likelier after its own prompt than after each
-   * other prompt of the user's batch (personalization/step.ts relevantDemos): the hinted teacher writes confident
-   * replies in the user's style about another question (its memorised continuations), which teach content away
-   */
-  hindsightRelevance: z.boolean().default(false),
-  /**
    * Extrapolated distillation (ExOPD; embedded trainer, topk/full estimators): the teacher is
    * softmax(log π_base + λ·(log π_hinted − log π_base)). 1 = the hinted teacher (reference); 1–2 sharpens what the hint
    * changed.

@@ -2123,7 +2123,6 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
-                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -2189,8 +2188,6 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
-                  /** @default false */
-                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -2675,7 +2672,6 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
-             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -2741,8 +2737,6 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
-              /** @default false */
-              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -3206,7 +3200,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -3272,8 +3265,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -3813,7 +3804,6 @@ export interface operations {
                  *       "advantageGroups": "batch",
                  *       "ppoEpochs": 1,
                  *       "baseKlCoef": 0,
-                 *       "hindsightRelevance": false,
                  *       "opdExtrapolation": 1,
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
@@ -3879,8 +3869,6 @@ export interface operations {
                   ppoEpochs: number;
                   /** @default 0 */
                   baseKlCoef: number;
-                  /** @default false */
-                  hindsightRelevance: boolean;
                   /** @default 1 */
                   opdExtrapolation: number;
                   /** @default 0 */
@@ -4375,7 +4363,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -4441,8 +4428,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -7145,7 +7130,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -7211,8 +7195,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -7725,7 +7707,6 @@ export interface operations {
              *       "advantageGroups": "batch",
              *       "ppoEpochs": 1,
              *       "baseKlCoef": 0,
-             *       "hindsightRelevance": false,
              *       "opdExtrapolation": 1,
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
@@ -7791,8 +7772,6 @@ export interface operations {
               ppoEpochs?: number;
               /** @default 0 */
               baseKlCoef?: number;
-              /** @default false */
-              hindsightRelevance?: boolean;
               /** @default 1 */
               opdExtrapolation?: number;
               /** @default 0 */
@@ -8256,7 +8235,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8322,8 +8300,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -8824,7 +8800,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -8890,8 +8865,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9392,7 +9365,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -9458,8 +9430,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -9954,7 +9924,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -10020,8 +9989,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
@@ -10517,7 +10484,6 @@ export interface operations {
                *       "advantageGroups": "batch",
                *       "ppoEpochs": 1,
                *       "baseKlCoef": 0,
-               *       "hindsightRelevance": false,
                *       "opdExtrapolation": 1,
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
@@ -10583,8 +10549,6 @@ export interface operations {
                 ppoEpochs: number;
                 /** @default 0 */
                 baseKlCoef: number;
-                /** @default false */
-                hindsightRelevance: boolean;
                 /** @default 1 */
                 opdExtrapolation: number;
                 /** @default 0 */
