@@ -12,7 +12,7 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--target teacher`, `--rank` (alpha 2×rank), `--targets`
+// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`
 // override the defaults).
 // Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
 // per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
@@ -219,6 +219,7 @@ async function main() {
       baseKl: { type: "string" },
       relevance: { type: "string" },
       target: { type: "string" },
+      focus: { type: "string" },
       rank: { type: "string" },
       /** diagnostics: one arm only ("perUser" or "shared"), and one user's demonstrations and held-out replies */
       arms: { type: "string", default: "perUser,shared" },
@@ -246,6 +247,7 @@ async function main() {
     ...(values.relevance !== undefined ? { hindsightRelevance: values.relevance === "true" } : {}),
     ...(values.baseKl !== undefined ? { baseKlCoef: Number(values.baseKl) } : {}),
     ...(values.target !== undefined ? { hindsightTarget: values.target } : {}),
+    ...(values.focus !== undefined ? { hindsightFocus: values.focus } : {}),
     ...(values.rank !== undefined ? { rank: Number(values.rank), alpha: 2 * Number(values.rank) } : {}),
   });
   if (values.users) USERS = values.users.split(",").map(getPersona);
@@ -254,7 +256,7 @@ async function main() {
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, demonstrations' target ${defaults.hindsightTarget}, KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

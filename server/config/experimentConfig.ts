@@ -361,6 +361,13 @@ export const PerUserSchema = z.object({
    * before (docs/personalization.md)
    */
   hindsightTarget: z.enum(["sampled", "teacher"]).default("teacher"),
+  /**
+   * where a hindsight demonstration's term acts: every position alike ("uniform"), or each position weighted by how far
+   * the hint moved the teacher from the base there ("hint", KL(teacher ‖ base) over the vocabulary, mean 1 per
+   * demonstration; engine/loraTrain.ts demoFocus): the first word of Sam's hint, not the hint's content, which the base
+   * already writes and the hinted teacher copies with more noise. Not in the reference (its OPD weighs tokens alike).
+   */
+  hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**

@@ -8,11 +8,13 @@
  *       + β · (1/N) Σ_{rows} mean_t KL(π ‖ π_base)(· | x, y_{<t})      (optional, `baseKl`: the exact KL over the vocabulary)
  * with π = base + adapter. Gradients reach A and B only (lora.ts `adapterGrads`): the base is read, never updated, so
  * every user's adapter sits on the same base and one user's step cannot move another user's model.
+ * A demonstration's term can instead follow the hinted teacher's distribution (`demoTarget`), and its positions can be
+ * weighted by where the hint moved the teacher (`demoFocus`).
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { z } from "zod";
 import { adapterGrads, sgdStep, disposeAdapter, type LoraAdapter, type LoraPair } from "./lora";
-import { distillationKl, forwardKl, sampleMean } from "./losses";
+import { distillationKl, forwardKl, hintFocusWeights, sampleMean } from "./losses";
 import { forward, type PolicyModel } from "./model";
 import { packBatch, tokenLogprobs, vocabLogprobsAt } from "./score";
 
@@ -62,6 +64,14 @@ export function adapterStep(
      * vocabulary, the frozen base on the demonstration's `hintedPromptIds`)
      */
     demoTarget?: "sampled" | "teacher";
+    /**
+     * Where a demonstration's term acts: every position alike ("uniform", the default), or weighted by how far the
+     * hint moved the teacher from the base there ("hint": losses.ts hintFocusWeights, mean 1 per demonstration), so
+     * the positions where the user's feedback decides (a reply's first word, a line break, a sign-off) carry the
+     * step, and the content the base already writes is not pulled toward the hinted teacher's noisier copy of it.
+     * Needs the demonstration's `hintedPromptIds`; one without is weighted uniformly.
+     */
+    demoFocus?: "uniform" | "hint";
   },
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
@@ -79,20 +89,17 @@ export function adapterStep(
   const demoMask = tf.mul(mask, tf.tensor2d(isDemo, [batch.B, 1]));
   const wDemo = opts.demoWeight ?? 1;
   const beta = opts.baseKl ?? 0;
-  // The frozen base's next-token distribution at the same positions (no adapter, outside the gradient).
-  const baseVocab =
-    beta > 0 ? tf.tidy(() => tokenLogprobs(forward(base.config, base.params, ids), batch, false, true).vocab!) : null;
-  // Demonstrations trained toward the teacher's distribution (those with their hinted prompt), and by cross-entropy.
-  const toTeacher = demos.map((d) => (opts.demoTarget === "teacher" && d.hintedPromptIds ? 1 : 0));
-  const teacherMask = tf.mul(mask, tf.tensor2d([...samples.map(() => 0), ...toTeacher], [batch.B, 1]));
-  const sampledMask = tf.sub(demoMask, teacherMask);
-  const teacher = toTeacher.some((t) => t)
+  const focusOnHint = opts.demoFocus === "hint";
+  // The hinted teacher's distribution on the demonstrations that carry their hinted prompt: their target ("teacher"),
+  // and what the focus compares with the base.
+  const hasTeacher = demos.map((d) => (d.hintedPromptIds && (opts.demoTarget === "teacher" || focusOnHint) ? 1 : 0));
+  const teacher = hasTeacher.some((t) => t)
     ? tf.tensor3d(
         vocabLogprobsAt(
           base,
           batch,
           demos.flatMap((d, j) =>
-            toTeacher[j]
+            hasTeacher[j]
               ? [{ row: samples.length + j, promptIds: d.hintedPromptIds!, responseIds: d.responseIds }]
               : [],
           ),
@@ -100,12 +107,38 @@ export function adapterStep(
         [batch.B, batch.T - 1, base.config.vocabSize],
       )
     : null;
+  const teacherRows = tf.tensor2d([...samples.map(() => 0), ...hasTeacher], [batch.B, 1]);
+  // Demonstrations trained toward the teacher's distribution (those with their hinted prompt), and by cross-entropy.
+  const toTeacher = hasTeacher.map((t) => (opts.demoTarget === "teacher" ? t : 0));
+  const teacherMask = tf.tidy(() => tf.mul(mask, tf.tensor2d([...samples.map(() => 0), ...toTeacher], [batch.B, 1])));
+  const sampledMask = tf.sub(demoMask, teacherMask);
+  // The frozen base's next-token distribution at the same positions (no adapter, outside the gradient).
+  const baseVocab =
+    beta > 0 || (focusOnHint && teacher)
+      ? tf.tidy(() => tokenLogprobs(forward(base.config, base.params, ids), batch, false, true).vocab!)
+      : null;
+  // Each demonstration position's weight: 1, or where the hint moved the teacher (rows without a teacher keep 1).
+  const focus =
+    focusOnHint && teacher && baseVocab
+      ? tf.tidy(() => {
+          const rows = tf.mul(mask, teacherRows);
+          return tf.add(tf.mul(hintFocusWeights(teacher, baseVocab, rows), rows), tf.sub(1, rows));
+        })
+      : null;
+  const focused = (x: tf.Tensor) => (focus ? tf.mul(x, focus) : x);
   const { value, grads } = adapterGrads(base.params, adapter, (params) => {
-    const { logprobs, vocab } = tokenLogprobs(forward(base.config, params, ids), batch, false, beta > 0 || !!teacher);
+    const { logprobs, vocab } = tokenLogprobs(
+      forward(base.config, params, ids),
+      batch,
+      false,
+      beta > 0 || opts.demoTarget === "teacher",
+    );
     let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
-    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(tf.neg(logprobs), sampledMask), wDemo));
-    if (teacher && vocab) loss = tf.add(loss, tf.mul(sampleMean(forwardKl(teacher, vocab), teacherMask), wDemo));
-    if (vocab && baseVocab) loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
+    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(focused(tf.neg(logprobs)), sampledMask), wDemo));
+    if (teacher && vocab && opts.demoTarget === "teacher")
+      loss = tf.add(loss, tf.mul(sampleMean(focused(forwardKl(teacher, vocab)), teacherMask), wDemo));
+    if (vocab && baseVocab && beta > 0)
+      loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
     return loss;
   });
   tf.dispose([
@@ -113,10 +146,12 @@ export function adapterStep(
     mask,
     adv,
     demoMask,
+    teacherRows,
     teacherMask,
     sampledMask,
     ...(baseVocab ? [baseVocab] : []),
     ...(teacher ? [teacher] : []),
+    ...(focus ? [focus] : []),
   ]);
   const gradNorm = Math.sqrt(
     [...grads.values()].reduce(

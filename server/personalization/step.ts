@@ -68,6 +68,7 @@ export async function userAdapterStep(
     | "baseKlCoef"
     | "hindsightRelevance"
     | "hindsightTarget"
+    | "hindsightFocus"
   >,
   opts: { maxTokens: number; seed: number },
 ): Promise<AdapterStepResult & { demos: number; demoSamples: Array<{ promptIds: number[]; responseIds: number[] }> }> {
@@ -96,6 +97,7 @@ export async function userAdapterStep(
     demoWeight: pu.hindsightWeight,
     baseKl: pu.baseKlCoef,
     demoTarget: pu.hindsightTarget,
+    demoFocus: pu.hindsightFocus,
   });
   // The demonstrations' replies too, so a caller (bench/personal --show) can read what the teacher taught.
   return {
