@@ -384,6 +384,67 @@ describe("the demonstrations trained toward the hinted teacher's distribution (h
     for (const a of [start, step.adapter]) disposeAdapter(a);
   });
 
+  /** Per position of the demonstration: the adapted π, the base on its own prompt, the teacher (base on the hinted one). */
+  function positions(a: LoraAdapter, hintedPrompt: number[]) {
+    return tf.tidy(() => {
+      const mine = packBatch([demo], micro.ctx);
+      const theirs = packBatch([{ promptIds: hintedPrompt, responseIds: demo.responseIds }], micro.ctx);
+      const vocab = (m: PolicyModel["params"], b: typeof mine) =>
+        tokenLogprobs(forward(micro, m, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true)
+          .vocab!.arraySync()[0]
+          .slice(b.spans[0].start, b.spans[0].start + demo.responseIds.length);
+      const merged = adaptedParams(base.params, a);
+      return { p: vocab(merged, mine), b: vocab(base.params, mine), q: vocab(base.params, theirs) };
+    });
+  }
+  const kl = (x: number[], y: number[]) => x.reduce((acc, lx, v) => acc + Math.exp(lx) * (lx - y[v]), 0);
+  /** w_t = (KL_t(teacher ‖ base) + ε) / (mean_s KL_s(teacher ‖ base) + ε), by hand */
+  function focusByHand(q: number[][], b: number[][]): number[] {
+    const d = q.map((qt, t) => kl(qt, b[t]));
+    const mean = d.reduce((x, y) => x + y, 0) / d.length;
+    return d.map((x) => (x + 1e-6) / (mean + 1e-6));
+  }
+
+  it("focused on the hint (demoFocus: hint): each position's term weighted by where the hint moved the teacher", () => {
+    const start = adapter(17);
+    const w = 2;
+    const { p, b, q } = positions(start, hinted);
+    const focus = focusByHand(q, b);
+    // The weights average 1 over the demonstration, and they are not all alike (the hint moved some positions more).
+    expect(focus.reduce((x, y) => x + y, 0) / focus.length).toBeCloseTo(1, 6);
+    expect(Math.max(...focus) - Math.min(...focus)).toBeGreaterThan(0.1);
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    const opts = { lr: 0.3, gradClip: 0, advantages: "positive" as const, demos: [demo], demoWeight: w };
+    // Toward the teacher: L = w · (1/N) · mean_t w_t · KL_t(teacher ‖ π), N = 2 rows.
+    const toTeacher = adapterStep(base, start, [rejected], { ...opts, demoTarget: "teacher", demoFocus: "hint" });
+    expect(toTeacher.loss).toBeCloseTo((w * mean(q.map((qt, t) => focus[t] * kl(qt, p[t])))) / 2, 4);
+    // Its sampled tokens: L = w · (1/N) · mean_t w_t · −log π(y_t).
+    const sampled = adapterStep(base, start, [rejected], { ...opts, demoTarget: "sampled", demoFocus: "hint" });
+    expect(sampled.loss).toBeCloseTo((w * mean(demo.responseIds.map((y, t) => -focus[t] * p[t][y]))) / 2, 4);
+    // Uniform (the default) is the plain mean, a different loss.
+    const uniform = adapterStep(base, start, [rejected], { ...opts, demoTarget: "teacher" });
+    expect(uniform.loss).toBeCloseTo((w * mean(q.map((qt, t) => kl(qt, p[t])))) / 2, 4);
+    expect(Math.abs(uniform.loss - toTeacher.loss)).toBeGreaterThan(1e-4);
+    for (const a of [start, toTeacher.adapter, sampled.adapter, uniform.adapter]) disposeAdapter(a);
+  });
+
+  it("a hint that moved nothing (the teacher's prompt is the demonstration's own) weighs every position alike", () => {
+    const start = adapter(18);
+    const own = { ...demo, hintedPromptIds: prompt };
+    const opts = {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive" as const,
+      demos: [own],
+      demoTarget: "sampled" as const,
+    };
+    const focused = adapterStep(base, start, [rejected], { ...opts, demoFocus: "hint" });
+    const uniform = adapterStep(base, start, [rejected], opts);
+    expect(focused.loss).toBeCloseTo(uniform.loss, 6);
+    expect(maxAbsDiff(flat(focused.adapter), flat(uniform.adapter))).toBeLessThan(1e-6);
+    for (const a of [start, focused.adapter, uniform.adapter]) disposeAdapter(a);
+  });
+
   it("is the per-user setting in a user's step: the hinted teacher's demonstrations carry the prompt they came from", async () => {
     const start = adapter(16);
     const samples: HintedAdapterSample[] = [{ ...rejected, messages: [Q], hint: "Reply with a hint only." }];

@@ -241,8 +241,9 @@ export default function ExperimentDetailPage() {
               <dd className="mono">
                 rank {c.perUser.rank} · alpha {c.perUser.alpha} · lr {c.perUser.lr} · grad bound {c.perUser.gradClip} ·
                 hindsight {c.perUser.hindsightSamples}×{c.perUser.hindsightWeight} toward the{" "}
-                {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"} ·{" "}
-                {c.perUser.minSamples} samples per step · held out {c.perUser.heldOutFraction}
+                {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
+                {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""} · {c.perUser.minSamples}{" "}
+                samples per step · held out {c.perUser.heldOutFraction}
               </dd>
             </>
           )}

@@ -288,6 +288,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             )}
             {num("Hindsight weight", "perUser.hindsightWeight", "0.1")}
             {select("Hindsight target", "perUser.hindsightTarget", ["teacher", "sampled"])}
+            {select("Hindsight focus", "perUser.hindsightFocus", ["uniform", "hint"])}
             {num(
               "Gradient norm bound",
               "perUser.gradClip",
