@@ -2380,6 +2380,7 @@ export interface operations {
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
+                 *       "hindsightFocus": "uniform",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2424,6 +2425,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
+                  /**
+                   * @default uniform
+                   * @enum {string}
+                   */
+                  hindsightFocus: "uniform" | "hint";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2929,6 +2935,7 @@ export interface operations {
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
+             *       "hindsightFocus": "uniform",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2973,6 +2980,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
+              /**
+               * @default uniform
+               * @enum {string}
+               */
+              hindsightFocus?: "uniform" | "hint";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3457,6 +3469,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3501,6 +3514,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -4061,6 +4079,7 @@ export interface operations {
                  *       "baseKlCoef": 0,
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
+                 *       "hindsightFocus": "uniform",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4105,6 +4124,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
+                  /**
+                   * @default uniform
+                   * @enum {string}
+                   */
+                  hindsightFocus: "uniform" | "hint";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4620,6 +4644,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4664,6 +4689,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7387,6 +7417,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7431,6 +7462,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7964,6 +8000,7 @@ export interface operations {
              *       "baseKlCoef": 0,
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
+             *       "hindsightFocus": "uniform",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -8008,6 +8045,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
+              /**
+               * @default uniform
+               * @enum {string}
+               */
+              hindsightFocus?: "uniform" | "hint";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8492,6 +8534,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8536,6 +8579,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9057,6 +9105,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9101,6 +9150,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9622,6 +9676,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9666,6 +9721,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10181,6 +10241,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10225,6 +10286,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10741,6 +10807,7 @@ export interface operations {
                *       "baseKlCoef": 0,
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
+               *       "hindsightFocus": "uniform",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10785,6 +10852,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
