@@ -157,6 +157,12 @@ export const HyperparamsSchema = z.object({
    */
   hindsightTarget: z.enum(["sampled", "teacher"]).default("sampled"),
   /**
+   * where an OPD / Combine hindsight demonstration's term acts (embedded trainer, topk/full estimators): every position
+   * alike ("uniform"), or each weighted by KL(teacher ‖ base) there ("hint", mean 1 per demonstration): where the hint
+   * moved the teacher (perUser.hindsightFocus is the same for adapters)
+   */
+  hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
+  /**
    * OPD and Combine: a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher
    * is at least this (the teacher's own confidence; babble scores about −0.2 to −0.5, a followed hint above −0.1).
    * −10 keeps every reply.
@@ -632,6 +638,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
       ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],
+      ["hindsightFocus", cfg.hyper.hindsightFocus !== "uniform"],
     ];
     for (const [field, set] of embeddedOnly)
       if (set)

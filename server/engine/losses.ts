@@ -269,6 +269,8 @@ export interface PolicyLossInputs {
    * forward KL(teacher ‖ π) over the vocabulary, `teacherVocabLogprobs` at their positions), [B,T]; within demoMask
    */
   demoTeacherMask?: tf.Tensor;
+  /** per-position weights of the demonstrations' term (demoFocus "hint": hintFocusWeights, 1 elsewhere), [B,T] */
+  demoFocusWeights?: tf.Tensor;
 }
 
 export interface PolicyLossMetrics {
@@ -343,8 +345,10 @@ function monitorMetrics(inp: PolicyLossInputs, h: LossHyperFull) {
  */
 function demoTerm(inp: PolicyLossInputs, demoMask: tf.Tensor): tf.Scalar {
   const { logprobs, sampleWeights: w, vocabLogprobs: p, teacherVocabLogprobs: q, demoTeacherMask: tm } = inp;
-  if (!tm || !p || !q) return sampleMean(tf.neg(logprobs), demoMask, w);
-  return tf.add(sampleMean(tf.neg(logprobs), tf.sub(demoMask, tm), w), sampleMean(forwardKl(q, p), tm, w)) as tf.Scalar;
+  const focused = (x: tf.Tensor) => (inp.demoFocusWeights ? tf.mul(x, inp.demoFocusWeights) : x);
+  const nll = focused(tf.neg(logprobs));
+  if (!tm || !p || !q) return sampleMean(nll, demoMask, w);
+  return tf.add(sampleMean(nll, tf.sub(demoMask, tm), w), sampleMean(focused(forwardKl(q, p)), tm, w)) as tf.Scalar;
 }
 
 function addRegularisers(

@@ -36,6 +36,7 @@ import {
 import {
   batchAdvantages,
   customPolicyLoss,
+  hintFocusWeights,
   lossHyperSchema,
   policyLoss,
   type CustomLossFn,
@@ -93,6 +94,11 @@ export const trainHyperSchema = lossHyperSchema.extend({
   oldLogprobs: z.enum(["recompute", "rollout", "decoupled"]).default("recompute"),
   /** passes over the batch, one update each, with π_old fixed after epoch 0 */
   epochs: z.number().int().min(1).max(4).default(1),
+  /**
+   * where a demonstration's term acts: every position alike, or, on demonstrations with a teacher distribution,
+   * weighted by KL(teacher ‖ base) at each position (losses.ts hintFocusWeights): where the hint moved the teacher
+   */
+  demoFocus: z.enum(["uniform", "hint"]).default("uniform"),
 });
 export type TrainHyper = z.input<typeof trainHyperSchema>;
 
@@ -248,6 +254,11 @@ export function extrapolate(
   return { logp, rows: teacher.rows };
 }
 
+/** demoFocus "hint": hintFocusWeights on the demonstrations with a teacher (`rows`), 1 on every other position. */
+function demoFocusWeights(teacherLogp: tf.Tensor, baseLogp: tf.Tensor, rows: tf.Tensor): tf.Tensor {
+  return tf.add(tf.mul(hintFocusWeights(teacherLogp, baseLogp, rows), rows), tf.sub(1, rows));
+}
+
 export async function trainStep(
   model: PolicyModel,
   optimizer: Adam,
@@ -292,6 +303,8 @@ export async function trainStep(
   if (distill && hyper.opdExtrapolation !== 1 && !options.refModel)
     throw new Error("opdExtrapolation ≠ 1 needs the base (refModel)");
   const demos = samples.filter((x) => x.kind === "DEMO").length;
+  if (distill && demos > 0 && hyper.demoFocus === "hint" && !options.refModel)
+    throw new Error("demoFocus hint needs the base (refModel)");
 
   // Hint candidates chosen in epoch 0, against the student's top-K before this step's update (π_old).
   const chosenCandidates = new Map<number, number[]>();
@@ -329,8 +342,12 @@ export async function trainStep(
       // The exact KL to the base, and ExOPD's reference, cost a base forward per micro-batch: only when asked for
       // (train/kl_loss, the k3 estimate, reports the distance to the base otherwise).
       const extrapolating = distill && hyper.opdExtrapolation !== 1;
+      // demoFocus "hint" weighs a demonstration's positions by where the hint moved the teacher from the base.
+      const focusing = distill && demos > 0 && hyper.demoFocus === "hint";
       const baseDist =
-        options.refModel && (hyper.baseKlCoef > 0 || extrapolating) ? vocabDistribution(options.refModel, batch) : null;
+        options.refModel && (hyper.baseKlCoef > 0 || extrapolating || focusing)
+          ? vocabDistribution(options.refModel, batch)
+          : null;
       const hinted = distill
         ? teacherDistribution(
             options.teacherModel!,
@@ -398,6 +415,15 @@ export async function trainStep(
                   distillMask: tf.mul(pgMask, teacherDist.rows),
                   // a demonstration with a teacher prompt (hindsightTarget "teacher") follows its distribution
                   ...(demoMask ? { demoTeacherMask: tf.mul(demoMask, teacherDist.rows) } : {}),
+                  ...(demoMask && focusing && baseDist
+                    ? {
+                        demoFocusWeights: demoFocusWeights(
+                          teacherDist.logp,
+                          baseDist,
+                          tf.mul(demoMask, teacherDist.rows),
+                        ),
+                      }
+                    : {}),
                 }
               : {}),
           };

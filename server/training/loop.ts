@@ -266,6 +266,7 @@ export class Trainer {
       baseKlCoef: config.hyper.baseKlCoef,
       opdExtrapolation: config.hyper.opdExtrapolation,
       wDemo: config.hyper.hindsightWeight,
+      demoFocus: config.hyper.hindsightFocus,
       epochs: config.hyper.ppoEpochs,
       gradClip: config.hyper.gradClip,
       // Samples carry several hint candidates only under the train-time modes (trainInputs.ts).

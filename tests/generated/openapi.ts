@@ -2127,6 +2127,7 @@ export interface operations {
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "hindsightTarget": "sampled",
+                 *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
@@ -2199,6 +2200,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
+                  /**
+                   * @default uniform
+                   * @enum {string}
+                   */
+                  hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
                   /** @default false */
@@ -2682,6 +2688,7 @@ export interface operations {
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "hindsightTarget": "sampled",
+             *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "conversationHints": false,
@@ -2754,6 +2761,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
+              /**
+               * @default uniform
+               * @enum {string}
+               */
+              hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
               /** @default false */
@@ -3216,6 +3228,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -3288,6 +3301,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -3826,6 +3844,7 @@ export interface operations {
                  *       "hindsightSamples": 0,
                  *       "hindsightWeight": 0.5,
                  *       "hindsightTarget": "sampled",
+                 *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
@@ -3898,6 +3917,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightTarget: "sampled" | "teacher";
+                  /**
+                   * @default uniform
+                   * @enum {string}
+                   */
+                  hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
                   /** @default false */
@@ -4391,6 +4415,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -4463,6 +4488,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -7164,6 +7194,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -7236,6 +7267,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -7747,6 +7783,7 @@ export interface operations {
              *       "hindsightSamples": 0,
              *       "hindsightWeight": 0.5,
              *       "hindsightTarget": "sampled",
+             *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
              *       "hintMemory": false,
              *       "conversationHints": false,
@@ -7819,6 +7856,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightTarget?: "sampled" | "teacher";
+              /**
+               * @default uniform
+               * @enum {string}
+               */
+              hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
               /** @default false */
@@ -8281,6 +8323,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -8353,6 +8396,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -8852,6 +8900,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -8924,6 +8973,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -9423,6 +9477,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -9495,6 +9550,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -9988,6 +10048,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -10060,6 +10121,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */
@@ -10554,6 +10620,7 @@ export interface operations {
                *       "hindsightSamples": 0,
                *       "hindsightWeight": 0.5,
                *       "hindsightTarget": "sampled",
+               *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "hintMemory": false,
                *       "conversationHints": false,
@@ -10626,6 +10693,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightTarget: "sampled" | "teacher";
+                /**
+                 * @default uniform
+                 * @enum {string}
+                 */
+                hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
                 /** @default false */

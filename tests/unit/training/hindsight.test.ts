@@ -273,4 +273,39 @@ describe("hindsight demonstrations", () => {
     expect(forwardKl(m)).toBeLessThan(kl0);
     adam.dispose();
   });
+
+  it("focused on the hint (demoFocus): each position's KL weighted by KL(teacher ‖ base) there over its mean, by hand", async () => {
+    const m = microModel(7, 4);
+    const teacher = microModel(8, 4);
+    const base = microModel(9, 4);
+    const demo = { promptIds: [257, 72, 105, 260, 258], responseIds: [65, 66, 260], reward: 0, kind: "DEMO" as const };
+    const hinted = [257, 72, 105, 33, 260, 258];
+    const vocabAt = (pm: PolicyModel, promptIds: number[]) =>
+      tf.tidy(() => {
+        const b = packBatch([{ promptIds, responseIds: demo.responseIds }], pm.config.ctx);
+        const v = tokenLogprobs(forward(pm.config, pm.params, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true);
+        return (v.vocab!.arraySync() as number[][][])[0].slice(b.spans[0].start, b.spans[0].start + b.spans[0].length);
+      });
+    const kl = (x: number[], y: number[]) => x.reduce((acc, lx, v) => acc + Math.exp(lx) * (lx - y[v]), 0);
+    const p = vocabAt(m, demo.promptIds);
+    const q = vocabAt(teacher, hinted);
+    const b = vocabAt(base, demo.promptIds);
+    // w_t = (KL_t(teacher ‖ base) + ε) / (mean_s KL_s + ε); the term is mean_t w_t · KL_t(teacher ‖ π)
+    const moved = q.map((qt, t) => kl(qt, b[t]));
+    const meanMoved = moved.reduce((x, y) => x + y, 0) / moved.length;
+    const focus = moved.map((x) => (x + 1e-6) / (meanMoved + 1e-6));
+    expect(Math.max(...focus) - Math.min(...focus)).toBeGreaterThan(0.05);
+    const expected = q.reduce((acc, qt, t) => acc + focus[t] * kl(qt, p[t]), 0) / q.length;
+    const sample = { ...demo, oldLogprobs: [0, 0, 0], teacherPromptIds: hinted };
+    const hyper = { wDemo: 0.5, opdEstimator: "full" as const, demoFocus: "hint" as const };
+    // It needs the base to compare the teacher with.
+    await expect(trainStep(m, new Adam({ lr: 0 }), [sample], hyper, { teacherModel: teacher })).rejects.toThrow(
+      /needs the base/,
+    );
+    const adam = new Adam({ lr: 0.01 });
+    const metrics = await trainStep(m, adam, [sample], hyper, { teacherModel: teacher, refModel: base });
+    expect(metrics["train/demo_nll"]).toBeCloseTo(expected, 4);
+    expect(metrics["train/loss"]).toBeCloseTo(0.5 * expected, 4);
+    adam.dispose();
+  });
 });

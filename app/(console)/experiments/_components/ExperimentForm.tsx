@@ -539,6 +539,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "a demonstration trains toward its sampled tokens, or toward the hinted teacher's whole distribution at each of its positions (topk/full estimators)",
                 )}
               </span>
+              {select("Hindsight focus (OPD, Combine)", "hyper.hindsightFocus", ["uniform", "hint"])}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "hindsightFocus",
+                  "every position of a demonstration alike, or each weighted by how far the hint moved the teacher from the base there (topk/full estimators)",
+                )}
+              </span>
               {num(
                 "Hindsight: least mean teacher log-prob",
                 "hyper.hindsightMinLogprob",
