@@ -26,6 +26,15 @@ beforeAll(async () => {
   await initBackend();
 });
 
+/** `pm`'s log-probs over the vocabulary at each position of `responseIds` after `promptIds` */
+function vocabAt(pm: PolicyModel, promptIds: number[], responseIds: number[]): number[][] {
+  return tf.tidy(() => {
+    const b = packBatch([{ promptIds, responseIds }], pm.config.ctx);
+    const v = tokenLogprobs(forward(pm.config, pm.params, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true);
+    return (v.vocab!.arraySync() as number[][][])[0].slice(b.spans[0].start, b.spans[0].start + b.spans[0].length);
+  });
+}
+
 const Q = { role: "user", content: "How do I boil an egg?" };
 const BAD = { role: "assistant", content: "Eggs are nice." };
 const CORRECTION = { role: "user", content: "no — use a bullet list" };
@@ -246,15 +255,9 @@ describe("hindsight demonstrations", () => {
     const demo = { promptIds: [257, 72, 105, 260, 258], responseIds: [65, 66, 260], reward: 0, kind: "DEMO" as const };
     const hinted = [257, 72, 105, 33, 260, 258];
     // Σ_v q_v (log q_v − log π_v) at each demonstration position, averaged (N = 1 row)
-    const vocabAt = (pm: PolicyModel, promptIds: number[]) =>
-      tf.tidy(() => {
-        const b = packBatch([{ promptIds, responseIds: demo.responseIds }], pm.config.ctx);
-        const v = tokenLogprobs(forward(pm.config, pm.params, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true);
-        return (v.vocab!.arraySync() as number[][][])[0].slice(b.spans[0].start, b.spans[0].start + b.spans[0].length);
-      });
     const forwardKl = (pm: PolicyModel) => {
-      const p = vocabAt(pm, demo.promptIds);
-      const q = vocabAt(teacher, hinted);
+      const p = vocabAt(pm, demo.promptIds, demo.responseIds);
+      const q = vocabAt(teacher, hinted, demo.responseIds);
       const kl = q.map((qt, t) => qt.reduce((acc, lq, v) => acc + Math.exp(lq) * (lq - p[t][v]), 0));
       return kl.reduce((a, b) => a + b, 0) / kl.length;
     };
@@ -280,16 +283,10 @@ describe("hindsight demonstrations", () => {
     const base = microModel(9, 4);
     const demo = { promptIds: [257, 72, 105, 260, 258], responseIds: [65, 66, 260], reward: 0, kind: "DEMO" as const };
     const hinted = [257, 72, 105, 33, 260, 258];
-    const vocabAt = (pm: PolicyModel, promptIds: number[]) =>
-      tf.tidy(() => {
-        const b = packBatch([{ promptIds, responseIds: demo.responseIds }], pm.config.ctx);
-        const v = tokenLogprobs(forward(pm.config, pm.params, tf.tensor2d(b.ids, [1, b.T], "int32")), b, false, true);
-        return (v.vocab!.arraySync() as number[][][])[0].slice(b.spans[0].start, b.spans[0].start + b.spans[0].length);
-      });
     const kl = (x: number[], y: number[]) => x.reduce((acc, lx, v) => acc + Math.exp(lx) * (lx - y[v]), 0);
-    const p = vocabAt(m, demo.promptIds);
-    const q = vocabAt(teacher, hinted);
-    const b = vocabAt(base, demo.promptIds);
+    const p = vocabAt(m, demo.promptIds, demo.responseIds);
+    const q = vocabAt(teacher, hinted, demo.responseIds);
+    const b = vocabAt(base, demo.promptIds, demo.responseIds);
     // w_t = (KL_t(teacher ‖ base) + ε) / (mean_s KL_s + ε); the term is mean_t w_t · KL_t(teacher ‖ π)
     const moved = q.map((qt, t) => kl(qt, b[t]));
     const meanMoved = moved.reduce((x, y) => x + y, 0) / moved.length;
