@@ -78,7 +78,8 @@ describe("the episode worker dispatches by environment", () => {
     expect(ep.sessionId).toBe(`episode-${ep.id}-1`);
     expect(ep.steps).toHaveLength(1);
     expect(s.requests.map((r) => r.path)).toEqual(expect.arrayContaining(["/allocate", "/exec_tool", "/evaluate"]));
-    expect(s.liveLeases()).toEqual([]);
+    // The episode's row says DONE before its runner's `finally` returns the lease: wait for the release.
+    await waitFor("the pool's leases released", () => s.liveLeases().length === 0);
     expect(s.violations).toEqual([]);
   });
 
@@ -159,7 +160,8 @@ describe("the episode worker dispatches by environment", () => {
     });
     expect(s.requests.find((r) => r.path === "/exec")!.body).toMatchObject({ command: "make solved" });
     expect(s.requests.find((r) => r.path === "/evaluate")!.body).toMatchObject({ eval_script: "pytest -x" });
-    expect(s.liveLeases()).toEqual([]);
+    // The episode's row says DONE before its runner's `finally` returns the lease: wait for the release.
+    await waitFor("the pool's leases released", () => s.liveLeases().length === 0);
     expect(s.violations).toEqual([]);
   });
 
