@@ -159,7 +159,8 @@ export const HyperparamsSchema = z.object({
   /**
    * where an OPD / Combine hindsight demonstration's term acts (embedded trainer, topk/full estimators): every position
    * alike ("uniform"), or each weighted by KL(teacher ‖ base) there ("hint", mean 1 per demonstration): where the hint
-   * moved the teacher (perUser.hindsightFocus is the same for adapters)
+   * moved the teacher (perUser.hindsightFocus is the same for adapters). Here it acts only on demonstrations that keep
+   * their hinted prompt, i.e. with hindsightTarget "teacher"; with "sampled" it changes nothing
    */
   hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
   /**

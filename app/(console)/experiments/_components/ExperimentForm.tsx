@@ -543,7 +543,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
               <span className="muted" style={{ fontSize: 11 }}>
                 {origin(
                   "hindsightFocus",
-                  "every position of a demonstration alike, or each weighted by how far the hint moved the teacher from the base there (topk/full estimators)",
+                  "every position of a demonstration alike, or each weighted by how far the hint moved the teacher from the base there (topk/full estimators, with the teacher target)",
                 )}
               </span>
               {num(
