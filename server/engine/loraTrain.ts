@@ -109,21 +109,17 @@ export function adapterStep(
     : null;
   const teacherRows = tf.tensor2d([...samples.map(() => 0), ...hasTeacher], [batch.B, 1]);
   // Demonstrations trained toward the teacher's distribution (those with their hinted prompt), and by cross-entropy.
-  const toTeacher = hasTeacher.map((t) => (opts.demoTarget === "teacher" ? t : 0));
-  const teacherMask = tf.tidy(() => tf.mul(mask, tf.tensor2d([...samples.map(() => 0), ...toTeacher], [batch.B, 1])));
+  const teacherMask = tf.mul(mask, opts.demoTarget === "teacher" ? teacherRows : 0);
   const sampledMask = tf.sub(demoMask, teacherMask);
   // The frozen base's next-token distribution at the same positions (no adapter, outside the gradient).
   const baseVocab =
     beta > 0 || (focusOnHint && teacher)
       ? tf.tidy(() => tokenLogprobs(forward(base.config, base.params, ids), batch, false, true).vocab!)
       : null;
-  // Each demonstration position's weight: 1, or where the hint moved the teacher (rows without a teacher keep 1).
+  // Each demonstration position's weight: where the hint moved the teacher (rows without a teacher keep 1).
   const focus =
     focusOnHint && teacher && baseVocab
-      ? tf.tidy(() => {
-          const rows = tf.mul(mask, teacherRows);
-          return tf.add(tf.mul(hintFocusWeights(teacher, baseVocab, rows), rows), tf.sub(1, rows));
-        })
+      ? tf.tidy(() => hintFocusWeights(teacher, baseVocab, tf.mul(mask, teacherRows)))
       : null;
   const focused = (x: tf.Tensor) => (focus ? tf.mul(x, focus) : x);
   const { value, grads } = adapterGrads(base.params, adapter, (params) => {

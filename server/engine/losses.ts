@@ -215,14 +215,16 @@ export function forwardKl(teacherLogp: tf.Tensor, studentLogp: tf.Tensor): tf.Te
  * Where a hint acted, per position: KL(teacher ‖ base) at each position of a demonstration (the hinted teacher against
  * the same frozen base without the hint, both on the demonstration's tokens), divided by its mean over that row's
  * positions (`mask`), so a row's weights average 1 and its total weight is unchanged. [B,T,V] twice, mask [B,T] →
- * [B,T]. A row where the hint moved nothing (all zero) gets 1 everywhere. Plain data: no gradient.
+ * [B,T]. A row where the hint moved nothing (all zero) gets 1 everywhere, and so does every position outside `mask`
+ * (the rows and tokens without a teacher keep their weight). Plain data: no gradient.
  */
 export function hintFocusWeights(teacherLogp: tf.Tensor, baseLogp: tf.Tensor, mask: tf.Tensor): tf.Tensor {
   return tf.tidy(() => {
     const eps = 1e-6;
     const kl = tf.mul(tf.relu(forwardKl(teacherLogp, baseLogp)), mask);
     const mean = tf.div(tf.sum(kl, -1, true), tf.maximum(tf.sum(mask, -1, true), 1));
-    return tf.div(tf.add(kl, eps), tf.add(mean, eps));
+    const weights = tf.div(tf.add(kl, eps), tf.add(mean, eps));
+    return tf.add(tf.mul(weights, mask), tf.sub(1, mask));
   });
 }
 

@@ -254,11 +254,6 @@ export function extrapolate(
   return { logp, rows: teacher.rows };
 }
 
-/** demoFocus "hint": hintFocusWeights on the demonstrations with a teacher (`rows`), 1 on every other position. */
-function demoFocusWeights(teacherLogp: tf.Tensor, baseLogp: tf.Tensor, rows: tf.Tensor): tf.Tensor {
-  return tf.add(tf.mul(hintFocusWeights(teacherLogp, baseLogp, rows), rows), tf.sub(1, rows));
-}
-
 export async function trainStep(
   model: PolicyModel,
   optimizer: Adam,
@@ -394,6 +389,11 @@ export async function trainStep(
         const demoMask = demos ? tf.mul(mask, tf.tensor2d(demoRows, [batch.B, 1])) : undefined;
         // Demonstrations train by cross-entropy only: their tokens leave the policy-gradient terms.
         const pgMask = demoMask ? tf.sub(mask, demoMask) : mask;
+        // Constant across the loss's evaluation: computed once here, outside the gradient's tape.
+        const focusWeights =
+          demoMask && focusing && baseDist && teacherDist
+            ? hintFocusWeights(teacherDist.logp, baseDist, tf.mul(demoMask, teacherDist.rows))
+            : null;
         const lossFn = (...paramList: tf.Tensor[]): tf.Scalar => {
           const params: Params = Object.fromEntries(names.map((n, k) => [n, paramList[k]]));
           const logits = forward(model.config, params, inputs);
@@ -415,15 +415,7 @@ export async function trainStep(
                   distillMask: tf.mul(pgMask, teacherDist.rows),
                   // a demonstration with a teacher prompt (hindsightTarget "teacher") follows its distribution
                   ...(demoMask ? { demoTeacherMask: tf.mul(demoMask, teacherDist.rows) } : {}),
-                  ...(demoMask && focusing && baseDist
-                    ? {
-                        demoFocusWeights: demoFocusWeights(
-                          teacherDist.logp,
-                          baseDist,
-                          tf.mul(demoMask, teacherDist.rows),
-                        ),
-                      }
-                    : {}),
+                  ...(focusWeights ? { demoFocusWeights: focusWeights } : {}),
                 }
               : {}),
           };
