@@ -35,7 +35,7 @@ import time
 
 from integrations.slime.convert import sample_fields
 from integrations.slime.leases import LeaseBook, user_batches
-from integrations.tinker.bridge import BridgeConfig, _metrics, build_datum, token_advantages
+from integrations.tinker.step import BridgeConfig, build_datum, step_metrics, token_advantages
 from integrations.tinker.states import StateBook, resumed_client
 
 log = logging.getLogger("openclaw.tinker.per_user")
@@ -108,7 +108,7 @@ class PerUserTinker:
             data.append(build_datum(self.types, fields, token_advantages(fields, self.cfg.method, self.cfg.w_opd, self.cfg.w_rl)))
         fwd_bwd = training.forward_backward(data, self.cfg.loss)
         optim = training.optim_step(self.types.AdamParams(learning_rate=self.cfg.learning_rate))
-        self.last_metrics = {**_metrics(fwd_bwd.result(), optim.result()), "tinker/batch_size": float(len(data))}
+        self.last_metrics = {**step_metrics(fwd_bwd.result(), optim.result()), "tinker/batch_size": float(len(data))}
         version = max(self.versions.get(end_user_id, 0), latest_version) + 1
         path = training.save_weights_for_sampler(user_sampler_name(self.run_id, end_user_id, version)).result().path
         if self.states is not None:

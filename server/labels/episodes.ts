@@ -8,7 +8,7 @@
 // only; a hinted step the estimator dropped still trains its OPD term. grpo ignores hints.
 import { z } from "zod";
 import { db, type Prisma } from "../platform/db/client";
-import type { TrainingLabel } from "./effective";
+import type { TrainingLabel } from "./trainingLabel";
 
 /** Episode turns are recorded under proxy sessions named `episode-<episode id>-<attempt>`. */
 export const EPISODE_SESSION_PREFIX = "episode-";

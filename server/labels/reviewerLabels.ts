@@ -5,7 +5,8 @@ import type { Label } from "../platform/db/generated/client";
 import { audit } from "../access/audit";
 import { assertExperimentAccess, can, type Principal, actorUserId } from "../access/principal";
 import { appError, notFound } from "../platform/errors";
-import { effectiveLabelsForTurns, type TrainingLabel } from "./effective";
+import { effectiveLabelsForTurns } from "./effective";
+import type { TrainingLabel } from "./trainingLabel";
 
 type Tx = Prisma.TransactionClient;
 

@@ -3,7 +3,8 @@
 // the version it trains, whether the recorded tokens are usable, and a reviewer hint that the teacher
 // still has to score (the dispatch treats such a hint as usable: the trainer rescores it at step time).
 import { dispatchTurn } from "../judge/core/dispatch";
-import { EXCLUDE, type TrainingLabel } from "../labels/effective";
+import { EXCLUDE } from "../labels/effective";
+import type { TrainingLabel } from "../labels/trainingLabel";
 import type { HyperparamsSchema } from "../config/experimentConfig";
 import type { z } from "zod";
 import { TRAINER_EXCLUDE } from "./schemas";

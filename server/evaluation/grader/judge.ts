@@ -1,7 +1,7 @@
 // The model-judge grader: the experiment's judge backend grades each reply against the item's rubric with
 // m votes (the judge core's parser, limiter/breaker/retries and vote mean), mapped from −1…1 to 0…1.
 import { createHash } from "node:crypto";
-import type { JudgeBackend } from "../../judge/core/backends";
+import type { JudgeBackend } from "../../judge/core/judgeBackend";
 import { flattenContent } from "../../judge/core/messages";
 import { parseEvalVote } from "../../judge/core/parse";
 import { BreakerRegistry, Limiter, resilientCall } from "../../judge/core/resilience";

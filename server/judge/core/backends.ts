@@ -3,24 +3,8 @@
 import { z } from "zod";
 import { createHeuristicJudge } from "./heuristic";
 import { BadResponseError, openAIUrl, postJson, type FetchLike } from "./http";
-import type { JudgeMessage, JudgeTask } from "./prompts";
+import type { JudgeBackend } from "./judgeBackend";
 import type { JudgeSettings } from "./schemas";
-
-export type CompleteOptions = {
-  temperature: number;
-  maxTokens: number;
-  signal?: AbortSignal;
-  /** The structured turn the messages were built from. Model backends ignore it; the heuristic reads it. */
-  task?: JudgeTask;
-};
-
-export interface JudgeBackend {
-  readonly kind: "openai" | "heuristic";
-  readonly model: string;
-  /** Breaker key: one circuit per endpoint. */
-  readonly endpoint: string;
-  complete(messages: JudgeMessage[], opts: CompleteOptions): Promise<string>;
-}
 
 const ChatCompletionSchema = z.object({
   choices: z

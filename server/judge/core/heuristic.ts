@@ -1,7 +1,7 @@
 // The embedded judge for machines with no model server: transparent keyword rules over the next
 // state. It writes its reasoning and a `\boxed{}` answer (plus a [HINT_START]…[HINT_END] hint for
 // hint votes) in exactly the model's format, so the same parser and aggregator run on it.
-import type { JudgeBackend } from "./backends";
+import type { JudgeBackend } from "./judgeBackend";
 import type { JudgeTask } from "./prompts";
 
 export const HEURISTIC_JUDGE_LABEL = "Heuristic judge (keyword rules, no model)";

@@ -2,7 +2,7 @@
 // aggregation, hint selection, teacher log-probs for an accepted hint, and the training dispatch.
 // Pure apart from the injected backend/teacher/custom reward, so the queue worker stays thin.
 import { createHash } from "node:crypto";
-import type { JudgeBackend } from "./backends";
+import type { JudgeBackend } from "./judgeBackend";
 import type { CustomRewardFn } from "./customReward";
 import { dispatchTurn } from "./dispatch";
 import { HttpStatusError } from "./http";

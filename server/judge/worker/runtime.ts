@@ -3,7 +3,8 @@
 // experiment, rebuilt only when the experiment's judge or policy config changes, or its live run's PRM
 // routers do (endpoints.ts: where the calls go).
 import type { ExperimentConfig } from "../../config/experimentConfig";
-import { createJudgeBackend, type JudgeBackend } from "../core/backends";
+import { createJudgeBackend } from "../core/backends";
+import type { JudgeBackend } from "../core/judgeBackend";
 import { loadCustomReward } from "../core/customReward";
 import type { FetchLike } from "../core/http";
 import type { JudgeTurnDeps } from "../core/judgeTurn";

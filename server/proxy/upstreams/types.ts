@@ -2,7 +2,15 @@
 // (SGLang, vLLM, Ollama, OpenAI) and the embedded engine. Both answer in OpenAI's wire format, so the
 // proxy streams, strips and records them the same way.
 import type { ServedAdapter } from "../../engine/adapterPool";
-import type { EngineAdapter } from "./userLora";
+
+/** A per-user adapter version an engine serves from its PEFT folder. */
+export interface EngineAdapter {
+  /** the adapter row's id */
+  id: string;
+  path: string;
+  /** whose it is (experiment and end user): a user served the base again (deleted, rolled back) has theirs unloaded */
+  owner?: string;
+}
 
 export interface UpstreamRequest {
   /** The client's body without session fields; `model` is replaced by the upstream's own. */

@@ -7,15 +7,7 @@
 import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../../platform/extensions";
 import { adapterNameSchema, loadAdapterCall, unloadAdapterCall, type LoraEngine } from "./lora";
 import { engineCall } from "./loraServing";
-
-/** A per-user adapter version an engine serves from its PEFT folder. */
-export interface EngineAdapter {
-  /** the adapter row's id */
-  id: string;
-  path: string;
-  /** whose it is (experiment and end user): a user served the base again (deleted, rolled back) has theirs unloaded */
-  owner?: string;
-}
+import type { EngineAdapter } from "./types";
 
 export interface UserLoraOptions {
   engine: LoraEngine;

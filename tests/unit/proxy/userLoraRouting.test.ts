@@ -8,8 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { createUpstream } from "../../../server/proxy/upstreams/factory";
 import { isNotLoaded, notLoadedText, type LoraEngine } from "../../../server/proxy/upstreams/lora";
-import type { Upstream, UpstreamResponse } from "../../../server/proxy/upstreams/types";
-import type { EngineAdapter } from "../../../server/proxy/upstreams/userLora";
+import type { EngineAdapter, Upstream, UpstreamResponse } from "../../../server/proxy/upstreams/types";
 import { fakeLoraEngine, loraContract } from "../../fakes/loraEngine";
 
 const maya: EngineAdapter = { id: "maya1", path: "/ckpt/users/maya/v1" };

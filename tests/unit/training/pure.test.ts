@@ -2,7 +2,7 @@
 // label, staleness and importance weights, the ETA estimator, step accounting, and the served prompt.
 import { describe, expect, it } from "vitest";
 import { END_ID, encode, SPECIAL_TOKENS } from "../../../server/engine/tokenizer";
-import type { TrainingLabel } from "../../../server/labels/effective";
+import type { TrainingLabel } from "../../../server/labels/trainingLabel";
 import { decideSample, type SampleFacts } from "../../../server/training/decide";
 import { ArrivalRate } from "../../../server/training/eta";
 import { stepMetrics } from "../../../server/training/metrics";

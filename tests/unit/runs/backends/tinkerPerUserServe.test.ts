@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeTinkerEndpoint, type FakeTinkerEndpoint } from "../../../helpers/tinkerEndpoint";
 import { ExperimentConfigSchema } from "../../../../server/config/experimentConfig";
 import { createUpstream } from "../../../../server/proxy/upstreams/factory";
-import type { Upstream } from "../../../../server/proxy/upstreams/types";
-import type { EngineAdapter } from "../../../../server/proxy/upstreams/userLora";
+import type { EngineAdapter, Upstream } from "../../../../server/proxy/upstreams/types";
 
 const BASE = "Qwen/Qwen3-4B-Instruct-2507";
 const maya: EngineAdapter = { id: "maya1", path: "tinker://run-m/sampler_weights/run-7-u00000000000000aa-v000001" };
