@@ -3,19 +3,21 @@
 // of this experiment, or of another one picked here (e.g. the same users on one shared policy).
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { useTRPC } from "../../../../_lib/trpc";
 import { ExperimentSelect } from "../../../_components/ExperimentSelect";
 
 type Point = { version: number; meanReward: number; turns: number };
 
-const W = 520;
-const H = 180;
-const PAD = 24;
+const userColor = (i: number) => `hsl(${(i * 67) % 360} 60% 50%)`;
 
-function line(points: Point[], maxVersion: number): string {
-  const x = (v: number) => PAD + (maxVersion ? (v / maxVersion) * (W - 2 * PAD) : (W - 2 * PAD) / 2);
-  const y = (r: number) => H - PAD - ((r + 1) / 2) * (H - 2 * PAD);
-  return points.map((p) => `${x(p.version).toFixed(1)},${y(p.meanReward).toFixed(1)}`).join(" ");
+/** One row per version for recharts: the shared policy's mean reward and each user's (by their place), where drawn. */
+function rowsOf(shared: Point[], users: Point[][]): Array<Record<string, number>> {
+  const rows = new Map<number, Record<string, number>>();
+  const at = (v: number) => rows.get(v) ?? rows.set(v, { version: v }).get(v)!;
+  for (const p of shared) at(p.version).shared = p.meanReward;
+  users.forEach((pts, i) => pts.forEach((p) => (at(p.version)[`u${i}`] = p.meanReward)));
+  return [...rows.values()].sort((a, b) => a.version - b.version);
 }
 
 const describe = (name: string, pts: Point[]) =>
@@ -29,11 +31,6 @@ export function RewardCurves({ experimentId }: { experimentId: string }) {
     refetchInterval: 10_000,
   });
   const d = curves.data;
-  const maxVersion = Math.max(
-    0,
-    ...(d?.shared.points ?? []).map((p) => p.version),
-    ...(d?.users ?? []).flatMap((u) => u.points.map((p) => p.version)),
-  );
   return (
     <section aria-label="Reward curves">
       <h2>Reward by version</h2>
@@ -51,42 +48,66 @@ export function RewardCurves({ experimentId }: { experimentId: string }) {
             {d.versionOf === "adapter" ? "adapter version (v0: the base)" : "policy version"} for each user, and per
             policy version for the shared policy of {d.shared.name}.
           </p>
-          <svg
-            width={W}
-            height={H}
+          <div
             role="img"
+            style={{ width: "100%", height: 240 }}
             aria-label={[
               describe(`shared policy (${d.shared.name})`, d.shared.points),
               ...d.users.map((u) => describe(u.endUserId, u.points)),
             ].join("; ")}
           >
-            <line x1={PAD} x2={W - PAD} y1={H / 2} y2={H / 2} stroke="currentColor" opacity={0.2} />
-            {d.users.map((u, i) => (
-              <polyline
-                key={u.endUserId}
-                fill="none"
-                stroke={`hsl(${(i * 67) % 360} 60% 45%)`}
-                points={line(u.points, maxVersion)}
+            <ResponsiveContainer>
+              <LineChart
+                data={rowsOf(
+                  d.shared.points,
+                  d.users.map((u) => u.points),
+                )}
+                margin={{ top: 8, right: 8, bottom: 8, left: 0 }}
               >
-                <title>{describe(u.endUserId, u.points)}</title>
-              </polyline>
-            ))}
-            <polyline
-              fill="none"
-              stroke="currentColor"
-              strokeWidth={3}
-              strokeDasharray="6 4"
-              points={line(d.shared.points, maxVersion)}
-            >
-              <title>{describe("shared policy", d.shared.points)}</title>
-            </polyline>
-          </svg>
+                <CartesianGrid stroke="var(--border)" />
+                <XAxis
+                  dataKey="version"
+                  type="number"
+                  domain={["dataMin", "dataMax"]}
+                  allowDecimals={false}
+                  tick={{ fontSize: 11 }}
+                  label={{ value: "version", position: "insideBottomRight", offset: -4, fontSize: 11 }}
+                />
+                <YAxis domain={[-1, 1]} ticks={[-1, -0.5, 0, 0.5, 1]} tick={{ fontSize: 11 }} />
+                <ReferenceLine y={0} stroke="currentColor" strokeOpacity={0.3} />
+                <Tooltip
+                  formatter={(v) => (typeof v === "number" ? v.toFixed(2) : String(v))}
+                  labelFormatter={(v) => `version ${v}`}
+                />
+                {d.users.map((u, i) => (
+                  <Line
+                    key={u.endUserId}
+                    dataKey={`u${i}`}
+                    name={u.endUserId}
+                    stroke={userColor(i)}
+                    connectNulls
+                    isAnimationActive={false}
+                  />
+                ))}
+                <Line
+                  dataKey="shared"
+                  name="shared policy"
+                  stroke="currentColor"
+                  strokeWidth={3}
+                  strokeDasharray="6 4"
+                  dot={false}
+                  connectNulls
+                  isAnimationActive={false}
+                />
+              </LineChart>
+            </ResponsiveContainer>
+          </div>
           <ul aria-label="Curve legend" className="muted">
             <li>
               <strong>shared policy</strong> ({d.shared.name}): {describe("", d.shared.points).slice(2)}
             </li>
             {d.users.map((u, i) => (
-              <li key={u.endUserId} style={{ color: `hsl(${(i * 67) % 360} 60% 45%)` }}>
+              <li key={u.endUserId} style={{ color: userColor(i) }}>
                 {describe(u.endUserId, u.points)}
               </li>
             ))}
