@@ -15,12 +15,14 @@ interface Row {
   version: number;
   reward: number;
   turns: bigint;
+  firstAt: Date;
 }
 
-const point = (r: Pick<Row, "version" | "reward" | "turns">) => ({
+const point = (r: Omit<Row, "endUserId">) => ({
   version: r.version,
   meanReward: r.reward,
   turns: Number(r.turns),
+  firstAt: r.firstAt.toISOString(),
 });
 
 export async function endUserCurves(p: Principal, input: z.output<typeof EndUserCurvesInput>) {
@@ -31,17 +33,19 @@ export async function endUserCurves(p: Principal, input: z.output<typeof EndUser
   const users = perUser
     ? await db().$queryRaw<Row[]>`
         SELECT t."endUserId", COALESCE(a.version, 0)::int AS version, avg(j.score)::float8 AS reward,
-               count(DISTINCT t.id) AS turns
+               count(DISTINCT t.id) AS turns, min(t."createdAt") AS "firstAt"
         FROM turns t JOIN judgments j ON j."turnId" = t.id LEFT JOIN user_adapters a ON a.id = t."adapterId"
         WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
         GROUP BY 1, 2 ORDER BY 1, 2`
     : await db().$queryRaw<Row[]>`
-        SELECT t."endUserId", t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns
+        SELECT t."endUserId", t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns,
+               min(t."createdAt") AS "firstAt"
         FROM turns t JOIN judgments j ON j."turnId" = t.id
         WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
         GROUP BY 1, 2 ORDER BY 1, 2`;
   const sharedRows = await db().$queryRaw<Omit<Row, "endUserId">[]>`
-    SELECT t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns
+    SELECT t."policyVersion" AS version, avg(j.score)::float8 AS reward, count(DISTINCT t.id) AS turns,
+           min(t."createdAt") AS "firstAt"
     FROM turns t JOIN judgments j ON j."turnId" = t.id
     WHERE t."experimentId" = ${shared.id} AND t."turnType" = 'MAIN'
     GROUP BY 1 ORDER BY 1`;

@@ -13009,6 +13009,7 @@ export interface operations {
                 version: number;
                 meanReward: number;
                 turns: number;
+                firstAt: string;
               }[];
             };
             users: {
@@ -13017,6 +13018,7 @@ export interface operations {
                 version: number;
                 meanReward: number;
                 turns: number;
+                firstAt: string;
               }[];
             }[];
           };

@@ -20,9 +20,16 @@ describe("reward curves", () => {
     const shared = await makeExperiment({});
     const maya = uniq("maya");
     const leo = uniq("leo");
-    // Maya: the base twice (−1, then 1: mean 0), then her adapter v1 twice (1 and 1).
-    const turn = (experimentId: string, endUserId: string, reward: number) =>
-      makeEndUserTurn({ experimentId, endUserId, prompt: "q", reply: "Ok.", reward });
+    // Maya: the base twice (−1, then 1: mean 0), then her adapter v1 twice (1 and 1). Each turn is recorded a
+    // minute after the one before, so a point's firstAt (its version's first turn) is known.
+    const t0 = Date.parse("2026-01-01T00:00:00Z");
+    let minute = 0;
+    const at = (m: number) => new Date(t0 + m * 60_000).toISOString();
+    const turn = async (experimentId: string, endUserId: string, reward: number) => {
+      const id = await makeEndUserTurn({ experimentId, endUserId, prompt: "q", reply: "Ok.", reward });
+      await db().turn.update({ where: { id }, data: { createdAt: new Date(at(minute++)) } });
+      return id;
+    };
     await turn(perUser.id, maya, -1);
     await turn(perUser.id, maya, 1);
     const adapter = await storePromotedAdapter(perUser.id, maya);
@@ -56,19 +63,19 @@ describe("reward curves", () => {
         experimentId: shared.id,
         name: shared.name,
         points: [
-          { version: 0, meanReward: -1, turns: 1 },
-          { version: 1, meanReward: 0.5, turns: 2 },
+          { version: 0, meanReward: -1, turns: 1, firstAt: at(5) },
+          { version: 1, meanReward: 0.5, turns: 2, firstAt: at(6) },
         ],
       },
       users: expect.arrayContaining([
         {
           endUserId: maya,
           points: [
-            { version: 0, meanReward: 0, turns: 2 },
-            { version: 1, meanReward: 1, turns: 2 },
+            { version: 0, meanReward: 0, turns: 2, firstAt: at(0) },
+            { version: 1, meanReward: 1, turns: 2, firstAt: at(2) },
           ],
         },
-        { endUserId: leo, points: [{ version: 0, meanReward: -1, turns: 1 }] },
+        { endUserId: leo, points: [{ version: 0, meanReward: -1, turns: 1, firstAt: at(4) }] },
       ]),
     });
     // Unasked, a per-user experiment is drawn beside its twin: the shared experiment its users also talk to (an

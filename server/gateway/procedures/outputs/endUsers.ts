@@ -71,7 +71,13 @@ export const EndUserCompareOutput = z.object({
   pairs: z.array(z.object({ turnId: z.string(), prompt: z.string(), base: z.string(), adapter: z.string() })),
 });
 
-const CurvePoint = z.object({ version: z.number(), meanReward: z.number(), turns: z.number() });
+const CurvePoint = z.object({
+  version: z.number(),
+  meanReward: z.number(),
+  turns: z.number(),
+  /** when the version's first judged main turn was recorded (ISO): the curves' shared time axis */
+  firstAt: z.string(),
+});
 
 export const EndUserCurvesOutput = z.object({
   versionOf: z.enum(["adapter", "policy"]),

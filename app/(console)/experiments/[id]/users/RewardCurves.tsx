@@ -7,17 +7,23 @@ import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Too
 import { useTRPC } from "../../../../_lib/trpc";
 import { ExperimentSelect } from "../../../_components/ExperimentSelect";
 
-type Point = { version: number; meanReward: number; turns: number };
+type Point = { version: number; meanReward: number; turns: number; firstAt: string };
+/** What the x axis counts: minutes since the first turn drawn (the shared policy's and the adapters' alike), or versions. */
+type Axis = "time" | "version";
 
 const userColor = (i: number) => `hsl(${(i * 67) % 360} 60% 50%)`;
 
-/** One row per version for recharts: the shared policy's mean reward and each user's (by their place), where drawn. */
-function rowsOf(shared: Point[], users: Point[][]): Array<Record<string, number>> {
-  const rows = new Map<number, Record<string, number>>();
-  const at = (v: number) => rows.get(v) ?? rows.set(v, { version: v }).get(v)!;
-  for (const p of shared) at(p.version).shared = p.meanReward;
-  users.forEach((pts, i) => pts.forEach((p) => (at(p.version)[`u${i}`] = p.meanReward)));
-  return [...rows.values()].sort((a, b) => a.version - b.version);
+/**
+ * A curve's points for recharts. The users' adapter versions and the shared policy's versions count different things
+ * (an adapter steps on one user's samples, the shared policy on everyone's), so the default axis is the time each
+ * version first served, from the first turn drawn: both curves over the same minutes.
+ */
+function series(points: Point[], axis: Axis, t0: number) {
+  return points.map((p) => ({
+    x: axis === "version" ? p.version : (Date.parse(p.firstAt) - t0) / 60_000,
+    reward: p.meanReward,
+    version: p.version,
+  }));
 }
 
 const describe = (name: string, pts: Point[]) =>
@@ -26,11 +32,15 @@ const describe = (name: string, pts: Point[]) =>
 export function RewardCurves({ experimentId }: { experimentId: string }) {
   const trpc = useTRPC();
   const [sharedId, setSharedId] = useState("");
+  const [axis, setAxis] = useState<Axis>("time");
   const curves = useQuery({
     ...trpc.endUsers.curves.queryOptions({ experimentId, ...(sharedId ? { sharedExperimentId: sharedId } : {}) }),
     refetchInterval: 10_000,
   });
   const d = curves.data;
+  const t0 = Math.min(
+    ...[...(d?.shared.points ?? []), ...(d?.users ?? []).flatMap((u) => u.points)].map((p) => Date.parse(p.firstAt)),
+  );
   return (
     <section aria-label="Reward curves">
       <h2>Reward by version</h2>
@@ -48,6 +58,13 @@ export function RewardCurves({ experimentId }: { experimentId: string }) {
             {d.versionOf === "adapter" ? "adapter version (v0: the base)" : "policy version"} for each user, and per
             policy version for the shared policy of {d.shared.name}.
           </p>
+          <label>
+            x axis{" "}
+            <select value={axis} onChange={(ev) => setAxis(ev.target.value as Axis)}>
+              <option value="time">time (minutes since the first turn)</option>
+              <option value="version">version</option>
+            </select>
+          </label>
           <div
             role="img"
             style={{ width: "100%", height: 240 }}
@@ -57,46 +74,50 @@ export function RewardCurves({ experimentId }: { experimentId: string }) {
             ].join("; ")}
           >
             <ResponsiveContainer>
-              <LineChart
-                data={rowsOf(
-                  d.shared.points,
-                  d.users.map((u) => u.points),
-                )}
-                margin={{ top: 8, right: 8, bottom: 8, left: 0 }}
-              >
+              <LineChart margin={{ top: 8, right: 8, bottom: 8, left: 0 }}>
                 <CartesianGrid stroke="var(--border)" />
                 <XAxis
-                  dataKey="version"
+                  dataKey="x"
                   type="number"
                   domain={["dataMin", "dataMax"]}
-                  allowDecimals={false}
+                  allowDecimals={axis === "time"}
+                  tickFormatter={(v: number) => (axis === "time" ? `${Math.round(v)}` : `${v}`)}
                   tick={{ fontSize: 11 }}
-                  label={{ value: "version", position: "insideBottomRight", offset: -4, fontSize: 11 }}
+                  label={{
+                    value: axis === "time" ? "minutes since the first turn" : "version",
+                    position: "insideBottomRight",
+                    offset: -4,
+                    fontSize: 11,
+                  }}
                 />
                 <YAxis domain={[-1, 1]} ticks={[-1, -0.5, 0, 0.5, 1]} tick={{ fontSize: 11 }} />
                 <ReferenceLine y={0} stroke="currentColor" strokeOpacity={0.3} />
                 <Tooltip
-                  formatter={(v) => (typeof v === "number" ? v.toFixed(2) : String(v))}
-                  labelFormatter={(v) => `version ${v}`}
+                  shared={false}
+                  formatter={(v, name, item) => [
+                    typeof v === "number" ? v.toFixed(2) : String(v),
+                    `${name} v${(item.payload as { version: number }).version}`,
+                  ]}
+                  labelFormatter={() => ""}
                 />
                 {d.users.map((u, i) => (
                   <Line
                     key={u.endUserId}
-                    dataKey={`u${i}`}
+                    data={series(u.points, axis, t0)}
+                    dataKey="reward"
                     name={u.endUserId}
                     stroke={userColor(i)}
-                    connectNulls
                     isAnimationActive={false}
                   />
                 ))}
                 <Line
-                  dataKey="shared"
+                  data={series(d.shared.points, axis, t0)}
+                  dataKey="reward"
                   name="shared policy"
                   stroke="currentColor"
                   strokeWidth={3}
                   strokeDasharray="6 4"
                   dot={false}
-                  connectNulls
                   isAnimationActive={false}
                 />
               </LineChart>
