@@ -300,7 +300,10 @@ export async function simulationProgress(p: Principal, input: z.output<typeof Si
       orderBy: { version: "desc" },
       select: { version: true },
     }),
-    db().trainingStep.count({ where: { run: { experimentId: e.id } } }),
+    // A per-user experiment trains no run: its steps are the users' adapter versions.
+    byAdapter
+      ? db().userAdapter.count({ where: { experimentId: e.id } })
+      : db().trainingStep.count({ where: { run: { experimentId: e.id } } }),
   ]);
   const view = (r: (typeof rows)[number]): VersionReward => ({
     version: r.version,

@@ -113,7 +113,11 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
             run #{e.activeRun.number} {e.activeRun.status.toLowerCase()}
           </span>
         ) : (
-          <span className="badge">no run: turns are recorded, nothing trains</span>
+          <span className="badge">
+            {p?.versionsOf === "adapter"
+              ? "no run: each user's adapter trains on the per-user scheduler"
+              : "no run: turns are recorded, nothing trains"}
+          </span>
         )}
         <span className={`badge ${item.enabled && globalOn ? "alive" : ""}`}>
           {item.enabled ? (globalOn ? "users on" : "users on (traffic switched off)") : "users off"}
@@ -160,7 +164,7 @@ function ExperimentSimulation({ item, globalOn }: { item: Item; globalOn: boolea
             {p ? p.servedVersion : "—"}
             {p?.versionsOf === "adapter" && <span className="muted"> (per user: each user&apos;s own adapter)</span>}
           </dd>
-          <dt>Training steps</dt>
+          <dt>{p?.versionsOf === "adapter" ? "Adapter versions trained" : "Training steps"}</dt>
           <dd data-testid="sim-steps">{p ? p.steps : "—"}</dd>
           <dt>Judged reward, first replies</dt>
           <dd data-testid="sim-reward">

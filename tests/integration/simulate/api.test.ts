@@ -144,4 +144,26 @@ describe("REST /api/v1/simulation", () => {
     ]);
     expect((await reader("GET", `/api/v1/simulation/experiments/nope-${e.id}/progress`)).status).toBe(404);
   });
+
+  it("counts a per-user experiment's trained adapter versions as its steps (it trains no run)", async () => {
+    const slug = uniq("sim-per-user");
+    const created = await admin("POST", "/api/v1/experiments", {
+      name: slug,
+      slug,
+      config: { personalization: "per-user" },
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: string }).id;
+    for (const [endUserId, version] of [
+      ["maya", 1],
+      ["maya", 2],
+      ["leo", 1],
+    ] as const)
+      await db().userAdapter.create({
+        data: { experimentId: id, endUserId, version, rank: 2, alpha: 4, state: "PROMOTED", weights: Buffer.from([0]) },
+      });
+    const res = await reader("GET", `/api/v1/simulation/experiments/${id}/progress`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ versionsOf: "adapter", servedVersion: 0, steps: 3 });
+  });
 });

@@ -65,6 +65,7 @@ export const SimulationProgressOutput = z.object({
   /** adapter: the versions are the end users' adapter versions, pooled over users (a per-user experiment) */
   versionsOf: z.enum(["policy", "adapter"]),
   servedVersion: Num,
+  /** training steps of the experiment's runs; in a per-user experiment, its users' adapter versions trained */
   steps: Num,
   base: VersionReward.nullable(),
   versions: z.array(VersionReward),
