@@ -50,7 +50,8 @@ export async function resolveExtensionModule(
     );
   let realDir: string;
   try {
-    realDir = await realpath(dir);
+    // turbopackIgnore: the operator's EXTENSIONS_DIR, known at run time only
+    realDir = await realpath(/* turbopackIgnore: true */ dir);
   } catch {
     throw new ExtensionPathError("EXTENSIONS_DIR does not exist on this host");
   }

@@ -120,7 +120,10 @@ async function baseCheckpoint(tx: Tx, experimentId: string): Promise<string | nu
     },
   });
   const config = ExperimentConfigSchema.parse(e.runs[0]?.config ?? e.config);
-  return config.policy.kind === "embedded" ? path.resolve(process.cwd(), config.policy.checkpoint) : null;
+  // turbopackIgnore: a checkpoint folder from the config, read at run time, not traced into the web build
+  return config.policy.kind === "embedded"
+    ? path.resolve(/* turbopackIgnore: true */ process.cwd(), config.policy.checkpoint)
+    : null;
 }
 
 async function announce(experimentId: string, active: ChangeResult["active"]): Promise<void> {

@@ -10,17 +10,7 @@
 // user's uid, so the pids limit counts all of that user's processes; `available()` says which mode runs.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  accessSync,
-  chmodSync,
-  chownSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { settings } from "../../platform/env";
@@ -28,6 +18,7 @@ import { fileBytes, type SandboxFile } from "./files";
 import type { SandboxLimits } from "./limits";
 import { CappedOutput } from "./output";
 import { LeaseTable, snapshotLease } from "./leaseTable";
+import { which } from "./which";
 import { killUid, pidsOfUid } from "./processes";
 import {
   assertState,
@@ -88,20 +79,6 @@ interface Lease {
    * /proc scans (killUid), the bulk of their cost on a busy host.
    */
   quiet: boolean;
-}
-
-function which(cmd: string): string | null {
-  if (cmd.includes("/")) return cmd;
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
-    const p = path.join(dir || ".", cmd);
-    try {
-      accessSync(p, constants.X_OK);
-      if (statSync(p).isFile()) return p;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }
 
 function isRoot(): boolean {

@@ -44,7 +44,8 @@ export async function readReward(verifierDir: string): Promise<RewardRead> {
   for (const file of ["reward.txt", "reward.json"] as const) {
     let text: string | null;
     try {
-      text = await readSmall(path.join(verifierDir, file));
+      // turbopackIgnore: an episode's verifier folder, nothing the web build could trace
+      text = await readSmall(path.join(/* turbopackIgnore: true */ verifierDir, file));
     } catch (e) {
       return { reward: null, file, error: `/logs/verifier/${file} ${(e as Error).message}` };
     }

@@ -11,11 +11,12 @@ export function which(cmd: string): string | null {
       return null;
     }
   }
+  // turbopackIgnore: PATH is the host's at run time; the web build must not trace the project through it.
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
-    const p = path.join(dir || ".", cmd);
+    const p = path.join(/* turbopackIgnore: true */ dir || ".", cmd);
     try {
-      accessSync(p, constants.X_OK);
-      if (statSync(p).isFile()) return p;
+      accessSync(/* turbopackIgnore: true */ p, constants.X_OK);
+      if (statSync(/* turbopackIgnore: true */ p).isFile()) return p;
     } catch {
       // not here
     }
