@@ -735,6 +735,15 @@ export const ExperimentConfigSchema = z.preprocess(withBackendDefaults, Experime
 export type ExperimentConfigInput = z.input<typeof ExperimentConfigObject>;
 export type ExperimentConfig = z.output<typeof ExperimentConfigObject>;
 
+/**
+ * Whether the judge extracts a hint from each corrected turn: OPD and Combine distil toward the hinted teacher, and a
+ * per-user experiment's adapters train on the hinted teacher's demonstrations (`perUser.hindsightSamples`) whatever
+ * its method — the shared trainer's method does not train them.
+ */
+export function judgeExtractsHints(config: ExperimentConfig): boolean {
+  return config.method !== "grpo" || (config.personalization === "per-user" && config.perUser.hindsightSamples > 0);
+}
+
 /** Paths of write-only secrets inside the config. */
 export const SECRET_PATHS = [
   ["policy", "apiKey"],

@@ -33,6 +33,11 @@ import { majorityVote, meanVote, MIN_HINT_CHARS, selectBestHint, type HintSelect
 
 export type JudgeTurnInput = {
   method: JudgeMethod;
+  /**
+   * Extract a hint (the hint votes): by default when the method distils (not GRPO); a per-user experiment's adapters
+   * want them whatever its method (config judgeExtractsHints).
+   */
+  hints?: boolean;
   /** The request the policy answered (the teacher context is built from it). */
   messages: readonly ChatMessage[];
   /** `text` is what the judge sees; `tokenIds` (the policy's own) make teacher scoring exact. */
@@ -68,6 +73,8 @@ export function judgeVersion(p: {
   temperature: number;
   includeRequest: boolean;
   method: JudgeMethod;
+  /** hints extracted; absent: as the method implies */
+  hints?: boolean;
   evalMode: boolean;
   hintSelection?: HintSelection;
   hintM?: number;
@@ -88,8 +95,15 @@ export function judgeVersion(p: {
   if (p.hintSelection !== undefined && p.hintSelection !== "longest") fields.push("shortest");
   // A hint count equal to m is what judgments made before the option did.
   if (p.hintM !== undefined && p.hintM !== p.m) fields.push({ hintM: p.hintM });
+  // Hints where the method alone would not ask for them (a per-user experiment under GRPO) change the judgment.
+  if (p.hints !== undefined && p.hints !== (p.method !== "grpo")) fields.push({ hints: p.hints });
   const canonical = JSON.stringify(fields);
   return `jv1-${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
+}
+
+/** Whether this turn's judgment extracts a hint (JudgeTurnInput.hints). */
+function hintsWanted(input: JudgeTurnInput): boolean {
+  return input.hints ?? input.method !== "grpo";
 }
 
 export function describeError(err: unknown): string {
@@ -117,7 +131,7 @@ async function runModelVotes(
     requestText: settings.includeRequest ? lastUserText(input.messages) : null,
   };
   const runEval = input.method === "grpo" || settings.evalMode;
-  const runHint = input.method !== "grpo";
+  const runHint = hintsWanted(input);
 
   const vote = async (kind: "eval" | "hint", index: number): Promise<JudgeVote> => {
     const task: JudgeTask = { kind, ...base };
@@ -213,7 +227,7 @@ async function runCustomReward(
       error: null,
     }));
     const hintText = result.hint?.trim() ?? "";
-    const hint = input.method !== "grpo" && hintText.length > MIN_HINT_CHARS ? hintText : null;
+    const hint = hintsWanted(input) && hintText.length > MIN_HINT_CHARS ? hintText : null;
     if (hintText)
       votes.push({ kind: "hint", index: 0, raw: hintText, value: 1, hint: hintText, latencyMs, error: null });
     return { votes, score: result.score, evalScore: meanVote(result.votes), hint };
@@ -285,7 +299,8 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
   }
 
   let teacher: { logprobs: number[] | null; error: string | null } = { logprobs: null, error: null };
-  if (agg.hint !== null) teacher = await teacherLogprobs(input, agg.hint, deps);
+  // GRPO distils nothing: a hint it asked for (a per-user experiment's demonstrations) needs no teacher log-probs.
+  if (agg.hint !== null && input.method !== "grpo") teacher = await teacherLogprobs(input, agg.hint, deps);
 
   return {
     score: agg.score,
@@ -310,6 +325,7 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
       temperature: settings.temperature,
       includeRequest: settings.includeRequest,
       method: input.method,
+      hints: hintsWanted(input),
       evalMode: settings.evalMode,
       hintSelection: settings.hintSelection,
       hintM: settings.hintM,

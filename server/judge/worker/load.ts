@@ -3,7 +3,7 @@
 // role, and the experiment's config with secrets unsealed.
 import { z } from "zod";
 import { db } from "../../platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../../config/experimentConfig";
+import { ExperimentConfigSchema, judgeExtractsHints, type ExperimentConfig } from "../../config/experimentConfig";
 import { unsealConfig, type SealedSecrets } from "../../config/secrets";
 import type { JudgeTurnInput } from "../core/judgeTurn";
 import { assistantOutputText } from "../core/messages";
@@ -73,6 +73,7 @@ export async function loadTurnForJudging(turnId: string): Promise<LoadedTurn> {
     config,
     input: {
       method: config.method,
+      hints: judgeExtractsHints(config),
       messages,
       response: {
         text: assistantOutputText(turn.content, turn.toolCalls),

@@ -2,7 +2,7 @@
 // come from, and the judge version a judgment of this config carries (the sweeper and the worker
 // must agree on it, so it is computed here from the config alone, without building any backend).
 import { createHash } from "node:crypto";
-import type { ExperimentConfig } from "../../config/experimentConfig";
+import { judgeExtractsHints, type ExperimentConfig } from "../../config/experimentConfig";
 import { HEURISTIC_JUDGE_MODEL } from "../core/heuristic";
 import { judgeVersion } from "../core/judgeTurn";
 import { PROMPT_VERSION } from "../core/prompts";
@@ -56,6 +56,7 @@ export function expectedJudgeVersion(config: ExperimentConfig): string {
     temperature: s.temperature,
     includeRequest: s.includeRequest,
     method: config.method,
+    hints: judgeExtractsHints(config),
     evalMode: s.evalMode,
     hintSelection: s.hintSelection,
     hintM: s.hintM,

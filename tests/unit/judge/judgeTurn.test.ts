@@ -213,6 +213,21 @@ describe("judgeTurn — OPD and combine", () => {
     expect(teacherCalls()).toBe(0);
   });
 
+  it("grpo asked for hints (a per-user experiment's adapters): hint votes run, the hint is kept, reward stays RL", async () => {
+    evalReplies = [boxed(-1), boxed(-1), boxed(1)];
+    hintReplies = [boxed(1, HINT), boxed(1, HINT), boxed(-1)];
+    const r = await judgeTurn(turn({ method: "grpo", hints: true }), deps());
+    expect([r.score, r.hint, r.hintAccepted, r.teacherLogprobs, r.teacherError]).toEqual([-1, HINT, true, null, null]);
+    expect(r.dispatch).toEqual({ kind: "RL", reward: -1, excluded: false, excludeReason: null });
+    expect(teacherCalls()).toBe(0);
+    // Hints change what a GRPO judgment holds, so its version differs from a plain GRPO judge's.
+    evalReplies = [boxed(-1), boxed(-1), boxed(1)];
+    const plain = await judgeTurn(turn({ method: "grpo" }), deps());
+    expect(plain.hint).toBeNull();
+    expect(plain.votes.every((v) => v.kind === "eval")).toBe(true);
+    expect(plain.judgeVersion).not.toBe(r.judgeVersion);
+  });
+
   it("opd: eval votes are only a metric; an accepted hint gives an OPD sample", async () => {
     evalReplies = [boxed(-1), boxed(-1), boxed(1)];
     hintReplies = [boxed(1, HINT), boxed(1, HINT), boxed(1, HINT)];

@@ -1,7 +1,11 @@
 // Pure parts of the judging side: config → judge settings/teacher/version, and metric summaries,
 // checked against hand-computed values and against what judgeTurn itself stamps.
 import { describe, expect, it } from "vitest";
-import { ExperimentConfigSchema, type ExperimentConfigInput } from "../../../server/config/experimentConfig";
+import {
+  ExperimentConfigSchema,
+  judgeExtractsHints,
+  type ExperimentConfigInput,
+} from "../../../server/config/experimentConfig";
 import { createJudgeBackend } from "../../../server/judge/core/backends";
 import { loadCustomReward } from "../../../server/judge/core/customReward";
 import { judgeTurn } from "../../../server/judge/core/judgeTurn";
@@ -54,6 +58,8 @@ describe("judge settings from the experiment config", () => {
       cfg({ method: "combine", judge: { votes: 5 } }),
       cfg({ method: "grpo", judge: { backend: sglang, temperature: 0.2 } }),
       cfg({ method: "grpo", judge: { backend: { kind: "custom", modulePath: "custom-reward.ts" } } }),
+      // a per-user experiment under GRPO: its adapters' demonstrations want the hints (judgeExtractsHints)
+      cfg({ method: "grpo", personalization: "per-user" }),
     ];
     const versions = new Set<string>();
     for (const c of configs) {
@@ -62,7 +68,7 @@ describe("judge settings from the experiment config", () => {
         settings.kind === "custom"
           ? { settings, customReward: await loadCustomReward(settings.customRewardPath!) }
           : { settings, backend: createJudgeBackend(settings) };
-      const r = await judgeTurn({ ...input, method: c.method }, deps);
+      const r = await judgeTurn({ ...input, method: c.method, hints: judgeExtractsHints(c) }, deps);
       expect(r.judgeVersion).toBe(expectedJudgeVersion(c));
       versions.add(r.judgeVersion);
     }
