@@ -60,8 +60,9 @@ export type TrainUserResult =
 /**
  * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts) and gate it. Samples
  * are the oldest `maxSamplesPerVersion` after the newest version's `throughAt`, held-out turns excluded; the step
- * count is one SGD step per `minSamples` of them, each with the hindsight demonstrations of its hinted turns
- * (step.ts). With `heldOutFraction` 0 the gate is off (every version is promoted).
+ * count is one SGD step per `minSamples` of them (a remainder short of a step waits for the next version), each with
+ * the hindsight demonstrations of its hinted turns (step.ts). With `heldOutFraction` 0 the gate is off (every
+ * version is promoted).
  */
 export async function trainUser(
   experimentId: string,
@@ -82,8 +83,13 @@ export async function trainUser(
   const pending = withUserHints(all.filter((s) => !isHeldOut(s.turnId, pu.heldOutFraction))).filter(isFresh);
   if (pending.length < pu.minSamples)
     return { trained: false, reason: "too_few_samples", samples: pending.length, needed: pu.minSamples };
-  const trainable = oldestBatch(pending, pu.maxSamplesPerVersion);
-  // The version covers every fresh turn up to its last sample; a backlog beyond the cap waits for the next one.
+  // One SGD step per `minSamples` samples, at most `maxSamplesPerVersion` of the oldest (one step of them all when
+  // the cap is below a step). A remainder short of a step waits for the next version with the backlog beyond the
+  // cap: a version covering it would count it trained without a step ever seeing it.
+  const capped = oldestBatch(pending, pu.maxSamplesPerVersion);
+  const steps = Math.max(1, Math.floor(capped.length / pu.minSamples));
+  const trainable = oldestBatch(capped, Math.min(capped.length, steps * pu.minSamples));
+  // The version covers every fresh turn up to its last sample (held-out ones too, never trained anyway).
   const throughAt = trainable.length < pending.length ? trainable.at(-1)!.createdAt : fresh.at(-1)!.createdAt;
 
   const parent = served ? deserializeAdapter(new Uint8Array(served.weights), base.config) : null;
@@ -100,9 +106,12 @@ export async function trainUser(
     );
   const version = (latest?.version ?? 0) + 1;
   let demos = 0;
-  for (let i = 0; i + pu.minSamples <= trainable.length; i += pu.minSamples) {
+  for (let k = 0; k < steps; k++) {
+    const i = k * pu.minSamples;
+    // The last step also takes the samples oldestBatch kept beside its last one (equal timestamps).
+    const batch = trainable.slice(i, k === steps - 1 ? trainable.length : i + pu.minSamples);
     // Demonstrations are sampled per step with a seed of this user, version and step: a retrained version is the same.
-    const step = await userAdapterStep(base, adapter, trainable.slice(i, i + pu.minSamples), pu, {
+    const step = await userAdapterStep(base, adapter, batch, pu, {
       maxTokens: config.serving.maxTokens,
       seed: (seedOf(experimentId, endUserId) + version * 1009 + i) >>> 0,
     });

@@ -102,6 +102,20 @@ describe("isolation", () => {
     expect(await adapters(e.id, ava)).toEqual([]);
   });
 
+  it("trains whole steps only: a remainder short of minSamples waits for the next version", async () => {
+    const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0 });
+    const noor = uniq("noor");
+    const turn = (i: number) =>
+      makeEndUserTurn({ experimentId: e.id, endUserId: noor, prompt: `Q ${i}`, reply: "A.", reward: 1 });
+    for (let i = 0; i < 6; i++) await turn(i);
+    // One step of the oldest four; the other two are neither trained nor passed over.
+    expect(await trainUser(e.id, noor, base, e.config)).toMatchObject({ trained: true, version: 1, samples: 4 });
+    expect(await trainUser(e.id, noor, base, e.config)).toMatchObject({ trained: false, samples: 2, needed: 4 });
+    for (let i = 6; i < 8; i++) await turn(i);
+    expect(await trainUser(e.id, noor, base, e.config)).toMatchObject({ trained: true, version: 2, samples: 4 });
+    expect((await adapters(e.id, noor)).map((a) => a.samples)).toEqual([4, 4]);
+  });
+
   it("two trainers taking the same user at once make one version: the second stands down", async () => {
     const e = await perUserExperiment({ minSamples: 4, heldOutFraction: 0 });
     const sam = uniq("sam");
