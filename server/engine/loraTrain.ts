@@ -79,35 +79,104 @@ export function adapterStep(
   if (!samples.length) throw new Error("adapterStep needs at least one sample");
   const mode = opts.advantages ?? "raw";
   const mean = mode === "raw" ? 0 : samples.reduce((s, x) => s + x.reward, 0) / samples.length;
-  const advantages = samples.map((s) => Math.max(mode === "positive" ? 0 : -1, Math.min(1, s.reward - mean)));
-  const batch = packBatch([...samples, ...demos], base.config.ctx);
-  const isDemo = [...samples.map(() => 0), ...demos.map(() => 1)];
+  const rows: StepRow[] = [
+    ...samples.map((s) => ({
+      promptIds: s.promptIds,
+      responseIds: s.responseIds,
+      // A row's RL weight: A_i on a sample, 0 on a demonstration; the demonstrations' own term takes their rows.
+      advantage: Math.max(mode === "positive" ? 0 : -1, Math.min(1, s.reward - mean)),
+      demo: false,
+    })),
+    ...demos.map((d) => ({ ...d, advantage: 0, demo: true })),
+  ];
+  // The loss is a mean over all N rows, so it is a sum over micro-batches of (their rows' share) × their own mean:
+  // the gradient is the whole batch's, but no [rows, positions, vocabulary] tensor is larger than a micro-batch's
+  // (a user's multi-turn prompts with their demonstrations ran the engine's WebAssembly memory out at once).
+  const part = (i: number) => {
+    const chunk = rows.slice(i, i + STEP_MICRO_BATCH);
+    return chunkGrads(base, adapter, chunk, opts, chunk.length / rows.length);
+  };
+  let { value, grads } = part(0);
+  for (let i = STEP_MICRO_BATCH; i < rows.length; i += STEP_MICRO_BATCH) {
+    const next = part(i);
+    value += next.value;
+    const sum = addGrads(grads, next.grads);
+    disposeGrads(grads);
+    disposeGrads(next.grads);
+    grads = sum;
+  }
+  const gradNorm = Math.sqrt(
+    [...grads.values()].reduce(
+      (acc, g) => acc + tf.tidy(() => tf.add(tf.sum(tf.square(g.A)), tf.sum(tf.square(g.B))).dataSync()[0]),
+      0,
+    ),
+  );
+  const clip = opts.gradClip ?? 1;
+  const scale = clip > 0 && gradNorm > clip ? clip / (gradNorm + 1e-6) : 1;
+  const used = scaled(grads, scale);
+  const next = sgdStep(adapter, used, opts.lr);
+  disposeGrads(grads);
+  if (used !== grads) disposeGrads(used);
+  return { adapter: next, loss: value, gradNorm };
+}
+
+/** Rows of one micro-batch at most (the full-vocabulary terms hold [rows, positions, vocabulary] tensors). */
+const STEP_MICRO_BATCH = 8;
+
+interface StepRow {
+  promptIds: number[];
+  responseIds: number[];
+  hintedPromptIds?: number[];
+  advantage: number;
+  demo: boolean;
+}
+
+/**
+ * The loss of some rows of the step, times `share` (their count over the step's), and its gradient on A and B: the
+ * terms of adapterStep's loss restricted to these rows. The step sums the parts.
+ */
+function chunkGrads(
+  base: PolicyModel,
+  adapter: LoraAdapter,
+  rows: readonly StepRow[],
+  opts: Parameters<typeof adapterStep>[3],
+  share: number,
+): { value: number; grads: Map<string, LoraPair> } {
+  const batch = packBatch(rows, base.config.ctx);
   const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
   const mask = tf.tensor2d(batch.mask, [batch.B, batch.T - 1]);
-  // A row's RL weight: A_i on a sample, 0 on a demonstration; the demonstrations' own term takes their rows.
-  const adv = tf.tensor2d([...advantages, ...demos.map(() => 0)], [batch.B, 1]);
-  const demoMask = tf.mul(mask, tf.tensor2d(isDemo, [batch.B, 1]));
+  const adv = tf.tensor2d(
+    rows.map((r) => r.advantage),
+    [batch.B, 1],
+  );
+  const demoMask = tf.mul(
+    mask,
+    tf.tensor2d(
+      rows.map((r) => (r.demo ? 1 : 0)),
+      [batch.B, 1],
+    ),
+  );
   const wDemo = opts.demoWeight ?? 1;
   const beta = opts.baseKl ?? 0;
   const focusOnHint = opts.demoFocus === "hint";
   // The hinted teacher's distribution on the demonstrations that carry their hinted prompt: their target ("teacher"),
   // and what the focus compares with the base.
-  const hasTeacher = demos.map((d) => (d.hintedPromptIds && (opts.demoTarget === "teacher" || focusOnHint) ? 1 : 0));
+  const hasTeacher = rows.map((r) =>
+    r.demo && r.hintedPromptIds && (opts.demoTarget === "teacher" || focusOnHint) ? 1 : 0,
+  );
   const teacher = hasTeacher.some((t) => t)
     ? tf.tensor3d(
         vocabLogprobsAt(
           base,
           batch,
-          demos.flatMap((d, j) =>
-            hasTeacher[j]
-              ? [{ row: samples.length + j, promptIds: d.hintedPromptIds!, responseIds: d.responseIds }]
-              : [],
+          rows.flatMap((r, j) =>
+            hasTeacher[j] ? [{ row: j, promptIds: r.hintedPromptIds!, responseIds: r.responseIds }] : [],
           ),
         ),
         [batch.B, batch.T - 1, base.config.vocabSize],
       )
     : null;
-  const teacherRows = tf.tensor2d([...samples.map(() => 0), ...hasTeacher], [batch.B, 1]);
+  const teacherRows = tf.tensor2d(hasTeacher, [batch.B, 1]);
   // Demonstrations trained toward the teacher's distribution (those with their hinted prompt), and by cross-entropy.
   const teacherMask = tf.mul(mask, opts.demoTarget === "teacher" ? teacherRows : 0);
   const sampledMask = tf.sub(demoMask, teacherMask);
@@ -122,7 +191,8 @@ export function adapterStep(
       ? tf.tidy(() => hintFocusWeights(teacher, baseVocab, tf.mul(mask, teacherRows)))
       : null;
   const focused = (x: tf.Tensor) => (focus ? tf.mul(x, focus) : x);
-  const { value, grads } = adapterGrads(base.params, adapter, (params) => {
+  const hasDemos = rows.some((r) => r.demo);
+  const out = adapterGrads(base.params, adapter, (params) => {
     const { logprobs, vocab } = tokenLogprobs(
       forward(base.config, params, ids),
       batch,
@@ -130,12 +200,12 @@ export function adapterStep(
       beta > 0 || opts.demoTarget === "teacher",
     );
     let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
-    if (demos.length) loss = tf.add(loss, tf.mul(sampleMean(focused(tf.neg(logprobs)), sampledMask), wDemo));
+    if (hasDemos) loss = tf.add(loss, tf.mul(sampleMean(focused(tf.neg(logprobs)), sampledMask), wDemo));
     if (teacher && vocab && opts.demoTarget === "teacher")
       loss = tf.add(loss, tf.mul(sampleMean(focused(forwardKl(teacher, vocab)), teacherMask), wDemo));
     if (vocab && baseVocab && beta > 0)
       loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
-    return loss;
+    return tf.mul(loss, share) as tf.Scalar;
   });
   tf.dispose([
     ids,
@@ -149,19 +219,16 @@ export function adapterStep(
     ...(teacher ? [teacher] : []),
     ...(focus ? [focus] : []),
   ]);
-  const gradNorm = Math.sqrt(
-    [...grads.values()].reduce(
-      (acc, g) => acc + tf.tidy(() => tf.add(tf.sum(tf.square(g.A)), tf.sum(tf.square(g.B))).dataSync()[0]),
-      0,
-    ),
-  );
-  const clip = opts.gradClip ?? 1;
-  const scale = clip > 0 && gradNorm > clip ? clip / (gradNorm + 1e-6) : 1;
-  const used = scaled(grads, scale);
-  const next = sgdStep(adapter, used, opts.lr);
-  disposeGrads(grads);
-  if (used !== grads) disposeGrads(used);
-  return { adapter: next, loss: value, gradNorm };
+  return out;
+}
+
+function addGrads(a: Map<string, LoraPair>, b: Map<string, LoraPair>): Map<string, LoraPair> {
+  const out = new Map<string, LoraPair>();
+  for (const [n, g] of a) {
+    const h = b.get(n)!;
+    out.set(n, { A: tf.add(g.A, h.A) as tf.Tensor2D, B: tf.add(g.B, h.B) as tf.Tensor2D });
+  }
+  return out;
 }
 
 function scaled(grads: Map<string, LoraPair>, scale: number): Map<string, LoraPair> {

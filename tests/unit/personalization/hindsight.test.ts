@@ -274,6 +274,53 @@ describe("the adapter step's anchor to the base (baseKlCoef)", () => {
   });
 });
 
+describe("a step of more rows than one micro-batch", () => {
+  const reply = (i: number) => [40 + i, 50 + (i % 3), 60 + (i % 5), 260];
+  const samples = Array.from({ length: 10 }, (_, i) => ({
+    promptIds: prompt,
+    responseIds: reply(i),
+    reward: i % 3 === 0 ? -1 : 1,
+  }));
+
+  it("is the whole batch's mean: its loss is −(1/N) Σ A_i · mean_t log π(y_i), by hand over all ten rows", () => {
+    const start = adapter(21);
+    const step = adapterStep(base, start, samples, { lr: 0.3, gradClip: 0, advantages: "raw" });
+    const lps = scoreBatch({ config: micro, params: adaptedParams(base.params, start) }, samples);
+    const byHand =
+      -lps.reduce((s, lp, i) => s + (samples[i].reward * lp.reduce((a, b) => a + b, 0)) / lp.length, 0) / 10;
+    expect(step.loss).toBeCloseTo(byHand, 5);
+    for (const a of [start, step.adapter]) disposeAdapter(a);
+  });
+
+  it("does not depend on which rows share a micro-batch (teacher target, focus and the base's anchor on)", () => {
+    const start = adapter(22);
+    const hinted = renderChat([{ role: "user", content: `${Q.content} Answer in one short sentence.` }], {
+      addGenerationPrompt: true,
+    });
+    const demos = Array.from({ length: 5 }, (_, i) => ({
+      promptIds: prompt,
+      responseIds: reply(i + 20),
+      hintedPromptIds: hinted,
+    }));
+    const opts = {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "raw" as const,
+      demoWeight: 2,
+      baseKl: 0.3,
+      demoTarget: "teacher" as const,
+      demoFocus: "hint" as const,
+    };
+    // 15 rows: micro-batches of 8 and 7; reversed, other rows share them.
+    const a = adapterStep(base, start, samples, { ...opts, demos });
+    const b = adapterStep(base, start, [...samples].reverse(), { ...opts, demos: [...demos].reverse() });
+    expect(a.loss).toBeCloseTo(b.loss, 5);
+    expect(maxAbsDiff(flat(a.adapter), flat(b.adapter))).toBeLessThan(1e-5);
+    expect(maxAbsDiff(flat(a.adapter), flat(start))).toBeGreaterThan(1e-3);
+    for (const x of [start, a.adapter, b.adapter]) disposeAdapter(x);
+  });
+});
+
 describe("the demonstrations' relevance filter (hindsightRelevance)", () => {
   const other = renderChat([{ role: "user", content: "What is 1/2 + 1/3?" }], { addGenerationPrompt: true });
   const third = renderChat([{ role: "user", content: "How do I start an essay?" }], { addGenerationPrompt: true });
