@@ -186,3 +186,11 @@ function dropHeapView(backend: BackendWasm, view: tf.TensorInfo): void {
   backend.dataIdMap.delete(view.dataId);
   backend.wasm.tfjs.disposeData(id as number);
 }
+
+/**
+ * A fault of the engine's WebAssembly runtime (an out-of-bounds memory access, an abort). After one, the wasm heap
+ * cannot be trusted and every later kernel fails alike: the process should end and be started afresh.
+ */
+export function isEngineFault(err: unknown): boolean {
+  return err instanceof WebAssembly.RuntimeError;
+}

@@ -1,6 +1,12 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { backendInfo, initBackend, isFastMatMulActive, useFastMatMul } from "../../../server/engine/backend";
+import {
+  backendInfo,
+  initBackend,
+  isEngineFault,
+  isFastMatMulActive,
+  useFastMatMul,
+} from "../../../server/engine/backend";
 import { maxAbsDiff, randomArray, refMatMul } from "./helpers";
 
 beforeAll(async () => {
@@ -116,5 +122,25 @@ describe("wasm backend", () => {
     for (let i = 0; i < 20; i++) run([4, 32, 16], [4, 16, 32], false, false, i);
     expect(tf.memory().numTensors).toBe(before);
     expect(backendInfo().fastMatMul).toBe(true);
+  });
+});
+
+describe("an engine fault", () => {
+  it("is a WebAssembly runtime trap, not an ordinary error", () => {
+    // (module (func (export "f") unreachable)): calling f traps as an out-of-bounds access in the engine's heap does
+    const bytes = new Uint8Array([
+      0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 0x66, 0, 0, 0x0a, 5, 1, 3, 0, 0,
+      0x0b,
+    ]);
+    const f = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.f as () => void;
+    let trap: unknown = null;
+    try {
+      f();
+    } catch (e) {
+      trap = e;
+    }
+    expect(isEngineFault(trap)).toBe(true);
+    expect(isEngineFault(new Error("memory access out of bounds"))).toBe(false);
+    expect(isEngineFault(new RangeError("Invalid array length"))).toBe(false);
   });
 });
