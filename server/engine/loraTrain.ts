@@ -37,6 +37,36 @@ export interface AdapterStepResult {
   gradNorm: number;
 }
 
+/** What one adapter step trains toward and how far (adapterStep). */
+export interface AdapterStepOptions {
+  lr: number;
+  gradClip?: number;
+  advantages?: "raw" | "centered" | "positive";
+  /** hindsight targets of this user's corrected turns, trained by cross-entropy */
+  demos?: readonly AdapterDemo[];
+  /** w_demo, the weight of the demonstrations' cross-entropy (default 1) */
+  demoWeight?: number;
+  /**
+   * β: the weight of the exact KL(π ‖ base) over the vocabulary at every response position of the batch (samples
+   * and demonstrations), reduced like the other terms (losses.ts kl_base); 0 (default) leaves it out
+   */
+  baseKl?: number;
+  /**
+   * What a demonstration trains toward: its sampled tokens ("sampled", cross-entropy, the default) or the hinted
+   * teacher's whole distribution at each of its positions ("teacher": the forward KL(teacher ‖ π) over the
+   * vocabulary, the frozen base on the demonstration's `hintedPromptIds`)
+   */
+  demoTarget?: "sampled" | "teacher";
+  /**
+   * Where a demonstration's term acts: every position alike ("uniform", the default), or weighted by how far the
+   * hint moved the teacher from the base there ("hint": losses.ts hintFocusWeights, mean 1 per demonstration), so
+   * the positions where the user's feedback decides (a reply's first word, a line break, a sign-off) carry the
+   * step, and the content the base already writes is not pulled toward the hinted teacher's noisier copy of it.
+   * Needs the demonstration's `hintedPromptIds`; one without is weighted uniformly.
+   */
+  demoFocus?: "uniform" | "hint";
+}
+
 /**
  * One SGD step; returns a new adapter (the given one is left intact, so a caller can keep the parent version).
  * `gradClip` bounds the global gradient norm (0: off).
@@ -45,34 +75,7 @@ export function adapterStep(
   base: PolicyModel,
   adapter: LoraAdapter,
   samplesIn: readonly AdapterSample[],
-  opts: {
-    lr: number;
-    gradClip?: number;
-    advantages?: "raw" | "centered" | "positive";
-    /** hindsight targets of this user's corrected turns, trained by cross-entropy */
-    demos?: readonly AdapterDemo[];
-    /** w_demo, the weight of the demonstrations' cross-entropy (default 1) */
-    demoWeight?: number;
-    /**
-     * β: the weight of the exact KL(π ‖ base) over the vocabulary at every response position of the batch (samples
-     * and demonstrations), reduced like the other terms (losses.ts kl_base); 0 (default) leaves it out
-     */
-    baseKl?: number;
-    /**
-     * What a demonstration trains toward: its sampled tokens ("sampled", cross-entropy, the default) or the hinted
-     * teacher's whole distribution at each of its positions ("teacher": the forward KL(teacher ‖ π) over the
-     * vocabulary, the frozen base on the demonstration's `hintedPromptIds`)
-     */
-    demoTarget?: "sampled" | "teacher";
-    /**
-     * Where a demonstration's term acts: every position alike ("uniform", the default), or weighted by how far the
-     * hint moved the teacher from the base there ("hint": losses.ts hintFocusWeights, mean 1 per demonstration), so
-     * the positions where the user's feedback decides (a reply's first word, a line break, a sign-off) carry the
-     * step, and the content the base already writes is not pulled toward the hinted teacher's noisier copy of it.
-     * Needs the demonstration's `hintedPromptIds`; one without is weighted uniformly.
-     */
-    demoFocus?: "uniform" | "hint";
-  },
+  opts: AdapterStepOptions,
 ): AdapterStepResult {
   const samples = samplesIn.map((s) => adapterSampleSchema.parse(s));
   const demos = (opts.demos ?? []).map((d) => adapterDemoSchema.parse(d));
@@ -123,13 +126,8 @@ export function adapterStep(
 /** Rows of one micro-batch at most (the full-vocabulary terms hold [rows, positions, vocabulary] tensors). */
 const STEP_MICRO_BATCH = 8;
 
-interface StepRow {
-  promptIds: number[];
-  responseIds: number[];
-  hintedPromptIds?: number[];
-  advantage: number;
-  demo: boolean;
-}
+/** A sample or a demonstration, with its policy-gradient weight (0 on a demonstration). */
+type StepRow = AdapterDemo & { advantage: number; demo: boolean };
 
 /**
  * The loss of some rows of the step, times `share` (their count over the step's), and its gradient on A and B: the
@@ -139,7 +137,7 @@ function chunkGrads(
   base: PolicyModel,
   adapter: LoraAdapter,
   rows: readonly StepRow[],
-  opts: Parameters<typeof adapterStep>[3],
+  opts: AdapterStepOptions,
   share: number,
 ): { value: number; grads: Map<string, LoraPair> } {
   const batch = packBatch(rows, base.config.ctx);
