@@ -4,7 +4,8 @@
  * first judged turn, the first training step and the first reply from a new policy version in each demo experiment
  * — while sampling the dashboard's latency (the /simulation page's own tRPC query, signed in) and the CPU time each
  * process used. After `--minutes` it grades each single-policy demo's served version (its first replies to Leo's
- * held-out questions, persona-v2) and stops everything.
+ * held-out questions, persona-v2), the per-user demo's adapters beside its shared twin (each user's held-out questions,
+ * K = 16) and stops everything.
  *
  *   npx tsx bench/learning/demo.ts [--minutes 6]
  */
@@ -20,7 +21,15 @@ import { chooseServer, ensureDatabase, withDatabase } from "../../scripts/lib/da
 import { chooseRedis } from "../../scripts/lib/redis";
 import { initBackend } from "../../server/engine/backend";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
-import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
+import { EmbeddedEngine } from "../../server/engine/engine";
+import {
+  DEMO_EXPERIMENTS,
+  DEMO_PERSONAL_EXPERIMENTS,
+  DEMO_PERSONAL_SIMULATION,
+  demoConfig,
+} from "../../server/simulation/demo";
+import { getPersona } from "../../server/simulation/personas";
+import { heldOutGrade, type HeldOutGrade } from "../personal/heldOut";
 import { firstReplyScore } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -175,6 +184,38 @@ async function main() {
         `  ${v.slug.padEnd(13)} v${v.version}: style and on topic ${s.sampled.both.toFixed(2)} (style ${s.sampled.style.toFixed(2)}, on topic ${s.sampled.onTopic.toFixed(2)}; K = 4 at T = 1) — target ≥ 0.6`,
       );
     }
+    // The per-user demo (issue #31): each user's served adapter on demo-per-user, and the shared twin's served version,
+    // graded on that user's held-out questions as bench/personal grades its arms (K = 16, the same seeds for both).
+    const [twin] = (
+      await db.query<{ version: number; checkpointPath: string | null }>(
+        `SELECT p.version, p."checkpointPath" FROM experiments e
+         JOIN policy_versions p ON p."experimentId" = e.id AND p.status = 'ACTIVE' WHERE e.slug = $1`,
+        [DEMO_PERSONAL_EXPERIMENTS[1]!.slug],
+      )
+    ).rows;
+    const adapters = await db.query<{ endUserId: string; id: string; version: number; weights: Buffer }>(
+      `SELECT a."endUserId", a.id, a.version, a.weights FROM user_adapters a JOIN experiments e ON e.id = a."experimentId"
+       WHERE e.slug = $1 AND a.state = 'PROMOTED'`,
+      [DEMO_PERSONAL_EXPERIMENTS[0]!.slug],
+    );
+    const perUser = new EmbeddedEngine();
+    await perUser.load(path.join(root, "models/base"));
+    const shared = new EmbeddedEngine();
+    await shared.load(twin?.checkpointPath ?? path.join(root, "models/base"));
+    console.log(
+      `\nafter ${(wall / 60).toFixed(1)} min: first replies to each user's held-out questions in their preference and on topic (K = 16 at T = 1), per-user adapter / shared twin v${twin?.version ?? 0} / base`,
+    );
+    for (const user of DEMO_PERSONAL_SIMULATION.personas.map(getPersona)) {
+      const a = adapters.rows.find((r) => r.endUserId === user.id);
+      const grade = { k: 16, maxTokens };
+      const mine = await heldOutGrade(perUser, user, a && { key: a.id, weights: new Uint8Array(a.weights) }, grade);
+      const theirs = await heldOutGrade(shared, user, undefined, grade);
+      const base = await heldOutGrade(perUser, user, undefined, grade);
+      const f = (g: HeldOutGrade) => `${g.both.toFixed(2)} (${g.style.toFixed(2)})`;
+      console.log(`  ${user.id.padEnd(5)} adapter v${a?.version ?? 0}: ${f(mine)} / ${f(theirs)} / ${f(base)}`);
+    }
+    perUser.dispose();
+    shared.dispose();
     // What each demo's steps trained on: how stale (versions between the one that served a turn and the one it
     // trained from), and how many judged turns were left untrained (dropped as too stale, or still waiting).
     const fed = await db.query<{

@@ -37,8 +37,9 @@ import { decode, END_ID } from "../../server/engine/tokenizer";
 import { deriveHint } from "../../server/judge/core/heuristic";
 import { restatesQuestion, userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
 import { reactionTo } from "../../server/simulation/conversation";
-import { checkReply } from "../../server/simulation/grader";
-import { getPersona, heldOutQuestionsFor, questionsFor, type Persona } from "../../server/simulation/personas";
+import type { ReplyCheck } from "../../server/simulation/grader";
+import { getPersona, questionsFor, type Persona, type Question } from "../../server/simulation/personas";
+import { heldOutGrade } from "./heldOut";
 
 const ALL_USERS = ["maya", "leo", "sam", "ava"].map(getPersona);
 /** the users simulated (`--users`, a diagnostic: per-user results do not depend on the others) */
@@ -170,28 +171,21 @@ async function runSeed(
 
   type Rate = { style: number; both: number };
   const result: Record<string, { perUser: Rate; shared: Rate; base: Rate }> = {};
+  const none = { style: NaN, both: NaN };
   for (const user of USERS) {
-    const held = heldOutQuestionsFor(user);
-    const rate = async (adapter: ReturnType<typeof served> | undefined): Promise<Rate> => {
-      let style = 0;
-      let both = 0;
-      for (let i = 0; i < held.length * o.k; i++) {
-        const q = held[i % held.length];
-        const r = await engine.chat([{ role: "user", content: q.text }], { ...sampling, seed: 7_000_000 + i, adapter });
-        const c = checkReply(user, q, r.text);
-        if (o.show.includes(user.id) && adapter?.key.includes(":perUser:"))
+    const grade = { k: o.k, maxTokens };
+    const show = o.show.includes(user.id)
+      ? (q: Question, c: ReplyCheck, text: string) =>
           console.error(
-            `  held-out ${user.id} ${q.id} ${c.ok ? "ok" : c.style ? "off-topic" : "style"}: ${JSON.stringify(r.text)}`,
-          );
-        if (c.style) style++;
-        if (c.ok) both++;
-      }
-      return { style: style / (held.length * o.k), both: both / (held.length * o.k) };
-    };
+            `  held-out ${user.id} ${q.id} ${c.ok ? "ok" : c.style ? "off-topic" : "style"}: ${JSON.stringify(text)}`,
+          )
+      : undefined;
     result[user.id] = {
-      perUser: o.arms.includes("perUser") ? await rate(served("perUser", user.id)) : { style: NaN, both: NaN },
-      shared: o.arms.includes("shared") ? await rate(served("shared", "*")) : { style: NaN, both: NaN },
-      base: await rate(undefined),
+      perUser: o.arms.includes("perUser")
+        ? await heldOutGrade(engine, user, served("perUser", user.id), { ...grade, onReply: show })
+        : none,
+      shared: o.arms.includes("shared") ? await heldOutGrade(engine, user, served("shared", "*"), grade) : none,
+      base: await heldOutGrade(engine, user, undefined, grade),
     };
   }
   const perSample = (a: Arm) => a.trainMs / a.samples;
