@@ -61,6 +61,7 @@ export function initBackend(): Promise<BackendInfo> {
       if (!ok) throw new Error("tfjs wasm backend failed to initialise");
     }
     await tf.ready();
+    watchForFaults();
     registerGradients();
     useFastMatMul(true);
     return backendInfo();
@@ -193,4 +194,48 @@ function dropHeapView(backend: BackendWasm, view: tf.TensorInfo): void {
  */
 export function isEngineFault(err: unknown): boolean {
   return err instanceof WebAssembly.RuntimeError;
+}
+
+// The process's first engine fault and who wants to hear of it, on globalThis for the reason the stock kernel is.
+const FAULT_KEY = Symbol.for("openclaw.engine.fault");
+const WATCHED = Symbol.for("openclaw.engine.faultWatch");
+type FaultSlot = { fault: Error | null; listeners: Set<(err: Error) => void> };
+const faultSlots = globalThis as unknown as { [FAULT_KEY]?: FaultSlot };
+const faultSlot = (faultSlots[FAULT_KEY] ??= { fault: null, listeners: new Set() });
+
+/**
+ * Calls `listener` with the first engine fault in this process, whoever caught the error (a proxy request, a judge's
+ * teacher, a training step): a worker stops on it to be restarted (workers/engineFault.ts). Returns an unsubscribe.
+ */
+export function onEngineFault(listener: (err: Error) => void): () => void {
+  faultSlot.listeners.add(listener);
+  if (faultSlot.fault) listener(faultSlot.fault);
+  return () => faultSlot.listeners.delete(listener);
+}
+
+function noteFault(err: unknown): void {
+  if (!isEngineFault(err) || faultSlot.fault) return;
+  faultSlot.fault = err as Error;
+  for (const listener of faultSlot.listeners) listener(faultSlot.fault);
+}
+
+/**
+ * Every kernel, every tensor made and every tensor freed passes through tfjs's engine, so a trap is noted there
+ * before any caller can turn it into an ordinary failure (a 502, a failed judge job) and go on with a broken heap.
+ */
+function watchForFaults(): void {
+  const engine = tf.engine() as ReturnType<typeof tf.engine> & { [WATCHED]?: true };
+  if (engine[WATCHED]) return;
+  engine[WATCHED] = true;
+  for (const name of ["runKernel", "makeTensor", "disposeTensor"] as const) {
+    const original = engine[name].bind(engine) as (...args: unknown[]) => unknown;
+    (engine as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      try {
+        return original(...args);
+      } catch (err) {
+        noteFault(err);
+        throw err;
+      }
+    };
+  }
 }

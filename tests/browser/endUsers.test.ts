@@ -1,6 +1,6 @@
 // The Users view of a per-user experiment in the browser: each end user's served adapter version and samples,
 // a per-user rollback (the user is then served the base), base vs a user's adapter side by side on their prompts,
-// and the link from the experiment page.
+// and the experiment page's link and account of what trains the adapters.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
@@ -44,6 +44,10 @@ describe("the Users view", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsNewUser(page);
     await page.goto(`${BASE_URL}/experiments/${e.id}`);
+    // What trains the adapters on the embedded trainer: the per-user settings, not the shared method's hyperparameters.
+    const config = page.locator(".card").filter({ has: page.getByRole("heading", { name: "Configuration" }) });
+    await config.getByText("per-user adapters: policy gradient with hindsight demonstrations").waitFor();
+    expect(await config.getByText("Hyperparameters", { exact: true }).count()).toBe(0);
     await page.getByRole("navigation", { name: "This experiment's data" }).getByRole("link", { name: "Users" }).click();
     await page.waitForURL(/\/users$/);
     const table = page.getByRole("table", { name: "End users" });

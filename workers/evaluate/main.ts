@@ -8,6 +8,7 @@ import { closeQueues } from "../../server/platform/bus/queues";
 import { db } from "../../server/platform/db/client";
 import { EVALUATE_NICE, startEvaluationWorker } from "../../server/evaluation/worker";
 import { runWorker } from "../../server/platform/workerRuntime";
+import { restartOnEngineFault } from "../engineFault";
 
 const cfg = settings("evaluate");
 
@@ -18,6 +19,7 @@ try {
 }
 
 await runWorker("evaluate", async (ctx) => {
+  restartOnEngineFault(ctx);
   const worker = await startEvaluationWorker({
     pollMs: cfg.EVALUATE_POLL_MS,
     experimentIds: cfg.EVALUATE_EXPERIMENTS.length ? cfg.EVALUATE_EXPERIMENTS : undefined,
@@ -34,4 +36,4 @@ await runWorker("evaluate", async (ctx) => {
   await db().$disconnect();
 });
 // Open handles (pg pool, BullMQ connections) must not keep a stopped worker alive.
-process.exit(0);
+process.exit(process.exitCode ?? 0);

@@ -5,10 +5,12 @@ import { closeQueues } from "../../server/platform/bus/queues";
 import { db } from "../../server/platform/db/client";
 import { startJudgeWorker } from "../../server/judge/worker/worker";
 import { runWorker } from "../../server/platform/workerRuntime";
+import { restartOnEngineFault } from "../engineFault";
 
 const cfg = settings("judge");
 
 await runWorker("judge", async (ctx) => {
+  restartOnEngineFault(ctx); // the embedded teacher
   const worker = startJudgeWorker({
     concurrency: cfg.JUDGE_CONCURRENCY,
     lockDurationMs: cfg.JUDGE_LOCK_MS,
@@ -39,4 +41,4 @@ await runWorker("judge", async (ctx) => {
   await db().$disconnect();
 });
 // Open handles (pg pool, BullMQ connections) must not keep a stopped worker alive.
-process.exit(0);
+process.exit(process.exitCode ?? 0);

@@ -2,8 +2,10 @@
 import { startProxy } from "../../server/proxy/server";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
 import { proxyWorkerStats } from "../../server/proxy/workerStats";
+import { restartOnEngineFault } from "../engineFault";
 
 await runWorker("serve", async (ctx) => {
+  restartOnEngineFault(ctx); // the embedded policy and users' adapters
   const proxy = await startProxy({ log: (m) => ctx.log(`[proxy] ${m}`) });
   ctx.log(`recording proxy listening on ${proxy.url} (POST /v1/chat/completions)`);
   while (!ctx.signal.aborted) {

@@ -13,7 +13,7 @@ import { STARTED_RUN_STATUSES } from "../../server/platform/db/runStatus";
 import { crashStaleRuns, heartbeatRuns, setRunMessage, startEmbeddedRuns } from "../../server/runs/lifecycle";
 import { REST_AFTER_STEP_MS, Trainer, TRAINER_NICE } from "../../server/training/loop";
 import { runWorker, sleep } from "../../server/platform/workerRuntime";
-import { stopOnEngineFault } from "./engineFault";
+import { restartOnEngineFault } from "../engineFault";
 import "./external"; // supervises runs on external trainers (ray-slime, local-process, tinker): server/runs/supervisor.ts
 import "./perUser"; // trains due users' adapters in per-user experiments: server/personalization/schedule.ts
 
@@ -32,6 +32,7 @@ try {
 }
 
 await runWorker("train", async (ctx) => {
+  restartOnEngineFault(ctx);
   const trainer = new Trainer({ log: ctx.log });
   const failures = new Map<string, { count: number; retryAt: number }>();
   let steps = 0;
@@ -96,7 +97,6 @@ await runWorker("train", async (ctx) => {
           const message = `trainer: ${(e as Error).message}`.slice(0, 500);
           ctx.log(`run ${run.id}: ${(e as Error).stack ?? message}`);
           await setRunMessage(run.id, message).catch(() => {});
-          stopOnEngineFault(e, ctx.log);
         }
       }
       ctx.setStat("runs", live.length);

@@ -11,7 +11,6 @@ import { perUserTick } from "../../server/personalization/schedule";
 import { settings } from "../../server/platform/env";
 import { logger } from "../../server/platform/log";
 import { sleep } from "../../server/platform/workerRuntime";
-import { stopOnEngineFault } from "./engineFault";
 
 const log = logger("per-user adapters");
 const {
@@ -34,7 +33,6 @@ async function loop(signal: AbortSignal): Promise<void> {
         if (r.rolledBack) log.warn(`${r.experimentId} ${r.endUserId}: v${r.version} rolled back: ${r.reason}`);
     } catch (err) {
       log.warn(`tick failed: ${(err as Error).stack ?? String(err)}`);
-      stopOnEngineFault(err, (m) => log.warn(m));
     }
     await sleep(intervalS * 1000, signal);
   }

@@ -5,6 +5,7 @@ import {
   initBackend,
   isEngineFault,
   isFastMatMulActive,
+  onEngineFault,
   useFastMatMul,
 } from "../../../server/engine/backend";
 import { maxAbsDiff, randomArray, refMatMul } from "./helpers";
@@ -126,13 +127,13 @@ describe("wasm backend", () => {
 });
 
 describe("an engine fault", () => {
+  // (module (func (export "f") unreachable)): calling f traps as an out-of-bounds access in the engine's heap does
+  const bytes = new Uint8Array([
+    0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 0x66, 0, 0, 0x0a, 5, 1, 3, 0, 0, 0x0b,
+  ]);
+  const f = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.f as () => void;
+
   it("is a WebAssembly runtime trap, not an ordinary error", () => {
-    // (module (func (export "f") unreachable)): calling f traps as an out-of-bounds access in the engine's heap does
-    const bytes = new Uint8Array([
-      0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 0x66, 0, 0, 0x0a, 5, 1, 3, 0, 0,
-      0x0b,
-    ]);
-    const f = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.f as () => void;
     let trap: unknown = null;
     try {
       f();
@@ -142,5 +143,36 @@ describe("an engine fault", () => {
     expect(isEngineFault(trap)).toBe(true);
     expect(isEngineFault(new Error("memory access out of bounds"))).toBe(false);
     expect(isEngineFault(new RangeError("Invalid array length"))).toBe(false);
+  });
+
+  it("inside a kernel reaches the process's listeners once, though the caller catches it", () => {
+    let fail: () => void = () => {
+      throw new Error("an ordinary kernel failure");
+    };
+    tf.registerKernel({ kernelName: "OcrlTestFault", backendName: "wasm", kernelFunc: () => (fail(), []) });
+    const heard: Error[] = [];
+    const stop = onEngineFault((err) => heard.push(err));
+    const run = () => {
+      try {
+        tf.engine().runKernel("OcrlTestFault", { x: tf.scalar(1) }, {});
+      } catch {
+        // swallowed, as a proxy request or a judge job would turn it into a failure of its own
+      }
+    };
+    try {
+      run();
+      expect(heard).toHaveLength(0); // an ordinary error is the caller's
+      fail = f;
+      run();
+      run();
+      expect(heard).toHaveLength(1);
+      expect(isEngineFault(heard[0])).toBe(true);
+      const late: Error[] = [];
+      onEngineFault((err) => late.push(err))(); // a listener that comes later still hears of it
+      expect(late).toEqual(heard);
+    } finally {
+      stop();
+      tf.unregisterKernel("OcrlTestFault", "wasm");
+    }
   });
 });

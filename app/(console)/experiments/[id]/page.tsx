@@ -45,6 +45,10 @@ export default function ExperimentDetailPage() {
   if (!exp.data) return <div className="muted">Loading…</div>;
   const e = exp.data;
   const c = e.config;
+  const perUser = c.personalization === "per-user";
+  // On the embedded trainer each user's adapter steps with the per-user settings (personalization/step.ts), not the
+  // shared method and hyperparameters; GPU trainers run their own step per user with the shared ones.
+  const adaptersOwnStep = perUser && c.trainer.backend === "embedded";
   const live = e.activeRun;
   const archived = e.status === "ARCHIVED";
   const held = (e.counts?.runs ?? 0) + (e.counts?.sessions ?? 0) + (e.counts?.turns ?? 0);
@@ -198,7 +202,7 @@ export default function ExperimentDetailPage() {
         {runs.data && !runs.data.items.length && <div className="empty">No runs yet.</div>}
       </div>
       <LearningVerdict experimentId={e.id} />
-      <PolicyVersions experimentId={e.id} perUser={e.config.personalization === "per-user"} />
+      <PolicyVersions experimentId={e.id} perUser={perUser} />
       {runs.data?.items[0] && <RunLogs run={runs.data.items[0]} />}
       {!live && !archived && <RunLaunchPreview experimentId={e.id} />}
       <ConnectAgent experimentId={e.id} slug={e.slug} />
@@ -209,7 +213,11 @@ export default function ExperimentDetailPage() {
           <dt>Slug / proxy model</dt>
           <dd className="mono">{e.slug}</dd>
           <dt>Method</dt>
-          <dd>{c.method}</dd>
+          <dd>
+            {adaptersOwnStep
+              ? "per-user adapters: policy gradient with hindsight demonstrations (per-user settings below)"
+              : c.method}
+          </dd>
           <dt>Policy</dt>
           <dd>
             {c.policy.kind === "embedded"
@@ -227,23 +235,38 @@ export default function ExperimentDetailPage() {
           </dd>
           <dt>Trainer</dt>
           <dd>{c.trainer.backend}</dd>
-          <dt>Hyperparameters</dt>
-          <dd className="mono">
-            lr {c.hyper.lr} · batch {c.hyper.batchSize} · clip {c.hyper.epsClip}/{c.hyper.epsClipHigh} · KL{" "}
-            {c.hyper.klCoef} · w_opd {c.hyper.wOpd} · w_rl {c.hyper.wRl} · max staleness {c.hyper.maxStaleness} (
-            {c.hyper.stalePolicy})
-          </dd>
-          <dt>LoRA</dt>
-          <dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
-          {c.personalization === "per-user" && (
+          {!adaptersOwnStep && (
+            <>
+              <dt>Hyperparameters</dt>
+              <dd className="mono">
+                lr {c.hyper.lr} · batch {c.hyper.batchSize} · clip {c.hyper.epsClip}/{c.hyper.epsClipHigh} · KL{" "}
+                {c.hyper.klCoef} · w_opd {c.hyper.wOpd} · w_rl {c.hyper.wRl} · max staleness {c.hyper.maxStaleness} (
+                {c.hyper.stalePolicy})
+              </dd>
+            </>
+          )}
+          {!perUser && (
+            <>
+              <dt>LoRA</dt>
+              <dd>{c.lora.enabled ? `rank ${c.lora.rank}, alpha ${c.lora.alpha}` : "off"}</dd>
+            </>
+          )}
+          {perUser && (
             <>
               <dt>Per-user adapters</dt>
               <dd className="mono">
-                rank {c.perUser.rank} · alpha {c.perUser.alpha} · lr {c.perUser.lr} · grad bound {c.perUser.gradClip} ·
-                hindsight {c.perUser.hindsightSamples}×{c.perUser.hindsightWeight} toward the{" "}
-                {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
-                {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""} · {c.perUser.minSamples}{" "}
-                samples per step · held out {c.perUser.heldOutFraction}
+                rank {c.perUser.rank} · alpha {c.perUser.alpha} ·{" "}
+                {adaptersOwnStep ? (
+                  <>
+                    lr {c.perUser.lr} · grad bound {c.perUser.gradClip} · hindsight {c.perUser.hindsightSamples}×
+                    {c.perUser.hindsightWeight} toward the{" "}
+                    {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
+                    {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""} ·{" "}
+                  </>
+                ) : (
+                  `each user's step is ${c.trainer.backend}'s ${c.method} step with the hyperparameters above · `
+                )}
+                {c.perUser.minSamples} samples per step · held out {c.perUser.heldOutFraction}
               </dd>
             </>
           )}
