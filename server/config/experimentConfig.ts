@@ -375,6 +375,13 @@ export const PerUserSchema = z.object({
    * already writes and the hinted teacher copies with more noise. Not in the reference (its OPD weighs tokens alike).
    */
   hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
+  /**
+   * what serves a user who has no adapter of their own yet (too little data, or none passed their gate): the frozen
+   * base, or one shared adapter ("shared") trained with the same step on every user's trainable turns and gated on
+   * everyone's held-out turns (its chain's user is personalization/data.ts EVERYONE). Its weights carry every user's
+   * turns, as a shared policy's do; each user's own adapter still trains on their turns only. Embedded trainer only.
+   */
+  newUsers: z.enum(["base", "shared"]).default("base"),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
@@ -538,6 +545,13 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         path: ["personalization"],
         message:
           "per-user adapters are served by the embedded policy, or by SGLang/vLLM multi-LoRA: set policy.loraAdapters",
+      });
+    // A GPU trainer leases one user per batch (personalization/leases.ts): nothing there trains an adapter on everyone.
+    if (cfg.perUser.newUsers === "shared" && cfg.trainer.backend !== "embedded")
+      ctx.addIssue({
+        code: "custom",
+        path: ["perUser", "newUsers"],
+        message: `a shared adapter for new users is trained by the embedded trainer only; on ${cfg.trainer.backend} new users are served the base`,
       });
   }
   if (cfg.serving.promotion === "gated" && !cfg.evaluation.enabled) {

@@ -11,6 +11,7 @@ import { db } from "../platform/db/client";
 import { announceAdapterChange } from "./announce";
 import { activePerUserExperiments } from "./experiments";
 import { rollbackServedAdapter } from "./rollback";
+import { EVERYONE } from "./schemas";
 
 export interface UserRollbackCheck {
   experimentId: string;
@@ -20,13 +21,17 @@ export interface UserRollbackCheck {
   reason: string;
 }
 
-/** Judged turns and mean reward of one user's turns per serving adapter (key "" = the base). */
+/**
+ * Judged turns and mean reward of one user's turns (every user's for the shared adapter of new users, EVERYONE) per
+ * serving adapter (key "" = the base).
+ */
 async function userLiveRewards(experimentId: string, endUserId: string, adapterIds: readonly string[]) {
   const rows = await db().$queryRaw<{ adapter: string; turns: number; reward: number }[]>`
     SELECT coalesce(t."adapterId", '') AS adapter, count(*)::int AS turns, avg(j.score)::float8 AS reward
     FROM turns t
     JOIN LATERAL (SELECT score FROM judgments WHERE "turnId" = t.id ORDER BY "createdAt" DESC LIMIT 1) j ON true
-    WHERE t."experimentId" = ${experimentId} AND t."endUserId" = ${endUserId}
+    WHERE t."experimentId" = ${experimentId}
+      AND (t."endUserId" = ${endUserId} OR (${endUserId} = ${EVERYONE} AND t."endUserId" IS NOT NULL))
       AND t."turnType" = 'MAIN' AND t.status = 'OK' AND t."nextStateAt" IS NOT NULL
       AND coalesce(t."adapterId", '') = ANY(${[...adapterIds]}::text[])
     GROUP BY 1`;

@@ -1,5 +1,6 @@
 // The Users view's learning curves: each end user's mean judged reward per version that served them (their adapter
-// versions in a per-user experiment, the base as version 0; the shared policy's versions otherwise), beside the
+// versions in a per-user experiment, version 0 before their own: the base, or the shared adapter for new users;
+// the shared policy's versions otherwise), beside the
 // shared policy's curve (the mean judged reward of all main turns per policy version) of this experiment or of
 // another one the caller may read (e.g. the same users on one shared policy: demo-shared-users beside demo-per-user).
 // Unasked, a per-user experiment is drawn beside its twin: the shared-policy experiment the most of its users talk to.
@@ -34,7 +35,8 @@ export async function endUserCurves(p: Principal, input: z.output<typeof EndUser
     ? await db().$queryRaw<Row[]>`
         SELECT t."endUserId", COALESCE(a.version, 0)::int AS version, avg(j.score)::float8 AS reward,
                count(DISTINCT t.id) AS turns, min(t."createdAt") AS "firstAt"
-        FROM turns t JOIN judgments j ON j."turnId" = t.id LEFT JOIN user_adapters a ON a.id = t."adapterId"
+        FROM turns t JOIN judgments j ON j."turnId" = t.id
+        LEFT JOIN user_adapters a ON a.id = t."adapterId" AND a."endUserId" = t."endUserId"
         WHERE t."experimentId" = ${e.id} AND t."endUserId" IS NOT NULL AND t."turnType" = 'MAIN'
         GROUP BY 1, 2 ORDER BY 1, 2`
     : await db().$queryRaw<Row[]>`

@@ -1,6 +1,7 @@
 // One user's training data: their judged main turns, and nobody else's. Every query here is filtered by
 // (experimentId, endUserId) on the turn itself, which is the privacy boundary of per-user personalization:
-// an adapter's samples come from this module only (tests/integration/personalization/isolation.test.ts).
+// an adapter's samples come from this module only (tests/integration/personalization/adapters.test.ts isolation).
+// The one owner whose turns are everyone's is EVERYONE, the shared adapter for new users (turnsOf).
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { db } from "../platform/db/client";
@@ -8,9 +9,22 @@ import { effectiveLabelsForTurns } from "../labels/effective";
 import { reassembleMessages } from "../recording/reassemble";
 import { servedPromptIds } from "../training/trainInputs";
 import type { AdapterSample } from "../engine/loraTrain";
+import { EVERYONE } from "./schemas";
+
+/** The turns of one end user, or of every end user for EVERYONE's chain (no other id reaches beyond its own). */
+export function turnsOf(endUserId: string) {
+  return endUserId === EVERYONE ? { endUserId: { not: null } } : { endUserId };
+}
+
+/** Whose adapters an experiment trains: each end user's, and EVERYONE's when new users are served a shared one. */
+export async function adapterOwners(experimentId: string, newUsers: "base" | "shared"): Promise<string[]> {
+  return [...(await endUsers(experimentId)), ...(newUsers === "shared" ? [EVERYONE] : [])];
+}
 
 export interface UserSample extends AdapterSample {
   turnId: string;
+  /** whose turn (for EVERYONE's chain, each sample's own user) */
+  endUserId: string;
   createdAt: Date;
   /** the request as served (the hinted teacher's context for hindsight) */
   messages: unknown[];
@@ -38,7 +52,7 @@ async function judgedTurns(experimentId: string, endUserId: string, after: Date 
   const turns = await db().turn.findMany({
     where: {
       experimentId,
-      endUserId,
+      ...turnsOf(endUserId),
       turnType: "MAIN",
       status: "OK",
       ...(tools ? {} : { toolsHash: null }),
@@ -47,6 +61,7 @@ async function judgedTurns(experimentId: string, endUserId: string, after: Date 
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     select: {
       id: true,
+      endUserId: true,
       sessionId: true,
       index: true,
       systemHash: true,
@@ -84,6 +99,7 @@ export async function userSamples(
     if (!promptIds) continue;
     out.push({
       turnId: t.id,
+      endUserId: t.endUserId!,
       createdAt: t.createdAt,
       promptIds,
       responseIds: t.tokenIds,

@@ -12,7 +12,7 @@
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { db } from "../platform/db/client";
 import { activePerUserExperiments } from "./experiments";
-import { endUsers } from "./data";
+import { adapterOwners } from "./data";
 import { baseModel, trainUser, userBacklog, type TrainUserResult } from "./train";
 
 export interface Candidate {
@@ -88,7 +88,7 @@ export async function perUserTick(
   );
   const candidates: Candidate[] = [];
   for (const [experimentId, config] of configs)
-    for (const endUserId of await endUsers(experimentId))
+    for (const endUserId of await adapterOwners(experimentId, config.perUser.newUsers))
       candidates.push({
         experimentId,
         endUserId,

@@ -15,7 +15,14 @@ import { heldOutTurns } from "./data";
 import { rollbackServedAdapter } from "./rollback";
 import { engineGateApplies } from "./engineGate";
 import { trainDueUsers } from "./train";
-import type { AdapterRegisterInput, AdapterTrainInput, EndUserInput, EndUsersListInput } from "./schemas";
+import {
+  EVERYONE,
+  type AdapterOwnerInput,
+  type AdapterRegisterInput,
+  type AdapterTrainInput,
+  type EndUserInput,
+  type EndUsersListInput,
+} from "./schemas";
 
 type Tx = Prisma.TransactionClient;
 
@@ -56,43 +63,60 @@ export async function listEndUsers(p: Principal, input: z.output<typeof EndUsers
   const judged = new Map(labelled.map((r) => [r.endUserId, Number(r.n)]));
   const held = new Map<string, boolean[]>();
   for (const s of sessions) if (s.endUserId) held.set(s.endUserId, [...(held.get(s.endUserId) ?? []), s.held]);
-  return turns
-    .map((t) => {
-      const mine = adapters.filter((a) => a.endUserId === t.endUserId);
-      const served = mine.findLast((a) => a.state === "PROMOTED") ?? null;
-      return {
-        endUserId: t.endUserId!,
-        turns: t._count._all,
-        judgedTurns: judged.get(t.endUserId!) ?? 0,
-        lastTurnAt: t._max.createdAt,
-        servedVersion: served?.version ?? null,
-        servedAdapterId: served?.id ?? null,
-        versions: mine.length,
-        trainedSamples: mine.reduce((s, a) => s + a.samples, 0),
-        lastTrainedAt: mine.at(-1)?.createdAt ?? null,
-        storageBytes: mine.reduce((s, a) => s + a.weights.length, 0),
-        // The user's judged sessions, and how many came before three in a row whose first reply they liked.
-        sessions: held.get(t.endUserId!)?.length ?? 0,
-        sessionsUntilStable: sessionsUntilStable(held.get(t.endUserId!) ?? []),
-        trend: mine.slice(-TREND_VERSIONS).map((a) => ({
-          version: a.version,
-          state: a.state,
-          meanReward: a.meanReward,
-          evalScore: a.evalScore,
-          servedScore: a.servedScore,
-          samples: a.samples,
-          createdAt: a.createdAt,
-        })),
-      };
-    })
-    .sort((a, b) => (a.endUserId < b.endUserId ? -1 : 1));
+  const row = (endUserId: string, turns: { count: number; judged: number; lastAt: Date | null }) => {
+    const mine = adapters.filter((a) => a.endUserId === endUserId);
+    const served = mine.findLast((a) => a.state === "PROMOTED") ?? null;
+    return {
+      endUserId,
+      turns: turns.count,
+      judgedTurns: turns.judged,
+      lastTurnAt: turns.lastAt,
+      servedVersion: served?.version ?? null,
+      servedAdapterId: served?.id ?? null,
+      versions: mine.length,
+      trainedSamples: mine.reduce((s, a) => s + a.samples, 0),
+      lastTrainedAt: mine.at(-1)?.createdAt ?? null,
+      storageBytes: mine.reduce((s, a) => s + a.weights.length, 0),
+      // The user's judged sessions, and how many came before three in a row whose first reply they liked.
+      sessions: held.get(endUserId)?.length ?? 0,
+      sessionsUntilStable: sessionsUntilStable(held.get(endUserId) ?? []),
+      trend: mine.slice(-TREND_VERSIONS).map((a) => ({
+        version: a.version,
+        state: a.state,
+        meanReward: a.meanReward,
+        evalScore: a.evalScore,
+        servedScore: a.servedScore,
+        samples: a.samples,
+        createdAt: a.createdAt,
+      })),
+    };
+  };
+  const users = turns.map((t) =>
+    row(t.endUserId!, { count: t._count._all, judged: judged.get(t.endUserId!) ?? 0, lastAt: t._max.createdAt }),
+  );
+  // The shared adapter new users are served, trained on everyone's turns: first, with every user's turns as its own.
+  const everyone =
+    ExperimentConfigSchema.parse(e.config).perUser.newUsers === "shared" ||
+    adapters.some((a) => a.endUserId === EVERYONE)
+      ? [
+          row(EVERYONE, {
+            count: users.reduce((s, u) => s + u.turns, 0),
+            judged: users.reduce((s, u) => s + u.judgedTurns, 0),
+            lastAt: users.reduce<Date | null>(
+              (m, u) => (u.lastTurnAt && (!m || u.lastTurnAt > m) ? u.lastTurnAt : m),
+              null,
+            ),
+          }),
+        ]
+      : [];
+  return [...everyone, ...users.sort((a, b) => (a.endUserId < b.endUserId ? -1 : 1))];
 }
 
 /**
  * Stop serving the user's current adapter: it becomes ROLLED_BACK and its parent (the version it replaced)
  * serves again; a first version rolls the user back to the base.
  */
-export async function rollbackEndUser(p: Principal, input: z.output<typeof EndUserInput>) {
+export async function rollbackEndUser(p: Principal, input: z.output<typeof AdapterOwnerInput>) {
   const e = await loadExperimentFor(p, input.experimentId);
   const done = await db().$transaction((tx) =>
     rollbackServedAdapter(tx, p, e.id, input.endUserId, { action: "endUser.rollback" }),

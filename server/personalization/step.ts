@@ -135,14 +135,15 @@ export function relevantDemos<T extends { promptIds: number[]; responseIds: numb
 }
 
 /**
- * Each sample with its `userHint`: the latest hint among the samples before it (oldest first, all of one user) that
- * does not restate its own question.
+ * Each sample with its `userHint`: the latest hint among its own user's samples before it (oldest first) that does not
+ * restate its own question.
  */
-export function withUserHints<T extends HintedAdapterSample>(samples: readonly T[]): T[] {
-  let latest: string | null = null;
+export function withUserHints<T extends HintedAdapterSample & { endUserId?: string }>(samples: readonly T[]): T[] {
+  // Keyed by user: in a shared adapter's samples (data.ts EVERYONE) one user's hint never stands in for another's.
+  const latest = new Map<string | undefined, string>();
   return samples.map((s) => {
-    const out = { ...s, userHint: latest };
-    if (s.hint && !restatesQuestion(s.hint, s.messages)) latest = s.hint;
+    const out = { ...s, userHint: latest.get(s.endUserId) ?? null };
+    if (s.hint && !restatesQuestion(s.hint, s.messages)) latest.set(s.endUserId, s.hint);
     return out;
   });
 }

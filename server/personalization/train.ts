@@ -21,7 +21,7 @@ import type { PolicyModel } from "../engine/model";
 import { scoreBatch } from "../engine/score";
 import { db } from "../platform/db/client";
 import { notFound } from "../platform/errors";
-import { endUsers, isHeldOut, userSamples } from "./data";
+import { adapterOwners, isHeldOut, turnsOf, userSamples } from "./data";
 import { announceAdapterChange } from "./announce";
 import { heldOutScore, passesGate } from "./gateScore";
 import { userAdapterStep, withUserHints } from "./step";
@@ -58,7 +58,8 @@ export type TrainUserResult =
     };
 
 /**
- * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts) and gate it. Samples
+ * Train one new version of `endUserId`'s adapter from that user's samples only (data.ts; for EVERYONE, the shared
+ * adapter for new users, every user's samples, gated on every user's held-out turns) and gate it. Samples
  * are the oldest `maxSamplesPerVersion` after the newest version's `throughAt`, held-out turns excluded; the step
  * count is one SGD step per `minSamples` of them (a remainder short of a step waits for the next version), each with
  * the hindsight demonstrations of its hinted turns (step.ts). With `heldOutFraction` 0 the gate is off (every
@@ -194,7 +195,7 @@ export async function userBacklog(experimentId: string, endUserId: string, confi
       select: { throughAt: true, createdAt: true },
     }),
     db().turn.findFirst({
-      where: { experimentId, endUserId },
+      where: { experimentId, ...turnsOf(endUserId) },
       orderBy: { createdAt: "desc" },
       select: { createdAt: true },
     }),
@@ -227,7 +228,10 @@ export function baseModel(config: ExperimentConfig): Promise<PolicyModel> {
   return p;
 }
 
-/** Every user of a per-user experiment with enough new samples gets one new adapter version (the scheduler's tick). */
+/**
+ * Every user of a per-user experiment with enough new samples gets one new adapter version (the scheduler's tick), and
+ * so does the shared adapter for new users (EVERYONE) when the experiment serves one.
+ */
 export async function trainDueUsers(experimentId: string): Promise<Record<string, TrainUserResult>> {
   const e = await db().experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
   if (!e) throw notFound("experiment", experimentId);
@@ -236,6 +240,7 @@ export async function trainDueUsers(experimentId: string): Promise<Record<string
   if (config.personalization !== "per-user" || config.policy.kind !== "embedded") return {};
   const base = await baseModel(config);
   const out: Record<string, TrainUserResult> = {};
-  for (const user of await endUsers(experimentId)) out[user] = await trainUser(experimentId, user, base, config);
+  for (const user of await adapterOwners(experimentId, config.perUser.newUsers))
+    out[user] = await trainUser(experimentId, user, base, config);
   return out;
 }

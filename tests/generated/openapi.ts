@@ -1538,7 +1538,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Roll one end user back to the adapter version (or base) served before the current one
+     * Roll one end user (or `*`, the shared adapter new users are served) back to the adapter version (or base) served before the current one
      * @description Requires the 'write' permission.
      */
     post: operations["endUsers.rollback"];
@@ -2387,6 +2387,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "newUsers": "base",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -2436,6 +2437,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /**
+                   * @default base
+                   * @enum {string}
+                   */
+                  newUsers: "base" | "shared";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -2948,6 +2954,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "newUsers": "base",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -2997,6 +3004,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /**
+               * @default base
+               * @enum {string}
+               */
+              newUsers?: "base" | "shared";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3488,6 +3500,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -3537,6 +3550,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -4104,6 +4122,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "newUsers": "base",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
                  *       "heldOutFraction": 0.25,
@@ -4153,6 +4172,11 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /**
+                   * @default base
+                   * @enum {string}
+                   */
+                  newUsers: "base" | "shared";
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4675,6 +4699,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -4724,6 +4749,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7454,6 +7484,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -7503,6 +7534,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8043,6 +8079,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "newUsers": "base",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
              *       "heldOutFraction": 0.25,
@@ -8092,6 +8129,11 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /**
+               * @default base
+               * @enum {string}
+               */
+              newUsers?: "base" | "shared";
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8583,6 +8625,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -8632,6 +8675,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9160,6 +9208,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9209,6 +9258,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9737,6 +9791,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -9786,6 +9841,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10308,6 +10368,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10357,6 +10418,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10880,6 +10946,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
                *       "heldOutFraction": 0.25,
@@ -10929,6 +10996,11 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /**
+                 * @default base
+                 * @enum {string}
+                 */
+                newUsers: "base" | "shared";
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -13161,7 +13233,7 @@ export interface operations {
       header?: never;
       path: {
         experimentId: string;
-        endUserId: string;
+        endUserId: string | "*";
       };
       cookie?: never;
     };

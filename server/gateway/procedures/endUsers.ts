@@ -7,6 +7,7 @@ import {
   AdapterTrainInput,
   EndUserCompareInput,
   EndUserCurvesInput,
+  AdapterOwnerInput,
   EndUserInput,
   EndUsersListInput,
 } from "../../personalization/schemas";
@@ -43,8 +44,9 @@ export const endUserProcedures = {
   rollback: procedure({
     kind: "mutation",
     permission: "write",
-    summary: "Roll one end user back to the adapter version (or base) served before the current one",
-    input: EndUserInput,
+    summary:
+      "Roll one end user (or `*`, the shared adapter new users are served) back to the adapter version (or base) served before the current one",
+    input: AdapterOwnerInput,
     rest: { method: "POST", path: "/experiments/:experimentId/end-users/:endUserId/rollback" },
     output: EndUserRollbackOutput,
     handler: ({ principal, input }) => endUsers.rollbackEndUser(principal, input),

@@ -25,6 +25,7 @@ import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import { recordingProblem, type ProxyDeps } from "./deps";
 import { adapterOwner } from "../userAdapterEvents";
+import { EVERYONE } from "../../personalization/schemas";
 
 interface ClientWants {
   logprobs: boolean;
@@ -176,10 +177,12 @@ export async function handleChat(req: IncomingMessage, res: ServerResponse, deps
   };
   const upstreamBody = applyServing(forward, ex);
   const upstream = ex.upstream;
-  // Per-user mode: the user's promoted adapter answers; a user without one is served the experiment's policy.
+  // Per-user mode: the user's promoted adapter answers; a user without one is served the shared adapter for new
+  // users when the experiment trains one (perUser.newUsers), else the experiment's policy.
   const adapter =
     ex.config.personalization === "per-user" && meta.endUserId
-      ? await deps.adapters.promoted(ex.id, meta.endUserId)
+      ? ((await deps.adapters.promoted(ex.id, meta.endUserId)) ??
+        (ex.config.perUser.newUsers === "shared" ? await deps.adapters.promoted(ex.id, EVERYONE) : null))
       : null;
   const version = ex.policyVersion;
   const aborted = new AbortController();

@@ -1,12 +1,14 @@
 // Per-user adapters against real Postgres: a user's adapter trains on that user's samples only (isolation),
 // the per-user gate promotes or rejects on the user's held-out turns, rollback walks the version chain, and
-// deleting a user removes their adapters, turns and judgments, audited, and nothing of anyone else.
+// deleting a user removes their adapters, turns and judgments, audited, and nothing of anyone else; the shared adapter
+// for new users, where asked for, trains on everyone's turns beside them.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ExperimentConfigInput } from "../../../server/config/experimentConfig";
 import { initBackend } from "../../../server/engine/backend";
 import type { PolicyModel } from "../../../server/engine/model";
 import { db } from "../../../server/platform/db/client";
 import { isHeldOut, userSamples } from "../../../server/personalization/data";
+import { EVERYONE } from "../../../server/personalization/schemas";
 import { deleteEndUser, listEndUsers, rollbackEndUser } from "../../../server/personalization/service";
 import { perUserTick } from "../../../server/personalization/schedule";
 import { baseModel, trainUser } from "../../../server/personalization/train";
@@ -248,5 +250,45 @@ describe("the scheduler's tick", () => {
     expect(await db().userAdapter.count({ where: { experimentId: { in: [shared.id, archived.id] } } })).toBe(0);
     // Nothing new since: the next tick trains nobody.
     expect((await perUserTick(ids))[perUserExp.id].kim).toMatchObject({ trained: false });
+  });
+});
+
+describe("the shared adapter for new users", () => {
+  it("trains on every user's turns beside each user's own adapter, which stays on theirs; rolls back like a user's", async () => {
+    const e = await perUserExperiment({ minSamples: 2, heldOutFraction: 0, newUsers: "shared" });
+    const [maya, leo] = [uniq("maya"), uniq("leo")];
+    const turns = new Map<string, string[]>([
+      [maya, []],
+      [leo, []],
+    ]);
+    for (const user of [maya, leo])
+      for (const i of [0, 1])
+        turns
+          .get(user)!
+          .push(
+            await makeEndUserTurn({ experimentId: e.id, endUserId: user, prompt: `q${i}`, reply: "Ok.", reward: 1 }),
+          );
+    expect((await userSamples(e.id, EVERYONE)).map((s) => s.turnId).sort()).toEqual(
+      [...turns.get(maya)!, ...turns.get(leo)!].sort(),
+    );
+    expect((await userSamples(e.id, maya)).map((s) => s.turnId)).toEqual(turns.get(maya));
+
+    const tick = (await perUserTick([e.id]))[e.id];
+    expect(tick[EVERYONE]).toMatchObject({ trained: true, version: 1, samples: 4, state: "PROMOTED" });
+    expect(tick[maya]).toMatchObject({ trained: true, version: 1, samples: 2 });
+    expect(tick[leo]).toMatchObject({ trained: true, version: 1, samples: 2 });
+
+    // The Users view lists it first, with everyone's turns as its own.
+    const [first, ...users] = await listEndUsers(admin, { experimentId: e.id });
+    expect(first).toMatchObject({ endUserId: EVERYONE, servedVersion: 1, turns: 4, trainedSamples: 4 });
+    expect(users.map((u) => u.endUserId).sort()).toEqual([maya, leo].sort());
+    expect(await rollbackEndUser(admin, { experimentId: e.id, endUserId: EVERYONE })).toMatchObject({ served: null });
+
+    // Without the option, nothing trains on everyone.
+    const plain = await perUserExperiment({ minSamples: 2, heldOutFraction: 0 });
+    for (const i of [0, 1])
+      await makeEndUserTurn({ experimentId: plain.id, endUserId: maya, prompt: `q${i}`, reply: "Ok.", reward: 1 });
+    expect(Object.keys((await perUserTick([plain.id]))[plain.id])).toEqual([maya]);
+    expect((await listEndUsers(admin, { experimentId: plain.id })).map((u) => u.endUserId)).toEqual([maya]);
   });
 });

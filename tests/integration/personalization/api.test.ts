@@ -65,4 +65,28 @@ describe("end-user endpoints", () => {
     const after = (await call("GET", "/end-users")).json as { endUserId: string }[];
     expect(after.map((u) => u.endUserId).sort()).toEqual([ava, "leo"].sort());
   });
+
+  it("rolls back the shared adapter for new users as `*`, which cannot be deleted as a user", async () => {
+    const e = await makeExperiment({
+      personalization: "per-user",
+      perUser: { minSamples: 2, heldOutFraction: 0, newUsers: "shared" },
+    });
+    const key = await makeKey(["write"], e.id);
+    const call = (method: string, path: string) =>
+      fetch(`${server.url}/api/v1/experiments/${e.id}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      }).then(async (r) => ({ status: r.status, json: (await r.json()) as unknown }));
+    for (const user of [uniq("maya"), uniq("leo")])
+      await makeEndUserTurn({ experimentId: e.id, endUserId: user, prompt: "q", reply: "Ok.", reward: 1 });
+    expect((await call("POST", "/end-users/train")).json).toEqual(
+      expect.arrayContaining([{ endUserId: "*", trained: true, version: 1, state: "PROMOTED", samples: 2 }]),
+    );
+    expect((await call("GET", "/end-users")).json).toEqual(
+      expect.arrayContaining([expect.objectContaining({ endUserId: "*", servedVersion: 1, turns: 2 })]),
+    );
+    expect((await call("POST", "/end-users/*/rollback")).json).toEqual({ endUserId: "*", rolledBack: 1, served: null });
+    expect((await call("DELETE", "/end-users/*")).status).toBe(400);
+  });
 });

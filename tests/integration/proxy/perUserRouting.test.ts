@@ -1,10 +1,12 @@
 // Per-user routing in the proxy: an identity key's X-User-Id is served by that user's promoted adapter on the
 // embedded base (the response and the recorded turn name the adapter version); a user without one, or after a
-// rollback, is served the base; a shared experiment ignores adapters.
+// rollback, is served the base, or the shared adapter for new users where the experiment has one; a shared experiment
+// ignores adapters.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
 import { db } from "../../../server/platform/db/client";
 import { ROUTE_TTL_MS } from "../../../server/proxy/adapterRoutes";
+import { EVERYONE } from "../../../server/personalization/schemas";
 import { rollbackEndUser } from "../../../server/personalization/service";
 import { storePromotedAdapter } from "../../helpers/adapters";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
@@ -57,6 +59,32 @@ describe("per-user routing", () => {
       ROUTE_TTL_MS * 5,
     );
     expect(text(after)).toBe(text(other));
+  });
+
+  it("serves a user without an adapter of their own the shared adapter for new users, when the experiment has one", async () => {
+    const e = await makeExperiment(
+      { personalization: "per-user", perUser: { newUsers: "shared" } },
+      { by: await adminPrincipal() },
+    );
+    const key = await makeKey(["identity"], e.id);
+    const maya = uniq("maya");
+    const own = await storePromotedAdapter(e.id, maya);
+    const everyone = await storePromotedAdapter(e.id, EVERYONE);
+    const ask = (user: string) =>
+      post(
+        `${proxy.url}/v1/chat/completions`,
+        { model: e.slug, messages: [{ role: "user", content: "Plan my day" }], max_tokens: 4 },
+        { authorization: `Bearer ${key}`, "x-user-id": user },
+      );
+    expect((await ask(maya)).headers.get("x-adapter-id")).toBe(own.id);
+    const leo = uniq("leo");
+    const newcomer = await ask(leo);
+    expect(newcomer.headers.get("x-adapter-id")).toBe(everyone.id);
+    await proxy.writer.drain();
+    const turn = await db().turn.findUniqueOrThrow({ where: { id: newcomer.headers.get("x-turn-id")! } });
+    expect(turn).toMatchObject({ endUserId: leo, adapterId: everyone.id });
+    // Nobody can be served, or recorded, as everyone: the id is outside what X-User-Id may carry.
+    expect((await ask(EVERYONE)).status).toBe(400);
   });
 
   it("ignores adapters in a shared experiment", async () => {

@@ -19,6 +19,7 @@ describe("personalization", () => {
       rememberedHint: true,
       baseKlCoef: 0,
       hindsightRelevance: false,
+      newUsers: "base",
     });
   });
 
@@ -62,6 +63,24 @@ describe("personalization", () => {
     expect(embeddedTrainer.error!.issues.map((i) => i.message)).toContain(
       "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local (or tinker with its endpoint)",
     );
+  });
+
+  it("serves new users a shared adapter on the embedded trainer only, and says so elsewhere", () => {
+    expect(
+      ExperimentConfigSchema.parse({ personalization: "per-user", perUser: { newUsers: "shared" } }).perUser.newUsers,
+    ).toBe("shared");
+    const gpu = ExperimentConfigSchema.safeParse({
+      personalization: "per-user",
+      perUser: { newUsers: "shared" },
+      policy: { kind: "sglang", baseUrl: "http://10.0.0.5:30000/v1", model: "m", loraAdapters: "sglang" },
+      trainer: { backend: "hf-local" },
+    });
+    expect(gpu.error!.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      [
+        "perUser.newUsers",
+        "a shared adapter for new users is trained by the embedded trainer only; on hf-local new users are served the base",
+      ],
+    ]);
   });
 
   it("takes Tinker per user behind the bridge's endpoint (SGLang's LoRA routes), and nothing else for Tinker", () => {

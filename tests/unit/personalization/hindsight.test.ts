@@ -176,6 +176,12 @@ describe("the user's remembered hint (rememberedHint)", () => {
     expect(got.map((s) => teacherHint(s, false))).toEqual([restated, style, null, restated]);
   });
 
+  it("remembers hints per user in samples of several users (the shared adapter for new users)", () => {
+    const of = (endUserId: string, hint: string | null) => ({ ...sample(hint), endUserId });
+    const got = withUserHints([of("leo", style), of("maya", null), of("maya", restated), of("leo", null)]);
+    expect(got.map((s) => s.userHint)).toEqual([null, null, null, style]);
+  });
+
   it("trains the hinted base's replies to the remembered hint for a turn whose hint restates the question", async () => {
     const start = adapter(8);
     const samples = [{ ...sample(restated), userHint: style }];

@@ -266,7 +266,8 @@ export default function ExperimentDetailPage() {
                 ) : (
                   `each user's step is ${c.trainer.backend}'s ${c.method} step with the hyperparameters above · `
                 )}
-                {c.perUser.minSamples} samples per step · held out {c.perUser.heldOutFraction}
+                {c.perUser.minSamples} samples per step · held out {c.perUser.heldOutFraction} · new users served{" "}
+                {c.perUser.newUsers === "shared" ? "a shared adapter trained on everyone" : "the base"}
               </dd>
             </>
           )}

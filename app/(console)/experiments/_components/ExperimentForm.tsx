@@ -277,6 +277,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         </div>
         {getAt(cfg, "personalization") === "per-user" && (
           <div className="grid2">
+            {select("New users are served", "perUser.newUsers", ["base", "shared"])}
             {num("Adapter rank", "perUser.rank", "1")}
             {num("Adapter alpha", "perUser.alpha", "1")}
             {num("Adapter learning rate", "perUser.lr", "0.001")}

@@ -69,6 +69,9 @@ export default function ExperimentUsersPage() {
   const perUser = e.config.personalization === "per-user";
   // On SGLang/vLLM (or Tinker's endpoint) the run's trainer trains the users' adapters from per-user leases.
   const onEngine = perUser && e.config.policy.kind !== "embedded";
+  // The shared adapter new users are served (perUser.newUsers "shared"), trained on everyone's turns: its own row.
+  const everyone = users.data?.find((u) => u.endUserId === "*") ?? null;
+  const newUsersShared = perUser && e.config.perUser.newUsers === "shared";
   return (
     <>
       <div className="toolbar">
@@ -88,7 +91,7 @@ export default function ExperimentUsersPage() {
         {onEngine
           ? `Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained by the run's ${e.config.trainer.backend} trainer on their samples only. ${e.config.trainer.backend === "tinker" ? "Not gated: a version serves as soon as the trainer acknowledges it (the bridge cannot score held-out replies)" : "A version is a candidate until the engine scores it on the user's held-out turns against the served one (the per-user gate)"}; roll a user back here.`
           : perUser
-            ? "Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate."
+            ? `Each user named by an identity key (X-User-Id) has an adapter of their own on the shared base, trained on their samples only and served once it passes their gate. ${newUsersShared ? "Until then a user is served the shared adapter (everyone), trained on every user's turns." : "Until then a user is served the base."}`
             : "This experiment serves one shared policy (personalization: shared): users are listed, but nobody has an adapter of their own."}
       </p>
       <table className="list" aria-label="End users">
@@ -112,11 +115,25 @@ export default function ExperimentUsersPage() {
           {users.data?.map((u) => (
             <tr key={u.endUserId}>
               <td className="mono">
-                <Link href={`/trajectories?experimentId=${e.id}&endUserId=${encodeURIComponent(u.endUserId)}`}>
-                  {u.endUserId}
-                </Link>
+                {u === everyone ? (
+                  <span title="The shared adapter users without their own are served, trained on every user's turns">
+                    everyone (new users)
+                  </span>
+                ) : (
+                  <Link href={`/trajectories?experimentId=${e.id}&endUserId=${encodeURIComponent(u.endUserId)}`}>
+                    {u.endUserId}
+                  </Link>
+                )}
               </td>
-              <td>{u.servedVersion === null ? <span className="muted">base</span> : `v${u.servedVersion}`}</td>
+              <td>
+                {u.servedVersion !== null ? (
+                  `v${u.servedVersion}`
+                ) : u !== everyone && newUsersShared && everyone?.servedVersion != null ? (
+                  <span className="muted">shared v{everyone.servedVersion}</span>
+                ) : (
+                  <span className="muted">base</span>
+                )}
+              </td>
               <td>{u.versions}</td>
               <td>
                 {u.turns} ({u.judgedTurns})
@@ -133,7 +150,7 @@ export default function ExperimentUsersPage() {
                   <>
                     <button
                       type="button"
-                      disabled={u.servedVersion === null || compare.isPending}
+                      disabled={u.servedVersion === null || u === everyone || compare.isPending}
                       title="Base vs this user's adapter on a few of their held-out prompts"
                       onClick={() => compare.mutate({ experimentId: e.id, endUserId: u.endUserId })}
                     >
@@ -148,16 +165,19 @@ export default function ExperimentUsersPage() {
                 >
                   Roll back
                 </GuardedButton>{" "}
-                <GuardedButton
-                  perm="write"
-                  className="danger"
-                  onClick={() => {
-                    if (!confirm(`Delete ${u.endUserId}'s adapters, turns and samples? This cannot be undone.`)) return;
-                    void del.run({ experimentId: e.id, endUserId: u.endUserId });
-                  }}
-                >
-                  Delete
-                </GuardedButton>
+                {u !== everyone && (
+                  <GuardedButton
+                    perm="write"
+                    className="danger"
+                    onClick={() => {
+                      if (!confirm(`Delete ${u.endUserId}'s adapters, turns and samples? This cannot be undone.`))
+                        return;
+                      void del.run({ experimentId: e.id, endUserId: u.endUserId });
+                    }}
+                  >
+                    Delete
+                  </GuardedButton>
+                )}
               </td>
             </tr>
           ))}
