@@ -87,6 +87,37 @@ describe("the Users view", () => {
     await page.close();
   });
 
+  it("shows the shared adapter new users are served, and who it serves, and rolls it back", async () => {
+    const e = await makeExperiment({
+      personalization: "per-user",
+      perUser: { minSamples: 2, heldOutFraction: 0, newUsers: "shared" },
+    });
+    const [maya, leo] = [uniq("maya"), uniq("leo")];
+    for (const [user, n] of [
+      [maya, 2],
+      [leo, 1],
+    ] as const)
+      for (let i = 0; i < n; i++)
+        await makeEndUserTurn({ experimentId: e.id, endUserId: user, prompt: `q${i}`, reply: "Ok.", reward: 1 });
+    // Maya has enough for her own adapter, Leo not: he is served the one trained on everyone.
+    await perUserTick([e.id]);
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/${e.id}/users`);
+    const table = page.getByRole("table", { name: "End users" });
+    const everyone = table.getByRole("row").filter({ hasText: "everyone (new users)" });
+    const row = (user: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name: user }) });
+    await everyone.getByRole("cell", { name: "v1", exact: true }).waitFor();
+    await row(maya).getByRole("cell", { name: "v1", exact: true }).waitFor();
+    await row(leo).getByRole("cell", { name: "shared v1" }).waitFor();
+    expect(await everyone.getByRole("button", { name: "Delete" }).count()).toBe(0);
+    await everyone.getByRole("button", { name: "Roll back" }).click();
+    await row(leo).getByRole("cell", { name: "base" }).waitFor();
+    await row(maya).getByRole("cell", { name: "v1", exact: true }).waitFor();
+    await page.close();
+  });
+
   it("sets the per-user scheduler's options in the experiment form", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsNewUser(page);
@@ -102,6 +133,7 @@ describe("the Users view", () => {
     await expect.poll(() => page.locator('input[name="perUser.gradClip"]').inputValue()).toBe("0.4");
     await page.locator('input[name="perUser.gradClip"]').fill("0.8");
     await page.locator('select[name="perUser.rememberedHint"]').selectOption("false");
+    await page.locator('select[name="perUser.newUsers"]').selectOption("shared");
     await page.getByRole("button", { name: "Create experiment" }).click();
     await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
     const e = await db().experiment.findFirstOrThrow({ where: { name } });
@@ -111,6 +143,7 @@ describe("the Users view", () => {
       windowUtc: { from: 22, to: 6 },
       gradClip: 0.8,
       rememberedHint: false,
+      newUsers: "shared",
     });
     await page.close();
   });
