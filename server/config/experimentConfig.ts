@@ -378,7 +378,7 @@ export const PerUserSchema = z.object({
   /**
    * what serves a user who has no adapter of their own yet (too little data, or none passed their gate): the frozen
    * base, or one shared adapter ("shared") trained with the same step on every user's trainable turns and gated on
-   * everyone's held-out turns (its chain's user is personalization/data.ts EVERYONE). Its weights carry every user's
+   * everyone's held-out turns (its chain's owner is proxy/sessionMeta.ts EVERYONE). Its weights carry every user's
    * turns, as a shared policy's do; each user's own adapter still trains on their turns only. Embedded trainer only.
    */
   newUsers: z.enum(["base", "shared"]).default("base"),

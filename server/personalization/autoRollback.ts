@@ -11,7 +11,7 @@ import { db } from "../platform/db/client";
 import { announceAdapterChange } from "./announce";
 import { activePerUserExperiments } from "./experiments";
 import { rollbackServedAdapter } from "./rollback";
-import { EVERYONE } from "./schemas";
+import { EVERYONE } from "../proxy/sessionMeta";
 
 export interface UserRollbackCheck {
   experimentId: string;

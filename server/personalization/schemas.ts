@@ -1,14 +1,9 @@
 import { z } from "zod";
 import { IdSchema } from "../platform/schemas";
+import { EVERYONE } from "../proxy/sessionMeta";
 
 /** An end user's id as X-User-Id carries it (proxy/sessionMeta.ts IDENTITY_ID). */
 export const EndUserIdSchema = z.string().regex(/^[\w.@:+-]{1,128}$/, "an end-user id as X-User-Id sends it");
-
-/**
- * The owner of the shared adapter that serves users without one of their own (perUser.newUsers "shared"), trained on
- * every user's turns (data.ts turnsOf). Not an id X-User-Id can carry, so no user is ever served or trained as it.
- */
-export const EVERYONE = "*";
 
 export const EndUsersListInput = z.object({ experimentId: IdSchema });
 export const EndUserInput = z.object({ experimentId: IdSchema, endUserId: EndUserIdSchema });

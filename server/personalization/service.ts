@@ -15,8 +15,8 @@ import { heldOutTurns } from "./data";
 import { rollbackServedAdapter } from "./rollback";
 import { engineGateApplies } from "./engineGate";
 import { trainDueUsers } from "./train";
+import { EVERYONE } from "../proxy/sessionMeta";
 import {
-  EVERYONE,
   type AdapterOwnerInput,
   type AdapterRegisterInput,
   type AdapterTrainInput,

@@ -20,12 +20,11 @@ import {
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
-import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
+import { EVERYONE, extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import { recordingProblem, type ProxyDeps } from "./deps";
 import { adapterOwner } from "../userAdapterEvents";
-import { EVERYONE } from "../../personalization/schemas";
 
 interface ClientWants {
   logprobs: boolean;
