@@ -751,11 +751,16 @@ export type ExperimentConfig = z.output<typeof ExperimentConfigObject>;
 
 /**
  * Whether the judge extracts a hint from each corrected turn: OPD and Combine distil toward the hinted teacher, and a
- * per-user experiment's adapters train on the hinted teacher's demonstrations (`perUser.hindsightSamples`) whatever
- * its method — the shared trainer's method does not train them.
+ * per-user experiment's adapters on the embedded trainer train on the hinted teacher's demonstrations
+ * (`perUser.hindsightSamples`) whatever its method — the shared trainer's method does not train them. A GPU trainer's
+ * per-user step is the method's own (hf-local, Tinker): a GRPO one reads no hints, and the judge asks for none.
  */
 export function judgeExtractsHints(config: ExperimentConfig): boolean {
-  return config.method !== "grpo" || (config.personalization === "per-user" && config.perUser.hindsightSamples > 0);
+  const adapterDemos =
+    config.personalization === "per-user" &&
+    config.trainer.backend === "embedded" &&
+    config.perUser.hindsightSamples > 0;
+  return config.method !== "grpo" || adapterDemos;
 }
 
 /** Paths of write-only secrets inside the config. */

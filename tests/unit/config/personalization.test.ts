@@ -1,6 +1,6 @@
 // The experiment config's per-user personalization option: its defaults and the backends that refuse it.
 import { describe, expect, it } from "vitest";
-import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
+import { ExperimentConfigSchema, judgeExtractsHints } from "../../../server/config/experimentConfig";
 
 describe("personalization", () => {
   it("defaults to one shared policy, with per-user adapter settings ready", () => {
@@ -62,6 +62,22 @@ describe("personalization", () => {
     const embeddedTrainer = engine("sglang", "embedded");
     expect(embeddedTrainer.error!.issues.map((i) => i.message)).toContain(
       "per-user adapters on SGLang/vLLM are PEFT folders: choose trainer hf-local (or tinker with its endpoint)",
+    );
+  });
+
+  it("asks the judge for hints where something trains on them: OPD and Combine, and the embedded adapters' demonstrations", () => {
+    const hints = (c: Record<string, unknown>) => judgeExtractsHints(ExperimentConfigSchema.parse(c));
+    expect(hints({ method: "grpo" })).toBe(false);
+    expect(hints({ method: "opd" })).toBe(true);
+    expect(hints({ method: "grpo", personalization: "per-user" })).toBe(true);
+    expect(hints({ method: "grpo", personalization: "per-user", perUser: { hindsightSamples: 0 } })).toBe(false);
+    // hf-local steps each user's adapter with the method's own step: GRPO reads no hint
+    const gpu = { policy: { kind: "sglang", baseUrl: "http://10.0.0.5:30000/v1", model: "m", loraAdapters: "sglang" } };
+    expect(hints({ method: "grpo", personalization: "per-user", trainer: { backend: "hf-local" }, ...gpu })).toBe(
+      false,
+    );
+    expect(hints({ method: "combine", personalization: "per-user", trainer: { backend: "hf-local" }, ...gpu })).toBe(
+      true,
     );
   });
 
