@@ -297,6 +297,13 @@ export const ServingSchema = z.object({
 });
 
 /**
+ * The owner of the shared adapter that serves users without one of their own (`perUser.newUsers: "shared"`), trained
+ * on every user's turns (personalization/data.ts turnsOf). Outside the ids X-User-Id may carry (proxy/sessionMeta.ts
+ * IDENTITY_ID), so no user is served or trained as it.
+ */
+export const EVERYONE = "*";
+
+/**
  * Per-user personalization (server/personalization): with `personalization: "per-user"` every end user named by
  * an identity key (X-User-Id) gets a LoRA adapter of their own on the experiment's frozen base, trained only
  * on their own samples and served only to them.
@@ -378,7 +385,7 @@ export const PerUserSchema = z.object({
   /**
    * what serves a user who has no adapter of their own yet (too little data, or none passed their gate): the frozen
    * base, or one shared adapter ("shared") trained with the same step on every user's trainable turns and gated on
-   * everyone's held-out turns (its chain's owner is proxy/sessionMeta.ts EVERYONE). Its weights carry every user's
+   * everyone's held-out turns (its chain's owner is EVERYONE). Its weights carry every user's
    * turns, as a shared policy's do; each user's own adapter still trains on their turns only. Embedded trainer only.
    */
   newUsers: z.enum(["base", "shared"]).default("base"),

@@ -11,7 +11,7 @@ import { db } from "../platform/db/client";
 import { announceAdapterChange } from "./announce";
 import { activePerUserExperiments } from "./experiments";
 import { rollbackServedAdapter } from "./rollback";
-import { EVERYONE } from "../proxy/sessionMeta";
+import { EVERYONE } from "../config/experimentConfig";
 
 export interface UserRollbackCheck {
   experimentId: string;

@@ -9,7 +9,7 @@ import { effectiveLabelsForTurns } from "../labels/effective";
 import { reassembleMessages } from "../recording/reassemble";
 import { servedPromptIds } from "../training/trainInputs";
 import type { AdapterSample } from "../engine/loraTrain";
-import { EVERYONE } from "../proxy/sessionMeta";
+import { EVERYONE } from "../config/experimentConfig";
 
 /** The turns of one end user, or of every end user for EVERYONE's chain (no other id reaches beyond its own). */
 export function turnsOf(endUserId: string) {

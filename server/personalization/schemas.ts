@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { IdSchema } from "../platform/schemas";
-import { EVERYONE } from "../proxy/sessionMeta";
+import { EVERYONE } from "../config/experimentConfig";
 
 /** An end user's id as X-User-Id carries it (proxy/sessionMeta.ts IDENTITY_ID). */
 export const EndUserIdSchema = z.string().regex(/^[\w.@:+-]{1,128}$/, "an end-user id as X-User-Id sends it");

@@ -6,7 +6,7 @@ import { audit } from "../access/audit";
 import type { Principal } from "../access/principal";
 import { loadExperimentFor } from "../access/scope";
 import { db, type Prisma } from "../platform/db/client";
-import { ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
+import { EVERYONE, ExperimentConfigSchema, type ExperimentConfig } from "../config/experimentConfig";
 import { appError, conflict, notFound } from "../platform/errors";
 import { firstReplyBySession, sessionsUntilStable } from "../trajectories/stableEffect";
 import { adapterDirProblem, TINKER_SAMPLER_PATH } from "../platform/extensions";
@@ -15,7 +15,6 @@ import { heldOutTurns } from "./data";
 import { rollbackServedAdapter } from "./rollback";
 import { engineGateApplies } from "./engineGate";
 import { trainDueUsers } from "./train";
-import { EVERYONE } from "../proxy/sessionMeta";
 import {
   type AdapterOwnerInput,
   type AdapterRegisterInput,

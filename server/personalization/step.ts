@@ -139,7 +139,7 @@ export function relevantDemos<T extends { promptIds: number[]; responseIds: numb
  * restate its own question.
  */
 export function withUserHints<T extends HintedAdapterSample & { endUserId?: string }>(samples: readonly T[]): T[] {
-  // Keyed by user: in a shared adapter's samples (proxy/sessionMeta.ts EVERYONE) one user's hint never stands in for another's.
+  // Keyed by user: in a shared adapter's samples (config EVERYONE) one user's hint never stands in for another's.
   const latest = new Map<string | undefined, string>();
   return samples.map((s) => {
     const out = { ...s, userHint: latest.get(s.endUserId) ?? null };

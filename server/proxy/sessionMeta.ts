@@ -22,12 +22,6 @@ const PERSONA = /^[\w.-]{1,64}$/;
 /** End-user and agent ids: what an identity provider's subject or an e-mail looks like, nothing that needs escaping. */
 export const IDENTITY_ID = /^[\w.@:+-]{1,128}$/;
 
-/**
- * The owner of the shared adapter that serves users without one of their own (perUser.newUsers "shared"), trained on
- * every user's turns (personalization/data.ts turnsOf). Outside IDENTITY_ID, so no user is served or trained as it.
- */
-export const EVERYONE = "*";
-
 const TRUTHY = new Set(["1", "true", "yes", "on"]);
 
 function truthy(v: unknown): boolean {

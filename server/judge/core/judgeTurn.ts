@@ -96,14 +96,19 @@ export function judgeVersion(p: {
   // A hint count equal to m is what judgments made before the option did.
   if (p.hintM !== undefined && p.hintM !== p.m) fields.push({ hintM: p.hintM });
   // Hints where the method alone would not ask for them (a per-user experiment under GRPO) change the judgment.
-  if (p.hints !== undefined && p.hints !== (p.method !== "grpo")) fields.push({ hints: p.hints });
+  if (p.hints !== undefined && p.hints !== distils(p.method)) fields.push({ hints: p.hints });
   const canonical = JSON.stringify(fields);
   return `jv1-${createHash("sha256").update(canonical).digest("hex").slice(0, 16)}`;
 }
 
+/** A method that distils toward the hinted teacher (not GRPO): the judge extracts hints for it unless told otherwise. */
+function distils(method: JudgeMethod): boolean {
+  return method !== "grpo";
+}
+
 /** Whether this turn's judgment extracts a hint (JudgeTurnInput.hints). */
 function hintsWanted(input: JudgeTurnInput): boolean {
-  return input.hints ?? input.method !== "grpo";
+  return input.hints ?? distils(input.method);
 }
 
 export function describeError(err: unknown): string {
@@ -300,7 +305,7 @@ export async function judgeTurn(input: JudgeTurnInput, deps: JudgeTurnDeps): Pro
 
   let teacher: { logprobs: number[] | null; error: string | null } = { logprobs: null, error: null };
   // GRPO distils nothing: a hint it asked for (a per-user experiment's demonstrations) needs no teacher log-probs.
-  if (agg.hint !== null && input.method !== "grpo") teacher = await teacherLogprobs(input, agg.hint, deps);
+  if (agg.hint !== null && distils(input.method)) teacher = await teacherLogprobs(input, agg.hint, deps);
 
   return {
     score: agg.score,

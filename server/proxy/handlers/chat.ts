@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { fromCompletion, StreamAccumulator, type RecordedOutput } from "../accumulate";
 import { can } from "../../access/principal";
+import { EVERYONE } from "../../config/experimentConfig";
 import {
   badRequest,
   fromZodError,
@@ -20,7 +21,7 @@ import {
 import type { ExperimentContext } from "../experiments";
 import { readBody, sendError, sendJson } from "../http";
 import { ChatRequestSchema, type ChatRequest } from "../schemas";
-import { EVERYONE, extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
+import { extractSessionMeta, IDENTITY_ID, type SessionMeta } from "../sessionMeta";
 import { newId, type TurnPlan } from "../turns";
 import { UpstreamTimeoutError, UpstreamUnavailableError, type StreamChunk } from "../upstreams/types";
 import { recordingProblem, type ProxyDeps } from "./deps";

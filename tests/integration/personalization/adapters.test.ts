@@ -8,7 +8,7 @@ import { initBackend } from "../../../server/engine/backend";
 import type { PolicyModel } from "../../../server/engine/model";
 import { db } from "../../../server/platform/db/client";
 import { isHeldOut, userSamples } from "../../../server/personalization/data";
-import { EVERYONE } from "../../../server/proxy/sessionMeta";
+import { EVERYONE } from "../../../server/config/experimentConfig";
 import { deleteEndUser, listEndUsers, rollbackEndUser } from "../../../server/personalization/service";
 import { perUserTick } from "../../../server/personalization/schedule";
 import { baseModel, trainUser } from "../../../server/personalization/train";

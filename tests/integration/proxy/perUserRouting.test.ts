@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../../server/engine/backend";
 import { db } from "../../../server/platform/db/client";
 import { ROUTE_TTL_MS } from "../../../server/proxy/adapterRoutes";
-import { EVERYONE } from "../../../server/proxy/sessionMeta";
+import { EVERYONE } from "../../../server/config/experimentConfig";
 import { rollbackEndUser } from "../../../server/personalization/service";
 import { storePromotedAdapter } from "../../helpers/adapters";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";

@@ -10,6 +10,7 @@ import { useTRPC } from "../../../../_lib/trpc";
 import { ErrorBanner } from "../../../../_ui/ErrorBanner";
 import { useAction } from "../../../../_ui/useAction";
 import { GuardedButton } from "../../../_components/Permission";
+import { EVERYONE } from "../../../../../server/config/experimentConfig";
 import { RewardCurves } from "./RewardCurves";
 
 type Point = { version: number; state: string; meanReward: number | null };
@@ -70,7 +71,7 @@ export default function ExperimentUsersPage() {
   // On SGLang/vLLM (or Tinker's endpoint) the run's trainer trains the users' adapters from per-user leases.
   const onEngine = perUser && e.config.policy.kind !== "embedded";
   // The shared adapter new users are served (perUser.newUsers "shared"), trained on everyone's turns: its own row.
-  const everyone = users.data?.find((u) => u.endUserId === "*") ?? null;
+  const everyone = users.data?.find((u) => u.endUserId === EVERYONE) ?? null;
   const newUsersShared = perUser && e.config.perUser.newUsers === "shared";
   return (
     <>
