@@ -12,8 +12,8 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`
-// override the defaults).
+// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`,
+// `--stylePrompts` (0: no style demonstrations on the base's prompt pool) override the defaults).
 // Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
 // per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
 // demonstrations (with their question) and per-user held-out replies to stderr. A turn's `userHint` is its user's
@@ -21,7 +21,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { PerUserSchema } from "../../server/config/experimentConfig";
-import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { loadCheckpoint, loadPromptPool } from "../../server/engine/checkpoint";
 import { EmbeddedEngine } from "../../server/engine/engine";
 import type { PolicyModel } from "../../server/engine/model";
 import {
@@ -59,6 +59,7 @@ interface Arm {
 async function runSeed(
   engine: EmbeddedEngine,
   base: PolicyModel,
+  promptPool: readonly string[],
   seed: number,
   o: { rounds: number; perRound: number; k: number; arms: Array<"perUser" | "shared">; show: string[] },
 ) {
@@ -120,6 +121,7 @@ async function runSeed(
             messages,
             hint,
             userHint: arms[arm].userHints.get(user.id) ?? null,
+            endUserId: user.id,
           });
           if (hint && !restatesQuestion(hint, messages)) arms[arm].userHints.set(user.id, hint);
         }
@@ -144,6 +146,7 @@ async function runSeed(
           maxTokens,
           // per-user: the user's place among all four, so a run with `--users` trains as the full run does
           seed: seed * 1_000_000 + round * 1000 + (arm === "perUser" ? ALL_USERS.findIndex((u) => u.id === key) : b),
+          promptPool,
         });
         arms[arm].demos += step.demos;
         if (arm === "perUser" && o.show.includes(key))
@@ -215,6 +218,7 @@ async function main() {
       target: { type: "string" },
       focus: { type: "string" },
       rank: { type: "string" },
+      stylePrompts: { type: "string" },
       /** diagnostics: one arm only ("perUser" or "shared"), and one user's demonstrations and held-out replies */
       arms: { type: "string", default: "perUser,shared" },
       show: { type: "string" },
@@ -242,6 +246,7 @@ async function main() {
     ...(values.baseKl !== undefined ? { baseKlCoef: Number(values.baseKl) } : {}),
     ...(values.target !== undefined ? { hindsightTarget: values.target } : {}),
     ...(values.focus !== undefined ? { hindsightFocus: values.focus } : {}),
+    ...(values.stylePrompts !== undefined ? { stylePrompts: Number(values.stylePrompts) } : {}),
     ...(values.rank !== undefined ? { rank: Number(values.rank), alpha: 2 * Number(values.rank) } : {}),
   });
   if (values.users) USERS = values.users.split(",").map(getPersona);
@@ -249,12 +254,15 @@ async function main() {
   await engine.load("models/base");
   // The frozen base the adapters train on: the checkpoint the engine serves, loaded once more for training.
   const { model: base } = await loadCheckpoint("models/base");
+  // The style demonstrations' public prompts (perUser.stylePrompts): the base's pretraining questions minus the held-out
+  // split, so no graded question is ever a prompt here.
+  const promptPool = await loadPromptPool("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef}, rank ${defaults.rank} (${defaults.targets})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef}, style prompts ${defaults.stylePrompts} per step (of ${promptPool.length}), rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {
-    const { result, msPerSample, demos } = await runSeed(engine, base, seed, o);
+    const { result, msPerSample, demos } = await runSeed(engine, base, promptPool, seed, o);
     for (const [u, r] of Object.entries(result))
       console.log(
         `${seed} | ${u} | ${[r.base, r.shared, r.perUser].map((x) => `${x.both.toFixed(2)} (${x.style.toFixed(2)})`).join(" / ")}`,

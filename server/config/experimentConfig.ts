@@ -383,6 +383,19 @@ export const PerUserSchema = z.object({
    */
   hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
   /**
+   * style demonstrations: each step also gives the hinted teacher this many public prompts — the base checkpoint's own
+   * prompt pool (prompts.json: its pretraining questions minus the held-out split; engine/checkpoint.ts
+   * loadPromptPool), never a user's turns — each with the user's latest style hint (their own, rememberedHint's), and
+   * trains the adapter toward its confident replies there as toward any hindsight demonstration (context
+   * distillation over a prompt distribution). At most the whole pool (the embedded base's has 29 prompts). A user's
+   * few own questions teach their style on those questions only: Sam's hint opening did not carry to his held-out
+   * "How …" questions. bench/personal at K = 16 with the whole pool: every user ≥ 0.6 on seeds 1 and 2, all but Sam
+   * (0.53) on seed 3, against Sam 0.38–0.47 on every seed without; each step costs about three times as long (per-user
+   * and shared alike: docs/personalization.md). 0 = off; a base without a pool has none. Not in the reference (its
+   * teacher sees only the user's own turns).
+   */
+  stylePrompts: z.number().int().min(0).max(64).default(32),
+  /**
    * what serves a user who has no adapter of their own yet (too little data, or none passed their gate): the frozen
    * base, or one shared adapter ("shared") trained with the same step on every user's trainable turns and gated on
    * everyone's held-out turns (its chain's owner is EVERYONE). Its weights carry every user's

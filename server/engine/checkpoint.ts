@@ -182,6 +182,26 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
   return { model: { config: meta.config, params }, meta, optimizerState };
 }
 
+/**
+ * A checkpoint's prompt pool (`prompts.json` beside its weights, optional): public prompts of the model's own training
+ * data that a trainer may put its own teacher's demonstrations on (perUser.stylePrompts). The embedded base's is
+ * written by scripts/base-prompts.ts.
+ */
+export const promptPoolSchema = z.object({
+  source: z.string().max(500),
+  prompts: z.array(z.string().min(1).max(2000)).max(10_000),
+});
+export type PromptPool = z.infer<typeof promptPoolSchema>;
+
+/** The checkpoint's prompt pool, or none (an empty list) when it has no prompts.json. */
+export async function loadPromptPool(dir: string): Promise<string[]> {
+  const raw = await fs.readFile(path.join(dir, "prompts.json"), "utf8").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return null;
+    throw e;
+  });
+  return raw === null ? [] : promptPoolSchema.parse(JSON.parse(raw)).prompts;
+}
+
 /** A fresh Adam carrying the saved configuration and state (or a new one if none was saved). */
 export function restoreOptimizer(loaded: LoadedCheckpoint): Adam {
   const adam = new Adam(loaded.meta.optimizer?.config ?? {});

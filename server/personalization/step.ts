@@ -2,11 +2,13 @@
 // hinted turns (the shared trainer's teacher, training/trainInputs.ts hintedTeacherDemos, on the frozen base), then
 // the adapter step (engine/loraTrain.ts). Everything it trains on is in `samples`: the caller's batch of one user.
 import type { ExperimentConfig } from "../config/experimentConfig";
+import { fitChat } from "../engine/fit";
 import type { LoraAdapter } from "../engine/lora";
 import { adapterStep, type AdapterSample, type AdapterStepResult } from "../engine/loraTrain";
 import type { PolicyModel } from "../engine/model";
+import { mulberry32 } from "../engine/rng";
 import { scoreBatch } from "../engine/score";
-import { hintedTeacherDemos } from "../training/trainInputs";
+import { hintedTeacherDemos, type HintedTurn } from "../training/trainInputs";
 
 /** A sample with what the hinted teacher needs: the served request and the turn's accepted hint. */
 export interface HintedAdapterSample extends AdapterSample {
@@ -17,6 +19,8 @@ export interface HintedAdapterSample extends AdapterSample {
    * what this user asks of every reply. The caller finds it among that user's turns only.
    */
   userHint?: string | null;
+  /** whose turn: in a shared adapter's batch (config EVERYONE) each user's hints stay with that user */
+  endUserId?: string;
 }
 
 function textOf(m: unknown): string {
@@ -69,19 +73,27 @@ export async function userAdapterStep(
     | "hindsightRelevance"
     | "hindsightTarget"
     | "hindsightFocus"
+    | "stylePrompts"
   >,
-  opts: { maxTokens: number; seed: number },
+  /** `promptPool`: the base checkpoint's public prompts the style demonstrations are drawn from (stylePrompts) */
+  opts: { maxTokens: number; seed: number; promptPool?: readonly string[] },
 ): Promise<AdapterStepResult & { demos: number; demoSamples: Array<{ promptIds: number[]; responseIds: number[] }> }> {
-  const taught = await hintedTeacherDemos(
-    base,
-    samples.map((s) => ({
-      messages: s.messages,
-      tools: undefined,
-      promptIds: s.promptIds,
-      hint: teacherHint(s, pu.rememberedHint),
-    })),
-    { samples: pu.hindsightSamples, minLogprob: pu.hindsightMinLogprob, maxTokens: opts.maxTokens, seed: opts.seed },
-  );
+  const own: HintedTurn[] = samples.map((s) => ({
+    messages: s.messages,
+    tools: undefined,
+    promptIds: s.promptIds,
+    hint: teacherHint(s, pu.rememberedHint),
+  }));
+  const style = styleTurns(samples, opts.promptPool ?? [], pu.stylePrompts, {
+    seed: opts.seed,
+    budget: base.config.ctx - opts.maxTokens,
+  });
+  const taught = await hintedTeacherDemos(base, [...own, ...style], {
+    samples: pu.hindsightSamples,
+    minLogprob: pu.hindsightMinLogprob,
+    maxTokens: opts.maxTokens,
+    seed: opts.seed,
+  });
   const demos = pu.hindsightRelevance
     ? relevantDemos(
         base,
@@ -105,6 +117,55 @@ export async function userAdapterStep(
     demos: demos.length,
     demoSamples: demos.map(({ promptIds, responseIds }) => ({ promptIds, responseIds })),
   };
+}
+
+/**
+ * Each user's style hint in a batch: their latest hint that does not restate its question, else the remembered one
+ * (`userHint`) — what they ask of every reply, as opposed to "answer the question …", which fits one question only.
+ */
+export function styleHints(samples: readonly HintedAdapterSample[]): Map<string | undefined, string> {
+  const latest = new Map<string | undefined, string>();
+  for (const s of samples) {
+    const h = s.hint && !restatesQuestion(s.hint, s.messages) ? s.hint : s.userHint;
+    if (h) latest.set(s.endUserId, h);
+  }
+  return latest;
+}
+
+/**
+ * The style demonstrations' turns (`stylePrompts`): `count` prompts of the pool (at most all of it), drawn without
+ * replacement in a seeded order and shared out among the batch's users (one user: all of them), each asked with that
+ * user's style hint.
+ * Context distillation over a prompt distribution: the hinted teacher shows the user's style on questions they never
+ * asked, so the adapter learns the style and not only its few questions' replies. The prompts are public (the base
+ * checkpoint's own), the hints the batch's own: nothing of another user reaches an adapter.
+ */
+export function styleTurns(
+  samples: readonly HintedAdapterSample[],
+  pool: readonly string[],
+  count: number,
+  o: { seed: number; budget: number },
+): HintedTurn[] {
+  const hints = [...styleHints(samples).values()];
+  if (!hints.length || !pool.length || count < 1 || o.budget < 1) return [];
+  const rng = mulberry32(o.seed ^ 0x5f3759df);
+  const order = pool
+    .map((p) => ({ p, k: rng() }))
+    .sort((a, b) => a.k - b.k)
+    .map((x) => x.p);
+  // At most the whole pool per user: one user's prompts are distinct (the users of a shared batch may share some).
+  const each = Math.min(order.length, Math.ceil(count / hints.length));
+  return hints.flatMap((hint, u) =>
+    Array.from({ length: each }, (_, i) => {
+      const messages = [{ role: "user" as const, content: order[(u * each + i) % order.length]! }];
+      return {
+        messages,
+        tools: undefined,
+        promptIds: fitChat(messages, o.budget, { addGenerationPrompt: true }),
+        hint,
+      };
+    }),
+  );
 }
 
 /**
@@ -138,7 +199,7 @@ export function relevantDemos<T extends { promptIds: number[]; responseIds: numb
  * Each sample with its `userHint`: the latest hint among its own user's samples before it (oldest first) that does not
  * restate its own question.
  */
-export function withUserHints<T extends HintedAdapterSample & { endUserId?: string }>(samples: readonly T[]): T[] {
+export function withUserHints<T extends HintedAdapterSample>(samples: readonly T[]): T[] {
   // Keyed by user: in a shared adapter's samples (config EVERYONE) one user's hint never stands in for another's.
   const latest = new Map<string | undefined, string>();
   return samples.map((s) => {

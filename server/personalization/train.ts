@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { ExperimentConfigSchema } from "../config/experimentConfig";
 import { initBackend } from "../engine/backend";
-import { loadCheckpoint } from "../engine/checkpoint";
+import { loadCheckpoint, loadPromptPool } from "../engine/checkpoint";
 import {
   adaptedParams,
   attentionAndMlpTargets,
@@ -106,6 +106,7 @@ export async function trainUser(
       seedOf(experimentId, endUserId),
     );
   const version = (latest?.version ?? 0) + 1;
+  const promptPool = pu.stylePrompts > 0 ? await basePromptPool(config) : [];
   let demos = 0;
   for (let k = 0; k < steps; k++) {
     const i = k * pu.minSamples;
@@ -115,6 +116,7 @@ export async function trainUser(
     const step = await userAdapterStep(base, adapter, batch, pu, {
       maxTokens: config.serving.maxTokens,
       seed: (seedOf(experimentId, endUserId) + version * 1009 + i) >>> 0,
+      promptPool,
     });
     demos += step.demos;
     if (adapter !== parent) disposeAdapter(adapter);
@@ -224,6 +226,21 @@ export function baseModel(config: ExperimentConfig): Promise<PolicyModel> {
       .then((c) => c.model);
     p.catch(() => bases.delete(dir));
     bases.set(dir, p);
+  }
+  return p;
+}
+
+const pools = new Map<string, Promise<string[]>>();
+
+/** The base checkpoint's prompt pool (prompts.json; none: an empty list), the style demonstrations' prompts. */
+export function basePromptPool(config: ExperimentConfig): Promise<string[]> {
+  if (config.policy.kind !== "embedded") return Promise.resolve([]);
+  const dir = path.resolve(config.policy.checkpoint);
+  let p = pools.get(dir);
+  if (!p) {
+    p = loadPromptPool(dir);
+    p.catch(() => pools.delete(dir));
+    pools.set(dir, p);
   }
   return p;
 }

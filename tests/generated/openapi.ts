@@ -2387,6 +2387,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "stylePrompts": 32,
                  *       "newUsers": "base",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
@@ -2437,6 +2438,8 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /** @default 32 */
+                  stylePrompts: number;
                   /**
                    * @default base
                    * @enum {string}
@@ -2954,6 +2957,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "stylePrompts": 32,
              *       "newUsers": "base",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
@@ -3004,6 +3008,8 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /** @default 32 */
+              stylePrompts?: number;
               /**
                * @default base
                * @enum {string}
@@ -3500,6 +3506,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -3550,6 +3557,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -4122,6 +4131,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "stylePrompts": 32,
                  *       "newUsers": "base",
                  *       "minSamples": 16,
                  *       "gateTolerance": 0.05,
@@ -4172,6 +4182,8 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /** @default 32 */
+                  stylePrompts: number;
                   /**
                    * @default base
                    * @enum {string}
@@ -4699,6 +4711,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -4749,6 +4762,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -7484,6 +7499,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -7534,6 +7550,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -8079,6 +8097,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "stylePrompts": 32,
              *       "newUsers": "base",
              *       "minSamples": 16,
              *       "gateTolerance": 0.05,
@@ -8129,6 +8148,8 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /** @default 32 */
+              stylePrompts?: number;
               /**
                * @default base
                * @enum {string}
@@ -8625,6 +8646,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -8675,6 +8697,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -9208,6 +9232,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -9258,6 +9283,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -9791,6 +9818,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -9841,6 +9869,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -10368,6 +10398,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -10418,6 +10449,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}
@@ -10946,6 +10979,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
                *       "gateTolerance": 0.05,
@@ -10996,6 +11030,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 32 */
+                stylePrompts: number;
                 /**
                  * @default base
                  * @enum {string}

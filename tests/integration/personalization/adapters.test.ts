@@ -11,7 +11,7 @@ import { isHeldOut, userSamples } from "../../../server/personalization/data";
 import { EVERYONE } from "../../../server/config/experimentConfig";
 import { deleteEndUser, listEndUsers, rollbackEndUser } from "../../../server/personalization/service";
 import { perUserTick } from "../../../server/personalization/schedule";
-import { baseModel, trainUser } from "../../../server/personalization/train";
+import { baseModel, basePromptPool, trainUser } from "../../../server/personalization/train";
 import { makeEndUserTurn } from "../../helpers/endUserTurns";
 import { makeExperiment, makeUser, uniq } from "../../helpers/fixtures";
 import type { Principal } from "../../../server/access/principal";
@@ -71,22 +71,26 @@ describe("isolation", () => {
 
     expect((await userSamples(e.id, maya)).map((s) => s.turnId)).toEqual(mayaTurns);
     const first = await trainUser(e.id, maya, base, e.config);
-    // Her own hinted turn's two demonstrations, and no more.
-    expect(first).toMatchObject({ trained: true, samples: 4, demos: 2, state: "PROMOTED" });
+    // Her own hinted turn's two demonstrations, and two on each of the base's style prompts with her own hint
+    // (stylePrompts, at most the base's whole pool); no more.
+    const style = 2 * Math.min(e.config.perUser.stylePrompts, (await basePromptPool(e.config)).length);
+    expect(style).toBeGreaterThan(0);
+    expect(first).toMatchObject({ trained: true, samples: 4, demos: 2 + style, state: "PROMOTED" });
     const [v1] = await adapters(e.id, maya);
 
     // The same training again, with Leo's data (and hints) grown: byte-identical weights (Leo's turns would change
     // the gradient, and the number of steps, and his hints the demonstrations, if any reached Maya's adapter).
     await db().userAdapter.deleteMany({ where: { experimentId: e.id, endUserId: maya } });
     for (let i = 4; i < 12; i++) await leoTurn(i);
-    expect(await trainUser(e.id, maya, base, e.config)).toMatchObject({ samples: 4, demos: 2 });
+    expect(await trainUser(e.id, maya, base, e.config)).toMatchObject({ samples: 4, demos: 2 + style });
     const [again] = await adapters(e.id, maya);
     expect(again.samples).toBe(4);
     expect(Buffer.compare(again.weights, v1.weights)).toBe(0);
 
     // Leo's own adapter is trained from Leo's 12 turns and his 12 hints, and differs from Maya's.
     const leoResult = await trainUser(e.id, leo, base, e.config);
-    expect(leoResult).toMatchObject({ trained: true, samples: 12, demos: 24 });
+    // three steps of four: 2 per hinted turn, and the style prompts' with his hint per step
+    expect(leoResult).toMatchObject({ trained: true, samples: 12, demos: 24 + 3 * style });
     const [leoV1] = await adapters(e.id, leo);
     expect(Buffer.compare(leoV1.weights, v1.weights)).not.toBe(0);
   });

@@ -23,6 +23,8 @@ import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
   relevantDemos,
   restatesQuestion,
+  styleHints,
+  styleTurns,
   teacherHint,
   userAdapterStep,
   withUserHints,
@@ -521,5 +523,97 @@ describe("the demonstrations trained toward the hinted teacher's distribution (h
     expect(teacher.demoSamples.map((d) => d.responseIds)).toEqual(sampled.demoSamples.map((d) => d.responseIds));
     expect(Math.abs(teacher.loss - sampled.loss)).toBeGreaterThan(1e-4);
     for (const a of [start, teacher.adapter, sampled.adapter]) disposeAdapter(a);
+  });
+});
+
+describe("style demonstrations on the base's public prompts (stylePrompts)", () => {
+  const bullets = "Follow the user's feedback: use a bullet list.";
+  const short = "Follow the user's feedback: two sentences at most.";
+  const restated = "Answer the question the user asked: How do I boil an egg?";
+  const pool = ["How do I cook rice?", "Why is my laptop slow?", "How do I grow tomatoes?", "How can I save more?"];
+  const of = (endUserId: string, hint: string | null, userHint: string | null = null): HintedAdapterSample => ({
+    promptIds: prompt,
+    responseIds: [69, 260],
+    reward: -1,
+    messages: [Q],
+    hint,
+    userHint,
+    endUserId,
+  });
+  const budget = micro.ctx - 24;
+
+  it("asks each user's latest style hint: a hint that restates the question gives way to the remembered one", () => {
+    const hints = styleHints([of("leo", bullets), of("maya", restated, short), of("leo", null), of("sam", restated)]);
+    expect([...hints]).toEqual([
+      ["leo", bullets],
+      ["maya", short],
+    ]);
+  });
+
+  it("draws distinct pool prompts in a seeded order, shared out among the batch's users, each with their own hint", () => {
+    const one = styleTurns([of("leo", bullets)], pool, 3, { seed: 1, budget });
+    expect(one).toHaveLength(3);
+    expect(one.every((t) => t.hint === bullets)).toBe(true);
+    const asked = one.map((t) => (t.messages[0] as { content: string }).content);
+    expect(new Set(asked).size).toBe(3);
+    for (const [i, t] of one.entries()) {
+      expect(pool).toContain(asked[i]);
+      expect(t.promptIds).toEqual(renderChat([{ role: "user", content: asked[i]! }], { addGenerationPrompt: true }));
+    }
+    expect(styleTurns([of("leo", bullets)], pool, 3, { seed: 1, budget })).toEqual(one);
+    const orders = [2, 3, 4, 5].map((seed) =>
+      styleTurns([of("leo", bullets)], pool, 4, { seed, budget }).map(
+        (t) => (t.messages[0] as { content: string }).content,
+      ),
+    );
+    expect(new Set(orders.map((o) => o.join("|"))).size).toBeGreaterThan(1);
+    // More than the pool: the whole pool, once each.
+    const all = styleTurns([of("leo", bullets)], pool, 10, { seed: 1, budget });
+    expect(all.map((t) => (t.messages[0] as { content: string }).content).sort()).toEqual([...pool].sort());
+    // Two users: ⌈3 / 2⌉ prompts each, no prompt twice, each user's prompts with that user's hint only.
+    const two = styleTurns([of("leo", bullets), of("maya", short)], pool, 3, { seed: 1, budget });
+    expect(two.map((t) => t.hint)).toEqual([bullets, bullets, short, short]);
+    expect(new Set(two.map((t) => (t.messages[0] as { content: string }).content)).size).toBe(4);
+  });
+
+  it("is nothing without a style hint, a pool or a count", () => {
+    expect(styleTurns([of("leo", null), of("sam", restated)], pool, 4, { seed: 1, budget })).toEqual([]);
+    expect(styleTurns([of("leo", bullets)], [], 4, { seed: 1, budget })).toEqual([]);
+    expect(styleTurns([of("leo", bullets)], pool, 0, { seed: 1, budget })).toEqual([]);
+  });
+
+  it("trains the hinted base's replies on the drawn prompts as demonstrations for those prompts, after the batch's own", async () => {
+    const start = adapter(10);
+    const samples = [of("leo", bullets)];
+    const settings = PerUserSchema.parse({ lr: 0.3, hindsightMinLogprob: -10, stylePrompts: 1 });
+    const got = await userAdapterStep(base, start, samples, settings, { maxTokens: 24, seed: 7, promptPool: pool });
+    const [style] = styleTurns(samples, pool, 1, { seed: 7, budget });
+    const hintedOwn = renderChat(hintedTeacherMessages([Q], bullets) as never, { addGenerationPrompt: true });
+    const hintedStyle = renderChat(hintedTeacherMessages(style!.messages as never, bullets) as never, {
+      addGenerationPrompt: true,
+    });
+    const gens = await generateBatch(base, [hintedOwn, hintedOwn, hintedStyle, hintedStyle], {
+      maxTokens: 24,
+      temperature: 1,
+      seed: 7,
+    });
+    const want = adapterStep(base, start, samples, {
+      lr: 0.3,
+      advantages: "positive",
+      demos: gens.map((g, i) =>
+        i < 2
+          ? { promptIds: prompt, responseIds: g.tokenIds, hintedPromptIds: hintedOwn }
+          : { promptIds: style!.promptIds, responseIds: g.tokenIds, hintedPromptIds: hintedStyle },
+      ),
+      demoWeight: settings.hindsightWeight,
+      gradClip: settings.gradClip,
+      demoTarget: settings.hindsightTarget,
+    });
+    expect(got.demos).toBe(4);
+    expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
+    // Without a pool (or at 0 prompts) the step is the batch's own hindsight alone.
+    const off = await userAdapterStep(base, start, samples, settings, { maxTokens: 24, seed: 7 });
+    expect(off.demos).toBe(2);
+    for (const a of [start, got.adapter, want.adapter, off.adapter]) disposeAdapter(a);
   });
 });

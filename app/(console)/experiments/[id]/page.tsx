@@ -261,7 +261,11 @@ export default function ExperimentDetailPage() {
                     lr {c.perUser.lr} · grad bound {c.perUser.gradClip} · hindsight {c.perUser.hindsightSamples}×
                     {c.perUser.hindsightWeight} toward the{" "}
                     {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
-                    {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""} ·{" "}
+                    {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""}
+                    {c.perUser.stylePrompts > 0
+                      ? `, and on ${c.perUser.stylePrompts} of the base's prompts per step`
+                      : ""}{" "}
+                    ·{" "}
                   </>
                 ) : (
                   `each user's step is ${c.trainer.backend}'s ${c.method} step with the hyperparameters above · `

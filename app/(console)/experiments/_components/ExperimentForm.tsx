@@ -291,6 +291,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {select("Hindsight target", "perUser.hindsightTarget", ["teacher", "sampled"])}
             {select("Hindsight focus", "perUser.hindsightFocus", ["uniform", "hint"])}
             {num(
+              "Style prompts per step",
+              "perUser.stylePrompts",
+              "1",
+              "public prompts of the base's own pool on which the hinted teacher shows the user's style (0: off; not in the reference)",
+            )}
+            {num(
               "Gradient norm bound",
               "perUser.gradClip",
               "0.1",
