@@ -47,6 +47,8 @@ describe("the Users view", () => {
     // What trains the adapters on the embedded trainer: the per-user settings, not the shared method's hyperparameters.
     const config = page.locator(".card").filter({ has: page.getByRole("heading", { name: "Configuration" }) });
     await config.getByText("per-user adapters: policy gradient with hindsight demonstrations").waitFor();
+    // the style demonstrations (stylePrompts' default) are named with their prompts' source
+    await config.getByText(/and on up to 32 of the base's own prompts per step/).waitFor();
     expect(await config.getByText("Hyperparameters", { exact: true }).count()).toBe(0);
     await page.getByRole("navigation", { name: "This experiment's data" }).getByRole("link", { name: "Users" }).click();
     await page.waitForURL(/\/users$/);

@@ -263,7 +263,7 @@ export default function ExperimentDetailPage() {
                     {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
                     {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""}
                     {c.perUser.stylePrompts > 0
-                      ? `, and on ${c.perUser.stylePrompts} of the base's prompts per step`
+                      ? `, and on up to ${c.perUser.stylePrompts} of the base's own prompts per step`
                       : ""}{" "}
                     ·{" "}
                   </>
