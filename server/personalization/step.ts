@@ -1,6 +1,7 @@
 // One step of one user's adapter from one batch of that user's samples: the hindsight demonstrations of the batch's
 // hinted turns (the shared trainer's teacher, training/trainInputs.ts hintedTeacherDemos, on the frozen base), then
-// the adapter step (engine/loraTrain.ts). Everything it trains on is in `samples`: the caller's batch of one user.
+// the adapter step (engine/loraTrain.ts). What it trains on is `samples`, the caller's batch of one user, and the
+// hinted teacher's replies to public prompts of the base's own pool with that user's style hint (stylePrompts).
 import type { ExperimentConfig } from "../config/experimentConfig";
 import { fitChat } from "../engine/fit";
 import type { LoraAdapter } from "../engine/lora";
