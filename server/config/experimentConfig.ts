@@ -390,7 +390,7 @@ export const PerUserSchema = z.object({
    * distillation over a prompt distribution). At most the whole pool (the embedded base's has 29 prompts). A user's
    * few own questions teach their style on those questions only: Sam's hint opening did not carry to his held-out
    * "How …" questions. bench/personal at K = 16 with the whole pool: every user ≥ 0.6 on seeds 1 and 2, all but Sam
-   * (0.53) on seed 3, against Sam 0.38–0.47 on every seed without; each step costs about three times as long (per-user
+   * (0.50–0.59) on seeds 3–5; every user higher than without on seeds 4 and 5, Sam 0.34–0.50 without on five seeds; each step costs about three times as long (per-user
    * and shared alike: docs/personalization.md). 0 = off; a base without a pool has none. Not in the reference (its
    * teacher sees only the user's own turns).
    */
