@@ -127,10 +127,15 @@ export async function userAdapterStep(
 export function styleHints(samples: readonly HintedAdapterSample[]): Map<string | undefined, string> {
   const latest = new Map<string | undefined, string>();
   for (const s of samples) {
-    const h = s.hint && !restatesQuestion(s.hint, s.messages) ? s.hint : s.userHint;
+    const h = ownStyleHint(s) ?? s.userHint;
     if (h) latest.set(s.endUserId, h);
   }
   return latest;
+}
+
+/** The sample's own hint when it asks for a style rather than restating its question; else none. */
+function ownStyleHint(s: HintedAdapterSample): string | null {
+  return s.hint && !restatesQuestion(s.hint, s.messages) ? s.hint : null;
 }
 
 /**
@@ -205,7 +210,8 @@ export function withUserHints<T extends HintedAdapterSample>(samples: readonly T
   const latest = new Map<string | undefined, string>();
   return samples.map((s) => {
     const out = { ...s, userHint: latest.get(s.endUserId) ?? null };
-    if (s.hint && !restatesQuestion(s.hint, s.messages)) latest.set(s.endUserId, s.hint);
+    const own = ownStyleHint(s);
+    if (own) latest.set(s.endUserId, own);
     return out;
   });
 }

@@ -213,21 +213,28 @@ export async function userBacklog(experimentId: string, endUserId: string, confi
   };
 }
 
+/** One load per checkpoint folder and process, shared by every caller; a failed load is tried again next time. */
+function loadedOnce<T>(cache: Map<string, Promise<T>>, dir: string, load: () => Promise<T>): Promise<T> {
+  let p = cache.get(dir);
+  if (!p) {
+    p = load();
+    p.catch(() => cache.delete(dir));
+    cache.set(dir, p);
+  }
+  return p;
+}
+
 const bases = new Map<string, Promise<PolicyModel>>();
 
 /** The experiment's frozen base, loaded once per process (per-user experiments never train it). */
 export function baseModel(config: ExperimentConfig): Promise<PolicyModel> {
   if (config.policy.kind !== "embedded") throw new Error("per-user adapters need the embedded policy");
   const dir = path.resolve(config.policy.checkpoint);
-  let p = bases.get(dir);
-  if (!p) {
-    p = initBackend()
+  return loadedOnce(bases, dir, () =>
+    initBackend()
       .then(() => loadCheckpoint(dir))
-      .then((c) => c.model);
-    p.catch(() => bases.delete(dir));
-    bases.set(dir, p);
-  }
-  return p;
+      .then((c) => c.model),
+  );
 }
 
 const pools = new Map<string, Promise<string[]>>();
@@ -236,13 +243,7 @@ const pools = new Map<string, Promise<string[]>>();
 export function basePromptPool(config: ExperimentConfig): Promise<string[]> {
   if (config.policy.kind !== "embedded") return Promise.resolve([]);
   const dir = path.resolve(config.policy.checkpoint);
-  let p = pools.get(dir);
-  if (!p) {
-    p = loadPromptPool(dir);
-    p.catch(() => pools.delete(dir));
-    pools.set(dir, p);
-  }
-  return p;
+  return loadedOnce(pools, dir, () => loadPromptPool(dir));
 }
 
 /**
