@@ -30,6 +30,7 @@ import threading
 import time
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -67,7 +68,11 @@ class StandInConsole:
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
                 if self.path.endswith("/batches/lease"):
-                    out = {"leaseId": uuid.uuid4().hex, "samples": [console.sample() for _ in range(body["size"])], "paused": False}
+                    # A real console leases samples recorded earlier; the stand-in samples them now, all at once,
+                    # so a step waits for a few served batches, not for one request after another.
+                    with ThreadPoolExecutor(max_workers=body["size"]) as pool:
+                        samples = list(pool.map(lambda _: console.sample(), range(body["size"])))
+                    out = {"leaseId": uuid.uuid4().hex, "samples": samples, "paused": False}
                 elif re.search(r"/batches/[^/]+/ack$", self.path):
                     console.acks.append(body)
                     out = {"trainedSamples": 0, "replayed": False, "step": body["step"]}
@@ -175,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.manual_seed(0)
     cuda = torch.cuda.is_available() and not args.tiny
+    t_build = time.monotonic()
     if args.tiny:
         from .tiny import TinyChatModel
 
@@ -188,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             for net in model.copies.values() if args.full else [model.peft.get_base_model()]:
                 net.model.norm.weight.mul_(5.0)
         description = f"random Qwen3-{args.size}" + (f" ({args.layers} layers)" if args.layers else "")
+    print(json.dumps({"built": description, "seconds": round(time.monotonic() - t_build, 2)}), flush=True)
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     server, slots, batcher = serve(model, {"HF_MAX_BATCH": "8"}, "policy")
@@ -203,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     load = Load(server.url, args.load_threads, 32).start()
     report["tokens_per_s_idle"], _ = load.measure(seconds=args.idle_seconds)
+    print(json.dumps({"tokens_per_s_idle": report["tokens_per_s_idle"], "requests": load.requests}), flush=True)
     training_rate, step_times, mismatch = [], [], []
     runs = [("grpo", args.lr), ("opd", args.lr), ("combine", args.lr), ("control", 0.0)]
     for name, lr in runs:
@@ -224,10 +232,14 @@ def main(argv: list[str] | None = None) -> int:
 
         meter = threading.Thread(target=measure)
         meter.start()
-        for _ in range(args.steps):
+        t_method = time.monotonic()
+        for step in range(args.steps):
             train(trainer, book, name, f"/tmp/hf-device-check/{name}", max_steps=1, poll_s=0.1)
             book.pending.clear()
             probs.append(target_prob(model, target))
+            ack = console.acks[-1]["metrics"] if console.acks else {}
+            print(json.dumps({"method": name, "step": step + 1, "elapsed_s": round(time.monotonic() - t_method, 2),
+                              "step_time_s": ack.get("train/step_time_s"), "target_prob": probs[-1]}), flush=True)
         done.set()
         meter.join()
         console.close()
@@ -238,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         report["methods"][name] = {"lr": lr, "target_prob": probs, "final_target_prob": probs[-1],
                                    "mean_step_time_s": sum(m["train/step_time_s"] for m in metrics) / len(metrics),
                                    "mean_logprob_mismatch": sum(m["train/logprob_mismatch"] for m in metrics) / len(metrics)}
+        # Progress, one line per method: a check stopped at its time limit still says how far it got.
+        print(json.dumps({"method": name, **{k: v for k, v in report["methods"][name].items() if k != "target_prob"}}), flush=True)
     load.stop()
     control = report["methods"]["control"]["final_target_prob"]
     report.update({

@@ -83,6 +83,13 @@ def emittable(text: str) -> tuple[int, bool]:
     return n, False
 
 
+class _Listener(ThreadingHTTPServer):
+    # http.server's listen backlog is 5. On the first GPU run (H200, the device check's 16 leased samples and
+    # 4 load threads at once, the accept loop sharing the GIL with decoding) a request beyond it was reset by
+    # the peer; the console's proxy sends such bursts too. SGLang's server (uvicorn) listens with 2048.
+    request_queue_size = 1024
+
+
 class HfServer:
     def __init__(self, model: ChatModel, slots: AdapterSlots, batcher: BatchQueue, served_name: str, host: str = "127.0.0.1", port: int = 0):
         self.model, self.slots, self.batcher, self.served_name = model, slots, batcher, served_name
@@ -146,7 +153,7 @@ class HfServer:
                     log.exception("request failed")
                     self._error(500, f"generation failed: {err}", "server_error")
 
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd = _Listener((host, port), Handler)
         self.httpd.daemon_threads = True
         self.host, self.port = host, self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="hf-serve", daemon=True)

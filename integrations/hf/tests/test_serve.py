@@ -2,9 +2,12 @@
 /generate on the frozen base, and weight swaps under live requests with zero failures."""
 
 import json
+import shutil
+import subprocess
 import threading
 import unittest
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 try:
     import torch
@@ -95,6 +98,19 @@ class ServeTest(unittest.TestCase):
         # /generate at the root is the same frozen base.
         root = post(f"{self.server.root}/generate", {"input_ids": ids, "sampling_params": {"max_new_tokens": 0}, "return_logprob": True, "logprob_start_len": len(prompt) - 1})
         self.assertEqual(root["meta_info"]["input_token_logprobs"], entries)
+
+    @unittest.skipUnless(shutil.which("ss"), "needs ss (iproute2) to read the listening socket")
+    def test_listens_with_a_backlog_for_bursts(self):
+        # ss reports a listening socket's backlog as its Send-Q; http.server's default (5) reset a request of a
+        # 20-connection burst on the first GPU run.
+        out = subprocess.run(["ss", "-Hltn", f"sport = :{self.server.port}"], capture_output=True, text=True, check=True).stdout
+        self.assertGreaterEqual(int(out.split()[2]), 1024, out)
+
+    def test_a_burst_of_concurrent_requests_all_succeed(self):
+        body = {"model": "tiny", "messages": MESSAGES, "max_tokens": 2}
+        with ThreadPoolExecutor(max_workers=48) as pool:
+            replies = list(pool.map(lambda _: post(f"{self.server.url}/chat/completions", body), range(48)))
+        self.assertTrue(all(len(r["choices"][0]["token_ids"]) >= 1 for r in replies))
 
     def test_tokenize(self):
         text = self.model.render(MESSAGES)
