@@ -35,7 +35,8 @@ import {
 import { mulberry32 } from "../../server/engine/rng";
 import { decode, END_ID } from "../../server/engine/tokenizer";
 import { deriveHint } from "../../server/judge/core/heuristic";
-import { restatesQuestion, userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
+import { userAdapterStep, type HintedAdapterSample } from "../../server/personalization/step";
+import { restatesQuestion } from "../../server/training/styleDemos";
 import { reactionTo } from "../../server/simulation/conversation";
 import type { ReplyCheck } from "../../server/simulation/grader";
 import { getPersona, questionsFor, type Persona, type Question } from "../../server/simulation/personas";

@@ -170,6 +170,14 @@ export const HyperparamsSchema = z.object({
    */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
   /**
+   * Style demonstrations (OPD and Combine, embedded trainer, with hindsightSamples; departs from the reference, which
+   * distils only corrected turns): each step also has the hinted teacher answer this many public prompts of the base
+   * checkpoint's own pool (models/base/prompts.json: no held-out question among them), each with a style hint of the
+   * batch (each end user's latest hint that does not restate its question), and trains the un-hinted prompts toward
+   * its confident replies like the hindsight demonstrations. As perUser.stylePrompts for adapters. 0 = off.
+   */
+  stylePrompts: z.number().int().min(0).max(64).default(0),
+  /**
    * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
    * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
    * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer
@@ -670,6 +678,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["baseKlCoef", cfg.hyper.baseKlCoef !== 0],
       ["opdExtrapolation", cfg.hyper.opdExtrapolation !== 1],
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
+      ["stylePrompts", cfg.hyper.stylePrompts !== 0],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
       ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],

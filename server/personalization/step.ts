@@ -1,14 +1,14 @@
 // One step of one user's adapter from one batch of that user's samples: the hindsight demonstrations of the batch's
 // hinted turns (the shared trainer's teacher, training/trainInputs.ts hintedTeacherDemos, on the frozen base), then
 // the adapter step (engine/loraTrain.ts). What it trains on is `samples`, the caller's batch of one user, and the
-// hinted teacher's replies to public prompts of the base's own pool with that user's style hint (stylePrompts).
+// hinted teacher's replies to public prompts of the base's own pool with that user's style hint (stylePrompts,
+// training/styleDemos.ts).
 import type { ExperimentConfig } from "../config/experimentConfig";
-import { fitChat } from "../engine/fit";
 import type { LoraAdapter } from "../engine/lora";
 import { adapterStep, type AdapterSample, type AdapterStepResult } from "../engine/loraTrain";
 import type { PolicyModel } from "../engine/model";
-import { mulberry32 } from "../engine/rng";
 import { scoreBatch } from "../engine/score";
+import { ownStyleHint, restatesQuestion, styleTurns } from "../training/styleDemos";
 import { hintedTeacherDemos, type HintedTurn } from "../training/trainInputs";
 
 /** A sample with what the hinted teacher needs: the served request and the turn's accepted hint. */
@@ -22,25 +22,6 @@ export interface HintedAdapterSample extends AdapterSample {
   userHint?: string | null;
   /** whose turn: in a shared adapter's batch (config EVERYONE) each user's hints stay with that user */
   endUserId?: string;
-}
-
-function textOf(m: unknown): string {
-  const c = (m as { content?: unknown } | null)?.content;
-  if (typeof c === "string") return c;
-  return Array.isArray(c)
-    ? c.map((p) => (typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("")
-    : "";
-}
-
-/**
- * Does the hint only restate the question the user asked? It contains the question of the request's last user
- * message (its last sentence ending in "?"): the heuristic judge's hint from an off-topic rejection is "Answer the
- * question the user asked: <the question>".
- */
-export function restatesQuestion(hint: string, messages: readonly unknown[]): boolean {
-  const last = [...messages].reverse().find((m) => (m as { role?: unknown } | null)?.role === "user");
-  const question = /[^.!?:]*\?\s*$/.exec(last ? textOf(last) : "")?.[0].trim();
-  return !!question && question.length >= 8 && hint.toLowerCase().includes(question.toLowerCase());
 }
 
 /**
@@ -118,60 +99,6 @@ export async function userAdapterStep(
     demos: demos.length,
     demoSamples: demos.map(({ promptIds, responseIds }) => ({ promptIds, responseIds })),
   };
-}
-
-/**
- * Each user's style hint in a batch: their latest hint that does not restate its question, else the remembered one
- * (`userHint`) — what they ask of every reply, as opposed to "answer the question …", which fits one question only.
- */
-export function styleHints(samples: readonly HintedAdapterSample[]): Map<string | undefined, string> {
-  const latest = new Map<string | undefined, string>();
-  for (const s of samples) {
-    const h = ownStyleHint(s) ?? s.userHint;
-    if (h) latest.set(s.endUserId, h);
-  }
-  return latest;
-}
-
-/** The sample's own hint when it asks for a style rather than restating its question; else none. */
-function ownStyleHint(s: HintedAdapterSample): string | null {
-  return s.hint && !restatesQuestion(s.hint, s.messages) ? s.hint : null;
-}
-
-/**
- * The style demonstrations' turns (`stylePrompts`): `count` prompts of the pool (at most all of it), drawn without
- * replacement in a seeded order and shared out among the batch's users (one user: all of them), each asked with that
- * user's style hint.
- * Context distillation over a prompt distribution: the hinted teacher shows the user's style on questions they never
- * asked, so the adapter learns the style and not only its few questions' replies. The prompts are public (the base
- * checkpoint's own), the hints the batch's own: nothing of another user reaches an adapter.
- */
-export function styleTurns(
-  samples: readonly HintedAdapterSample[],
-  pool: readonly string[],
-  count: number,
-  o: { seed: number; budget: number },
-): HintedTurn[] {
-  const hints = [...styleHints(samples).values()];
-  if (!hints.length || !pool.length || count < 1 || o.budget < 1) return [];
-  const rng = mulberry32(o.seed ^ 0x5f3759df);
-  const order = pool
-    .map((p) => ({ p, k: rng() }))
-    .sort((a, b) => a.k - b.k)
-    .map((x) => x.p);
-  // At most the whole pool per user: one user's prompts are distinct (the users of a shared batch may share some).
-  const each = Math.min(order.length, Math.ceil(count / hints.length));
-  return hints.flatMap((hint, u) =>
-    Array.from({ length: each }, (_, i) => {
-      const messages = [{ role: "user" as const, content: order[(u * each + i) % order.length]! }];
-      return {
-        messages,
-        tools: undefined,
-        promptIds: fitChat(messages, o.budget, { addGenerationPrompt: true }),
-        hint,
-      };
-    }),
-  );
 }
 
 /**

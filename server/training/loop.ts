@@ -10,7 +10,7 @@ import { db } from "../platform/db/client";
 import { STARTED_RUN_STATUSES } from "../platform/db/runStatus";
 import { publish } from "../platform/bus/pubsub";
 import { initBackend } from "../engine/backend";
-import { loadCheckpoint, saveCheckpoint, type LoadedCheckpoint } from "../engine/checkpoint";
+import { loadCheckpoint, loadPromptPool, saveCheckpoint, type LoadedCheckpoint } from "../engine/checkpoint";
 import { loadCustomLoss, type CustomLossFn } from "../engine/losses";
 import { disposeModel, type PolicyModel } from "../engine/model";
 import { Adam } from "../engine/optimizer";
@@ -57,6 +57,8 @@ interface RunState {
   config: ExperimentConfig;
   weights: Weights | null;
   ref: PolicyModel | null;
+  /** the base checkpoint's prompt pool (style demonstrations), read once per run */
+  promptPool?: string[];
   customLoss: CustomLossFn | undefined;
   teacher: TeacherScorer | null;
   watermark: Date | null;
@@ -230,6 +232,7 @@ export class Trainer {
       teacher: () => (s.teacher ??= createEmbeddedTeacher(this.basePath(config), this.baseDir)),
       base: config.hyper.hindsightSamples > 0 ? await this.refModel(s) : undefined,
       seed: step,
+      promptPool: config.hyper.stylePrompts > 0 ? (s.promptPool ??= await loadPromptPool(this.basePath(config))) : [],
     });
     if (built.dropped.length) {
       // Labels changed since collection: record why, and let the next tick fill the batch again.

@@ -24,6 +24,7 @@ import { reassembleMessages } from "../recording/reassemble";
 import { decideSample, type SampleDecision } from "./decide";
 import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
 import { importanceWeight, isTooStale } from "./staleness";
+import { styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
 
 /**
  * The prompt ids the embedded upstream generated from: the request parsed as it parses it ("function"
@@ -74,6 +75,8 @@ export interface BuildContext {
   base?: PolicyModel;
   /** seeds the demonstrations' sampling (the step number: a retried step samples the same ones) */
   seed?: number;
+  /** the base checkpoint's public prompts, for the style demonstrations (hyper.stylePrompts) */
+  promptPool?: readonly string[];
 }
 
 /**
@@ -154,6 +157,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
         systemHash: true,
         toolsHash: true,
         turnType: true,
+        endUserId: true,
         tokenIds: true,
         logprobs: true,
         promptTokens: true,
@@ -178,6 +182,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
   };
   const stale: number[] = [];
   const hindsight: HindsightSource[] = [];
+  const styled: StyleSource[] = [];
   // The teacher hears what the user asked for earlier in the conversation too (conversationHints).
   const earlier =
     config.method !== "grpo" && config.hyper.conversationHints
@@ -307,6 +312,8 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
         earlierHints: earlier.get(turn.id),
         reward: decision.reward,
       });
+    // A remembered hint (hint memory) counts here: it is what this user asked of every reply.
+    if (label.hint) styled.push({ messages: parsedMessages, hint: label.hint, endUserId: turn.endUserId });
     out.decisions.set(row.id, decision);
     out.responseLens.push(turn.tokenIds.length);
     const judgment = label.judgmentId ? judgmentById.get(label.judgmentId) : undefined;
@@ -339,7 +346,14 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       out.trace[i].weight = w;
     });
   }
-  out.demos = await hindsightDemos(hindsight, ctx);
+  const style =
+    config.method === "grpo" || !ctx.base
+      ? []
+      : styleTurns(styled, ctx.promptPool ?? [], config.hyper.stylePrompts, {
+          seed: ctx.seed ?? 0,
+          budget: ctx.model.config.ctx - config.serving.maxTokens,
+        });
+  out.demos = await hindsightDemos(hindsight, ctx, style);
   return out;
 }
 
@@ -433,10 +447,12 @@ export interface HindsightSource {
 export async function hindsightDemos(
   sources: readonly HindsightSource[],
   ctx: Pick<BuildContext, "config" | "model" | "base" | "seed">,
+  /** OPD and Combine: the style demonstrations' turns (styleDemos.ts), taught by the same hinted teacher */
+  style: readonly StyleTurn[] = [],
 ): Promise<TrainSample[]> {
   const { config } = ctx;
   const n = config.hyper.hindsightSamples;
-  if (!n || !sources.length) return [];
+  if (!n || (!sources.length && !style.length)) return [];
   const maxTokens = config.serving.maxTokens;
   const budget = ctx.model.config.ctx - maxTokens;
   if (budget < 1) return [];
@@ -460,7 +476,7 @@ export async function hindsightDemos(
     return out;
   }
   if (!ctx.base) return [];
-  const demos = await hintedTeacherDemos(ctx.base, sources, {
+  const demos = await hintedTeacherDemos(ctx.base, [...sources, ...style], {
     samples: n,
     minLogprob: config.hyper.hindsightMinLogprob,
     maxTokens,

@@ -2129,6 +2129,7 @@ export interface operations {
                  *       "hindsightTarget": "sampled",
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
+                 *       "stylePrompts": 0,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
                  *       "dualClip": 0
@@ -2207,6 +2208,8 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default 0 */
+                  stylePrompts: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default false */
@@ -2699,6 +2702,7 @@ export interface operations {
              *       "hindsightTarget": "sampled",
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
+             *       "stylePrompts": 0,
              *       "hintMemory": false,
              *       "conversationHints": false,
              *       "dualClip": 0
@@ -2777,6 +2781,8 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default 0 */
+              stylePrompts?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default false */
@@ -3248,6 +3254,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -3326,6 +3333,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -3873,6 +3882,7 @@ export interface operations {
                  *       "hindsightTarget": "sampled",
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
+                 *       "stylePrompts": 0,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
                  *       "dualClip": 0
@@ -3951,6 +3961,8 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default 0 */
+                  stylePrompts: number;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default false */
@@ -4453,6 +4465,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -4531,6 +4544,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -7241,6 +7256,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -7319,6 +7335,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -7839,6 +7857,7 @@ export interface operations {
              *       "hindsightTarget": "sampled",
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
+             *       "stylePrompts": 0,
              *       "hintMemory": false,
              *       "conversationHints": false,
              *       "dualClip": 0
@@ -7917,6 +7936,8 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default 0 */
+              stylePrompts?: number;
               /** @default false */
               hintMemory?: boolean;
               /** @default false */
@@ -8388,6 +8409,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -8466,6 +8488,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -8974,6 +8998,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -9052,6 +9077,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -9560,6 +9587,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -9638,6 +9666,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -10140,6 +10170,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -10218,6 +10249,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -10721,6 +10754,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "stylePrompts": 0,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -10799,6 +10833,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 0 */
+                stylePrompts: number;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */

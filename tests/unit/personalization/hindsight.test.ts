@@ -22,14 +22,12 @@ import { PerUserSchema } from "../../../server/config/experimentConfig";
 import { hintedTeacherMessages } from "../../../server/judge/core/teacher";
 import {
   relevantDemos,
-  restatesQuestion,
-  styleHints,
-  styleTurns,
   teacherHint,
   userAdapterStep,
   withUserHints,
   type HintedAdapterSample,
 } from "../../../server/personalization/step";
+import { restatesQuestion, styleHints, styleTurns } from "../../../server/training/styleDemos";
 import { maxAbsDiff, microModel, randomArray } from "../engine/helpers";
 
 const micro = { vocabSize: 262, ctx: 192, nLayer: 1, nEmbd: 16, nHead: 2 };

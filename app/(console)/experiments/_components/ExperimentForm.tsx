@@ -562,6 +562,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "OPD, Combine: a teacher reply becomes a demonstration only if the hinted teacher is this confident in it (drops babble); −10 keeps all",
                 ),
               )}
+              {num(
+                "Style prompts per step (OPD, Combine)",
+                "hyper.stylePrompts",
+                "1",
+                origin(
+                  "stylePrompts",
+                  "public prompts of the base's own pool on which the hinted teacher shows the batch's style hints, trained like the hindsight demonstrations (0: off; not in the reference)",
+                ),
+              )}
               {toggle(
                 "Conversation hints (OPD, Combine)",
                 "hyper.conversationHints",
