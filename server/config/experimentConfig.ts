@@ -234,13 +234,15 @@ export const BACKEND_HYPER_DEFAULTS: Record<string, Partial<z.input<typeof Hyper
  * replies reach Leo's style by step 8 and then game it, falling to 0.19–0.38 in style and on topic by step 60 (on topic
  * 0.19–0.47, k3 KL 1.5–2.4); with them ≥ 0.6 by step 8 on seeds 7, 8 and 9 and 0.56–0.72 at step 60 (on topic ≥ 0.78,
  * KL 0.25–0.28), below 0.6 once per seed (0.56–0.59). Not for Combine: the anchor pulled its style back toward the
- * base's prose (≥ 0.6 only to step 24, against 48 without it); OPD was not measured with it.
+ * base's prose (≥ 0.6 only to step 24, against 48 without it); OPD was not measured with it. OPD and Combine: 16 style
+ * prompts per step (measured to step 10 on every persona and seeds 7–9, README "Style demonstrations"): the target
+ * (≥ 0.6 in style and on topic) within 10 steps in 22 of 24 persona × seed × method cells, against 18 without.
  */
 export const METHOD_HYPER_DEFAULTS: Record<
   string,
   Partial<Record<"grpo" | "opd" | "combine", Partial<z.input<typeof HyperparamsSchema>>>>
 > = {
-  embedded: { grpo: { baseKlCoef: 0.3, ppoEpochs: 2 } },
+  embedded: { grpo: { baseKlCoef: 0.3, ppoEpochs: 2 }, opd: { stylePrompts: 16 }, combine: { stylePrompts: 16 } },
 };
 
 /** The hyperparameter defaults of a trainer backend for a method: the method's over the backend's. */

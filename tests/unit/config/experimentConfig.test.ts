@@ -231,11 +231,12 @@ describe("experiment config", () => {
   it("diffs configs leaf by leaf", () => {
     const a = ExperimentConfigSchema.parse({});
     const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });
-    // GRPO's embedded defaults add the KL anchor and a second epoch (METHOD_HYPER_DEFAULTS).
+    // GRPO's embedded defaults add the KL anchor and a second epoch; Combine's style prompts go (METHOD_HYPER_DEFAULTS).
     expect(diffConfigs(a, b)).toEqual([
       { path: "hyper.baseKlCoef", before: 0, after: 0.3 },
       { path: "hyper.lr", before: BACKEND_HYPER_DEFAULTS.embedded.lr, after: 2e-5 },
       { path: "hyper.ppoEpochs", before: 1, after: 2 },
+      { path: "hyper.stylePrompts", before: 16, after: 0 },
       { path: "method", before: "combine", after: "grpo" },
     ]);
     expect(diffConfigs(a, a)).toEqual([]);
