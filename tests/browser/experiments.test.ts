@@ -56,7 +56,7 @@ describe("experiments in the browser", () => {
     await page.close();
   });
 
-  it("shows each trainer's defaults beside the reference: the embedded clamp, slime's top-K difference clip", async () => {
+  it("shows each trainer's defaults beside the reference: the embedded clamp and style prompts, slime's top-K difference clip", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsNewUser(page);
     await page.goto(`${BASE_URL}/experiments/new`);
@@ -66,6 +66,17 @@ describe("experiments in the browser", () => {
       "embedded trainer default 2 (measured); OpenClaw-RL default 0",
     );
     expect(await page.locator('input[name="hyper.topkDiffClip"]').count()).toBe(0);
+
+    // Style prompts are OPD's and Combine's embedded default: an untouched field follows the method.
+    const style = page.locator('input[name="hyper.stylePrompts"]');
+    expect(await style.inputValue()).toBe("16");
+    expect(await hint("hyper.stylePrompts").textContent()).toContain(
+      "embedded trainer default 16 (measured); OpenClaw-RL default 0",
+    );
+    await page.locator('select[name="method"]').selectOption("grpo");
+    expect(await style.inputValue()).toBe("0");
+    await page.locator('select[name="method"]').selectOption("opd");
+    expect(await style.inputValue()).toBe("16");
 
     // On slime the clamp moves to the reference's 0, and the topk estimator brings upstream's difference clip.
     await page.locator('select[name="trainer.backend"]').selectOption("local-process");
