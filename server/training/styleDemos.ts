@@ -5,6 +5,7 @@
 // from the reference, which distils only the corrected turns themselves.
 import { fitChat } from "../engine/fit";
 import { mulberry32 } from "../engine/rng";
+import { messageText } from "./messageText";
 
 /** What the style demonstrations need of a sample: its request, its hint, and whose it is. */
 export interface StyleSource {
@@ -24,14 +25,6 @@ export interface StyleTurn {
   hint: string;
 }
 
-function textOf(m: unknown): string {
-  const c = (m as { content?: unknown } | null)?.content;
-  if (typeof c === "string") return c;
-  return Array.isArray(c)
-    ? c.map((p) => (typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("")
-    : "";
-}
-
 /**
  * Does the hint only restate the question the user asked? It contains the question of the request's last user
  * message (its last sentence ending in "?"): the heuristic judge's hint from an off-topic rejection is "Answer the
@@ -39,7 +32,7 @@ function textOf(m: unknown): string {
  */
 export function restatesQuestion(hint: string, messages: readonly unknown[]): boolean {
   const last = [...messages].reverse().find((m) => (m as { role?: unknown } | null)?.role === "user");
-  const question = /[^.!?:]*\?\s*$/.exec(last ? textOf(last) : "")?.[0].trim();
+  const question = /[^.!?:]*\?\s*$/.exec(last ? messageText(last) : "")?.[0].trim();
   return !!question && question.length >= 8 && hint.toLowerCase().includes(question.toLowerCase());
 }
 

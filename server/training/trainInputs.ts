@@ -22,6 +22,7 @@ import { effectiveLabelsForTurns } from "../labels/effective";
 import type { TrainingLabel } from "../labels/trainingLabel";
 import { reassembleMessages } from "../recording/reassemble";
 import { decideSample, type SampleDecision } from "./decide";
+import { messageText } from "./messageText";
 import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
 import { importanceWeight, isTooStale } from "./staleness";
 import { styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
@@ -96,14 +97,6 @@ export function hintedPromptIds(
 }
 
 const MessagesSchema = z.array(z.unknown());
-
-function messageText(m: unknown): string {
-  const c = (m as { content?: unknown }).content;
-  if (typeof c === "string") return c;
-  return Array.isArray(c)
-    ? c.map((p) => (typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("")
-    : "";
-}
 
 const roleOf = (m: unknown) => String((m as { role?: unknown }).role ?? "");
 const isCorrection = (m: unknown) => classifyNextState("user", messageText(m)).value === -1;

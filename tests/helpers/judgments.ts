@@ -2,7 +2,9 @@
 // worker. makeJudgment writes what it is given (unset fields take the columns' defaults: no votes, no hint,
 // not dispatched, not excluded); seedJudgment writes what the heuristic judge would from its eval votes.
 import { db } from "../../server/platform/db/client";
+import { encode, END_ID } from "../../server/engine/tokenizer";
 import { uniq } from "./fixtures";
+import { makeTurn } from "./turns";
 
 export interface JudgmentSpec {
   score: number;
@@ -70,4 +72,44 @@ export async function seedJudgment(
     excluded: j.excluded ?? j.score === 0,
     excludeReason: j.excludeReason ?? (j.score === 0 ? "zero_score" : null),
   });
+}
+
+/**
+ * A main turn of a conversation that the user corrected ("no"), judged −1 by the heuristic judge with `hint` accepted;
+ * its reply's tokens carry log-prob −1 (behaviour and teacher). `request` is the turn's stored delta (at index 0 the
+ * whole request). Returns the turn's id.
+ */
+export async function makeCorrectedTurn(spec: {
+  experimentId: string;
+  sessionId: string;
+  index: number;
+  request: { role: string; content: string }[];
+  reply: string;
+  hint: string;
+  endUserId?: string;
+}): Promise<string> {
+  const tokenIds = [...encode(spec.reply), END_ID];
+  const id = await makeTurn({
+    experimentId: spec.experimentId,
+    sessionId: spec.sessionId,
+    index: spec.index,
+    messagesOffset: spec.index === 0 ? 0 : 2 * spec.index - 1,
+    request: spec.request,
+    content: spec.reply,
+    finishReason: "stop",
+    tokenIds,
+    logprobs: tokenIds.map(() => -1),
+    endUserId: spec.endUserId,
+    next: { role: "user", content: "no" },
+  });
+  await makeJudgment(id, {
+    judgeVersion: "test",
+    model: "heuristic-rules-v1",
+    promptVersion: "p",
+    score: -1,
+    hint: spec.hint,
+    hintAccepted: true,
+    teacherLogprobs: tokenIds.map(() => -1),
+  });
+  return id;
 }

@@ -54,6 +54,8 @@ export type TurnSpec = {
   promptTokens?: number;
   completionTokens?: number;
   policyVersion?: number;
+  /** The end user an identity key named (X-User-Id) */
+  endUserId?: string | null;
   /** The next state; null = none arrived. */
   next?: { role: string; content: string } | null;
   /** When the next state (or the session's end) arrived; defaults to now. */
@@ -94,6 +96,7 @@ export async function makeTurn(spec: TurnSpec): Promise<string> {
       promptTokens: spec.promptTokens,
       completionTokens: spec.completionTokens,
       policyVersion: spec.policyVersion,
+      endUserId: spec.endUserId,
       nextState: next ? (next as Prisma.InputJsonValue) : undefined,
       nextStateRole: next?.role ?? null,
       nextStateAt: next ? readyAt : null,

@@ -6,11 +6,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
 import { initBackend } from "../../../server/engine/backend";
 import { loadCheckpoint } from "../../../server/engine/checkpoint";
-import { decode, encode, END_ID } from "../../../server/engine/tokenizer";
+import { decode } from "../../../server/engine/tokenizer";
 import { buildBatch, earlierSessionHints } from "../../../server/training/trainInputs";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
-import { makeSession, makeTurn } from "../../helpers/turns";
-import { makeJudgment } from "../../helpers/judgments";
+import { makeSession } from "../../helpers/turns";
+import { makeCorrectedTurn } from "../../helpers/judgments";
 
 const STYLE = "Follow the user's feedback: use a bullet list.";
 const TOPIC = "Answer the question the user asked: How do I boil an egg?";
@@ -18,38 +18,14 @@ const LATER = "Follow the user's feedback: shorter.";
 const OTHER = "Follow the user's feedback: end with a sign-off.";
 
 /** A judged main turn corrected with `hint` (accepted), `index` in its session. */
-async function corrected(
+const corrected = (
   experimentId: string,
   sessionId: string,
   index: number,
-  delta: { role: string; content: string }[],
+  request: { role: string; content: string }[],
   reply: string,
   hint: string,
-) {
-  const tokenIds = [...encode(reply), END_ID];
-  const id = await makeTurn({
-    experimentId,
-    sessionId,
-    index,
-    messagesOffset: index === 0 ? 0 : 2 * index - 1,
-    request: delta,
-    content: reply,
-    finishReason: "stop",
-    tokenIds,
-    logprobs: tokenIds.map(() => -1),
-    next: { role: "user", content: "no" },
-  });
-  await makeJudgment(id, {
-    judgeVersion: "test",
-    model: "heuristic-rules-v1",
-    promptVersion: "p",
-    score: -1,
-    hint,
-    hintAccepted: true,
-    teacherLogprobs: tokenIds.map(() => -1),
-  });
-  return id;
-}
+) => makeCorrectedTurn({ experimentId, sessionId, index, request, reply, hint });
 
 async function conversation(experimentId: string) {
   const session = await makeSession(experimentId);

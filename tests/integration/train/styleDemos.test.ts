@@ -2,15 +2,14 @@
 // batch built for a step also has the hinted teacher answer public prompts of the pool, each with one user's style
 // hint (a hint that restates the question is not a style); GRPO and stylePrompts 0 get none.
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "../../../server/platform/db/client";
 import { initBackend } from "../../../server/engine/backend";
 import { loadCheckpoint, loadPromptPool } from "../../../server/engine/checkpoint";
 import { fitChat } from "../../../server/engine/fit";
-import { decode, encode, END_ID } from "../../../server/engine/tokenizer";
+import { decode } from "../../../server/engine/tokenizer";
 import { buildBatch } from "../../../server/training/trainInputs";
 import { makeExperiment, makeRun } from "../../helpers/fixtures";
-import { makeSession, makeTurn } from "../../helpers/turns";
-import { makeJudgment } from "../../helpers/judgments";
+import { makeSession } from "../../helpers/turns";
+import { makeCorrectedTurn } from "../../helpers/judgments";
 
 const BULLETS = "Follow the user's feedback: use a bullet list.";
 const SHORT = "Follow the user's feedback: two sentences at most.";
@@ -18,30 +17,16 @@ const TOPIC = "Answer the question the user asked: How do I fold a paper crane?"
 
 async function corrected(experimentId: string, endUserId: string, question: string, hint: string) {
   const session = await makeSession(experimentId);
-  const tokenIds = [...encode("Eggs are nice."), END_ID];
-  const id = await makeTurn({
+  const request = [{ role: "user", content: question }];
+  return makeCorrectedTurn({
     experimentId,
     sessionId: session.id,
     index: 0,
-    messagesOffset: 0,
-    request: [{ role: "user", content: question }],
-    content: "Eggs are nice.",
-    finishReason: "stop",
-    tokenIds,
-    logprobs: tokenIds.map(() => -1),
-    next: { role: "user", content: "no" },
-  });
-  await db().turn.update({ where: { id }, data: { endUserId } });
-  await makeJudgment(id, {
-    judgeVersion: "test",
-    model: "heuristic-rules-v1",
-    promptVersion: "p",
-    score: -1,
+    request,
+    reply: "Eggs are nice.",
     hint,
-    hintAccepted: true,
-    teacherLogprobs: tokenIds.map(() => -1),
+    endUserId,
   });
-  return id;
 }
 
 describe("style demonstrations in the shared trainer (stylePrompts)", () => {
