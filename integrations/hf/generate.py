@@ -58,6 +58,33 @@ def _pick(logits: torch.Tensor, p: SamplingParams, gen: torch.Generator | None) 
     return int(torch.multinomial(probs, 1, generator=gen))
 
 
+def _pick_rows(logits: torch.Tensor, params: list[SamplingParams], gens: list[torch.Generator | None], done: list[bool]) -> tuple[list[int], list[float]]:
+    """One decode step's tokens and their log-probs (temperature 1, what the trainer recomputes), picked on the
+    model's device: greedy rows together, rows sampled at a plain temperature together, and only the chosen ids
+    and log-probs cross to the host, in one copy (the first GPU run copied the whole [batch, vocabulary] logits
+    to the host twice per token and sampled row by row there). A seeded request keeps its CPU generator, so a
+    seed gives the same reply on any device; top-k/top-p rows use ``_pick`` on their own row."""
+    device = logits.device
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    chosen = torch.zeros(len(params), dtype=torch.long, device=device)
+    live = [i for i in range(len(params)) if not done[i]]
+    greedy = [i for i in live if gens[i] is None and params[i].temperature <= 0]
+    plain = [i for i in live if gens[i] is None and params[i].temperature > 0 and params[i].top_k <= 0 and params[i].top_p >= 1.0]
+    if greedy:
+        rows = torch.tensor(greedy, device=device)
+        chosen[rows] = logits[rows].argmax(-1)
+    if plain:
+        rows = torch.tensor(plain, device=device)
+        temps = torch.tensor([params[i].temperature for i in plain], device=device)[:, None]
+        chosen[rows] = torch.multinomial(torch.softmax(logits[rows].float() / temps, dim=-1), 1)[:, 0]
+    batched = set(greedy) | set(plain)
+    for i in live:
+        if i not in batched:
+            chosen[i] = _pick(logits[i].float().cpu() if gens[i] is not None else logits[i], params[i], gens[i])
+    picked = torch.stack([chosen.double(), logp.gather(-1, chosen[:, None])[:, 0].double()]).cpu()
+    return [int(t) for t in picked[0].tolist()], picked[1].tolist()
+
+
 @torch.no_grad()
 def generate(
     model: ChatModel,
@@ -82,15 +109,13 @@ def generate(
     done = [False] * len(prompts)
     logits, state = model.start(ids, mask, adapter)
     for _ in range(max(p.max_tokens for p in params)):
-        logp = torch.log_softmax(logits.float(), dim=-1).cpu()
-        cpu_logits = logits.float().cpu()
+        toks, lps = _pick_rows(logits, params, gens, done)
         nxt = []
         for i, p in enumerate(params):
             if done[i]:
                 nxt.append(pad)
                 continue
-            tok = _pick(cpu_logits[i], p, gens[i])
-            lp = float(logp[i, tok])
+            tok, lp = toks[i], lps[i]
             out[i].ids.append(tok)
             out[i].logprobs.append(lp)
             if on_token and on_token[i]:

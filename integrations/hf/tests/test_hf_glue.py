@@ -70,6 +70,58 @@ class HfGlueTest(unittest.TestCase):
         self.assertGreater(float(trained.sum() - base0.sum()), 0)  # reward 1 pushed the sampled tokens up
         self.assertLess(float((served1 - trained).abs().max()), 1e-5)
 
+    def test_a_base_forward_between_a_trained_forward_and_its_backward_keeps_the_gradient(self):
+        # What an OPD step does: the student's forward on the trained adapter, the teacher's on the frozen base
+        # (adapter layers disabled, and left disabled for the next base forward), then the student's backward.
+        import torch
+        from integrations.hf.model import TRAIN
+        from integrations.hf.train import response_logp
+
+        m = self.model
+        seq = [m.encode(m.render(MESSAGES)) + m.encode("ok")]
+        with torch.no_grad():
+            base0 = response_logp(m, seq, [2], None)[0]
+        with torch.enable_grad():
+            student = response_logp(m, seq, [2], TRAIN)[0]
+        with torch.no_grad():
+            base1 = response_logp(m, seq, [2], None)[0]
+            again = response_logp(m, seq, [2], None)[0]
+        for p in m.trainable_parameters():
+            p.grad = None
+        m.backward(-student.sum())
+        grads = [p.grad for p in m.trainable_parameters() if p.grad is not None]
+        self.assertTrue(grads and any(float(g.abs().sum()) > 0 for g in grads))
+        self.assertLess(float((base1 - base0).abs().max()), 1e-6)
+        self.assertLess(float((again - base0).abs().max()), 1e-6)
+        for p in m.trainable_parameters():
+            p.grad = None
+
+    def test_serving_copies_are_in_the_bases_dtype_and_the_trained_adapter_stays_fp32(self):
+        import torch
+        from integrations.hf.hf_model import build_random
+        from integrations.hf.model import SERVE_ADAPTERS, TRAIN, AdapterSlots
+        from integrations.hf.train import response_logp
+
+        m = build_random("toy", device="cpu", dtype="bfloat16", rank=4, alpha=8)
+        dtypes = {n: {p.dtype for k, p in m.peft.named_parameters() if f".{n}." in k} for n in (TRAIN, *SERVE_ADAPTERS)}
+        self.assertEqual(dtypes[TRAIN], {torch.float32})
+        for n in SERVE_ADAPTERS:
+            self.assertEqual(dtypes[n], {torch.bfloat16})
+        slots = AdapterSlots(m)
+        with torch.no_grad():
+            for p in m.trainable_parameters():
+                p.add_(0.2 * torch.randn_like(p))
+        slots.publish(1)
+        prompt = m.encode(m.render(MESSAGES))
+        resp = m.encode("yes")
+        with torch.no_grad(), slots.reading() as (adapter, _):
+            served = response_logp(m, [prompt + resp], [len(resp)], adapter)[0]
+            trained = response_logp(m, [prompt + resp], [len(resp)], TRAIN)[0]
+            base = response_logp(m, [prompt + resp], [len(resp)], None)[0]
+        # The published copy serves the trained weights (bf16 rounding only), not the base's.
+        self.assertGreater(float((trained - base).abs().max()), 1e-3)
+        self.assertLess(float((served - trained).abs().max()), 0.05)
+
     def test_a_peft_folder_of_the_adapter_loads_back_into_another_models_adapter(self):
         import tempfile
 
