@@ -70,6 +70,8 @@ export interface ChildOverrides {
   checkpoint: string;
   /** conversations between trainer ticks (bench/lib/lockstep.ts): above 1, the live demo's stale batches */
   conversationsPerTick?: number;
+  /** replies sampled per held-out question when a version is graded (default 4) */
+  gradeK?: number;
 }
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -134,7 +136,10 @@ export async function runChild(
     const m = (await loadCheckpoint(checkpointPath)).model;
     firstReply.push({
       version,
-      ...(await firstReplyScore(m, settings.personas[0]!, { maxTokens: config.serving.maxTokens })),
+      ...(await firstReplyScore(m, settings.personas[0]!, {
+        k: overrides.gradeK,
+        maxTokens: config.serving.maxTokens,
+      })),
     });
     disposeModel(m);
     emit({ type: "firstReply", method, ...firstReply.at(-1)! });

@@ -11,7 +11,7 @@
  *                                 [--window 10] [--target 0.6] [--parallel 2] [--lr X] [--batch N]
  *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png] [--record bench/out/learning-<time>.json]
- *                                 [--until 2026-12-03T14:15:00Z] [--conversationsPerTick 10]
+ *                                 [--until 2026-12-03T14:15:00Z] [--conversationsPerTick 10] [--gradeK 4]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -92,6 +92,9 @@ const ArgsSchema = z
     maxConversations: z.coerce.number().int().min(1).optional(),
     /** conversations between two trainer ticks (default 1); 10 is about the live demo's unpaced users (stale batches) */
     conversationsPerTick: z.coerce.number().int().min(1).optional(),
+    /** replies sampled per held-out question at each graded version (default 4): Sam has 2 held-out questions,
+     * so at K = 4 his rate moves in steps of 0.125 */
+    gradeK: z.coerce.number().int().min(1).max(64).optional(),
     /** overrides the simulated users' most replies per conversation */
     maxTurns: z.coerce.number().int().min(1).optional(),
     /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
@@ -122,6 +125,7 @@ const CHILD_FLAGS = [
   "checkpoint",
   "maxConversations",
   "conversationsPerTick",
+  "gradeK",
   "until",
 ] as const satisfies readonly (keyof Args)[];
 
@@ -389,7 +393,7 @@ function report(
   }
   // The headline: first replies to the held-out questions, graded as persona-v2 grades them.
   console.log(
-    `\nFirst replies to the persona's held-out questions (persona-v2): in style AND on topic, K = 4 at T = 1 — mean over seeds [min, max]; on topic; greedy both`,
+    `\nFirst replies to the persona's held-out questions (persona-v2): in style AND on topic, K = ${args.gradeK ?? 4} at T = 1 — mean over seeds [min, max]; on topic; greedy both`,
   );
   const gradedVersions = [...new Set(results.flatMap((r) => (r.firstReply ?? []).map((f) => f.version)))].sort(
     (a, b) => a - b,
@@ -465,6 +469,7 @@ async function main() {
         hyper: args.hyper ? JSON.parse(args.hyper) : undefined,
         checkpoint: args.checkpoint,
         conversationsPerTick: args.conversationsPerTick,
+        gradeK: args.gradeK,
       },
       args.window,
       args.maxConversations,

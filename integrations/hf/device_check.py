@@ -110,6 +110,7 @@ class StandInConsole:
 
     def close(self) -> None:
         self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class Load:
