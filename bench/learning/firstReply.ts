@@ -1,9 +1,14 @@
 // The headline measure of learning: a version's first replies to the persona's held-out questions (which the simulated
 // users never ask), graded as persona-v2 grades them — in the persona's style, on topic, and both. K samples per
 // question at temperature 1 and one greedy reply, with the same seeds for every version (a paired comparison).
+// With a hint, the same questions asked of the hinted teacher (the judge's style hint in context, as OPD's teacher
+// and the hindsight demonstrations see it): what distilling that teacher can reach on questions it never trained.
 import { generateBatch } from "../../server/engine/generate";
 import type { PolicyModel } from "../../server/engine/model";
-import { renderChat } from "../../server/engine/tokenizer";
+import { renderChat, type ChatMessage } from "../../server/engine/tokenizer";
+import { deriveHint } from "../../server/judge/core/heuristic";
+import { hintedTeacherMessages } from "../../server/judge/core/teacher";
+import { correctionsOf } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor } from "../../server/simulation/personas";
 
@@ -34,12 +39,17 @@ function rates(checks: ReturnType<typeof checkReply>[]): Rates {
 export async function firstReplyScore(
   model: PolicyModel,
   personaId: string,
-  opts: { k?: number; maxTokens: number; seed?: number },
+  opts: { k?: number; maxTokens: number; seed?: number; hint?: string },
 ): Promise<FirstReplyScore> {
   const persona = getPersona(personaId);
   const questions = heldOutQuestionsFor(persona);
   const k = opts.k ?? 4;
-  const prompt = (text: string) => renderChat([{ role: "user", content: text }], { addGenerationPrompt: true });
+  const prompt = (text: string) => {
+    const asked: ChatMessage[] = [{ role: "user", content: text }];
+    return renderChat(opts.hint ? (hintedTeacherMessages(asked, opts.hint) as ChatMessage[]) : asked, {
+      addGenerationPrompt: true,
+    });
+  };
   const asked = questions.flatMap((q) => Array.from({ length: k }, () => q));
   const sampled = await generateBatch(
     model,
@@ -57,7 +67,16 @@ export async function firstReplyScore(
   };
 }
 
-/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k 4]`: every persona's first-reply rates. */
+/** The style hint the heuristic judge derives from the persona's own correction (what its hinted teacher hears). */
+export function styleHintOf(personaId: string): string {
+  const correction = correctionsOf(getPersona(personaId))[0]!;
+  const hint = deriveHint(correction);
+  if (!hint) throw new Error(`the judge derives no hint from ${JSON.stringify(correction)}`);
+  return hint;
+}
+
+/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k 4]`: every persona's first-reply rates,
+ * un-hinted and from the hinted teacher. */
 async function main() {
   const { parseArgs } = await import("node:util");
   const { initBackend } = await import("../../server/engine/backend");
@@ -75,7 +94,9 @@ async function main() {
   const f = (r: Rates) => `${r.style.toFixed(2)} / ${r.onTopic.toFixed(2)} / ${r.both.toFixed(2)} (${r.replies})`;
   for (const p of PERSONAS) {
     const s = await firstReplyScore(model, p.id, { k, maxTokens });
+    const t = await firstReplyScore(model, p.id, { k, maxTokens, hint: styleHintOf(p.id) });
     console.log(`${p.id} | ${f(s.sampled)} | ${f(s.greedy)}`);
+    console.log(`${p.id}, hinted teacher | ${f(t.sampled)} | ${f(t.greedy)}`);
   }
 }
 

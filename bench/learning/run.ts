@@ -34,9 +34,11 @@ import { HyperparamsSchema } from "../../server/config/experimentConfig";
 import { migrate } from "../../server/platform/db/migrator";
 import { initBackend } from "../../server/engine/backend";
 import { loadCheckpoint } from "../../server/engine/checkpoint";
+import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
 import { renderBandPng } from "./chart";
 import type { ChildResult } from "./child";
 import { measureCompliance } from "./compliance";
+import { firstReplyScore, styleHintOf, type Rates } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -299,10 +301,16 @@ async function parent(args: Args): Promise<void> {
       }),
     );
     await initBackend();
-    const base = await measureCompliance((await loadCheckpoint(path.resolve(root, args.checkpoint))).model, {
-      samples: 32,
+    const baseModel = (await loadCheckpoint(path.resolve(root, args.checkpoint))).model;
+    const base = await measureCompliance(baseModel, { samples: 32 });
+    // The teacher's own first replies to the held-out questions, graded as the versions are: its distillation bound.
+    const persona = args.persona ?? "leo";
+    const teacher = await firstReplyScore(baseModel, persona, {
+      k: args.gradeK,
+      maxTokens: demoConfig(DEMO_EXPERIMENTS[0]!).serving.maxTokens,
+      hint: styleHintOf(persona),
     });
-    report(args, results, base, (Date.now() - t0) / 1000);
+    report(args, results, base, teacher.sampled, (Date.now() - t0) / 1000);
   } finally {
     const c = new pg.Client({ connectionString: server.adminUrl });
     await c.connect();
@@ -328,6 +336,7 @@ function report(
   args: Args,
   results: Result[],
   base: Awaited<ReturnType<typeof measureCompliance>>,
+  teacher: Rates,
   wallS: number,
 ): void {
   const names = [...args.methods, ...(args.control ? [CONTROL] : [])];
@@ -355,7 +364,7 @@ function report(
     console.log([`${String(end - args.window + 1).padStart(3)}–${String(end).padEnd(3)}`, ...cells].join(" | "));
   }
   console.log(
-    `\nBase: ${who}'s preference unprompted ${fmt(seen.unprompted)}, on-topic ${fmt(seen.onTopic)}; the hinted base (the teacher) complies ${fmt(seen.hinted)} with the judge's hints.`,
+    `\nBase: ${who}'s preference unprompted ${fmt(seen.unprompted)}, on-topic ${fmt(seen.onTopic)}; the hinted base (the teacher) complies ${fmt(seen.hinted)} with the judge's hints; on the held-out questions, with ${who}'s style hint, in style and on topic ${fmt(teacher.both)} (style ${fmt(teacher.style)}, on topic ${fmt(teacher.onTopic)}): what distilling the teacher can reach.`,
   );
   console.log(
     "method | steps to +" +
