@@ -12,6 +12,9 @@ import { correctionsOf } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor } from "../../server/simulation/personas";
 
+/** The fewest sampled replies a version is graded on, unless a K is given. */
+export const MIN_REPLIES = 32;
+
 export interface Rates {
   style: number;
   onTopic: number;
@@ -43,7 +46,9 @@ export async function firstReplyScore(
 ): Promise<FirstReplyScore> {
   const persona = getPersona(personaId);
   const questions = heldOutQuestionsFor(persona);
-  const k = opts.k ?? 4;
+  // By default at least 32 replies per version: K = 4 for the personas with 8–10 held-out questions, 16 for Sam's
+  // two (at K = 4 his rate moved in steps of 0.125 and overstated every method: README "Sam, graded at K = 16").
+  const k = opts.k ?? Math.max(4, Math.ceil(MIN_REPLIES / questions.length));
   const prompt = (text: string) => {
     const asked: ChatMessage[] = [{ role: "user", content: text }];
     return renderChat(opts.hint ? (hintedTeacherMessages(asked, opts.hint) as ChatMessage[]) : asked, {
@@ -75,7 +80,7 @@ export function styleHintOf(personaId: string): string {
   return hint;
 }
 
-/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k 4]`: every persona's first-reply rates,
+/** `npx tsx bench/learning/firstReply.ts [--checkpoint models/base] [--k K]`: every persona's first-reply rates,
  * un-hinted and from the hinted teacher. */
 async function main() {
   const { parseArgs } = await import("node:util");
@@ -85,11 +90,13 @@ async function main() {
   const { DEMO_EXPERIMENTS, demoConfig } = await import("../../server/simulation/demo");
   const { values } = parseArgs({ options: { checkpoint: { type: "string" }, k: { type: "string" } } });
   const checkpoint = values.checkpoint ?? "models/base";
-  const k = Number(values.k ?? 4);
+  const k = values.k === undefined ? undefined : Number(values.k);
   const maxTokens = demoConfig(DEMO_EXPERIMENTS[0]!).serving.maxTokens;
   await initBackend();
   const { model } = await loadCheckpoint(checkpoint);
-  console.log(`${checkpoint}: first replies to each persona's held-out questions, K = ${k} at T = 1 and greedy`);
+  console.log(
+    `${checkpoint}: first replies to each persona's held-out questions, K = ${k ?? `4, or more for at least ${MIN_REPLIES} replies`} at T = 1 and greedy`,
+  );
   console.log("persona | sampled: style / on topic / both (replies) | greedy: style / on topic / both (replies)");
   const f = (r: Rates) => `${r.style.toFixed(2)} / ${r.onTopic.toFixed(2)} / ${r.both.toFixed(2)} (${r.replies})`;
   for (const p of PERSONAS) {

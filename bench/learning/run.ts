@@ -38,7 +38,7 @@ import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
 import { renderBandPng } from "./chart";
 import type { ChildResult } from "./child";
 import { measureCompliance } from "./compliance";
-import { firstReplyScore, styleHintOf, type Rates } from "./firstReply";
+import { firstReplyScore, MIN_REPLIES, styleHintOf, type Rates } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -94,8 +94,8 @@ const ArgsSchema = z
     maxConversations: z.coerce.number().int().min(1).optional(),
     /** conversations between two trainer ticks (default 1); 10 is about the live demo's unpaced users (stale batches) */
     conversationsPerTick: z.coerce.number().int().min(1).optional(),
-    /** replies sampled per held-out question at each graded version (default 4): Sam has 2 held-out questions,
-     * so at K = 4 his rate moves in steps of 0.125 */
+    /** replies sampled per held-out question at each graded version (default: 4, or more for at least 32
+     * replies — 16 for Sam's two held-out questions) */
     gradeK: z.coerce.number().int().min(1).max(64).optional(),
     /** overrides the simulated users' most replies per conversation */
     maxTurns: z.coerce.number().int().min(1).optional(),
@@ -402,7 +402,7 @@ function report(
   }
   // The headline: first replies to the held-out questions, graded as persona-v2 grades them.
   console.log(
-    `\nFirst replies to the persona's held-out questions (persona-v2): in style AND on topic, K = ${args.gradeK ?? 4} at T = 1 — mean over seeds [min, max]; on topic; greedy both`,
+    `\nFirst replies to the persona's held-out questions (persona-v2): in style AND on topic, ${args.gradeK ? `K = ${args.gradeK}` : `K = 4, or more for at least ${MIN_REPLIES} replies`} at T = 1 — mean over seeds [min, max]; on topic; greedy both`,
   );
   const gradedVersions = [...new Set(results.flatMap((r) => (r.firstReply ?? []).map((f) => f.version)))].sort(
     (a, b) => a - b,
