@@ -46,15 +46,28 @@ describe("experiment config", () => {
     });
   });
 
-  it("adds GRPO's own embedded defaults (the KL anchor, two epochs) under what the config sets, and nothing elsewhere", () => {
-    expect(ExperimentConfigSchema.parse({ method: "grpo" }).hyper).toMatchObject({ baseKlCoef: 0.3, ppoEpochs: 2 });
+  it("adds GRPO's own embedded defaults (the KL anchor, two epochs, batches of 16) under what the config sets, and nothing elsewhere", () => {
+    expect(ExperimentConfigSchema.parse({ method: "grpo" }).hyper).toMatchObject({
+      baseKlCoef: 0.3,
+      ppoEpochs: 2,
+      batchSize: 16,
+    });
+    expect(ExperimentConfigSchema.parse({ method: "grpo", hyper: { batchSize: 8 } }).hyper.batchSize).toBe(8);
     expect(ExperimentConfigSchema.parse({ method: "grpo", hyper: { baseKlCoef: 0 } }).hyper).toMatchObject({
       baseKlCoef: 0,
       ppoEpochs: 2,
     });
     for (const method of ["combine", "opd"])
-      expect(ExperimentConfigSchema.parse({ method }).hyper).toMatchObject({ baseKlCoef: 0, ppoEpochs: 1 });
-    expect(hyperDefaultsFor("embedded", "grpo")).toMatchObject({ ...BACKEND_HYPER_DEFAULTS.embedded, baseKlCoef: 0.3 });
+      expect(ExperimentConfigSchema.parse({ method }).hyper).toMatchObject({
+        baseKlCoef: 0,
+        ppoEpochs: 1,
+        batchSize: 8,
+      });
+    expect(hyperDefaultsFor("embedded", "grpo")).toMatchObject({
+      ...BACKEND_HYPER_DEFAULTS.embedded,
+      baseKlCoef: 0.3,
+      batchSize: 16,
+    });
     expect(hyperDefaultsFor("ray-slime", "grpo")).toEqual({});
   });
 
@@ -231,9 +244,11 @@ describe("experiment config", () => {
   it("diffs configs leaf by leaf", () => {
     const a = ExperimentConfigSchema.parse({});
     const b = ExperimentConfigSchema.parse({ method: "grpo", hyper: { lr: 2e-5 } });
-    // GRPO's embedded defaults add the KL anchor and a second epoch; Combine's style prompts go (METHOD_HYPER_DEFAULTS).
+    // GRPO's embedded defaults add the KL anchor, a second epoch and batches of 16; Combine's style prompts go
+    // (METHOD_HYPER_DEFAULTS).
     expect(diffConfigs(a, b)).toEqual([
       { path: "hyper.baseKlCoef", before: 0, after: 0.3 },
+      { path: "hyper.batchSize", before: 8, after: 16 },
       { path: "hyper.lr", before: BACKEND_HYPER_DEFAULTS.embedded.lr, after: 2e-5 },
       { path: "hyper.ppoEpochs", before: 1, after: 2 },
       { path: "hyper.stylePrompts", before: 16, after: 0 },
