@@ -70,7 +70,7 @@ export interface ChildOverrides {
   checkpoint: string;
   /** conversations between trainer ticks (bench/lib/lockstep.ts): above 1, the live demo's stale batches */
   conversationsPerTick?: number;
-  /** replies sampled per held-out question when a version is graded (default 4) */
+  /** replies sampled per held-out question when a version is graded (default: firstReply.ts, at least 32 replies) */
   gradeK?: number;
 }
 
