@@ -75,7 +75,8 @@ describe("serializable", () => {
         await tx.$executeRawUnsafe(`INSERT INTO "${TABLE}" (id, v) VALUES (${id}, ${s + 1})`);
       });
     await Promise.all([insertSum(1), insertSum(2)]);
-    expect(attempts).toBe(3);
+    // At least one retry; a busy machine can abort a retry too (it read before the other committed), so not exactly 3.
+    expect(attempts).toBeGreaterThanOrEqual(3);
     const rows = await db().$queryRawUnsafe<{ v: number }[]>(`SELECT v FROM "${TABLE}" ORDER BY v`);
     expect(rows.map((r) => r.v)).toEqual([1, 2]); // serial order: the second saw the first
   });
