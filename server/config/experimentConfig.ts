@@ -178,6 +178,14 @@ export const HyperparamsSchema = z.object({
    */
   stylePrompts: z.number().int().min(0).max(64).default(0),
   /**
+   * The style demonstrations of a step whose batch holds no style hint of a user the run has heard one from use that
+   * user's latest one (the trainer remembers each end user's, or the anonymous users', latest style hint for the run),
+   * so they do not stop when the policy stops being corrected. Without it a well-trained policy's uncorrected batches
+   * had no demonstrations and took the largest, least anchored steps of the run (README "Remembered style hints").
+   * As perUser.rememberedHint for adapters. Departs from the reference, which distils only corrected turns.
+   */
+  rememberedStyleHints: z.boolean().default(false),
+  /**
    * Hint memory (OPD and Combine; departs from the reference, which distils only corrected turns): an end user's
    * turn without a hint of its own is distilled toward the teacher with that user's latest accepted hint (from an
    * earlier turn of theirs, `X-User-Id`) in context. Off by default: a hint about one question's content ("answer
@@ -419,6 +427,17 @@ export const PerUserSchema = z.object({
    * turns, as a shared policy's do; each user's own adapter still trains on their turns only. Embedded trainer only.
    */
   newUsers: z.enum(["base", "shared"]).default("base"),
+  /**
+   * the seed of every user's fresh adapter and of the demonstrations sampled at each step (mixed with the user, the
+   * version and the step); unset: derived from the experiment's id, so two experiments differ. Set it to replay a
+   * run's adapters in another experiment, or to compare two configurations from the same start.
+   */
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   /** a user's new judged samples needed before their adapter trains a new version */
   minSamples: z.number().int().min(1).max(10_000).default(16),
   /**
@@ -688,6 +707,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["opdExtrapolation", cfg.hyper.opdExtrapolation !== 1],
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["stylePrompts", cfg.hyper.stylePrompts !== 0],
+      ["rememberedStyleHints", cfg.hyper.rememberedStyleHints],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
       ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],

@@ -26,9 +26,13 @@ import { announceAdapterChange } from "./announce";
 import { heldOutScore, passesGate } from "./gateScore";
 import { userAdapterStep, withUserHints } from "./step";
 
-/** The same user and experiment always start from the same fresh adapter (reproducible runs). */
-function seedOf(experimentId: string, endUserId: string): number {
-  return createHash("sha256").update(`${experimentId}\u0000${endUserId}`).digest().readUInt32BE(0);
+/**
+ * A user's seed: the same user and experiment (or the same `perUser.seed`) always start from the same fresh adapter
+ * and sample the same demonstrations (reproducible runs).
+ */
+function userSeed(experimentId: string, endUserId: string, seed?: number): number {
+  const run = seed === undefined ? experimentId : `seed:${seed}`;
+  return createHash("sha256").update(`${run}\u0000${endUserId}`).digest().readUInt32BE(0);
 }
 
 /** The gate's score (gateScore.ts heldOutScore) of the base with `adapter` (null: the base alone) on held-out turns. */
@@ -103,7 +107,7 @@ export async function trainUser(
         alpha: pu.alpha,
         targets: pu.targets === "attention" ? defaultTargets(base.config) : attentionAndMlpTargets(base.config),
       },
-      seedOf(experimentId, endUserId),
+      userSeed(experimentId, endUserId, pu.seed),
     );
   const version = (latest?.version ?? 0) + 1;
   const promptPool = pu.stylePrompts > 0 ? await basePromptPool(config) : [];
@@ -115,7 +119,7 @@ export async function trainUser(
     // Demonstrations are sampled per step with a seed of this user, version and step: a retrained version is the same.
     const step = await userAdapterStep(base, adapter, batch, pu, {
       maxTokens: config.serving.maxTokens,
-      seed: (seedOf(experimentId, endUserId) + version * 1009 + i) >>> 0,
+      seed: (userSeed(experimentId, endUserId, pu.seed) + version * 1009 + i) >>> 0,
       promptPool,
     });
     demos += step.demos;

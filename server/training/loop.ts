@@ -25,6 +25,7 @@ import { ArrivalRate } from "./eta";
 import { publishMetrics, recordMetrics, stepMetrics, type Point } from "./metrics";
 import { batchFill, collectSamples, nextBatch } from "./samples";
 import { TRAINER_EXCLUDE, type BatchFill } from "./schemas";
+import { rememberStyleHints } from "./styleDemos";
 import { buildBatch } from "./trainInputs";
 
 export interface TrainerOptions {
@@ -59,6 +60,8 @@ interface RunState {
   ref: PolicyModel | null;
   /** the base checkpoint's prompt pool (style demonstrations), read once per run */
   promptPool?: string[];
+  /** each end user's latest style hint heard by this run (hyper.rememberedStyleHints), most recent last */
+  styleHints: Map<string | null | undefined, string>;
   customLoss: CustomLossFn | undefined;
   teacher: TeacherScorer | null;
   watermark: Date | null;
@@ -169,6 +172,7 @@ export class Trainer {
       ref: null,
       customLoss,
       teacher: null,
+      styleHints: new Map(),
       watermark: null,
       collectedVersion: null,
       rate: new ArrivalRate(),
@@ -233,7 +237,9 @@ export class Trainer {
       base: config.hyper.hindsightSamples > 0 ? await this.refModel(s) : undefined,
       seed: step,
       promptPool: config.hyper.stylePrompts > 0 ? (s.promptPool ??= await loadPromptPool(this.basePath(config))) : [],
+      rememberedStyleHints: s.styleHints,
     });
+    rememberStyleHints(s.styleHints, built.styleHints);
     if (built.dropped.length) {
       // Labels changed since collection: record why, and let the next tick fill the batch again.
       for (const { id, decision } of built.dropped) {

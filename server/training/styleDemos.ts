@@ -54,18 +54,44 @@ export function styleHints(samples: readonly StyleSource[]): Map<string | null |
   return latest;
 }
 
+/** The most users whose style hint a training run remembers (the most recently heard). */
+export const REMEMBERED_STYLE_HINTS = 64;
+
+/**
+ * A run's memory of its users' style hints (hyper.rememberedStyleHints): `memory` with the batch's own `heard` hints
+ * set as the most recent, and the least recently heard users past `cap` forgotten.
+ */
+export function rememberStyleHints(
+  memory: Map<string | null | undefined, string>,
+  heard: ReadonlyMap<string | null | undefined, string>,
+  cap = REMEMBERED_STYLE_HINTS,
+): void {
+  for (const [user, hint] of heard) {
+    memory.delete(user);
+    memory.set(user, hint);
+  }
+  for (const user of [...memory.keys()].slice(0, Math.max(0, memory.size - cap))) memory.delete(user);
+}
+
 /**
  * The style demonstrations' turns: `count` prompts of the pool (at most all of it), drawn without replacement in a
  * seeded order and shared out among the batch's users (one user: all of them), each asked with that user's style hint.
- * The prompts are public (the base checkpoint's own, no held-out question among them), the hints the batch's own.
+ * With `remembered` (a run's memory, most recently heard last), users without a style hint in the batch are taught
+ * with their remembered one too, the most recently heard first, up to `count` users in all. The prompts are public
+ * (the base checkpoint's own, no held-out question among them), the hints the batch's own or the run's.
  */
 export function styleTurns(
   samples: readonly StyleSource[],
   pool: readonly string[],
   count: number,
-  o: { seed: number; budget: number },
+  o: { seed: number; budget: number; remembered?: ReadonlyMap<string | null | undefined, string> },
 ): StyleTurn[] {
-  const hints = [...styleHints(samples).values()];
+  const own = styleHints(samples);
+  const earlier = [...(o.remembered ?? new Map<string | null | undefined, string>())]
+    .reverse()
+    .filter(([user]) => !own.has(user))
+    .map(([, hint]) => hint);
+  const hints = [...own.values(), ...earlier].slice(0, Math.max(own.size, count));
   if (!hints.length || !pool.length || count < 1 || o.budget < 1) return [];
   const rng = mulberry32(o.seed ^ 0x5f3759df);
   const order = pool

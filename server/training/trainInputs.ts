@@ -25,7 +25,7 @@ import { decideSample, type SampleDecision } from "./decide";
 import { messageText } from "./messageText";
 import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
 import { importanceWeight, isTooStale } from "./staleness";
-import { styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
+import { styleHints, styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
 
 /**
  * The prompt ids the embedded upstream generated from: the request parsed as it parses it ("function"
@@ -62,6 +62,8 @@ export interface BuiltBatch {
   importanceWeighted: number;
   /** hindsight demonstrations (kind DEMO), trained beside `samples` by cross-entropy */
   demos: TrainSample[];
+  /** each end user's style hint in the batch (styleDemos.ts styleHints), for the run's memory */
+  styleHints: Map<string | null | undefined, string>;
 }
 
 export interface BuildContext {
@@ -78,6 +80,8 @@ export interface BuildContext {
   seed?: number;
   /** the base checkpoint's public prompts, for the style demonstrations (hyper.stylePrompts) */
   promptPool?: readonly string[];
+  /** the run's remembered style hints (hyper.rememberedStyleHints), most recently heard last */
+  rememberedStyleHints?: ReadonlyMap<string | null | undefined, string>;
 }
 
 /**
@@ -172,6 +176,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     evalScores: [],
     importanceWeighted: 0,
     demos: [],
+    styleHints: new Map(),
   };
   const stale: number[] = [];
   const hindsight: HindsightSource[] = [];
@@ -345,7 +350,9 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       : styleTurns(styled, ctx.promptPool ?? [], config.hyper.stylePrompts, {
           seed: ctx.seed ?? 0,
           budget: ctx.model.config.ctx - config.serving.maxTokens,
+          remembered: config.hyper.rememberedStyleHints ? ctx.rememberedStyleHints : undefined,
         });
+  out.styleHints = styleHints(styled);
   out.demos = await hindsightDemos(hindsight, ctx, style);
   return out;
 }

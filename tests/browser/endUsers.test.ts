@@ -136,9 +136,13 @@ describe("the Users view", () => {
     await page.locator('input[name="perUser.gradClip"]').fill("0.8");
     await page.locator('select[name="perUser.rememberedHint"]').selectOption("false");
     await page.locator('select[name="perUser.newUsers"]').selectOption("shared");
+    // The seed is optional: typed and cleared again, it stays unset (derived from the experiment's id).
+    await page.locator('input[name="perUser.seed"]').fill("7");
+    await page.locator('input[name="perUser.seed"]').fill("");
     await page.getByRole("button", { name: "Create experiment" }).click();
     await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
     const e = await db().experiment.findFirstOrThrow({ where: { name } });
+    expect(ExperimentConfigSchema.parse(e.config).perUser.seed).toBeUndefined();
     expect(ExperimentConfigSchema.parse(e.config).perUser).toMatchObject({
       maxSamplesPerVersion: 32,
       idleAfterS: 600,

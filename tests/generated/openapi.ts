@@ -2448,6 +2448,7 @@ export interface operations {
                    * @enum {string}
                    */
                   newUsers: "base" | "shared";
+                  seed?: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -3021,6 +3022,7 @@ export interface operations {
                * @enum {string}
                */
               newUsers?: "base" | "shared";
+              seed?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -3573,6 +3575,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -4201,6 +4204,7 @@ export interface operations {
                    * @enum {string}
                    */
                   newUsers: "base" | "shared";
+                  seed?: number;
                   /** @default 16 */
                   minSamples: number;
                   /** @default 0.05 */
@@ -4784,6 +4788,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -7575,6 +7580,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -8176,6 +8182,7 @@ export interface operations {
                * @enum {string}
                */
               newUsers?: "base" | "shared";
+              seed?: number;
               /** @default 16 */
               minSamples?: number;
               /** @default 0.05 */
@@ -8728,6 +8735,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9317,6 +9325,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -9906,6 +9915,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -10489,6 +10499,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */
@@ -11073,6 +11084,7 @@ export interface operations {
                  * @enum {string}
                  */
                 newUsers: "base" | "shared";
+                seed?: number;
                 /** @default 16 */
                 minSamples: number;
                 /** @default 0.05 */

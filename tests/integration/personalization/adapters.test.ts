@@ -95,6 +95,28 @@ describe("isolation", () => {
     expect(Buffer.compare(leoV1.weights, v1.weights)).not.toBe(0);
   });
 
+  it("replays a user's adapter in another experiment with the same perUser.seed; without one, experiments differ", async () => {
+    // Demonstrations too: the hinted turn's two are sampled with the user's seed.
+    const settings = { minSamples: 4, heldOutFraction: 0, stylePrompts: 0, hindsightMinLogprob: -10 };
+    const trained = async (seed?: number) => {
+      const e = await perUserExperiment({ ...settings, ...(seed === undefined ? {} : { seed }) }, { maxTokens: 24 });
+      for (let i = 0; i < 4; i++)
+        await makeEndUserTurn({
+          experimentId: e.id,
+          endUserId: "sam",
+          prompt: `Quiz ${i}`,
+          reply: i === 0 ? "The answer is 12." : "Hint: halve it.",
+          reward: i === 0 ? -1 : 1,
+          ...(i === 0 ? { hint: "The user wants a hint, not the answer." } : {}),
+        });
+      expect(await trainUser(e.id, "sam", base, e.config)).toMatchObject({ trained: true, demos: 2 });
+      return (await adapters(e.id, "sam"))[0].weights;
+    };
+    expect(Buffer.compare(await trained(7), await trained(7))).toBe(0);
+    expect(Buffer.compare(await trained(7), await trained(8))).not.toBe(0);
+    expect(Buffer.compare(await trained(), await trained())).not.toBe(0);
+  });
+
   it("waits for minSamples new samples before training a new version", async () => {
     const e = await perUserExperiment({ minSamples: 3, heldOutFraction: 0 });
     const ava = uniq("ava");

@@ -23,6 +23,13 @@ describe("personalization", () => {
     });
   });
 
+  it("takes an optional seed for the users' fresh adapters, a non-negative 31-bit integer", () => {
+    expect(ExperimentConfigSchema.parse({}).perUser.seed).toBeUndefined();
+    expect(ExperimentConfigSchema.parse({ perUser: { seed: 42 } }).perUser.seed).toBe(42);
+    for (const seed of [-1, 1.5, 2 ** 31])
+      expect(ExperimentConfigSchema.safeParse({ perUser: { seed } }).success).toBe(false);
+  });
+
   it("accepts per-user on the embedded policy and trainer", () => {
     const cfg = ExperimentConfigSchema.parse({ personalization: "per-user", perUser: { rank: 2, lr: 0 } });
     expect(cfg.personalization).toBe("per-user");

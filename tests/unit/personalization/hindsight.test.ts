@@ -27,7 +27,7 @@ import {
   withUserHints,
   type HintedAdapterSample,
 } from "../../../server/personalization/step";
-import { restatesQuestion, styleHints, styleTurns } from "../../../server/training/styleDemos";
+import { rememberStyleHints, restatesQuestion, styleHints, styleTurns } from "../../../server/training/styleDemos";
 import { maxAbsDiff, microModel, randomArray } from "../engine/helpers";
 
 const micro = { vocabSize: 262, ctx: 192, nLayer: 1, nEmbd: 16, nHead: 2 };
@@ -572,6 +572,33 @@ describe("style demonstrations on the base's public prompts (stylePrompts)", () 
     const two = styleTurns([of("leo", bullets), of("maya", short)], pool, 3, { seed: 1, budget });
     expect(two.map((t) => t.hint)).toEqual([bullets, bullets, short, short]);
     expect(new Set(two.map((t) => (t.messages[0] as { content: string }).content)).size).toBe(4);
+  });
+
+  it("teaches the run's remembered users where the batch has no style hint of theirs, the most recently heard first", () => {
+    const ava = "The user wants every reply to end with a sign-off.";
+    const memory = new Map<string | null | undefined, string>();
+    rememberStyleHints(memory, styleHints([of("maya", short), of("leo", bullets)]));
+    rememberStyleHints(memory, styleHints([of("ava", ava)]));
+    // Leo is heard again: most recent now, and with a new hint.
+    rememberStyleHints(memory, new Map([["leo", short]]));
+    expect([...memory]).toEqual([
+      ["maya", short],
+      ["ava", ava],
+      ["leo", short],
+    ]);
+    // The least recently heard are forgotten past the cap.
+    const capped = new Map(memory);
+    rememberStyleHints(capped, new Map(), 2);
+    expect([...capped.keys()]).toEqual(["ava", "leo"]);
+
+    // An uncorrected batch (no style hint): the remembered users, most recent first, up to `count` of them.
+    const quiet = [of("leo", null), of("maya", null)];
+    expect(styleTurns(quiet, pool, 4, { seed: 1, budget })).toEqual([]);
+    const remembered = styleTurns(quiet, pool, 2, { seed: 1, budget, remembered: memory });
+    expect(remembered.map((t) => t.hint)).toEqual([short, ava]);
+    // The batch's own hint of a user beats their remembered one, and comes first.
+    const mixed = styleTurns([of("maya", bullets)], pool, 3, { seed: 1, budget, remembered: memory });
+    expect(mixed.map((t) => t.hint)).toEqual([bullets, short, ava]);
   });
 
   it("is nothing without a style hint, a pool or a count", () => {

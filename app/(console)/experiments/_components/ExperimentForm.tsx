@@ -70,7 +70,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       </label>
     );
   };
-  const num = (label: string, path: string, step = "any", hint?: string) =>
+  /** A number field; blank is an error unless the field is optional (blank leaves it unset). */
+  const num = (label: string, path: string, step = "any", hint?: string, optional = false) =>
     field(
       label,
       `config.${path}`,
@@ -83,7 +84,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           const empty = e.target.value === "";
           setBlank((b) => {
             const next = new Set(b);
-            if (empty) next.add(path);
+            if (empty && !optional) next.add(path);
             else next.delete(path);
             return next;
           });
@@ -325,6 +326,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {num("Most samples per version", "perUser.maxSamplesPerVersion", "1", "a backlog spreads over later ticks")}
             {num("Train when idle for (s)", "perUser.idleAfterS", "1", "0: as soon as due")}
             {num("Held-out fraction", "perUser.heldOutFraction", "0.05", "of each user's turns, for their gate")}
+            {num(
+              "Seed",
+              "perUser.seed",
+              "1",
+              "fresh adapters and demonstrations; blank: from the experiment's id (the same seed replays a run)",
+              true,
+            )}
             {num("Gate tolerance", "perUser.gateTolerance", "0.01")}
             {windowField()}
           </div>
