@@ -2130,6 +2130,7 @@ export interface operations {
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
                  *       "stylePrompts": 0,
+                 *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
                  *       "dualClip": 0
@@ -2210,6 +2211,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default 0 */
                   stylePrompts: number;
+                  /** @default false */
+                  rememberedStyleHints: boolean;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default false */
@@ -2704,6 +2707,7 @@ export interface operations {
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
              *       "stylePrompts": 0,
+             *       "rememberedStyleHints": false,
              *       "hintMemory": false,
              *       "conversationHints": false,
              *       "dualClip": 0
@@ -2784,6 +2788,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default 0 */
               stylePrompts?: number;
+              /** @default false */
+              rememberedStyleHints?: boolean;
               /** @default false */
               hintMemory?: boolean;
               /** @default false */
@@ -3257,6 +3263,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -3337,6 +3344,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -3886,6 +3895,7 @@ export interface operations {
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
                  *       "stylePrompts": 0,
+                 *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
                  *       "dualClip": 0
@@ -3966,6 +3976,8 @@ export interface operations {
                   hindsightMinLogprob: number;
                   /** @default 0 */
                   stylePrompts: number;
+                  /** @default false */
+                  rememberedStyleHints: boolean;
                   /** @default false */
                   hintMemory: boolean;
                   /** @default false */
@@ -4470,6 +4482,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -4550,6 +4563,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -7262,6 +7277,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -7342,6 +7358,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -7864,6 +7882,7 @@ export interface operations {
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
              *       "stylePrompts": 0,
+             *       "rememberedStyleHints": false,
              *       "hintMemory": false,
              *       "conversationHints": false,
              *       "dualClip": 0
@@ -7944,6 +7963,8 @@ export interface operations {
               hindsightMinLogprob?: number;
               /** @default 0 */
               stylePrompts?: number;
+              /** @default false */
+              rememberedStyleHints?: boolean;
               /** @default false */
               hintMemory?: boolean;
               /** @default false */
@@ -8417,6 +8438,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -8497,6 +8519,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -9007,6 +9031,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -9087,6 +9112,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -9597,6 +9624,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -9677,6 +9705,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -10181,6 +10211,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -10261,6 +10292,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
@@ -10766,6 +10799,7 @@ export interface operations {
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
                *       "stylePrompts": 0,
+               *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
                *       "dualClip": 0
@@ -10846,6 +10880,8 @@ export interface operations {
                 hindsightMinLogprob: number;
                 /** @default 0 */
                 stylePrompts: number;
+                /** @default false */
+                rememberedStyleHints: boolean;
                 /** @default false */
                 hintMemory: boolean;
                 /** @default false */
