@@ -580,6 +580,18 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                 ),
               )}
               {toggle(
+                "Remembered style hints (OPD, Combine)",
+                "hyper.rememberedStyleHints",
+                "off (the batch's style hints only)",
+                "on (and each user's latest the run heard)",
+              )}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "rememberedStyleHints",
+                  "a batch without a user's correction still gets the style prompts, with that user's latest style hint the run heard; not in the reference",
+                )}
+              </span>
+              {toggle(
                 "Conversation hints (OPD, Combine)",
                 "hyper.conversationHints",
                 "off (the turn's hint alone)",
