@@ -170,6 +170,14 @@ export const HyperparamsSchema = z.object({
    */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
   /**
+   * OPD and Combine: a teacher reply becomes a demonstration only if the hint made it likelier — its log-prob under the
+   * hinted teacher minus under the frozen base on the un-hinted prompt, summed over the reply, above this many nats.
+   * Unset: off. With a style hint the embedded base still writes 10–20 % of its confident replies in another style it
+   * ties to the prompt (a "Hint:" to a study question, prose, a sign-off); most of those the base writes as readily
+   * without the hint (README "Demonstrations the hint made likelier").
+   */
+  hindsightMinGain: z.number().min(-100).max(100).optional(),
+  /**
    * Style demonstrations (OPD and Combine, embedded trainer, with hindsightSamples; departs from the reference, which
    * distils only corrected turns): each step also has the hinted teacher answer this many public prompts of the base
    * checkpoint's own pool (models/base/prompts.json: no held-out question among them), each with a style hint of the
@@ -708,6 +716,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["hindsightSamples", cfg.hyper.hindsightSamples !== 0],
       ["stylePrompts", cfg.hyper.stylePrompts !== 0],
       ["rememberedStyleHints", cfg.hyper.rememberedStyleHints],
+      ["hindsightMinGain", cfg.hyper.hindsightMinGain !== undefined],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
       ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],
@@ -718,7 +727,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
         ctx.addIssue({
           code: "custom",
           path: ["hyper", field],
-          message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined))})`,
+          message: `${field} runs on the embedded trainer only: leave it at its default (${String(HyperparamsSchema.shape[field].parse(undefined) ?? "unset")})`,
         });
   }
   if (cfg.trainer.backend !== "ray-slime" && cfg.trainer.backend !== "local-process" && cfg.hyper.topkDiffClip !== 1) {

@@ -479,6 +479,7 @@ export async function hindsightDemos(
   const demos = await hintedTeacherDemos(ctx.base, [...sources, ...style], {
     samples: n,
     minLogprob: config.hyper.hindsightMinLogprob,
+    minGain: config.hyper.hindsightMinGain ?? undefined,
     maxTokens,
     seed: ctx.seed ?? 0,
   });
@@ -495,12 +496,15 @@ export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds
  * The teacher half of hindsight, shared by the policy trainer (OPD, Combine) and the per-user adapters
  * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (T = 1, `seed`) from `base` — the
  * frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first asked. Only
- * replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they call no tool).
+ * replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they call no tool),
+ * and with `minGain` only those the hint made likelier: log π_hinted(reply) − log π_base(reply | the un-hinted prompt)
+ * above it, summed over the reply — a confident reply the base writes as readily without the hint (another user's
+ * style the base ties to that question, a memorised answer) is not what the hint asked for.
  */
 export async function hintedTeacherDemos(
   base: PolicyModel,
   sources: readonly HintedTurn[],
-  opts: { samples: number; minLogprob: number; maxTokens: number; seed: number },
+  opts: { samples: number; minLogprob: number; minGain?: number; maxTokens: number; seed: number },
 ): Promise<HintedDemo[]> {
   const ctxLen = base.config.ctx;
   const budget = ctxLen - opts.maxTokens;
@@ -525,11 +529,15 @@ export async function hintedTeacherDemos(
     jobs.map((j) => j.hinted),
     { maxTokens: opts.maxTokens, temperature: 1, seed: opts.seed },
   );
-  return gens.flatMap((g, i) =>
+  const kept = gens.flatMap((g, i) =>
     jobs[i].promptIds.length + g.tokenIds.length <= ctxLen && isDemonstration(g, opts.minLogprob)
       ? [{ ...hindsightDemo(jobs[i].promptIds, g.tokenIds, g.logprobs), hintedPromptIds: jobs[i].hinted }]
       : [],
   );
+  if (opts.minGain === undefined || !kept.length) return kept;
+  const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+  const unhinted = scoreBatch(base, kept);
+  return kept.filter((d, i) => sum(d.oldLogprobs) - sum(unhinted[i]!) > opts.minGain!);
 }
 
 /** A hindsight demonstration with the hinted prompt it was sampled from (the teacher's context for its tokens). */

@@ -2209,6 +2209,7 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  hindsightMinGain?: number;
                   /** @default 0 */
                   stylePrompts: number;
                   /** @default false */
@@ -2786,6 +2787,7 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              hindsightMinGain?: number;
               /** @default 0 */
               stylePrompts?: number;
               /** @default false */
@@ -3342,6 +3344,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -3974,6 +3977,7 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  hindsightMinGain?: number;
                   /** @default 0 */
                   stylePrompts: number;
                   /** @default false */
@@ -4561,6 +4565,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -7356,6 +7361,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -7961,6 +7967,7 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              hindsightMinGain?: number;
               /** @default 0 */
               stylePrompts?: number;
               /** @default false */
@@ -8517,6 +8524,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -9110,6 +9118,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -9703,6 +9712,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -10290,6 +10300,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */
@@ -10878,6 +10889,7 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
                 /** @default false */

@@ -222,6 +222,45 @@ describe("hindsight demonstrations", () => {
     ).toEqual([]);
   });
 
+  it("with hindsightMinGain keeps only the replies the hint made likelier than the base finds them un-hinted", async () => {
+    const hint = "The user wants a bullet list.";
+    const source: HindsightSource = {
+      messages: [Q],
+      tools: undefined,
+      promptIds: served,
+      turn: { tokenIds: [69, 260] },
+      hint,
+      reward: -1,
+    };
+    const base = microModel(9, 4, micro);
+    const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
+    const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    // By hand: each reply's log-prob with the hint (as sampled) minus the base's on the served prompt, summed.
+    const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+    const unhinted = scoreBatch(
+      base,
+      gens.map((g) => ({ promptIds: served, responseIds: g.tokenIds })),
+    );
+    const gains = gens.map((g, i) => sum(g.logprobs) - sum(unhinted[i]!));
+    expect(gains[0]).not.toBe(gains[1]);
+    const withGain = (hindsightMinGain: number | undefined) => ({
+      config: ExperimentConfigSchema.parse({
+        method: "combine",
+        hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, hindsightMinGain },
+        serving: { maxTokens: 24 },
+      }),
+      model: model(),
+      base,
+      seed: 3,
+    });
+    const between = (gains[0]! + gains[1]!) / 2; // only the reply with the larger gain is above it
+    const kept = await hindsightDemos([source], withGain(between));
+    expect(kept.map((d) => d.responseIds)).toEqual([gens[gains.indexOf(Math.max(...gains))]!.tokenIds]);
+    expect(await hindsightDemos([source], withGain(Math.max(...gains)))).toEqual([]);
+    // unset: off, both kept
+    expect(await hindsightDemos([source], withGain(undefined))).toHaveLength(2);
+  });
+
   it("takes as demonstrations only confident teacher replies that answer in text, not with a tool call", () => {
     const reply = (text: string, logprobs: number[]) => ({ text, tokenIds: logprobs.map(() => 65), logprobs });
     expect(isDemonstration(reply("- Boil it\n- Cool it", [-0.1, -0.1]), -0.15)).toBe(true);

@@ -189,7 +189,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
   // Where each default comes from: the trainer backend's own for this method (measured), else OpenClaw-RL's.
   const origin = (key: keyof typeof REFERENCE_HYPER, what = "") => {
     const own = hyperDefaultsFor(trainerBackend, method)[key];
-    const ref = `OpenClaw-RL default ${String(REFERENCE_HYPER[key])}`;
+    const ref = `OpenClaw-RL default ${String(REFERENCE_HYPER[key] ?? "unset")}`;
     return [what, own !== undefined ? `${trainerBackend} trainer default ${String(own)} (measured); ${ref}` : ref]
       .filter(Boolean)
       .join(" · ");
@@ -569,6 +569,16 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "hindsightMinLogprob",
                   "OPD, Combine: a teacher reply becomes a demonstration only if the hinted teacher is this confident in it (drops babble); −10 keeps all",
                 ),
+              )}
+              {num(
+                "Hindsight: least gain from the hint (nats)",
+                "hyper.hindsightMinGain",
+                "any",
+                origin(
+                  "hindsightMinGain",
+                  "OPD, Combine: a teacher reply becomes a demonstration only if the hint made it likelier than the base finds it without the hint, by more than this (summed over the reply); blank: off",
+                ),
+                true,
               )}
               {num(
                 "Style prompts per step (OPD, Combine)",
