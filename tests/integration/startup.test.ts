@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/fixtures";
+import { freePorts } from "../helpers/freePorts";
 import { processesWithDataDir } from "../helpers/processes";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "ocrl-start-"));
@@ -16,17 +17,17 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe("npm start on a fresh machine", () => {
   it("brings everything up on embedded Postgres + spawned Redis, admin logs in and creates an experiment, Ctrl-C stops all", async () => {
-    const webPort = 45000 + Math.floor(Math.random() * 1000);
+    const [webPort, pgPort, redisPort, proxyPort] = await freePorts(4);
     // A clean environment: nothing of the test runner's database, Redis or secret leaks in.
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATA_DIR: dataDir,
       PROBE_POSTGRES_URL: "postgresql://postgres@127.0.0.1:1/postgres",
       PROBE_REDIS_URL: "redis://127.0.0.1:1",
-      EMBEDDED_PG_PORT: String(webPort + 1000),
-      SPAWNED_REDIS_PORT: String(webPort + 2000),
+      EMBEDDED_PG_PORT: String(pgPort),
+      SPAWNED_REDIS_PORT: String(redisPort),
       WEB_PORT: String(webPort),
-      PROXY_PORT: String(webPort + 3000),
+      PROXY_PORT: String(proxyPort),
     };
     for (const k of ["DATABASE_URL", "REDIS_URL", "SECRET_KEY", "NODE_ENV", "REDIS_PREFIX"]) delete env[k];
     const child = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
