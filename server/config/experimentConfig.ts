@@ -174,7 +174,7 @@ export const HyperparamsSchema = z.object({
    * hinted teacher minus under the frozen base on the un-hinted prompt, summed over the reply, above this many nats.
    * Unset: off. With a style hint the embedded base still writes 10–20 % of its confident replies in another style it
    * ties to the prompt (a "Hint:" to a study question, prose, a sign-off); most of those the base writes as readily
-   * without the hint (README "Demonstrations the hint made likelier").
+   * without the hint (README "Combine to step 60, tried this session").
    */
   hindsightMinGain: z.number().min(-100).max(100).optional(),
   /**
@@ -189,7 +189,8 @@ export const HyperparamsSchema = z.object({
    * The style demonstrations of a step whose batch holds no style hint of a user the run has heard one from use that
    * user's latest one (the trainer remembers each end user's, or the anonymous users', latest style hint for the run),
    * so they do not stop when the policy stops being corrected. Without it a well-trained policy's uncorrected batches
-   * had no demonstrations and took the largest, least anchored steps of the run (README "Remembered style hints").
+   * had no demonstrations and took the largest, least anchored steps of the run (README "Combine to step 60, tried this
+   * session").
    * As perUser.rememberedHint for adapters. Departs from the reference, which distils only corrected turns.
    */
   rememberedStyleHints: z.boolean().default(false),

@@ -97,6 +97,7 @@ export async function trainUser(
   // The version covers every fresh turn up to its last sample (held-out ones too, never trained anyway).
   const throughAt = trainable.length < pending.length ? trainable.at(-1)!.createdAt : fresh.at(-1)!.createdAt;
 
+  const seed = userSeed(experimentId, endUserId, pu.seed);
   const parent = served ? deserializeAdapter(new Uint8Array(served.weights), base.config) : null;
   let adapter =
     parent ??
@@ -107,7 +108,7 @@ export async function trainUser(
         alpha: pu.alpha,
         targets: pu.targets === "attention" ? defaultTargets(base.config) : attentionAndMlpTargets(base.config),
       },
-      userSeed(experimentId, endUserId, pu.seed),
+      seed,
     );
   const version = (latest?.version ?? 0) + 1;
   const promptPool = pu.stylePrompts > 0 ? await basePromptPool(config) : [];
@@ -119,7 +120,7 @@ export async function trainUser(
     // Demonstrations are sampled per step with a seed of this user, version and step: a retrained version is the same.
     const step = await userAdapterStep(base, adapter, batch, pu, {
       maxTokens: config.serving.maxTokens,
-      seed: (userSeed(experimentId, endUserId, pu.seed) + version * 1009 + i) >>> 0,
+      seed: (seed + version * 1009 + i) >>> 0,
       promptPool,
     });
     demos += step.demos;

@@ -479,7 +479,7 @@ export async function hindsightDemos(
   const demos = await hintedTeacherDemos(ctx.base, [...sources, ...style], {
     samples: n,
     minLogprob: config.hyper.hindsightMinLogprob,
-    minGain: config.hyper.hindsightMinGain ?? undefined,
+    minGain: config.hyper.hindsightMinGain,
     maxTokens,
     seed: ctx.seed ?? 0,
   });

@@ -190,7 +190,8 @@ describe("hindsight demonstrations", () => {
     expect(conversationHint(topic, undefined)).toBe(topic);
   });
 
-  it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
+  /** A corrected turn with a bullet-list hint, the hinted micro base, and the two replies it samples for it (seed 3). */
+  const bulletTeacher = async () => {
     const hint = "The user wants a bullet list.";
     const source: HindsightSource = {
       messages: [Q],
@@ -203,6 +204,11 @@ describe("hindsight demonstrations", () => {
     const base = microModel(9, 4, micro);
     const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
     const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    return { source, base, gens };
+  };
+
+  it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
+    const { source, base, gens } = await bulletTeacher();
     const means = gens.map((g) => g.logprobs.reduce((a, b) => a + b, 0) / g.logprobs.length);
     expect(means[0]).not.toBe(means[1]);
     const cut = Math.max(...means); // only the more confident reply reaches it
@@ -223,18 +229,7 @@ describe("hindsight demonstrations", () => {
   });
 
   it("with hindsightMinGain keeps only the replies the hint made likelier than the base finds them un-hinted", async () => {
-    const hint = "The user wants a bullet list.";
-    const source: HindsightSource = {
-      messages: [Q],
-      tools: undefined,
-      promptIds: served,
-      turn: { tokenIds: [69, 260] },
-      hint,
-      reward: -1,
-    };
-    const base = microModel(9, 4, micro);
-    const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
-    const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    const { source, base, gens } = await bulletTeacher();
     // By hand: each reply's log-prob with the hint (as sampled) minus the base's on the served prompt, summed.
     const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
     const unhinted = scoreBatch(
