@@ -22,6 +22,7 @@ import { initBackend } from "../../server/engine/backend";
 import { measureCompliance, type PersonaCompliance } from "./compliance";
 import { firstReplyScore, type FirstReplyScore } from "./firstReply";
 import type { Principal } from "../../server/access/principal";
+import { gatedConfig, trainingQuestionGate } from "../lib/gate";
 
 export interface ChildResult {
   method: string;
@@ -38,7 +39,8 @@ export interface ChildResult {
   /** judged reward of the last `window` versions' replies by position: a conversation's first judged reply, or a later one */
   byPosition: { first: PositionReward; later: PositionReward };
   /** first replies to the persona's held-out questions graded as persona-v2 grades them, at fixed versions */
-  firstReply: ({ version: number } & FirstReplyScore)[];
+  /** `version`: graded after that step; `served`, with a gate, the version then served when it is another */
+  firstReply: ({ version: number; served?: number } & FirstReplyScore)[];
 }
 
 /** The versions whose first replies are graded (issue 27's fixed steps, then every 50; and the version the run ends at). */
@@ -72,6 +74,8 @@ export interface ChildOverrides {
   conversationsPerTick?: number;
   /** replies sampled per held-out question when a version is graded (default: firstReply.ts, at least 32 replies) */
   gradeK?: number;
+  /** gated promotion on the persona's training questions, K replies each (run.ts --gateK) */
+  gateK?: number;
 }
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -87,13 +91,15 @@ export async function runChild(
 ): Promise<void> {
   const demo = DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === method);
   if (!demo) throw new Error(`no demo experiment for method ${method}`);
-  const config = demoConfig(demo);
+  let config = demoConfig(demo);
   Object.assign(config.hyper, overrides.hyper);
   // Every version's checkpoint stays: the first replies are graded at fixed versions after the run.
   config.hyper.keepCheckpoints = 1000;
   if (overrides.lr !== undefined) config.hyper.lr = overrides.lr;
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
-  config.policy = { kind: "embedded", checkpoint: path.resolve(overrides.checkpoint) };
+  const baseCheckpoint = path.resolve(overrides.checkpoint);
+  config.policy = { kind: "embedded", checkpoint: baseCheckpoint };
+  if (overrides.gateK !== undefined) config = gatedConfig(config, overrides.gateK);
   const e = await db().experiment.create({
     data: {
       slug: `bench-${method}-${randomBytes(3).toString("hex")}`,
@@ -132,10 +138,11 @@ export async function runChild(
   let lastCheckpoint: string | null = null;
   // Graded as each version goes live (not after the run), so a run cut by a deadline still reports what it reached.
   const firstReply: ChildResult["firstReply"] = [];
-  const grade = async (version: number, checkpointPath: string) => {
+  const grade = async (version: number, checkpointPath: string, served = version) => {
     const m = (await loadCheckpoint(checkpointPath)).model;
     firstReply.push({
       version,
+      ...(served !== version ? { served } : {}),
       ...(await firstReplyScore(m, settings.personas[0]!, {
         k: overrides.gradeK,
         maxTokens: config.serving.maxTokens,
@@ -149,7 +156,10 @@ export async function runChild(
       ?.checkpointPath ?? null;
   try {
     await initBackend();
-    await grade(0, config.policy.checkpoint);
+    await grade(0, baseCheckpoint);
+    // The gate's set and the base's score on it (bench/lib/gate.ts): the persona's training questions.
+    const gated =
+      overrides.gateK === undefined ? null : await trainingQuestionGate(e.id, config, settings.personas[0]!);
     const done = await runLockstep({
       experimentId: e.id,
       slug: e.slug,
@@ -164,6 +174,7 @@ export async function runChild(
       until,
       conversationsPerTick: overrides.conversationsPerTick,
       timeoutMs: 300_000,
+      gate: gated?.gate,
       onStep: async (s) => {
         const now = performance.now();
         stepMs.push(now - last);
@@ -184,9 +195,14 @@ export async function runChild(
           klBase: s.metrics["train/kl_base"] ?? null,
           entropy: s.metrics["train/entropy"] ?? null,
           ms: Math.round(stepMs.at(-1)!),
+          // with a gate: the version served after the step, and why the step's own was held back (null: promoted)
+          ...(gated ? { served: s.served, gateHeld: gated.held(s.version) } : {}),
         });
-        const checkpoint = GRADED_VERSIONS.includes(s.version) ? await checkpointOf(s.version) : null;
-        if (checkpoint) await grade(s.version, checkpoint);
+        // Graded after each fixed step: the version then served (with a gate, maybe an earlier one, or the base).
+        if (GRADED_VERSIONS.includes(s.version)) {
+          const served = s.served === 0 ? baseCheckpoint : await checkpointOf(s.served);
+          if (served) await grade(s.version, served, s.served);
+        }
         // the next step's time excludes the grading
         last = performance.now();
       },
@@ -208,12 +224,12 @@ export async function runChild(
           orderBy: { version: "desc" },
         })
       )?.checkpointPath ?? null;
-    const lastGraded = done.at(-1)?.version;
-    if (lastGraded !== undefined && !firstReply.some((f) => f.version === lastGraded)) {
-      const checkpoint = await checkpointOf(lastGraded);
-      if (checkpoint) await grade(lastGraded, checkpoint);
+    const lastStep = done.at(-1);
+    if (lastStep && !firstReply.some((f) => f.version === lastStep.version)) {
+      const checkpoint = lastStep.served === 0 ? baseCheckpoint : await checkpointOf(lastStep.served);
+      if (checkpoint) await grade(lastStep.version, checkpoint, lastStep.served);
     }
-    const finalModel = (await loadCheckpoint(lastCheckpoint ?? config.policy.checkpoint)).model;
+    const finalModel = (await loadCheckpoint(lastCheckpoint ?? baseCheckpoint)).model;
     const [final] = await measureCompliance(finalModel, { samples: 32, personas: [settings.personas[0]!] });
     disposeModel(finalModel);
     const tail = kl.slice(-10).filter(Number.isFinite);

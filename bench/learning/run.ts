@@ -12,6 +12,7 @@
  *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png] [--record bench/out/learning-<time>.json]
  *                                 [--until 2026-12-03T14:15:00Z] [--conversationsPerTick 10] [--gradeK 4]
+ *                                 [--gateK 2]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -97,6 +98,13 @@ const ArgsSchema = z
     /** replies sampled per held-out question at each graded version (default: 4, or more for at least 32
      * replies — 16 for Sam's two held-out questions) */
     gradeK: z.coerce.number().int().min(1).max(64).optional(),
+    /**
+     * gated promotion (serving.promotion "gated"), the gate's eval set the persona's own training questions — the ones
+     * its users ask, never the held-out ones graded here: K replies per question (the demo's evaluation settings
+     * otherwise). Each step's version is evaluated and gated before the next conversation; the trainer continues
+     * from the version served, and the graded versions are the ones served after each fixed step.
+     */
+    gateK: z.coerce.number().int().min(1).max(16).optional(),
     /** overrides the simulated users' most replies per conversation */
     maxTurns: z.coerce.number().int().min(1).optional(),
     /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
@@ -128,6 +136,7 @@ const CHILD_FLAGS = [
   "maxConversations",
   "conversationsPerTick",
   "gradeK",
+  "gateK",
   "until",
 ] as const satisfies readonly (keyof Args)[];
 
@@ -237,14 +246,14 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv, live: Liv
       }
       if (msg.type === "step" && (Number(msg.step) % 10 === 0 || process.env.BENCH_VERBOSE))
         console.log(
-          `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.demos ?? 0} demonstrations (nll ${Number(msg.demoNll).toFixed(3)}), grad norm ${Number(msg.gradNorm).toFixed(2)}, KL to the base ${Number(msg.kl).toFixed(3)}${msg.klBase == null ? "" : ` (exact ${Number(msg.klBase).toFixed(3)})`}, ${msg.ms} ms`,
+          `  ${LABELS[job.name]} seed ${job.seed} step ${msg.step}: ${msg.conversations} conversations, batch eval score ${Number(msg.evalScore).toFixed(2)}, ${msg.demos ?? 0} demonstrations (nll ${Number(msg.demoNll).toFixed(3)}), grad norm ${Number(msg.gradNorm).toFixed(2)}, KL to the base ${Number(msg.kl).toFixed(3)}${msg.klBase == null ? "" : ` (exact ${Number(msg.klBase).toFixed(3)})`}, ${msg.ms} ms${msg.served === undefined ? "" : `, serving v${msg.served}`}`,
         );
       if (msg.type === "firstReply") {
         const f = msg as unknown as ChildResult["firstReply"][number];
         run.firstReply.push(f);
         live.write();
         console.log(
-          `  ${LABELS[job.name]} seed ${job.seed} v${f.version}: first replies in style and on topic ${f.sampled.both.toFixed(2)} (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
+          `  ${LABELS[job.name]} seed ${job.seed} v${f.version}${f.served === undefined ? "" : ` (serving v${f.served})`}: first replies in style and on topic ${f.sampled.both.toFixed(2)} (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
         );
       }
       if (msg.type === "result") result = msg as unknown as ChildResult;
@@ -479,6 +488,7 @@ async function main() {
         checkpoint: args.checkpoint,
         conversationsPerTick: args.conversationsPerTick,
         gradeK: args.gradeK,
+        gateK: args.gateK,
       },
       args.window,
       args.maxConversations,

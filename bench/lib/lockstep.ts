@@ -37,11 +37,19 @@ export interface LockstepOptions {
   until?: number;
   /** awaited before the next conversation, so work done here (grading the new version) sees the loop paused */
   onStep?: (step: LockstepStep) => void | Promise<void>;
+  /**
+   * A gated experiment (serving.promotion "gated"): awaited after each step, whose version is a CANDIDATE until this
+   * evaluates it and applies the gate; the next conversation then waits for whatever version is ACTIVE after it.
+   * Without it every step must go live.
+   */
+  gate?: (step: { step: number; version: number }) => Promise<void>;
 }
 
 export interface LockstepStep {
   step: number;
   version: number;
+  /** the version served after the step: `version`, or with a gate the one ACTIVE after it */
+  served: number;
   /** conversations held so far */
   conversations: number;
   metrics: Record<string, number>;
@@ -89,15 +97,26 @@ export async function runLockstep(o: LockstepOptions): Promise<LockstepStep[]> {
     await waitFor(`the judge on conversation ${k - 1}`, () => allJudged(o.experimentId), timeoutMs, signal);
     const { step } = await o.trainer.tick(o.runId);
     if (!step) continue;
-    if (step.outcome !== "ACTIVE")
-      throw new Error(`step ${step.step} was ${step.outcome}: lockstep expects every step to go live`);
+    if (step.outcome !== (o.gate ? "CANDIDATE" : "ACTIVE"))
+      throw new Error(
+        `step ${step.step} was ${step.outcome}: lockstep expects every step to ${o.gate ? "await its gate" : "go live"}`,
+      );
+    await o.gate?.(step);
+    const served = o.gate
+      ? ((
+          await db().policyVersion.findFirst({
+            where: { experimentId: o.experimentId, status: "ACTIVE" },
+            select: { version: true },
+          })
+        )?.version ?? 0)
+      : step.version;
     await waitFor(
-      `the proxy to serve version ${step.version}`,
-      () => o.proxy.experiments.get(o.experimentId)?.policyVersion === step.version,
+      `the proxy to serve version ${served}`,
+      () => (o.proxy.experiments.get(o.experimentId)?.policyVersion ?? 0) === served,
       timeoutMs,
       signal,
     );
-    const record = { step: step.step, version: step.version, conversations: k, metrics: step.metrics };
+    const record = { step: step.step, version: step.version, served, conversations: k, metrics: step.metrics };
     steps.push(record);
     await o.onStep?.(record);
   }

@@ -1,0 +1,53 @@
+// Gated promotion in lockstep (bench/lib/lockstep.ts `gate`): the gate's eval set is a persona's training questions —
+// the ones its simulated users ask, never the held-out ones bench/learning grades — so a version is promoted on
+// questions the proof does not use. After each step its version is evaluated (server/evaluation/runner.ts, the
+// experiment's evaluation settings) and the product's gate applied (server/evaluation/gate.ts); the trainer continues
+// from the version served.
+import type { ExperimentConfig } from "../../server/config/experimentConfig";
+import { applyGate } from "../../server/evaluation/gate";
+import { evaluateVersion } from "../../server/evaluation/runner";
+import { writeSetVersion } from "../../server/evaluation/sets";
+import { getPersona, questionsFor } from "../../server/simulation/personas";
+
+/** The gate's eval set. */
+export const GATE_SET = "gate: training questions";
+
+/** `config` gated on GATE_SET with `k` replies per question (before the experiment is created with it). */
+export function gatedConfig(config: ExperimentConfig, k: number): ExperimentConfig {
+  return {
+    ...config,
+    serving: { ...config.serving, promotion: "gated" },
+    evaluation: { ...config.evaluation, enabled: true, every: 1, set: GATE_SET, k },
+  };
+}
+
+/**
+ * Writes the gate's set for `experimentId` (created with a gatedConfig), evaluates the served base, and returns the
+ * lockstep's gate: each step's version evaluated and gated. `held(version)` says why a version was held back (null:
+ * promoted, or not gated yet).
+ */
+export async function trainingQuestionGate(experimentId: string, config: ExperimentConfig, personaId: string) {
+  const { setVersionId } = await writeSetVersion({
+    experimentId,
+    name: GATE_SET,
+    source: "upload",
+    mode: "replace",
+    items: questionsFor(getPersona(personaId)).map((q) => ({
+      key: `${personaId}/${q.id}`,
+      messages: [{ role: "user", content: q.text }],
+      reference: null,
+      rubric: null,
+      persona: personaId,
+      sourceTurnId: null,
+    })),
+  });
+  await evaluateVersion(experimentId, 0, setVersionId);
+  const reasons = new Map<number, string>();
+  return {
+    held: (version: number) => reasons.get(version) ?? null,
+    gate: async ({ version }: { version: number }) => {
+      await evaluateVersion(experimentId, version, setVersionId);
+      for (const h of (await applyGate(experimentId, config, setVersionId)).held) reasons.set(h.version, h.reason);
+    },
+  };
+}
