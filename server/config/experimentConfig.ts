@@ -316,6 +316,12 @@ export const ServingSchema = z.object({
       tolerance: z.number().min(0).max(1).default(0.05),
       /** and, when set, eval ≥ floor */
       floor: z.number().min(0).max(1).optional(),
+      /**
+       * the eval set the gate reads (default: evaluation.set). Another set than the one the Evaluation page reports —
+       * e.g. the questions the users ask, against held-out ones — keeps the reported score from being the one each
+       * served version was selected on. Not with evaluation.tasks (that gate reads the task set's held-out split).
+       */
+      set: z.string().trim().min(1).max(200).optional(),
     })
     .default({ tolerance: 0.05 }),
   /** Roll back when the served version's live judged reward falls below its predecessor's by `margin`. */
@@ -624,6 +630,14 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       code: "custom",
       path: ["serving", "promotion"],
       message: "gated promotion needs evaluation.enabled: nothing would ever be promoted",
+    });
+  }
+  if (cfg.serving.gate.set !== undefined && cfg.evaluation.tasks) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["serving", "gate", "set"],
+      message:
+        "an environment experiment's gate reads its task set's held-out split (evaluation.tasks), not an eval set",
     });
   }
   if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {

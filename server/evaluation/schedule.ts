@@ -2,8 +2,9 @@
 // while the job exists, and an existing evaluation row is never queued again unless it is re-requested).
 // Due, per experiment with evaluation enabled and an eval set: version 0 (the base checkpoint) and every
 // `every`-th version; under gated promotion also the served version and the newest candidates, whatever
-// their number, since the gate needs both scores. An environment experiment (`evaluation.tasks`) is evaluated
-// the same way on its task set's held-out split, as episodes (episodes.ts).
+// their number, since the gate needs both scores — on the gate's own set when `serving.gate.set` names another
+// than the reported one (each set then gets its own per-pass share). An environment experiment (`evaluation.tasks`)
+// is evaluated the same way on its task set's held-out split, as episodes (episodes.ts).
 import { db } from "../platform/db/client";
 import { enqueue } from "../platform/bus/queues";
 import { checkAutoRollback, applyGate } from "./gate";
@@ -11,7 +12,7 @@ import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion } from "./sets";
 import { gateOnTasks, taskEvaluationTarget, versionPassRates } from "./taskRates";
 
-/** At most this many versions are queued per experiment per pass (newest first). */
+/** At most this many versions are queued per experiment and set per pass (newest first). */
 const PER_PASS = 3;
 const CANDIDATES_PER_PASS = 2;
 
@@ -40,31 +41,6 @@ export async function scheduleEvaluations(
     if (!config.evaluation.enabled) continue;
     // An environment experiment evaluates on its task set's held-out split (episodes.ts), else on an eval set.
     const tasks = config.evaluation.tasks;
-    let svId: string;
-    let evaluated: number[];
-    if (tasks) {
-      const target = await taskEvaluationTarget(id, tasks);
-      if (!target) continue;
-      svId = target.setVersion.id;
-      const rates = await versionPassRates(id, svId, tasks.k);
-      const gate = await gateOnTasks(id, config, rates);
-      if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
-      evaluated = rates.map((r) => r.version);
-    } else {
-      const current = await currentSetVersion(id, config.evaluation.set);
-      if (!current) continue;
-      svId = current.setVersion.id;
-      const gate = await applyGate(id, config, svId);
-      if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
-      evaluated = (
-        await db().evaluation.findMany({
-          where: { experimentId: id, setVersionId: svId },
-          select: { policyVersion: true },
-        })
-      ).map((e) => e.policyVersion);
-    }
-    const target = tasks ? ("tasks" as const) : ("evalSet" as const);
-
     const [versions, active] = await Promise.all([
       db().policyVersion.findMany({
         where: { experimentId: id },
@@ -73,33 +49,88 @@ export async function scheduleEvaluations(
       }),
       db().policyVersion.findFirst({ where: { experimentId: id, status: "ACTIVE" }, select: { version: true } }),
     ]);
-    const seen = new Set(evaluated);
     const served = active?.version ?? 0;
+    const gated = config.serving.promotion === "gated";
+    // What the gate needs: the served version and the newest candidates, whatever their number.
+    const forGate = gated
+      ? [
+          served,
+          ...versions
+            .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
+            .slice(0, CANDIDATES_PER_PASS)
+            .map((v) => v.version),
+        ]
+      : [];
+    // What the Evaluation page reports: the base and every N-th version (an external upstream: what it serves now).
     const embedded = config.policy.kind === "embedded";
-    const due: number[] = [];
-    const want = (v: number) => !seen.has(v) && !due.includes(v) && due.push(v);
-    if (config.serving.promotion === "gated") {
-      want(served);
-      versions
-        .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
-        .slice(0, CANDIDATES_PER_PASS)
-        .forEach((v) => want(v.version));
-    }
-    if (embedded) {
-      for (const v of versions)
-        if (v.version % config.evaluation.every === 0 && v.checkpointPath && due.length < PER_PASS) want(v.version);
-      if (due.length < PER_PASS) want(0);
-    } else if (served % config.evaluation.every === 0) {
-      want(served); // an external upstream can only be evaluated on what it serves now
-    }
-    for (const version of due) {
-      await enqueue(
-        "evaluate",
-        { experimentId: id, version, setVersionId: svId, target },
-        evaluateJobId(id, version, svId),
+    const forReport = embedded
+      ? [
+          ...versions
+            .filter((v) => v.version % config.evaluation.every === 0 && v.checkpointPath)
+            .map((v) => v.version),
+          0,
+        ]
+      : served % config.evaluation.every === 0
+        ? [served]
+        : [];
+    const queue = async (
+      svId: string,
+      evaluated: readonly number[],
+      target: "tasks" | "evalSet",
+      ...lists: number[][]
+    ) => {
+      const seen = new Set(evaluated);
+      const due: number[] = [];
+      for (const v of lists.flat()) if (due.length < PER_PASS && !seen.has(v) && !due.includes(v)) due.push(v);
+      for (const version of due) {
+        await enqueue(
+          "evaluate",
+          { experimentId: id, version, setVersionId: svId, target },
+          evaluateJobId(id, version, svId),
+        );
+        out.queued.push({ experimentId: id, version });
+      }
+    };
+    // An environment experiment evaluates on its task set's held-out split (episodes.ts), else on an eval set.
+    if (tasks) {
+      const target = await taskEvaluationTarget(id, tasks);
+      if (!target) continue;
+      const rates = await versionPassRates(id, target.setVersion.id, tasks.k);
+      const gate = await gateOnTasks(id, config, rates);
+      if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
+      await queue(
+        target.setVersion.id,
+        rates.map((r) => r.version),
+        "tasks",
+        forGate,
+        forReport,
       );
-      out.queued.push({ experimentId: id, version });
+      continue;
     }
+    const reported = await currentSetVersion(id, config.evaluation.set);
+    // serving.gate.set: the gate reads another set than the one reported, each queued on its own
+    const gateSet = config.serving.gate.set ? await currentSetVersion(id, config.serving.gate.set) : reported;
+    if (gateSet) {
+      const gate = await applyGate(id, config, gateSet.setVersion.id);
+      if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
+    }
+    const evaluatedOn = async (svId: string) =>
+      (
+        await db().evaluation.findMany({
+          where: { experimentId: id, setVersionId: svId },
+          select: { policyVersion: true },
+        })
+      ).map((e) => e.policyVersion);
+    if (gateSet && gateSet.setVersion.id !== reported?.setVersion.id)
+      await queue(gateSet.setVersion.id, await evaluatedOn(gateSet.setVersion.id), "evalSet", forGate);
+    if (reported)
+      await queue(
+        reported.setVersion.id,
+        await evaluatedOn(reported.setVersion.id),
+        "evalSet",
+        gateSet?.setVersion.id === reported.setVersion.id ? forGate : [],
+        forReport,
+      );
   }
   return out;
 }

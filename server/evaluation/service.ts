@@ -168,6 +168,9 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
   const e = await loadExperimentFor(p, input.experimentId);
   const config = ExperimentConfigSchema.parse(e.config);
   const current = await currentSetVersion(e.id, config.evaluation.set);
+  // serving.gate.set: the gate's own set, when it is another than the reported one
+  const gateSet = config.serving.gate.set ? await currentSetVersion(e.id, config.serving.gate.set) : null;
+  const gateSvId = gateSet && gateSet.setVersion.id !== current?.setVersion.id ? gateSet.setVersion.id : null;
   const [versions, evaluations] = await Promise.all([
     db().policyVersion.findMany({ where: { experimentId: e.id }, orderBy: { version: "desc" }, take: input.limit }),
     db().evaluation.findMany({
@@ -179,9 +182,10 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
   ]);
   const nums = [0, ...versions.map((v) => v.version)];
   const rewards = await liveRewards(e.id, nums);
-  const onCurrent = new Map(
-    evaluations.filter((x) => x.setVersionId === current?.setVersion.id).map((x) => [x.policyVersion, x]),
-  );
+  const onSet = (svId: string | null | undefined) =>
+    new Map(evaluations.filter((x) => svId && x.setVersionId === svId).map((x) => [x.policyVersion, x]));
+  const onCurrent = onSet(current?.setVersion.id);
+  const onGate = onSet(gateSvId);
   const served = versions.find((v) => v.status === "ACTIVE")?.version ?? 0;
   const view = (x: (typeof evaluations)[number]) => ({
     id: x.id,
@@ -214,6 +218,8 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
         step: v?.step ?? null,
         gateReason: v?.gateReason ?? null,
         evaluation: ev ? view(ev) : null,
+        /** the score the gate read, on its own set (serving.gate.set); null when the gate reads the reported set */
+        gateEvaluation: onGate.has(n) ? view(onGate.get(n)!) : null,
         trainingReward: r ? r.reward : null,
         rewardTurns: r?.turns ?? 0,
       };
@@ -233,10 +239,18 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
           items: current.setVersion.itemCount,
         }
       : null,
+    /** the gate's own set (serving.gate.set), when it is another than `set`; named but not created yet: missing */
+    gateSet: gateSet
+      ? gateSvId
+        ? { name: gateSet.set.name, version: gateSet.setVersion.version, items: gateSet.setVersion.itemCount }
+        : null
+      : config.serving.gate.set
+        ? { name: config.serving.gate.set, version: null, items: 0 }
+        : null,
     versions: rows,
     candidates: rows
       .filter((r) => r.status === "CANDIDATE")
-      .map((r) => ({ version: r.version, reason: r.gateReason, evaluation: r.evaluation })),
+      .map((r) => ({ version: r.version, reason: r.gateReason, evaluation: r.gateEvaluation ?? r.evaluation })),
     recent: evaluations.slice(0, 20).map(view),
   };
 }

@@ -2280,6 +2280,7 @@ export interface operations {
                     /** @default 0.05 */
                     tolerance: number;
                     floor?: number;
+                    set?: string;
                   };
                   /**
                    * @default {
@@ -2858,6 +2859,7 @@ export interface operations {
                 /** @default 0.05 */
                 tolerance?: number;
                 floor?: number;
+                set?: string;
               };
               /**
                * @default {
@@ -3415,6 +3417,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -4048,6 +4051,7 @@ export interface operations {
                     /** @default 0.05 */
                     tolerance: number;
                     floor?: number;
+                    set?: string;
                   };
                   /**
                    * @default {
@@ -4636,6 +4640,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -6207,6 +6212,7 @@ export interface operations {
             gate: {
               tolerance: number | null;
               floor?: number | null;
+              set?: string;
             };
             evaluationEnabled: boolean;
             set: {
@@ -6216,12 +6222,36 @@ export interface operations {
               setVersionId: string;
               items: number | null;
             } | null;
+            gateSet: {
+              name: string;
+              version: number | null;
+              items: number | null;
+            } | null;
             versions: {
               version: number | null;
               status: string;
               step: number | null;
               gateReason: string | null;
               evaluation: {
+                id: string;
+                version: number | null;
+                status: string;
+                grader: string;
+                graderVersion: string;
+                mean: number | null;
+                ciLow: number | null;
+                ciHigh: number | null;
+                items: number | null;
+                replies: number | null;
+                promptTokens: number | null;
+                replyTokens: number | null;
+                durationMs: number | null;
+                error: string | null;
+                set: string;
+                setVersionId: string;
+                finishedAt: string | null;
+              } | null;
+              gateEvaluation: {
                 id: string;
                 version: number | null;
                 status: string;
@@ -7432,6 +7462,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -8038,6 +8069,7 @@ export interface operations {
                 /** @default 0.05 */
                 tolerance?: number;
                 floor?: number;
+                set?: string;
               };
               /**
                * @default {
@@ -8595,6 +8627,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -9189,6 +9222,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -9783,6 +9817,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -10371,6 +10406,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {
@@ -10960,6 +10996,7 @@ export interface operations {
                   /** @default 0.05 */
                   tolerance: number;
                   floor?: number;
+                  set?: string;
                 };
                 /**
                  * @default {

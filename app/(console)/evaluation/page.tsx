@@ -60,7 +60,8 @@ function Evaluation() {
         Is it learning? Every evaluated policy version answers the same held-out prompts (never seen as training
         traffic) with fixed sampling settings and seeds; a grader scores each reply from 0 to 1. The training reward is
         what the judge gave the turns that version served live. A gated experiment serves a new version only once its
-        eval score is at least the served one&apos;s minus the tolerance.
+        eval score is at least the served one&apos;s minus the tolerance — on the gate set when one is named, so the
+        eval score here is not the one each served version was picked on.
       </p>
       <div className="filters">
         <ExperimentSelect
@@ -88,6 +89,16 @@ function Evaluation() {
               <dd>
                 {d.set ? `${d.set.name} v${d.set.version} (${d.set.items} prompts)` : "none yet — create one below"}
               </dd>
+              {d.gateSet && (
+                <>
+                  <dt>Gate set</dt>
+                  <dd data-testid="eval-gate-set">
+                    {d.gateSet.version !== null
+                      ? `${d.gateSet.name} v${d.gateSet.version} (${d.gateSet.items} prompts): the gate reads this set, not the eval set`
+                      : `${d.gateSet.name} — not created yet: nothing is promoted until it exists`}
+                  </dd>
+                </>
+              )}
               <dt>Evaluation</dt>
               <dd>
                 {d.evaluationEnabled ? (
@@ -118,7 +129,7 @@ function Evaluation() {
                 <thead>
                   <tr>
                     <th>Version</th>
-                    <th>Eval</th>
+                    <th>{d.gateSet ? "Gate score" : "Eval"}</th>
                     <th>Reason</th>
                   </tr>
                 </thead>
@@ -144,6 +155,7 @@ function Evaluation() {
                   <th>Version</th>
                   <th>Status</th>
                   <th>Eval (95% CI)</th>
+                  {d.gateSet && <th>Gate score</th>}
                   <th>Training reward</th>
                   <th>Cost</th>
                   <th>Grader</th>
@@ -169,6 +181,15 @@ function Evaluation() {
                       {v.evaluation?.status === "PARTIAL" ? " (budget hit)" : ""}
                       {v.evaluation?.error ? <span className="field-error"> {v.evaluation.error}</span> : null}
                     </td>
+                    {d.gateSet && (
+                      <td data-testid={`gate-score-${v.version}`}>
+                        {v.gateEvaluation
+                          ? v.gateEvaluation.mean !== null
+                            ? pct(v.gateEvaluation.mean)
+                            : v.gateEvaluation.status.toLowerCase()
+                          : "—"}
+                      </td>
+                    )}
                     <td>
                       {v.trainingReward !== null
                         ? `${v.trainingReward >= 0 ? "+" : ""}${v.trainingReward.toFixed(2)} (${v.rewardTurns} turns)`

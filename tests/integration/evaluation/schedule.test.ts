@@ -2,22 +2,45 @@
 // never one already evaluated on the current set version; under gated promotion the served version and the
 // newest candidates whatever their number.
 import { afterAll, describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { db } from "../../../server/platform/db/client";
 import { closeQueues, queue } from "../../../server/platform/bus/queues";
-import { createPersonaEvalSet } from "../../../server/evaluation/service";
+import { createPersonaEvalSet, evaluationOverview } from "../../../server/evaluation/service";
 import { scheduleEvaluations } from "../../../server/evaluation/schedule";
 import { isolateRedis } from "../../helpers/isolate";
-import { makeExperiment } from "../../helpers/fixtures";
+import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
+import { writeSetVersion } from "../../../server/evaluation/sets";
+import { evaluateJobId } from "../../../server/evaluation/config";
 
 isolateRedis("eval-schedule");
 afterAll(() => closeQueues());
 
-async function versions(experimentId: string, spec: [number, "ACTIVE" | "RETIRED" | "CANDIDATE"][]) {
+async function versions(
+  experimentId: string,
+  spec: [number, "ACTIVE" | "RETIRED" | "CANDIDATE"][],
+  runId: string | null = null,
+) {
   for (const [version, status] of spec)
     await db().policyVersion.create({
-      data: { experimentId, version, status, checkpointPath: `/nowhere/v${version}`, runId: null },
+      data: { experimentId, version, status, checkpointPath: `/nowhere/v${version}`, runId },
     });
 }
+
+/** A finished evaluation of `version` on a set version with score `mean`. */
+const scored = (experimentId: string, setVersionId: string, version: number, mean: number) =>
+  db().evaluation.create({
+    data: {
+      experimentId,
+      policyVersion: version,
+      setVersionId,
+      status: "DONE",
+      grader: "persona",
+      graderVersion: "persona-v2",
+      mean,
+    },
+  });
 
 describe("evaluation scheduler", () => {
   it("queues the base and every N-th version, newest first, skipping evaluated ones", async () => {
@@ -75,6 +98,74 @@ describe("evaluation scheduler", () => {
     const r = await scheduleEvaluations({ experimentIds: [e.id] });
     // three per pass: the base comes on a later pass
     expect(r.queued.map((q) => q.version)).toEqual([1, 4, 3]);
+  });
+
+  it("with a gate set of its own (serving.gate.set), gates on that set and reports on the eval set", async () => {
+    const e = await makeExperiment({
+      method: "grpo",
+      serving: { promotion: "gated", gate: { tolerance: 0.05, set: "asked questions" } },
+      evaluation: { enabled: true, every: 10, set: "held-out personas" },
+    });
+    const reported = await createPersonaEvalSet(null, {
+      experimentId: e.id,
+      name: "held-out personas",
+      personas: ["leo"],
+    });
+    const gateSet = await writeSetVersion({
+      experimentId: e.id,
+      name: "asked questions",
+      source: "upload",
+      mode: "replace",
+      items: [
+        {
+          key: "leo/boil-egg",
+          messages: [{ role: "user", content: "How do I boil an egg?" }],
+          reference: null,
+          rubric: null,
+          persona: "leo",
+          sourceTurnId: null,
+        },
+      ],
+    });
+    await versions(
+      e.id,
+      [
+        [1, "ACTIVE"],
+        [2, "CANDIDATE"],
+        [3, "CANDIDATE"],
+      ],
+      (await makeRun(e.id)).id,
+    );
+    // What each set is due: the gate's the served version and the candidates; the reported one the base (every 10).
+    const first = await scheduleEvaluations({ experimentIds: [e.id] });
+    expect(first.queued.map((q) => q.version)).toEqual([1, 3, 2, 0]);
+    for (const v of [1, 3, 2])
+      expect(await queue("evaluate").getJob(evaluateJobId(e.id, v, gateSet.setVersionId))).toBeDefined();
+    expect(await queue("evaluate").getJob(evaluateJobId(e.id, 0, reported.setVersionId))).toBeDefined();
+    expect(await queue("evaluate").getJob(evaluateJobId(e.id, 3, reported.setVersionId))).toBeUndefined();
+
+    // The gate reads the gate set's scores: v3 passes there (its score on the reported set would not), v2 does not.
+    // (Promotion serves a checkpoint folder that exists.)
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gate-set-"));
+    writeFileSync(path.join(dir, "meta.json"), "{}");
+    await db().policyVersion.updateMany({ where: { experimentId: e.id }, data: { checkpointPath: dir } });
+    await scored(e.id, gateSet.setVersionId, 1, 0.5);
+    await scored(e.id, gateSet.setVersionId, 2, 0.2);
+    await scored(e.id, gateSet.setVersionId, 3, 0.7);
+    await scored(e.id, reported.setVersionId, 1, 0.9);
+    await scored(e.id, reported.setVersionId, 3, 0);
+    const second = await scheduleEvaluations({ experimentIds: [e.id] });
+    expect(second.promoted).toEqual([{ experimentId: e.id, version: 3 }]);
+    const v2 = await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 2 } });
+    expect(v2.gateReason).toBe("eval 0.200 < served v1's 0.500 − tolerance 0.050");
+    // The Evaluation page shows both: the reported score, and beside it the one the gate read.
+    const page = await evaluationOverview(ADMIN, { experimentId: e.id, limit: 50 });
+    expect(page.gateSet).toEqual({ name: "asked questions", version: 1, items: 1 });
+    const row = (v: number) => page.versions.find((r) => r.version === v)!;
+    expect([row(3).evaluation?.mean, row(3).gateEvaluation?.mean, row(3).status]).toEqual([0, 0.7, "ACTIVE"]);
+    expect(page.candidates).toEqual([
+      expect.objectContaining({ version: 2, evaluation: expect.objectContaining({ mean: 0.2 }) }),
+    ]);
   });
 
   it("queues nothing without an eval set or with evaluation off", async () => {

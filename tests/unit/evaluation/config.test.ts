@@ -47,5 +47,21 @@ describe("evaluation config", () => {
     ]);
     expect(issues({ serving: { gate: { tolerance: 2 } } })[0]).toMatch(/^serving\.gate\.tolerance:/);
     expect(issues({ serving: { promotion: "gated" }, evaluation: { enabled: true } })).toEqual([]);
+    // the gate's own eval set: a name, and not where the gate reads a task set's held-out split
+    expect(
+      issues({ serving: { promotion: "gated", gate: { set: " asked questions " } }, evaluation: { enabled: true } }),
+    ).toEqual([]);
+    expect(ExperimentConfigSchema.parse({ serving: { gate: { set: " asked questions " } } }).serving.gate.set).toBe(
+      "asked questions",
+    );
+    expect(issues({ serving: { gate: { set: "  " } } })[0]).toMatch(/^serving\.gate\.set:/);
+    expect(
+      issues({
+        serving: { promotion: "gated", gate: { set: "asked questions" } },
+        evaluation: { enabled: true, tasks: { taskSet: "t", environment: "e" } },
+      }),
+    ).toEqual([
+      "serving.gate.set: an environment experiment's gate reads its task set's held-out split (evaluation.tasks), not an eval set",
+    ]);
   });
 });

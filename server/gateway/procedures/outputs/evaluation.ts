@@ -56,92 +56,51 @@ export const EvaluationPersonaSetOutput = z.object({
   items: Num,
 });
 
+/** One evaluation as the Evaluation page lists it (service.ts evaluationOverview `view`). */
+const EvaluationView = z.object({
+  id: z.string(),
+  version: Num,
+  status: z.string(),
+  grader: z.string(),
+  graderVersion: z.string(),
+  mean: Num.nullable(),
+  ciLow: Num.nullable(),
+  ciHigh: Num.nullable(),
+  items: Num,
+  replies: Num,
+  promptTokens: Num,
+  replyTokens: Num,
+  durationMs: Num,
+  error: z.string().nullable(),
+  set: z.string(),
+  setVersionId: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
 export const EvaluationOverviewOutput = z.object({
   experimentId: z.string(),
   servedVersion: Num,
   promotion: z.enum(["always", "gated"]),
-  gate: z.object({ tolerance: Num, floor: Num.optional() }),
+  gate: z.object({ tolerance: Num, floor: Num.optional(), set: z.string().optional() }),
   evaluationEnabled: z.boolean(),
   set: z.object({ id: z.string(), name: z.string(), version: Num, setVersionId: z.string(), items: Num }).nullable(),
+  /** the gate's own set (serving.gate.set) when it is another than `set`; version null: named, not created yet */
+  gateSet: z.object({ name: z.string(), version: Num.nullable(), items: Num }).nullable(),
   versions: z.array(
     z.object({
       version: Num,
       status: z.string(),
       step: Num.nullable(),
       gateReason: z.string().nullable(),
-      evaluation: z
-        .object({
-          id: z.string(),
-          version: Num,
-          status: z.string(),
-          grader: z.string(),
-          graderVersion: z.string(),
-          mean: Num.nullable(),
-          ciLow: Num.nullable(),
-          ciHigh: Num.nullable(),
-          items: Num,
-          replies: Num,
-          promptTokens: Num,
-          replyTokens: Num,
-          durationMs: Num,
-          error: z.string().nullable(),
-          set: z.string(),
-          setVersionId: z.string(),
-          finishedAt: z.string().nullable(),
-        })
-        .nullable(),
+      evaluation: EvaluationView.nullable(),
+      /** the score the gate read on its own set (serving.gate.set); null when it reads `set` */
+      gateEvaluation: EvaluationView.nullable(),
       trainingReward: Num.nullable(),
       rewardTurns: Num,
     }),
   ),
-  candidates: z.array(
-    z.object({
-      version: Num,
-      reason: z.string().nullable(),
-      evaluation: z
-        .object({
-          id: z.string(),
-          version: Num,
-          status: z.string(),
-          grader: z.string(),
-          graderVersion: z.string(),
-          mean: Num.nullable(),
-          ciLow: Num.nullable(),
-          ciHigh: Num.nullable(),
-          items: Num,
-          replies: Num,
-          promptTokens: Num,
-          replyTokens: Num,
-          durationMs: Num,
-          error: z.string().nullable(),
-          set: z.string(),
-          setVersionId: z.string(),
-          finishedAt: z.string().nullable(),
-        })
-        .nullable(),
-    }),
-  ),
-  recent: z.array(
-    z.object({
-      id: z.string(),
-      version: Num,
-      status: z.string(),
-      grader: z.string(),
-      graderVersion: z.string(),
-      mean: Num.nullable(),
-      ciLow: Num.nullable(),
-      ciHigh: Num.nullable(),
-      items: Num,
-      replies: Num,
-      promptTokens: Num,
-      replyTokens: Num,
-      durationMs: Num,
-      error: z.string().nullable(),
-      set: z.string(),
-      setVersionId: z.string(),
-      finishedAt: z.string().nullable(),
-    }),
-  ),
+  candidates: z.array(z.object({ version: Num, reason: z.string().nullable(), evaluation: EvaluationView.nullable() })),
+  recent: z.array(EvaluationView),
 });
 
 export const EvaluationCompareOutput = z.object({
