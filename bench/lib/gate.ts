@@ -6,8 +6,7 @@
 import type { ExperimentConfig } from "../../server/config/experimentConfig";
 import { applyGate } from "../../server/evaluation/gate";
 import { evaluateVersion } from "../../server/evaluation/runner";
-import { writeSetVersion } from "../../server/evaluation/sets";
-import { getPersona, questionsFor } from "../../server/simulation/personas";
+import { createPersonaEvalSet } from "../../server/evaluation/service";
 
 /** The gate's eval set. */
 export const GATE_SET = "gate: training questions";
@@ -27,19 +26,11 @@ export function gatedConfig(config: ExperimentConfig, k: number): ExperimentConf
  * promoted, or not gated yet).
  */
 export async function trainingQuestionGate(experimentId: string, config: ExperimentConfig, personaId: string) {
-  const { setVersionId } = await writeSetVersion({
+  const { setVersionId } = await createPersonaEvalSet(null, {
     experimentId,
     name: GATE_SET,
-    source: "upload",
-    mode: "replace",
-    items: questionsFor(getPersona(personaId)).map((q) => ({
-      key: `${personaId}/${q.id}`,
-      messages: [{ role: "user", content: q.text }],
-      reference: null,
-      rubric: null,
-      persona: personaId,
-      sourceTurnId: null,
-    })),
+    personas: [personaId],
+    questions: "asked",
   });
   await evaluateVersion(experimentId, 0, setVersionId);
   const reasons = new Map<number, string>();

@@ -70,6 +70,11 @@ export const PersonaSetInput = z.object({
   experimentId: IdSchema,
   name: SetNameSchema.default("held-out personas"),
   personas: z.array(z.enum(personaIds)).min(1).max(personaIds.length).optional(),
+  /**
+   * which of the personas' questions: the held-out ones, which the simulated users never ask (what the Evaluation page
+   * reports), or the ones they ask ("asked": a gate set, serving.gate.set, that leaves the held-out ones unselected on)
+   */
+  questions: z.enum(["heldOut", "asked"]).default("heldOut"),
 });
 
 export const EvaluationListInput = z.object({

@@ -145,8 +145,14 @@ export async function addTurnsToEvalSet(p: Principal, input: In<typeof EvalSetAd
   );
 }
 
-/** The persona set: the held-out questions of the experiment's simulated personas (all personas when none is set). */
-export async function createPersonaEvalSet(p: Principal | null, input: In<typeof PersonaSetInput>) {
+/**
+ * The persona set: the held-out questions of the experiment's simulated personas (all personas when none is set), or
+ * the questions those users ask (`questions: "asked"`, a gate set).
+ */
+export async function createPersonaEvalSet(
+  p: Principal | null,
+  input: Omit<In<typeof PersonaSetInput>, "questions"> & Partial<Pick<In<typeof PersonaSetInput>, "questions">>,
+) {
   const e = p
     ? await loadExperimentFor(p, input.experimentId)
     : await db().experiment.findUniqueOrThrow({ where: { id: input.experimentId } });
@@ -155,9 +161,12 @@ export async function createPersonaEvalSet(p: Principal | null, input: In<typeof
   const r = await writeSetVersion({
     experimentId: e.id,
     name: input.name,
-    description: `Held-out questions of ${personas.join(", ")} (never asked by the simulated users)`,
+    description:
+      input.questions === "asked"
+        ? `The questions ${personas.join(", ")} ask (the simulated users' own, none held out)`
+        : `Held-out questions of ${personas.join(", ")} (never asked by the simulated users)`,
     source: "persona",
-    items: personaItems(personas),
+    items: personaItems(personas, input.questions),
     mode: "replace",
   });
   return p ? written(p, e.id, "persona", r) : r;

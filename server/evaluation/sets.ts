@@ -4,7 +4,7 @@
 import { db, type Prisma } from "../platform/db/client";
 import { badRequest, notFound } from "../platform/errors";
 import { reassembleMessages } from "../recording/reassemble";
-import { getPersona, heldOutQuestionsFor } from "../simulation/personas";
+import { getPersona, heldOutQuestionsFor, questionsFor } from "../simulation/personas";
 import { MAX_ITEMS, type EvalItemData } from "./jsonl";
 
 type Tx = Prisma.TransactionClient;
@@ -63,10 +63,17 @@ export async function writeSetVersion(input: WriteSetInput, client: Tx | null = 
   return client ? body(client) : db().$transaction(body);
 }
 
-/** The persona eval set: every held-out question of each persona, asked as a conversation's first message. */
-export function personaItems(personaIds: readonly string[]): EvalItemData[] {
+/**
+ * The persona eval set: every held-out question of each persona (or with "asked", every question its simulated users
+ * ask), asked as a conversation's first message.
+ */
+export function personaItems(
+  personaIds: readonly string[],
+  questions: "heldOut" | "asked" = "heldOut",
+): EvalItemData[] {
+  const of = questions === "asked" ? questionsFor : heldOutQuestionsFor;
   return personaIds.flatMap((id) =>
-    heldOutQuestionsFor(getPersona(id)).map((q) => ({
+    of(getPersona(id)).map((q) => ({
       key: `${id}/${q.id}`,
       messages: [{ role: "user", content: q.text }],
       reference: null,

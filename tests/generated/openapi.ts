@@ -6162,6 +6162,11 @@ export interface operations {
           /** @default held-out personas */
           name?: string;
           personas?: ("maya" | "leo" | "sam" | "ava")[];
+          /**
+           * @default heldOut
+           * @enum {string}
+           */
+          questions?: "heldOut" | "asked";
         };
       };
     };

@@ -1,6 +1,6 @@
 "use client";
-// The experiment's eval sets: versions, JSONL download, JSONL upload (a 400 names the bad line), and the
-// persona set of the simulated users' held-out questions.
+// The experiment's eval sets: versions, JSONL download, JSONL upload (a 400 names the bad line), the persona set
+// of the simulated users' held-out questions, and a gate set of the questions they ask (serving.gate.set).
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC, useTRPCClient } from "../../_lib/trpc";
@@ -95,6 +95,17 @@ export function EvalSets({ experimentId }: { experimentId: string }) {
           }}
         >
           Create persona set
+        </GuardedButton>
+        <GuardedButton
+          perm="write"
+          disabled={persona.pending}
+          title="The questions the simulated users ask (none held out): a set for the promotion gate (serving.gate.set), so the held-out set stays unselected on"
+          onClick={() => {
+            upload.clear();
+            void persona.run({ experimentId, name: "asked questions", questions: "asked" });
+          }}
+        >
+          Create gate set (asked questions)
         </GuardedButton>
       </div>
       <p className="muted" style={{ fontSize: 12 }}>

@@ -11,7 +11,7 @@ import { createPersonaEvalSet, evaluationOverview } from "../../../server/evalua
 import { scheduleEvaluations } from "../../../server/evaluation/schedule";
 import { isolateRedis } from "../../helpers/isolate";
 import { ADMIN, makeExperiment, makeRun } from "../../helpers/fixtures";
-import { writeSetVersion } from "../../../server/evaluation/sets";
+import { getPersona, questionsFor } from "../../../server/simulation/personas";
 import { evaluateJobId } from "../../../server/evaluation/config";
 
 isolateRedis("eval-schedule");
@@ -111,22 +111,20 @@ describe("evaluation scheduler", () => {
       name: "held-out personas",
       personas: ["leo"],
     });
-    const gateSet = await writeSetVersion({
+    // The gate set: the questions Leo asks, none of the held-out ones the eval set reports on.
+    const gateSet = await createPersonaEvalSet(null, {
       experimentId: e.id,
       name: "asked questions",
-      source: "upload",
-      mode: "replace",
-      items: [
-        {
-          key: "leo/boil-egg",
-          messages: [{ role: "user", content: "How do I boil an egg?" }],
-          reference: null,
-          rubric: null,
-          persona: "leo",
-          sourceTurnId: null,
-        },
-      ],
+      personas: ["leo"],
+      questions: "asked",
     });
+    const texts = async (setVersionId: string) =>
+      (await db().evalItem.findMany({ where: { setVersionId } })).map((i) => JSON.stringify(i.messages));
+    const asked = await texts(gateSet.setVersionId);
+    expect(asked).toHaveLength(questionsFor(getPersona("leo")).length);
+    const heldOut = new Set(await texts(reported.setVersionId));
+    expect(heldOut.size).toBeGreaterThan(0);
+    expect(asked.some((t) => heldOut.has(t))).toBe(false);
     await versions(
       e.id,
       [
@@ -160,7 +158,7 @@ describe("evaluation scheduler", () => {
     expect(v2.gateReason).toBe("eval 0.200 < served v1's 0.500 − tolerance 0.050");
     // The Evaluation page shows both: the reported score, and beside it the one the gate read.
     const page = await evaluationOverview(ADMIN, { experimentId: e.id, limit: 50 });
-    expect(page.gateSet).toEqual({ name: "asked questions", version: 1, items: 1 });
+    expect(page.gateSet).toEqual({ name: "asked questions", version: 1, items: asked.length });
     const row = (v: number) => page.versions.find((r) => r.version === v)!;
     expect([row(3).evaluation?.mean, row(3).gateEvaluation?.mean, row(3).status]).toEqual([0, 0.7, "ACTIVE"]);
     expect(page.candidates).toEqual([
