@@ -22,7 +22,7 @@ import { initBackend } from "../../server/engine/backend";
 import { measureCompliance, type PersonaCompliance } from "./compliance";
 import { firstReplyScore, type FirstReplyScore } from "./firstReply";
 import type { Principal } from "../../server/access/principal";
-import { gatedConfig, trainingQuestionGate } from "../lib/gate";
+import { gatedConfig, trainingQuestionGate, ungatedConfig } from "../lib/gate";
 
 export interface ChildResult {
   method: string;
@@ -99,7 +99,7 @@ export async function runChild(
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
   const baseCheckpoint = path.resolve(overrides.checkpoint);
   config.policy = { kind: "embedded", checkpoint: baseCheckpoint };
-  if (overrides.gateK !== undefined) config = gatedConfig(config, overrides.gateK);
+  config = overrides.gateK !== undefined ? gatedConfig(config, overrides.gateK) : ungatedConfig(config);
   const e = await db().experiment.create({
     data: {
       slug: `bench-${method}-${randomBytes(3).toString("hex")}`,

@@ -7,17 +7,23 @@ import type { ExperimentConfig } from "../../server/config/experimentConfig";
 import { applyGate } from "../../server/evaluation/gate";
 import { evaluateVersion } from "../../server/evaluation/runner";
 import { createPersonaEvalSet } from "../../server/evaluation/service";
+import { DEMO_GATE_SET } from "../../server/simulation/demo";
 
-/** The gate's eval set. */
-export const GATE_SET = "gate: training questions";
+/** The gate's eval set: the demo's (the same questions). */
+export const GATE_SET = DEMO_GATE_SET;
 
 /** `config` gated on GATE_SET with `k` replies per question (before the experiment is created with it). */
 export function gatedConfig(config: ExperimentConfig, k: number): ExperimentConfig {
   return {
     ...config,
-    serving: { ...config.serving, promotion: "gated" },
-    evaluation: { ...config.evaluation, enabled: true, every: 1, set: GATE_SET, k },
+    serving: { ...config.serving, promotion: "gated", gate: { ...config.serving.gate, set: GATE_SET } },
+    evaluation: { ...config.evaluation, enabled: true, k },
   };
+}
+
+/** `config` with every step's version served at once: lockstep without a gate, the trainer's own trajectory. */
+export function ungatedConfig(config: ExperimentConfig): ExperimentConfig {
+  return { ...config, serving: { ...config.serving, promotion: "always" } };
 }
 
 /**

@@ -12,6 +12,7 @@ import { seedDemoEnvironments } from "../environments/demo";
 import {
   DEMO_EVAL_SET,
   DEMO_EXPERIMENTS,
+  DEMO_GATE_SET,
   DEMO_PERSONAL_EXPERIMENTS,
   DEMO_PERSONAL_SIMULATION,
   DEMO_SIMULATION,
@@ -27,6 +28,15 @@ export interface SeedResult {
   initKey?: string;
   /** slugs of the demo experiments created now */
   demoExperiments?: string[];
+}
+
+/**
+ * A single-policy demo experiment's eval sets: Leo's held-out questions, which the Evaluation page reports, and the
+ * questions he asks, which the promotion gate reads (server/simulation/demo.ts DEMO_GATE_SET).
+ */
+export async function createDemoEvalSets(experimentId: string): Promise<void> {
+  await createPersonaEvalSet(null, { experimentId, name: DEMO_EVAL_SET });
+  await createPersonaEvalSet(null, { experimentId, name: DEMO_GATE_SET, questions: "asked" });
 }
 
 export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
@@ -56,7 +66,7 @@ export async function seedFirstStart(source?: EnvSource): Promise<SeedResult> {
       );
       await startRun(actor, e.id); // PENDING until the trainer worker picks it up (RUNNING within a second or two)
       await enableSimulation(e.id, DEMO_SIMULATION); // SIMULATE=0 still keeps the worker quiet
-      await createPersonaEvalSet(null, { experimentId: e.id, name: DEMO_EVAL_SET });
+      await createDemoEvalSets(e.id);
       // The agentic tracks' demo sits with the GRPO experiment (its episodes train under its run).
       if (d.slug === "demo-grpo") await seedDemoEnvironments(actor, e.id);
       result.demoExperiments.push(e.slug);

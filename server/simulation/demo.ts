@@ -23,6 +23,11 @@ const PERSONA = "leo";
 
 /** The demo's eval set: the persona set of its simulated users (created by the first-start seed). */
 export const DEMO_EVAL_SET = "held-out personas";
+/**
+ * The demo's gate set: the questions its simulated users ask (created by the first-start seed). The gate reads it and
+ * the Evaluation page reports the held-out set, so the reported score is not the one a served version was picked on.
+ */
+export const DEMO_GATE_SET = "asked questions";
 
 const common = (method: "grpo" | "opd" | "combine"): ExperimentConfigInput => ({
   method,
@@ -30,7 +35,14 @@ const common = (method: "grpo" | "opd" | "combine"): ExperimentConfigInput => ({
   judge: { backend: { kind: "heuristic" } },
   trainer: { backend: "embedded" },
   hyper: { keepCheckpoints: 5 },
-  serving: { maxTokens: 96 },
+  // OPD and Combine gated (README "Held by the gate"): a step's version is served only once it scores on the
+  // questions Leo asks at least the served one's score minus 0.05, and the trainer continues from the version served.
+  // Ungated they reach his style by step 8–12 and drift below it by step 24–32 in the lockstep bench; gated, Combine
+  // held on both seeds measured. GRPO (batch 16, the KL anchor) held ungated on three seeds and is not gated.
+  serving:
+    method === "grpo"
+      ? { maxTokens: 96 }
+      : { maxTokens: 96, promotion: "gated", gate: { tolerance: 0.05, set: DEMO_GATE_SET } },
   // Every third version (and the base) is graded on Leo's held-out questions, which the simulated users
   // never ask (personas.ts HELD_OUT_QUESTION_IDS): the Evaluation page's score next to the training reward.
   evaluation: {
@@ -97,6 +109,8 @@ export const DEMO_PERSONAL_EXPERIMENTS: readonly DemoExperiment[] = [
     config: {
       ...common("grpo"),
       personalization: "per-user",
+      // each user's adapter has a gate of its own (perUser.gateTolerance, on that user's held-out turns)
+      serving: { maxTokens: 96 },
       evaluation: { enabled: false },
     },
   },
@@ -105,7 +119,7 @@ export const DEMO_PERSONAL_EXPERIMENTS: readonly DemoExperiment[] = [
     name: "Demo: the same users on one shared policy",
     description:
       "The same four simulated users with conflicting preferences, on one shared policy trained on all of them (GRPO). Compare with the per-user demo.",
-    config: { ...common("grpo"), evaluation: { enabled: false } },
+    config: { ...common("grpo"), serving: { maxTokens: 96 }, evaluation: { enabled: false } },
   },
 ];
 

@@ -14,6 +14,7 @@ import { recentFirstReplies } from "../../server/evaluation/verdict";
 import type { Principal } from "../../server/access/principal";
 import { makeUser, uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+import { createDemoEvalSets } from "../../server/bootstrap/seed";
 
 /** Steps every demo experiment must have taken before the screenshot. */
 const MIN_STEPS = 3;
@@ -43,6 +44,7 @@ beforeAll(async () => {
     );
     const run = await startRun(actor, e.id);
     await enableSimulation(e.id, DEMO_SIMULATION);
+    await createDemoEvalSets(e.id); // as the first-start seed: the gate's set and the held-out one
     demos.push({ id: e.id, slug: e.slug, method: config.method, runId: run.id });
   }
 });

@@ -38,6 +38,18 @@ describe("first-start seed", () => {
     });
     expect(demos.map((d) => (d.config as { method: string }).method).sort()).toEqual(["combine", "grpo", "opd"]);
     expect(demos.map((d) => d.runs.map((r) => r.status))).toEqual([["PENDING"], ["PENDING"], ["PENDING"]]);
+    // OPD and Combine gated on the questions Leo asks; each evaluated on his held-out ones.
+    for (const d of demos) {
+      const { method, serving } = d.config as { method: string; serving: unknown };
+      expect(serving).toMatchObject(
+        method === "grpo" ? { promotion: "always" } : { promotion: "gated", gate: { set: "asked questions" } },
+      );
+      const sets = await db().evalSet.findMany({ where: { experimentId: d.id }, orderBy: { name: "asc" } });
+      expect(sets.map((x) => [x.name, x.latestVersion])).toEqual([
+        ["asked questions", 1],
+        ["held-out personas", 1],
+      ]);
+    }
     // The agentic demo sits with the GRPO experiment: two environments and two task sets, nothing launched.
     const grpo = demos.find((d) => d.slug === "demo-grpo")!;
     const envs = await db().environment.findMany({ where: { experimentId: grpo.id }, orderBy: { name: "asc" } });

@@ -19,6 +19,7 @@ import { loadCheckpoint } from "../../../server/engine/checkpoint";
 import { disposeModel } from "../../../server/engine/model";
 import { Trainer } from "../../../server/training/loop";
 import { runLockstep } from "../../../bench/lib/lockstep";
+import { ungatedConfig } from "../../../bench/lib/gate";
 import { firstReplyScore, type Rates } from "../../../bench/learning/firstReply";
 import { makeKey, makeRun, uniq, SEEDED_ROW } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";
@@ -73,7 +74,8 @@ afterAll(async () => {
 });
 
 const config = (lr: number) => {
-  const c = demoConfig(DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === METHOD)!);
+  // every step served at once: the trainer's own trajectory (the demo gates promotion)
+  const c = ungatedConfig(demoConfig(DEMO_EXPERIMENTS.find((d) => demoConfig(d).method === METHOD)!));
   c.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
   c.hyper.lr = lr;
   c.evaluation.enabled = false;

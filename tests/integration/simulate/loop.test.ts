@@ -15,6 +15,7 @@ import { startJudgeWorker, type JudgeWorker } from "../../../server/judge/worker
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import { runLockstep } from "../../../bench/lib/lockstep";
+import { ungatedConfig } from "../../../bench/lib/gate";
 import { simulationProgress } from "../../../server/simulation/service";
 import { StepRecordSchema } from "../../../server/training/schemas";
 import { Trainer } from "../../../server/training/loop";
@@ -53,7 +54,8 @@ afterAll(async () => {
 
 describe("simulated users → proxy → judge → trainer → new version served", () => {
   it("runs in lockstep, one served version per step, and every trained sample traces back to a turn and its judgment", async () => {
-    const config = demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!);
+    // every step served at once (the demo gates promotion: tests/integration/simulate/gatedLockstep.test.ts)
+    const config = ungatedConfig(demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!));
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
     const BATCH = config.hyper.batchSize;
     const e = await db().experiment.create({
