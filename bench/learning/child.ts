@@ -5,14 +5,13 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
-import { db, type Prisma } from "../../server/platform/db/client";
+import { db } from "../../server/platform/db/client";
 import { createApiKey } from "../../server/apiKeys/service";
 import { closeQueues } from "../../server/platform/bus/queues";
-import { startJudgeWorker } from "../../server/judge/worker/worker";
 import { startProxy } from "../../server/proxy/server";
 import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
 import type { ExperimentConfig } from "../../server/config/experimentConfig";
-import { runLockstep } from "../lib/lockstep";
+import { lockstepExperiment, lockstepJudge, runLockstep } from "../lib/lockstep";
 import { simulationProgress } from "../../server/simulation/service";
 import type { SimulationSettings } from "../../server/simulation/schemas";
 import { Trainer } from "../../server/training/loop";
@@ -100,35 +99,13 @@ export async function runChild(
   const baseCheckpoint = path.resolve(overrides.checkpoint);
   config.policy = { kind: "embedded", checkpoint: baseCheckpoint };
   config = overrides.gateK !== undefined ? gatedConfig(config, overrides.gateK) : ungatedConfig(config);
-  const e = await db().experiment.create({
-    data: {
-      slug: `bench-${method}-${randomBytes(3).toString("hex")}`,
-      name: `learning bench (${method})`,
-      config: config as unknown as Prisma.InputJsonValue,
-    },
-  });
-  const run = await db().run.create({
-    data: {
-      experimentId: e.id,
-      number: 1,
-      config: config as unknown as Prisma.InputJsonValue,
-      trainerBackend: "embedded",
-      status: "RUNNING",
-      startedAt: new Date(),
-    },
+  const { experiment: e, runId } = await lockstepExperiment(config, {
+    slug: `bench-${method}-${randomBytes(3).toString("hex")}`,
+    name: `learning bench (${method})`,
   });
   const key = await createApiKey(null, { name: "learning bench", scopes: ["proxy", "write", "identity"] });
   const proxy = await startProxy({ port: 0, host: "127.0.0.1", metricsIntervalMs: 3_600_000, log: () => {} });
-  const judge = startJudgeWorker({
-    concurrency: 4,
-    lockDurationMs: 30_000,
-    jobTimeoutMs: 120_000,
-    sweepIntervalMs: 0,
-    sweepMinAgeMs: 30_000,
-    failedRetryAfterMs: 600_000,
-    metricsIntervalMs: 3_600_000,
-    experimentIds: [e.id],
-  });
+  const judge = lockstepJudge(e.id);
   const trainer = new Trainer({});
   const client = new OpenAI({ apiKey: key.key, baseURL: `${proxy.url}/v1`, maxRetries: 0 });
   const t0 = performance.now();
@@ -163,7 +140,7 @@ export async function runChild(
     const done = await runLockstep({
       experimentId: e.id,
       slug: e.slug,
-      runId: run.id,
+      runId,
       proxy,
       client,
       trainer,

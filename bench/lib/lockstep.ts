@@ -4,12 +4,51 @@
 // the proxy serves the new version. The parts are the real ones (proxy, BullMQ judge, trainer); only the pacing is
 // fixed, so the same seeds give the same conversations, judgments and steps.
 import type OpenAI from "openai";
-import { db } from "../../server/platform/db/client";
+import type { ExperimentConfig } from "../../server/config/experimentConfig";
+import { startJudgeWorker, type JudgeWorker } from "../../server/judge/worker/worker";
+import { db, type Prisma } from "../../server/platform/db/client";
 import type { ProxyServer } from "../../server/proxy/server";
 import type { Trainer } from "../../server/training/loop";
 import { proxyChat } from "../../server/simulation/client";
 import { simulateConversation } from "../../server/simulation/runner";
 import type { SimulationSettings } from "../../server/simulation/schemas";
+
+/** An experiment with `config` and its RUNNING run 1 (embedded trainer): what a lockstep drives. */
+export async function lockstepExperiment(
+  config: ExperimentConfig,
+  o: { slug: string; name: string; description?: string },
+): Promise<{ experiment: { id: string; slug: string }; runId: string }> {
+  const json = config as unknown as Prisma.InputJsonValue;
+  const experiment = await db().experiment.create({
+    data: { slug: o.slug, name: o.name, description: o.description ?? "", config: json },
+    select: { id: true, slug: true },
+  });
+  const run = await db().run.create({
+    data: {
+      experimentId: experiment.id,
+      number: 1,
+      config: json,
+      trainerBackend: "embedded",
+      status: "RUNNING",
+      startedAt: new Date(),
+    },
+  });
+  return { experiment, runId: run.id };
+}
+
+/** The judge worker a lockstep waits on: the experiment's jobs only, no sweeper, no periodic metrics. */
+export function lockstepJudge(experimentId: string, jobTimeoutMs = 120_000): JudgeWorker {
+  return startJudgeWorker({
+    concurrency: 4,
+    lockDurationMs: 30_000,
+    jobTimeoutMs,
+    sweepIntervalMs: 0,
+    sweepMinAgeMs: 30_000,
+    failedRetryAfterMs: 600_000,
+    metricsIntervalMs: 3_600_000,
+    experimentIds: [experimentId],
+  });
+}
 
 export interface LockstepOptions {
   experimentId: string;

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
-import { db, type Prisma } from "../../../server/platform/db/client";
+import { db } from "../../../server/platform/db/client";
 import { closeQueues } from "../../../server/platform/bus/queues";
-import { startJudgeWorker, type JudgeWorker } from "../../../server/judge/worker/worker";
+import type { JudgeWorker } from "../../../server/judge/worker/worker";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import type { ExperimentConfig } from "../../../server/config/experimentConfig";
-import { runLockstep } from "../../../bench/lib/lockstep";
+import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { gatedConfig, GATE_SET, trainingQuestionGate } from "../../../bench/lib/gate";
 import { StepRecordSchema } from "../../../server/training/schemas";
 import { Trainer } from "../../../server/training/loop";
@@ -54,36 +54,12 @@ async function gatedRun(gate: ExperimentConfig["serving"]["gate"]) {
   const config = gatedConfig(demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!), 1);
   config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
   config.serving.gate = gate;
-  const e = await db().experiment.create({
-    data: {
-      slug: uniq("gated"),
-      name: "gated lockstep test",
-      description: SEEDED_ROW,
-      config: config as unknown as Prisma.InputJsonValue,
-    },
+  const { experiment: e, runId } = await lockstepExperiment(config, {
+    slug: uniq("gated"),
+    name: "gated lockstep test",
+    description: SEEDED_ROW,
   });
-  const run = await db().run.create({
-    data: {
-      experimentId: e.id,
-      number: 1,
-      config: config as unknown as Prisma.InputJsonValue,
-      trainerBackend: "embedded",
-      status: "RUNNING",
-      startedAt: new Date(),
-    },
-  });
-  judges.push(
-    startJudgeWorker({
-      concurrency: 4,
-      lockDurationMs: 30_000,
-      jobTimeoutMs: 60_000,
-      sweepIntervalMs: 0,
-      sweepMinAgeMs: 30_000,
-      failedRetryAfterMs: 600_000,
-      metricsIntervalMs: 3_600_000,
-      experimentIds: [e.id],
-    }),
-  );
+  judges.push(lockstepJudge(e.id, 60_000));
   const client = new OpenAI({
     apiKey: await makeKey(["proxy", "write", "identity"]),
     baseURL: `${proxy.url}/v1`,
@@ -93,7 +69,7 @@ async function gatedRun(gate: ExperimentConfig["serving"]["gate"]) {
   const steps = await runLockstep({
     experimentId: e.id,
     slug: e.slug,
-    runId: run.id,
+    runId,
     proxy,
     client,
     trainer,
@@ -102,7 +78,7 @@ async function gatedRun(gate: ExperimentConfig["serving"]["gate"]) {
     timeoutMs: 60_000,
     gate: gated.gate,
   });
-  const records = await db().trainingStep.findMany({ where: { runId: run.id }, orderBy: { step: "asc" } });
+  const records = await db().trainingStep.findMany({ where: { runId }, orderBy: { step: "asc" } });
   const versions = await db().policyVersion.findMany({ where: { experimentId: e.id }, orderBy: { version: "asc" } });
   const evaluations = await db().evaluation.findMany({
     where: { experimentId: e.id, setVersion: { set: { name: GATE_SET } } },

@@ -9,19 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
-import { db, type Prisma } from "../../../server/platform/db/client";
+import { db } from "../../../server/platform/db/client";
 import { closeQueues } from "../../../server/platform/bus/queues";
-import { startJudgeWorker } from "../../../server/judge/worker/worker";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import { initBackend } from "../../../server/engine/backend";
 import { loadCheckpoint } from "../../../server/engine/checkpoint";
 import { disposeModel } from "../../../server/engine/model";
 import { Trainer } from "../../../server/training/loop";
-import { runLockstep } from "../../../bench/lib/lockstep";
+import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { ungatedConfig } from "../../../bench/lib/gate";
 import { firstReplyScore, type Rates } from "../../../bench/learning/firstReply";
-import { makeKey, makeRun, uniq, SEEDED_ROW } from "../../helpers/fixtures";
+import { makeKey, uniq, SEEDED_ROW } from "../../helpers/fixtures";
 import { tempDataDir } from "../proxy/setup";
 import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
 
@@ -85,30 +84,17 @@ const config = (lr: number) => {
 /** STEPS lockstep steps at learning rate `lr`; the checkpoint the proxy serves at the end. */
 async function train(lr: number): Promise<string> {
   const c = config(lr);
-  const e = await db().experiment.create({
-    data: {
-      slug: uniq("learn"),
-      name: `learning test (lr ${lr})`,
-      description: SEEDED_ROW,
-      config: c as unknown as Prisma.InputJsonValue,
-    },
+  const { experiment: e, runId } = await lockstepExperiment(c, {
+    slug: uniq("learn"),
+    name: `learning test (lr ${lr})`,
+    description: SEEDED_ROW,
   });
-  const run = await makeRun(e.id);
-  const judge = startJudgeWorker({
-    concurrency: 4,
-    lockDurationMs: 30_000,
-    jobTimeoutMs: 120_000,
-    sweepIntervalMs: 0,
-    sweepMinAgeMs: 30_000,
-    failedRetryAfterMs: 600_000,
-    metricsIntervalMs: 3_600_000,
-    experimentIds: [e.id],
-  });
+  const judge = lockstepJudge(e.id);
   try {
     const steps = await runLockstep({
       experimentId: e.id,
       slug: e.slug,
-      runId: run.id,
+      runId,
       proxy,
       client,
       trainer,

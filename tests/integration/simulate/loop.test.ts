@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
-import { db, type Prisma } from "../../../server/platform/db/client";
+import { db } from "../../../server/platform/db/client";
 import { closeQueues } from "../../../server/platform/bus/queues";
-import { startJudgeWorker, type JudgeWorker } from "../../../server/judge/worker/worker";
+import type { JudgeWorker } from "../../../server/judge/worker/worker";
 import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
-import { runLockstep } from "../../../bench/lib/lockstep";
+import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { ungatedConfig } from "../../../bench/lib/gate";
 import { simulationProgress } from "../../../server/simulation/service";
 import { StepRecordSchema } from "../../../server/training/schemas";
@@ -58,34 +58,12 @@ describe("simulated users → proxy → judge → trainer → new version served
     const config = ungatedConfig(demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!));
     config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
     const BATCH = config.hyper.batchSize;
-    const e = await db().experiment.create({
-      data: {
-        slug: uniq("loop"),
-        name: "loop test",
-        description: SEEDED_ROW,
-        config: config as unknown as Prisma.InputJsonValue,
-      },
+    const { experiment: e, runId } = await lockstepExperiment(config, {
+      slug: uniq("loop"),
+      name: "loop test",
+      description: SEEDED_ROW,
     });
-    const run = await db().run.create({
-      data: {
-        experimentId: e.id,
-        number: 1,
-        config: config as unknown as Prisma.InputJsonValue,
-        trainerBackend: "embedded",
-        status: "RUNNING",
-        startedAt: new Date(),
-      },
-    });
-    judge = startJudgeWorker({
-      concurrency: 4,
-      lockDurationMs: 30_000,
-      jobTimeoutMs: 60_000,
-      sweepIntervalMs: 0,
-      sweepMinAgeMs: 30_000,
-      failedRetryAfterMs: 600_000,
-      metricsIntervalMs: 3_600_000,
-      experimentIds: [e.id],
-    });
+    judge = lockstepJudge(e.id, 60_000);
     const client = new OpenAI({
       apiKey: await makeKey(["proxy", "write", "identity"]),
       baseURL: `${proxy.url}/v1`,
@@ -95,7 +73,7 @@ describe("simulated users → proxy → judge → trainer → new version served
     const steps = await runLockstep({
       experimentId: e.id,
       slug: e.slug,
-      runId: run.id,
+      runId,
       proxy,
       client,
       trainer,
@@ -114,7 +92,7 @@ describe("simulated users → proxy → judge → trainer → new version served
     // Every trained sample: a recorded, simulated main turn served by an earlier version, with the user's reaction as
     // its next state, and the judgment whose score became its reward.
     const records = await db().trainingStep.findMany({
-      where: { runId: run.id },
+      where: { runId },
       orderBy: { step: "asc" },
       include: { samples: true },
     });
