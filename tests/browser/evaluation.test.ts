@@ -21,15 +21,17 @@ let disagreeing: string;
 const HELD = "eval 0.250 < served v1's 0.750 − tolerance 0.050";
 
 /** An evaluation row with one reply per item: `good` items get a bullet list (score 1), the rest prose (0). */
-async function seedEvaluation(version: number, good: number) {
-  const items = await db().evalItem.findMany({ where: { setVersionId }, orderBy: { index: "asc" } });
+async function seedEvaluation(version: number, good: number, on = { experimentId: "", setVersionId: "" }) {
+  const experimentId = on.experimentId || exp.id;
+  const sv = on.setVersionId || setVersionId;
+  const items = await db().evalItem.findMany({ where: { setVersionId: sv }, orderBy: { index: "asc" } });
   const scores = items.map((_, i): number => (i < good ? 1 : 0));
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   const ev = await db().evaluation.create({
     data: {
-      experimentId: exp.id,
+      experimentId,
       policyVersion: version,
-      setVersionId,
+      setVersionId: sv,
       status: "DONE",
       grader: "persona",
       graderVersion: "persona-v1",
@@ -140,6 +142,44 @@ describe("Evaluation page", () => {
     await expect.poll(() => chart.locator(".recharts-scatter-symbol").count(), { timeout: 20_000 }).toBe(4);
     await page.close();
   }, 90_000);
+
+  it("with a gate set of its own, shows it and each version's gate score beside the eval score", async () => {
+    // Every version the scheduler would want is evaluated already (no checkpoints on disk): the workers queue nothing.
+    const gated = await makeExperiment({
+      method: "grpo",
+      serving: { promotion: "gated", gate: { tolerance: 0.05, set: "asked questions" } },
+      evaluation: { enabled: true, k: 1, set: "held-out personas" },
+    });
+    const reported = await createPersonaEvalSet(null, {
+      experimentId: gated.id,
+      name: "held-out personas",
+      personas: ["leo"],
+    });
+    const asked = await createPersonaEvalSet(null, {
+      experimentId: gated.id,
+      name: "asked questions",
+      personas: ["leo"],
+      questions: "asked",
+    });
+    await db().policyVersion.create({
+      data: { experimentId: gated.id, version: 1, parentVersion: 0, status: "ACTIVE", promotedAt: new Date() },
+    });
+    const on = (sv: { setVersionId: string }) => ({ experimentId: gated.id, setVersionId: sv.setVersionId });
+    await seedEvaluation(0, 1, on(reported)); // held-out: 1 of 8
+    await seedEvaluation(1, 6, on(reported)); // 6 of 8
+    await seedEvaluation(0, 0, on(asked)); // asked: 0 of 14
+    await seedEvaluation(1, 7, on(asked)); // 7 of 14
+    const page = await newPage();
+    await page.goto(`${BASE_URL}/evaluation?experimentId=${gated.id}`);
+    await expect
+      .poll(() => page.getByTestId("eval-gate-set").textContent())
+      .toBe("asked questions v1 (14 prompts): the gate reads this set, not the eval set");
+    await expect.poll(() => page.getByTestId("gate-score-1").textContent()).toBe("0.50");
+    expect(await page.getByTestId("gate-score-0").textContent()).toBe("0.00");
+    const row = page.getByTestId("eval-versions").locator("tbody tr").first(); // newest first: v1
+    expect(await row.textContent()).toContain("0.75 [");
+    await page.close();
+  }, 60_000);
 
   it("shows judge–human agreement and sends the disagreeing turns to a review queue in one click", async () => {
     const page = await newPage();
