@@ -2,46 +2,21 @@
 // (the committed base checkpoint) through the real recording proxy, the group's advantages are written, and
 // the trainer's own loop collects the episode turns as samples at their step advantages and trains a step on
 // them (a new policy version). Whether it learns is bench/learning's kind of claim, not this test's.
-import { promises as fs, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "../../../server/platform/db/client";
-import { closeQueues } from "../../../server/platform/bus/queues";
 import { EnvironmentCreateInput, EpisodeLaunchInput, TaskSetImportInput } from "../../../server/environments/schemas";
 import { createEnvironment, importTaskSet, launchEpisodes } from "../../../server/environments/service";
 import { startEpisodeWorker } from "../../../server/environments/episodes/worker";
-import { startProxy, type ProxyServer } from "../../../server/proxy/server";
-import { Trainer } from "../../../server/training/loop";
 import { ADMIN, makeExperiment, makeKey, makeRun } from "../../helpers/fixtures";
-import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { isolateRedis } from "../../helpers/isolate";
+import { useTrainingLoop } from "../../helpers/trainingLoop";
 import { waitFor } from "../../helpers/waitFor";
-import { tempDataDir } from "../proxy/setup";
 
 isolateRedis("env-train");
 
-let dataDir = "";
-let proxy: ProxyServer;
-let trainer: Trainer;
-let worker: ReturnType<typeof startEpisodeWorker> | undefined;
-
-beforeAll(async () => {
-  dataDir = await isolateDataDir("env-train");
-  proxy = await startProxy({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: await tempDataDir(),
-    metricsIntervalMs: 3_600_000,
-    log: () => {},
-  });
-  trainer = new Trainer({ dataDir, fillEveryMs: 0 });
-});
-afterAll(async () => {
-  await worker?.close();
-  trainer?.close();
-  await proxy?.close();
-  await closeQueues();
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
+const loop = useTrainingLoop("env-train", { fillEveryMs: 0 });
 
 describe("episodes → group advantages → the embedded trainer", () => {
   it("trains a step on episode turns at their step advantages", async () => {
@@ -70,8 +45,8 @@ describe("episodes → group advantages → the embedded trainer", () => {
         }),
       )
     ).id;
-    worker = startEpisodeWorker({
-      agentFor: async () => ({ baseUrl: `${proxy.url}/v1`, apiKey: key, model: exp.slug }),
+    const worker = startEpisodeWorker({
+      agentFor: async () => ({ baseUrl: `${loop.proxy.url}/v1`, apiKey: key, model: exp.slug }),
       concurrency: 2,
       perEnvironment: 2,
       staleMs: 3_600_000,
@@ -79,6 +54,7 @@ describe("episodes → group advantages → the embedded trainer", () => {
       sweepMs: 3_600_000,
       experimentIds: [exp.id],
     });
+    loop.onClose(() => worker.close());
     const launch = await launchEpisodes(
       ADMIN,
       EpisodeLaunchInput.parse({ environmentId, taskSetId, taskKeys: ["mul-17-23"], n: 3, maxSteps: 2 }),
@@ -101,7 +77,7 @@ describe("episodes → group advantages → the embedded trainer", () => {
       (await db().turn.count({ where: { id: { in: [...advantageOf.keys()] } } })) === steps.length ? true : null,
     );
 
-    const r = await trainer.tick(run.id);
+    const r = await loop.trainer.tick(run.id);
     expect(r.step).toMatchObject({ step: 1, version: 1 });
     const trained = await db().sample.findMany({ where: { runId: run.id, stepId: { not: null } } });
     expect(trained).toHaveLength(2);

@@ -3,66 +3,40 @@
 // conversation. A held-back candidate is never served and never trained on: the next step starts from the version
 // served. The gate's outcome is forced both ways by its settings (a floor no version reaches, a tolerance every
 // version passes), so the test does not depend on how much two steps learn.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promises as fs } from "node:fs";
+import { describe, expect, it } from "vitest";
 import path from "node:path";
 import OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
-import { closeQueues } from "../../../server/platform/bus/queues";
-import type { JudgeWorker } from "../../../server/judge/worker/worker";
-import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import type { ExperimentConfig } from "../../../server/config/experimentConfig";
 import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { gatedConfig, GATE_SET, trainingQuestionGate } from "../../../bench/lib/gate";
 import { StepRecordSchema } from "../../../server/training/schemas";
-import { Trainer } from "../../../server/training/loop";
 import { makeKey, uniq, SEEDED_ROW } from "../../helpers/fixtures";
-import { tempDataDir } from "../proxy/setup";
-import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { isolateRedis } from "../../helpers/isolate";
+import { useTrainingLoop } from "../../helpers/trainingLoop";
 
 isolateRedis("sim-gated");
 
 const STEPS = 2;
 
-let dataDir = "";
-let proxy: ProxyServer;
-let trainer: Trainer;
-const judges: JudgeWorker[] = [];
-
-beforeAll(async () => {
-  dataDir = await isolateDataDir("sim-gated");
-  proxy = await startProxy({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: await tempDataDir(),
-    metricsIntervalMs: 3_600_000,
-    log: () => {},
-  });
-  trainer = new Trainer({ dataDir });
-});
-afterAll(async () => {
-  trainer?.close();
-  for (const j of judges) await j.close();
-  await proxy?.close();
-  await closeQueues();
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
+const loop = useTrainingLoop("sim-gated");
 
 /** The GRPO demo gated on Leo's training questions (one reply each) with `gate`, run STEPS steps in lockstep. */
-async function gatedRun(gate: ExperimentConfig["serving"]["gate"]) {
+async function gatedRun(gate: Partial<ExperimentConfig["serving"]["gate"]>) {
   const config = gatedConfig(demoConfig(DEMO_EXPERIMENTS.find((d) => d.slug === "demo-grpo")!), 1);
   config.policy = { kind: "embedded", checkpoint: path.resolve("models/base") };
-  config.serving.gate = gate;
+  config.serving.gate = { ...config.serving.gate, ...gate };
   const { experiment: e, runId } = await lockstepExperiment(config, {
     slug: uniq("gated"),
     name: "gated lockstep test",
     description: SEEDED_ROW,
   });
-  judges.push(lockstepJudge(e.id, 60_000));
+  const judge = lockstepJudge(e.id, 60_000);
+  loop.onClose(() => judge.close());
   const client = new OpenAI({
     apiKey: await makeKey(["proxy", "write", "identity"]),
-    baseURL: `${proxy.url}/v1`,
+    baseURL: `${loop.proxy.url}/v1`,
     maxRetries: 0,
   });
   const gated = await trainingQuestionGate(e.id, config, "leo");
@@ -70,9 +44,9 @@ async function gatedRun(gate: ExperimentConfig["serving"]["gate"]) {
     experimentId: e.id,
     slug: e.slug,
     runId,
-    proxy,
+    proxy: loop.proxy,
     client,
-    trainer,
+    trainer: loop.trainer,
     settings: DEMO_SIMULATION,
     steps: STEPS,
     timeoutMs: 60_000,
@@ -101,7 +75,7 @@ describe("lockstep under gated promotion", () => {
       [1, 0],
       [2, 0],
     ]);
-    expect(proxy.experiments.get(e.id)!.policyVersion).toBe(0);
+    expect(loop.proxy.experiments.get(e.id)!.policyVersion).toBe(0);
     expect(parents).toEqual([0, 0]);
     expect(versions.map((v) => v.status)).toEqual(["CANDIDATE", "CANDIDATE"]);
     for (const v of [1, 2]) expect(gated.held(v)).toMatch(/is below the floor 1\.000/);
@@ -119,7 +93,7 @@ describe("lockstep under gated promotion", () => {
       [1, 1],
       [2, 2],
     ]);
-    expect(proxy.experiments.get(e.id)!.policyVersion).toBe(2);
+    expect(loop.proxy.experiments.get(e.id)!.policyVersion).toBe(2);
     expect(parents).toEqual([0, 1]);
     expect(versions.map((v) => v.status)).toEqual(["RETIRED", "ACTIVE"]);
     expect([gated.held(1), gated.held(2)]).toEqual([null, null]);

@@ -5,24 +5,20 @@
 // first replies to the persona's held-out questions (which the users never ask), graded as persona-v2 grades them —
 // in the persona's style AND on topic — rise by a margin over an lr-0 control run on the same seed (same users,
 // judge, hints and steps; no update), which grades exactly as the base.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promises as fs } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
 import path from "node:path";
 import OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
-import { closeQueues } from "../../../server/platform/bus/queues";
-import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import { initBackend } from "../../../server/engine/backend";
 import { loadCheckpoint } from "../../../server/engine/checkpoint";
 import { disposeModel } from "../../../server/engine/model";
-import { Trainer } from "../../../server/training/loop";
 import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { ungatedConfig } from "../../../bench/lib/gate";
 import { firstReplyScore, type Rates } from "../../../bench/learning/firstReply";
 import { makeKey, uniq, SEEDED_ROW } from "../../helpers/fixtures";
-import { tempDataDir } from "../proxy/setup";
-import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { isolateRedis } from "../../helpers/isolate";
+import { useTrainingLoop } from "../../helpers/trainingLoop";
 
 isolateRedis("sim-learning");
 
@@ -43,33 +39,15 @@ const K = 4;
 /** The least rise of first-reply "style and on topic" over the control that counts as learning. */
 const MARGIN = 0.3;
 
-let dataDir = "";
-let proxy: ProxyServer;
-let trainer: Trainer;
 let client: OpenAI;
-
+beforeAll(initBackend);
+const loop = useTrainingLoop("sim-learning");
 beforeAll(async () => {
-  await initBackend();
-  dataDir = await isolateDataDir("sim-learning");
-  proxy = await startProxy({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: await tempDataDir(),
-    metricsIntervalMs: 3_600_000,
-    log: () => {},
-  });
-  trainer = new Trainer({ dataDir });
   client = new OpenAI({
     apiKey: await makeKey(["proxy", "write", "identity"]),
-    baseURL: `${proxy.url}/v1`,
+    baseURL: `${loop.proxy.url}/v1`,
     maxRetries: 0,
   });
-});
-afterAll(async () => {
-  trainer?.close();
-  await proxy?.close();
-  await closeQueues();
-  await fs.rm(dataDir, { recursive: true, force: true });
 });
 
 const config = (lr: number) => {
@@ -95,9 +73,9 @@ async function train(lr: number): Promise<string> {
       experimentId: e.id,
       slug: e.slug,
       runId,
-      proxy,
+      proxy: loop.proxy,
       client,
-      trainer,
+      trainer: loop.trainer,
       settings: { ...DEMO_SIMULATION, personas: [PERSONA], seed: SEED },
       steps: STEPS,
       nonce: `lr${lr}`,
@@ -108,7 +86,7 @@ async function train(lr: number): Promise<string> {
     await judge.close();
   }
   const served = await db().policyVersion.findFirstOrThrow({
-    where: { experimentId: e.id, version: proxy.experiments.get(e.id)!.policyVersion },
+    where: { experimentId: e.id, version: loop.proxy.experiments.get(e.id)!.policyVersion },
   });
   return served.checkpointPath!;
 }

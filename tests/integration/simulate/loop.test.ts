@@ -5,52 +5,25 @@
 // turn and its judgment, and every served version's judged reward is reported. Whether the loop *learns* is the
 // claim of tests/integration/simulate/learning.test.ts (the same loop, first replies graded by persona-v2 against an
 // lr-0 control) and of bench/learning (several seeds, longer runs).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { promises as fs } from "node:fs";
+import { describe, expect, it } from "vitest";
 import path from "node:path";
 import OpenAI from "openai";
 import { db } from "../../../server/platform/db/client";
-import { closeQueues } from "../../../server/platform/bus/queues";
-import type { JudgeWorker } from "../../../server/judge/worker/worker";
-import { startProxy, type ProxyServer } from "../../../server/proxy/server";
 import { DEMO_EXPERIMENTS, DEMO_SIMULATION, demoConfig } from "../../../server/simulation/demo";
 import { lockstepExperiment, lockstepJudge, runLockstep } from "../../../bench/lib/lockstep";
 import { ungatedConfig } from "../../../bench/lib/gate";
 import { simulationProgress } from "../../../server/simulation/service";
 import { StepRecordSchema } from "../../../server/training/schemas";
-import { Trainer } from "../../../server/training/loop";
 import { ADMIN, makeKey, uniq, SEEDED_ROW } from "../../helpers/fixtures";
-import { tempDataDir } from "../proxy/setup";
-import { isolateDataDir, isolateRedis } from "../../helpers/isolate";
+import { isolateRedis } from "../../helpers/isolate";
+import { useTrainingLoop } from "../../helpers/trainingLoop";
 
 isolateRedis("sim-loop");
 
 // The GRPO demo experiment as `npm start` seeds it.
 const STEPS = 10;
 
-let dataDir = "";
-let proxy: ProxyServer;
-let judge: JudgeWorker;
-let trainer: Trainer;
-
-beforeAll(async () => {
-  dataDir = await isolateDataDir("sim-loop");
-  proxy = await startProxy({
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: await tempDataDir(),
-    metricsIntervalMs: 3_600_000,
-    log: () => {},
-  });
-  trainer = new Trainer({ dataDir });
-});
-afterAll(async () => {
-  trainer?.close();
-  await judge?.close();
-  await proxy?.close();
-  await closeQueues();
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
+const loop = useTrainingLoop("sim-loop");
 
 describe("simulated users → proxy → judge → trainer → new version served", () => {
   it("runs in lockstep, one served version per step, and every trained sample traces back to a turn and its judgment", async () => {
@@ -63,10 +36,11 @@ describe("simulated users → proxy → judge → trainer → new version served
       name: "loop test",
       description: SEEDED_ROW,
     });
-    judge = lockstepJudge(e.id, 60_000);
+    const judge = lockstepJudge(e.id, 60_000);
+    loop.onClose(() => judge.close());
     const client = new OpenAI({
       apiKey: await makeKey(["proxy", "write", "identity"]),
-      baseURL: `${proxy.url}/v1`,
+      baseURL: `${loop.proxy.url}/v1`,
       maxRetries: 0,
     });
 
@@ -74,9 +48,9 @@ describe("simulated users → proxy → judge → trainer → new version served
       experimentId: e.id,
       slug: e.slug,
       runId,
-      proxy,
+      proxy: loop.proxy,
       client,
-      trainer,
+      trainer: loop.trainer,
       settings: DEMO_SIMULATION,
       steps: STEPS,
       timeoutMs: 60_000,
@@ -84,7 +58,7 @@ describe("simulated users → proxy → judge → trainer → new version served
 
     // Versions advanced, one per step, and the proxy serves the last one.
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
-    expect(proxy.experiments.get(e.id)!.policyVersion).toBe(STEPS);
+    expect(loop.proxy.experiments.get(e.id)!.policyVersion).toBe(STEPS);
     const versions = await db().policyVersion.findMany({ where: { experimentId: e.id }, orderBy: { version: "asc" } });
     expect(versions.map((v) => v.version)).toEqual(steps.map((s) => s.version));
     expect(versions.at(-1)!.status).toBe("ACTIVE");
