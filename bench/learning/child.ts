@@ -75,6 +75,8 @@ export interface ChildOverrides {
   gradeK?: number;
   /** gated promotion on the persona's training questions, K replies each (run.ts --gateK) */
   gateK?: number;
+  /** with gateK: each winner re-scored on fresh seeds before it is promoted (run.ts --gateConfirm) */
+  gateConfirm?: boolean;
 }
 
 const emit = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -98,7 +100,8 @@ export async function runChild(
   if (overrides.batchSize !== undefined) config.hyper.batchSize = overrides.batchSize;
   const baseCheckpoint = path.resolve(overrides.checkpoint);
   config.policy = { kind: "embedded", checkpoint: baseCheckpoint };
-  config = overrides.gateK !== undefined ? gatedConfig(config, overrides.gateK) : ungatedConfig(config);
+  config =
+    overrides.gateK !== undefined ? gatedConfig(config, overrides.gateK, overrides.gateConfirm) : ungatedConfig(config);
   const { experiment: e, runId } = await lockstepExperiment(config, {
     slug: `bench-${method}-${randomBytes(3).toString("hex")}`,
     name: `learning bench (${method})`,

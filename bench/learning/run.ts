@@ -12,7 +12,7 @@
  *                                 [--hyper '{"opdEstimator":"full"}'] [--maxTurns N] [--persona leo] [--maxConversations N] [--checkpoint models/base]
  *                                 [--out bench/learning/learning-curves.png] [--record bench/out/learning-<time>.json]
  *                                 [--until 2026-12-03T14:15:00Z] [--conversationsPerTick 10] [--gradeK 4]
- *                                 [--gateK 2]
+ *                                 [--gateK 2] [--gateConfirm true]
  *
  * Each method runs in a child process with a throwaway database on the local Postgres (as `npm test` does) and a
  * Redis prefix of its own. "Judged reward of version v" is the mean judge score of the main turns v served that
@@ -105,6 +105,11 @@ const ArgsSchema = z
      * from the version served, and the graded versions are the ones served after each fixed step.
      */
     gateK: z.coerce.number().int().min(1).max(16).optional(),
+    /** with --gateK: re-score each winner on fresh seeds before promoting it (serving.gate.confirm) */
+    gateConfirm: z
+      .enum(["true", "false"])
+      .optional()
+      .transform((v) => v === "true"),
     /** overrides the simulated users' most replies per conversation */
     maxTurns: z.coerce.number().int().min(1).optional(),
     /** the simulated user of every run (default the demo's, Leo): leo, maya, sam or ava */
@@ -137,6 +142,7 @@ const CHILD_FLAGS = [
   "conversationsPerTick",
   "gradeK",
   "gateK",
+  "gateConfirm",
   "until",
 ] as const satisfies readonly (keyof Args)[];
 
@@ -489,6 +495,7 @@ async function main() {
         conversationsPerTick: args.conversationsPerTick,
         gradeK: args.gradeK,
         gateK: args.gateK,
+        gateConfirm: args.gateConfirm,
       },
       args.window,
       args.maxConversations,

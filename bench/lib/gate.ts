@@ -12,11 +12,14 @@ import { DEMO_GATE_SET } from "../../server/simulation/demo";
 /** The gate's eval set: the demo's (the same questions). */
 export const GATE_SET = DEMO_GATE_SET;
 
-/** `config` gated on GATE_SET with `k` replies per question (before the experiment is created with it). */
-export function gatedConfig(config: ExperimentConfig, k: number): ExperimentConfig {
+/**
+ * `config` gated on GATE_SET with `k` replies per question (before the experiment is created with it); `confirm`:
+ * each winner re-scored on fresh seeds before it is promoted (serving.gate.confirm).
+ */
+export function gatedConfig(config: ExperimentConfig, k: number, confirm = false): ExperimentConfig {
   return {
     ...config,
-    serving: { ...config.serving, promotion: "gated", gate: { ...config.serving.gate, set: GATE_SET } },
+    serving: { ...config.serving, promotion: "gated", gate: { ...config.serving.gate, set: GATE_SET, confirm } },
     evaluation: { ...config.evaluation, enabled: true, k },
   };
 }
@@ -44,7 +47,17 @@ export async function trainingQuestionGate(experimentId: string, config: Experim
     held: (version: number) => reasons.get(version) ?? null,
     gate: async ({ version }: { version: number }) => {
       await evaluateVersion(experimentId, version, setVersionId);
-      for (const h of (await applyGate(experimentId, config, setVersionId)).held) reasons.set(h.version, h.reason);
+      let outcome = await applyGate(experimentId, config, setVersionId);
+      // serving.gate.confirm: the winner's fresh-seed draw, as the scheduler would queue it; each version is
+      // confirmed once, so this ends with a promotion or every passing candidate refused on fresh seeds
+      const confirmed = new Set<number>();
+      while (outcome.confirming !== null) {
+        if (confirmed.has(outcome.confirming)) throw new Error(`v${outcome.confirming}'s confirmation did not finish`);
+        confirmed.add(outcome.confirming);
+        await evaluateVersion(experimentId, outcome.confirming, setVersionId, {}, 1);
+        outcome = await applyGate(experimentId, config, setVersionId);
+      }
+      for (const h of outcome.held) reasons.set(h.version, h.reason);
     },
   };
 }

@@ -322,8 +322,14 @@ export const ServingSchema = z.object({
        * served version was selected on. Not with evaluation.tasks (that gate reads the task set's held-out split).
        */
       set: z.string().trim().min(1).max(200).optional(),
+      /**
+       * re-score the gate's winner on fresh seeds before promoting it, and hold the next candidates to that score:
+       * the draw a version was selected on is its luckiest (the winner's curse), so a bar set by it freezes promotion.
+       * One more evaluation per promotion. Not with evaluation.tasks.
+       */
+      confirm: z.boolean().default(false),
     })
-    .default({ tolerance: 0.05 }),
+    .default({ tolerance: 0.05, confirm: false }),
   /** Roll back when the served version's live judged reward falls below its predecessor's by `margin`. */
   autoRollback: z
     .object({
@@ -498,7 +504,8 @@ export const EvaluationConfigSchema = z.object({
   /** replies per prompt */
   k: z.number().int().min(1).max(16).default(2),
   temperature: z.number().min(0).max(2).default(0.7),
-  seed: z.number().int().min(0).default(1),
+  // bounded so every reply's seed, fresh draws included (runner.ts drawSeed), fits the stored 32-bit seed
+  seed: z.number().int().min(0).max(1_000_000_000).default(1),
   maxTokens: z.number().int().min(1).max(32768).default(256),
   /** judge votes per reply (model-judge grader) */
   votes: z.number().int().min(1).max(16).default(3),
@@ -638,6 +645,14 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       path: ["serving", "gate", "set"],
       message:
         "an environment experiment's gate reads its task set's held-out split (evaluation.tasks), not an eval set",
+    });
+  }
+  if (cfg.serving.gate.confirm && cfg.evaluation.tasks) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["serving", "gate", "confirm"],
+      message:
+        "a confirmation draw re-scores an eval set on fresh seeds; an environment experiment's gate reads held-out episodes (evaluation.tasks)",
     });
   }
   if (cfg.serving.promotion === "gated" && cfg.policy.kind !== "embedded") {

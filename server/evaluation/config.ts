@@ -25,5 +25,5 @@ export async function evaluationConfig(experimentId: string): Promise<Experiment
 }
 
 /** Deterministic: queueing the same evaluation again is a no-op while its job exists. */
-export const evaluateJobId = (experimentId: string, version: number, setVersionId: string) =>
-  `${experimentId}_${version}_${setVersionId}`;
+export const evaluateJobId = (experimentId: string, version: number, setVersionId: string, draw = 0) =>
+  `${experimentId}_${version}_${setVersionId}${draw ? `_d${draw}` : ""}`;

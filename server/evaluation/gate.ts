@@ -15,6 +15,8 @@ export interface VersionScore {
   mean: number | null;
   low?: number | null;
   high?: number | null;
+  /** scored on a confirmation draw (fresh seeds, serving.gate.confirm), not the draw it was selected on */
+  confirmed?: boolean;
 }
 
 export interface GateInput {
@@ -30,7 +32,8 @@ export type GateDecision = { promote: true; reason: string } | { promote: false;
 
 const f = (x: number) => x.toFixed(3);
 const withCi = (s: VersionScore) =>
-  s.low != null && s.high != null ? `${f(s.mean!)} [${f(s.low)}, ${f(s.high)}]` : f(s.mean!);
+  (s.confirmed ? "on fresh seeds " : "") +
+  (s.low != null && s.high != null ? `${f(s.mean!)} [${f(s.low)}, ${f(s.high)}]` : f(s.mean!));
 
 /** Promote when the candidate's score ≥ the served one's − tolerance (and ≥ the floor); the reason says both. */
 export function decideGate({ candidate, served, tolerance, floor, label = "eval" }: GateInput): GateDecision {
@@ -45,17 +48,91 @@ export function decideGate({ candidate, served, tolerance, floor, label = "eval"
   return { promote: true, reason: `${label} ${withCi(candidate)} ≥ ${versus}` };
 }
 
-/** Latest finished evaluation mean per version, on one set version. */
-async function evalMeans(experimentId: string, setVersionId: string): Promise<Map<number, number | null>> {
+export interface GateCandidate {
+  version: number;
+  /** false when its checkpoint was pruned before it was evaluated */
+  hasCheckpoint: boolean;
+}
+
+export interface GateVerdict {
+  promote: number | null;
+  /** the promotion's reason */
+  reason: string | null;
+  /** the winner on the selection draw, awaiting its confirmation draw (serving.gate.confirm) */
+  confirming: number | null;
+  held: { version: number; reason: string; scored: boolean }[];
+}
+
+/**
+ * The gate over every candidate: each is decided on `scoreOf` (the selection draw); the passing one with the best
+ * score (newest on ties) wins. With `confirmOf` (serving.gate.confirm) the winner is promoted only once its score on
+ * fresh seeds passes too (else the next passing one is tried), and the served version is held to its own fresh-seed
+ * score when it has one: the draw a version was selected on is its luckiest, so a bar set by it would freeze promotion.
+ */
+export function decideCandidates(o: {
+  candidates: readonly GateCandidate[];
+  served: number;
+  scoreOf: (version: number) => VersionScore;
+  confirmOf?: (version: number) => VersionScore;
+  tolerance: number;
+  floor?: number;
+  label: string;
+}): GateVerdict {
+  const fresh = o.confirmOf?.(o.served);
+  const served = fresh && fresh.mean !== null ? { ...fresh, confirmed: true } : o.scoreOf(o.served);
+  const decide = (candidate: VersionScore) =>
+    decideGate({ candidate, served, tolerance: o.tolerance, floor: o.floor, label: o.label });
+  const decided = o.candidates.map((c) => ({
+    c,
+    score: o.scoreOf(c.version),
+    d: c.hasCheckpoint
+      ? decide(o.scoreOf(c.version))
+      : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
+  }));
+  const passing = decided
+    .filter((x) => x.d.promote)
+    .sort((a, b) => b.score.mean! - a.score.mean! || b.c.version - a.c.version);
+  const verdict: GateVerdict = { promote: null, reason: null, confirming: null, held: [] };
+  const reasons = new Map(decided.map((x) => [x.c.version, x.d.reason]));
+  for (const x of passing) {
+    if (verdict.promote !== null)
+      reasons.set(x.c.version, `passed (${x.d.reason}) but v${verdict.promote} scored higher`);
+    else if (verdict.confirming !== null)
+      reasons.set(x.c.version, `passed (${x.d.reason}); v${verdict.confirming} is confirmed first`);
+    else if (!o.confirmOf) [verdict.promote, verdict.reason] = [x.c.version, x.d.reason];
+    else {
+      const c = { ...o.confirmOf(x.c.version), confirmed: true };
+      if (c.mean === null) {
+        verdict.confirming = x.c.version;
+        reasons.set(x.c.version, `passed (${x.d.reason}); awaiting its confirmation on fresh seeds`);
+        continue;
+      }
+      const dc = decide(c);
+      if (dc.promote) [verdict.promote, verdict.reason] = [x.c.version, `${dc.reason} (selected on ${x.d.reason})`];
+      else
+        reasons.set(x.c.version, `passed on its selection draw (${x.d.reason}) but not on fresh seeds: ${dc.reason}`);
+    }
+  }
+  for (const x of decided)
+    if (x.c.version !== verdict.promote)
+      verdict.held.push({ version: x.c.version, reason: reasons.get(x.c.version)!, scored: x.score.mean !== null });
+  return verdict;
+}
+
+/** Latest finished evaluation mean per version, on one set version: the selection draw's and the confirmation's. */
+async function evalMeans(experimentId: string, setVersionId: string) {
   const rows = await db().evaluation.findMany({
     where: { experimentId, setVersionId, status: { in: ["DONE", "PARTIAL"] } },
-    select: { policyVersion: true, mean: true },
+    select: { policyVersion: true, draw: true, mean: true },
   });
-  return new Map(rows.map((r) => [r.policyVersion, r.mean]));
+  const of = (draw: number) => new Map(rows.filter((r) => r.draw === draw).map((r) => [r.policyVersion, r.mean]));
+  return { selection: of(0), confirmation: of(1) };
 }
 
 export interface GateOutcome {
   promoted: number | null;
+  /** a version awaiting its confirmation draw: the scheduler queues it (draw 1) */
+  confirming: number | null;
   held: { version: number; reason: string }[];
 }
 
@@ -65,23 +142,31 @@ export async function applyGate(
   config: ExperimentConfig,
   setVersionId: string,
 ): Promise<GateOutcome> {
-  if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
-  const means = await evalMeans(experimentId, setVersionId);
-  return gateOnScores(experimentId, config, (v) => ({ version: v, mean: means.get(v) ?? null }), "eval");
+  if (config.serving.promotion !== "gated") return { promoted: null, confirming: null, held: [] };
+  const { selection, confirmation } = await evalMeans(experimentId, setVersionId);
+  const scores = (means: Map<number, number | null>) => (v: number) => ({ version: v, mean: means.get(v) ?? null });
+  return gateOnScores(
+    experimentId,
+    config,
+    scores(selection),
+    "eval",
+    config.serving.gate.confirm ? scores(confirmation) : undefined,
+  );
 }
 
 /**
- * Gate every CANDIDATE newer than the served version on `scoreOf` (an eval set's means, or held-out pass@1
- * of episodes): the passing one with the best score (newest on ties) is promoted; the others keep (or get)
- * the reason they are held back.
+ * Gate every CANDIDATE newer than the served version (decideCandidates) on `scoreOf` (an eval set's means, or held-out
+ * pass@1 of episodes) and, under serving.gate.confirm, `confirmOf`: promote the winner; the others keep (or get) the
+ * reason they are held back.
  */
 export async function gateOnScores(
   experimentId: string,
   config: ExperimentConfig,
   scoreOf: (version: number) => VersionScore,
   label: string,
+  confirmOf?: (version: number) => VersionScore,
 ): Promise<GateOutcome> {
-  if (config.serving.promotion !== "gated") return { promoted: null, held: [] };
+  if (config.serving.promotion !== "gated") return { promoted: null, confirming: null, held: [] };
   const active = await db().policyVersion.findFirst({
     where: { experimentId, status: "ACTIVE" },
     select: { version: true },
@@ -92,45 +177,40 @@ export async function gateOnScores(
     orderBy: { version: "desc" },
     select: { id: true, version: true, checkpointPath: true, gateReason: true },
   });
-  if (!candidates.length) return { promoted: null, held: [] };
-  const served = scoreOf(servedVersion);
-  const decided = candidates.map((c) => ({
-    c,
-    mean: scoreOf(c.version).mean,
-    d: c.checkpointPath
-      ? decideGate({
-          candidate: scoreOf(c.version),
-          served,
-          tolerance: config.serving.gate.tolerance,
-          floor: config.serving.gate.floor,
-          label,
-        })
-      : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
-  }));
-  const winner = decided.filter((x) => x.d.promote).sort((a, b) => b.mean! - a.mean! || b.c.version - a.c.version)[0];
-  const held: GateOutcome["held"] = [];
-  for (const x of decided) {
-    if (x === winner) continue;
-    const reason = winner && x.d.promote ? `passed (${x.d.reason}) but v${winner.c.version} scored higher` : x.d.reason;
-    held.push({ version: x.c.version, reason });
-    if (x.c.gateReason === reason) continue;
+  if (!candidates.length) return { promoted: null, confirming: null, held: [] };
+  const verdict = decideCandidates({
+    candidates: candidates.map((c) => ({ version: c.version, hasCheckpoint: c.checkpointPath !== null })),
+    served: servedVersion,
+    scoreOf,
+    confirmOf,
+    tolerance: config.serving.gate.tolerance,
+    floor: config.serving.gate.floor,
+    label,
+  });
+  for (const h of verdict.held) {
+    const c = candidates.find((x) => x.version === h.version)!;
+    if (c.gateReason === h.reason) continue;
     // A changed verdict is a decision: audited like a promotion (waiting for an evaluation is not one).
     await db().$transaction(async (tx) => {
-      await tx.policyVersion.update({ where: { id: x.c.id }, data: { gateReason: reason } });
-      if (x.mean !== null)
+      await tx.policyVersion.update({ where: { id: c.id }, data: { gateReason: h.reason } });
+      if (h.scored)
         await audit(
           tx,
           null,
           "policyVersion.gateHold",
           "experiment",
           experimentId,
-          { version: x.c.version, gateReason: x.c.gateReason },
-          { version: x.c.version, gateReason: reason, servedVersion },
+          { version: c.version, gateReason: c.gateReason },
+          { version: c.version, gateReason: h.reason, servedVersion },
         );
     });
   }
-  if (winner) await systemPromote(experimentId, winner.c.version, winner.d.reason);
-  return { promoted: winner?.c.version ?? null, held };
+  if (verdict.promote !== null) await systemPromote(experimentId, verdict.promote, verdict.reason!);
+  return {
+    promoted: verdict.promote,
+    confirming: verdict.confirming,
+    held: verdict.held.map(({ version, reason }) => ({ version, reason })),
+  };
 }
 
 /** Judged reward of the main turns each version served (the latest judgment per turn). */

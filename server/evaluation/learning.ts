@@ -70,7 +70,7 @@ export async function learningReport(p: Principal, input: z.output<typeof Learni
  */
 async function heldOutScores(experimentId: string) {
   const evals = await db().evaluation.findMany({
-    where: { experimentId, status: { in: ["DONE", "PARTIAL"] }, mean: { not: null } },
+    where: { experimentId, draw: 0, status: { in: ["DONE", "PARTIAL"] }, mean: { not: null } },
     select: { policyVersion: true, setVersionId: true, mean: true },
     orderBy: [{ policyVersion: "desc" }, { createdAt: "desc" }],
   });

@@ -1,6 +1,6 @@
 // One evaluation: policy version × eval set version. k replies per item with the experiment's fixed
 // evaluation sampling settings and per-(item, reply) seeds (the same seeds for every version, so two
-// versions answer the same draws), generated through the same upstream factory the proxy uses — a
+// versions answer the same draws; a confirmation draw, serving.gate.confirm, answers fresh ones), generated through the same upstream factory the proxy uses — a
 // separate engine instance in this worker process for the embedded policy, the same HTTP server for
 // SGLang/vLLM/OpenAI — then graded and stored reply by reply. An interrupted evaluation resumes where it
 // stopped (scores are unique per item and reply); the budget bounds reply tokens and wall time per version.
@@ -23,6 +23,9 @@ export interface RunnerDeps {
 }
 
 export const seedFor = (base: number, index: number, k: number, sample: number) => base + index * k + sample;
+
+/** The base seed of draw `draw`: draw 0 is the configured seed; each further draw is another range of seeds. */
+export const drawSeed = (seed: number, draw: number) => seed + draw * 100_000_007;
 
 /**
  * The weights that answer as `version`: its checkpoint (embedded; version 0 is the config's base), or the
@@ -82,12 +85,16 @@ async function finish(
   });
 }
 
-/** Evaluate `version` of an experiment on `setVersionId`. Returns the evaluation row, or null when there is nothing to do. */
+/**
+ * Evaluate `version` of an experiment on `setVersionId` (draw 0: the common seeds; 1: a gate winner's confirmation on
+ * fresh ones). Returns the evaluation row, or null when there is nothing to do.
+ */
 export async function evaluateVersion(
   experimentId: string,
   version: number,
   setVersionId: string,
   deps: RunnerDeps = {},
+  draw = 0,
 ) {
   const log = deps.log ?? (() => {});
   const config = await evaluationConfig(experimentId);
@@ -102,14 +109,16 @@ export async function evaluateVersion(
   const settings = {
     k: ev.k,
     temperature: ev.temperature,
-    seed: ev.seed,
+    seed: drawSeed(ev.seed, draw),
     maxTokens: ev.maxTokens,
     budget: ev.budget,
     set: sv.setId,
     setVersion: sv.version,
   };
 
-  const key = { experimentId_policyVersion_setVersionId: { experimentId, policyVersion: version, setVersionId } };
+  const key = {
+    experimentId_policyVersion_setVersionId_draw: { experimentId, policyVersion: version, setVersionId, draw },
+  };
   let row = await db().evaluation.findUnique({ where: key });
   if (row && (row.status === "DONE" || row.status === "PARTIAL")) return row;
   if (row && row.graderVersion !== grader.version) {
@@ -121,6 +130,7 @@ export async function evaluateVersion(
       experimentId,
       policyVersion: version,
       setVersionId,
+      draw,
       status: "RUNNING",
       grader: grader.name,
       graderVersion: grader.version,
@@ -174,7 +184,7 @@ export async function evaluateVersion(
           status = "PARTIAL";
           break outer;
         }
-        const seed = seedFor(ev.seed, item.index, ev.k, s);
+        const seed = seedFor(drawSeed(ev.seed, draw), item.index, ev.k, s);
         const t0 = performance.now();
         const resp = await upstream.send({
           body: { messages: item.messages, max_tokens: ev.maxTokens, temperature: ev.temperature, top_p: 1, seed },
@@ -234,9 +244,9 @@ export async function evaluateVersion(
   spent.durationMs = Math.round(elapsed());
   const result = await finish(row.id, { status }, spent);
   log(
-    `evaluation of v${version} on set v${sv.version}: ${status.toLowerCase()}, mean ${result.mean?.toFixed(3) ?? "—"} over ${result.items} items, ${spent.replyTokens} reply tokens, ${spent.durationMs} ms`,
+    `evaluation of v${version} on set v${sv.version}${draw ? ` (draw ${draw})` : ""}: ${status.toLowerCase()}, mean ${result.mean?.toFixed(3) ?? "—"} over ${result.items} items, ${spent.replyTokens} reply tokens, ${spent.durationMs} ms`,
   );
-  await recordScoreMetric(experimentId, version, result.mean);
+  if (draw === 0) await recordScoreMetric(experimentId, version, result.mean);
   const gate = await applyGate(experimentId, config, setVersionId);
   await publish("evaluation", {
     experimentId,

@@ -2,7 +2,7 @@
 // while the job exists, and an existing evaluation row is never queued again unless it is re-requested).
 // Due, per experiment with evaluation enabled and an eval set: version 0 (the base checkpoint) and every
 // `every`-th version; under gated promotion also the served version and the newest candidates, whatever
-// their number, since the gate needs both scores — on the gate's own set when `serving.gate.set` names another
+// their number, since the gate needs both scores (and, under serving.gate.confirm, the winner once more on fresh seeds) — on the gate's own set when `serving.gate.set` names another
 // than the reported one (each set then gets its own per-pass share). An environment experiment (`evaluation.tasks`)
 // is evaluated the same way on its task set's held-out split, as episodes (episodes.ts).
 import { db } from "../platform/db/client";
@@ -17,7 +17,7 @@ const PER_PASS = 3;
 const CANDIDATES_PER_PASS = 2;
 
 export interface ScheduleResult {
-  queued: { experimentId: string; version: number }[];
+  queued: { experimentId: string; version: number; draw?: number }[];
   rolledBack: { experimentId: string; reason: string }[];
   promoted: { experimentId: string; version: number }[];
 }
@@ -113,11 +113,21 @@ export async function scheduleEvaluations(
     if (gateSet) {
       const gate = await applyGate(id, config, gateSet.setVersion.id);
       if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
+      // serving.gate.confirm: the winner on the common seeds is re-scored on fresh ones before it is promoted
+      if (gate.confirming !== null) {
+        const svId = gateSet.setVersion.id;
+        await enqueue(
+          "evaluate",
+          { experimentId: id, version: gate.confirming, setVersionId: svId, target: "evalSet", draw: 1 },
+          evaluateJobId(id, gate.confirming, svId, 1),
+        );
+        out.queued.push({ experimentId: id, version: gate.confirming, draw: 1 });
+      }
     }
     const evaluatedOn = async (svId: string) =>
       (
         await db().evaluation.findMany({
-          where: { experimentId: id, setVersionId: svId },
+          where: { experimentId: id, setVersionId: svId, draw: 0 },
           select: { policyVersion: true },
         })
       ).map((e) => e.policyVersion);

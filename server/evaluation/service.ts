@@ -191,10 +191,13 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
   ]);
   const nums = [0, ...versions.map((v) => v.version)];
   const rewards = await liveRewards(e.id, nums);
-  const onSet = (svId: string | null | undefined) =>
-    new Map(evaluations.filter((x) => svId && x.setVersionId === svId).map((x) => [x.policyVersion, x]));
+  const onSet = (svId: string | null | undefined, draw = 0) =>
+    new Map(
+      evaluations.filter((x) => svId && x.setVersionId === svId && x.draw === draw).map((x) => [x.policyVersion, x]),
+    );
   const onCurrent = onSet(current?.setVersion.id);
   const onGate = onSet(gateSvId);
+  const confirmed = onSet(gateSvId ?? current?.setVersion.id, 1);
   const served = versions.find((v) => v.status === "ACTIVE")?.version ?? 0;
   const view = (x: (typeof evaluations)[number]) => ({
     id: x.id,
@@ -213,6 +216,7 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
     error: x.error,
     set: `${x.setVersion.set.name} v${x.setVersion.version}`,
     setVersionId: x.setVersionId,
+    draw: x.draw,
     finishedAt: x.finishedAt?.toISOString() ?? null,
   });
   const rows = [...nums]
@@ -229,6 +233,7 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
         evaluation: ev ? view(ev) : null,
         /** the score the gate read, on its own set (serving.gate.set); null when the gate reads the reported set */
         gateEvaluation: onGate.has(n) ? view(onGate.get(n)!) : null,
+        confirmation: confirmed.has(n) ? view(confirmed.get(n)!) : null,
         trainingReward: r ? r.reward : null,
         rewardTurns: r?.turns ?? 0,
       };
@@ -299,6 +304,7 @@ export async function compareVersions(p: Principal, input: In<typeof CompareInpu
   const both = await db().evaluation.findMany({
     where: {
       experimentId: e.id,
+      draw: 0,
       policyVersion: { in: [input.a, input.b] },
       ...(input.setVersionId ? { setVersionId: input.setVersionId } : {}),
     },
@@ -362,7 +368,8 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
   await assertVersionExists(e.id, input.version);
   await db().$transaction(async (tx) => {
     await tx.evaluation.deleteMany({
-      where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id },
+      // the common-seed draw only: a confirmation draw (serving.gate.confirm) stays the served version's bar
+      where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id, draw: 0 },
     });
     await audit(tx, p, "evaluation.request", "experiment", e.id, null, {
       version: input.version,

@@ -30,10 +30,13 @@ export async function startEvaluationWorker(opts: EvaluationWorkerOptions) {
   const bull = consume(
     "evaluate",
     async (job) => {
-      opts.setActivity?.(`evaluating version ${job.version} of ${job.experimentId}`);
+      opts.setActivity?.(
+        `evaluating version ${job.version} of ${job.experimentId}${job.draw ? " (confirmation draw)" : ""}`,
+      );
       try {
-        const run = job.target === "tasks" ? evaluateVersionOnTasks : evaluateVersion;
-        await run(job.experimentId, job.version, job.setVersionId, { ...opts.deps, signal: controller.signal, log });
+        const deps = { ...opts.deps, signal: controller.signal, log };
+        if (job.target === "tasks") await evaluateVersionOnTasks(job.experimentId, job.version, job.setVersionId, deps);
+        else await evaluateVersion(job.experimentId, job.version, job.setVersionId, deps, job.draw ?? 0);
         totals.evaluated++;
       } catch (err) {
         totals.failed++;

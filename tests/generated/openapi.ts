@@ -2244,7 +2244,8 @@ export interface operations {
                  *       "maxTokens": 256,
                  *       "promotion": "always",
                  *       "gate": {
-                 *         "tolerance": 0.05
+                 *         "tolerance": 0.05,
+                 *         "confirm": false
                  *       },
                  *       "autoRollback": {
                  *         "enabled": false,
@@ -2273,7 +2274,8 @@ export interface operations {
                   promotion: "always" | "gated";
                   /**
                    * @default {
-                   *       "tolerance": 0.05
+                   *       "tolerance": 0.05,
+                   *       "confirm": false
                    *     }
                    */
                   gate: {
@@ -2281,6 +2283,8 @@ export interface operations {
                     tolerance: number;
                     floor?: number;
                     set?: string;
+                    /** @default false */
+                    confirm: boolean;
                   };
                   /**
                    * @default {
@@ -2823,7 +2827,8 @@ export interface operations {
              *       "maxTokens": 256,
              *       "promotion": "always",
              *       "gate": {
-             *         "tolerance": 0.05
+             *         "tolerance": 0.05,
+             *         "confirm": false
              *       },
              *       "autoRollback": {
              *         "enabled": false,
@@ -2852,7 +2857,8 @@ export interface operations {
               promotion?: "always" | "gated";
               /**
                * @default {
-               *       "tolerance": 0.05
+               *       "tolerance": 0.05,
+               *       "confirm": false
                *     }
                */
               gate?: {
@@ -2860,6 +2866,8 @@ export interface operations {
                 tolerance?: number;
                 floor?: number;
                 set?: string;
+                /** @default false */
+                confirm?: boolean;
               };
               /**
                * @default {
@@ -3381,7 +3389,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -3410,7 +3419,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -3418,6 +3428,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -4015,7 +4027,8 @@ export interface operations {
                  *       "maxTokens": 256,
                  *       "promotion": "always",
                  *       "gate": {
-                 *         "tolerance": 0.05
+                 *         "tolerance": 0.05,
+                 *         "confirm": false
                  *       },
                  *       "autoRollback": {
                  *         "enabled": false,
@@ -4044,7 +4057,8 @@ export interface operations {
                   promotion: "always" | "gated";
                   /**
                    * @default {
-                   *       "tolerance": 0.05
+                   *       "tolerance": 0.05,
+                   *       "confirm": false
                    *     }
                    */
                   gate: {
@@ -4052,6 +4066,8 @@ export interface operations {
                     tolerance: number;
                     floor?: number;
                     set?: string;
+                    /** @default false */
+                    confirm: boolean;
                   };
                   /**
                    * @default {
@@ -4604,7 +4620,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -4633,7 +4650,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -4641,6 +4659,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -6218,6 +6238,7 @@ export interface operations {
               tolerance: number | null;
               floor?: number | null;
               set?: string;
+              confirm: boolean;
             };
             evaluationEnabled: boolean;
             set: {
@@ -6254,6 +6275,7 @@ export interface operations {
                 error: string | null;
                 set: string;
                 setVersionId: string;
+                draw: number | null;
                 finishedAt: string | null;
               } | null;
               gateEvaluation: {
@@ -6273,6 +6295,27 @@ export interface operations {
                 error: string | null;
                 set: string;
                 setVersionId: string;
+                draw: number | null;
+                finishedAt: string | null;
+              } | null;
+              confirmation: {
+                id: string;
+                version: number | null;
+                status: string;
+                grader: string;
+                graderVersion: string;
+                mean: number | null;
+                ciLow: number | null;
+                ciHigh: number | null;
+                items: number | null;
+                replies: number | null;
+                promptTokens: number | null;
+                replyTokens: number | null;
+                durationMs: number | null;
+                error: string | null;
+                set: string;
+                setVersionId: string;
+                draw: number | null;
                 finishedAt: string | null;
               } | null;
               trainingReward: number | null;
@@ -6298,6 +6341,7 @@ export interface operations {
                 error: string | null;
                 set: string;
                 setVersionId: string;
+                draw: number | null;
                 finishedAt: string | null;
               } | null;
             }[];
@@ -6318,6 +6362,7 @@ export interface operations {
               error: string | null;
               set: string;
               setVersionId: string;
+              draw: number | null;
               finishedAt: string | null;
             }[];
           };
@@ -7431,7 +7476,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -7460,7 +7506,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -7468,6 +7515,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -8038,7 +8087,8 @@ export interface operations {
              *       "maxTokens": 256,
              *       "promotion": "always",
              *       "gate": {
-             *         "tolerance": 0.05
+             *         "tolerance": 0.05,
+             *         "confirm": false
              *       },
              *       "autoRollback": {
              *         "enabled": false,
@@ -8067,7 +8117,8 @@ export interface operations {
               promotion?: "always" | "gated";
               /**
                * @default {
-               *       "tolerance": 0.05
+               *       "tolerance": 0.05,
+               *       "confirm": false
                *     }
                */
               gate?: {
@@ -8075,6 +8126,8 @@ export interface operations {
                 tolerance?: number;
                 floor?: number;
                 set?: string;
+                /** @default false */
+                confirm?: boolean;
               };
               /**
                * @default {
@@ -8596,7 +8649,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -8625,7 +8679,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -8633,6 +8688,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -9191,7 +9248,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -9220,7 +9278,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -9228,6 +9287,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -9786,7 +9847,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -9815,7 +9877,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -9823,6 +9886,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -10375,7 +10440,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -10404,7 +10470,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -10412,6 +10479,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {
@@ -10965,7 +11034,8 @@ export interface operations {
                *       "maxTokens": 256,
                *       "promotion": "always",
                *       "gate": {
-               *         "tolerance": 0.05
+               *         "tolerance": 0.05,
+               *         "confirm": false
                *       },
                *       "autoRollback": {
                *         "enabled": false,
@@ -10994,7 +11064,8 @@ export interface operations {
                 promotion: "always" | "gated";
                 /**
                  * @default {
-                 *       "tolerance": 0.05
+                 *       "tolerance": 0.05,
+                 *       "confirm": false
                  *     }
                  */
                 gate: {
@@ -11002,6 +11073,8 @@ export interface operations {
                   tolerance: number;
                   floor?: number;
                   set?: string;
+                  /** @default false */
+                  confirm: boolean;
                 };
                 /**
                  * @default {

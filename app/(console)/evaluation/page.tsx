@@ -82,7 +82,7 @@ function Evaluation() {
               <dt>Promotion</dt>
               <dd>
                 {d.promotion === "gated"
-                  ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}`
+                  ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}${d.gate.confirm ? "; the winner confirmed on fresh seeds, and the served version held to that score" : ""}`
                   : "always (every new version is served at once)"}
               </dd>
               <dt>Eval set</dt>
@@ -156,6 +156,9 @@ function Evaluation() {
                   <th>Status</th>
                   <th>Eval (95% CI)</th>
                   {d.gateSet && <th>Gate score</th>}
+                  {d.gate.confirm && (
+                    <th title="the gate winner re-scored on fresh seeds before promotion">Fresh seeds</th>
+                  )}
                   <th>Training reward</th>
                   <th>Cost</th>
                   <th>Grader</th>
@@ -187,6 +190,15 @@ function Evaluation() {
                           ? v.gateEvaluation.mean !== null
                             ? pct(v.gateEvaluation.mean)
                             : v.gateEvaluation.status.toLowerCase()
+                          : "—"}
+                      </td>
+                    )}
+                    {d.gate.confirm && (
+                      <td data-testid={`confirmation-${v.version}`}>
+                        {v.confirmation
+                          ? v.confirmation.mean !== null
+                            ? pct(v.confirmation.mean)
+                            : v.confirmation.status.toLowerCase()
                           : "—"}
                       </td>
                     )}

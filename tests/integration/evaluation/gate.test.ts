@@ -16,6 +16,8 @@ import { renderChat } from "../../../server/engine/tokenizer";
 import { commitStep, GATE_AWAITING } from "../../../server/training/commit";
 import { createPersonaEvalSet } from "../../../server/evaluation/service";
 import { evaluateVersion } from "../../../server/evaluation/runner";
+import { applyGate } from "../../../server/evaluation/gate";
+import { ExperimentConfigSchema } from "../../../server/config/experimentConfig";
 import { checkReply } from "../../../server/simulation/grader";
 import { getPersona, questionsFor, renderReply } from "../../../server/simulation/personas";
 import { checkpoint, collect, fineTune } from "./helpers";
@@ -146,6 +148,63 @@ describe("gated promotion", () => {
     expect(path.resolve(announced.seen[0]!.checkpointPath!)).toBe(path.resolve(v1Path));
     disposeModel(better);
     disposeModel(worse);
+  }, 240_000);
+
+  it("with serving.gate.confirm, re-scores the winner on fresh seeds and promotes it only on that score", async () => {
+    const e = await makeExperiment({
+      method: "grpo",
+      policy: { kind: "embedded", checkpoint: "models/base" },
+      serving: { promotion: "gated", gate: { tolerance: 0.05, confirm: true }, maxTokens: 96 },
+      evaluation: { enabled: true, k: 2, temperature: 0.7, seed: 1, maxTokens: 96 },
+    });
+    const runId = (await makeRun(e.id)).id;
+    const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
+    await evaluateVersion(e.id, 0, set.setVersionId);
+    const better = (await loadCheckpoint("models/base")).model;
+    await fineTune(better, leo, (q) => renderReply(q, "bullets"), 12);
+    const v1Path = await checkpoint(dir, "confirm-v1", better, 1);
+    disposeModel(better);
+    await commitStep({
+      runId,
+      experimentId: e.id,
+      step: 1,
+      version: 1,
+      parentVersion: 0,
+      checkpointPath: v1Path,
+      checkpointSha: "test",
+      bytes: 0,
+      decisions: new Map(),
+      record: { values: {}, trace: [], parentVersion: 0 },
+      durationMs: 1,
+      points: [],
+    });
+    const v1 = () => db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } });
+
+    // It wins on the common seeds: not promoted yet, waiting for its fresh draw.
+    const selected = await evaluateVersion(e.id, 1, set.setVersionId);
+    expect((await v1()).status).toBe("CANDIDATE");
+    expect((await v1()).gateReason).toMatch(/^passed \(eval .*\); awaiting its confirmation on fresh seeds$/);
+    expect(await applyGate(e.id, ExperimentConfigSchema.parse(e.config), set.setVersionId)).toMatchObject({
+      promoted: null,
+      confirming: 1,
+    });
+
+    // Its fresh draw: other seeds than every version's common ones; it passes, and the promotion says so.
+    const fresh = await evaluateVersion(e.id, 1, set.setVersionId, {}, 1);
+    expect(fresh!.draw).toBe(1);
+    const seeds = async (id: string) =>
+      (await db().evalScore.findMany({ where: { evaluationId: id } })).map((x) => x.seed);
+    const common = new Set(await seeds(selected!.id));
+    expect(await seeds(fresh!.id)).toHaveLength(set.items * 2);
+    expect((await seeds(fresh!.id)).some((x) => common.has(x))).toBe(false);
+    expect((await v1()).status).toBe("ACTIVE");
+    const promoteAudit = await db().auditLog.findFirstOrThrow({
+      where: { resourceId: e.id, action: "policyVersion.gatePromote" },
+    });
+    expect(promoteAudit.after).toMatchObject({
+      activeVersion: 1,
+      reason: expect.stringMatching(/^eval on fresh seeds \d\.\d{3} ≥ served v0's .* \(selected on eval /),
+    });
   }, 240_000);
 
   it("stops at the per-version budget and records a partial evaluation", async () => {

@@ -28,13 +28,14 @@ async function versions(
     });
 }
 
-/** A finished evaluation of `version` on a set version with score `mean`. */
-const scored = (experimentId: string, setVersionId: string, version: number, mean: number) =>
+/** A finished evaluation of `version` on a set version with score `mean` (draw 1: a confirmation on fresh seeds). */
+const scored = (experimentId: string, setVersionId: string, version: number, mean: number, draw = 0) =>
   db().evaluation.create({
     data: {
       experimentId,
       policyVersion: version,
       setVersionId,
+      draw,
       status: "DONE",
       grader: "persona",
       graderVersion: "persona-v2",
@@ -164,6 +165,56 @@ describe("evaluation scheduler", () => {
     expect(page.candidates).toEqual([
       expect.objectContaining({ version: 2, evaluation: expect.objectContaining({ mean: 0.2 }) }),
     ]);
+  });
+
+  it("with serving.gate.confirm, queues the winner's fresh-seed draw and promotes only once it passes", async () => {
+    const e = await makeExperiment({
+      method: "grpo",
+      serving: { promotion: "gated", gate: { tolerance: 0.05, confirm: true } },
+      evaluation: { enabled: true, every: 10 },
+    });
+    const set = await createPersonaEvalSet(null, { experimentId: e.id, name: "held-out personas", personas: ["leo"] });
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gate-confirm-"));
+    writeFileSync(path.join(dir, "meta.json"), "{}");
+    const runId = (await makeRun(e.id)).id;
+    for (const [version, status] of [
+      [1, "ACTIVE"],
+      [2, "CANDIDATE"],
+      [3, "CANDIDATE"],
+    ] as const)
+      await db().policyVersion.create({ data: { experimentId: e.id, version, status, checkpointPath: dir, runId } });
+    // v1 was selected on a lucky 0.80; its fresh draw says 0.60. v3 passes against that, v2 does not.
+    await scored(e.id, set.setVersionId, 1, 0.8);
+    await scored(e.id, set.setVersionId, 1, 0.6, 1);
+    await scored(e.id, set.setVersionId, 2, 0.5);
+    await scored(e.id, set.setVersionId, 3, 0.7);
+    const first = await scheduleEvaluations({ experimentIds: [e.id] });
+    expect(first.promoted).toEqual([]);
+    expect(first.queued).toContainEqual({ experimentId: e.id, version: 3, draw: 1 });
+    const job = await queue("evaluate").getJob(evaluateJobId(e.id, 3, set.setVersionId, 1));
+    expect(job?.data).toMatchObject({ version: 3, setVersionId: set.setVersionId, draw: 1 });
+    const reason = async (version: number) =>
+      (await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version } })).gateReason;
+    expect(await reason(3)).toBe(
+      "passed (eval 0.700 ≥ served v1's on fresh seeds 0.600 − tolerance 0.050); awaiting its confirmation on fresh seeds",
+    );
+    expect(await reason(2)).toBe("eval 0.500 < served v1's on fresh seeds 0.600 − tolerance 0.050");
+    // The common-seed draw is not queued again for a version that has one.
+    expect(first.queued.filter((q) => q.draw === undefined).map((q) => q.version)).toEqual([0]);
+
+    // Its fresh draw passes: promoted, and the page shows both draws.
+    await scored(e.id, set.setVersionId, 3, 0.62, 1);
+    const second = await scheduleEvaluations({ experimentIds: [e.id] });
+    expect(second.promoted).toEqual([{ experimentId: e.id, version: 3 }]);
+    const page = await evaluationOverview(ADMIN, { experimentId: e.id, limit: 50 });
+    const row = page.versions.find((r) => r.version === 3)!;
+    expect([row.status, row.evaluation?.mean, row.confirmation?.mean, row.confirmation?.draw]).toEqual([
+      "ACTIVE",
+      0.7,
+      0.62,
+      1,
+    ]);
+    expect(page.gate.confirm).toBe(true);
   });
 
   it("queues nothing without an eval set or with evaluation off", async () => {

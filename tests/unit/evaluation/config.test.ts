@@ -63,5 +63,20 @@ describe("evaluation config", () => {
     ).toEqual([
       "serving.gate.set: an environment experiment's gate reads its task set's held-out split (evaluation.tasks), not an eval set",
     ]);
+    // the confirmation draw: off by default, a boolean, and an eval set's (fresh seeds), not held-out episodes'
+    expect(ExperimentConfigSchema.parse({}).serving.gate.confirm).toBe(false);
+    expect(issues({ serving: { promotion: "gated", gate: { confirm: true } }, evaluation: { enabled: true } })).toEqual(
+      [],
+    );
+    expect(issues({ serving: { gate: { confirm: "yes" } } })[0]).toMatch(/^serving\.gate\.confirm:/);
+    expect(
+      issues({
+        serving: { promotion: "gated", gate: { confirm: true } },
+        evaluation: { enabled: true, tasks: { taskSet: "t", environment: "e" } },
+      }),
+    ).toEqual([
+      "serving.gate.confirm: a confirmation draw re-scores an eval set on fresh seeds; an environment experiment's gate reads held-out episodes (evaluation.tasks)",
+    ]);
+    expect(issues({ evaluation: { seed: 2_000_000_000 } })[0]).toMatch(/^evaluation\.seed:/);
   });
 });

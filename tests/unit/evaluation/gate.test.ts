@@ -1,6 +1,6 @@
 // The gate's and the rollback's pure decisions, at and around their boundaries.
 import { describe, expect, it } from "vitest";
-import { decideGate } from "../../../server/evaluation/gate";
+import { decideCandidates, decideGate, type VersionScore } from "../../../server/evaluation/gate";
 import { decideRollback } from "../../../server/policyVersions/rollbackRule";
 import { summarize } from "../../../server/evaluation/stats";
 
@@ -29,6 +29,76 @@ describe("promotion gate", () => {
     expect(
       decideGate({ candidate: { version: 4, mean: 0.9 }, served: { version: 3, mean: null }, tolerance: 0.05 }).reason,
     ).toBe("awaiting the evaluation of served version 3");
+  });
+});
+
+describe("the gate over several candidates, and its confirmation on fresh seeds (serving.gate.confirm)", () => {
+  const table =
+    (scores: Record<number, number | null>) =>
+    (version: number): VersionScore => ({ version, mean: scores[version] ?? null });
+  const candidates = [6, 5, 4].map((version) => ({ version, hasCheckpoint: true }));
+  const common = { candidates, served: 3, tolerance: 0.05, label: "eval" };
+  // v3 (served) was selected on a lucky 0.80; on fresh seeds it scores 0.60
+  const selection = table({ 3: 0.8, 4: 0.7, 5: 0.74, 6: 0.5 });
+
+  it("without confirmation: the best passing candidate wins at once, against the served version's selection draw", () => {
+    const v = decideCandidates({ ...common, scoreOf: selection });
+    // 0.74 and 0.70 are below 0.80 − 0.05: the lucky draw holds every candidate back (the winner's curse)
+    expect(v.promote).toBeNull();
+    expect(v.held.find((h) => h.version === 5)!.reason).toBe("eval 0.740 < served v3's 0.800 − tolerance 0.050");
+  });
+
+  it("holds the candidates to the served version's fresh-seed score, and waits for the winner's own", () => {
+    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6 }) });
+    expect(v.promote).toBeNull();
+    expect(v.confirming).toBe(5);
+    const reasons = Object.fromEntries(v.held.map((h) => [h.version, h.reason]));
+    expect(reasons[5]).toBe(
+      "passed (eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050); awaiting its confirmation on fresh seeds",
+    );
+    expect(reasons[4]).toMatch(/^passed \(eval 0\.700 .*\); v5 is confirmed first$/);
+    expect(reasons[6]).toBe("eval 0.500 < served v3's on fresh seeds 0.600 − tolerance 0.050");
+  });
+
+  it("promotes the winner whose fresh-seed score passes too, with both draws in the reason", () => {
+    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6, 5: 0.58 }) });
+    expect(v.promote).toBe(5);
+    expect(v.reason).toBe(
+      "eval on fresh seeds 0.580 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050 (selected on eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050)",
+    );
+    expect(v.held.map((h) => h.version)).toEqual([6, 4]);
+    expect(v.held.find((h) => h.version === 4)!.reason).toMatch(/but v5 scored higher$/);
+  });
+
+  it("refuses a winner that does not pass on fresh seeds and tries the next passing candidate", () => {
+    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6, 5: 0.4 }) });
+    expect(v.promote).toBeNull();
+    expect(v.confirming).toBe(4);
+    expect(v.held.find((h) => h.version === 5)!.reason).toBe(
+      "passed on its selection draw (eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050) but not on fresh seeds: eval on fresh seeds 0.400 < served v3's on fresh seeds 0.600 − tolerance 0.050",
+    );
+  });
+
+  it("reads the served version's selection draw when it has no fresh one (the base, a manual promotion)", () => {
+    const v = decideCandidates({
+      ...common,
+      served: 0,
+      scoreOf: table({ 0: 0.3, 4: 0.7, 5: 0.74, 6: 0.5 }),
+      confirmOf: table({ 5: 0.71 }),
+    });
+    expect(v.promote).toBe(5);
+    expect(v.reason).toMatch(/≥ served v0's 0\.300 − tolerance/);
+  });
+
+  it("never promotes a candidate whose checkpoint was pruned", () => {
+    const v = decideCandidates({
+      ...common,
+      candidates: [{ version: 5, hasCheckpoint: false }],
+      scoreOf: selection,
+      confirmOf: table({ 3: 0.6, 5: 0.9 }),
+    });
+    expect(v.promote).toBeNull();
+    expect(v.held).toEqual([{ version: 5, reason: "checkpoint pruned before it was evaluated", scored: true }]);
   });
 });
 

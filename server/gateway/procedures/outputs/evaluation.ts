@@ -74,6 +74,8 @@ const EvaluationView = z.object({
   error: z.string().nullable(),
   set: z.string(),
   setVersionId: z.string(),
+  /** 0: the common seeds; 1: a gate winner's confirmation on fresh seeds (serving.gate.confirm) */
+  draw: Num,
   finishedAt: z.string().nullable(),
 });
 
@@ -81,7 +83,7 @@ export const EvaluationOverviewOutput = z.object({
   experimentId: z.string(),
   servedVersion: Num,
   promotion: z.enum(["always", "gated"]),
-  gate: z.object({ tolerance: Num, floor: Num.optional(), set: z.string().optional() }),
+  gate: z.object({ tolerance: Num, floor: Num.optional(), set: z.string().optional(), confirm: z.boolean() }),
   evaluationEnabled: z.boolean(),
   set: z.object({ id: z.string(), name: z.string(), version: Num, setVersionId: z.string(), items: Num }).nullable(),
   /** the gate's own set (serving.gate.set) when it is another than `set`; version null: named, not created yet */
@@ -95,6 +97,8 @@ export const EvaluationOverviewOutput = z.object({
       evaluation: EvaluationView.nullable(),
       /** the score the gate read on its own set (serving.gate.set); null when it reads `set` */
       gateEvaluation: EvaluationView.nullable(),
+      /** its confirmation draw on the gate's set (fresh seeds, serving.gate.confirm); null when it has none */
+      confirmation: EvaluationView.nullable(),
       trainingReward: Num.nullable(),
       rewardTurns: Num,
     }),
