@@ -394,6 +394,12 @@ export const PerUserSchema = z.object({
   /** a teacher reply becomes a demonstration only if its mean token log-prob under the hinted teacher is at least this */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
   /**
+   * and only if the hint made it likelier: its log-prob under the hinted teacher minus under the frozen base on the
+   * un-hinted prompt, summed over the reply, above this many nats (as the shared trainer's hyper.hindsightMinGain).
+   * Unset: off.
+   */
+  hindsightMinGain: z.number().min(-100).max(100).optional(),
+  /**
    * the teacher of a turn whose hint only restates the question (the off-topic rejection's "answer the question …")
    * hears instead the user's latest earlier hint that does not (their own, from their turns only): with the restated
    * question alone the base answers in its default style and the demonstrations teach the user's style away

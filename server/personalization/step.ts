@@ -50,6 +50,7 @@ export async function userAdapterStep(
     | "hindsightSamples"
     | "hindsightWeight"
     | "hindsightMinLogprob"
+    | "hindsightMinGain"
     | "rememberedHint"
     | "baseKlCoef"
     | "hindsightRelevance"
@@ -73,6 +74,7 @@ export async function userAdapterStep(
   const taught = await hintedTeacherDemos(base, [...own, ...style], {
     samples: pu.hindsightSamples,
     minLogprob: pu.hindsightMinLogprob,
+    minGain: pu.hindsightMinGain,
     maxTokens: opts.maxTokens,
     seed: opts.seed,
   });

@@ -146,6 +146,38 @@ describe("one user's step with hindsight", () => {
     expect(maxAbsDiff(flat(none.adapter), flat(plain.adapter))).toBe(0);
     for (const a of [start, got.adapter, want.adapter, cut.adapter, none.adapter, plain.adapter]) disposeAdapter(a);
   });
+
+  it("keeps, with hindsightMinGain, only the replies the hint made likelier than the un-hinted prompt does", async () => {
+    const start = adapter(6);
+    const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    // each reply's gain: Σ log π(reply | hinted prompt) − Σ log π_base(reply | the un-hinted prompt), by hand
+    const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+    const unhinted = scoreBatch(
+      base,
+      gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds })),
+    );
+    const gains = gens.map((g, i) => sum(g.logprobs) - sum(unhinted[i]!));
+    expect(gains[0]).not.toBe(gains[1]);
+    const withGain = (hindsightMinGain: number) =>
+      PerUserSchema.parse({
+        lr: 0.3,
+        gradClip: 1,
+        hindsightSamples: 2,
+        hindsightWeight: 1,
+        hindsightMinLogprob: -10,
+        hindsightMinGain,
+      });
+    const step = (minGain: number) =>
+      userAdapterStep(base, start, samples, withGain(minGain), { maxTokens: 24, seed: 3 });
+    const below = Math.min(...gains) - 1e-3;
+    const between = (gains[0]! + gains[1]!) / 2;
+    const results = [await step(below), await step(between), await step(Math.max(...gains) + 1e-3)];
+    expect(results.map((r) => r.demos)).toEqual([2, 1, 0]);
+    // the one kept is the reply with the larger gain
+    const kept = results[1]!.demoSamples.map((d) => d.responseIds);
+    expect(kept).toEqual([gens[gains[0]! > gains[1]! ? 0 : 1]!.tokenIds]);
+    for (const a of [start, ...results.map((r) => r.adapter)]) disposeAdapter(a);
+  });
 });
 
 describe("the user's remembered hint (rememberedHint)", () => {
