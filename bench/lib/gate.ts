@@ -48,13 +48,15 @@ export async function trainingQuestionGate(experimentId: string, config: Experim
     gate: async ({ version }: { version: number }) => {
       await evaluateVersion(experimentId, version, setVersionId);
       let outcome = await applyGate(experimentId, config, setVersionId);
-      // serving.gate.confirm: the winner's fresh-seed draw, as the scheduler would queue it; each version is
-      // confirmed once, so this ends with a promotion or every passing candidate refused on fresh seeds
-      const confirmed = new Set<number>();
-      while (outcome.confirming !== null) {
-        if (confirmed.has(outcome.confirming)) throw new Error(`v${outcome.confirming}'s confirmation did not finish`);
-        confirmed.add(outcome.confirming);
-        await evaluateVersion(experimentId, outcome.confirming, setVersionId, {}, 1);
+      // serving.gate.confirm: what the gate waits for (the current draw's scores, a winner's fresh pair), as the
+      // scheduler would queue it; each evaluation is made once, so this ends with a decision
+      const made = new Set<string>();
+      while (outcome.due.length) {
+        for (const { version: v, draw } of outcome.due) {
+          if (made.has(`${v}:${draw}`)) throw new Error(`v${v}'s evaluation on draw ${draw} did not finish`);
+          made.add(`${v}:${draw}`);
+          await evaluateVersion(experimentId, v, setVersionId, {}, draw);
+        }
         outcome = await applyGate(experimentId, config, setVersionId);
       }
       for (const h of outcome.held) reasons.set(h.version, h.reason);

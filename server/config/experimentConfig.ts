@@ -323,9 +323,11 @@ export const ServingSchema = z.object({
        */
       set: z.string().trim().min(1).max(200).optional(),
       /**
-       * re-score the gate's winner on fresh seeds before promoting it, and hold the next candidates to that score:
-       * the draw a version was selected on is its luckiest (the winner's curse), so a bar set by it freezes promotion.
-       * One more evaluation per promotion. Not with evaluation.tasks.
+       * confirm the gate's winner on fresh seeds before promoting it: the winner and the served version are both
+       * evaluated on a new draw of seeds, compared there, and the next candidates are compared on that draw too. The
+       * draw a version was selected on is its luckiest (the winner's curse), so a bar set by it freezes promotion; a
+       * fresh draw for both keeps the comparison paired (same prompts, same seeds). Two more evaluations per
+       * promotion. Not with evaluation.tasks.
        */
       confirm: z.boolean().default(false),
     })
@@ -510,7 +512,7 @@ export const EvaluationConfigSchema = z.object({
   /** replies per prompt */
   k: z.number().int().min(1).max(16).default(2),
   temperature: z.number().min(0).max(2).default(0.7),
-  // bounded so every reply's seed, fresh draws included (runner.ts drawSeed), fits the stored 32-bit seed
+  // bounded so every reply's seed fits the stored 32-bit seed
   seed: z.number().int().min(0).max(1_000_000_000).default(1),
   maxTokens: z.number().int().min(1).max(32768).default(256),
   /** judge votes per reply (model-judge grader) */

@@ -15,7 +15,7 @@ export interface VersionScore {
   mean: number | null;
   low?: number | null;
   high?: number | null;
-  /** scored on a confirmation draw (fresh seeds, serving.gate.confirm), not the draw it was selected on */
+  /** scored on a fresh draw of seeds (serving.gate.confirm), not the common one */
   confirmed?: boolean;
 }
 
@@ -54,63 +54,89 @@ export interface GateCandidate {
   hasCheckpoint: boolean;
 }
 
+/** An evaluation the gate needs before it can decide: `version` on draw `draw` of the gate's set. */
+export interface DueEvaluation {
+  version: number;
+  draw: number;
+}
+
 export interface GateVerdict {
   promote: number | null;
   /** the promotion's reason */
   reason: string | null;
-  /** the winner on the selection draw, awaiting its confirmation draw (serving.gate.confirm) */
-  confirming: number | null;
+  /** under serving.gate.confirm: the evaluations the decision waits for (the fresh draw's pair, a candidate's) */
+  due: DueEvaluation[];
   held: { version: number; reason: string; scored: boolean }[];
 }
 
 /**
- * The gate over every candidate: each is decided on `scoreOf` (the selection draw); the passing one with the best
- * score (newest on ties) wins. With `confirmOf` (serving.gate.confirm) the winner is promoted only once its score on
- * fresh seeds passes too (else the next passing one is tried), and the served version is held to its own fresh-seed
- * score when it has one: the draw a version was selected on is its luckiest, so a bar set by it would freeze promotion.
+ * The gate over every candidate, on draw `draw` of seeds (`scoreOf(version, draw)`): each candidate is decided against
+ * the served version on that draw; the passing one with the best score (newest on ties) wins. With `confirm`
+ * (serving.gate.confirm) the winner is promoted only if it passes again on the next draw, where both it and the served
+ * version are evaluated afresh (else the next passing one is tried there): the draw a version was selected on is its
+ * luckiest, and a fresh draw for both keeps the comparison paired. The caller passes as `draw` the one the served
+ * version's promotion was confirmed on (its `gateDraw`), so each promotion moves the comparison to a draw nobody was
+ * selected on.
  */
 export function decideCandidates(o: {
   candidates: readonly GateCandidate[];
   served: number;
-  scoreOf: (version: number) => VersionScore;
-  confirmOf?: (version: number) => VersionScore;
+  scoreOf: (version: number, draw: number) => VersionScore;
+  draw: number;
+  confirm: boolean;
   tolerance: number;
   floor?: number;
   label: string;
 }): GateVerdict {
-  const fresh = o.confirmOf?.(o.served);
-  const served = fresh && fresh.mean !== null ? { ...fresh, confirmed: true } : o.scoreOf(o.served);
-  const decide = (candidate: VersionScore) =>
-    decideGate({ candidate, served, tolerance: o.tolerance, floor: o.floor, label: o.label });
-  const decided = o.candidates.map((c) => ({
-    c,
-    score: o.scoreOf(c.version),
-    d: c.hasCheckpoint
-      ? decide(o.scoreOf(c.version))
-      : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
-  }));
+  const at = (version: number, draw: number) => ({ ...o.scoreOf(version, draw), confirmed: draw > 0 });
+  const decideOn = (draw: number, candidate: number) =>
+    decideGate({
+      candidate: at(candidate, draw),
+      served: at(o.served, draw),
+      tolerance: o.tolerance,
+      floor: o.floor,
+      label: o.label,
+    });
+  const verdict: GateVerdict = { promote: null, reason: null, due: [], held: [] };
+  const need = (version: number, draw: number) => {
+    if (
+      o.confirm &&
+      at(version, draw).mean === null &&
+      !verdict.due.some((d) => d.version === version && d.draw === draw)
+    )
+      verdict.due.push({ version, draw });
+  };
+  need(o.served, o.draw);
+  const decided = o.candidates.map((c) => {
+    if (c.hasCheckpoint) need(c.version, o.draw);
+    return {
+      c,
+      score: at(c.version, o.draw),
+      d: c.hasCheckpoint
+        ? decideOn(o.draw, c.version)
+        : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
+    };
+  });
   const passing = decided
     .filter((x) => x.d.promote)
     .sort((a, b) => b.score.mean! - a.score.mean! || b.c.version - a.c.version);
-  const verdict: GateVerdict = { promote: null, reason: null, confirming: null, held: [] };
   const reasons = new Map(decided.map((x) => [x.c.version, x.d.reason]));
+  const next = o.draw + 1;
+  let waiting: number | null = null;
   for (const x of passing) {
     if (verdict.promote !== null)
       reasons.set(x.c.version, `passed (${x.d.reason}) but v${verdict.promote} scored higher`);
-    else if (verdict.confirming !== null)
-      reasons.set(x.c.version, `passed (${x.d.reason}); v${verdict.confirming} is confirmed first`);
-    else if (!o.confirmOf) [verdict.promote, verdict.reason] = [x.c.version, x.d.reason];
-    else {
-      const c = { ...o.confirmOf(x.c.version), confirmed: true };
-      if (c.mean === null) {
-        verdict.confirming = x.c.version;
-        reasons.set(x.c.version, `passed (${x.d.reason}); awaiting its confirmation on fresh seeds`);
-        continue;
-      }
-      const dc = decide(c);
+    else if (waiting !== null) reasons.set(x.c.version, `passed (${x.d.reason}); v${waiting} is confirmed first`);
+    else if (!o.confirm) [verdict.promote, verdict.reason] = [x.c.version, x.d.reason];
+    else if (at(x.c.version, next).mean === null || at(o.served, next).mean === null) {
+      waiting = x.c.version;
+      need(x.c.version, next);
+      need(o.served, next);
+      reasons.set(x.c.version, `passed (${x.d.reason}); awaiting its confirmation on fresh seeds`);
+    } else {
+      const dc = decideOn(next, x.c.version);
       if (dc.promote) [verdict.promote, verdict.reason] = [x.c.version, `${dc.reason} (selected on ${x.d.reason})`];
-      else
-        reasons.set(x.c.version, `passed on its selection draw (${x.d.reason}) but not on fresh seeds: ${dc.reason}`);
+      else reasons.set(x.c.version, `passed (${x.d.reason}) but not on fresh seeds: ${dc.reason}`);
     }
   }
   for (const x of decided)
@@ -119,20 +145,19 @@ export function decideCandidates(o: {
   return verdict;
 }
 
-/** Latest finished evaluation mean per version, on one set version: the selection draw's and the confirmation's. */
+/** Latest finished evaluation mean per version and draw, on one set version. */
 async function evalMeans(experimentId: string, setVersionId: string) {
   const rows = await db().evaluation.findMany({
     where: { experimentId, setVersionId, status: { in: ["DONE", "PARTIAL"] } },
     select: { policyVersion: true, draw: true, mean: true },
   });
-  const of = (draw: number) => new Map(rows.filter((r) => r.draw === draw).map((r) => [r.policyVersion, r.mean]));
-  return { selection: of(0), confirmation: of(1) };
+  return new Map(rows.map((r) => [`${r.policyVersion}:${r.draw}`, r]));
 }
 
 export interface GateOutcome {
   promoted: number | null;
-  /** a version awaiting its confirmation draw: the scheduler queues it (draw 1) */
-  confirming: number | null;
+  /** under serving.gate.confirm: the evaluations the gate waits for, which the scheduler queues */
+  due: DueEvaluation[];
   held: { version: number; reason: string }[];
 }
 
@@ -142,47 +167,49 @@ export async function applyGate(
   config: ExperimentConfig,
   setVersionId: string,
 ): Promise<GateOutcome> {
-  if (config.serving.promotion !== "gated") return { promoted: null, confirming: null, held: [] };
-  const { selection, confirmation } = await evalMeans(experimentId, setVersionId);
-  const scores = (means: Map<number, number | null>) => (v: number) => ({ version: v, mean: means.get(v) ?? null });
+  if (config.serving.promotion !== "gated") return { promoted: null, due: [], held: [] };
+  const means = await evalMeans(experimentId, setVersionId);
   return gateOnScores(
     experimentId,
     config,
-    scores(selection),
+    (v, draw) => ({ version: v, mean: means.get(`${v}:${draw}`)?.mean ?? null }),
     "eval",
-    config.serving.gate.confirm ? scores(confirmation) : undefined,
+    config.serving.gate.confirm,
   );
 }
 
 /**
  * Gate every CANDIDATE newer than the served version (decideCandidates) on `scoreOf` (an eval set's means, or held-out
- * pass@1 of episodes) and, under serving.gate.confirm, `confirmOf`: promote the winner; the others keep (or get) the
- * reason they are held back.
+ * pass@1 of episodes) — with `confirm` (serving.gate.confirm) on the draw the served version's promotion was confirmed
+ * on, and a fresh one to confirm a winner — and promote the winner; the others keep (or get) the reason they are held
+ * back.
  */
 export async function gateOnScores(
   experimentId: string,
   config: ExperimentConfig,
-  scoreOf: (version: number) => VersionScore,
+  scoreOf: (version: number, draw: number) => VersionScore,
   label: string,
-  confirmOf?: (version: number) => VersionScore,
+  confirm = false,
 ): Promise<GateOutcome> {
-  if (config.serving.promotion !== "gated") return { promoted: null, confirming: null, held: [] };
+  if (config.serving.promotion !== "gated") return { promoted: null, due: [], held: [] };
   const active = await db().policyVersion.findFirst({
     where: { experimentId, status: "ACTIVE" },
-    select: { version: true },
+    select: { version: true, gateDraw: true },
   });
   const servedVersion = active?.version ?? 0;
+  const draw = confirm ? (active?.gateDraw ?? 0) : 0;
   const candidates = await db().policyVersion.findMany({
     where: { experimentId, status: "CANDIDATE", version: { gt: servedVersion }, runId: { not: null } },
     orderBy: { version: "desc" },
     select: { id: true, version: true, checkpointPath: true, gateReason: true },
   });
-  if (!candidates.length) return { promoted: null, confirming: null, held: [] };
+  if (!candidates.length) return { promoted: null, due: [], held: [] };
   const verdict = decideCandidates({
     candidates: candidates.map((c) => ({ version: c.version, hasCheckpoint: c.checkpointPath !== null })),
     served: servedVersion,
     scoreOf,
-    confirmOf,
+    draw,
+    confirm,
     tolerance: config.serving.gate.tolerance,
     floor: config.serving.gate.floor,
     label,
@@ -205,10 +232,12 @@ export async function gateOnScores(
         );
     });
   }
-  if (verdict.promote !== null) await systemPromote(experimentId, verdict.promote, verdict.reason!);
+  // confirmed on the next draw: the gate compares the next candidates there while this version is served
+  if (verdict.promote !== null)
+    await systemPromote(experimentId, verdict.promote, verdict.reason!, confirm ? draw + 1 : 0);
   return {
     promoted: verdict.promote,
-    confirming: verdict.confirming,
+    due: verdict.due,
     held: verdict.held.map(({ version, reason }) => ({ version, reason })),
   };
 }

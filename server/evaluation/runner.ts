@@ -24,8 +24,11 @@ export interface RunnerDeps {
 
 export const seedFor = (base: number, index: number, k: number, sample: number) => base + index * k + sample;
 
-/** The base seed of draw `draw`: draw 0 is the configured seed; each further draw is another range of seeds. */
-export const drawSeed = (seed: number, draw: number) => seed + draw * 100_000_007;
+/**
+ * The base seed of draw `draw`: draw 0 is the configured seed; each further draw (the gate's fresh seeds,
+ * serving.gate.confirm) another range of a million, wrapped into the stored 32-bit seed.
+ */
+export const drawSeed = (seed: number, draw: number) => (seed + draw * 1_000_003) % 2 ** 31;
 
 /**
  * The weights that answer as `version`: its checkpoint (embedded; version 0 is the config's base), or the

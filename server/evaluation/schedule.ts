@@ -2,7 +2,8 @@
 // while the job exists, and an existing evaluation row is never queued again unless it is re-requested).
 // Due, per experiment with evaluation enabled and an eval set: version 0 (the base checkpoint) and every
 // `every`-th version; under gated promotion also the served version and the newest candidates, whatever
-// their number, since the gate needs both scores (and, under serving.gate.confirm, the winner once more on fresh seeds) — on the gate's own set when `serving.gate.set` names another
+// their number, since the gate needs both scores (under serving.gate.confirm: what the gate says it waits for, on
+// its current draw of seeds and a fresh one) — on the gate's own set when `serving.gate.set` names another
 // than the reported one (each set then gets its own per-pass share). An environment experiment (`evaluation.tasks`)
 // is evaluated the same way on its task set's held-out split, as episodes (episodes.ts).
 import { db } from "../platform/db/client";
@@ -110,20 +111,22 @@ export async function scheduleEvaluations(
     const reported = await currentSetVersion(id, config.evaluation.set);
     // serving.gate.set: the gate reads another set than the one reported, each queued on its own
     const gateSet = config.serving.gate.set ? await currentSetVersion(id, config.serving.gate.set) : reported;
-    if (gateSet) {
-      const gate = await applyGate(id, config, gateSet.setVersion.id);
-      if (gate.promoted !== null) out.promoted.push({ experimentId: id, version: gate.promoted });
-      // serving.gate.confirm: the winner on the common seeds is re-scored on fresh ones before it is promoted
-      if (gate.confirming !== null) {
-        const svId = gateSet.setVersion.id;
+    const gate = gateSet ? await applyGate(id, config, gateSet.setVersion.id) : null;
+    if (gate?.promoted != null) out.promoted.push({ experimentId: id, version: gate.promoted });
+    // serving.gate.confirm: the gate names what it waits for — the served version and the candidates on its current
+    // draw, a winner and the served version on a fresh one — instead of the common draw's share below
+    if (gateSet && config.serving.gate.confirm) {
+      const svId = gateSet.setVersion.id;
+      for (const { version, draw } of gate!.due.slice(0, PER_PASS)) {
         await enqueue(
           "evaluate",
-          { experimentId: id, version: gate.confirming, setVersionId: svId, target: "evalSet", draw: 1 },
-          evaluateJobId(id, gate.confirming, svId, 1),
+          { experimentId: id, version, setVersionId: svId, target: "evalSet", draw },
+          evaluateJobId(id, version, svId, draw),
         );
-        out.queued.push({ experimentId: id, version: gate.confirming, draw: 1 });
+        out.queued.push({ experimentId: id, version, ...(draw ? { draw } : {}) });
       }
     }
+    const gateShare = config.serving.gate.confirm ? [] : forGate;
     const evaluatedOn = async (svId: string) =>
       (
         await db().evaluation.findMany({
@@ -132,13 +135,13 @@ export async function scheduleEvaluations(
         })
       ).map((e) => e.policyVersion);
     if (gateSet && gateSet.setVersion.id !== reported?.setVersion.id)
-      await queue(gateSet.setVersion.id, await evaluatedOn(gateSet.setVersion.id), "evalSet", forGate);
+      await queue(gateSet.setVersion.id, await evaluatedOn(gateSet.setVersion.id), "evalSet", gateShare);
     if (reported)
       await queue(
         reported.setVersion.id,
         await evaluatedOn(reported.setVersion.id),
         "evalSet",
-        gateSet?.setVersion.id === reported.setVersion.id ? forGate : [],
+        gateSet?.setVersion.id === reported.setVersion.id ? gateShare : [],
         forReport,
       );
   }

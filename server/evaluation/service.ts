@@ -191,13 +191,17 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
   ]);
   const nums = [0, ...versions.map((v) => v.version)];
   const rewards = await liveRewards(e.id, nums);
-  const onSet = (svId: string | null | undefined, draw = 0) =>
+  const onSet = (svId: string | null | undefined) =>
     new Map(
-      evaluations.filter((x) => svId && x.setVersionId === svId && x.draw === draw).map((x) => [x.policyVersion, x]),
+      evaluations.filter((x) => svId && x.setVersionId === svId && x.draw === 0).map((x) => [x.policyVersion, x]),
     );
   const onCurrent = onSet(current?.setVersion.id);
-  const onGate = onSet(gateSvId);
-  const confirmed = onSet(gateSvId ?? current?.setVersion.id, 1);
+  // What the gate read: on its own set, or under serving.gate.confirm on the draw it compares on (each version's latest)
+  const gateReads = gateSvId ?? (config.serving.gate.confirm ? current?.setVersion.id : null);
+  const onGate = new Map<number, (typeof evaluations)[number]>();
+  for (const x of evaluations)
+    if (gateReads && x.setVersionId === gateReads && x.draw >= (onGate.get(x.policyVersion)?.draw ?? 0))
+      onGate.set(x.policyVersion, x);
   const served = versions.find((v) => v.status === "ACTIVE")?.version ?? 0;
   const view = (x: (typeof evaluations)[number]) => ({
     id: x.id,
@@ -231,9 +235,11 @@ export async function evaluationOverview(p: Principal, input: In<typeof Evaluati
         step: v?.step ?? null,
         gateReason: v?.gateReason ?? null,
         evaluation: ev ? view(ev) : null,
-        /** the score the gate read, on its own set (serving.gate.set); null when the gate reads the reported set */
+        /**
+         * the score the gate read: on its own set (serving.gate.set), on the latest draw of seeds it compared this
+         * version on (serving.gate.confirm); null when it reads the reported score
+         */
         gateEvaluation: onGate.has(n) ? view(onGate.get(n)!) : null,
-        confirmation: confirmed.has(n) ? view(confirmed.get(n)!) : null,
         trainingReward: r ? r.reward : null,
         rewardTurns: r?.turns ?? 0,
       };

@@ -151,8 +151,13 @@ export async function promotePolicyVersion(p: Principal, input: z.output<typeof 
  * The promotion gate's and auto-rollback's entry points (server/evaluation): the same transactions,
  * audited without an actor under their own action names, with the reason in the audit entry.
  */
-export function systemPromote(experimentId: string, version: number, reason: string): Promise<ChangeResult> {
-  return promote(null, experimentId, version, "policyVersion.gatePromote", { reason });
+export function systemPromote(
+  experimentId: string,
+  version: number,
+  reason: string,
+  gateDraw = 0,
+): Promise<ChangeResult> {
+  return promote(null, experimentId, version, "policyVersion.gatePromote", { reason }, gateDraw);
 }
 export function systemRollback(experimentId: string, toVersion: number, reason: string): Promise<ChangeResult> {
   return rollback(null, experimentId, toVersion, "policyVersion.autoRollback", { reason });
@@ -164,6 +169,8 @@ async function promote(
   version: number,
   action: string,
   why: Record<string, unknown>,
+  /** the gate's confirmation draw (serving.gate.confirm); 0 otherwise */
+  gateDraw = 0,
 ): Promise<ChangeResult> {
   const { active, previous } = await db().$transaction(async (tx) => {
     await lockExperiment(tx, experimentId);
@@ -173,7 +180,7 @@ async function promote(
       await tx.policyVersion.updateMany({ where: { experimentId, status: "ACTIVE" }, data: { status: "RETIRED" } });
       await tx.policyVersion.update({
         where: { id: target.id },
-        data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null },
+        data: { status: "ACTIVE", promotedAt: new Date(), gateReason: null, gateDraw },
       });
       await audit(
         tx,

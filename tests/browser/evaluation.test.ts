@@ -20,8 +20,11 @@ let disagreeing: string;
 
 const HELD = "eval 0.250 < served v1's 0.750 − tolerance 0.050";
 
-/** An evaluation row with one reply per item: `good` items get a bullet list (score 1), the rest prose (0). */
-async function seedEvaluation(version: number, good: number, on = { experimentId: "", setVersionId: "" }) {
+/**
+ * An evaluation row with one reply per item: `good` items get a bullet list (score 1), the rest prose (0); draw 1 a
+ * confirmation on fresh seeds.
+ */
+async function seedEvaluation(version: number, good: number, on = { experimentId: "", setVersionId: "" }, draw = 0) {
   const experimentId = on.experimentId || exp.id;
   const sv = on.setVersionId || setVersionId;
   const items = await db().evalItem.findMany({ where: { setVersionId: sv }, orderBy: { index: "asc" } });
@@ -32,6 +35,7 @@ async function seedEvaluation(version: number, good: number, on = { experimentId
       experimentId,
       policyVersion: version,
       setVersionId: sv,
+      draw,
       status: "DONE",
       grader: "persona",
       graderVersion: "persona-v1",
@@ -143,11 +147,11 @@ describe("Evaluation page", () => {
     await page.close();
   }, 90_000);
 
-  it("with a gate set of its own, shows it and each version's gate score beside the eval score", async () => {
+  it("with a gate set of its own, shows it and each version's gate score (on the gate's latest draw) beside the eval score", async () => {
     // Every version the scheduler would want is evaluated already (no checkpoints on disk): the workers queue nothing.
     const gated = await makeExperiment({
       method: "grpo",
-      serving: { promotion: "gated", gate: { tolerance: 0.05, set: "asked questions" } },
+      serving: { promotion: "gated", gate: { tolerance: 0.05, set: "asked questions", confirm: true } },
       evaluation: { enabled: true, k: 1, set: "held-out personas" },
     });
     const reported = await createPersonaEvalSet(null, {
@@ -169,13 +173,16 @@ describe("Evaluation page", () => {
     await seedEvaluation(1, 6, on(reported)); // 6 of 8
     await seedEvaluation(0, 0, on(asked)); // asked: 0 of 14
     await seedEvaluation(1, 7, on(asked)); // 7 of 14
+    await seedEvaluation(1, 5, on(asked), 1); // its promotion's fresh draw: 5 of 14
     const page = await newPage();
     await page.goto(`${BASE_URL}/evaluation?experimentId=${gated.id}`);
     await expect
       .poll(() => page.getByTestId("eval-gate-set").textContent())
       .toBe("asked questions v1 (14 prompts): the gate reads this set, not the eval set");
-    await expect.poll(() => page.getByTestId("gate-score-1").textContent()).toBe("0.50");
+    // the gate's score on its own set, on the latest draw it read (serving.gate.confirm)
+    await expect.poll(() => page.getByTestId("gate-score-1").textContent()).toBe("0.36 (draw 1)");
     expect(await page.getByTestId("gate-score-0").textContent()).toBe("0.00");
+    expect(await page.getByTestId("eval-summary").textContent()).toContain("compared again on fresh seeds");
     const row = page.getByTestId("eval-versions").locator("tbody tr").first(); // newest first: v1
     expect(await row.textContent()).toContain("0.75 [");
     await page.close();

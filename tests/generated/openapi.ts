@@ -2434,6 +2434,7 @@ export interface operations {
                   hindsightWeight: number;
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  hindsightMinGain?: number;
                   /** @default true */
                   rememberedHint: boolean;
                   /** @default 0 */
@@ -3017,6 +3018,7 @@ export interface operations {
               hindsightWeight?: number;
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              hindsightMinGain?: number;
               /** @default true */
               rememberedHint?: boolean;
               /** @default 0 */
@@ -3579,6 +3581,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -4217,6 +4220,7 @@ export interface operations {
                   hindsightWeight: number;
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  hindsightMinGain?: number;
                   /** @default true */
                   rememberedHint: boolean;
                   /** @default 0 */
@@ -4810,6 +4814,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -6298,26 +6303,6 @@ export interface operations {
                 draw: number | null;
                 finishedAt: string | null;
               } | null;
-              confirmation: {
-                id: string;
-                version: number | null;
-                status: string;
-                grader: string;
-                graderVersion: string;
-                mean: number | null;
-                ciLow: number | null;
-                ciHigh: number | null;
-                items: number | null;
-                replies: number | null;
-                promptTokens: number | null;
-                replyTokens: number | null;
-                durationMs: number | null;
-                error: string | null;
-                set: string;
-                setVersionId: string;
-                draw: number | null;
-                finishedAt: string | null;
-              } | null;
               trainingReward: number | null;
               rewardTurns: number | null;
             }[];
@@ -7666,6 +7651,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -8277,6 +8263,7 @@ export interface operations {
               hindsightWeight?: number;
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              hindsightMinGain?: number;
               /** @default true */
               rememberedHint?: boolean;
               /** @default 0 */
@@ -8839,6 +8826,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -9438,6 +9426,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -10037,6 +10026,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -10630,6 +10620,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */
@@ -11224,6 +11215,7 @@ export interface operations {
                 hindsightWeight: number;
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
                 /** @default 0 */

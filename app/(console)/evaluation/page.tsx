@@ -32,6 +32,9 @@ export default function EvaluationPage() {
 const EvaluationSearch = z.object({ experimentId: EvalSetListInput.shape.experimentId.optional() });
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(2));
+/** An evaluation's mean, else its status (queued, running, failed), else a dash. */
+const score = (ev: { mean: number | null; status: string } | null) =>
+  ev ? (ev.mean !== null ? pct(ev.mean) : ev.status.toLowerCase()) : "—";
 
 function Evaluation() {
   const trpc = useTRPC();
@@ -46,6 +49,8 @@ function Evaluation() {
     invalidate: [trpc.evaluation.overview.queryKey()],
   });
   const d = overview.data;
+  // the gate's score gets a column when it is not the reported one: its own set, or its own draws of seeds
+  const gateColumn = Boolean(d?.gateSet || d?.gate.confirm);
   const evaluated = d?.versions.filter((v) => v.evaluation?.mean !== null && v.evaluation?.mean !== undefined) ?? [];
   // The two compared versions are local state (two quick picks must not race through the router); default:
   // the oldest and the newest evaluated version, the before/after of the run.
@@ -82,7 +87,7 @@ function Evaluation() {
               <dt>Promotion</dt>
               <dd>
                 {d.promotion === "gated"
-                  ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}${d.gate.confirm ? "; the winner confirmed on fresh seeds, and the served version held to that score" : ""}`
+                  ? `gated: eval ≥ served − ${d.gate.tolerance}${d.gate.floor !== undefined ? `, and ≥ ${d.gate.floor}` : ""}${d.gate.confirm ? "; a winner and the served version compared again on fresh seeds before a promotion" : ""}`
                   : "always (every new version is served at once)"}
               </dd>
               <dt>Eval set</dt>
@@ -129,7 +134,7 @@ function Evaluation() {
                 <thead>
                   <tr>
                     <th>Version</th>
-                    <th>{d.gateSet ? "Gate score" : "Eval"}</th>
+                    <th>{gateColumn ? "Gate score" : "Eval"}</th>
                     <th>Reason</th>
                   </tr>
                 </thead>
@@ -155,10 +160,7 @@ function Evaluation() {
                   <th>Version</th>
                   <th>Status</th>
                   <th>Eval (95% CI)</th>
-                  {d.gateSet && <th>Gate score</th>}
-                  {d.gate.confirm && (
-                    <th title="the gate winner re-scored on fresh seeds before promotion">Fresh seeds</th>
-                  )}
+                  {gateColumn && <th title="what the gate read: its own set, its latest draw of seeds">Gate score</th>}
                   <th>Training reward</th>
                   <th>Cost</th>
                   <th>Grader</th>
@@ -184,22 +186,10 @@ function Evaluation() {
                       {v.evaluation?.status === "PARTIAL" ? " (budget hit)" : ""}
                       {v.evaluation?.error ? <span className="field-error"> {v.evaluation.error}</span> : null}
                     </td>
-                    {d.gateSet && (
+                    {gateColumn && (
                       <td data-testid={`gate-score-${v.version}`}>
-                        {v.gateEvaluation
-                          ? v.gateEvaluation.mean !== null
-                            ? pct(v.gateEvaluation.mean)
-                            : v.gateEvaluation.status.toLowerCase()
-                          : "—"}
-                      </td>
-                    )}
-                    {d.gate.confirm && (
-                      <td data-testid={`confirmation-${v.version}`}>
-                        {v.confirmation
-                          ? v.confirmation.mean !== null
-                            ? pct(v.confirmation.mean)
-                            : v.confirmation.status.toLowerCase()
-                          : "—"}
+                        {score(v.gateEvaluation)}
+                        {v.gateEvaluation?.draw ? ` (draw ${v.gateEvaluation.draw})` : ""}
                       </td>
                     )}
                     <td>

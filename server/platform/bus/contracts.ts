@@ -27,10 +27,10 @@ export const QUEUES = {
       version: z.number().int().nonnegative(),
       setVersionId: z.string(),
       target: z.enum(["evalSet", "tasks"]).default("evalSet"),
-      /** evalSet only: 0 the common seeds; 1 a gate winner's confirmation on fresh ones (serving.gate.confirm) */
-      draw: z.number().int().min(0).max(1).optional(),
+      /** evalSet only: the draw of seeds (0, the default: the common seeds; ≥ 1: the gate's fresh ones, serving.gate.confirm) */
+      draw: z.number().int().min(0).max(100_000).optional(),
     }),
-    // Job ids are experiment_version_setVersion (_d1 for a confirmation draw); an evaluation resumes where a failed attempt stopped.
+    // Job ids are experiment_version_setVersion (_d<draw> for a fresh draw); an evaluation resumes where a failed attempt stopped.
     jobOptions: {
       attempts: 3,
       backoff: { type: "exponential", delay: 5000 },

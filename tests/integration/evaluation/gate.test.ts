@@ -150,7 +150,7 @@ describe("gated promotion", () => {
     disposeModel(worse);
   }, 240_000);
 
-  it("with serving.gate.confirm, re-scores the winner on fresh seeds and promotes it only on that score", async () => {
+  it("with serving.gate.confirm, compares the winner and the served version again on fresh seeds before promoting", async () => {
     const e = await makeExperiment({
       method: "grpo",
       policy: { kind: "embedded", checkpoint: "models/base" },
@@ -180,30 +180,41 @@ describe("gated promotion", () => {
     });
     const v1 = () => db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 1 } });
 
-    // It wins on the common seeds: not promoted yet, waiting for its fresh draw.
+    // It wins on the common seeds: not promoted yet, waiting for the fresh pair (it and the served base on draw 1).
     const selected = await evaluateVersion(e.id, 1, set.setVersionId);
     expect((await v1()).status).toBe("CANDIDATE");
     expect((await v1()).gateReason).toMatch(/^passed \(eval .*\); awaiting its confirmation on fresh seeds$/);
-    expect(await applyGate(e.id, ExperimentConfigSchema.parse(e.config), set.setVersionId)).toMatchObject({
-      promoted: null,
-      confirming: 1,
-    });
+    const waiting = await applyGate(e.id, ExperimentConfigSchema.parse(e.config), set.setVersionId);
+    expect([waiting.promoted, waiting.due]).toEqual([
+      null,
+      [
+        { version: 1, draw: 1 },
+        { version: 0, draw: 1 },
+      ],
+    ]);
 
-    // Its fresh draw: other seeds than every version's common ones; it passes, and the promotion says so.
+    // The fresh draw: other seeds than the common ones, the same for both versions (paired); it passes there.
     const fresh = await evaluateVersion(e.id, 1, set.setVersionId, {}, 1);
     expect(fresh!.draw).toBe(1);
+    expect((await v1()).status).toBe("CANDIDATE"); // the served base's fresh score is still missing
+    const baseFresh = await evaluateVersion(e.id, 0, set.setVersionId, {}, 1);
     const seeds = async (id: string) =>
-      (await db().evalScore.findMany({ where: { evaluationId: id } })).map((x) => x.seed);
+      (
+        await db().evalScore.findMany({ where: { evaluationId: id }, orderBy: [{ itemId: "asc" }, { sample: "asc" }] })
+      ).map((x) => x.seed);
     const common = new Set(await seeds(selected!.id));
     expect(await seeds(fresh!.id)).toHaveLength(set.items * 2);
     expect((await seeds(fresh!.id)).some((x) => common.has(x))).toBe(false);
-    expect((await v1()).status).toBe("ACTIVE");
+    expect(await seeds(baseFresh!.id)).toEqual(await seeds(fresh!.id));
+    expect([(await v1()).status, (await v1()).gateDraw]).toEqual(["ACTIVE", 1]);
     const promoteAudit = await db().auditLog.findFirstOrThrow({
       where: { resourceId: e.id, action: "policyVersion.gatePromote" },
     });
     expect(promoteAudit.after).toMatchObject({
       activeVersion: 1,
-      reason: expect.stringMatching(/^eval on fresh seeds \d\.\d{3} ≥ served v0's .* \(selected on eval /),
+      reason: expect.stringMatching(
+        /^eval on fresh seeds \d\.\d{3} ≥ served v0's on fresh seeds .* \(selected on eval /,
+      ),
     });
   }, 240_000);
 

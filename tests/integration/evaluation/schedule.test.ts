@@ -167,7 +167,7 @@ describe("evaluation scheduler", () => {
     ]);
   });
 
-  it("with serving.gate.confirm, queues the winner's fresh-seed draw and promotes only once it passes", async () => {
+  it("with serving.gate.confirm, queues what the gate waits for on its draws and promotes on the fresh pair", async () => {
     const e = await makeExperiment({
       method: "grpo",
       serving: { promotion: "gated", gate: { tolerance: 0.05, confirm: true } },
@@ -182,38 +182,51 @@ describe("evaluation scheduler", () => {
       [2, "CANDIDATE"],
       [3, "CANDIDATE"],
     ] as const)
-      await db().policyVersion.create({ data: { experimentId: e.id, version, status, checkpointPath: dir, runId } });
-    // v1 was selected on a lucky 0.80; its fresh draw says 0.60. v3 passes against that, v2 does not.
+      await db().policyVersion.create({
+        data: { experimentId: e.id, version, status, checkpointPath: dir, runId, gateDraw: version === 1 ? 1 : 0 },
+      });
+    // v1 was selected on draw 0 (a lucky 0.80) and confirmed on draw 1 (0.60): the candidates are compared on draw 1.
     await scored(e.id, set.setVersionId, 1, 0.8);
     await scored(e.id, set.setVersionId, 1, 0.6, 1);
-    await scored(e.id, set.setVersionId, 2, 0.5);
-    await scored(e.id, set.setVersionId, 3, 0.7);
+    await scored(e.id, set.setVersionId, 3, 0.7, 1);
     const first = await scheduleEvaluations({ experimentIds: [e.id] });
+    // v2 has no score on draw 1 yet; v3 passes there and waits for the fresh pair on draw 2; the base on draw 0 (report)
     expect(first.promoted).toEqual([]);
-    expect(first.queued).toContainEqual({ experimentId: e.id, version: 3, draw: 1 });
-    const job = await queue("evaluate").getJob(evaluateJobId(e.id, 3, set.setVersionId, 1));
-    expect(job?.data).toMatchObject({ version: 3, setVersionId: set.setVersionId, draw: 1 });
+    expect(first.queued).toEqual([
+      { experimentId: e.id, version: 2, draw: 1 },
+      { experimentId: e.id, version: 3, draw: 2 },
+      { experimentId: e.id, version: 1, draw: 2 },
+      { experimentId: e.id, version: 0 },
+    ]);
+    for (const [v, draw] of [
+      [2, 1],
+      [3, 2],
+      [1, 2],
+    ])
+      expect((await queue("evaluate").getJob(evaluateJobId(e.id, v!, set.setVersionId, draw)))?.data).toMatchObject({
+        version: v,
+        draw,
+      });
     const reason = async (version: number) =>
       (await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version } })).gateReason;
     expect(await reason(3)).toBe(
-      "passed (eval 0.700 ≥ served v1's on fresh seeds 0.600 − tolerance 0.050); awaiting its confirmation on fresh seeds",
+      "passed (eval on fresh seeds 0.700 ≥ served v1's on fresh seeds 0.600 − tolerance 0.050); awaiting its confirmation on fresh seeds",
     );
-    expect(await reason(2)).toBe("eval 0.500 < served v1's on fresh seeds 0.600 − tolerance 0.050");
-    // The common-seed draw is not queued again for a version that has one.
-    expect(first.queued.filter((q) => q.draw === undefined).map((q) => q.version)).toEqual([0]);
 
-    // Its fresh draw passes: promoted, and the page shows both draws.
-    await scored(e.id, set.setVersionId, 3, 0.62, 1);
+    // The fresh pair: v3 0.62 against v1's 0.60 on draw 2 — promoted; v2 (0.50 on draw 1) held.
+    await scored(e.id, set.setVersionId, 2, 0.5, 1);
+    await scored(e.id, set.setVersionId, 3, 0.62, 2);
+    await scored(e.id, set.setVersionId, 1, 0.6, 2);
     const second = await scheduleEvaluations({ experimentIds: [e.id] });
     expect(second.promoted).toEqual([{ experimentId: e.id, version: 3 }]);
+    expect(await reason(2)).toBe("eval on fresh seeds 0.500 < served v1's on fresh seeds 0.600 − tolerance 0.050");
+    // v3 is compared with from now on the draw its promotion was confirmed on
+    expect((await db().policyVersion.findFirstOrThrow({ where: { experimentId: e.id, version: 3 } })).gateDraw).toBe(2);
+    // The page shows the score the gate read for each version, on its latest draw.
     const page = await evaluationOverview(ADMIN, { experimentId: e.id, limit: 50 });
-    const row = page.versions.find((r) => r.version === 3)!;
-    expect([row.status, row.evaluation?.mean, row.confirmation?.mean, row.confirmation?.draw]).toEqual([
-      "ACTIVE",
-      0.7,
-      0.62,
-      1,
-    ]);
+    const row = (v: number) => page.versions.find((r) => r.version === v)!;
+    expect([row(3).status, row(3).gateEvaluation?.mean, row(3).gateEvaluation?.draw]).toEqual(["ACTIVE", 0.62, 2]);
+    expect([row(1).evaluation?.mean, row(1).gateEvaluation?.draw]).toEqual([0.8, 2]);
     expect(page.gate.confirm).toBe(true);
   });
 

@@ -33,72 +33,87 @@ describe("promotion gate", () => {
 });
 
 describe("the gate over several candidates, and its confirmation on fresh seeds (serving.gate.confirm)", () => {
+  /** scores by "version:draw" */
   const table =
-    (scores: Record<number, number | null>) =>
-    (version: number): VersionScore => ({ version, mean: scores[version] ?? null });
+    (scores: Record<string, number>) =>
+    (version: number, draw: number): VersionScore => ({ version, mean: scores[`${version}:${draw}`] ?? null });
   const candidates = [6, 5, 4].map((version) => ({ version, hasCheckpoint: true }));
   const common = { candidates, served: 3, tolerance: 0.05, label: "eval" };
-  // v3 (served) was selected on a lucky 0.80; on fresh seeds it scores 0.60
-  const selection = table({ 3: 0.8, 4: 0.7, 5: 0.74, 6: 0.5 });
+  // v3 (served) was selected on a lucky 0.80 on draw 0
+  const draw0 = { "3:0": 0.8, "4:0": 0.7, "5:0": 0.74, "6:0": 0.5 };
 
-  it("without confirmation: the best passing candidate wins at once, against the served version's selection draw", () => {
-    const v = decideCandidates({ ...common, scoreOf: selection });
+  it("without confirmation: the best passing candidate wins at once on the common draw", () => {
+    const held = decideCandidates({ ...common, scoreOf: table(draw0), draw: 0, confirm: false });
     // 0.74 and 0.70 are below 0.80 − 0.05: the lucky draw holds every candidate back (the winner's curse)
-    expect(v.promote).toBeNull();
-    expect(v.held.find((h) => h.version === 5)!.reason).toBe("eval 0.740 < served v3's 0.800 − tolerance 0.050");
+    expect(held.promote).toBeNull();
+    expect(held.due).toEqual([]);
+    expect(held.held.find((h) => h.version === 5)!.reason).toBe("eval 0.740 < served v3's 0.800 − tolerance 0.050");
+    const won = decideCandidates({ ...common, scoreOf: table({ ...draw0, "3:0": 0.7 }), draw: 0, confirm: false });
+    expect([won.promote, won.reason]).toEqual([5, "eval 0.740 ≥ served v3's 0.700 − tolerance 0.050"]);
+    expect(won.held.find((h) => h.version === 4)!.reason).toMatch(/but v5 scored higher$/);
   });
 
-  it("holds the candidates to the served version's fresh-seed score, and waits for the winner's own", () => {
-    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6 }) });
-    expect(v.promote).toBeNull();
-    expect(v.confirming).toBe(5);
-    const reasons = Object.fromEntries(v.held.map((h) => [h.version, h.reason]));
-    expect(reasons[5]).toBe(
-      "passed (eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050); awaiting its confirmation on fresh seeds",
-    );
-    expect(reasons[4]).toMatch(/^passed \(eval 0\.700 .*\); v5 is confirmed first$/);
-    expect(reasons[6]).toBe("eval 0.500 < served v3's on fresh seeds 0.600 − tolerance 0.050");
-  });
-
-  it("promotes the winner whose fresh-seed score passes too, with both draws in the reason", () => {
-    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6, 5: 0.58 }) });
-    expect(v.promote).toBe(5);
-    expect(v.reason).toBe(
-      "eval on fresh seeds 0.580 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050 (selected on eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050)",
-    );
-    expect(v.held.map((h) => h.version)).toEqual([6, 4]);
-    expect(v.held.find((h) => h.version === 4)!.reason).toMatch(/but v5 scored higher$/);
-  });
-
-  it("refuses a winner that does not pass on fresh seeds and tries the next passing candidate", () => {
-    const v = decideCandidates({ ...common, scoreOf: selection, confirmOf: table({ 3: 0.6, 5: 0.4 }) });
-    expect(v.promote).toBeNull();
-    expect(v.confirming).toBe(4);
-    expect(v.held.find((h) => h.version === 5)!.reason).toBe(
-      "passed on its selection draw (eval 0.740 ≥ served v3's on fresh seeds 0.600 − tolerance 0.050) but not on fresh seeds: eval on fresh seeds 0.400 < served v3's on fresh seeds 0.600 − tolerance 0.050",
-    );
-  });
-
-  it("reads the served version's selection draw when it has no fresh one (the base, a manual promotion)", () => {
+  it("compares on the served version's draw, and asks for what is missing there", () => {
+    // v3 was confirmed on draw 1 (0.62 there): the candidates are compared on draw 1; v4 and v6 are not scored yet
     const v = decideCandidates({
       ...common,
-      served: 0,
-      scoreOf: table({ 0: 0.3, 4: 0.7, 5: 0.74, 6: 0.5 }),
-      confirmOf: table({ 5: 0.71 }),
+      scoreOf: table({ ...draw0, "3:1": 0.62, "5:1": 0.6 }),
+      draw: 1,
+      confirm: true,
     });
-    expect(v.promote).toBe(5);
-    expect(v.reason).toMatch(/≥ served v0's 0\.300 − tolerance/);
+    expect(v.due).toEqual([
+      { version: 6, draw: 1 },
+      { version: 4, draw: 1 },
+      { version: 5, draw: 2 },
+      { version: 3, draw: 2 },
+    ]);
+    const reasons = Object.fromEntries(v.held.map((h) => [h.version, h.reason]));
+    expect(reasons[5]).toBe(
+      "passed (eval on fresh seeds 0.600 ≥ served v3's on fresh seeds 0.620 − tolerance 0.050); awaiting its confirmation on fresh seeds",
+    );
+    expect(reasons[4]).toBe("awaiting evaluation (gated promotion)");
   });
 
-  it("never promotes a candidate whose checkpoint was pruned", () => {
+  it("confirms the winner on the next draw, where the served version is scored afresh too (paired)", () => {
+    const scores = { ...draw0, "3:1": 0.62, "4:1": 0.55, "5:1": 0.6, "6:1": 0.3 };
+    // on draw 2 v5 scores 0.58 against v3's 0.61 there: passes
+    const v = decideCandidates({
+      ...common,
+      scoreOf: table({ ...scores, "5:2": 0.58, "3:2": 0.61 }),
+      draw: 1,
+      confirm: true,
+    });
+    expect(v.promote).toBe(5);
+    expect(v.due).toEqual([]);
+    expect(v.reason).toBe(
+      "eval on fresh seeds 0.580 ≥ served v3's on fresh seeds 0.610 − tolerance 0.050 (selected on eval on fresh seeds 0.600 ≥ served v3's on fresh seeds 0.620 − tolerance 0.050)",
+    );
+    expect(v.held.map((h) => h.version)).toEqual([6, 4]);
+  });
+
+  it("refuses a winner that does not pass on the fresh draw and tries the next passing candidate there", () => {
+    const scores = { ...draw0, "3:1": 0.62, "4:1": 0.58, "5:1": 0.6, "6:1": 0.3, "5:2": 0.4, "3:2": 0.61 };
+    const v = decideCandidates({ ...common, scoreOf: table(scores), draw: 1, confirm: true });
+    expect(v.promote).toBeNull();
+    expect(v.due).toEqual([{ version: 4, draw: 2 }]);
+    expect(v.held.find((h) => h.version === 5)!.reason).toBe(
+      "passed (eval on fresh seeds 0.600 ≥ served v3's on fresh seeds 0.620 − tolerance 0.050) but not on fresh seeds: eval on fresh seeds 0.400 < served v3's on fresh seeds 0.610 − tolerance 0.050",
+    );
+    const next = decideCandidates({ ...common, scoreOf: table({ ...scores, "4:2": 0.59 }), draw: 1, confirm: true });
+    expect(next.promote).toBe(4);
+  });
+
+  it("never asks for, nor promotes, a candidate whose checkpoint was pruned", () => {
     const v = decideCandidates({
       ...common,
       candidates: [{ version: 5, hasCheckpoint: false }],
-      scoreOf: selection,
-      confirmOf: table({ 3: 0.6, 5: 0.9 }),
+      scoreOf: table({ "3:0": 0.5 }),
+      draw: 0,
+      confirm: true,
     });
     expect(v.promote).toBeNull();
-    expect(v.held).toEqual([{ version: 5, reason: "checkpoint pruned before it was evaluated", scored: true }]);
+    expect(v.due).toEqual([]);
+    expect(v.held).toEqual([{ version: 5, reason: "checkpoint pruned before it was evaluated", scored: false }]);
   });
 });
 

@@ -74,7 +74,7 @@ const EvaluationView = z.object({
   error: z.string().nullable(),
   set: z.string(),
   setVersionId: z.string(),
-  /** 0: the common seeds; 1: a gate winner's confirmation on fresh seeds (serving.gate.confirm) */
+  /** the draw of seeds: 0 the common one; ≥ 1 the gate's fresh draws (serving.gate.confirm) */
   draw: Num,
   finishedAt: z.string().nullable(),
 });
@@ -95,10 +95,11 @@ export const EvaluationOverviewOutput = z.object({
       step: Num.nullable(),
       gateReason: z.string().nullable(),
       evaluation: EvaluationView.nullable(),
-      /** the score the gate read on its own set (serving.gate.set); null when it reads `set` */
+      /**
+       * the score the gate read: on its own set (serving.gate.set), on the latest draw it compared this version on
+       * (serving.gate.confirm); null when it reads the reported score
+       */
       gateEvaluation: EvaluationView.nullable(),
-      /** its confirmation draw on the gate's set (fresh seeds, serving.gate.confirm); null when it has none */
-      confirmation: EvaluationView.nullable(),
       trainingReward: Num.nullable(),
       rewardTurns: Num,
     }),
