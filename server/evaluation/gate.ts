@@ -48,6 +48,9 @@ export function decideGate({ candidate, served, tolerance, floor, label = "eval"
   return { promote: true, reason: `${label} ${withCi(candidate)} ≥ ${versus}` };
 }
 
+/** How many of the newest candidates the gate asks to be evaluated on its draw (serving.gate.confirm). */
+export const NEWEST_CANDIDATES = 2;
+
 export interface GateCandidate {
   version: number;
   /** false when its checkpoint was pruned before it was evaluated */
@@ -107,8 +110,11 @@ export function decideCandidates(o: {
       verdict.due.push({ version, draw });
   };
   need(o.served, o.draw);
+  // of the candidates the newest two are evaluated on the draw (as the scheduler's common share); older ones are
+  // decided once scored
+  const newest = o.candidates.filter((c) => c.hasCheckpoint).slice(0, NEWEST_CANDIDATES);
   const decided = o.candidates.map((c) => {
-    if (c.hasCheckpoint) need(c.version, o.draw);
+    if (newest.includes(c)) need(c.version, o.draw);
     return {
       c,
       score: at(c.version, o.draw),

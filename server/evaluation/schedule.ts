@@ -8,14 +8,13 @@
 // is evaluated the same way on its task set's held-out split, as episodes (episodes.ts).
 import { db } from "../platform/db/client";
 import { enqueue } from "../platform/bus/queues";
-import { checkAutoRollback, applyGate } from "./gate";
+import { checkAutoRollback, applyGate, NEWEST_CANDIDATES } from "./gate";
 import { evaluateJobId, evaluationConfig } from "./config";
 import { currentSetVersion } from "./sets";
 import { gateOnTasks, taskEvaluationTarget, versionPassRates } from "./taskRates";
 
 /** At most this many versions are queued per experiment and set per pass (newest first). */
 const PER_PASS = 3;
-const CANDIDATES_PER_PASS = 2;
 
 export interface ScheduleResult {
   queued: { experimentId: string; version: number; draw?: number }[];
@@ -58,7 +57,7 @@ export async function scheduleEvaluations(
           served,
           ...versions
             .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
-            .slice(0, CANDIDATES_PER_PASS)
+            .slice(0, NEWEST_CANDIDATES)
             .map((v) => v.version),
         ]
       : [];

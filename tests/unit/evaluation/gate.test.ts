@@ -61,9 +61,9 @@ describe("the gate over several candidates, and its confirmation on fresh seeds 
       draw: 1,
       confirm: true,
     });
+    // (v4, older than the newest two, is decided once something scores it there)
     expect(v.due).toEqual([
       { version: 6, draw: 1 },
-      { version: 4, draw: 1 },
       { version: 5, draw: 2 },
       { version: 3, draw: 2 },
     ]);
@@ -101,6 +101,24 @@ describe("the gate over several candidates, and its confirmation on fresh seeds 
     );
     const next = decideCandidates({ ...common, scoreOf: table({ ...scores, "4:2": 0.59 }), draw: 1, confirm: true });
     expect(next.promote).toBe(4);
+  });
+
+  it("asks for the newest two candidates' scores on the draw; older ones are decided once scored", () => {
+    const many = [9, 8, 7, 6].map((version) => ({ version, hasCheckpoint: true }));
+    const v = decideCandidates({
+      ...common,
+      candidates: many,
+      scoreOf: table({ "3:1": 0.6, "6:1": 0.5 }),
+      draw: 1,
+      confirm: true,
+    });
+    expect(v.due).toEqual([
+      { version: 9, draw: 1 },
+      { version: 8, draw: 1 },
+    ]);
+    expect(v.held.find((h) => h.version === 6)!.reason).toBe(
+      "eval on fresh seeds 0.500 < served v3's on fresh seeds 0.600 − tolerance 0.050",
+    );
   });
 
   it("never asks for, nor promotes, a candidate whose checkpoint was pruned", () => {
