@@ -1,6 +1,8 @@
 import { mkdirSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
+import { db } from "../../server/platform/db/client";
 import { uniq } from "../helpers/fixtures";
 import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
 
@@ -86,6 +88,37 @@ describe("experiments in the browser", () => {
     await clip.waitFor();
     expect(await clip.inputValue()).toBe("1");
     expect(await hint("hyper.topkDiffClip").textContent()).toContain("OpenClaw-RL default 1");
+    await page.close();
+  });
+
+  it("turns on held-out evaluation and gated promotion with a gate set of its own and confirmation from the form", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsNewUser(page);
+    await page.goto(`${BASE_URL}/experiments/new`);
+    const name = uniq("Gated experiment");
+    await page.locator('input[name="name"]').fill(name);
+    // The gate's fields appear with gated promotion; without evaluation nothing could ever be promoted: refused.
+    expect(await page.locator('input[name="serving.gate.set"]').count()).toBe(0);
+    await page.locator('select[name="serving.promotion"]').selectOption("gated");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    const promotionError = page.locator('[data-path="config.serving.promotion"] .field-error');
+    await promotionError.waitFor();
+    expect(await promotionError.textContent()).toBe(
+      "gated promotion needs evaluation.enabled: nothing would ever be promoted",
+    );
+    await page.locator('select[name="evaluation.enabled"]').selectOption("true");
+    await page.locator('input[name="serving.gate.set"]').fill("asked questions");
+    await page.locator('select[name="serving.gate.confirm"]').selectOption("true");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+    const saved = ExperimentConfigSchema.parse(
+      (await db().experiment.findFirstOrThrow({ where: { name }, select: { config: true } })).config,
+    );
+    expect([saved.evaluation.enabled, saved.serving.promotion, saved.serving.gate]).toEqual([
+      true,
+      "gated",
+      { tolerance: 0.05, set: "asked questions", confirm: true },
+    ]);
     await page.close();
   });
 

@@ -105,6 +105,20 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         onChange={(e) => setCfg(path, e.target.value)}
       />,
     );
+  /** An optional text field: empty leaves the setting unset (its default), not an empty string. */
+  const optionalText = (label: string, path: string, placeholder: string, hint?: string) =>
+    field(
+      label,
+      `config.${path}`,
+      <input
+        type="text"
+        name={path}
+        placeholder={placeholder}
+        value={String(getAt(cfg, path) ?? "")}
+        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : e.target.value)}
+      />,
+      hint,
+    );
   /** A boolean setting as an on/off select (each option says what it does); `fallback`: the value shown when unset. */
   const toggle = (label: string, path: string, off: string, on: string, fallback = false, hint?: string) =>
     field(
@@ -627,6 +641,66 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
           {toggle("LoRA", "lora.enabled", "off", "on")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA rank", "lora.rank", "1")}
           {getAt(cfg, "lora.enabled") === true && num("LoRA alpha", "lora.alpha", "1")}
+        </div>
+      </div>
+
+      <div className="card">
+        <h3>Evaluation and promotion</h3>
+        <div className="grid2">
+          {toggle(
+            "Held-out evaluation",
+            "evaluation.enabled",
+            "off",
+            "on: versions scored on the eval set (Evaluation page)",
+          )}
+          {getAt(cfg, "evaluation.enabled") === true && (
+            <>
+              {num(
+                "Evaluate every N-th version",
+                "evaluation.every",
+                "1",
+                "a gated experiment evaluates every candidate",
+                true,
+              )}
+              {num("Replies per prompt (K)", "evaluation.k", "1", undefined, true)}
+              {optionalText("Eval set", "evaluation.set", "the experiment's first set")}
+            </>
+          )}
+          {select("Promotion", "serving.promotion", ["always", "gated"])}
+          {getAt(cfg, "serving.promotion") === "gated" && (
+            <>
+              {num(
+                "Gate tolerance",
+                "serving.gate.tolerance",
+                "0.01",
+                "promote when its score ≥ the served version's − tolerance (0…1)",
+                true,
+              )}
+              {num("Gate floor", "serving.gate.floor", "0.01", "and ≥ this score (empty: none)", true)}
+              {optionalText(
+                "Gate set",
+                "serving.gate.set",
+                "the eval set",
+                "an eval set of the gate's own, e.g. the questions users ask, so the reported score is not the one versions were picked on",
+              )}
+              {toggle(
+                "Confirm on fresh seeds",
+                "serving.gate.confirm",
+                "off",
+                "on: winner and served version compared again on a fresh draw",
+                false,
+                "two more evaluations per promotion, against the winner's curse of a noisy gate",
+              )}
+            </>
+          )}
+          {toggle(
+            "Automatic rollback",
+            "serving.autoRollback.enabled",
+            "off",
+            "on: when the served version's live reward falls below its parent's",
+          )}
+          {getAt(cfg, "serving.autoRollback.enabled") === true &&
+            num("Rollback margin (judge scale −1…1)", "serving.autoRollback.margin", "0.05", undefined, true)}
         </div>
       </div>
 
