@@ -512,8 +512,7 @@ export const EvaluationConfigSchema = z.object({
   /** replies per prompt */
   k: z.number().int().min(1).max(16).default(2),
   temperature: z.number().min(0).max(2).default(0.7),
-  // bounded so every reply's seed fits the stored 32-bit seed
-  seed: z.number().int().min(0).max(1_000_000_000).default(1),
+  seed: z.number().int().min(0).default(1),
   maxTokens: z.number().int().min(1).max(32768).default(256),
   /** judge votes per reply (model-judge grader) */
   votes: z.number().int().min(1).max(16).default(3),

@@ -22,7 +22,9 @@ export interface RunnerDeps {
   grader?: Grader;
 }
 
-export const seedFor = (base: number, index: number, k: number, sample: number) => base + index * k + sample;
+/** A reply's seed, wrapped into the stored 32-bit seed (whatever the configured one). */
+export const seedFor = (base: number, index: number, k: number, sample: number) =>
+  (base + index * k + sample) % 2 ** 31;
 
 /**
  * The base seed of draw `draw`: draw 0 is the configured seed; each further draw (the gate's fresh seeds,

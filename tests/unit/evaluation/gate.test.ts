@@ -1,6 +1,7 @@
 // The gate's and the rollback's pure decisions, at and around their boundaries.
 import { describe, expect, it } from "vitest";
 import { decideCandidates, decideGate, type VersionScore } from "../../../server/evaluation/gate";
+import { drawSeed, seedFor } from "../../../server/evaluation/runner";
 import { decideRollback } from "../../../server/policyVersions/rollbackRule";
 import { summarize } from "../../../server/evaluation/stats";
 
@@ -132,6 +133,20 @@ describe("the gate over several candidates, and its confirmation on fresh seeds 
     expect(v.promote).toBeNull();
     expect(v.due).toEqual([]);
     expect(v.held).toEqual([{ version: 5, reason: "checkpoint pruned before it was evaluated", scored: false }]);
+  });
+});
+
+describe("the seeds of a draw", () => {
+  it("gives each draw its own range after the common one, and wraps every reply's seed into 32 bits", () => {
+    // 14 prompts × K 2: the common draw's seeds and the first fresh draw's do not meet
+    const seeds = (draw: number) =>
+      Array.from({ length: 14 * 2 }, (_, i) => seedFor(drawSeed(1, draw), Math.floor(i / 2), 2, i % 2));
+    expect(seeds(0).slice(0, 3)).toEqual([1, 2, 3]);
+    expect(seeds(1)[0]).toBe(1_000_004);
+    expect(seeds(1).some((x) => seeds(0).includes(x))).toBe(false);
+    const big = seedFor(drawSeed(2 ** 31 - 2, 3), 5, 4, 1);
+    expect(big).toBeGreaterThanOrEqual(0);
+    expect(big).toBeLessThan(2 ** 31);
   });
 });
 
