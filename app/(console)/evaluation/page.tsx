@@ -66,7 +66,8 @@ function Evaluation() {
         traffic) with fixed sampling settings and seeds; a grader scores each reply from 0 to 1. The training reward is
         what the judge gave the turns that version served live. A gated experiment serves a new version only once its
         eval score is at least the served one&apos;s minus the tolerance — on the gate set when one is named, so the
-        eval score here is not the one each served version was picked on.
+        eval score here is not the one each served version was picked on; with confirmation on, the winner and the
+        served version are compared again on a fresh draw of seeds before it is served.
       </p>
       <div className="filters">
         <ExperimentSelect
