@@ -75,7 +75,7 @@ export interface ChildOverrides {
   gradeK?: number;
   /** gated promotion on the persona's training questions, K replies each (run.ts --gateK) */
   gateK?: number;
-  /** with gateK: each winner re-scored on fresh seeds before it is promoted (run.ts --gateConfirm) */
+  /** with gateK: each winner and the served version compared again on fresh seeds before a promotion (run.ts --gateConfirm) */
   gateConfirm?: boolean;
 }
 

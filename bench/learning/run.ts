@@ -105,7 +105,7 @@ const ArgsSchema = z
      * from the version served, and the graded versions are the ones served after each fixed step.
      */
     gateK: z.coerce.number().int().min(1).max(16).optional(),
-    /** with --gateK: re-score each winner on fresh seeds before promoting it (serving.gate.confirm) */
+    /** with --gateK: compare each winner and the served version again on fresh seeds before a promotion (serving.gate.confirm) */
     gateConfirm: z
       .enum(["true", "false"])
       .optional()

@@ -14,7 +14,7 @@ export const GATE_SET = DEMO_GATE_SET;
 
 /**
  * `config` gated on GATE_SET with `k` replies per question (before the experiment is created with it); `confirm`:
- * each winner re-scored on fresh seeds before it is promoted (serving.gate.confirm).
+ * each winner and the served version compared again on a fresh draw of seeds before a promotion (serving.gate.confirm).
  */
 export function gatedConfig(config: ExperimentConfig, k: number, confirm = false): ExperimentConfig {
   return {

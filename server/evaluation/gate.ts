@@ -92,9 +92,9 @@ export function decideCandidates(o: {
   label: string;
 }): GateVerdict {
   const at = (version: number, draw: number) => ({ ...o.scoreOf(version, draw), confirmed: draw > 0 });
-  const decideOn = (draw: number, candidate: number) =>
+  const decideOn = (draw: number, candidate: VersionScore) =>
     decideGate({
-      candidate: at(candidate, draw),
+      candidate,
       served: at(o.served, draw),
       tolerance: o.tolerance,
       floor: o.floor,
@@ -115,11 +115,12 @@ export function decideCandidates(o: {
   const newest = o.candidates.filter((c) => c.hasCheckpoint).slice(0, NEWEST_CANDIDATES);
   const decided = o.candidates.map((c) => {
     if (newest.includes(c)) need(c.version, o.draw);
+    const score = at(c.version, o.draw);
     return {
       c,
-      score: at(c.version, o.draw),
+      score,
       d: c.hasCheckpoint
-        ? decideOn(o.draw, c.version)
+        ? decideOn(o.draw, score)
         : ({ promote: false, reason: "checkpoint pruned before it was evaluated" } as GateDecision),
     };
   });
@@ -140,7 +141,7 @@ export function decideCandidates(o: {
       need(o.served, next);
       reasons.set(x.c.version, `passed (${x.d.reason}); awaiting its confirmation on fresh seeds`);
     } else {
-      const dc = decideOn(next, x.c.version);
+      const dc = decideOn(next, at(x.c.version, next));
       if (dc.promote) [verdict.promote, verdict.reason] = [x.c.version, `${dc.reason} (selected on ${x.d.reason})`];
       else reasons.set(x.c.version, `passed (${x.d.reason}) but not on fresh seeds: ${dc.reason}`);
     }

@@ -1,6 +1,6 @@
 // One evaluation: policy version × eval set version. k replies per item with the experiment's fixed
 // evaluation sampling settings and per-(item, reply) seeds (the same seeds for every version, so two
-// versions answer the same draws; a confirmation draw, serving.gate.confirm, answers fresh ones), generated through the same upstream factory the proxy uses — a
+// versions answer the same draws; the gate's fresh draws, serving.gate.confirm, other ones), generated through the same upstream factory the proxy uses — a
 // separate engine instance in this worker process for the embedded policy, the same HTTP server for
 // SGLang/vLLM/OpenAI — then graded and stored reply by reply. An interrupted evaluation resumes where it
 // stopped (scores are unique per item and reply); the budget bounds reply tokens and wall time per version.
@@ -91,8 +91,8 @@ async function finish(
 }
 
 /**
- * Evaluate `version` of an experiment on `setVersionId` (draw 0: the common seeds; 1: a gate winner's confirmation on
- * fresh ones). Returns the evaluation row, or null when there is nothing to do.
+ * Evaluate `version` of an experiment on `setVersionId` on draw `draw` of seeds (0: the common one; ≥ 1: the gate's
+ * fresh draws, serving.gate.confirm). Returns the evaluation row, or null when there is nothing to do.
  */
 export async function evaluateVersion(
   experimentId: string,

@@ -50,17 +50,18 @@ export async function scheduleEvaluations(
       db().policyVersion.findFirst({ where: { experimentId: id, status: "ACTIVE" }, select: { version: true } }),
     ]);
     const served = active?.version ?? 0;
-    const gated = config.serving.promotion === "gated";
-    // What the gate needs: the served version and the newest candidates, whatever their number.
-    const forGate = gated
-      ? [
-          served,
-          ...versions
-            .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
-            .slice(0, NEWEST_CANDIDATES)
-            .map((v) => v.version),
-        ]
-      : [];
+    // What the gate needs on the common draw: the served version and the newest candidates, whatever their number
+    // (under serving.gate.confirm the gate names what it waits for, on its own draws: below).
+    const forGate =
+      config.serving.promotion === "gated" && !config.serving.gate.confirm
+        ? [
+            served,
+            ...versions
+              .filter((v) => v.status === "CANDIDATE" && v.version > served && v.checkpointPath)
+              .slice(0, NEWEST_CANDIDATES)
+              .map((v) => v.version),
+          ]
+        : [];
     // What the Evaluation page reports: the base and every N-th version (an external upstream: what it serves now).
     const embedded = config.policy.kind === "embedded";
     const forReport = embedded
@@ -112,8 +113,8 @@ export async function scheduleEvaluations(
     const gateSet = config.serving.gate.set ? await currentSetVersion(id, config.serving.gate.set) : reported;
     const gate = gateSet ? await applyGate(id, config, gateSet.setVersion.id) : null;
     if (gate?.promoted != null) out.promoted.push({ experimentId: id, version: gate.promoted });
-    // serving.gate.confirm: the gate names what it waits for — the served version and the candidates on its current
-    // draw, a winner and the served version on a fresh one — instead of the common draw's share below
+    // serving.gate.confirm: the gate names what it waits for — the served version and the newest candidates on its
+    // current draw, a winner and the served version on a fresh one
     if (gateSet && config.serving.gate.confirm) {
       const svId = gateSet.setVersion.id;
       for (const { version, draw } of gate!.due.slice(0, PER_PASS)) {
@@ -125,7 +126,6 @@ export async function scheduleEvaluations(
         out.queued.push({ experimentId: id, version, ...(draw ? { draw } : {}) });
       }
     }
-    const gateShare = config.serving.gate.confirm ? [] : forGate;
     const evaluatedOn = async (svId: string) =>
       (
         await db().evaluation.findMany({
@@ -134,13 +134,13 @@ export async function scheduleEvaluations(
         })
       ).map((e) => e.policyVersion);
     if (gateSet && gateSet.setVersion.id !== reported?.setVersion.id)
-      await queue(gateSet.setVersion.id, await evaluatedOn(gateSet.setVersion.id), "evalSet", gateShare);
+      await queue(gateSet.setVersion.id, await evaluatedOn(gateSet.setVersion.id), "evalSet", forGate);
     if (reported)
       await queue(
         reported.setVersion.id,
         await evaluatedOn(reported.setVersion.id),
         "evalSet",
-        gateSet?.setVersion.id === reported.setVersion.id ? gateShare : [],
+        gateSet?.setVersion.id === reported.setVersion.id ? forGate : [],
         forReport,
       );
   }

@@ -374,7 +374,7 @@ export async function requestEvaluation(p: Principal, input: In<typeof RequestEv
   await assertVersionExists(e.id, input.version);
   await db().$transaction(async (tx) => {
     await tx.evaluation.deleteMany({
-      // the common-seed draw only: a confirmation draw (serving.gate.confirm) stays the served version's bar
+      // the common draw only: the gate's fresh draws (serving.gate.confirm) are what it compared and promoted on
       where: { experimentId: e.id, policyVersion: input.version, setVersionId: current.setVersion.id, draw: 0 },
     });
     await audit(tx, p, "evaluation.request", "experiment", e.id, null, {

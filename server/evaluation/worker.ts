@@ -31,7 +31,7 @@ export async function startEvaluationWorker(opts: EvaluationWorkerOptions) {
     "evaluate",
     async (job) => {
       opts.setActivity?.(
-        `evaluating version ${job.version} of ${job.experimentId}${job.draw ? " (confirmation draw)" : ""}`,
+        `evaluating version ${job.version} of ${job.experimentId}${job.draw ? ` (draw ${job.draw})` : ""}`,
       );
       try {
         const deps = { ...opts.deps, signal: controller.signal, log };

@@ -38,7 +38,7 @@ const common = (method: "grpo" | "opd" | "combine"): ExperimentConfigInput => ({
   // OPD and Combine gated (README "Held by the gate"): a step's version is served only once it scores on the
   // questions Leo asks at least the served one's score minus 0.05, and the trainer continues from the version served.
   // Ungated they reach his style by step 8–12 and drift below it by step 24–32 in the lockstep bench; gated, Combine
-  // held on both seeds measured. GRPO (batch 16, the KL anchor) held ungated on three seeds and is not gated.
+  // held on two of the three seeds measured. GRPO (batch 16, the KL anchor) held ungated on three seeds and is not gated.
   serving:
     method === "grpo"
       ? { maxTokens: 96 }

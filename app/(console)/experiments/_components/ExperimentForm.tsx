@@ -93,20 +93,8 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
       />,
       hint,
     );
-  const text = (label: string, path: string, placeholder = "", type = "text") =>
-    field(
-      label,
-      `config.${path}`,
-      <input
-        type={type}
-        name={path}
-        placeholder={placeholder}
-        value={String(getAt(cfg, path) ?? "")}
-        onChange={(e) => setCfg(path, e.target.value)}
-      />,
-    );
-  /** An optional text field: empty leaves the setting unset (its default), not an empty string. */
-  const optionalText = (label: string, path: string, placeholder: string, hint?: string) =>
+  /** A text field; `optional`: empty leaves the setting unset (its default), not an empty string. */
+  const text = (label: string, path: string, placeholder = "", o: { optional?: boolean; hint?: string } = {}) =>
     field(
       label,
       `config.${path}`,
@@ -115,9 +103,9 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
         name={path}
         placeholder={placeholder}
         value={String(getAt(cfg, path) ?? "")}
-        onChange={(e) => setCfg(path, e.target.value === "" ? undefined : e.target.value)}
+        onChange={(e) => setCfg(path, o.optional && e.target.value === "" ? undefined : e.target.value)}
       />,
-      hint,
+      o.hint,
     );
   /** A boolean setting as an on/off select (each option says what it does); `fallback`: the value shown when unset. */
   const toggle = (label: string, path: string, off: string, on: string, fallback = false, hint?: string) =>
@@ -663,7 +651,7 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                 true,
               )}
               {num("Replies per prompt (K)", "evaluation.k", "1", undefined, true)}
-              {optionalText("Eval set", "evaluation.set", "the experiment's first set")}
+              {text("Eval set", "evaluation.set", "the experiment's first set", { optional: true })}
             </>
           )}
           {select("Promotion", "serving.promotion", ["always", "gated"])}
@@ -677,12 +665,10 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                 true,
               )}
               {num("Gate floor", "serving.gate.floor", "0.01", "and ≥ this score (empty: none)", true)}
-              {optionalText(
-                "Gate set",
-                "serving.gate.set",
-                "the eval set",
-                "an eval set of the gate's own, e.g. the questions users ask, so the reported score is not the one versions were picked on",
-              )}
+              {text("Gate set", "serving.gate.set", "the eval set", {
+                optional: true,
+                hint: "an eval set of the gate's own, e.g. the questions users ask, so the reported score is not the one versions were picked on",
+              })}
               {toggle(
                 "Confirm on fresh seeds",
                 "serving.gate.confirm",
