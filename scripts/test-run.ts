@@ -2,13 +2,14 @@
 // so tests never touch a running instance's data. Then Vitest; then browser tests on the system Chromium.
 // A run of the `unit` project alone (`--project unit`, or only tests/unit/ paths) starts and needs neither
 // Postgres nor Redis: unit tests must not touch them (vitest.config.ts).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { chooseServer, dropDatabase, ensureDatabase, withDatabase } from "./lib/database";
 import { chooseRedis, deleteRedisPrefix } from "./lib/redis";
 import { ensureWebBuild } from "./lib/build";
+import { z } from "zod";
 import { Supervisor } from "./lib/supervisor";
 import { migrate } from "../server/platform/db/migrator";
 import { WORKERS, workerCommand } from "../workers/registry";
@@ -130,7 +131,17 @@ async function main(): Promise<number> {
     const browserFiles = args.filter((a) => a.startsWith("tests/browser/"));
     const unitArgs = args.filter((a) => !a.startsWith("tests/browser/"));
     const onlyBrowser = wantBrowser && browserFiles.length > 0 && !unitArgs.some((a) => !a.startsWith("-"));
-    const unit = onlyBrowser ? 0 : await run(path.join(root, "node_modules/.bin/vitest"), ["run", ...unitArgs], env);
+    // The pass's results also go to a JSON report, so a failure is named again after the browser pass's logs
+    // (CI keeps only the end of the output: a failed unit test was otherwise out of sight).
+    const report = path.join(dataDir, `${id}_unit.json`);
+    const unit = onlyBrowser
+      ? 0
+      : await run(
+          path.join(root, "node_modules/.bin/vitest"),
+          ["run", ...unitArgs, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
+          env,
+        );
+    if (unit !== 0) cleanups.push(async () => failureSummary(report));
     if (filtered && !wantBrowser) return unit;
 
     if (!existsSync(CHROMIUM)) {
@@ -177,6 +188,41 @@ async function main(): Promise<number> {
     for (const c of cleanups) await c().catch((e: Error) => log(`cleanup: ${e.message}`));
   }
 }
+
+/** What failed in the unit/integration pass, from its JSON report: each failed test and its error's first line. */
+function failureSummary(report: string): void {
+  const lines = ["the unit/integration pass FAILED:"];
+  try {
+    const results = VitestReport.parse(JSON.parse(readFileSync(report, "utf8")));
+    for (const file of results.testResults) {
+      const name = path.relative(root, file.name);
+      const failed = file.assertionResults.filter((t) => t.status === "failed");
+      for (const t of failed) lines.push(`  ${name} › ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
+      // A file that failed outside its tests (an import, a hook, an unhandled error).
+      if (file.status === "failed" && !failed.length) lines.push(`  ${name}: ${firstLine(file.message)}`);
+    }
+    if (lines.length === 1) lines.push(`  no failed test in ${report}: an error outside the tests (see above)`);
+  } catch (e) {
+    lines.push(`  no readable report at ${report} (${(e as Error).message}): see above`);
+  }
+  for (const l of lines) log(l);
+}
+
+const firstLine = (s: string | undefined) => (s ?? "").trim().split("\n")[0]!.slice(0, 300);
+
+/** The fields of Vitest's JSON reporter read here (Jest's format). */
+const VitestReport = z.object({
+  testResults: z.array(
+    z.object({
+      name: z.string(),
+      status: z.string(),
+      message: z.string().optional(),
+      assertionResults: z.array(
+        z.object({ fullName: z.string(), status: z.string(), failureMessages: z.array(z.string()).default([]) }),
+      ),
+    }),
+  ),
+});
 
 main().then(
   (code) => process.exit(code),
