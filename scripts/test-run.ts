@@ -2,7 +2,7 @@
 // so tests never touch a running instance's data. Then Vitest; then browser tests on the system Chromium.
 // A run of the `unit` project alone (`--project unit`, or only tests/unit/ paths) starts and needs neither
 // Postgres nor Redis: unit tests must not touch them (vitest.config.ts).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { spawn } from "node:child_process";
@@ -141,7 +141,10 @@ async function main(): Promise<number> {
           ["run", ...unitArgs, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`],
           env,
         );
-    if (unit !== 0) cleanups.push(async () => failureSummary(report));
+    cleanups.push(async () => {
+      if (unit !== 0) failureSummary(report);
+      rmSync(report, { force: true });
+    });
     if (filtered && !wantBrowser) return unit;
 
     if (!existsSync(CHROMIUM)) {

@@ -12,7 +12,7 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false`, `--baseKl`, `--relevance true`, `--minGain N`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`,
+// `--rememberedHint false`, `--baseKl`, `--baseKlScope all`, `--relevance true`, `--minGain N`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`,
 // `--stylePrompts` (0: no style demonstrations on the base's prompt pool) override the defaults).
 // Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
 // per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
@@ -215,6 +215,7 @@ async function main() {
       rememberedHint: { type: "string" },
       gradClip: { type: "string" },
       baseKl: { type: "string" },
+      baseKlScope: { type: "string" },
       relevance: { type: "string" },
       minGain: { type: "string" },
       target: { type: "string" },
@@ -247,6 +248,7 @@ async function main() {
     ...(values.relevance !== undefined ? { hindsightRelevance: values.relevance === "true" } : {}),
     ...(values.minGain !== undefined ? { hindsightMinGain: Number(values.minGain) } : {}),
     ...(values.baseKl !== undefined ? { baseKlCoef: Number(values.baseKl) } : {}),
+    ...(values.baseKlScope !== undefined ? { baseKlScope: values.baseKlScope } : {}),
     ...(values.target !== undefined ? { hindsightTarget: values.target } : {}),
     ...(values.focus !== undefined ? { hindsightFocus: values.focus } : {}),
     ...(values.stylePrompts !== undefined ? { stylePrompts: Number(values.stylePrompts) } : {}),
@@ -261,7 +263,7 @@ async function main() {
   // split, so no graded question is ever a prompt here.
   const promptPool = await loadPromptPool("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, least gain from the hint ${defaults.hindsightMinGain ?? "off"}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef}, style prompts ${defaults.stylePrompts} per step (of ${promptPool.length}), rank ${defaults.rank} (${defaults.targets})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, least gain from the hint ${defaults.hindsightMinGain ?? "off"}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef} (on ${defaults.baseKlScope}), style prompts ${defaults.stylePrompts} per step (of ${promptPool.length}), rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

@@ -5,7 +5,8 @@
  * term (losses.ts agg_demo, weight w_demo) on the demonstrations D, both reduced like the shared trainer's
  * ("sum_of_sample_mean", losses.ts sampleMean, over all N = |samples| + |D| rows):
  *   L = −(1/N) Σ_{i ∈ samples} A_i · mean_t log π(y_{i,t} | x_i, y_{i,<t})  +  w_demo · (1/N) Σ_{d ∈ D} mean_t −log π(y_{d,t} | x_d, …)
- *       + β · (1/N) Σ_{rows} mean_t KL(π ‖ π_base)(· | x, y_{<t})      (optional, `baseKl`: the exact KL over the vocabulary)
+ *       + β · (1/N) Σ_{i ∈ samples} mean_t KL(π ‖ π_base)(· | x_i, y_{i,<t})      (optional, `baseKl`: the exact KL over the
+ *         vocabulary; on the demonstrations' rows too with `baseKlScope` "all")
  * with π = base + adapter. Gradients reach A and B only (lora.ts `adapterGrads`): the base is read, never updated, so
  * every user's adapter sits on the same base and one user's step cannot move another user's model.
  * A demonstration's term can instead follow the hinted teacher's distribution (`demoTarget`), and its positions can be
@@ -47,10 +48,12 @@ export interface AdapterStepOptions {
   /** w_demo, the weight of the demonstrations' cross-entropy (default 1) */
   demoWeight?: number;
   /**
-   * β: the weight of the exact KL(π ‖ base) over the vocabulary at every response position of the batch (samples
-   * and demonstrations), reduced like the other terms (losses.ts kl_base); 0 (default) leaves it out
+   * β: the weight of the exact KL(π ‖ base) over the vocabulary at the response positions of the rows `baseKlScope`
+   * names, reduced like the other terms over all N rows (losses.ts kl_base); 0 (default) leaves it out
    */
   baseKl?: number;
+  /** the rows the KL to the base acts on: the samples only ("samples", the default) or the demonstrations too ("all") */
+  baseKlScope?: "samples" | "all";
   /**
    * What a demonstration trains toward: its sampled tokens ("sampled", cross-entropy, the default) or the hinted
    * teacher's whole distribution at each of its positions ("teacher": the forward KL(teacher ‖ π) over the
@@ -156,6 +159,7 @@ function chunkGrads(
   );
   const wDemo = opts.demoWeight ?? 1;
   const beta = opts.baseKl ?? 0;
+  const klMask = opts.baseKlScope === "all" ? mask : tf.sub(mask, demoMask);
   const focusOnHint = opts.demoFocus === "hint";
   // The hinted teacher's distribution on the demonstrations that carry their hinted prompt: their target ("teacher"),
   // and what the focus compares with the base.
@@ -202,7 +206,7 @@ function chunkGrads(
     if (teacher && vocab && opts.demoTarget === "teacher")
       loss = tf.add(loss, tf.mul(sampleMean(focused(forwardKl(teacher, vocab)), teacherMask), wDemo));
     if (vocab && baseVocab && beta > 0)
-      loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), mask), beta));
+      loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), klMask), beta));
     return tf.mul(loss, share) as tf.Scalar;
   });
   tf.dispose([
@@ -210,6 +214,7 @@ function chunkGrads(
     mask,
     adv,
     demoMask,
+    ...(klMask !== mask ? [klMask] : []),
     teacherRows,
     teacherMask,
     sampledMask,

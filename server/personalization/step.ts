@@ -53,6 +53,7 @@ export async function userAdapterStep(
     | "hindsightMinGain"
     | "rememberedHint"
     | "baseKlCoef"
+    | "baseKlScope"
     | "hindsightRelevance"
     | "hindsightTarget"
     | "hindsightFocus"
@@ -92,6 +93,7 @@ export async function userAdapterStep(
     demos,
     demoWeight: pu.hindsightWeight,
     baseKl: pu.baseKlCoef,
+    baseKlScope: pu.baseKlScope,
     demoTarget: pu.hindsightTarget,
     demoFocus: pu.hindsightFocus,
   });

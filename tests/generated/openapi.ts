@@ -2395,7 +2395,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
-                 *       "baseKlCoef": 0,
+                 *       "baseKlCoef": 0.03,
+                 *       "baseKlScope": "samples",
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
@@ -2437,8 +2438,13 @@ export interface operations {
                   hindsightMinGain?: number;
                   /** @default true */
                   rememberedHint: boolean;
-                  /** @default 0 */
+                  /** @default 0.03 */
                   baseKlCoef: number;
+                  /**
+                   * @default samples
+                   * @enum {string}
+                   */
+                  baseKlScope: "samples" | "all";
                   /** @default false */
                   hindsightRelevance: boolean;
                   /**
@@ -2979,7 +2985,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
-             *       "baseKlCoef": 0,
+             *       "baseKlCoef": 0.03,
+             *       "baseKlScope": "samples",
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
@@ -3021,8 +3028,13 @@ export interface operations {
               hindsightMinGain?: number;
               /** @default true */
               rememberedHint?: boolean;
-              /** @default 0 */
+              /** @default 0.03 */
               baseKlCoef?: number;
+              /**
+               * @default samples
+               * @enum {string}
+               */
+              baseKlScope?: "samples" | "all";
               /** @default false */
               hindsightRelevance?: boolean;
               /**
@@ -3542,7 +3554,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -3584,8 +3597,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -4181,7 +4199,8 @@ export interface operations {
                  *       "hindsightWeight": 3,
                  *       "hindsightMinLogprob": -0.15,
                  *       "rememberedHint": true,
-                 *       "baseKlCoef": 0,
+                 *       "baseKlCoef": 0.03,
+                 *       "baseKlScope": "samples",
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
@@ -4223,8 +4242,13 @@ export interface operations {
                   hindsightMinGain?: number;
                   /** @default true */
                   rememberedHint: boolean;
-                  /** @default 0 */
+                  /** @default 0.03 */
                   baseKlCoef: number;
+                  /**
+                   * @default samples
+                   * @enum {string}
+                   */
+                  baseKlScope: "samples" | "all";
                   /** @default false */
                   hindsightRelevance: boolean;
                   /**
@@ -4775,7 +4799,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -4817,8 +4842,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -7612,7 +7642,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -7654,8 +7685,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -8224,7 +8260,8 @@ export interface operations {
              *       "hindsightWeight": 3,
              *       "hindsightMinLogprob": -0.15,
              *       "rememberedHint": true,
-             *       "baseKlCoef": 0,
+             *       "baseKlCoef": 0.03,
+             *       "baseKlScope": "samples",
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
@@ -8266,8 +8303,13 @@ export interface operations {
               hindsightMinGain?: number;
               /** @default true */
               rememberedHint?: boolean;
-              /** @default 0 */
+              /** @default 0.03 */
               baseKlCoef?: number;
+              /**
+               * @default samples
+               * @enum {string}
+               */
+              baseKlScope?: "samples" | "all";
               /** @default false */
               hindsightRelevance?: boolean;
               /**
@@ -8787,7 +8829,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -8829,8 +8872,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -9387,7 +9435,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -9429,8 +9478,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -9987,7 +10041,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -10029,8 +10084,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -10581,7 +10641,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -10623,8 +10684,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**
@@ -11176,7 +11242,8 @@ export interface operations {
                *       "hindsightWeight": 3,
                *       "hindsightMinLogprob": -0.15,
                *       "rememberedHint": true,
-               *       "baseKlCoef": 0,
+               *       "baseKlCoef": 0.03,
+               *       "baseKlScope": "samples",
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
@@ -11218,8 +11285,13 @@ export interface operations {
                 hindsightMinGain?: number;
                 /** @default true */
                 rememberedHint: boolean;
-                /** @default 0 */
+                /** @default 0.03 */
                 baseKlCoef: number;
+                /**
+                 * @default samples
+                 * @enum {string}
+                 */
+                baseKlScope: "samples" | "all";
                 /** @default false */
                 hindsightRelevance: boolean;
                 /**

@@ -17,7 +17,8 @@ describe("personalization", () => {
       hindsightMinLogprob: -0.15,
       gradClip: 0.4,
       rememberedHint: true,
-      baseKlCoef: 0,
+      baseKlCoef: 0.03,
+      baseKlScope: "samples",
       hindsightRelevance: false,
       newUsers: "base",
     });

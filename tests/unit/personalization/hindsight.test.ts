@@ -112,9 +112,17 @@ describe("one user's step with hindsight", () => {
     { promptIds: prompt, responseIds: [69, 260], reward: -1, messages: [Q], hint },
     { promptIds: prompt, responseIds: [45, 260], reward: 1, messages: [Q], hint: null },
   ];
-  // The micro base babbles (mean log-prob about −5): −10 keeps its replies, the default −0.15 keeps none.
+  // The micro base babbles (mean log-prob about −5): −10 keeps its replies, the default −0.15 keeps none. The anchor
+  // to the base is off: its own tests are below.
   const pu = (hindsightMinLogprob: number) =>
-    PerUserSchema.parse({ lr: 0.3, gradClip: 1, hindsightSamples: 2, hindsightWeight: 1, hindsightMinLogprob });
+    PerUserSchema.parse({
+      lr: 0.3,
+      gradClip: 1,
+      hindsightSamples: 2,
+      hindsightWeight: 1,
+      hindsightMinLogprob,
+      baseKlCoef: 0,
+    });
 
   it("trains the hinted base's replies to the hinted turn as demonstrations for the un-hinted prompt", async () => {
     const start = adapter(6);
@@ -248,8 +256,8 @@ describe("the user's remembered hint (rememberedHint)", () => {
 describe("the adapter step's anchor to the base (baseKlCoef)", () => {
   const rejected = { promptIds: prompt, responseIds: [69, 70, 260], reward: -1 };
   const demo = { promptIds: prompt, responseIds: [45, 32, 66, 260] };
-  /** (1/N) Σ_rows mean_t KL(π ‖ base) over the vocabulary at the response positions, by hand from the two models */
-  function klByHand(a: LoraAdapter): number {
+  /** Each row's mean_t KL(π ‖ base) over the vocabulary at its response positions, by hand from the two models. */
+  function rowKls(a: LoraAdapter): number[] {
     const batch = packBatch([rejected, demo], micro.ctx);
     return tf.tidy(() => {
       const ids = tf.tensor2d(batch.ids, [batch.B, batch.T], "int32");
@@ -257,12 +265,13 @@ describe("the adapter step's anchor to the base (baseKlCoef)", () => {
       const p = tokenLogprobs(forward(micro, merged, ids), batch, false, true).vocab!;
       const q = tokenLogprobs(forward(micro, base.params, ids), batch, false, true).vocab!;
       const kl = tf.sum(tf.mul(tf.exp(p), tf.sub(p, q)), -1).arraySync() as number[][];
-      return batch.spans.reduce((acc, { start, length }, i) => {
-        const row = kl[i].slice(start, start + length);
-        return acc + row.reduce((x, y) => x + y, 0) / length / batch.B;
-      }, 0);
+      return batch.spans.map(
+        ({ start, length }, i) => kl[i].slice(start, start + length).reduce((x, y) => x + y, 0) / length,
+      );
     });
   }
+  /** (1/N) Σ_rows mean_t KL(π ‖ base) */
+  const klByHand = (a: LoraAdapter) => rowKls(a).reduce((x, y) => x + y, 0) / 2;
 
   it("adds β·(1/N)·Σ mean_t KL(π ‖ base), whose step moves the adapter toward the base", () => {
     const start = adapter(10);
@@ -285,6 +294,30 @@ describe("the adapter step's anchor to the base (baseKlCoef)", () => {
     const off = stepWith({});
     expect(maxAbsDiff(flat(off.adapter), flat(start))).toBe(0);
     for (const a of [start, step.adapter, off.adapter]) disposeAdapter(a);
+  });
+
+  it("acts on the user's own replies only, not on the demonstrations (baseKlScope), unless told to", () => {
+    const start = adapter(13);
+    const [onSample, onDemo] = rowKls(start);
+    expect(onDemo).toBeGreaterThan(1e-4);
+    // The rejected reply (A = 0) and one demonstration whose own term is off (weight 0): only the anchor is in the loss.
+    const stepOn = (scope?: "samples" | "all") =>
+      adapterStep(base, start, [rejected], {
+        lr: 0.3,
+        gradClip: 0,
+        advantages: "positive",
+        demos: [demo],
+        demoWeight: 0,
+        baseKl: 0.7,
+        ...(scope ? { baseKlScope: scope } : {}),
+      });
+    const samplesOnly = stepOn();
+    const all = stepOn("all");
+    // Both reduced over the N = 2 rows: the demonstration's KL is counted with "all" only.
+    expect(samplesOnly.loss).toBeCloseTo((0.7 * onSample) / 2, 5);
+    expect(all.loss).toBeCloseTo((0.7 * (onSample + onDemo)) / 2, 5);
+    expect(maxAbsDiff(flat(samplesOnly.adapter), flat(all.adapter))).toBeGreaterThan(0);
+    for (const a of [start, samplesOnly.adapter, all.adapter]) disposeAdapter(a);
   });
 
   it("is zero, with no gradient, for an adapter that has not moved (B = 0)", () => {
@@ -664,6 +697,7 @@ describe("style demonstrations on the base's public prompts (stylePrompts)", () 
       ),
       demoWeight: settings.hindsightWeight,
       gradClip: settings.gradClip,
+      baseKl: settings.baseKlCoef,
       demoTarget: settings.hindsightTarget,
     });
     expect(got.demos).toBe(4);

@@ -316,8 +316,13 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {num(
               "KL to the base (β)",
               "perUser.baseKlCoef",
-              "0.1",
+              "0.01",
               "the exact KL to the frozen base on the step's response positions (0: off)",
+            )}
+            {select(
+              "KL to the base on (samples: the user's replies; all: the demonstrations too)",
+              "perUser.baseKlScope",
+              ["samples", "all"],
             )}
             {num(
               "Samples per adapter step",
