@@ -421,7 +421,9 @@ export const PerUserSchema = z.object({
    * where the KL to the base acts: the user's own replies only ("samples"), or also the hindsight demonstrations
    * ("all"). The demonstrations are the frozen base's own replies with the hint in context, so on them the anchor
    * pulls toward the un-hinted base exactly where the hint moved the teacher: at β 0.03 on every row Sam's hints fell
-   * from 0.69 to 0.53–0.56 on two seeds of bench/personal, on his replies only they stayed at 0.69
+   * from 0.69 to 0.53–0.56 on two seeds of bench/personal, on his replies only they stayed at 0.69. "samples" is
+   * what the shared trainer's hyper.baseKlCoef does (engine/train.ts: a demonstration's tokens leave the policy terms
+   * and the anchor).
    */
   baseKlScope: z.enum(["samples", "all"]).default("samples"),
   /**
