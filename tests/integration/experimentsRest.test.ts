@@ -66,16 +66,19 @@ describe("REST /api/v1/experiments", () => {
   });
 
   it("answers bad input with 400 and every zod issue with its path, writing nothing", async () => {
-    const before = await db().experiment.count();
+    // Rows are looked up by what this request carries: other files create experiments in the same database meanwhile,
+    // so a count of all rows is not this request's doing (it failed a CI run once).
+    const description = uniq("bad-input");
     const res = await admin("POST", "/api/v1/experiments", {
       name: "",
       slug: "Bad Slug!",
+      description,
       config: { hyper: { lr: -1, batchSize: 0 } },
     });
     expect(res.status).toBe(400);
     const paths = res.body.error!.issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(["name", "slug", "config.hyper.lr", "config.hyper.batchSize"]));
-    expect(await db().experiment.count()).toBe(before);
+    expect(await db().experiment.count({ where: { description } })).toBe(0);
     const malformed = await fetch(`${server.url}/api/v1/experiments`, {
       method: "POST",
       headers: { authorization: `Bearer ${await makeKey(["admin"])}`, "content-type": "application/json" },
@@ -101,10 +104,10 @@ describe("REST /api/v1/experiments", () => {
   });
 
   it("checks a custom reward module when the experiment is saved, not at the first judged turn", async () => {
-    const before = await db().experiment.count();
     const config = (modulePath: string) => ({ method: "grpo", judge: { backend: { kind: "custom", modulePath } } });
+    const refusedName = uniq("custom");
     const missing = await admin("POST", "/api/v1/experiments", {
-      name: uniq("custom"),
+      name: refusedName,
       config: config("examples/no-such-reward.ts"),
     });
     expect(missing.status).toBe(400);
@@ -112,12 +115,11 @@ describe("REST /api/v1/experiments", () => {
       path: "config.judge.backend.modulePath",
       message: expect.stringContaining("no-such-reward.ts"),
     });
-    expect(await db().experiment.count()).toBe(before);
-    const ok = await admin("POST", "/api/v1/experiments", {
-      name: uniq("custom"),
-      config: config("custom-reward.ts"),
-    });
+    expect(await db().experiment.count({ where: { name: refusedName } })).toBe(0);
+    const okName = uniq("custom");
+    const ok = await admin("POST", "/api/v1/experiments", { name: okName, config: config("custom-reward.ts") });
     expect(ok.status).toBe(201);
+    expect(await db().experiment.count({ where: { name: okName } })).toBe(1);
     const edited = await admin("PATCH", `/api/v1/experiments/${ok.body.id}`, {
       config: config("custom-reward.txt"),
     });
