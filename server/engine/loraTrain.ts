@@ -159,7 +159,8 @@ function chunkGrads(
   );
   const wDemo = opts.demoWeight ?? 1;
   const beta = opts.baseKl ?? 0;
-  const klMask = opts.baseKlScope === "all" ? mask : tf.sub(mask, demoMask);
+  // The anchor's rows (only built when it is on): the samples, or every row with the scope "all".
+  const klMask = beta > 0 && opts.baseKlScope !== "all" ? tf.sub(mask, demoMask) : mask;
   const focusOnHint = opts.demoFocus === "hint";
   // The hinted teacher's distribution on the demonstrations that carry their hinted prompt: their target ("teacher"),
   // and what the focus compares with the base.
