@@ -3,12 +3,10 @@
 // and the experiment page's link and account of what trains the adapters.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
 import { perUserTick } from "../../server/personalization/schedule";
-import { db } from "../../server/platform/db/client";
 import { makeEndUserTurn } from "../helpers/endUserTurns";
 import { makeExperiment, uniq } from "../helpers/fixtures";
-import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+import { BASE_URL, createAndReadConfig, launchBrowser, openNewExperiment, signInAsNewUser } from "./helpers";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -121,11 +119,7 @@ describe("the Users view", () => {
   });
 
   it("sets the per-user scheduler's options in the experiment form", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signInAsNewUser(page);
-    await page.goto(`${BASE_URL}/experiments/new`);
-    const name = uniq("Scheduled users");
-    await page.locator('input[name="name"]').fill(name);
+    const { page, name } = await openNewExperiment(browser, "Scheduled users");
     await page.locator('select[name="personalization"]').selectOption("per-user");
     await page.locator('input[name="perUser.maxSamplesPerVersion"]').fill("32");
     await page.locator('input[name="perUser.idleAfterS"]').fill("600");
@@ -136,30 +130,31 @@ describe("the Users view", () => {
     await page.locator('input[name="perUser.gradClip"]').fill("0.8");
     await page.locator('select[name="perUser.rememberedHint"]').selectOption("false");
     await page.locator('select[name="perUser.newUsers"]').selectOption("shared");
+    // The anchor to the base: on by default (β 0.03, the user's own replies), widened to the demonstrations here.
+    await expect.poll(() => page.locator('input[name="perUser.baseKlCoef"]').inputValue()).toBe("0.03");
+    expect(await page.locator('select[name="perUser.baseKlScope"]').inputValue()).toBe("samples");
+    await page.locator('input[name="perUser.baseKlCoef"]').fill("0.05");
+    await page.locator('select[name="perUser.baseKlScope"]').selectOption("all");
     // The seed is optional: typed and cleared again, it stays unset (derived from the experiment's id).
     await page.locator('input[name="perUser.seed"]').fill("7");
     await page.locator('input[name="perUser.seed"]').fill("");
-    await page.getByRole("button", { name: "Create experiment" }).click();
-    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
-    const e = await db().experiment.findFirstOrThrow({ where: { name } });
-    expect(ExperimentConfigSchema.parse(e.config).perUser.seed).toBeUndefined();
-    expect(ExperimentConfigSchema.parse(e.config).perUser).toMatchObject({
+    const { perUser } = await createAndReadConfig(page, name);
+    expect(perUser.seed).toBeUndefined();
+    expect(perUser).toMatchObject({
       maxSamplesPerVersion: 32,
       idleAfterS: 600,
       windowUtc: { from: 22, to: 6 },
       gradClip: 0.8,
       rememberedHint: false,
       newUsers: "shared",
+      baseKlCoef: 0.05,
+      baseKlScope: "all",
     });
     await page.close();
   });
 
   it("sets how many users' adapters an SGLang engine keeps loaded", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signInAsNewUser(page);
-    await page.goto(`${BASE_URL}/experiments/new`);
-    const name = uniq("Users on SGLang");
-    await page.locator('input[name="name"]').fill(name);
+    const { page, name } = await openNewExperiment(browser, "Users on SGLang");
     await page.locator('select[name="personalization"]').selectOption("per-user");
     await page.locator('select[name="trainer.backend"]').selectOption("hf-local");
     await page.locator('select[name="policy.kind"]').selectOption("sglang");
@@ -167,10 +162,7 @@ describe("the Users view", () => {
     await page.locator('input[name="policy.model"]').fill("Qwen3-4B");
     await page.locator('select[name="policy.loraAdapters"]').selectOption("sglang");
     await page.locator('input[name="policy.loraMaxLoaded"]').fill("4");
-    await page.getByRole("button", { name: "Create experiment" }).click();
-    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
-    const e = await db().experiment.findFirstOrThrow({ where: { name } });
-    expect(ExperimentConfigSchema.parse(e.config).policy).toMatchObject({
+    expect((await createAndReadConfig(page, name)).policy).toMatchObject({
       kind: "sglang",
       loraAdapters: "sglang",
       loraMaxLoaded: 4,

@@ -1,10 +1,8 @@
 import { mkdirSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExperimentConfigSchema } from "../../server/config/experimentConfig";
-import { db } from "../../server/platform/db/client";
 import { uniq } from "../helpers/fixtures";
-import { BASE_URL, launchBrowser, signInAsNewUser } from "./helpers";
+import { BASE_URL, createAndReadConfig, launchBrowser, openNewExperiment, signInAsNewUser } from "./helpers";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -92,11 +90,7 @@ describe("experiments in the browser", () => {
   });
 
   it("turns on held-out evaluation and gated promotion with a gate set of its own and confirmation from the form", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signInAsNewUser(page);
-    await page.goto(`${BASE_URL}/experiments/new`);
-    const name = uniq("Gated experiment");
-    await page.locator('input[name="name"]').fill(name);
+    const { page, name } = await openNewExperiment(browser, "Gated experiment");
     // The gate's fields appear with gated promotion; without evaluation nothing could ever be promoted: refused.
     expect(await page.locator('input[name="serving.gate.set"]').count()).toBe(0);
     await page.locator('select[name="serving.promotion"]').selectOption("gated");
@@ -109,11 +103,7 @@ describe("experiments in the browser", () => {
     await page.locator('select[name="evaluation.enabled"]').selectOption("true");
     await page.locator('input[name="serving.gate.set"]').fill("asked questions");
     await page.locator('select[name="serving.gate.confirm"]').selectOption("true");
-    await page.getByRole("button", { name: "Create experiment" }).click();
-    await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
-    const saved = ExperimentConfigSchema.parse(
-      (await db().experiment.findFirstOrThrow({ where: { name }, select: { config: true } })).config,
-    );
+    const saved = await createAndReadConfig(page, name);
     expect([saved.evaluation.enabled, saved.serving.promotion, saved.serving.gate]).toEqual([
       true,
       "gated",
@@ -123,11 +113,7 @@ describe("experiments in the browser", () => {
   });
 
   it("starts and stops a run from the detail page", async () => {
-    const page = await browser.newPage();
-    await signInAsNewUser(page);
-    await page.goto(`${BASE_URL}/experiments/new`);
-    const name = uniq("Run lifecycle");
-    await page.locator('input[name="name"]').fill(name);
+    const { page, name } = await openNewExperiment(browser, "Run lifecycle");
     await page.getByRole("button", { name: "Create experiment" }).click();
     await page.getByRole("heading", { name }).waitFor();
     await page.getByRole("button", { name: "Start run" }).click();

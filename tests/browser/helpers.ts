@@ -1,5 +1,7 @@
 import { chromium, type Browser, type Page } from "playwright-core";
-import { makeUser } from "../helpers/fixtures";
+import { ExperimentConfigSchema, type ExperimentConfig } from "../../server/config/experimentConfig";
+import { db } from "../../server/platform/db/client";
+import { makeUser, uniq } from "../helpers/fixtures";
 
 // Not BASE_URL: Vite reserves that name (it would read "/").
 export const BASE_URL = process.env.APP_URL!;
@@ -27,4 +29,22 @@ export async function signInAsNewUser(page: Page, role: "ADMIN" | "REVIEWER" | "
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/experiments$/);
   return user;
+}
+
+/** A new admin's page on the new-experiment form, its name filled with a unique one made from `label`. */
+export async function openNewExperiment(browser: Browser, label: string, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  await signInAsNewUser(page);
+  await page.goto(`${BASE_URL}/experiments/new`);
+  const name = uniq(label);
+  await page.locator('input[name="name"]').fill(name);
+  return { page, name };
+}
+
+/** Submits the new-experiment form, waits for the created experiment's page and reads back what was stored. */
+export async function createAndReadConfig(page: Page, name: string): Promise<ExperimentConfig> {
+  await page.getByRole("button", { name: "Create experiment" }).click();
+  await page.waitForURL(/\/experiments\/(?!new)[^/]+$/);
+  const e = await db().experiment.findFirstOrThrow({ where: { name }, select: { config: true } });
+  return ExperimentConfigSchema.parse(e.config);
 }
