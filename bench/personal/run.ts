@@ -12,7 +12,7 @@
 // No database: the same training and serving code as server/personalization, driven directly, so the numbers are
 // the method's. `npx tsx bench/personal/run.ts --seeds 1,2,3 --rounds 12 --perRound 16 --k 4`
 // (`--hindsight 0` for the policy gradient alone; `--lr`, `--gradClip`, `--advantages`, `--hindsightWeight`,
-// `--rememberedHint false`, `--baseKl`, `--baseKlScope all`, `--relevance true`, `--minGain N`, `--target teacher`, `--focus hint`, `--rank` (alpha 2×rank), `--targets`,
+// `--rememberedHint false`, `--baseKl`, `--baseKlScope all`, `--relevance true`, `--minGain N`, `--target teacher`, `--focus hint`, `--teacherTemp τ`, `--rank` (alpha 2×rank), `--targets`,
 // `--stylePrompts` (0: no style demonstrations on the base's prompt pool) override the defaults).
 // Diagnostics: `--arms perUser` (or `shared`) runs one arm; `--users leo,sam` simulates only those users (a user's
 // per-user adapter trains and is graded exactly as in the full run); `--show sam` prints that user's hindsight
@@ -220,6 +220,7 @@ async function main() {
       minGain: { type: "string" },
       target: { type: "string" },
       focus: { type: "string" },
+      teacherTemp: { type: "string" },
       rank: { type: "string" },
       stylePrompts: { type: "string" },
       /** diagnostics: one arm only ("perUser" or "shared"), and one user's demonstrations and held-out replies */
@@ -251,6 +252,7 @@ async function main() {
     ...(values.baseKlScope !== undefined ? { baseKlScope: values.baseKlScope } : {}),
     ...(values.target !== undefined ? { hindsightTarget: values.target } : {}),
     ...(values.focus !== undefined ? { hindsightFocus: values.focus } : {}),
+    ...(values.teacherTemp !== undefined ? { hindsightTemperature: Number(values.teacherTemp) } : {}),
     ...(values.stylePrompts !== undefined ? { stylePrompts: Number(values.stylePrompts) } : {}),
     ...(values.rank !== undefined ? { rank: Number(values.rank), alpha: 2 * Number(values.rank) } : {}),
   });
@@ -263,7 +265,7 @@ async function main() {
   // split, so no graded question is ever a prompt here.
   const promptPool = await loadPromptPool("models/base");
   console.log(
-    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, least gain from the hint ${defaults.hindsightMinGain ?? "off"}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}), KL to the base β ${defaults.baseKlCoef} (on ${defaults.baseKlScope}), style prompts ${defaults.stylePrompts} per step (of ${promptPool.length}), rank ${defaults.rank} (${defaults.targets})`,
+    `per-user vs shared: ${o.rounds} rounds × ${o.perRound} replies per user, lr ${defaults.lr} (gradient norm ≤ ${defaults.gradClip}), ${defaults.advantages} advantages, hindsight ${defaults.hindsightSamples} per hinted turn (weight ${defaults.hindsightWeight}, teacher confidence ≥ ${defaults.hindsightMinLogprob}; remembered hint ${defaults.rememberedHint}), relevance filter ${defaults.hindsightRelevance}, least gain from the hint ${defaults.hindsightMinGain ?? "off"}, demonstrations' target ${defaults.hindsightTarget} (focus ${defaults.hindsightFocus}, τ ${defaults.hindsightTemperature}), KL to the base β ${defaults.baseKlCoef} (on ${defaults.baseKlScope}), style prompts ${defaults.stylePrompts} per step (of ${promptPool.length}), rank ${defaults.rank} (${defaults.targets})`,
   );
   console.log("seed | user | first reply 'preference and on topic' (preference alone): base / shared / per-user");
   for (const seed of values.seeds.split(",").map(Number)) {

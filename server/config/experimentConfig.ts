@@ -448,6 +448,15 @@ export const PerUserSchema = z.object({
    */
   hindsightFocus: z.enum(["uniform", "hint"]).default("uniform"),
   /**
+   * the temperature τ of the hinted teacher's distribution a demonstration trains toward (hindsightTarget "teacher"):
+   * its log-probabilities divided by τ and renormalised at each position, so τ < 1 sharpens it toward the teacher's
+   * own likeliest tokens (1: as it is). Sam's hinted teacher writes his right hint greedily on seven of his eight
+   * questions but samples it 3–8 times of 8, and the student copied that noise: at 0.7 bench/personal gave Sam
+   * 0.63–0.75 on seeds 1 and 3–5 (0.53–0.56 on seeds 3–5 at 1; docs/personalization.md). Not in the reference (its
+   * OPD teacher is the hinted model as it samples).
+   */
+  hindsightTemperature: z.number().min(0.1).max(2).default(0.7),
+  /**
    * style demonstrations: each step also gives the hinted teacher this many public prompts — the base checkpoint's own
    * prompt pool (prompts.json: its pretraining questions minus the held-out split; engine/checkpoint.ts
    * loadPromptPool), never a user's turns — each with the user's latest style hint (their own, rememberedHint's), and

@@ -68,6 +68,11 @@ export interface AdapterStepOptions {
    * Needs the demonstration's `hintedPromptIds`; one without is weighted uniformly.
    */
   demoFocus?: "uniform" | "hint";
+  /**
+   * τ of the teacher's distribution the "teacher" target follows: log q / τ renormalised per position (1, the
+   * default: q as it is; below 1 sharper). The focus compares the teacher as it is with the base.
+   */
+  demoTemperature?: number;
 }
 
 /**
@@ -194,6 +199,9 @@ function chunkGrads(
       ? tf.tidy(() => hintFocusWeights(teacher, baseVocab, tf.mul(mask, teacherRows)))
       : null;
   const focused = (x: tf.Tensor) => (focus ? tf.mul(x, focus) : x);
+  const tau = opts.demoTemperature ?? 1;
+  const target =
+    teacher && opts.demoTarget === "teacher" ? (tau === 1 ? teacher : tf.logSoftmax(tf.div(teacher, tau))) : null;
   const hasDemos = rows.some((r) => r.demo);
   const out = adapterGrads(base.params, adapter, (params) => {
     const { logprobs, vocab } = tokenLogprobs(
@@ -204,8 +212,7 @@ function chunkGrads(
     );
     let loss = tf.neg(sampleMean(tf.mul(logprobs, adv), mask)) as tf.Scalar;
     if (hasDemos) loss = tf.add(loss, tf.mul(sampleMean(focused(tf.neg(logprobs)), sampledMask), wDemo));
-    if (teacher && vocab && opts.demoTarget === "teacher")
-      loss = tf.add(loss, tf.mul(sampleMean(focused(forwardKl(teacher, vocab)), teacherMask), wDemo));
+    if (target && vocab) loss = tf.add(loss, tf.mul(sampleMean(focused(forwardKl(target, vocab)), teacherMask), wDemo));
     if (vocab && baseVocab && beta > 0)
       loss = tf.add(loss, tf.mul(sampleMean(distillationKl(vocab, baseVocab), klMask), beta));
     return tf.mul(loss, share) as tf.Scalar;
@@ -221,6 +228,7 @@ function chunkGrads(
     sampledMask,
     ...(baseVocab ? [baseVocab] : []),
     ...(teacher ? [teacher] : []),
+    ...(target && target !== teacher ? [target] : []),
     ...(focus ? [focus] : []),
   ]);
   return out;

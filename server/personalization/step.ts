@@ -57,6 +57,7 @@ export async function userAdapterStep(
     | "hindsightRelevance"
     | "hindsightTarget"
     | "hindsightFocus"
+    | "hindsightTemperature"
     | "stylePrompts"
   >,
   /** `promptPool`: the base checkpoint's public prompts the style demonstrations are drawn from (stylePrompts) */
@@ -96,6 +97,7 @@ export async function userAdapterStep(
     baseKlScope: pu.baseKlScope,
     demoTarget: pu.hindsightTarget,
     demoFocus: pu.hindsightFocus,
+    demoTemperature: pu.hindsightTemperature,
   });
   // The demonstrations' replies too, so a caller (bench/personal --show) can read what the teacher taught.
   return {

@@ -2400,6 +2400,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "hindsightTemperature": 0.7,
                  *       "stylePrompts": 32,
                  *       "newUsers": "base",
                  *       "minSamples": 16,
@@ -2457,6 +2458,8 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /** @default 0.7 */
+                  hindsightTemperature: number;
                   /** @default 32 */
                   stylePrompts: number;
                   /**
@@ -2990,6 +2993,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "hindsightTemperature": 0.7,
              *       "stylePrompts": 32,
              *       "newUsers": "base",
              *       "minSamples": 16,
@@ -3047,6 +3051,8 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /** @default 0.7 */
+              hindsightTemperature?: number;
               /** @default 32 */
               stylePrompts?: number;
               /**
@@ -3559,6 +3565,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -3616,6 +3623,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -4204,6 +4213,7 @@ export interface operations {
                  *       "hindsightRelevance": false,
                  *       "hindsightTarget": "teacher",
                  *       "hindsightFocus": "uniform",
+                 *       "hindsightTemperature": 0.7,
                  *       "stylePrompts": 32,
                  *       "newUsers": "base",
                  *       "minSamples": 16,
@@ -4261,6 +4271,8 @@ export interface operations {
                    * @enum {string}
                    */
                   hindsightFocus: "uniform" | "hint";
+                  /** @default 0.7 */
+                  hindsightTemperature: number;
                   /** @default 32 */
                   stylePrompts: number;
                   /**
@@ -4804,6 +4816,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -4861,6 +4874,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -7647,6 +7662,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -7704,6 +7720,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -8265,6 +8283,7 @@ export interface operations {
              *       "hindsightRelevance": false,
              *       "hindsightTarget": "teacher",
              *       "hindsightFocus": "uniform",
+             *       "hindsightTemperature": 0.7,
              *       "stylePrompts": 32,
              *       "newUsers": "base",
              *       "minSamples": 16,
@@ -8322,6 +8341,8 @@ export interface operations {
                * @enum {string}
                */
               hindsightFocus?: "uniform" | "hint";
+              /** @default 0.7 */
+              hindsightTemperature?: number;
               /** @default 32 */
               stylePrompts?: number;
               /**
@@ -8834,6 +8855,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -8891,6 +8913,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -9440,6 +9464,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -9497,6 +9522,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -10046,6 +10073,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -10103,6 +10131,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -10646,6 +10676,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -10703,6 +10734,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**
@@ -11247,6 +11280,7 @@ export interface operations {
                *       "hindsightRelevance": false,
                *       "hindsightTarget": "teacher",
                *       "hindsightFocus": "uniform",
+               *       "hindsightTemperature": 0.7,
                *       "stylePrompts": 32,
                *       "newUsers": "base",
                *       "minSamples": 16,
@@ -11304,6 +11338,8 @@ export interface operations {
                  * @enum {string}
                  */
                 hindsightFocus: "uniform" | "hint";
+                /** @default 0.7 */
+                hindsightTemperature: number;
                 /** @default 32 */
                 stylePrompts: number;
                 /**

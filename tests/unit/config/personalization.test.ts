@@ -20,8 +20,19 @@ describe("personalization", () => {
       baseKlCoef: 0.03,
       baseKlScope: "samples",
       hindsightRelevance: false,
+      hindsightTarget: "teacher",
+      hindsightTemperature: 0.7,
       newUsers: "base",
     });
+  });
+
+  it("bounds the teacher's temperature to 0.1–2 (a 4xx at the field otherwise)", () => {
+    for (const t of [0.1, 1, 2])
+      expect(ExperimentConfigSchema.parse({ perUser: { hindsightTemperature: t } }).perUser.hindsightTemperature).toBe(
+        t,
+      );
+    for (const t of [0, 0.05, 2.5, -1])
+      expect(ExperimentConfigSchema.safeParse({ perUser: { hindsightTemperature: t } }).success).toBe(false);
   });
 
   it("takes an optional seed for the users' fresh adapters, a non-negative 31-bit integer", () => {

@@ -137,6 +137,8 @@ describe("one user's step with hindsight", () => {
       demos: gens.map((g) => ({ promptIds: prompt, responseIds: g.tokenIds, hintedPromptIds: hinted })),
       demoWeight: 1,
       demoTarget: "teacher",
+      // the default teacher temperature
+      demoTemperature: 0.7,
     });
     expect(got.demos).toBe(2);
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
@@ -238,6 +240,7 @@ describe("the user's remembered hint (rememberedHint)", () => {
       gradClip: settings.gradClip,
       baseKl: settings.baseKlCoef,
       demoTarget: settings.hindsightTarget,
+      demoTemperature: settings.hindsightTemperature,
     });
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);
     // Off: the teacher hears the restated question, and writes other replies.
@@ -546,6 +549,43 @@ describe("the demonstrations trained toward the hinted teacher's distribution (h
     for (const a of [start, toTeacher.adapter, sampled.adapter, uniform.adapter]) disposeAdapter(a);
   });
 
+  it("at a teacher temperature τ (demoTemperature) follows the teacher sharpened, log q / τ renormalised, by hand", () => {
+    const start = adapter(19);
+    const [w, tau] = [2, 0.5];
+    const { p, q } = positions(start, hinted);
+    const sharpen = (qt: number[]) => {
+      const z = qt.map((x) => x / tau);
+      const top = Math.max(...z);
+      const logZ = top + Math.log(z.reduce((acc, x) => acc + Math.exp(x - top), 0));
+      return z.map((x) => x - logZ);
+    };
+    const sharp = q.map(sharpen);
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    const opts = {
+      lr: 0.3,
+      gradClip: 0,
+      advantages: "positive" as const,
+      demos: [demo],
+      demoWeight: w,
+      demoTarget: "teacher" as const,
+    };
+    // L = w · (1/N) · mean_t KL(q_τ,t ‖ π_t), N = 2 rows; τ 1 is the teacher as it is, a different loss.
+    const step = adapterStep(base, start, [rejected], { ...opts, demoTemperature: tau });
+    expect(step.loss).toBeCloseTo((w * mean(sharp.map((st, t) => kl(st, p[t])))) / 2, 4);
+    const asIs = adapterStep(base, start, [rejected], { ...opts, demoTemperature: 1 });
+    expect(asIs.loss).toBeCloseTo((w * mean(q.map((qt, t) => kl(qt, p[t])))) / 2, 4);
+    expect(Math.abs(step.loss - asIs.loss)).toBeGreaterThan(1e-4);
+    // Sharper: at every position the teacher's likeliest token gains mass.
+    q.forEach((qt, t) => {
+      const top = qt.indexOf(Math.max(...qt));
+      expect(sharp[t][top]).toBeGreaterThan(qt[top]);
+    });
+    // The step moves π toward the sharpened teacher.
+    const after = positions(step.adapter, hinted).p;
+    expect(mean(sharp.map((st, t) => kl(st, after[t])))).toBeLessThan(mean(sharp.map((st, t) => kl(st, p[t]))));
+    for (const a of [start, step.adapter, asIs.adapter]) disposeAdapter(a);
+  });
+
   it("a hint that moved nothing (the teacher's prompt is the demonstration's own) weighs every position alike", () => {
     const start = adapter(18);
     const own = { ...demo, hintedPromptIds: prompt };
@@ -699,6 +739,7 @@ describe("style demonstrations on the base's public prompts (stylePrompts)", () 
       gradClip: settings.gradClip,
       baseKl: settings.baseKlCoef,
       demoTarget: settings.hindsightTarget,
+      demoTemperature: settings.hindsightTemperature,
     });
     expect(got.demos).toBe(4);
     expect(maxAbsDiff(flat(got.adapter), flat(want.adapter))).toBe(0);

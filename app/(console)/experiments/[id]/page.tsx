@@ -260,7 +260,9 @@ export default function ExperimentDetailPage() {
                   <>
                     lr {c.perUser.lr} · grad bound {c.perUser.gradClip} · hindsight {c.perUser.hindsightSamples}×
                     {c.perUser.hindsightWeight} toward the{" "}
-                    {c.perUser.hindsightTarget === "teacher" ? "teacher's distribution" : "sampled tokens"}
+                    {c.perUser.hindsightTarget === "teacher"
+                      ? `teacher's distribution at τ ${c.perUser.hindsightTemperature}`
+                      : "sampled tokens"}
                     {c.perUser.hindsightFocus === "hint" ? ", focused where the hint acts" : ""}
                     {c.perUser.stylePrompts > 0
                       ? `, and on up to ${c.perUser.stylePrompts} of the base's own prompts per step`

@@ -294,6 +294,12 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
             {select("Hindsight target", "perUser.hindsightTarget", ["teacher", "sampled"])}
             {select("Hindsight focus", "perUser.hindsightFocus", ["uniform", "hint"])}
             {num(
+              "Teacher temperature (τ)",
+              "perUser.hindsightTemperature",
+              "0.05",
+              "the hinted teacher's distribution a demonstration follows, sharpened below 1 (target: teacher; not in the reference)",
+            )}
+            {num(
               "Style prompts per step",
               "perUser.stylePrompts",
               "1",
