@@ -452,8 +452,8 @@ export const PerUserSchema = z.object({
    * its log-probabilities divided by τ and renormalised at each position, so τ < 1 sharpens it toward the teacher's
    * own likeliest tokens (1: as it is). Sam's hinted teacher writes his right hint greedily on seven of his eight
    * questions but samples it 3–8 times of 8, and the student copied that noise: at 0.7 bench/personal gave Sam
-   * 0.63–0.75 on seeds 1 and 3–5 (0.53–0.56 on seeds 3–5 at 1; docs/personalization.md). Not in the reference (its
-   * OPD teacher is the hinted model as it samples).
+   * 0.63–0.75 on seeds 1 and 3–5 and 0.56 on seed 2 (0.53–0.69 at 1, below 0.6 on seeds 3–5), every other user's
+   * mean higher too (docs/personalization.md). Not in the reference (its OPD teacher is the hinted model as it samples).
    */
   hindsightTemperature: z.number().min(0.1).max(2).default(0.7),
   /**

@@ -155,11 +155,14 @@ function chunkGrads(
     rows.map((r) => r.advantage),
     [batch.B, 1],
   );
-  const demoMask = tf.mul(
-    mask,
-    tf.tensor2d(
-      rows.map((r) => (r.demo ? 1 : 0)),
-      [batch.B, 1],
+  // tidy: the rows' 0/1 column is an argument of the product, which would outlive the step otherwise (one tensor a step).
+  const demoMask = tf.tidy(() =>
+    tf.mul(
+      mask,
+      tf.tensor2d(
+        rows.map((r) => (r.demo ? 1 : 0)),
+        [batch.B, 1],
+      ),
     ),
   );
   const wDemo = opts.demoWeight ?? 1;
@@ -201,7 +204,11 @@ function chunkGrads(
   const focused = (x: tf.Tensor) => (focus ? tf.mul(x, focus) : x);
   const tau = opts.demoTemperature ?? 1;
   const target =
-    teacher && opts.demoTarget === "teacher" ? (tau === 1 ? teacher : tf.logSoftmax(tf.div(teacher, tau))) : null;
+    teacher && opts.demoTarget === "teacher"
+      ? tau === 1
+        ? teacher
+        : tf.tidy(() => tf.logSoftmax(tf.div(teacher, tau)))
+      : null;
   const hasDemos = rows.some((r) => r.demo);
   const out = adapterGrads(base.params, adapter, (params) => {
     const { logprobs, vocab } = tokenLogprobs(

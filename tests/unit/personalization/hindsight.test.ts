@@ -583,7 +583,14 @@ describe("the demonstrations trained toward the hinted teacher's distribution (h
     // The step moves π toward the sharpened teacher.
     const after = positions(step.adapter, hinted).p;
     expect(mean(sharp.map((st, t) => kl(st, after[t])))).toBeLessThan(mean(sharp.map((st, t) => kl(st, p[t]))));
-    for (const a of [start, step.adapter, asIs.adapter]) disposeAdapter(a);
+    for (const a of [step.adapter, asIs.adapter]) disposeAdapter(a);
+    // A trainer steps for hours: a step leaves no tensor behind but the new adapter's own (it left one, the
+    // demonstrations' row mask, before this test).
+    const before = tf.memory().numTensors;
+    const again = adapterStep(base, start, [rejected], { ...opts, demoTemperature: tau });
+    disposeAdapter(again.adapter);
+    expect(tf.memory().numTensors).toBe(before);
+    disposeAdapter(start);
   });
 
   it("a hint that moved nothing (the teacher's prompt is the demonstration's own) weighs every position alike", () => {
