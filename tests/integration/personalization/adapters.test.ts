@@ -39,8 +39,18 @@ const adapters = (experimentId: string, endUserId: string) =>
 describe("isolation", () => {
   it("trains a user's adapter on that user's samples and hints only: more of another user's turns change nothing", async () => {
     // Every teacher reply is kept (−10), so each hinted turn of a user trains two demonstrations of their adapter.
+    // Four style prompts, not the whole pool: enough to see whose hint they carry, and the test's four steps stay
+    // well inside its time on a loaded machine (the whole pool took 47–60 s of its 60).
     const e = await perUserExperiment(
-      { minSamples: 4, heldOutFraction: 0, lr: 0.5, advantages: "raw", hindsightSamples: 2, hindsightMinLogprob: -10 },
+      {
+        minSamples: 4,
+        heldOutFraction: 0,
+        lr: 0.5,
+        advantages: "raw",
+        hindsightSamples: 2,
+        hindsightMinLogprob: -10,
+        stylePrompts: 4,
+      },
       { maxTokens: 24 },
     );
     const maya = uniq("maya");
