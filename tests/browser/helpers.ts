@@ -32,8 +32,8 @@ export async function signInAsNewUser(page: Page, role: "ADMIN" | "REVIEWER" | "
 }
 
 /** A new admin's page on the new-experiment form, its name filled with a unique one made from `label`. */
-export async function openNewExperiment(browser: Browser, label: string, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+export async function openNewExperiment(browser: Browser, label: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await signInAsNewUser(page);
   await page.goto(`${BASE_URL}/experiments/new`);
   const name = uniq(label);
