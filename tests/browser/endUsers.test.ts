@@ -135,6 +135,9 @@ describe("the Users view", () => {
     expect(await page.locator('select[name="perUser.baseKlScope"]').inputValue()).toBe("samples");
     await page.locator('input[name="perUser.baseKlCoef"]').fill("0.05");
     await page.locator('select[name="perUser.baseKlScope"]').selectOption("all");
+    // The teacher's temperature: 0.7 by default, changed.
+    expect(await page.locator('input[name="perUser.hindsightTemperature"]').inputValue()).toBe("0.7");
+    await page.locator('input[name="perUser.hindsightTemperature"]').fill("0.5");
     // The seed is optional: typed and cleared again, it stays unset (derived from the experiment's id).
     await page.locator('input[name="perUser.seed"]').fill("7");
     await page.locator('input[name="perUser.seed"]').fill("");
@@ -149,6 +152,7 @@ describe("the Users view", () => {
       newUsers: "shared",
       baseKlCoef: 0.05,
       baseKlScope: "all",
+      hindsightTemperature: 0.5,
     });
     await page.close();
   });
