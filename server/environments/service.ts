@@ -101,7 +101,17 @@ export async function getEnvironment(p: Principal, input: In<typeof EnvironmentG
   });
   const episodes = { QUEUED: 0, RUNNING: 0, DONE: 0, FAILED: 0 };
   for (const r of byStatus) episodes[r.status] = r._count._all;
-  return { ...env, health: await environmentHealth(env), episodes, recent: await recentStats(env.id) };
+  // A running episode holds its lease from allocate until it ends (the runners close it then).
+  const activeLeases = await db().episode.count({
+    where: { environmentId: env.id, status: "RUNNING", leaseId: { not: null } },
+  });
+  return {
+    ...env,
+    health: await environmentHealth(env),
+    episodes,
+    activeLeases,
+    recent: await recentStats(env.id),
+  };
 }
 
 /** A local sandbox's own check; a remote pool is asked at allocate (a pool that is down is skipped then). */
@@ -117,7 +127,8 @@ const percentile = (sorted: number[], q: number) =>
 
 /**
  * Run health over an environment's latest ended episodes: how many failed, how many were truncated, how long
- * sandbox commands took (p50/p95), and the share of episode time spent waiting on them.
+ * sandbox commands took (p50/p95), the share of episode time spent waiting on them, and how long the sandbox or
+ * pool took to allocate a lease and to evaluate it (p50/p95 over the episodes that got that far).
  */
 async function recentStats(environmentId: string, take = 200) {
   const rows = await db().episode.findMany({
@@ -129,6 +140,8 @@ async function recentStats(environmentId: string, take = 200) {
       truncation: true,
       startedAt: true,
       finishedAt: true,
+      allocateMs: true,
+      evaluateMs: true,
       steps: { select: { observation: true } },
     },
   });
@@ -143,6 +156,9 @@ async function recentStats(environmentId: string, take = 200) {
   }
   execMs.sort((a, b) => a - b);
   const toolMs = execMs.reduce((a, b) => a + b, 0);
+  const sorted = (xs: Array<number | null>) => xs.flatMap((x) => (x === null ? [] : [x])).sort((a, b) => a - b);
+  const allocateMs = sorted(rows.map((r) => r.allocateMs));
+  const evaluateMs = sorted(rows.map((r) => r.evaluateMs));
   return {
     episodes: rows.length,
     failed: rows.length - done.length,
@@ -150,6 +166,10 @@ async function recentStats(environmentId: string, take = 200) {
     execP50Ms: percentile(execMs, 0.5),
     execP95Ms: percentile(execMs, 0.95),
     toolWaitShare: wallMs > 0 ? Math.min(1, toolMs / wallMs) : null,
+    allocateP50Ms: percentile(allocateMs, 0.5),
+    allocateP95Ms: percentile(allocateMs, 0.95),
+    evaluateP50Ms: percentile(evaluateMs, 0.5),
+    evaluateP95Ms: percentile(evaluateMs, 0.95),
   };
 }
 

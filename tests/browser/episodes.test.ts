@@ -72,6 +72,11 @@ describe("environments, task sets and episodes pages", () => {
     await page.goto(`${BASE_URL}/environments?experimentId=${exp.id}&environmentId=${done.environmentId}`);
     const failed = await db().episode.count({ where: { experimentId: exp.id, status: "FAILED" } });
     await expect.poll(() => page.getByTestId("environment-health-stats").textContent()).toContain(`${failed} failed`);
+    // Every episode ended, so none holds a lease; tool-call episodes run no sandbox, so there is no lease latency.
+    expect(await page.getByTestId("environment-episodes").textContent()).toContain("(0 holding a lease)");
+    expect(await page.getByTestId("environment-lease-latency").textContent()).toBe(
+      "allocate p50 — · p95 — · evaluate p50 — · p95 —",
+    );
     await page.goto(`${BASE_URL}/episodes?experimentId=${exp.id}`);
     await page.getByRole("link", { name: done.id }).click();
     await page.getByTestId("episode-outcome").waitFor();

@@ -13046,6 +13046,7 @@ export interface operations {
               DONE: number | null;
               FAILED: number | null;
             };
+            activeLeases: number | null;
             recent: {
               episodes: number | null;
               failed: number | null;
@@ -13053,6 +13054,10 @@ export interface operations {
               execP50Ms: number | null;
               execP95Ms: number | null;
               toolWaitShare: number | null;
+              allocateP50Ms: number | null;
+              allocateP95Ms: number | null;
+              evaluateP50Ms: number | null;
+              evaluateP95Ms: number | null;
             };
           };
         };

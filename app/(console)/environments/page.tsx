@@ -148,13 +148,19 @@ function EnvironmentDetail({ id, experimentId }: { id: string; experimentId: str
         </dd>
         <dt>Episodes</dt>
         <dd data-testid="environment-episodes">
-          {d.episodes.QUEUED} queued · {d.episodes.RUNNING} running · {d.episodes.DONE} done · {d.episodes.FAILED}{" "}
-          failed · <Link href={`/episodes?experimentId=${experimentId}&environmentId=${d.id}`}>browse</Link>
+          {d.episodes.QUEUED} queued · {d.episodes.RUNNING} running ({d.activeLeases} holding a lease) ·{" "}
+          {d.episodes.DONE} done · {d.episodes.FAILED} failed ·{" "}
+          <Link href={`/episodes?experimentId=${experimentId}&environmentId=${d.id}`}>browse</Link>
         </dd>
         <dt>Last {d.recent.episodes} ended</dt>
         <dd data-testid="environment-health-stats">
           {d.recent.failed} failed · truncated {fmt(d.recent.truncationRatio)} · command p50 {ms(d.recent.execP50Ms)} ·
           p95 {ms(d.recent.execP95Ms)} · time waiting on tools {fmt(d.recent.toolWaitShare)}
+        </dd>
+        <dt>Lease latency</dt>
+        <dd data-testid="environment-lease-latency">
+          allocate p50 {ms(d.recent.allocateP50Ms)} · p95 {ms(d.recent.allocateP95Ms)} · evaluate p50{" "}
+          {ms(d.recent.evaluateP50Ms)} · p95 {ms(d.recent.evaluateP95Ms)}
         </dd>
       </dl>
       <h3>Launch episodes</h3>

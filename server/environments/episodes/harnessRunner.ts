@@ -17,6 +17,7 @@ import {
   json,
   loadClaimed,
   startEpisode,
+  timed,
   type AgentEndpoint,
   type RunEpisodeInput,
 } from "./runner";
@@ -60,11 +61,13 @@ export async function executeHarnessEpisode(episodeId: string, opts: HarnessExec
     if (spec.kind !== "terminal")
       throw badRequest(`Task ${episode.task.key} is a ${spec.kind} task: a harness runs terminal tasks`);
     await bridge.start();
-    const lease = await provider.allocate({ limits, network: "none", image: containerImage(spec) });
+    const [lease, allocateMs] = await timed(() =>
+      provider.allocate({ limits, network: "none", image: containerImage(spec) }),
+    );
     leaseId = lease.id;
     await db().episode.update({
       where: { id: episode.id },
-      data: { leaseId: lease.id, leaseProvider: provider.name, sessionId },
+      data: { leaseId: lease.id, leaseProvider: provider.name, sessionId, allocateMs },
     });
     await provider.reset(lease.id, spec.workspace);
 
@@ -95,13 +98,16 @@ export async function executeHarnessEpisode(episodeId: string, opts: HarnessExec
       },
     });
 
-    const verdict = await provider.evaluate(lease.id, {
-      files: spec.tests,
-      command: spec.verifier.command,
-      timeoutSeconds: spec.verifier.timeoutSeconds,
-      env: spec.verifier.env,
-    });
+    const [verdict, evaluateMs] = await timed(() =>
+      provider.evaluate(lease.id, {
+        files: spec.tests,
+        command: spec.verifier.command,
+        timeoutSeconds: spec.verifier.timeoutSeconds,
+        env: spec.verifier.env,
+      }),
+    );
     return await finish(episode.id, {
+      evaluateMs,
       status: verdict.reward === null ? "FAILED" : "DONE",
       outcome: verdict.reward,
       outcomeDetail: json({

@@ -13,7 +13,7 @@ import type {
   RemoteReset,
   RemoteTask,
 } from "../sandbox/remote/provider";
-import { failEpisode, finish, json, loadClaimed, type AgentEndpoint } from "./runner";
+import { failEpisode, finish, json, loadClaimed, timed, type AgentEndpoint } from "./runner";
 
 export interface PoolExecuteOptions {
   agent: AgentEndpoint;
@@ -49,10 +49,16 @@ export function assertProtocol(runner: Pick<PoolRunner, "protocol" | "label">, p
 }
 
 /** Keeps with the episode where its lease lives (pool URL # the pool's lease id) and the session it records under. */
-function recordLease(episodeId: string, pool: RemotePoolProvider, lease: RemoteLease, sessionId: string) {
+function recordLease(
+  episodeId: string,
+  pool: RemotePoolProvider,
+  lease: RemoteLease,
+  sessionId: string,
+  allocateMs: number,
+) {
   return db().episode.update({
     where: { id: episodeId },
-    data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: pool.name, sessionId },
+    data: { leaseId: `${lease.pool}#${lease.poolLeaseId}`, leaseProvider: pool.name, sessionId, allocateMs },
   });
 }
 
@@ -63,17 +69,20 @@ export async function runOnPool(runner: PoolRunner, episodeId: string, opts: Poo
   let leaseId: string | null = null;
   try {
     assertProtocol(runner, opts.pool);
-    const lease = await opts.pool.allocate({
-      task: runner.task(claimed),
-      episodeId: episode.id,
-      sampleIndex: episode.sampleIndex ?? undefined,
-    });
+    const [lease, allocateMs] = await timed(() =>
+      opts.pool.allocate({
+        task: runner.task(claimed),
+        episodeId: episode.id,
+        sampleIndex: episode.sampleIndex ?? undefined,
+      }),
+    );
     leaseId = lease.id;
-    await recordLease(episode.id, opts.pool, lease, sessionId);
+    await recordLease(episode.id, opts.pool, lease, sessionId, allocateMs);
     const reset = await opts.pool.reset(lease.id);
     const finished = await runner.drive({ ...claimed, lease, reset, opts });
-    const verdict = await opts.pool.evaluate(lease.id);
+    const [verdict, evaluateMs] = await timed(() => opts.pool.evaluate(lease.id));
     return await finish(episode.id, {
+      evaluateMs,
       status: "DONE",
       outcome: verdict.reward,
       outcomeDetail: json({ pool: lease.pool, ...(runner.detail ? runner.detail(verdict) : verdict.detail) }),

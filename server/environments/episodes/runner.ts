@@ -235,15 +235,17 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
     assertFits(episode.environment, spec, episode.task.key);
     let runTool: (call: ToolCall) => Promise<{ content: string; exec: ExecResult | null }>;
     if (spec.kind === "terminal") {
-      const lease = await provider!.allocate({
-        limits: sandboxLimitsSchema.parse(episode.environment.limits),
-        network: episode.environment.network as "none",
-        image: containerImage(spec),
-      });
+      const [lease, allocateMs] = await timed(() =>
+        provider!.allocate({
+          limits: sandboxLimitsSchema.parse(episode.environment.limits),
+          network: episode.environment.network as "none",
+          image: containerImage(spec),
+        }),
+      );
       leaseId = lease.id;
       await db().episode.update({
         where: { id: episode.id },
-        data: { leaseId: lease.id, leaseProvider: provider!.name, sessionId },
+        data: { leaseId: lease.id, leaseProvider: provider!.name, sessionId, allocateMs },
       });
       await provider!.reset(lease.id, spec.workspace);
       runTool = async (call) => {
@@ -325,13 +327,16 @@ export async function executeEpisode(episodeId: string, opts: ExecuteOptions) {
         truncation,
       });
     }
-    const verdict = await provider!.evaluate(leaseId!, {
-      files: spec.tests,
-      command: spec.verifier.command,
-      timeoutSeconds: spec.verifier.timeoutSeconds,
-      env: spec.verifier.env,
-    });
+    const [verdict, evaluateMs] = await timed(() =>
+      provider!.evaluate(leaseId!, {
+        files: spec.tests,
+        command: spec.verifier.command,
+        timeoutSeconds: spec.verifier.timeoutSeconds,
+        env: spec.verifier.env,
+      }),
+    );
     return await finish(episode.id, {
+      evaluateMs,
       status: verdict.reward === null ? "FAILED" : "DONE",
       outcome: verdict.reward,
       outcomeDetail: json({
@@ -359,6 +364,13 @@ function parseArgs(raw: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** A sandbox or pool call and how long it took, in whole ms (the episode's allocateMs / evaluateMs). */
+export async function timed<T>(call: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const out = await call();
+  return [out, Math.round(performance.now() - started)];
 }
 
 /** Ends the episode (finishedAt now) and returns it with its steps. */

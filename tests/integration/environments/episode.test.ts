@@ -112,6 +112,31 @@ describe.skipIf(!availability.ok)(
       expect(env.recent.execP95Ms).toBe(durations[2]);
       expect(env.recent.toolWaitShare).toBeGreaterThan(0);
       expect(env.recent.toolWaitShare).toBeLessThanOrEqual(1);
+      // How long the sandbox took to allocate each episode's lease and to run its verifier, per episode; the page's
+      // p50 / p95 are theirs (nearest rank over two: the smaller, then the larger).
+      const timings = await db().episode.findMany({
+        where: { environmentId, status: { in: ["DONE", "FAILED"] } },
+        select: { allocateMs: true, evaluateMs: true },
+      });
+      for (const key of ["allocateMs", "evaluateMs"] as const) {
+        const ms = timings.map((t) => t[key]);
+        expect(ms.every((x) => Number.isInteger(x) && x! >= 0)).toBe(true);
+        const [lo, hi] = (ms as number[]).sort((a, b) => a - b);
+        const stat = key === "allocateMs" ? "allocate" : "evaluate";
+        expect([env.recent[`${stat}P50Ms`], env.recent[`${stat}P95Ms`]]).toEqual([lo, hi]);
+      }
+      // The verifier runs a command in the sandbox: it takes time. (An allocate may round to 0 ms.)
+      expect(env.recent.evaluateP95Ms).toBeGreaterThan(0);
+      // Leases held now: the ended episodes closed theirs; a running one that holds a lease counts.
+      expect(env.activeLeases).toBe(0);
+      const running = await db().episode.create({
+        data: { experimentId: h.experiment.id, environmentId, taskId, status: "RUNNING", leaseId: "sbx-held" },
+      });
+      try {
+        expect((await getEnvironment(ADMIN, { id: environmentId })).activeLeases).toBe(1);
+      } finally {
+        await db().episode.delete({ where: { id: running.id } });
+      }
     });
 
     it("stops at the step budget and marks the episode truncated", async () => {

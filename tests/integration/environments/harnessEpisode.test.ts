@@ -48,6 +48,9 @@ describe.skipIf(!availability.ok)(
         error: null,
         sessionId: `episode-${ep.id}-1`,
       });
+      // How long the sandbox took to allocate the lease and to run the verifier (the Environments page's latency).
+      expect(Number.isInteger(ep.allocateMs) && ep.allocateMs! >= 0).toBe(true);
+      expect(Number.isInteger(ep.evaluateMs) && ep.evaluateMs! >= 0).toBe(true);
       const run = ep.steps[0].observation as { exitCode: number; stdout: string; policyCalls: number };
       expect(run).toMatchObject({ exitCode: 0, policyCalls: 2 });
       expect(run.stdout).toContain("There are 3 errors.");

@@ -46,6 +46,9 @@ describe("runOnPool", () => {
     );
     expect(result).toMatchObject({ status: "DONE", truncation: null });
     expect(episode.leaseId).toMatch(new RegExp(`^${s.url}#`));
+    // How long the pool took to allocate and to evaluate (the Environments page's lease latency).
+    expect(Number.isInteger(episode.allocateMs) && episode.allocateMs! >= 0).toBe(true);
+    expect(Number.isInteger(episode.evaluateMs) && episode.evaluateMs! >= 0).toBe(true);
     expect(s.requests.map((r) => r.path).filter((p) => p !== "/heartbeat")).toEqual([
       "/allocate",
       "/reset",
@@ -70,6 +73,7 @@ describe("runOnPool", () => {
     });
     const paths = s.requests.map((r) => r.path);
     expect(paths).not.toContain("/evaluate");
+    expect(episode.evaluateMs).toBeNull();
     expect(paths.at(-1)).toBe("/close");
   });
 

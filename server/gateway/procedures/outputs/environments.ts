@@ -23,6 +23,8 @@ export const EnvironmentGetOutput = EnvironmentOutput.extend({
     z.object({ ok: z.literal(false), reason: z.string() }),
   ]),
   episodes: z.object({ QUEUED: Num, RUNNING: Num, DONE: Num, FAILED: Num }),
+  /** running episodes that hold a sandbox or pool lease now */
+  activeLeases: Num,
   recent: z.object({
     episodes: Num,
     failed: Num,
@@ -30,6 +32,10 @@ export const EnvironmentGetOutput = EnvironmentOutput.extend({
     execP50Ms: Num.nullable(),
     execP95Ms: Num.nullable(),
     toolWaitShare: Num.nullable(),
+    allocateP50Ms: Num.nullable(),
+    allocateP95Ms: Num.nullable(),
+    evaluateP50Ms: Num.nullable(),
+    evaluateP95Ms: Num.nullable(),
   }),
 });
 
