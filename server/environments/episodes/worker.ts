@@ -58,6 +58,8 @@ export async function claimEpisode(episodeId: string): Promise<boolean> {
       outcome: null,
       truncation: null,
       leaseId: null,
+      allocateMs: null,
+      evaluateMs: null,
     },
   });
   if (claimed.count === 0) return false;
