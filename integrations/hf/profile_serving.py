@@ -111,7 +111,7 @@ class TrainingLoad:
     """Forwards and backwards on the trained adapter (batch 16 × 96 tokens) until stopped, as a trainer's step does."""
 
     def __init__(self, model: Any):
-        self.model, self.steps = model, 0
+        self.model = model
         # each step's (start, end): how many ran beside a burst is counted by overlap, not by completions inside it,
         # which a short burst on a loaded machine can miss while a step is running beside it the whole time
         self.spans: list[tuple[float, float]] = []
@@ -130,7 +130,11 @@ class TrainingLoad:
             for p in self.model.trainable_parameters():
                 p.grad = None
             self.spans.append((start, time.perf_counter()))
-            self.steps += 1
+
+    @property
+    def steps(self) -> int:
+        """Steps finished so far."""
+        return len(self.spans)
 
     def steps_overlapping(self, t0: float, t1: float) -> int:
         """Steps that ran at some time in [t0, t1]: those finished that overlap it, and the one still running (the
