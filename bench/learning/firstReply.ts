@@ -12,8 +12,10 @@ import { correctionsOf } from "../../server/simulation/conversation";
 import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor } from "../../server/simulation/personas";
 
-/** The fewest sampled replies a version is graded on, unless a K is given. */
-export const MIN_REPLIES = 32;
+/** The fewest sampled replies a version is graded on, unless a K is given. At 32 (K = 4 for Leo) the grade's 95 %
+ * interval was ±0.17: one checkpoint graded 0.63 with the fixed sampling seed and 0.31–0.53 with eight others, and
+ * the two seeds' "miss" and "hit" were the same rate (README "How sure a cell is"). At 128 it is about ±0.09. */
+export const MIN_REPLIES = 128;
 
 export interface Rates {
   style: number;
@@ -27,6 +29,16 @@ export interface FirstReplyScore {
   sampled: Rates;
   /** one greedy reply per held-out question */
   greedy: Rates;
+}
+
+/** The 95 % Wilson score interval of a rate measured on n replies: how far a cell may sit from the version's rate. */
+export function wilson95(rate: number, n: number): [number, number] {
+  if (n === 0) return [0, 1];
+  const z = 1.96;
+  const d = 1 + (z * z) / n;
+  const centre = (rate + (z * z) / (2 * n)) / d;
+  const half = (z * Math.sqrt((rate * (1 - rate)) / n + (z * z) / (4 * n * n))) / d;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
 function rates(checks: ReturnType<typeof checkReply>[]): Rates {
@@ -46,9 +58,9 @@ export async function firstReplyScore(
 ): Promise<FirstReplyScore> {
   const persona = getPersona(personaId);
   const questions = heldOutQuestionsFor(persona);
-  // By default at least 32 replies per version: K = 4 for the personas with 8–10 held-out questions, 16 for Sam's
-  // two (at K = 4 his rate moved in steps of 0.125 and overstated every method: README "Sam, graded at K = 16").
-  const k = opts.k ?? Math.max(4, Math.ceil(MIN_REPLIES / questions.length));
+  // By default at least MIN_REPLIES replies per version: K = 16 for Leo's and Maya's 8 held-out questions, 13 for
+  // Ava's 10, 64 for Sam's two.
+  const k = opts.k ?? Math.ceil(MIN_REPLIES / questions.length);
   const prompt = (text: string) => {
     const asked: ChatMessage[] = [{ role: "user", content: text }];
     return renderChat(opts.hint ? (hintedTeacherMessages(asked, opts.hint) as ChatMessage[]) : asked, {
@@ -95,7 +107,7 @@ async function main() {
   await initBackend();
   const { model } = await loadCheckpoint(checkpoint);
   console.log(
-    `${checkpoint}: first replies to each persona's held-out questions, K = ${k ?? `4, or more for at least ${MIN_REPLIES} replies`} at T = 1 and greedy`,
+    `${checkpoint}: first replies to each persona's held-out questions, K = ${k ?? `enough for at least ${MIN_REPLIES} replies`} at T = 1 and greedy`,
   );
   console.log("persona | sampled: style / on topic / both (replies) | greedy: style / on topic / both (replies)");
   const f = (r: Rates) => `${r.style.toFixed(2)} / ${r.onTopic.toFixed(2)} / ${r.both.toFixed(2)} (${r.replies})`;

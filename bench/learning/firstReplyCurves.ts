@@ -1,6 +1,6 @@
 /**
  * The headline chart of learning with persona-v2: per method, the held-out first replies "in style and on topic"
- * (K = 4 at T = 1) at each graded version, a band over the seeds that reached that version and its mean line, with the
+ * (at T = 1; the title says on how many replies per version) at each graded version, a band over the seeds that reached that version and its mean line, with the
  * on-topic rate as a dashed line. Drawn from the --record files of bench/learning/run.ts, so runs made separately (a
  * long seed, other seeds, another batch size) and runs cut by a deadline count with what they reached.
  *
@@ -111,6 +111,9 @@ async function main() {
   if (personas.length !== 1) throw new Error(`one persona per chart, got ${personas.join(", ")}`);
   const who = `${personas[0]![0]!.toUpperCase()}${personas[0]!.slice(1)}`;
   const curves = firstReplyCurves(labelRuns(records));
+  const replies = [
+    ...new Set(records.flatMap((r) => r.runs.flatMap((run) => run.firstReply.map((f) => f.sampled.replies)))),
+  ];
   const series: BandSeries[] = [...curves].flatMap(([label, points], i) => {
     const color = COLORS[i % COLORS.length]!;
     const seeds = [...new Set(points.flatMap((p) => p.seeds))].sort((a, b) => a - b);
@@ -129,7 +132,7 @@ async function main() {
     ];
   });
   const png = renderBandPng({
-    title: `${who}'s held-out first replies in style and on topic (persona-v2, K = 4 at T = 1; band = range over seeds)`,
+    title: `${who}'s held-out first replies in style and on topic (persona-v2, ${replies.sort((a, b) => a - b).join(" or ")} replies per version at T = 1; band = range over seeds)`,
     xLabel: "training step (policy version)",
     yLabel: "share of first replies",
     yMin: 0,
