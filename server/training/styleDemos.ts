@@ -26,14 +26,20 @@ export interface StyleTurn {
 }
 
 /**
- * Does the hint only restate the question the user asked? It contains the question of the request's last user
- * message (its last sentence ending in "?"): the heuristic judge's hint from an off-topic rejection is "Answer the
- * question the user asked: <the question>".
+ * Does the hint only restate a question the user asked? It contains a question of one of the request's user messages
+ * (a sentence ending in "?", 8 characters or more): the heuristic judge's hint from an off-topic rejection is "Answer
+ * the question the user asked: <the question>". Any user message, not only the last: a reply after a correction ("no —
+ * use a bullet list") that misses the question is rejected with the question asked turns earlier, and taken for a style
+ * hint that hint had the style demonstrations answer that question to every public prompt of a step (3 steps in 6 of a
+ * measured run).
  */
 export function restatesQuestion(hint: string, messages: readonly unknown[]): boolean {
-  const last = [...messages].reverse().find((m) => (m as { role?: unknown } | null)?.role === "user");
-  const question = /[^.!?:]*\?\s*$/.exec(last ? messageText(last) : "")?.[0].trim();
-  return !!question && question.length >= 8 && hint.toLowerCase().includes(question.toLowerCase());
+  const h = hint.toLowerCase();
+  return messages
+    .filter((m) => (m as { role?: unknown } | null)?.role === "user")
+    .flatMap((m) => messageText(m).match(/[^.!?:\n]*\?/g) ?? [])
+    .map((q) => q.trim())
+    .some((q) => q.length >= 8 && h.includes(q.toLowerCase()));
 }
 
 /** The sample's own hint when it asks for a style rather than restating its question; else none. */

@@ -209,6 +209,15 @@ describe("the user's remembered hint (rememberedHint)", () => {
       true,
     );
     expect(restatesQuestion(restated, [{ role: "user", content: "How do I cook rice?" }])).toBe(false);
+    // a reply after a correction, rejected for missing the question asked two messages before: not a style hint
+    const afterCorrection = [
+      Q,
+      { role: "assistant", content: "Eggs are nice." },
+      { role: "user", content: "no — use a bullet list" },
+    ];
+    expect(restatesQuestion(restated, afterCorrection)).toBe(true);
+    expect(restatesQuestion(style, afterCorrection)).toBe(false);
+    expect(styleHints([{ messages: afterCorrection, hint: restated, endUserId: "leo" }])).toEqual(new Map());
   });
 
   it("gives each sample the latest earlier hint that does not restate its question, and the teacher hears it", () => {
