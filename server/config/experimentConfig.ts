@@ -209,6 +209,14 @@ export const HyperparamsSchema = z.object({
    * one the user corrected a reply earlier, and OPD pulls the style back to it.
    */
   conversationHints: z.boolean().default(false),
+  /**
+   * User style hints (OPD and Combine, embedded trainer; departs from the reference): a turn corrected for its
+   * content alone (its hint restates its question: "answer the question the user asked: …") has the hinted teacher
+   * hear, after its hints, the latest style hint the run heard from the same end user (`X-User-Id`; not for
+   * anonymous turns) — conversation hints across the user's conversations. Without it, once a policy writes in the
+   * user's style most of its corrections are about content, and their teacher answers in the base's style.
+   */
+  userStyleHints: z.boolean().default(false),
   /** PPO dual-clip constant (> 1) for negative advantages; 0 = off (reference). */
   dualClip: z
     .number()
@@ -776,6 +784,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["hindsightMinGain", cfg.hyper.hindsightMinGain !== undefined],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
+      ["userStyleHints", cfg.hyper.userStyleHints],
       ["hindsightTarget", cfg.hyper.hindsightTarget !== "sampled"],
       ["hindsightFocus", cfg.hyper.hindsightFocus !== "uniform"],
     ];

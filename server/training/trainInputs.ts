@@ -25,7 +25,7 @@ import { decideSample, type SampleDecision } from "./decide";
 import { messageText } from "./messageText";
 import { TRAINER_EXCLUDE, type TraceEntry } from "./schemas";
 import { importanceWeight, isTooStale } from "./staleness";
-import { styleHints, styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
+import { restatesQuestion, styleHints, styleTurns, type StyleSource, type StyleTurn } from "./styleDemos";
 
 /**
  * The prompt ids the embedded upstream generated from: the request parsed as it parses it ("function"
@@ -80,7 +80,7 @@ export interface BuildContext {
   seed?: number;
   /** the base checkpoint's public prompts, for the style demonstrations (hyper.stylePrompts) */
   promptPool?: readonly string[];
-  /** the run's remembered style hints (hyper.rememberedStyleHints), most recently heard last */
+  /** the run's remembered style hints (hyper.rememberedStyleHints, hyper.userStyleHints), most recently heard last */
   rememberedStyleHints?: ReadonlyMap<string | null | undefined, string>;
 }
 
@@ -186,7 +186,12 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
     config.method !== "grpo" && config.hyper.conversationHints
       ? await earlierSessionHints(turns)
       : new Map<string, string[]>();
-  const withEarlier = (turnId: string, hint: string) => conversationHint(hint, earlier.get(turnId));
+  // ... and, for a correction about the content alone, what the same user asked of their replies (userStyleHints).
+  const userStyle = config.method !== "grpo" && config.hyper.userStyleHints ? ctx.rememberedStyleHints : undefined;
+  const hintsBefore = (turn: { id: string; endUserId: string | null }, hint: string, messages: readonly unknown[]) =>
+    withUserStyle(earlier.get(turn.id), hint, messages, turn.endUserId ? userStyle?.get(turn.endUserId) : undefined);
+  const withEarlier = (turn: { id: string; endUserId: string | null }, hint: string, messages: readonly unknown[]) =>
+    conversationHint(hint, hintsBefore(turn, hint, messages));
   for (const row of rows) {
     const turn = turnById.get(row.turnId)!;
     const label = labels.get(row.turnId) as TrainingLabel;
@@ -223,7 +228,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       const hinted = hintedPromptIds(
         MessagesSchema.parse(messages),
         tools,
-        withEarlier(turn.id, label.hint!),
+        withEarlier(turn, label.hint!, messages),
         ctx.model.config.ctx - turn.tokenIds.length,
       );
       if (!hinted) {
@@ -250,7 +255,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
             hintedPromptIds(
               MessagesSchema.parse(messages),
               tools,
-              withEarlier(turn.id, h),
+              withEarlier(turn, h, messages),
               ctx.model.config.ctx - turn.tokenIds.length,
             ),
           )
@@ -307,7 +312,7 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
         promptIds,
         turn,
         hint: label.hintFromTurnId ? null : label.hint,
-        earlierHints: earlier.get(turn.id),
+        earlierHints: label.hint ? hintsBefore(turn, label.hint, parsedMessages) : earlier.get(turn.id),
         reward: decision.reward,
       });
     // A remembered hint (hint memory) counts here: it is what this user asked of every reply.
@@ -367,6 +372,22 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
  */
 export function conversationHint(hint: string, earlier: readonly string[] | undefined): string {
   return [hint, ...(earlier ?? []).filter((h) => h !== hint)].join(" ");
+}
+
+/**
+ * The hints a turn's teacher hears after its own: the conversation's earlier ones, then — when the turn's own hint only
+ * restates its question and the conversation's do not already hold it — the user's style hint (`userStyleHints`).
+ * Last, because the embedded base follows the last instruction of a hint best.
+ */
+export function withUserStyle(
+  earlier: readonly string[] | undefined,
+  hint: string,
+  messages: readonly unknown[],
+  userStyle: string | undefined,
+): string[] | undefined {
+  if (!userStyle || !restatesQuestion(hint, messages) || userStyle === hint || earlier?.includes(userStyle))
+    return earlier as string[] | undefined;
+  return [...(earlier ?? []), userStyle];
 }
 
 /**

@@ -2133,6 +2133,7 @@ export interface operations {
                  *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
+                 *       "userStyleHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -2218,6 +2219,8 @@ export interface operations {
                   hintMemory: boolean;
                   /** @default false */
                   conversationHints: boolean;
+                  /** @default false */
+                  userStyleHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -2726,6 +2729,7 @@ export interface operations {
              *       "rememberedStyleHints": false,
              *       "hintMemory": false,
              *       "conversationHints": false,
+             *       "userStyleHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -2811,6 +2815,8 @@ export interface operations {
               hintMemory?: boolean;
               /** @default false */
               conversationHints?: boolean;
+              /** @default false */
+              userStyleHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -3298,6 +3304,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -3383,6 +3390,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -3946,6 +3955,7 @@ export interface operations {
                  *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
                  *       "conversationHints": false,
+                 *       "userStyleHints": false,
                  *       "dualClip": 0
                  *     }
                  */
@@ -4031,6 +4041,8 @@ export interface operations {
                   hintMemory: boolean;
                   /** @default false */
                   conversationHints: boolean;
+                  /** @default false */
+                  userStyleHints: boolean;
                   /** @default 0 */
                   dualClip: number;
                 };
@@ -4549,6 +4561,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -4634,6 +4647,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -7395,6 +7410,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -7480,6 +7496,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -8016,6 +8034,7 @@ export interface operations {
              *       "rememberedStyleHints": false,
              *       "hintMemory": false,
              *       "conversationHints": false,
+             *       "userStyleHints": false,
              *       "dualClip": 0
              *     }
              */
@@ -8101,6 +8120,8 @@ export interface operations {
               hintMemory?: boolean;
               /** @default false */
               conversationHints?: boolean;
+              /** @default false */
+              userStyleHints?: boolean;
               /** @default 0 */
               dualClip?: number;
             };
@@ -8588,6 +8609,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -8673,6 +8695,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9197,6 +9221,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9282,6 +9307,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -9806,6 +9833,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -9891,6 +9919,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -10409,6 +10439,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -10494,6 +10525,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };
@@ -11013,6 +11046,7 @@ export interface operations {
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
                *       "conversationHints": false,
+               *       "userStyleHints": false,
                *       "dualClip": 0
                *     }
                */
@@ -11098,6 +11132,8 @@ export interface operations {
                 hintMemory: boolean;
                 /** @default false */
                 conversationHints: boolean;
+                /** @default false */
+                userStyleHints: boolean;
                 /** @default 0 */
                 dualClip: number;
               };

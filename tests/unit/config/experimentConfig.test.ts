@@ -134,6 +134,10 @@ describe("experiment config", () => {
       path: "hyper.conversationHints",
       message: expect.stringContaining("embedded trainer only"),
     });
+    expect(issuesOf({ ...hf, hyper: { userStyleHints: true } })).toContainEqual({
+      path: "hyper.userStyleHints",
+      message: expect.stringContaining("embedded trainer only"),
+    });
     expect(issuesOf({ ...hf, policy: { kind: "embedded" } })).toContainEqual({
       path: "policy.kind",
       message: expect.stringContaining("hf-local serves the policy itself"),

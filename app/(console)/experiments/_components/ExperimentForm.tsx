@@ -626,6 +626,18 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                   "the hinted teacher (topk/full OPD, hindsight) also gets the hints of the user's earlier replies in the conversation; departs from the reference",
                 )}
               </span>
+              {toggle(
+                "User style hints (OPD, Combine)",
+                "hyper.userStyleHints",
+                "off (the conversation's hints only)",
+                "on (and the user's latest style hint)",
+              )}
+              <span className="muted" style={{ fontSize: 11 }}>
+                {origin(
+                  "userStyleHints",
+                  "a reply corrected for its content alone has the hinted teacher also hear the latest style hint the run heard from the same X-User-Id; departs from the reference",
+                )}
+              </span>
               {num(
                 "ExOPD λ (1 = off)",
                 "hyper.opdExtrapolation",
