@@ -30,7 +30,7 @@ import {
 } from "../../server/simulation/demo";
 import { getPersona } from "../../server/simulation/personas";
 import { heldOutGrade, type HeldOutGrade } from "../personal/heldOut";
-import { firstReplyScore, wilson95 } from "./firstReply";
+import { firstReplyScore, interval95 } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "6" } } });
@@ -180,9 +180,8 @@ async function main() {
     for (const v of served.rows) {
       const { model } = await loadCheckpoint(v.checkpointPath ?? path.join(root, "models/base"));
       const s = await firstReplyScore(model, "leo", { maxTokens });
-      const [lo, hi] = wilson95(s.sampled.both, s.sampled.replies);
       console.log(
-        `  ${v.slug.padEnd(13)} v${v.version}: style and on topic ${s.sampled.both.toFixed(2)} [95 % ${lo.toFixed(2)}–${hi.toFixed(2)}] (style ${s.sampled.style.toFixed(2)}, on topic ${s.sampled.onTopic.toFixed(2)}; ${s.sampled.replies} replies at T = 1) — target ≥ 0.6`,
+        `  ${v.slug.padEnd(13)} v${v.version}: style and on topic ${s.sampled.both.toFixed(2)} [95 % ${interval95(s.sampled)}] (style ${s.sampled.style.toFixed(2)}, on topic ${s.sampled.onTopic.toFixed(2)}; ${s.sampled.replies} replies at T = 1) — target ≥ 0.6`,
       );
     }
     // The per-user demo (issue #31): each user's served adapter on demo-per-user, and the shared twin's served version,

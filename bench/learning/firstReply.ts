@@ -13,8 +13,8 @@ import { checkReply } from "../../server/simulation/grader";
 import { getPersona, heldOutQuestionsFor } from "../../server/simulation/personas";
 
 /** The fewest sampled replies a version is graded on, unless a K is given. At 32 (K = 4 for Leo) the grade's 95 %
- * interval was ±0.17: one checkpoint graded 0.63 with the fixed sampling seed and 0.31–0.53 with eight others, and
- * the two seeds' "miss" and "hit" were the same rate (README "How sure a cell is"). At 128 it is about ±0.09. */
+ * interval was ±0.17: one checkpoint graded 0.63 with the fixed sampling seed and 0.31–0.63 with ten others, and two
+ * seeds' "miss" and "hit" were the same rate (README "How sure a cell is"). At 128 it is about ±0.085. */
 export const MIN_REPLIES = 128;
 
 export interface Rates {
@@ -30,6 +30,12 @@ export interface FirstReplyScore {
   /** one greedy reply per held-out question */
   greedy: Rates;
 }
+
+/** "0.55–0.71": a rate's 95 % interval, as the bench prints it beside the rate. */
+export const interval95 = (r: Pick<Rates, "both" | "replies">): string =>
+  wilson95(r.both, r.replies)
+    .map((x) => x.toFixed(2))
+    .join("–");
 
 /** The 95 % Wilson score interval of a rate measured on n replies: how far a cell may sit from the version's rate. */
 export function wilson95(rate: number, n: number): [number, number] {

@@ -39,7 +39,7 @@ import { DEMO_EXPERIMENTS, demoConfig } from "../../server/simulation/demo";
 import { renderBandPng } from "./chart";
 import type { ChildResult } from "./child";
 import { measureCompliance } from "./compliance";
-import { firstReplyScore, MIN_REPLIES, styleHintOf, wilson95, type Rates } from "./firstReply";
+import { firstReplyScore, interval95, MIN_REPLIES, styleHintOf, type Rates } from "./firstReply";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -259,14 +259,7 @@ function runChildProcess(job: Job, args: Args, env: NodeJS.ProcessEnv, live: Liv
         run.firstReply.push(f);
         live.write();
         console.log(
-          `  ${LABELS[job.name]} seed ${job.seed} v${f.version}${f.served === undefined ? "" : ` (serving v${f.served})`}: first replies in style and on topic ${f.sampled.both.toFixed(2)} [95 % ${wilson95(
-            f.sampled.both,
-            f.sampled.replies,
-          )
-            .map((x) => x.toFixed(2))
-            .join(
-              "–",
-            )}] (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
+          `  ${LABELS[job.name]} seed ${job.seed} v${f.version}${f.served === undefined ? "" : ` (serving v${f.served})`}: first replies in style and on topic ${f.sampled.both.toFixed(2)} [95 % ${interval95(f.sampled)}] (style ${f.sampled.style.toFixed(2)}, on topic ${f.sampled.onTopic.toFixed(2)}; greedy ${f.greedy.both.toFixed(2)})`,
         );
       }
       if (msg.type === "result") result = msg as unknown as ChildResult;
