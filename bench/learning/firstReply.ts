@@ -4,6 +4,7 @@
 // With a hint, the same questions asked of the hinted teacher (the judge's style hint in context, as OPD's teacher
 // and the hindsight demonstrations see it): what distilling that teacher can reach on questions it never trained.
 import { generateBatch } from "../../server/engine/generate";
+import { wilson } from "../../server/environments/passRates";
 import type { PolicyModel } from "../../server/engine/model";
 import { renderChat, type ChatMessage } from "../../server/engine/tokenizer";
 import { deriveHint } from "../../server/judge/core/heuristic";
@@ -31,20 +32,10 @@ export interface FirstReplyScore {
   greedy: Rates;
 }
 
-/** "0.55–0.71": a rate's 95 % interval, as the bench prints it beside the rate. */
-export const interval95 = (r: Pick<Rates, "both" | "replies">): string =>
-  wilson95(r.both, r.replies)
-    .map((x) => x.toFixed(2))
-    .join("–");
-
-/** The 95 % Wilson score interval of a rate measured on n replies: how far a cell may sit from the version's rate. */
-export function wilson95(rate: number, n: number): [number, number] {
-  if (n === 0) return [0, 1];
-  const z = 1.96;
-  const d = 1 + (z * z) / n;
-  const centre = (rate + (z * z) / (2 * n)) / d;
-  const half = (z * Math.sqrt((rate * (1 - rate)) / n + (z * z) / (4 * n * n))) / d;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+/** "0.55–0.71": a rate's 95 % Wilson interval (the promotion gate's, passRates.ts), as the bench prints it. */
+export function interval95(r: Pick<Rates, "both" | "replies">): string {
+  const { low, high } = wilson(Math.round(r.both * r.replies), r.replies);
+  return low === null || high === null ? "—" : `${low.toFixed(2)}–${high.toFixed(2)}`;
 }
 
 function rates(checks: ReturnType<typeof checkReply>[]): Rates {

@@ -188,9 +188,10 @@ export async function buildBatch(rows: readonly BatchSampleRow[], ctx: BuildCont
       : new Map<string, string[]>();
   // ... and, for a correction about the content alone, what the same user asked of their replies (userStyleHints).
   const userStyle = config.method !== "grpo" && config.hyper.userStyleHints ? ctx.rememberedStyleHints : undefined;
-  const hintsBefore = (turn: { id: string; endUserId: string | null }, hint: string, messages: readonly unknown[]) =>
+  type Asker = { id: string; endUserId: string | null };
+  const hintsBefore = (turn: Asker, hint: string, messages: readonly unknown[]) =>
     withUserStyle(earlier.get(turn.id), hint, messages, turn.endUserId ? userStyle?.get(turn.endUserId) : undefined);
-  const withEarlier = (turn: { id: string; endUserId: string | null }, hint: string, messages: readonly unknown[]) =>
+  const withEarlier = (turn: Asker, hint: string, messages: readonly unknown[]) =>
     conversationHint(hint, hintsBefore(turn, hint, messages));
   for (const row of rows) {
     const turn = turnById.get(row.turnId)!;
@@ -384,9 +385,9 @@ export function withUserStyle(
   hint: string,
   messages: readonly unknown[],
   userStyle: string | undefined,
-): string[] | undefined {
+): readonly string[] | undefined {
   if (!userStyle || !restatesQuestion(hint, messages) || userStyle === hint || earlier?.includes(userStyle))
-    return earlier as string[] | undefined;
+    return earlier;
   return [...(earlier ?? []), userStyle];
 }
 
