@@ -170,6 +170,15 @@ export const HyperparamsSchema = z.object({
    */
   hindsightMinLogprob: z.number().min(-10).max(0).default(-0.15),
   /**
+   * OPD and Combine (embedded trainer; departs from the reference, whose teacher is the hinted model as it samples):
+   * the temperature the hinted teacher samples its hindsight and style demonstrations at; < 1 keeps them nearer its own
+   * likeliest reply. The embedded base writes Sam's right hint greedily on seven of his eight questions but samples it
+   * 3–8 times of 8, and cross-entropy on its samples carries that noise to the policy. Trained toward (in expectation)
+   * the teacher's distribution sharpened by τ, as perUser.hindsightTemperature does exactly for the adapters'
+   * "teacher" target (docs/personalization.md "A sharper teacher"). 1 = the teacher as it samples.
+   */
+  hindsightSampleTemperature: z.number().min(0.1).max(2).default(1),
+  /**
    * OPD and Combine: a teacher reply becomes a demonstration only if the hint made it likelier — its log-prob under the
    * hinted teacher minus under the frozen base on the un-hinted prompt, summed over the reply, above this many nats.
    * Unset: off. With a style hint the embedded base still writes 10–20 % of its confident replies in another style it
@@ -786,6 +795,7 @@ const ExperimentConfigObject = ExperimentConfigShape.superRefine((cfg, ctx) => {
       ["stylePrompts", cfg.hyper.stylePrompts !== 0],
       ["rememberedStyleHints", cfg.hyper.rememberedStyleHints],
       ["hindsightMinGain", cfg.hyper.hindsightMinGain !== undefined],
+      ["hindsightSampleTemperature", cfg.hyper.hindsightSampleTemperature !== 1],
       ["advantageGroups", cfg.hyper.advantageGroups !== "batch"],
       ["conversationHints", cfg.hyper.conversationHints],
       ["userStyleHints", cfg.hyper.userStyleHints],

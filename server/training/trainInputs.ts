@@ -503,6 +503,7 @@ export async function hindsightDemos(
     minLogprob: config.hyper.hindsightMinLogprob,
     minGain: config.hyper.hindsightMinGain,
     maxTokens,
+    temperature: config.hyper.hindsightSampleTemperature,
     seed: ctx.seed ?? 0,
   });
   // hindsightTarget "teacher": each demonstration keeps the hinted prompt it came from, whose distribution it follows
@@ -516,7 +517,7 @@ export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds
 
 /**
  * The teacher half of hindsight, shared by the policy trainer (OPD, Combine) and the per-user adapters
- * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (T = 1, `seed`) from `base` — the
+ * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (at `temperature`, `seed`) from `base` — the
  * frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first asked. Only
  * replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they call no tool),
  * and with `minGain` only those the hint made likelier: log π_hinted(reply) − log π_base(reply | the un-hinted prompt)
@@ -526,7 +527,15 @@ export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds
 export async function hintedTeacherDemos(
   base: PolicyModel,
   sources: readonly HintedTurn[],
-  opts: { samples: number; minLogprob: number; minGain?: number; maxTokens: number; seed: number },
+  opts: {
+    samples: number;
+    minLogprob: number;
+    minGain?: number;
+    maxTokens: number;
+    /** the sampling temperature (1 unless given: the teacher as it is) */
+    temperature?: number;
+    seed: number;
+  },
 ): Promise<HintedDemo[]> {
   const ctxLen = base.config.ctx;
   const budget = ctxLen - opts.maxTokens;
@@ -549,7 +558,7 @@ export async function hintedTeacherDemos(
   const gens = await generateBatch(
     base,
     jobs.map((j) => j.hinted),
-    { maxTokens: opts.maxTokens, temperature: 1, seed: opts.seed },
+    { maxTokens: opts.maxTokens, temperature: opts.temperature ?? 1, seed: opts.seed },
   );
   const kept = gens.flatMap((g, i) =>
     jobs[i].promptIds.length + g.tokenIds.length <= ctxLen && isDemonstration(g, opts.minLogprob)

@@ -2129,6 +2129,7 @@ export interface operations {
                  *       "hindsightTarget": "sampled",
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
+                 *       "hindsightSampleTemperature": 1,
                  *       "stylePrompts": 0,
                  *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
@@ -2210,6 +2211,8 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default 1 */
+                  hindsightSampleTemperature: number;
                   hindsightMinGain?: number;
                   /** @default 0 */
                   stylePrompts: number;
@@ -2725,6 +2728,7 @@ export interface operations {
              *       "hindsightTarget": "sampled",
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
+             *       "hindsightSampleTemperature": 1,
              *       "stylePrompts": 0,
              *       "rememberedStyleHints": false,
              *       "hintMemory": false,
@@ -2806,6 +2810,8 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default 1 */
+              hindsightSampleTemperature?: number;
               hindsightMinGain?: number;
               /** @default 0 */
               stylePrompts?: number;
@@ -3300,6 +3306,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -3381,6 +3388,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -3951,6 +3960,7 @@ export interface operations {
                  *       "hindsightTarget": "sampled",
                  *       "hindsightFocus": "uniform",
                  *       "hindsightMinLogprob": -0.15,
+                 *       "hindsightSampleTemperature": 1,
                  *       "stylePrompts": 0,
                  *       "rememberedStyleHints": false,
                  *       "hintMemory": false,
@@ -4032,6 +4042,8 @@ export interface operations {
                   hindsightFocus: "uniform" | "hint";
                   /** @default -0.15 */
                   hindsightMinLogprob: number;
+                  /** @default 1 */
+                  hindsightSampleTemperature: number;
                   hindsightMinGain?: number;
                   /** @default 0 */
                   stylePrompts: number;
@@ -4557,6 +4569,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -4638,6 +4651,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -7406,6 +7421,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -7487,6 +7503,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -8030,6 +8048,7 @@ export interface operations {
              *       "hindsightTarget": "sampled",
              *       "hindsightFocus": "uniform",
              *       "hindsightMinLogprob": -0.15,
+             *       "hindsightSampleTemperature": 1,
              *       "stylePrompts": 0,
              *       "rememberedStyleHints": false,
              *       "hintMemory": false,
@@ -8111,6 +8130,8 @@ export interface operations {
               hindsightFocus?: "uniform" | "hint";
               /** @default -0.15 */
               hindsightMinLogprob?: number;
+              /** @default 1 */
+              hindsightSampleTemperature?: number;
               hindsightMinGain?: number;
               /** @default 0 */
               stylePrompts?: number;
@@ -8605,6 +8626,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -8686,6 +8708,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -9217,6 +9241,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -9298,6 +9323,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -9829,6 +9856,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -9910,6 +9938,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -10435,6 +10465,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -10516,6 +10547,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;
@@ -11042,6 +11075,7 @@ export interface operations {
                *       "hindsightTarget": "sampled",
                *       "hindsightFocus": "uniform",
                *       "hindsightMinLogprob": -0.15,
+               *       "hindsightSampleTemperature": 1,
                *       "stylePrompts": 0,
                *       "rememberedStyleHints": false,
                *       "hintMemory": false,
@@ -11123,6 +11157,8 @@ export interface operations {
                 hindsightFocus: "uniform" | "hint";
                 /** @default -0.15 */
                 hindsightMinLogprob: number;
+                /** @default 1 */
+                hindsightSampleTemperature: number;
                 hindsightMinGain?: number;
                 /** @default 0 */
                 stylePrompts: number;

@@ -138,6 +138,10 @@ describe("experiment config", () => {
       path: "hyper.userStyleHints",
       message: expect.stringContaining("embedded trainer only"),
     });
+    expect(issuesOf({ ...hf, hyper: { hindsightSampleTemperature: 0.7 } })).toContainEqual({
+      path: "hyper.hindsightSampleTemperature",
+      message: expect.stringContaining("embedded trainer only"),
+    });
     expect(issuesOf({ ...hf, policy: { kind: "embedded" } })).toContainEqual({
       path: "policy.kind",
       message: expect.stringContaining("hf-local serves the policy itself"),

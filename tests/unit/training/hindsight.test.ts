@@ -207,6 +207,38 @@ describe("hindsight demonstrations", () => {
     return { source, base, gens };
   };
 
+  it("samples the demonstrations at hindsightSampleTemperature, keeping the teacher's own log-probs", async () => {
+    const { source, base } = await bulletTeacher();
+    const hinted = renderChat(hintedTeacherMessages([Q as never], "The user wants a bullet list.") as never, {
+      addGenerationPrompt: true,
+    });
+    const at = (hindsightSampleTemperature: number) =>
+      hindsightDemos([source], {
+        config: ExperimentConfigSchema.parse({
+          method: "opd",
+          hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, hindsightSampleTemperature },
+          serving: { maxTokens: 24 },
+        }),
+        model: model(),
+        base,
+        seed: 3,
+      });
+    const cool = await at(0.1);
+    // what the hinted teacher writes at T = 0.1 with the same seed; its recorded log-probs are the untempered teacher's
+    const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 0.1, seed: 3 });
+    expect(cool.map((d) => d.responseIds)).toEqual(want.map((g) => g.tokenIds));
+    const teacherLogprobs = scoreBatch(
+      base,
+      want.map((g) => ({ promptIds: hinted, responseIds: g.tokenIds })),
+    );
+    cool.forEach((d, i) => d.oldLogprobs.forEach((lp, t) => expect(lp).toBeCloseTo(teacherLogprobs[i]![t]!, 4)));
+    // the default (1) samples as the teacher is: other replies than at 0.1
+    const asIs = await at(1);
+    const atOne = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
+    expect(asIs.map((d) => d.responseIds)).toEqual(atOne.map((g) => g.tokenIds));
+    expect(asIs.map((d) => d.responseIds)).not.toEqual(cool.map((d) => d.responseIds));
+  });
+
   it("keeps only the teacher replies whose mean log-prob under the teacher reaches hindsightMinLogprob", async () => {
     const { source, base, gens } = await bulletTeacher();
     const means = gens.map((g) => g.logprobs.reduce((a, b) => a + b, 0) / g.logprobs.length);

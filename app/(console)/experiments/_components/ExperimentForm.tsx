@@ -594,6 +594,15 @@ export function ExperimentForm({ initial, secretsSet = [], submitLabel, slugEdit
                 true,
               )}
               {num(
+                "Hindsight: teacher's sampling temperature",
+                "hyper.hindsightSampleTemperature",
+                "0.05",
+                origin(
+                  "hindsightSampleTemperature",
+                  "OPD, Combine: the temperature the hinted teacher samples its demonstrations at; below 1 nearer its likeliest reply (1: as the teacher is); departs from the reference",
+                ),
+              )}
+              {num(
                 "Style prompts per step (OPD, Combine)",
                 "hyper.stylePrompts",
                 "1",
