@@ -204,25 +204,24 @@ describe("hindsight demonstrations", () => {
     const base = microModel(9, 4, micro);
     const hinted = renderChat(hintedTeacherMessages([Q as never], hint) as never, { addGenerationPrompt: true });
     const gens = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 1, seed: 3 });
-    return { source, base, gens };
+    return { source, base, hinted, gens };
   };
+  /** Combine's hindsight on `base` with every reply kept (−10) and these hyperparameters, seed 3. */
+  const keepingAll = (base: PolicyModel, hyper: Record<string, unknown>) => ({
+    config: ExperimentConfigSchema.parse({
+      method: "combine",
+      hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, ...hyper },
+      serving: { maxTokens: 24 },
+    }),
+    model: model(),
+    base,
+    seed: 3,
+  });
 
   it("samples the demonstrations at hindsightSampleTemperature, keeping the teacher's own log-probs", async () => {
-    const { source, base } = await bulletTeacher();
-    const hinted = renderChat(hintedTeacherMessages([Q as never], "The user wants a bullet list.") as never, {
-      addGenerationPrompt: true,
-    });
+    const { source, base, hinted } = await bulletTeacher();
     const at = (hindsightSampleTemperature: number) =>
-      hindsightDemos([source], {
-        config: ExperimentConfigSchema.parse({
-          method: "opd",
-          hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, hindsightSampleTemperature },
-          serving: { maxTokens: 24 },
-        }),
-        model: model(),
-        base,
-        seed: 3,
-      });
+      hindsightDemos([source], keepingAll(base, { hindsightSampleTemperature }));
     const cool = await at(0.1);
     // what the hinted teacher writes at T = 0.1 with the same seed; its recorded log-probs are the untempered teacher's
     const want = await generateBatch(base, [hinted, hinted], { maxTokens: 24, temperature: 0.1, seed: 3 });
@@ -270,16 +269,7 @@ describe("hindsight demonstrations", () => {
     );
     const gains = gens.map((g, i) => sum(g.logprobs) - sum(unhinted[i]!));
     expect(gains[0]).not.toBe(gains[1]);
-    const withGain = (hindsightMinGain: number | undefined) => ({
-      config: ExperimentConfigSchema.parse({
-        method: "combine",
-        hyper: { hindsightSamples: 2, hindsightMinLogprob: -10, hindsightMinGain },
-        serving: { maxTokens: 24 },
-      }),
-      model: model(),
-      base,
-      seed: 3,
-    });
+    const withGain = (hindsightMinGain: number | undefined) => keepingAll(base, { hindsightMinGain });
     const between = (gains[0]! + gains[1]!) / 2; // only the reply with the larger gain is above it
     const kept = await hindsightDemos([source], withGain(between));
     expect(kept.map((d) => d.responseIds)).toEqual([gens[gains.indexOf(Math.max(...gains))]!.tokenIds]);
