@@ -518,11 +518,11 @@ export type HintedTurn = Pick<HindsightSource, "messages" | "tools" | "promptIds
 /**
  * The teacher half of hindsight, shared by the policy trainer (OPD, Combine) and the per-user adapters
  * (personalization/train.ts): for every turn with a hint, `samples` replies sampled (at `temperature`, `seed`) from
- * `base` — the frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first asked. Only
- * replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they call no tool),
- * and with `minGain` only those the hint made likelier: log π_hinted(reply) − log π_base(reply | the un-hinted prompt)
- * above it, summed over the reply — a confident reply the base writes as readily without the hint (another user's
- * style the base ties to that question, a memorised answer) is not what the hint asked for.
+ * `base` — the frozen model with the hint in context — each a DEMO target for the un-hinted prompt the user first
+ * asked. Only replies that pass `isDemonstration` are kept (the teacher is confident in them, ≥ `minLogprob`, and they
+ * call no tool), and with `minGain` only those the hint made likelier: log π_hinted(reply) − log π_base(reply | the
+ * un-hinted prompt) above it, summed over the reply — a confident reply the base writes as readily without the hint
+ * (another user's style the base ties to that question, a memorised answer) is not what the hint asked for.
  */
 export async function hintedTeacherDemos(
   base: PolicyModel,
